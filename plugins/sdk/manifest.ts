@@ -1,0 +1,284 @@
+/**
+ * The plugin manifest: who a plugin is and what it may need.
+ *
+ * A manifest is a JSON file (`plugin.json`) beside the plugin's entrypoint,
+ * readable without starting the plugin, so that the kernel can refuse a
+ * plugin before launch and the config compiler can show what each plugin is
+ * allowed to do. Any language can ship one.
+ *
+ * ```json
+ * {
+ *   "name": "echo",
+ *   "version": "0.1.0",
+ *   "category": "tool",
+ *   "protocol_version": 1,
+ *   "runtime": "deno",
+ *   "entrypoint": "main.ts",
+ *   "capabilities": { "env": [], "run": [], "read": [], "write": [], "net": [] }
+ * }
+ * ```
+ *
+ * @module
+ */
+
+/** The seven plugin categories, as their lower-case text form. */
+export type CategoryName =
+  | "model"
+  | "tool"
+  | "context"
+  | "memory"
+  | "frontend"
+  | "widget"
+  | "slashcommand";
+
+/** Every category name, in `common.v1.Category` order. */
+export const CATEGORY_NAMES: readonly CategoryName[] = [
+  "model",
+  "tool",
+  "context",
+  "memory",
+  "frontend",
+  "widget",
+  "slashcommand",
+];
+
+/**
+ * What a plugin may need from its host. Each list is the most the plugin
+ * can ever receive; the operator's grant must cover every entry.
+ */
+export interface CapabilityEnvelope {
+  /** Environment variable names the plugin reads. */
+  env: string[];
+  /** Binaries (names looked up on `PATH`, or absolute paths) it runs. */
+  run: string[];
+  /** Paths it reads (files or directory roots). */
+  read: string[];
+  /** Paths it writes (files or directory roots). */
+  write: string[];
+  /** Hosts it connects to: `host` or `host:port`. */
+  net: string[];
+}
+
+/** How the plugin is started. */
+export type PluginRuntime = "deno" | "executable";
+
+/** A validated plugin manifest. */
+export interface PluginManifest {
+  /** Unique within its category: `[a-z][a-z0-9_-]*`. */
+  name: string;
+  /** Exact semantic version of this build. */
+  version: string;
+  /** The plugin's category. */
+  category: CategoryName;
+  /** Application protocol version the plugin speaks (1). */
+  protocolVersion: number;
+  /** `deno` for a Deno module, `executable` for any other program. */
+  runtime: PluginRuntime;
+  /** Module or executable path, relative to the manifest. */
+  entrypoint: string;
+  /** Install address, e.g. `builtin:echo` or a git-forge path. */
+  source?: string;
+  /** What the plugin may need. */
+  capabilities: CapabilityEnvelope;
+}
+
+/** A manifest that does not validate; names the file and every problem. */
+export class ManifestError extends SyntaxError {
+  /** The manifest's path or URL. */
+  readonly file: string;
+  /** One line per problem, each naming the field. */
+  readonly problems: readonly string[];
+  /**
+   * @param file The manifest's path or URL.
+   * @param problems One line per problem.
+   */
+  constructor(file: string, problems: readonly string[]) {
+    super(`Invalid plugin manifest "${file}":\n  - ${problems.join("\n  - ")}`);
+    this.name = "ManifestError";
+    this.file = file;
+    this.problems = problems;
+  }
+}
+
+const NAME_REGEXP = /^[a-z][a-z0-9_-]*$/;
+const SEMVER_REGEXP =
+  /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
+const ENV_NAME_REGEXP = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const CAPABILITY_KEYS = ["env", "run", "read", "write", "net"] as const;
+const TOP_KEYS = [
+  "name",
+  "version",
+  "category",
+  "protocol_version",
+  "runtime",
+  "entrypoint",
+  "source",
+  "capabilities",
+];
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/**
+ * Validates decoded manifest JSON.
+ *
+ * @param raw The parsed JSON value.
+ * @param file The manifest's path or URL, for error messages.
+ * @returns The typed manifest.
+ * @throws {ManifestError} Listing every problem, each naming its field.
+ */
+export function parseManifest(raw: unknown, file: string): PluginManifest {
+  const problems: string[] = [];
+  if (!isRecord(raw)) throw new ManifestError(file, ["expected a JSON object"]);
+  for (const key of Object.keys(raw)) {
+    if (!TOP_KEYS.includes(key)) problems.push(`unknown field "${key}"`);
+  }
+  const str = (key: string): string => {
+    const v = raw[key];
+    if (typeof v !== "string" || v.length === 0) {
+      problems.push(`"${key}" must be a non-empty string`);
+      return "";
+    }
+    return v;
+  };
+  const name = str("name");
+  if (name && !NAME_REGEXP.test(name)) {
+    problems.push(`"name" ${JSON.stringify(name)} must match [a-z][a-z0-9_-]*`);
+  }
+  const version = str("version");
+  if (version && !SEMVER_REGEXP.test(version)) {
+    problems.push(
+      `"version" ${JSON.stringify(version)} is not a semantic version`,
+    );
+  }
+  const category = str("category");
+  if (category && !CATEGORY_NAMES.includes(category as CategoryName)) {
+    problems.push(
+      `"category" ${JSON.stringify(category)} must be one of ${
+        CATEGORY_NAMES.join(", ")
+      }`,
+    );
+  }
+  const protocolVersion = raw["protocol_version"];
+  if (protocolVersion !== 1) {
+    problems.push(
+      `"protocol_version" must be 1, got ${JSON.stringify(protocolVersion)}`,
+    );
+  }
+  const runtime = str("runtime");
+  if (runtime && runtime !== "deno" && runtime !== "executable") {
+    problems.push(
+      `"runtime" must be "deno" or "executable", got ${
+        JSON.stringify(runtime)
+      }`,
+    );
+  }
+  const entrypoint = str("entrypoint");
+  const source = raw["source"];
+  if (source !== undefined && typeof source !== "string") {
+    problems.push(`"source" must be a string`);
+  }
+  const caps: CapabilityEnvelope = {
+    env: [],
+    run: [],
+    read: [],
+    write: [],
+    net: [],
+  };
+  const rawCaps = raw["capabilities"] ?? {};
+  if (!isRecord(rawCaps)) {
+    problems.push(`"capabilities" must be an object`);
+  } else {
+    for (const key of Object.keys(rawCaps)) {
+      if (!(CAPABILITY_KEYS as readonly string[]).includes(key)) {
+        problems.push(`unknown field "capabilities.${key}"`);
+      }
+    }
+    for (const key of CAPABILITY_KEYS) {
+      const list = rawCaps[key] ?? [];
+      if (
+        !Array.isArray(list) ||
+        list.some((x) => typeof x !== "string" || x === "")
+      ) {
+        problems.push(
+          `"capabilities.${key}" must be a list of non-empty strings`,
+        );
+        continue;
+      }
+      for (const item of list as string[]) {
+        if (item.includes(",")) {
+          problems.push(
+            `"capabilities.${key}" entry ${
+              JSON.stringify(item)
+            } must not contain a comma`,
+          );
+        }
+        if (key === "env" && !ENV_NAME_REGEXP.test(item)) {
+          problems.push(
+            `"capabilities.env" entry ${
+              JSON.stringify(item)
+            } is not a variable name`,
+          );
+        }
+      }
+      caps[key] = [...list as string[]];
+    }
+  }
+  if (problems.length > 0) throw new ManifestError(file, problems);
+  const manifest: PluginManifest = {
+    name,
+    version,
+    category: category as CategoryName,
+    protocolVersion: 1,
+    runtime: runtime as PluginRuntime,
+    entrypoint,
+    capabilities: caps,
+  };
+  if (typeof source === "string") manifest.source = source;
+  return manifest;
+}
+
+/**
+ * Reads and validates a manifest from a path or URL (`file:`, or a remote
+ * URL when the package itself runs from a registry).
+ *
+ * @param url The manifest's location.
+ * @returns The typed manifest.
+ * @throws {ManifestError} If the file is missing, not JSON or invalid.
+ */
+export async function readManifest(url: string | URL): Promise<PluginManifest> {
+  const u = url instanceof URL ? url : toUrl(url);
+  const shown = u.protocol === "file:"
+    ? decodeURIComponent(u.pathname)
+    : u.href;
+  let text: string;
+  try {
+    text = u.protocol === "file:"
+      ? await Deno.readTextFile(u)
+      : await (await fetch(u)).text();
+  } catch (err) {
+    throw new ManifestError(shown, [
+      `cannot read the file: ${err instanceof Error ? err.message : err}`,
+    ]);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new ManifestError(shown, [
+      `not valid JSON: ${err instanceof Error ? err.message : err}`,
+    ]);
+  }
+  return parseManifest(raw, shown);
+}
+
+function toUrl(pathOrUrl: string): URL {
+  if (/^[a-z][a-z0-9+.-]*:/i.test(pathOrUrl) && !/^[a-z]:\\/i.test(pathOrUrl)) {
+    return new URL(pathOrUrl);
+  }
+  const abs = pathOrUrl.startsWith("/")
+    ? pathOrUrl
+    : `${Deno.cwd()}/${pathOrUrl}`;
+  return new URL(`file://${abs.split("/").map(encodeURIComponent).join("/")}`);
+}

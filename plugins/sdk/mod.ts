@@ -1,0 +1,63 @@
+/**
+ * The plugin SDK (`@ph/agent/plugin`): everything a TypeScript plugin needs
+ * to speak the go-plugin compatible transport to an `@ph/agent` kernel, or
+ * to any go-plugin host using the same handshake.
+ *
+ * A plugin is a Deno module with a `plugin.json` manifest beside it. Its
+ * main module calls {@linkcode serve} with its identity and services; the
+ * SDK checks the magic cookie, listens, prints the handshake line, serves
+ * go-plugin's health, broker, controller and stdio services, and connects
+ * to the kernel's callback channel (broker ID 1) as soon as it is announced.
+ *
+ * @example A tool plugin skeleton
+ * ```ts ignore
+ * import { serve, service } from "@ph/agent/plugin";
+ * import { ToolService } from "@ph/agent/proto/tool";
+ *
+ * if (import.meta.main) {
+ *   await serve({
+ *     identity: { name: "hello", version: "0.1.0", category: "tool" },
+ *     services: (ctx) => [service(ToolService, {
+ *       getSchema: () => ({ tools: [] }),
+ *       configure: () => ({}),
+ *       async *invoke() {},
+ *       render: () => { throw new Error("unimplemented"); },
+ *       preview: () => { throw new Error("unimplemented"); },
+ *       describe: () => ({}),
+ *     })],
+ *   });
+ * }
+ * ```
+ *
+ * @module
+ */
+export {
+  type KernelClient,
+  type PluginContext,
+  type PluginServer,
+  serve,
+  type ServeOptions,
+  service,
+  type ServiceBinding,
+} from "./serve.ts";
+export {
+  createPluginLogger,
+  type LogOptions,
+  type PluginLogger,
+} from "./logger.ts";
+export {
+  type CapabilityEnvelope,
+  CATEGORY_NAMES,
+  type CategoryName,
+  ManifestError,
+  parseManifest,
+  type PluginManifest,
+  type PluginRuntime,
+  readManifest,
+} from "./manifest.ts";
+export {
+  Code,
+  GrpcStatusError,
+  type HandlerContext,
+  type ServiceImpl,
+} from "../../proto/grpc_adapter.ts";

@@ -1,0 +1,329 @@
+/**
+ * `serve()`: the plugin side of the go-plugin compatible transport.
+ *
+ * @module
+ */
+import * as grpc from "@grpc/grpc-js";
+import type { DescService } from "@bufbuild/protobuf";
+import {
+  addService,
+  createClient,
+  dial,
+  type ServiceClient,
+  type ServiceImpl,
+} from "../../proto/grpc_adapter.ts";
+import {
+  CALLBACK_BROKER_ID,
+  formatHandshakeLine,
+  HANDSHAKE_ENV,
+  HEALTH_SERVICE_NAME,
+  MAGIC_COOKIE_KEY,
+  MAGIC_COOKIE_VALUE,
+  negotiateAppVersion,
+  PLUGIN_SOCKET_NAME,
+} from "../../proto/handshake.ts";
+import {
+  type ConnInfo,
+  GRPCBroker,
+} from "../../proto/gen/plugin/grpc_broker_pb.ts";
+import { GRPCController } from "../../proto/gen/plugin/grpc_controller_pb.ts";
+import { GRPCStdio } from "../../proto/gen/plugin/grpc_stdio_pb.ts";
+import {
+  Health,
+  HealthCheckResponse_ServingStatus,
+} from "../../proto/gen/grpc/health/v1/health_pb.ts";
+import { KernelCallbackService } from "../../proto/gen/pluggableharness/kernel/v1/service_pb.ts";
+import { createPluginLogger, type PluginLogger } from "./logger.ts";
+import type { CategoryName } from "./manifest.ts";
+
+/** The typed client of the kernel's callback service. */
+export type KernelClient = ServiceClient<typeof KernelCallbackService>;
+
+/** A service and its implementation, as built by {@linkcode service}. */
+export interface ServiceBinding {
+  /** The generated service descriptor. */
+  readonly service: DescService;
+  /** Handlers for every method. */
+  readonly impl: unknown;
+}
+
+/**
+ * Pairs a generated service with its handlers, type-checked.
+ *
+ * @param svc The generated service descriptor, e.g. `ToolService`.
+ * @param impl A handler for every RPC of the service.
+ * @returns A binding for {@linkcode ServeOptions.services}.
+ */
+export function service<S extends DescService>(
+  svc: S,
+  impl: ServiceImpl<S>,
+): ServiceBinding {
+  return { service: svc, impl };
+}
+
+/** What a plugin's handlers can use. */
+export interface PluginContext {
+  /**
+   * The kernel callback client. Resolves once the kernel has announced
+   * broker ID 1 and the connection is open; rejects after
+   * {@linkcode ServeOptions.callbackTimeoutMs} if it never is.
+   */
+  kernel(): Promise<KernelClient>;
+  /** A logger whose entries travel to the kernel through `Log`, batched. */
+  readonly log: PluginLogger;
+}
+
+/** Options for {@linkcode serve}. */
+export interface ServeOptions {
+  /** The plugin's identity, as in its manifest. */
+  identity: { name: string; version: string; category: CategoryName };
+  /** Builds the category services (and optionally HookSubscriberService). */
+  services: (ctx: PluginContext) => ServiceBinding[];
+  /**
+   * Called once when the host asks the plugin to stop, before the process
+   * exits; bounded by 2 seconds.
+   */
+  onShutdown?: () => Promise<void> | void;
+  /**
+   * Milliseconds to wait for the kernel's callback announcement.
+   * @default {10000}
+   */
+  callbackTimeoutMs?: number;
+}
+
+/** A running plugin server. */
+export interface PluginServer {
+  /** The announced network. */
+  readonly network: "unix" | "tcp";
+  /** The announced address. */
+  readonly address: string;
+  /** The plugin context handed to the services. */
+  readonly context: PluginContext;
+}
+
+const NOT_A_PLUGIN_MESSAGE =
+  "This binary is a plugin. These are not meant to be executed directly.\n" +
+  "Please execute the program that consumes these plugins, which will\n" +
+  "load any plugins automatically.\n";
+
+function env(name: string): string | undefined {
+  try {
+    return Deno.env.get(name);
+  } catch {
+    return undefined; // not granted: treat as unset
+  }
+}
+
+function fail(message: string): never {
+  Deno.stderr.writeSync(new TextEncoder().encode(message));
+  Deno.exit(1);
+}
+
+function bindServer(server: grpc.Server, target: string): Promise<number> {
+  return new Promise((resolve, reject) =>
+    server.bindAsync(
+      target,
+      grpc.ServerCredentials.createInsecure(),
+      (err, port) => err ? reject(err) : resolve(port),
+    )
+  );
+}
+
+async function listen(
+  server: grpc.Server,
+): Promise<{ network: "unix" | "tcp"; address: string }> {
+  const dir = env(HANDSHAKE_ENV.unixSocketDir) ?? env("TMPDIR") ?? "/tmp";
+  if (Deno.build.os !== "windows") {
+    // In a private socket directory the name is fixed, so that the kernel
+    // can grant exactly this socket; in a shared one it is random.
+    let path = `${dir}/${PLUGIN_SOCKET_NAME}`;
+    try {
+      Deno.lstatSync(path);
+      path = `${dir}/plugin${crypto.getRandomValues(new Uint32Array(1))[0]}`;
+    } catch {
+      // free: use the fixed name
+    }
+    try {
+      await bindServer(server, `unix:${path}`);
+      return { network: "unix", address: path };
+    } catch {
+      // fall through to TCP on loopback
+    }
+  }
+  const min = Number(env(HANDSHAKE_ENV.minPort) ?? 0);
+  const max = Number(env(HANDSHAKE_ENV.maxPort) ?? 0);
+  if (min > max) {
+    fail(`plugin: PLUGIN_MIN_PORT ${min} is above PLUGIN_MAX_PORT ${max}\n`);
+  }
+  for (let port = min; port <= max; port++) {
+    try {
+      const bound = await bindServer(server, `127.0.0.1:${port}`);
+      return { network: "tcp", address: `127.0.0.1:${bound}` };
+    } catch {
+      // try the next port
+    }
+  }
+  fail(
+    `plugin: cannot listen on a unix socket in "${dir}" or on 127.0.0.1 ports ${min}-${max}\n`,
+  );
+}
+
+/**
+ * Serves a plugin: checks the magic cookie, listens on a unix socket (TCP
+ * on 127.0.0.1 as fallback), prints the handshake line, serves health,
+ * broker, controller, stdio and the plugin's own services, and dials the
+ * kernel's callback channel when it is announced on broker ID 1.
+ *
+ * The process exits when the host calls `GRPCController.Shutdown` (before
+ * replying, which spares Deno's HTTP/2 server the client's GOAWAY), or when
+ * the host's broker stream ends (the host is gone).
+ *
+ * @example A minimal tool plugin
+ * ```ts ignore
+ * import { serve, service } from "@ph/agent/plugin";
+ * import { ToolService } from "@ph/agent/plugin/tool";
+ * await serve({
+ *   identity: { name: "hello", version: "0.1.0", category: "tool" },
+ *   services: () => [service(ToolService, impl)],
+ * });
+ * ```
+ *
+ * @param options The plugin's identity and services.
+ * @returns The running server.
+ */
+export async function serve(options: ServeOptions): Promise<PluginServer> {
+  if (env(MAGIC_COOKIE_KEY) !== MAGIC_COOKIE_VALUE) fail(NOT_A_PLUGIN_MESSAGE);
+  if (env(HANDSHAKE_ENV.clientCert)) {
+    fail(
+      `plugin "${options.identity.name}": the host requested mutual TLS (PLUGIN_CLIENT_CERT), which this plugin SDK does not implement\n`,
+    );
+  }
+  // A terminal Ctrl-C reaches the whole process group; the host decides.
+  try {
+    Deno.addSignalListener("SIGINT", () => {});
+  } catch {
+    // signals are unavailable on some platforms
+  }
+  const appVersion = negotiateAppVersion(env(HANDSHAKE_ENV.protocolVersions));
+
+  const callbackTimeoutMs = options.callbackTimeoutMs ?? 10_000;
+  const announced = new Map<number, ConnInfo>();
+  let resolveKernel!: (c: KernelClient) => void;
+  const kernelReady = new Promise<KernelClient>((r) => (resolveKernel = r));
+  let kernelClient: KernelClient | undefined;
+
+  const context: PluginContext = {
+    kernel: () =>
+      kernelClient
+        ? Promise.resolve(kernelClient)
+        : new Promise((resolve, reject) => {
+          const t = setTimeout(
+            () =>
+              reject(
+                new Error(
+                  `plugin "${options.identity.name}": the kernel callback channel was not announced within ${callbackTimeoutMs} ms`,
+                ),
+              ),
+            callbackTimeoutMs,
+          );
+          kernelReady.then((c) => {
+            clearTimeout(t);
+            resolve(c);
+          });
+        }),
+    log: undefined as unknown as PluginLogger,
+  };
+  (context as { log: PluginLogger }).log = createPluginLogger(context.kernel);
+
+  let exiting = false;
+  const exit = async (code: number) => {
+    if (exiting) return;
+    exiting = true;
+    try {
+      await Promise.race([
+        (async () => {
+          await context.log.flush().catch(() => {});
+          await options.onShutdown?.();
+        })(),
+        new Promise((r) => setTimeout(r, 2000)),
+      ]);
+    } finally {
+      Deno.exit(code);
+    }
+  };
+
+  const server = new grpc.Server({
+    "grpc.max_receive_message_length": 256 * 1024 * 1024,
+    "grpc.max_send_message_length": 256 * 1024 * 1024,
+  });
+  addService(server, Health, {
+    check: (req) => {
+      if (req.service === "" || req.service === HEALTH_SERVICE_NAME) {
+        return { status: HealthCheckResponse_ServingStatus.SERVING };
+      }
+      return { status: HealthCheckResponse_ServingStatus.SERVICE_UNKNOWN };
+    },
+    async *watch(req, ctx) {
+      yield {
+        status: req.service === "" || req.service === HEALTH_SERVICE_NAME
+          ? HealthCheckResponse_ServingStatus.SERVING
+          : HealthCheckResponse_ServingStatus.SERVICE_UNKNOWN,
+      };
+      await new Promise((r) =>
+        ctx.signal.addEventListener("abort", r, { once: true })
+      );
+    },
+  });
+  addService(server, GRPCBroker, {
+    async *startStream(reqs) {
+      try {
+        for await (const info of reqs) {
+          announced.set(info.serviceId, info);
+          if (info.serviceId === CALLBACK_BROKER_ID && !kernelClient) {
+            const network = info.network === "tcp" ? "tcp" : "unix";
+            kernelClient = createKernelClient(network, info.address);
+            resolveKernel(kernelClient);
+          }
+        }
+      } catch {
+        // the host went away
+      }
+      // The host closed the broker: it is shutting down or gone.
+      void exit(0);
+      yield* [] as ConnInfo[];
+    },
+  });
+  addService(server, GRPCController, {
+    shutdown: async () => {
+      // Exit before replying: the host ignores the error, and Deno's HTTP/2
+      // server never sees the host's GOAWAY on a busy connection.
+      await exit(0);
+      return {};
+    },
+  });
+  addService(server, GRPCStdio, {
+    // Deno plugins do not capture their own stdio; end the stream at once,
+    // which go-plugin hosts accept as "mirroring off".
+    async *streamStdio() {},
+  });
+  for (const b of options.services(context)) {
+    addService(server, b.service, b.impl as ServiceImpl<DescService>);
+  }
+
+  const { network, address } = await listen(server);
+  const line = new TextEncoder().encode(
+    formatHandshakeLine({ appVersion, network, address }) + "\n",
+  );
+  let written = 0;
+  while (written < line.length) {
+    written += Deno.stdout.writeSync(line.subarray(written));
+  }
+  return { network, address, context };
+}
+
+function createKernelClient(
+  network: "unix" | "tcp",
+  address: string,
+): KernelClient {
+  return createClient(KernelCallbackService, dial(network, address));
+}
