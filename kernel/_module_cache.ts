@@ -31,3 +31,25 @@ export function ensureCached(specifier: string): Promise<void> {
   }
   return p;
 }
+
+/**
+ * The Deno cache directory of the running process, which children started
+ * with `--cached-only` must share (they get it as `DENO_DIR`, since their
+ * environment is otherwise empty).
+ *
+ * @returns The cache directory.
+ */
+export function denoCacheDir(): string {
+  const env = (k: string) => {
+    try {
+      return Deno.env.get(k);
+    } catch {
+      return undefined;
+    }
+  };
+  const explicit = env("DENO_DIR");
+  if (explicit) return explicit;
+  const xdg = env("XDG_CACHE_HOME");
+  if (xdg) return `${xdg}/deno`;
+  return `${env("HOME") ?? "/tmp"}/.cache/deno`;
+}

@@ -35,7 +35,11 @@ import {
   FrameWriter,
   readFrames,
 } from "./_frames.ts";
-import { ensureCached, isRemoteSpecifier } from "./_module_cache.ts";
+import {
+  denoCacheDir,
+  ensureCached,
+  isRemoteSpecifier,
+} from "./_module_cache.ts";
 
 const GATEWAY_MODULE =
   new URL("./_callback_gateway_main.ts", import.meta.url).href;
@@ -67,7 +71,7 @@ export interface IsolatedCallbackHostOptions {
   /** A private directory; every endpoint directory must be inside it. */
   root: string;
   /**
-   * The environment whose `PATH` and Deno cache location the gateway gets.
+   * The environment whose `PATH` the gateway gets.
    * @default {Deno.env.toObject()}
    */
   env?: Record<string, string>;
@@ -148,10 +152,7 @@ export class IsolatedCallbackHost implements CallbackHost {
     const remote = isRemoteSpecifier(GATEWAY_MODULE);
     const childEnv: Record<string, string> = {
       PATH: env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
-      DENO_DIR: env.DENO_DIR ??
-        (env.XDG_CACHE_HOME
-          ? join(env.XDG_CACHE_HOME, "deno")
-          : join(env.HOME ?? "/tmp", ".cache", "deno")),
+      DENO_DIR: denoCacheDir(),
       DENO_NO_UPDATE_CHECK: "1",
       NO_COLOR: "1",
     };

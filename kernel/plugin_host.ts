@@ -67,7 +67,7 @@ import {
 } from "./permissions.ts";
 import type { PluginIdentity } from "./plugin_identity.ts";
 import { IsolatedCallbackHost } from "./isolated_callback_host.ts";
-import { ensureCached } from "./_module_cache.ts";
+import { denoCacheDir, ensureCached } from "./_module_cache.ts";
 import { logAt } from "./_log.ts";
 import {
   drain,
@@ -182,13 +182,6 @@ const log = getLogger(["ph-agent", "kernel", "plugin-host"]);
 
 function isRemote(entry: string): boolean {
   return /^(https?|jsr|npm):/.test(entry);
-}
-
-function denoDir(env: Record<string, string>): string {
-  if (env.DENO_DIR) return env.DENO_DIR;
-  if (env.XDG_CACHE_HOME) return join(env.XDG_CACHE_HOME, "deno");
-  if (env.HOME) return join(env.HOME, ".cache", "deno");
-  return join("/tmp", "deno");
 }
 
 function freePort(): number {
@@ -358,9 +351,11 @@ export class Plugin {
     return err;
   }
 
-  async *#guardStream(stream: AsyncIterable<unknown>): AsyncGenerator<unknown> {
-    if (this.#exit !== undefined) throw this.#failure();
-    const it = stream[Symbol.asyncIterator]();
+  async *#guardStream(
+    open: () => AsyncIterable<unknown>,
+  ): AsyncGenerator<unknown> {
+    if (this.#exit !== undefined || this.#closing) throw this.#failure();
+    const it = open()[Symbol.asyncIterator]();
     try {
       while (true) {
         let r: IteratorResult<unknown>;
@@ -395,7 +390,7 @@ export class Plugin {
           req: unknown,
           opts?: { signal?: AbortSignal },
         ) => {
-          if (this.#exit !== undefined) throw this.#failure();
+          if (this.#exit !== undefined || this.#closing) throw this.#failure();
           const ac = new AbortController();
           const onAbort = () => ac.abort();
           opts?.signal?.addEventListener("abort", onAbort, { once: true });
@@ -413,7 +408,7 @@ export class Plugin {
         };
       } else if (m.methodKind === "server_streaming") {
         out[m.localName] = (req: unknown, opts?: object) =>
-          this.#guardStream(fn(req, opts) as AsyncIterable<unknown>);
+          this.#guardStream(() => fn(req, opts) as AsyncIterable<unknown>);
       } else {
         out[m.localName] = fn;
       }
@@ -672,7 +667,7 @@ export class PluginHost implements AsyncDisposable {
     let args: string[];
     let childCwd = dir;
     if (manifest.runtime === "deno") {
-      env.DENO_DIR = denoDir(kernelEnv);
+      env.DENO_DIR = denoCacheDir();
       env.DENO_NO_UPDATE_CHECK = "1";
       env.NO_COLOR = "1";
       // Deno needs an exact "unix:<path>" net grant per socket it binds or

@@ -428,6 +428,9 @@ export function createClient<S extends DescService>(
             callOptions(options),
           );
           const cleanup = wireAbort(call, options?.signal);
+          // Errors reach the reader through the iterator; a stream abandoned
+          // early must not turn a late error event into an uncaught one.
+          call.on("error", () => {});
           return readStream(call, () => {
             cleanup();
             call.cancel();

@@ -310,6 +310,14 @@ export async function serve(options: ServeOptions): Promise<PluginServer> {
     addService(server, b.service, b.impl as ServiceImpl<DescService>);
   }
 
+  // Orphan guard: if the host dies before (or without) closing the broker
+  // stream, this process is re-parented; exit instead of lingering.
+  const parent = Deno.ppid;
+  const watchdog = setInterval(() => {
+    if (Deno.ppid !== parent) void exit(0);
+  }, 500);
+  Deno.unrefTimer(watchdog);
+
   const { network, address } = await listen(server);
   const line = new TextEncoder().encode(
     formatHandshakeLine({ appVersion, network, address }) + "\n",

@@ -1,0 +1,97 @@
+import assert from "node:assert/strict";
+import { ManifestError, parseManifest, readManifest } from "./manifest.ts";
+
+const valid = {
+  name: "echo",
+  version: "0.1.0",
+  category: "tool",
+  protocol_version: 1,
+  runtime: "deno",
+  entrypoint: "main.ts",
+  capabilities: { env: ["TOKEN"], run: ["git"] },
+};
+
+Deno.test("parseManifest() returns a typed manifest with empty lists filled in", () => {
+  assert.deepEqual(parseManifest(valid, "plugin.json"), {
+    name: "echo",
+    version: "0.1.0",
+    category: "tool",
+    protocolVersion: 1,
+    runtime: "deno",
+    entrypoint: "main.ts",
+    capabilities: {
+      env: ["TOKEN"],
+      run: ["git"],
+      read: [],
+      write: [],
+      net: [],
+    },
+  });
+});
+
+Deno.test("parseManifest() reports every problem, naming file and field", () => {
+  assert.throws(
+    () =>
+      parseManifest(
+        {
+          ...valid,
+          name: "Bad Name",
+          version: "1.0",
+          category: "llm",
+          protocol_version: 2,
+          extra: 1,
+        },
+        "x/plugin.json",
+      ),
+    (e: unknown) => {
+      assert.ok(e instanceof ManifestError);
+      assert.equal(e.file, "x/plugin.json");
+      assert.match(e.message, /^Invalid plugin manifest "x\/plugin.json"/);
+      assert.deepEqual(e.problems, [
+        'unknown field "extra"',
+        '"name" "Bad Name" must match [a-z][a-z0-9_-]*',
+        '"version" "1.0" is not a semantic version',
+        '"category" "llm" must be one of model, tool, context, memory, frontend, widget, slashcommand',
+        '"protocol_version" must be 1, got 2',
+      ]);
+      return true;
+    },
+  );
+});
+
+Deno.test("parseManifest() rejects commas, bad env names and unknown capability kinds", () => {
+  try {
+    parseManifest({
+      ...valid,
+      capabilities: { env: ["A-B"], read: ["/a,b"], sudo: [] },
+    }, "m.json");
+    assert.fail("expected an error");
+  } catch (e) {
+    assert.ok(e instanceof ManifestError);
+    assert.deepEqual(e.problems, [
+      'unknown field "capabilities.sudo"',
+      '"capabilities.env" entry "A-B" is not a variable name',
+      '"capabilities.read" entry "/a,b" must not contain a comma',
+    ]);
+  }
+});
+
+Deno.test("readManifest() names the file when it is missing or not JSON", async () => {
+  await assert.rejects(
+    readManifest("/nonexistent/plugin.json"),
+    /"\/nonexistent\/plugin.json".*cannot read the file/s,
+  );
+  const tmp = await Deno.makeTempFile({ suffix: ".json" });
+  try {
+    await Deno.writeTextFile(tmp, "{not json");
+    await assert.rejects(readManifest(tmp), /not valid JSON/);
+  } finally {
+    await Deno.remove(tmp);
+  }
+});
+
+Deno.test("the example plugin's manifest is valid", async () => {
+  const m = await readManifest(new URL("../echo/plugin.json", import.meta.url));
+  assert.equal(m.name, "echo");
+  assert.equal(m.category, "tool");
+});

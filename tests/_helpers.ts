@@ -1,0 +1,120 @@
+/**
+ * Shared helpers for the integration tests: launching the example and probe
+ * plugins, reading tool results, checking processes, capturing logs.
+ *
+ * @module
+ */
+import type { JsonObject } from "@bufbuild/protobuf";
+import { configure, type LogRecord, reset } from "@logtape/logtape";
+import type { Plugin, PluginHost } from "../kernel/mod.ts";
+import type { PermissionGrant } from "../kernel/permissions.ts";
+import {
+  parseManifest,
+  type PluginManifest,
+  readManifest,
+} from "../plugins/sdk/mod.ts";
+import { ToolService } from "../proto/gen/pluggableharness/tool/v1/service_pb.ts";
+
+export const REPO = new URL("../", import.meta.url).pathname.replace(/\/$/, "");
+export const ECHO_ENTRY = `${REPO}/plugins/echo/main.ts`;
+export const PROBE_ENTRY = `${REPO}/tests/fixtures/probe/main.ts`;
+
+/** The test process's PATH, for hosts whose environment is otherwise empty. */
+export const PATH = Deno.env.get("PATH") ?? "/usr/bin:/bin";
+
+export async function launchEcho(
+  host: PluginHost,
+  options: { tcp?: boolean } = {},
+): Promise<Plugin> {
+  const manifest = await readManifest(`${REPO}/plugins/echo/plugin.json`);
+  return host.launch({ manifest, entrypoint: ECHO_ENTRY }, options);
+}
+
+export async function launchProbe(
+  host: PluginHost,
+  capabilities: Partial<PluginManifest["capabilities"]> = {},
+  grant: PermissionGrant = {},
+): Promise<Plugin> {
+  const base = await readManifest(`${REPO}/tests/fixtures/probe/plugin.json`);
+  const manifest = parseManifest(
+    {
+      name: base.name,
+      version: base.version,
+      category: base.category,
+      protocol_version: 1,
+      runtime: "deno",
+      entrypoint: "main.ts",
+      capabilities,
+    },
+    "probe/plugin.json",
+  );
+  return host.launch({ manifest, entrypoint: PROBE_ENTRY, grant });
+}
+
+/** Invokes a tool and returns its terminal result payload (throws on a tool error). */
+export async function invoke(
+  plugin: Plugin,
+  toolName: string,
+  args: JsonObject = {},
+): Promise<JsonObject> {
+  const tool = plugin.client(ToolService);
+  let payload: JsonObject | undefined;
+  for await (
+    const r of tool.invoke({ call: { id: "c1", toolName, arguments: args } })
+  ) {
+    const ev = r.event?.event;
+    if (ev?.case === "result") payload = ev.value.payload ?? {};
+    if (ev?.case === "error") {
+      throw new Error(`tool error: ${ev.value.message}`);
+    }
+  }
+  if (!payload) throw new Error(`tool ${toolName} ended without a result`);
+  return payload;
+}
+
+/** True while a process with this pid exists. */
+export function pidAlive(pid: number): boolean {
+  try {
+    Deno.kill(pid, "SIGCONT");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Waits until `check` is true or `ms` passes; returns the last value. */
+export async function waitFor(
+  check: () => boolean | Promise<boolean>,
+  ms = 5000,
+): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await check()) return true;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return await check();
+}
+
+/** Routes every LogTape record under "ph-agent" into an array until disposed. */
+export async function captureLogs(): Promise<
+  { records: LogRecord[]; [Symbol.asyncDispose](): Promise<void> }
+> {
+  const records: LogRecord[] = [];
+  await configure({
+    reset: true,
+    sinks: { capture: (r) => records.push(r) },
+    loggers: [
+      { category: ["ph-agent"], lowestLevel: "trace", sinks: ["capture"] },
+      { category: ["logtape", "meta"], lowestLevel: "warning", sinks: [] },
+    ],
+  });
+  return { records, [Symbol.asyncDispose]: () => reset() };
+}
+
+/** The rendered text of a log record. */
+export function renderRecord(r: LogRecord): string {
+  return r.message.map((m) => typeof m === "string" ? m : JSON.stringify(m))
+    .join("") +
+    " " +
+    JSON.stringify(r.properties);
+}

@@ -1,0 +1,504 @@
+/**
+ * Interop with REAL Go go-plugin peers (Debian's hashicorp/go-plugin 1.0.1
+ * and grpc-go 1.33), in both directions:
+ *
+ * - our kernel (`PluginHost`) launches `tests/go/gotool`, a Go plugin, and
+ *   the plugin calls back into the kernel on broker ID 1, both with a
+ *   background dial at start-up and with a lazy dial long after launch
+ *   (which only works because the kernel re-announces the ConnInfo);
+ * - `tests/go/gohost`, a Go host, launches our TypeScript echo plugin and
+ *   serves the callback channel on broker ID 1 itself.
+ *
+ * The Go fixtures are built once per run, offline in GOPATH mode, into a
+ * temporary workspace: Debian's protoc-gen-go / protoc-gen-go-grpc are built
+ * from source, the contracts the fixtures need are generated, then both
+ * binaries are built (Go's default build cache makes later runs fast). The
+ * tests are skipped, with one line on stderr, when the Go toolchain, protoc
+ * or the Debian Go packages are missing.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { JsonObject } from "@bufbuild/protobuf";
+import { type Plugin, PluginHost } from "../kernel/mod.ts";
+import { parseManifest } from "../plugins/sdk/mod.ts";
+import { Category } from "../proto/gen/pluggableharness/common/v1/types_pb.ts";
+import { ToolService } from "../proto/gen/pluggableharness/tool/v1/service_pb.ts";
+
+const REPO = fileURLToPath(new URL("../", import.meta.url)).replace(/\/$/, "");
+const GO_FIXTURES = join(REPO, "tests", "go");
+const PROTO_DIR = join(REPO, "proto");
+/** Where Debian installs Go sources (`golang-*-dev` packages). */
+const GOCODE = "/usr/share/gocode";
+const PATH = Deno.env.get("PATH") ?? "/usr/local/bin:/usr/bin:/bin";
+/** Proto packages the fixtures use directly; their imports are added. */
+const PROTO_ROOTS = ["pluggableharness/tool/v1", "pluggableharness/kernel/v1"];
+const encoder = new TextEncoder();
+
+// ---------------------------------------------------------------------------
+// Prerequisites (checked once, at module load)
+
+const INSTALL_HINT =
+  "install golang-go golang-github-hashicorp-go-plugin-dev golang-google-grpc-dev golang-google-protobuf-dev protobuf-compiler";
+
+function onPath(name: string): string | undefined {
+  for (const dir of PATH.split(":")) {
+    if (!dir) continue;
+    try {
+      const p = join(dir, name);
+      const st = Deno.statSync(p);
+      if (st.isFile && ((st.mode ?? 0o755) & 0o111) !== 0) return p;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+function exists(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function missingPrerequisite(): string | undefined {
+  if (Deno.build.os === "windows") return "Windows is not supported";
+  try {
+    Deno.statSync(REPO);
+  } catch {
+    return "it needs read, write, env and run permissions (deno test -A)";
+  }
+  if (!onPath("go")) return `go not found on PATH; ${INSTALL_HINT}`;
+  if (!onPath("protoc")) return `protoc not found on PATH; ${INSTALL_HINT}`;
+  const sources: [string, string][] = [
+    ["github.com/hashicorp/go-plugin", "golang-github-hashicorp-go-plugin-dev"],
+    ["google.golang.org/grpc/cmd/protoc-gen-go-grpc", "golang-google-grpc-dev"],
+    [
+      "google.golang.org/protobuf/cmd/protoc-gen-go",
+      "golang-google-protobuf-dev",
+    ],
+  ];
+  for (const [pkg, deb] of sources) {
+    if (!exists(join(GOCODE, "src", pkg))) {
+      return `${GOCODE}/src/${pkg} not found; install ${deb} (${INSTALL_HINT})`;
+    }
+  }
+  return undefined;
+}
+
+const SKIP = missingPrerequisite();
+if (SKIP) console.error(`interop_go_test: skipped: ${SKIP}`);
+
+// ---------------------------------------------------------------------------
+// Building the Go fixtures, once per run
+
+interface Built {
+  gotool: string;
+  gohost: string;
+}
+
+let built: Promise<Built> | undefined;
+
+function build(): Promise<Built> {
+  built ??= buildFixtures();
+  return built;
+}
+
+async function run(
+  cmd: string,
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<Deno.CommandOutput> {
+  const out = await new Deno.Command(cmd, {
+    args,
+    cwd: options.cwd ?? REPO,
+    ...(options.env ? { env: options.env, clearEnv: true } : {}),
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (!out.success) {
+    const dec = new TextDecoder();
+    throw new Error(
+      `${cmd} ${args.join(" ")} failed (exit ${out.code}):\n${
+        dec.decode(out.stderr)
+      }${dec.decode(out.stdout)}`,
+    );
+  }
+  return out;
+}
+
+/** The .proto files under `roots` plus everything they import (not google/). */
+async function protoClosure(roots: string[]): Promise<string[]> {
+  const seen = new Set<string>();
+  const visit = async (file: string): Promise<void> => {
+    if (seen.has(file) || file.startsWith("google/")) return;
+    seen.add(file);
+    const text = await Deno.readTextFile(join(PROTO_DIR, file));
+    for (const m of text.matchAll(/^import\s+(?:public\s+)?"([^"]+)";/gm)) {
+      await visit(m[1]!);
+    }
+  };
+  for (const root of roots) {
+    for await (const e of Deno.readDir(join(PROTO_DIR, root))) {
+      if (e.isFile && e.name.endsWith(".proto")) {
+        await visit(`${root}/${e.name}`);
+      }
+    }
+  }
+  return [...seen].sort();
+}
+
+async function buildFixtures(): Promise<Built> {
+  const ws = await Deno.makeTempDir({ prefix: "ph-interop-go-" });
+  globalThis.addEventListener("unload", () => {
+    try {
+      Deno.removeSync(ws, { recursive: true });
+    } catch {
+      // already gone
+    }
+  });
+  const bin = join(ws, "bin");
+  const base = Deno.env.toObject();
+  const goEnv = (gopath: string): Record<string, string> => ({
+    ...base,
+    // Offline, GOPATH mode, against Debian's packaged sources.
+    GO111MODULE: "off",
+    GOPROXY: "off",
+    GOFLAGS: "",
+    GOPATH: gopath,
+    CGO_ENABLED: "0",
+    ...(base.GOCACHE || base.HOME || base.XDG_CACHE_HOME
+      ? {}
+      : { GOCACHE: join(ws, "gocache") }),
+  });
+  const started = performance.now();
+  const step = (label: string, t0: number) =>
+    console.log(
+      `interop_go_test: build: ${label} ${
+        (performance.now() - t0).toFixed(0)
+      } ms`,
+    );
+
+  // 1. Debian's current generators (its protoc-gen-go 1.3 rejects proto3
+  //    `optional`), built from the packaged sources.
+  let t0 = performance.now();
+  await run("go", [
+    "build",
+    "-o",
+    `${bin}/`,
+    "google.golang.org/protobuf/cmd/protoc-gen-go",
+    "google.golang.org/grpc/cmd/protoc-gen-go-grpc",
+  ], { env: goEnv(GOCODE) });
+  step("protoc-gen-go + protoc-gen-go-grpc", t0);
+
+  // 2. Go code of the contracts the fixtures use, at
+  //    <ws>/src/phagent/gen/pluggableharness/<area>/v1 (from go_package).
+  t0 = performance.now();
+  const files = await protoClosure(PROTO_ROOTS);
+  const src = join(ws, "src");
+  await Deno.mkdir(src, { recursive: true });
+  await run("protoc", [
+    "-I",
+    PROTO_DIR,
+    `--plugin=protoc-gen-go=${bin}/protoc-gen-go`,
+    `--plugin=protoc-gen-go-grpc=${bin}/protoc-gen-go-grpc`,
+    `--go_out=${src}`,
+    "--go_opt=paths=import",
+    `--go-grpc_out=${src}`,
+    "--go-grpc_opt=paths=import",
+    ...files,
+  ]);
+  step(`protoc (${files.length} files)`, t0);
+
+  // 3. Both fixtures in one go build.
+  t0 = performance.now();
+  await run("go", ["build", "-o", `${bin}/`, "./gotool", "./gohost"], {
+    cwd: GO_FIXTURES,
+    env: goEnv(`${ws}:${GOCODE}`),
+  });
+  step("gotool + gohost", t0);
+  step("total", started);
+  return { gotool: join(bin, "gotool"), gohost: join(bin, "gohost") };
+}
+
+// ---------------------------------------------------------------------------
+// Helpers
+
+interface Outcome {
+  progress: number;
+  payload: JsonObject;
+}
+
+/**
+ * Invokes a tool and checks the stream grammar: non-terminal events, then
+ * exactly one terminal event, last. Throws on a tool error.
+ */
+async function invoke(
+  plugin: Plugin,
+  toolName: string,
+  args: JsonObject,
+): Promise<Outcome> {
+  const tool = plugin.client(ToolService);
+  let progress = 0;
+  let payload: JsonObject | undefined;
+  let error: string | undefined;
+  let terminals = 0;
+  for await (
+    const r of tool.invoke({
+      call: { id: `ts-${toolName}`, toolName, arguments: args },
+    })
+  ) {
+    assert.equal(terminals, 0, `${toolName}: an event after the terminal one`);
+    const ev = r.event?.event;
+    switch (ev?.case) {
+      case "progress":
+        progress++;
+        break;
+      case "result":
+        terminals++;
+        payload = ev.value.payload ?? {};
+        break;
+      case "error":
+        terminals++;
+        error = `${ev.value.category}: ${ev.value.message}`;
+        break;
+      default:
+        assert.fail(`${toolName}: unexpected event ${ev?.case}`);
+    }
+  }
+  assert.equal(terminals, 1, `${toolName}: exactly one terminal event`);
+  if (error !== undefined) {
+    throw new Error(`${toolName}: tool error ${error}`);
+  }
+  return { progress, payload: payload! };
+}
+
+function goManifest() {
+  return parseManifest({
+    name: "gotool",
+    version: "0.1.0",
+    category: "tool",
+    protocol_version: 1,
+    runtime: "executable",
+    entrypoint: "gotool",
+    capabilities: {},
+  }, "interop_go_test.ts (inline)");
+}
+
+function expectedTokens(text: string): number {
+  return Math.ceil(encoder.encode(text).length / 4);
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    Deno.kill(pid, "SIGCONT");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function ms(t0: number): string {
+  return `${(performance.now() - t0).toFixed(0)} ms`;
+}
+
+/** Adds the plugin's stderr tail to a failure. */
+async function withStderr<T>(plugin: Plugin, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof Error) {
+      err.message += `\n--- stderr tail of ${plugin.identity.name} ---\n${
+        plugin.stderrTail().slice(-4000)
+      }`;
+    }
+    throw err;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Tests
+
+Deno.test({
+  name: "kernel launches a real Go go-plugin plugin and calls it",
+  ignore: SKIP !== undefined,
+  async fn() {
+    const { gotool } = await build();
+    const t0 = performance.now();
+    await using host = new PluginHost({ env: { PATH } });
+    const launchStart = performance.now();
+    const plugin = await host.launch({
+      manifest: goManifest(),
+      entrypoint: gotool,
+    });
+    const launchToReady = performance.now() - launchStart;
+    await withStderr(plugin, async () => {
+      assert.equal(plugin.protocolVersion, 1);
+      const tool = plugin.client(ToolService);
+
+      const { producer } = await tool.describe({});
+      const firstCall = performance.now() - launchStart;
+      assert.equal(producer?.name, "gotool");
+      assert.equal(producer?.version, "0.1.0");
+      assert.equal(producer?.source, "tests/go/gotool");
+      assert.equal(producer?.category, Category.TOOL);
+      assert.equal(producer?.protocolVersion, 1);
+      console.log(
+        `interop_go_test: Go plugin launch-to-ready ${
+          launchToReady.toFixed(1)
+        } ms (handshake, health, broker), first Describe answered at ${
+          firstCall.toFixed(1)
+        } ms`,
+      );
+
+      const schema = await tool.getSchema({});
+      assert.deepEqual(schema.tools.map((t) => t.name), [
+        "echo",
+        "count",
+        "tokens",
+        "late_tokens",
+      ]);
+
+      const text = "héllo from the kernel ✓";
+      const echo = await invoke(plugin, "echo", { text });
+      assert.deepEqual(echo, { progress: 0, payload: { text } });
+
+      const n = 1000;
+      const c0 = performance.now();
+      const count = await invoke(plugin, "count", { n });
+      assert.deepEqual(count, { progress: n, payload: { count: n } });
+      console.log(`interop_go_test: count n=${n} streamed in ${ms(c0)}`);
+
+      // The Go plugin dialled broker ID 1 in the background at start-up and
+      // now calls the kernel: the fallback count proves the answer came from
+      // our kernel's callback service.
+      const tokenText = "Zähl mich, Kernel! 🚀";
+      const tokens = await invoke(plugin, "tokens", { text: tokenText });
+      assert.deepEqual(tokens.payload, {
+        count: expectedTokens(tokenText),
+        exact: false,
+      });
+
+      const unknown = plugin.client(ToolService).invoke({
+        call: { toolName: "nope", arguments: {} },
+      });
+      const events = [];
+      for await (const r of unknown) events.push(r.event?.event);
+      assert.equal(events.length, 1);
+      assert.equal(events[0]?.case, "error");
+    });
+
+    const closeStart = performance.now();
+    await plugin.close();
+    const exit = await plugin.exited;
+    console.log(
+      `interop_go_test: close() took ${ms(closeStart)}, exit ${
+        JSON.stringify(exit)
+      }`,
+    );
+    assert.ok(plugin.isExited);
+    assert.equal(pidAlive(plugin.pid), false, "the Go plugin is gone");
+    // go-plugin's Shutdown stops the server and Serve returns: a clean exit,
+    // not the SIGKILL fallback.
+    assert.equal(exit.code, 0);
+    assert.equal(host.plugins.length, 0);
+    console.log(`interop_go_test: test a wall time ${ms(t0)}`);
+  },
+});
+
+Deno.test({
+  name: "a Go plugin that dials the callback channel late still connects",
+  ignore: SKIP !== undefined,
+  async fn() {
+    const { gotool } = await build();
+    const t0 = performance.now();
+    await using host = new PluginHost({ env: { PATH } });
+    const plugin = await host.launch({
+      manifest: goManifest(),
+      entrypoint: gotool,
+    });
+    await withStderr(plugin, async () => {
+      // go-plugin parks an unclaimed ConnInfo for 5 s and its Dial waits 5 s:
+      // a dial started now only succeeds if the kernel announces broker ID 1
+      // again (it does, every 3 s, until the first callback arrives).
+      await new Promise((r) => setTimeout(r, 6500));
+      const text = "late, but still counted";
+      const c0 = performance.now();
+      const late = await invoke(plugin, "late_tokens", { text });
+      assert.deepEqual(late.payload, {
+        count: expectedTokens(text),
+        exact: false,
+      });
+      console.log(
+        `interop_go_test: late_tokens 6.5 s after launch answered in ${
+          ms(c0)
+        } (includes waiting for the re-announcement)`,
+      );
+    });
+    await plugin.close();
+    assert.equal(pidAlive(plugin.pid), false, "the Go plugin is gone");
+    console.log(`interop_go_test: test b wall time ${ms(t0)}`);
+  },
+});
+
+Deno.test({
+  name: "a real Go go-plugin host launches the TypeScript echo plugin",
+  ignore: SKIP !== undefined,
+  async fn() {
+    const { gohost } = await build();
+    const t0 = performance.now();
+    // go-plugin 1.0.1 passes its whole environment to the plugin; a private
+    // TMPDIR keeps both sides' sockets out of the shared /tmp.
+    const tmp = await Deno.makeTempDir({ prefix: "ph-interop-gohost-" });
+    try {
+      const out = await new Deno.Command(gohost, {
+        args: ["-deno", Deno.execPath(), "-repo", REPO, "-n", "1000"],
+        cwd: REPO,
+        env: { TMPDIR: tmp, NO_COLOR: "1" },
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const stdout = new TextDecoder().decode(out.stdout);
+      const stderr = new TextDecoder().decode(out.stderr);
+      assert.equal(
+        out.code,
+        0,
+        `gohost exited ${out.code}\n--- stderr ---\n${stderr}\n--- stdout ---\n${stdout}`,
+      );
+      const res = JSON.parse(stdout);
+      assert.equal(res.protocol, "grpc");
+      assert.equal(res.negotiatedVersion, 1);
+      assert.deepEqual(res.describe, {
+        name: "echo",
+        version: "0.1.0",
+        source: "builtin:echo",
+        category: "CATEGORY_TOOL",
+        protocolVersion: 1,
+      });
+      assert.deepEqual(res.tools, ["echo", "count", "tokens"]);
+      assert.deepEqual(res.echo.result, { text: "hello from Go" });
+      assert.equal(res.echo.progress, 0);
+      assert.equal(res.count.progress, 1000);
+      assert.deepEqual(res.count.result, { count: 1000 });
+      // 4242/exact is what the Go host's own KernelCallbackService answers:
+      // the TypeScript plugin found it on broker ID 1.
+      assert.deepEqual(res.tokens.result, { count: 4242, exact: true });
+      assert.equal(res.callback.countTokensCalls, 1);
+      assert.equal(res.callback.lastText, "count me, Go host");
+      assert.equal(res.exited, true);
+      console.log(
+        `interop_go_test: Go host: plugin start+connect ${res.startMs} ms, echo ${res.echo.ms} ms, count(1000) ${res.count.ms} ms, tokens ${res.tokens.ms} ms, Kill() ${res.killMs} ms`,
+      );
+    } finally {
+      await Deno.remove(tmp, { recursive: true });
+    }
+    console.log(`interop_go_test: test c wall time ${ms(t0)}`);
+  },
+});
