@@ -400,6 +400,31 @@ Deno.test({
       assert.equal(events[0]?.case, "error");
     });
 
+    // A second Go plugin on the same host: the callback gateway is already
+    // running, so this is the per-plugin launch cost; it gets its own
+    // callback endpoint on broker ID 1.
+    const secondStart = performance.now();
+    const second = await host.launch({
+      manifest: goManifest(),
+      entrypoint: gotool,
+    });
+    const secondReady = performance.now() - secondStart;
+    await withStderr(second, async () => {
+      await second.client(ToolService).describe({});
+      console.log(
+        `interop_go_test: second Go plugin launch-to-ready ${
+          secondReady.toFixed(1)
+        } ms, first Describe answered at ${ms(secondStart)}`,
+      );
+      const tokens = await invoke(second, "tokens", { text: "second" });
+      assert.deepEqual(tokens.payload, {
+        count: expectedTokens("second"),
+        exact: false,
+      });
+    });
+    await second.close();
+    assert.equal((await second.exited).code, 0);
+
     const closeStart = performance.now();
     await plugin.close();
     const exit = await plugin.exited;
