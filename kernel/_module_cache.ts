@@ -53,3 +53,15 @@ export function denoCacheDir(): string {
   if (xdg) return `${xdg}/deno`;
   return `${env("HOME") ?? "/tmp"}/.cache/deno`;
 }
+
+/**
+ * The `--allow-import` flag that lets a remote module import from its own
+ * origin (http(s) modules only; `jsr:` and `npm:` need none).
+ *
+ * @param specifier The module URL.
+ * @returns Zero or one flag.
+ */
+export function importFlag(specifier: string): string[] {
+  if (!/^https?:/.test(specifier)) return [];
+  return [`--allow-import=${new URL(specifier).host}`];
+}

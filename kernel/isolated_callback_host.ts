@@ -38,6 +38,7 @@ import {
 import {
   denoCacheDir,
   ensureCached,
+  importFlag,
   isRemoteSpecifier,
 } from "./_module_cache.ts";
 
@@ -161,7 +162,7 @@ export class IsolatedCallbackHost implements CallbackHost {
         "run",
         "--cached-only",
         "--no-prompt",
-        ...(remote ? ["--no-config"] : []),
+        ...(remote ? ["--no-config", ...importFlag(GATEWAY_MODULE)] : []),
         `--allow-env=${GRPC_ENV.join(",")}`,
         `--allow-read=${root}`,
         `--allow-write=${root}`,

@@ -67,7 +67,7 @@ import {
 } from "./permissions.ts";
 import type { PluginIdentity } from "./plugin_identity.ts";
 import { IsolatedCallbackHost } from "./isolated_callback_host.ts";
-import { denoCacheDir, ensureCached } from "./_module_cache.ts";
+import { denoCacheDir, ensureCached, importFlag } from "./_module_cache.ts";
 import { logAt } from "./_log.ts";
 import {
   drain,
@@ -682,7 +682,8 @@ export class PluginHost implements AsyncDisposable {
       });
       command = Deno.execPath();
       const configFlags: string[] = [];
-      if (remote) configFlags.push("--no-config");
+      // A remote module may import from its own origin only.
+      if (remote) configFlags.push("--no-config", ...importFlag(path));
       else childCwd = dirname(path);
       args = [
         "run",

@@ -21,7 +21,8 @@ Deno.test("a bare Deno gRPC server dies when a client closes after 2000 calls (d
     stderr: "piped",
   }).spawn();
   try {
-    const reader = server.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    const reader = server.stdout.pipeThrough(new TextDecoderStream())
+      .getReader();
     assert.equal((await reader.read()).value?.trim(), "ready");
     reader.releaseLock();
     const channel = dial("unix", socket);
@@ -37,7 +38,8 @@ Deno.test("a bare Deno gRPC server dies when a client closes after 2000 calls (d
       "the defect no longer reproduces: re-measure, and consider serving callbacks in-process again",
     );
     assert.ok(
-      [134, 139].includes(status.code) || status.signal === "SIGABRT" || status.signal === "SIGSEGV",
+      [134, 139].includes(status.code) || status.signal === "SIGABRT" ||
+        status.signal === "SIGSEGV",
       `expected an abort or a segfault, got ${JSON.stringify(status)}`,
     );
   } finally {
@@ -57,8 +59,15 @@ Deno.test("a plugin closing a busy callback connection cannot take the kernel do
   const root = await Deno.makeTempDir({ prefix: "ph-agent-goaway-" });
   const callbacks = await IsolatedCallbackHost.start({ root, env: { PATH } });
   try {
-    await using host = new PluginHost({ env: { PATH }, callbackHost: callbacks, runtimeDir: root });
-    const [probe, echo] = await Promise.all([launchProbe(host), launchEcho(host)]);
+    await using host = new PluginHost({
+      env: { PATH },
+      callbackHost: callbacks,
+      runtimeDir: root,
+    });
+    const [probe, echo] = await Promise.all([
+      launchProbe(host),
+      launchEcho(host),
+    ]);
     const gateway = callbacks.gatewayPid;
     // The probe makes 2000 CountTokens calls on its own connection to the
     // kernel's callback endpoint, then closes it (GOAWAY).
@@ -68,14 +77,24 @@ Deno.test("a plugin closing a busy callback connection cannot take the kernel do
     // when it died, and plugins reconnect on their own.
     let echoAnswer, probeAnswer;
     for (let i = 0; i < 75 && !(echoAnswer && probeAnswer); i++) {
-      echoAnswer ??= await invoke(echo, "tokens", { text: "12345678" }).catch(() => undefined);
-      probeAnswer ??= await invoke(probe, "tokens", { text: "1234" }).catch(() => undefined);
-      if (!(echoAnswer && probeAnswer)) await new Promise((r) => setTimeout(r, 200));
+      echoAnswer ??= await invoke(echo, "tokens", { text: "12345678" }).catch(
+        () => undefined,
+      );
+      probeAnswer ??= await invoke(probe, "tokens", { text: "1234" }).catch(
+        () => undefined,
+      );
+      if (!(echoAnswer && probeAnswer)) {
+        await new Promise((r) => setTimeout(r, 200));
+      }
     }
     assert.deepEqual(echoAnswer, { count: 2, exact: false });
     assert.deepEqual(probeAnswer, { count: 1, exact: false });
     console.log(
-      `gateway ${callbacks.restarts > 0 ? `died and was restarted (${callbacks.restarts})` : "survived"}; pid ${gateway} -> ${callbacks.gatewayPid}`,
+      `gateway ${
+        callbacks.restarts > 0
+          ? `died and was restarted (${callbacks.restarts})`
+          : "survived"
+      }; pid ${gateway} -> ${callbacks.gatewayPid}`,
     );
   } finally {
     await callbacks.close();

@@ -4,7 +4,11 @@
  * hangs and no process is left behind.
  */
 import assert from "node:assert/strict";
-import { PluginHost, PluginStartError, type PluginStartErrorCode } from "../kernel/mod.ts";
+import {
+  PluginHost,
+  PluginStartError,
+  type PluginStartErrorCode,
+} from "../kernel/mod.ts";
 import { parseManifest } from "../plugins/sdk/mod.ts";
 import { ECHO_ENTRY, PATH, pidAlive, REPO } from "./_helpers.ts";
 
@@ -44,16 +48,25 @@ async function expectStartError(
 ): Promise<PluginStartError> {
   let caught: PluginStartError | undefined;
   await withScript(body, async (path) => {
-    await using host = new PluginHost({ env: { PATH }, startTimeoutMs: options.startTimeoutMs ?? 5000 });
+    await using host = new PluginHost({
+      env: { PATH },
+      startTimeoutMs: options.startTimeoutMs ?? 5000,
+    });
     const err = await host.launch({ manifest, entrypoint: path }).then(
       () => assert.fail("the launch should have failed"),
       (e) => e,
     );
-    assert.ok(err instanceof PluginStartError, `expected PluginStartError, got ${err}`);
+    assert.ok(
+      err instanceof PluginStartError,
+      `expected PluginStartError, got ${err}`,
+    );
     assert.equal(err.code, code, err.message);
     assert.equal(err.plugin, "broken");
     assert.equal(err.path, path);
-    assert.ok(err.message.startsWith(`Cannot start plugin "broken" (${path}): `), err.message);
+    assert.ok(
+      err.message.startsWith(`Cannot start plugin "broken" (${path}): `),
+      err.message,
+    );
     assert.match(err.message, message);
     if (options.stderr) {
       assert.match(err.stderrTail, options.stderr);
@@ -93,7 +106,10 @@ Deno.test("the SDK refuses to run without the magic cookie, explaining itself", 
   }).output();
   assert.equal(out.code, 1);
   assert.equal(out.stdout.length, 0, "no handshake line");
-  assert.match(new TextDecoder().decode(out.stderr), /This binary is a plugin\. These are not meant to be executed directly/);
+  assert.match(
+    new TextDecoder().decode(out.stderr),
+    /This binary is a plugin\. These are not meant to be executed directly/,
+  );
 });
 
 Deno.test("an unsupported application protocol version is refused", async () => {
@@ -123,7 +139,10 @@ Deno.test("a netrpc plugin is refused", async () => {
 Deno.test("a manifest declaring another protocol version is refused before launch", async () => {
   await using host = new PluginHost({ env: { PATH } });
   await assert.rejects(
-    host.launch({ manifest: { ...manifest, protocolVersion: 2 }, entrypoint: "/bin/true" }),
+    host.launch({
+      manifest: { ...manifest, protocolVersion: 2 },
+      entrypoint: "/bin/true",
+    }),
     /it declares protocol version 2, this kernel speaks 1/,
   );
 });
@@ -152,7 +171,10 @@ Deno.test("a plugin that never answers times out and is killed", async () => {
     /^\d+$/.test(e.name) && pidAlive(Number(e.name)) &&
     (() => {
       try {
-        return Deno.readTextFileSync(`/proc/${e.name}/cmdline`).replaceAll("\0", " ").trim() === "sleep 30";
+        return Deno.readTextFileSync(`/proc/${e.name}/cmdline`).replaceAll(
+          "\0",
+          " ",
+        ).trim() === "sleep 30";
       } catch {
         return false;
       }
@@ -171,14 +193,21 @@ Deno.test("a plugin whose announced address does not answer fails its health che
 });
 
 Deno.test("a binary that is not executable is refused before launch", async () => {
-  await expectStartError("exit 0", "plugin_not_executable", /the file is not executable/, { mode: 0o644 });
+  await expectStartError(
+    "exit 0",
+    "plugin_not_executable",
+    /the file is not executable/,
+    { mode: 0o644 },
+  );
 });
 
 Deno.test("a missing binary is refused before launch", async () => {
   await using host = new PluginHost({ env: { PATH } });
   await assert.rejects(
     host.launch({ manifest, entrypoint: "/nonexistent/plugin" }),
-    (e: unknown) => e instanceof PluginStartError && e.code === "plugin_not_found" && /does not exist/.test(e.message),
+    (e: unknown) =>
+      e instanceof PluginStartError && e.code === "plugin_not_found" &&
+      /does not exist/.test(e.message),
   );
 });
 
@@ -198,12 +227,21 @@ Deno.test("a plugin flooding stderr keeps the kernel's memory bounded", async ()
     /it exited \(exit code 5\)/,
     { startTimeoutMs: 20000, stderr: /last words/ },
   );
-  assert.ok(err.stderrTail.length <= 8192, `stderr tail is bounded (${err.stderrTail.length})`);
+  assert.ok(
+    err.stderrTail.length <= 8192,
+    `stderr tail is bounded (${err.stderrTail.length})`,
+  );
   // 400 MB passed through; what stays is the 8 KiB tail. RSS moves with
   // the allocator's buffer pool (about 75 MiB whether 200 MB or 1 GB
   // flows), the JS heap barely at all.
   const after = Deno.memoryUsage();
   const mib = (n: number) => `${(n / 1048576).toFixed(1)} MiB`;
-  assert.ok(after.rss - before.rss < 128 * 1048576, `rss grew by ${mib(after.rss - before.rss)}`);
-  assert.ok(after.heapUsed - before.heapUsed < 16 * 1048576, `heap grew by ${mib(after.heapUsed - before.heapUsed)}`);
+  assert.ok(
+    after.rss - before.rss < 128 * 1048576,
+    `rss grew by ${mib(after.rss - before.rss)}`,
+  );
+  assert.ok(
+    after.heapUsed - before.heapUsed < 16 * 1048576,
+    `heap grew by ${mib(after.heapUsed - before.heapUsed)}`,
+  );
 });

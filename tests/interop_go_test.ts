@@ -358,7 +358,7 @@ Deno.test({
       console.log(
         `interop_go_test: Go plugin launch-to-ready ${
           launchToReady.toFixed(1)
-        } ms (handshake, health, broker), first Describe answered at ${
+        } ms (first launch of this host: includes starting the callback gateway), first Describe answered at ${
           firstCall.toFixed(1)
         } ms`,
       );
@@ -527,6 +527,18 @@ Deno.test({
       console.log(
         `interop_go_test: Go host: plugin start+connect ${res.startMs} ms, echo ${res.echo.ms} ms, count(1000) ${res.count.ms} ms, tokens ${res.tokens.ms} ms, Kill() ${res.killMs} ms`,
       );
+      // go-plugin removes its broker socket; anything else left behind is
+      // the TypeScript plugin's (plugin.sock: see the note below).
+      const left: string[] = [];
+      for await (const e of Deno.readDir(tmp)) left.push(e.name);
+      assert.deepEqual(left.filter((n) => n !== "plugin.sock"), []);
+      if (left.includes("plugin.sock")) {
+        // Known SDK defect: serve()'s exit path calls Deno.exit without
+        // unlinking its unix socket; under a Go host it stays in $TMPDIR.
+        console.log(
+          "interop_go_test: note: the TypeScript plugin left its socket plugin.sock in TMPDIR",
+        );
+      }
     } finally {
       await Deno.remove(tmp, { recursive: true });
     }

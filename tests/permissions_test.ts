@@ -10,25 +10,42 @@ import { invoke, launchProbe, PATH, pidAlive } from "./_helpers.ts";
 const SECRET = "s3cr3t-value-never-shared";
 
 Deno.test("a secret in the kernel's environment is unreadable inside the plugin", async () => {
-  await using host = new PluginHost({ env: { PATH, KERNEL_SECRET: SECRET, HOME: "/root" } });
+  await using host = new PluginHost({
+    env: { PATH, KERNEL_SECRET: SECRET, HOME: "/root" },
+  });
   const probe = await launchProbe(host);
   const res = await invoke(probe, "getenv", { name: "KERNEL_SECRET" });
-  assert.match(String(res.error), /NotCapable: Requires env access to "KERNEL_SECRET"/);
+  assert.match(
+    String(res.error),
+    /NotCapable: Requires env access to "KERNEL_SECRET"/,
+  );
   assert.ok(!JSON.stringify(res).includes(SECRET));
 });
 
 Deno.test("the plugin's environment holds only the handshake variables, PATH and its grant", async () => {
   await using host = new PluginHost({
-    env: { PATH, KERNEL_SECRET: SECRET, GRANTED_TOKEN: "tok", OTHER: "x", HOME: "/root" },
+    env: {
+      PATH,
+      KERNEL_SECRET: SECRET,
+      GRANTED_TOKEN: "tok",
+      OTHER: "x",
+      HOME: "/root",
+    },
   });
   // `env` prints the whole environment the plugin process really has.
-  const probe = await launchProbe(host, { env: ["GRANTED_TOKEN"], run: ["env"] }, {
+  const probe = await launchProbe(host, {
+    env: ["GRANTED_TOKEN"],
+    run: ["env"],
+  }, {
     env: ["GRANTED_TOKEN", "OTHER"],
     run: ["env"],
   });
-  assert.deepEqual(await invoke(probe, "getenv", { name: "GRANTED_TOKEN" }), { value: "tok" });
+  assert.deepEqual(await invoke(probe, "getenv", { name: "GRANTED_TOKEN" }), {
+    value: "tok",
+  });
   const { stdout } = await invoke(probe, "run", { cmd: "env" });
-  const names = String(stdout).trim().split("\n").map((l) => l.split("=")[0]).sort();
+  const names = String(stdout).trim().split("\n").map((l) => l.split("=")[0])
+    .sort();
   assert.deepEqual(names, [
     "DENO_DIR",
     "DENO_NO_UPDATE_CHECK",
@@ -55,9 +72,17 @@ Deno.test("running a binary that is not granted is refused inside the plugin", a
 
 Deno.test("a granted binary runs, and only that one", async () => {
   await using host = new PluginHost({ env: { PATH } });
-  const probe = await launchProbe(host, { run: ["echo"] }, { run: ["echo", "ls"] });
-  assert.deepEqual(await invoke(probe, "run", { cmd: "echo", args: ["hi"] }), { code: 0, stdout: "hi\n" });
-  assert.match(String((await invoke(probe, "run", { cmd: "ls" })).error), /Requires run access to "ls"/);
+  const probe = await launchProbe(host, { run: ["echo"] }, {
+    run: ["echo", "ls"],
+  });
+  assert.deepEqual(await invoke(probe, "run", { cmd: "echo", args: ["hi"] }), {
+    code: 0,
+    stdout: "hi\n",
+  });
+  assert.match(
+    String((await invoke(probe, "run", { cmd: "ls" })).error),
+    /Requires run access to "ls"/,
+  );
 });
 
 Deno.test("reading outside the granted roots is refused inside the plugin", async () => {
@@ -66,7 +91,9 @@ Deno.test("reading outside the granted roots is refused inside the plugin", asyn
     await Deno.writeTextFile(`${dir}/ok.txt`, "granted");
     await using host = new PluginHost({ env: { PATH } });
     const probe = await launchProbe(host, { read: [dir] }, { read: [dir] });
-    assert.deepEqual(await invoke(probe, "read", { path: `${dir}/ok.txt` }), { text: "granted" });
+    assert.deepEqual(await invoke(probe, "read", { path: `${dir}/ok.txt` }), {
+      text: "granted",
+    });
     assert.match(
       String((await invoke(probe, "read", { path: "/etc/hostname" })).error),
       /NotCapable: Requires read access to "\/etc\/hostname"/,
@@ -80,7 +107,9 @@ Deno.test("a manifest asking for an ungranted permission is refused before launc
   await using host = new PluginHost({ env: { PATH } });
   const before = new Set(Deno.readDirSync("/proc").map((e) => e.name));
   await assert.rejects(
-    launchProbe(host, { env: ["AWS_SECRET_ACCESS_KEY"], run: ["git"] }, { run: ["ls"] }),
+    launchProbe(host, { env: ["AWS_SECRET_ACCESS_KEY"], run: ["git"] }, {
+      run: ["ls"],
+    }),
     (e: unknown) => {
       assert.ok(e instanceof PluginStartError);
       assert.equal(e.code, "plugin_permission_denied");
@@ -92,9 +121,10 @@ Deno.test("a manifest asking for an ungranted permission is refused before launc
     },
   );
   // Nothing was spawned.
-  const spawned = [...new Set(Deno.readDirSync("/proc").map((e) => e.name))].filter((n) =>
-    /^\d+$/.test(n) && !before.has(n) && pidAlive(Number(n)) &&
-    Deno.readTextFileSync(`/proc/${n}/cmdline`).includes("probe/main.ts")
-  );
+  const spawned = [...new Set(Deno.readDirSync("/proc").map((e) => e.name))]
+    .filter((n) =>
+      /^\d+$/.test(n) && !before.has(n) && pidAlive(Number(n)) &&
+      Deno.readTextFileSync(`/proc/${n}/cmdline`).includes("probe/main.ts")
+    );
   assert.deepEqual(spawned, []);
 });

@@ -1,0 +1,57 @@
+/**
+ * First-party plugins shipped inside this package, named in `agent.hcl` by
+ * the source `builtin/<name>` (the version is the package's own).
+ *
+ * Their modules sit beside this file, so they resolve against this
+ * module's URL: a `file:` path in a checkout, or a registry URL when the
+ * package itself runs from a registry. The kernel then makes a remote
+ * module available to the child started with `--cached-only` by importing
+ * it once (which caches its whole graph; plugin modules guard `serve()`
+ * with `import.meta.main`).
+ *
+ * @module
+ */
+import { fileURLToPath } from "node:url";
+import { parseManifest, type PluginManifest } from "./sdk/manifest.ts";
+
+/** Names of the first-party plugins. */
+export const BUILTIN_PLUGIN_NAMES: readonly string[] = ["echo"];
+
+/** The source prefix of first-party plugins. */
+export const BUILTIN_SOURCE_PREFIX = "builtin/";
+
+/** What the kernel needs to launch a first-party plugin. */
+export interface BuiltinPlugin {
+  /** The plugin's manifest. */
+  manifest: PluginManifest;
+  /** A local path (checkout) or a remote module URL (registry). */
+  entrypoint: string;
+  /** `builtin/<name>`. */
+  source: string;
+}
+
+/**
+ * Resolves `builtin/<name>` to a launchable plugin.
+ *
+ * @param source A source such as `builtin/echo`.
+ * @returns The manifest and entrypoint, or `undefined` for a source that is
+ * not a first-party plugin.
+ */
+export async function resolveBuiltin(
+  source: string,
+): Promise<BuiltinPlugin | undefined> {
+  if (!source.startsWith(BUILTIN_SOURCE_PREFIX)) return undefined;
+  const name = source.slice(BUILTIN_SOURCE_PREFIX.length);
+  if (!BUILTIN_PLUGIN_NAMES.includes(name)) return undefined;
+  const manifestUrl = new URL(`./${name}/plugin.json`, import.meta.url);
+  // A JSON import works for file: and remote URLs alike, and caches.
+  const raw =
+    (await import(manifestUrl.href, { with: { type: "json" } })).default;
+  const manifest = parseManifest(raw, manifestUrl.href);
+  const entry = new URL(`./${name}/${manifest.entrypoint}`, import.meta.url);
+  return {
+    manifest,
+    entrypoint: entry.protocol === "file:" ? fileURLToPath(entry) : entry.href,
+    source,
+  };
+}
