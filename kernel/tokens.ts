@@ -17,8 +17,12 @@ const encoder = new TextEncoder();
  * @example
  * ```ts
  * import { fallbackTokenCount } from "@ph/agent/kernel";
+ * import { ContentBlockSchema } from "@ph/agent/proto/content";
+ * import { create } from "@bufbuild/protobuf";
  * import assert from "node:assert/strict";
- * assert.equal(fallbackTokenCount([{ block: { case: "text", value: { text: "héllo" } } }]), 2);
+ *
+ * const hello = create(ContentBlockSchema, { block: { case: "text", value: { text: "héllo" } } });
+ * assert.equal(fallbackTokenCount([hello]), 2); // 6 UTF-8 bytes / 4, rounded up
  * ```
  *
  * @param blocks Content blocks; only text blocks count.

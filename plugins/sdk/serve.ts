@@ -32,7 +32,7 @@ import {
   Health,
   HealthCheckResponse_ServingStatus,
 } from "../../proto/gen/grpc/health/v1/health_pb.ts";
-import { KernelCallbackService } from "../../proto/gen/pluggableharness/kernel/v1/service_pb.ts";
+import type { KernelCallbackService } from "../../proto/gen/pluggableharness/kernel/v1/service_pb.ts";
 import { createPluginLogger, type PluginLogger } from "./logger.ts";
 import type { CategoryName } from "./manifest.ts";
 
@@ -211,6 +211,7 @@ export async function serve(options: ServeOptions): Promise<PluginServer> {
   let resolveKernel!: (c: KernelClient) => void;
   const kernelReady = new Promise<KernelClient>((r) => (resolveKernel = r));
   let kernelClient: KernelClient | undefined;
+  let dialing: Promise<void> | undefined;
 
   const context: PluginContext = {
     kernel: () =>
@@ -279,10 +280,12 @@ export async function serve(options: ServeOptions): Promise<PluginServer> {
       try {
         for await (const info of reqs) {
           announced.set(info.serviceId, info);
-          if (info.serviceId === CALLBACK_BROKER_ID && !kernelClient) {
+          if (info.serviceId === CALLBACK_BROKER_ID && !dialing) {
             const network = info.network === "tcp" ? "tcp" : "unix";
-            kernelClient = createKernelClient(network, info.address);
-            resolveKernel(kernelClient);
+            dialing = createKernelClient(network, info.address).then((c) => {
+              kernelClient = c;
+              resolveKernel(c);
+            });
           }
         }
       } catch {
@@ -329,9 +332,14 @@ export async function serve(options: ServeOptions): Promise<PluginServer> {
   return { network, address, context };
 }
 
-function createKernelClient(
+async function createKernelClient(
   network: "unix" | "tcp",
   address: string,
-): KernelClient {
+): Promise<KernelClient> {
+  // Loaded on first use: the kernel service's descriptors pull in every
+  // package, which need not delay the handshake.
+  const { KernelCallbackService } = await import(
+    "../../proto/gen/pluggableharness/kernel/v1/service_pb.ts"
+  );
   return createClient(KernelCallbackService, dial(network, address));
 }
