@@ -7,38 +7,58 @@
  * runs with only the permissions its manifest declares and the operator
  * grants.
  *
- * This root module exports what most users need; the rest lives under
- * `@ph/agent/kernel`, `@ph/agent/plugin` (the plugin SDK) and
- * `@ph/agent/proto`.
+ * This root module holds what every user of the package needs to reason about
+ * plugins: the manifest format, the permission model and the errors a launch
+ * can end with. The plugin host is in `@ph/agent/kernel`, the plugin SDK in
+ * `@ph/agent/plugin`, and the wire contracts in `@ph/agent/proto` and
+ * `@ph/agent/proto/<area>`.
  *
- * @example Launch a plugin and call it
- * ```ts ignore
- * import { PluginHost, readManifest } from "@ph/agent";
- * import { ToolService } from "@ph/agent/proto/tool";
+ * @example What a plugin may do, before it runs
+ * ```ts
+ * import { parseManifest, resolvePermissions } from "@ph/agent";
+ * import assert from "node:assert/strict";
  *
- * await using host = new PluginHost({});
- * const manifest = await readManifest("plugins/echo/plugin.json");
- * const echo = await host.launch({ manifest, entrypoint: "plugins/echo/main.ts" });
- * const tool = echo.client(ToolService);
- * for await (const ev of tool.invoke({ call: { toolName: "echo", arguments: { text: "hi" } } })) {
- *   console.log(ev.event?.event);
- * }
+ * const manifest = parseManifest({
+ *   name: "gh", version: "1.0.0", category: "tool", protocol_version: 1,
+ *   runtime: "deno", entrypoint: "main.ts",
+ *   capabilities: { env: ["GITHUB_TOKEN"], run: ["git"] },
+ * }, "gh/plugin.json");
+ * const { effective, denied } = resolvePermissions(
+ *   manifest.capabilities,
+ *   { env: ["GITHUB_TOKEN"] },
+ *   { cwd: "/repo" },
+ * );
+ * assert.deepEqual(effective.env, ["GITHUB_TOKEN"]);
+ * assert.deepEqual(denied, [{ kind: "run", value: "git" }]);
  * ```
  *
  * @module
  */
 export {
-  type ExitInfo,
-  Plugin,
-  PluginCrashedError,
-  PluginHost,
-  type PluginHostOptions,
-  type PluginSpec,
-  PluginStartError,
-  resolvePermissions,
-} from "./kernel/mod.ts";
-export {
+  type CapabilityEnvelope,
+  CATEGORY_NAMES,
+  type CategoryName,
   ManifestError,
+  parseManifest,
   type PluginManifest,
+  type PluginRuntime,
   readManifest,
-} from "./plugins/sdk/mod.ts";
+} from "./plugins/sdk/manifest.ts";
+export {
+  type EffectivePermissions,
+  formatDenials,
+  PERMISSION_KINDS,
+  type PermissionDenial,
+  type PermissionGrant,
+  type PermissionKind,
+  type PermissionResolution,
+  resolvePermissions,
+  type ResolvePermissionsOptions,
+} from "./kernel/permissions.ts";
+export {
+  describeExit,
+  type ExitInfo,
+  PluginCrashedError,
+  PluginStartError,
+  type PluginStartErrorCode,
+} from "./kernel/errors.ts";

@@ -31,6 +31,8 @@ export class PluginStartError extends Error {
   /** The last lines the plugin wrote to stderr (may be empty). */
   readonly stderrTail: string;
   /**
+   * Creates the error.
+   *
    * @param code The stable reason.
    * @param plugin The plugin's name.
    * @param path The executable or module.
@@ -88,6 +90,8 @@ export class PluginCrashedError extends Error {
   /** The last lines the plugin wrote to stderr. */
   readonly stderrTail: string;
   /**
+   * Creates the error.
+   *
    * @param plugin The plugin's name.
    * @param exit How it ended.
    * @param stderrTail The tail of its stderr.

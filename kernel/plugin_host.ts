@@ -485,7 +485,11 @@ export class PluginHost implements AsyncDisposable {
   #ownsCallbackHost = false;
   #onUnload = () => this.killAllNow();
 
-  /** @param options Where callbacks are served and launch defaults. */
+  /**
+   * Creates a host; nothing starts until the first launch.
+   *
+   * @param options Where callbacks are served and launch defaults.
+   */
   constructor(options: PluginHostOptions) {
     this.#options = options;
     globalThis.addEventListener("unload", this.#onUnload);

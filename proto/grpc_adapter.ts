@@ -71,9 +71,11 @@ export interface HandlerContext {
   readonly metadata: grpc.Metadata;
 }
 
-type Init<M extends DescMessage> = MessageInitShape<M> | MessageShape<M>;
+/** A message, or an init object to create it from. */
+export type Init<M extends DescMessage> = MessageInitShape<M> | MessageShape<M>;
 
-type HandlerFor<M> = M extends {
+/** The handler type of one method, by its kind. */
+export type HandlerFor<M> = M extends {
   methodKind: "unary";
   input: infer I extends DescMessage;
   output: infer O extends DescMessage;
@@ -120,7 +122,8 @@ export interface BidiCall<I extends DescMessage, O extends DescMessage> {
   readonly responses: AsyncIterable<MessageShape<O>>;
 }
 
-type ClientMethodFor<M> = M extends {
+/** The client method type of one method, by its kind. */
+export type ClientMethodFor<M> = M extends {
   methodKind: "unary";
   input: infer I extends DescMessage;
   output: infer O extends DescMessage;

@@ -89,6 +89,8 @@ export class ManifestError extends SyntaxError {
   /** One line per problem, each naming the field. */
   readonly problems: readonly string[];
   /**
+   * Creates the error.
+   *
    * @param file The manifest's path or URL.
    * @param problems One line per problem.
    */
