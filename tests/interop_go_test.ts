@@ -32,13 +32,23 @@ const GO_FIXTURES = join(REPO, "tests", "go");
 const PROTO_DIR = join(REPO, "proto");
 /** Where Debian installs Go sources (`golang-*-dev` packages). */
 const GOCODE = "/usr/share/gocode";
-const PATH = Deno.env.get("PATH") ?? "/usr/local/bin:/usr/bin:/bin";
+const PATH = envGet("PATH") ?? "/usr/local/bin:/usr/bin:/bin";
 /** Proto packages the fixtures use directly; their imports are added. */
 const PROTO_ROOTS = ["pluggableharness/tool/v1", "pluggableharness/kernel/v1"];
 const encoder = new TextEncoder();
+/** Upper bound for one run of the Go host (start, calls and Kill). */
+const GOHOST_TIMEOUT_MS = 90_000;
 
 // ---------------------------------------------------------------------------
 // Prerequisites (checked once, at module load)
+
+function envGet(name: string): string | undefined {
+  try {
+    return Deno.env.get(name);
+  } catch {
+    return undefined; // no env permission: reported by missingPrerequisite
+  }
+}
 
 const INSTALL_HINT =
   "install golang-go golang-github-hashicorp-go-plugin-dev golang-google-grpc-dev golang-google-protobuf-dev protobuf-compiler";
@@ -68,9 +78,12 @@ function exists(path: string): boolean {
 
 function missingPrerequisite(): string | undefined {
   if (Deno.build.os === "windows") return "Windows is not supported";
-  try {
-    Deno.statSync(REPO);
-  } catch {
+  const names = ["read", "write", "env", "run"] as const;
+  if (
+    names.some((name) =>
+      Deno.permissions.querySync({ name }).state !== "granted"
+    )
+  ) {
     return "it needs read, write, env and run permissions (deno test -A)";
   }
   if (!onPath("go")) return `go not found on PATH; ${INSTALL_HINT}`;
@@ -488,14 +501,28 @@ Deno.test({
     // TMPDIR keeps both sides' sockets out of the shared /tmp.
     const tmp = await Deno.makeTempDir({ prefix: "ph-interop-gohost-" });
     try {
-      const out = await new Deno.Command(gohost, {
-        args: ["-deno", Deno.execPath(), "-repo", REPO, "-n", "1000"],
-        cwd: REPO,
-        env: { TMPDIR: tmp, NO_COLOR: "1" },
-        stdin: "null",
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
+      // go-plugin 1.0.1's Kill() has no deadline on its Shutdown call: bound
+      // the whole run so that a wedged plugin fails the test, not the suite.
+      const abort = new AbortController();
+      const timer = setTimeout(() => abort.abort(), GOHOST_TIMEOUT_MS);
+      let out: Deno.CommandOutput;
+      try {
+        out = await new Deno.Command(gohost, {
+          args: ["-deno", Deno.execPath(), "-repo", REPO, "-n", "1000"],
+          cwd: REPO,
+          env: { TMPDIR: tmp, NO_COLOR: "1" },
+          stdin: "null",
+          stdout: "piped",
+          stderr: "piped",
+          signal: abort.signal,
+        }).output();
+      } finally {
+        clearTimeout(timer);
+      }
+      assert.ok(
+        !abort.signal.aborted,
+        `gohost did not finish within ${GOHOST_TIMEOUT_MS} ms`,
+      );
       const stdout = new TextDecoder().decode(out.stdout);
       const stderr = new TextDecoder().decode(out.stderr);
       assert.equal(
@@ -527,18 +554,20 @@ Deno.test({
       console.log(
         `interop_go_test: Go host: plugin start+connect ${res.startMs} ms, echo ${res.echo.ms} ms, count(1000) ${res.count.ms} ms, tokens ${res.tokens.ms} ms, Kill() ${res.killMs} ms`,
       );
-      // go-plugin removes its broker socket; anything else left behind is
-      // the TypeScript plugin's (plugin.sock: see the note below).
-      const left: string[] = [];
-      for await (const e of Deno.readDir(tmp)) left.push(e.name);
-      assert.deepEqual(left.filter((n) => n !== "plugin.sock"), []);
-      if (left.includes("plugin.sock")) {
-        // Known SDK defect: serve()'s exit path calls Deno.exit without
-        // unlinking its unix socket; under a Go host it stays in $TMPDIR.
+      if (res.killMs > 1000) {
+        // Known Deno 2.9.6 defect: a GOAWAY from a Go server (here the
+        // host's callback server, GracefulStop'ped when Kill() closes the
+        // broker) makes Deno's node:http2 client spin at 100% CPU for up to
+        // seconds, so the plugin sees the Shutdown call late.
         console.log(
-          "interop_go_test: note: the TypeScript plugin left its socket plugin.sock in TMPDIR",
+          "interop_go_test: note: slow Kill(): the plugin's event loop stalled on the callback server's GOAWAY",
         );
       }
+      // go-plugin removes its broker socket, and the TypeScript plugin its
+      // own: nothing is left behind in the shared TMPDIR.
+      const left: string[] = [];
+      for await (const e of Deno.readDir(tmp)) left.push(e.name);
+      assert.deepEqual(left, []);
     } finally {
       await Deno.remove(tmp, { recursive: true });
     }

@@ -237,6 +237,18 @@ export async function serve(options: ServeOptions): Promise<PluginServer> {
   (context as { log: PluginLogger }).log = createPluginLogger(context.kernel);
 
   let exiting = false;
+  let socketPath: string | undefined;
+  // Under a go-plugin host the socket sits in a shared directory, where a
+  // stale file would pile up.
+  const removeSocket = () => {
+    if (!socketPath) return;
+    try {
+      Deno.removeSync(socketPath);
+    } catch {
+      // already gone
+    }
+    socketPath = undefined;
+  };
   const exit = async (code: number) => {
     if (exiting) return;
     exiting = true;
@@ -249,6 +261,7 @@ export async function serve(options: ServeOptions): Promise<PluginServer> {
         new Promise((r) => setTimeout(r, 2000)),
       ]);
     } finally {
+      removeSocket();
       Deno.exit(code);
     }
   };
@@ -277,6 +290,11 @@ export async function serve(options: ServeOptions): Promise<PluginServer> {
   });
   addService(server, GRPCBroker, {
     async *startStream(reqs) {
+      // The host is connected (it opens the broker right after dialing):
+      // unlink our socket now, so that nothing is left behind even if this
+      // process dies abruptly (Deno's HTTP/2 stack can crash on a peer's
+      // GOAWAY; see the README).
+      removeSocket();
       try {
         for await (const info of reqs) {
           announced.set(info.serviceId, info);
@@ -322,6 +340,7 @@ export async function serve(options: ServeOptions): Promise<PluginServer> {
   Deno.unrefTimer(watchdog);
 
   const { network, address } = await listen(server);
+  if (network === "unix") socketPath = address;
   const line = new TextEncoder().encode(
     formatHandshakeLine({ appVersion, network, address }) + "\n",
   );

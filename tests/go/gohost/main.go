@@ -12,6 +12,8 @@
 // Usage:
 //
 //	gohost -deno /path/to/deno -repo /path/to/repo [-n 1000]
+//
+// GOHOST_LOG_LEVEL=debug (or trace) shows go-plugin's own log lines.
 package main
 
 import (
@@ -254,10 +256,12 @@ func main() {
 		fail("%v", err)
 	}
 
+	logger.Debug("calls done, killing the plugin")
 	killStart := time.Now()
 	client.Kill()
 	killed = true
 	killMs := ms(time.Since(killStart))
+	logger.Debug("plugin killed", "ms", killMs)
 
 	kernel.mu.Lock()
 	defer kernel.mu.Unlock()
