@@ -19,235 +19,11 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { type Plugin, PluginHost } from "../kernel/mod.ts";
-import { parseManifest } from "../plugins/sdk/mod.ts";
+import { build, goManifest, PATH, REPO, SKIP } from "./_go_build.ts";
 import { Category } from "../proto/gen/pluggableharness/common/v1/types_pb.ts";
 import { ToolService } from "../proto/gen/pluggableharness/tool/v1/service_pb.ts";
-
-const REPO = fileURLToPath(new URL("../", import.meta.url)).replace(/\/$/, "");
-const GO_FIXTURES = join(REPO, "tests", "go");
-const PROTO_DIR = join(REPO, "proto");
-/** Where Debian installs Go sources (`golang-*-dev` packages). */
-const GOCODE = "/usr/share/gocode";
-const PATH = envGet("PATH") ?? "/usr/local/bin:/usr/bin:/bin";
-/** Proto packages the fixtures use directly; their imports are added. */
-const PROTO_ROOTS = ["pluggableharness/tool/v1", "pluggableharness/kernel/v1"];
-const encoder = new TextEncoder();
-/** Upper bound for one run of the Go host (start, calls and Kill). */
-const GOHOST_TIMEOUT_MS = 90_000;
-
-// ---------------------------------------------------------------------------
-// Prerequisites (checked once, at module load)
-
-function envGet(name: string): string | undefined {
-  try {
-    return Deno.env.get(name);
-  } catch {
-    return undefined; // no env permission: reported by missingPrerequisite
-  }
-}
-
-const INSTALL_HINT =
-  "install golang-go golang-github-hashicorp-go-plugin-dev golang-google-grpc-dev golang-google-protobuf-dev protobuf-compiler";
-
-function onPath(name: string): string | undefined {
-  for (const dir of PATH.split(":")) {
-    if (!dir) continue;
-    try {
-      const p = join(dir, name);
-      const st = Deno.statSync(p);
-      if (st.isFile && ((st.mode ?? 0o755) & 0o111) !== 0) return p;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
-
-function exists(path: string): boolean {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function missingPrerequisite(): string | undefined {
-  if (Deno.build.os === "windows") return "Windows is not supported";
-  const names = ["read", "write", "env", "run"] as const;
-  if (
-    names.some((name) =>
-      Deno.permissions.querySync({ name }).state !== "granted"
-    )
-  ) {
-    return "it needs read, write, env and run permissions (deno test -A)";
-  }
-  if (!onPath("go")) return `go not found on PATH; ${INSTALL_HINT}`;
-  if (!onPath("protoc")) return `protoc not found on PATH; ${INSTALL_HINT}`;
-  const sources: [string, string][] = [
-    ["github.com/hashicorp/go-plugin", "golang-github-hashicorp-go-plugin-dev"],
-    ["google.golang.org/grpc/cmd/protoc-gen-go-grpc", "golang-google-grpc-dev"],
-    [
-      "google.golang.org/protobuf/cmd/protoc-gen-go",
-      "golang-google-protobuf-dev",
-    ],
-  ];
-  for (const [pkg, deb] of sources) {
-    if (!exists(join(GOCODE, "src", pkg))) {
-      return `${GOCODE}/src/${pkg} not found; install ${deb} (${INSTALL_HINT})`;
-    }
-  }
-  return undefined;
-}
-
-const SKIP = missingPrerequisite();
-if (SKIP) console.error(`interop_go_test: skipped: ${SKIP}`);
-
-// ---------------------------------------------------------------------------
-// Building the Go fixtures, once per run
-
-interface Built {
-  gotool: string;
-  gohost: string;
-}
-
-/**
- * `go build` flags: -trimpath keeps the build cache keys of the generated
- * packages independent of the temporary workspace's path (so a second run
- * reuses them), and no symbol tables or DWARF make linking faster.
- */
-const GO_BUILD = ["build", "-trimpath", "-ldflags=-s -w", "-o"];
-
-let built: Promise<Built> | undefined;
-
-function build(): Promise<Built> {
-  built ??= buildFixtures();
-  return built;
-}
-
-async function run(
-  cmd: string,
-  args: string[],
-  options: { cwd?: string; env?: Record<string, string> } = {},
-): Promise<Deno.CommandOutput> {
-  const out = await new Deno.Command(cmd, {
-    args,
-    cwd: options.cwd ?? REPO,
-    ...(options.env ? { env: options.env, clearEnv: true } : {}),
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  if (!out.success) {
-    const dec = new TextDecoder();
-    throw new Error(
-      `${cmd} ${args.join(" ")} failed (exit ${out.code}):\n${
-        dec.decode(out.stderr)
-      }${dec.decode(out.stdout)}`,
-    );
-  }
-  return out;
-}
-
-/** The .proto files under `roots` plus everything they import (not google/). */
-async function protoClosure(roots: string[]): Promise<string[]> {
-  const seen = new Set<string>();
-  const visit = async (file: string): Promise<void> => {
-    if (seen.has(file) || file.startsWith("google/")) return;
-    seen.add(file);
-    const text = await Deno.readTextFile(join(PROTO_DIR, file));
-    for (const m of text.matchAll(/^import\s+(?:public\s+)?"([^"]+)";/gm)) {
-      await visit(m[1]!);
-    }
-  };
-  for (const root of roots) {
-    for await (const e of Deno.readDir(join(PROTO_DIR, root))) {
-      if (e.isFile && e.name.endsWith(".proto")) {
-        await visit(`${root}/${e.name}`);
-      }
-    }
-  }
-  return [...seen].sort();
-}
-
-async function buildFixtures(): Promise<Built> {
-  const ws = await Deno.makeTempDir({ prefix: "ph-interop-go-" });
-  globalThis.addEventListener("unload", () => {
-    try {
-      Deno.removeSync(ws, { recursive: true });
-    } catch {
-      // already gone
-    }
-  });
-  const bin = join(ws, "bin");
-  const base = Deno.env.toObject();
-  const goEnv = (gopath: string): Record<string, string> => ({
-    ...base,
-    // Offline, GOPATH mode, against Debian's packaged sources.
-    GO111MODULE: "off",
-    GOPROXY: "off",
-    GOFLAGS: "",
-    GOPATH: gopath,
-    CGO_ENABLED: "0",
-    ...(base.GOCACHE || base.HOME || base.XDG_CACHE_HOME
-      ? {}
-      : { GOCACHE: join(ws, "gocache") }),
-  });
-  const started = performance.now();
-  const step = (label: string, t0: number) =>
-    console.log(
-      `interop_go_test: build: ${label} ${
-        (performance.now() - t0).toFixed(0)
-      } ms`,
-    );
-
-  // 1. Debian's current generators (its protoc-gen-go 1.3 rejects proto3
-  //    `optional`), built from the packaged sources.
-  let t0 = performance.now();
-  await run("go", [
-    ...GO_BUILD,
-    `${bin}/`,
-    "google.golang.org/protobuf/cmd/protoc-gen-go",
-    "google.golang.org/grpc/cmd/protoc-gen-go-grpc",
-  ], { env: goEnv(GOCODE) });
-  step("protoc-gen-go + protoc-gen-go-grpc", t0);
-
-  // 2. Go code of the contracts the fixtures use, at
-  //    <ws>/src/phagent/gen/pluggableharness/<area>/v1 (from go_package).
-  t0 = performance.now();
-  const files = await protoClosure(PROTO_ROOTS);
-  const src = join(ws, "src");
-  await Deno.mkdir(src, { recursive: true });
-  await run("protoc", [
-    "-I",
-    PROTO_DIR,
-    `--plugin=protoc-gen-go=${bin}/protoc-gen-go`,
-    `--plugin=protoc-gen-go-grpc=${bin}/protoc-gen-go-grpc`,
-    `--go_out=${src}`,
-    "--go_opt=paths=import",
-    `--go-grpc_out=${src}`,
-    "--go-grpc_opt=paths=import",
-    ...files,
-  ]);
-  step(`protoc (${files.length} files)`, t0);
-
-  // 3. Both fixtures in one go build.
-  t0 = performance.now();
-  await run("go", [...GO_BUILD, `${bin}/`, "./gotool", "./gohost"], {
-    cwd: GO_FIXTURES,
-    env: goEnv(`${ws}:${GOCODE}`),
-  });
-  step("gotool + gohost", t0);
-  step("total", started);
-  return { gotool: join(bin, "gotool"), gohost: join(bin, "gohost") };
-}
-
-// ---------------------------------------------------------------------------
-// Helpers
 
 interface Outcome {
   progress: number;
@@ -298,18 +74,6 @@ async function invoke(
   return { progress, payload: payload! };
 }
 
-function goManifest() {
-  return parseManifest({
-    name: "gotool",
-    version: "0.1.0",
-    category: "tool",
-    protocol_version: 1,
-    runtime: "executable",
-    entrypoint: "gotool",
-    capabilities: {},
-  }, "interop_go_test.ts (inline)");
-}
-
 function expectedTokens(text: string): number {
   return Math.ceil(encoder.encode(text).length / 4);
 }
@@ -340,6 +104,12 @@ async function withStderr<T>(plugin: Plugin, fn: () => Promise<T>): Promise<T> {
     throw err;
   }
 }
+
+if (SKIP) console.error(`interop_go_test: skipped: ${SKIP}`);
+
+const encoder = new TextEncoder();
+/** Upper bound for one run of the Go host (start, calls and Kill). */
+const GOHOST_TIMEOUT_MS = 90_000;
 
 // ---------------------------------------------------------------------------
 // Tests

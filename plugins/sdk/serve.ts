@@ -207,31 +207,44 @@ export async function serve(options: ServeOptions): Promise<PluginServer> {
   const appVersion = negotiateAppVersion(env(HANDSHAKE_ENV.protocolVersions));
 
   const callbackTimeoutMs = options.callbackTimeoutMs ?? 10_000;
+  // Every announcement is kept for the process lifetime (go-plugin's own
+  // broker forgets one after 5 s). The callback channel is dialed at its
+  // first use, so a plugin that never calls back never pays for it, and
+  // start-up stays short.
   const announced = new Map<number, ConnInfo>();
-  let resolveKernel!: (c: KernelClient) => void;
-  const kernelReady = new Promise<KernelClient>((r) => (resolveKernel = r));
-  let kernelClient: KernelClient | undefined;
-  let dialing: Promise<void> | undefined;
+  const callbackAnnounced = Promise.withResolvers<ConnInfo>();
+  let kernelClient: Promise<KernelClient> | undefined;
 
   const context: PluginContext = {
     kernel: () =>
-      kernelClient
-        ? Promise.resolve(kernelClient)
-        : new Promise((resolve, reject) => {
-          const t = setTimeout(
-            () =>
-              reject(
-                new Error(
-                  `plugin "${options.identity.name}": the kernel callback channel was not announced within ${callbackTimeoutMs} ms`,
-                ),
-              ),
-            callbackTimeoutMs,
+      kernelClient ??= (async () => {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        try {
+          const info = await Promise.race([
+            callbackAnnounced.promise,
+            new Promise<never>((_, reject) => {
+              timer = setTimeout(
+                () =>
+                  reject(
+                    new Error(
+                      `plugin "${options.identity.name}": the kernel callback channel was not announced within ${callbackTimeoutMs} ms`,
+                    ),
+                  ),
+                callbackTimeoutMs,
+              );
+            }),
+          ]);
+          return await createKernelClient(
+            info.network === "tcp" ? "tcp" : "unix",
+            info.address,
           );
-          kernelReady.then((c) => {
-            clearTimeout(t);
-            resolve(c);
-          });
-        }),
+        } catch (err) {
+          kernelClient = undefined; // let a later call try again
+          throw err;
+        } finally {
+          clearTimeout(timer);
+        }
+      })(),
     log: undefined as unknown as PluginLogger,
   };
   (context as { log: PluginLogger }).log = createPluginLogger(context.kernel);
@@ -298,12 +311,8 @@ export async function serve(options: ServeOptions): Promise<PluginServer> {
       try {
         for await (const info of reqs) {
           announced.set(info.serviceId, info);
-          if (info.serviceId === CALLBACK_BROKER_ID && !dialing) {
-            const network = info.network === "tcp" ? "tcp" : "unix";
-            dialing = createKernelClient(network, info.address).then((c) => {
-              kernelClient = c;
-              resolveKernel(c);
-            });
+          if (info.serviceId === CALLBACK_BROKER_ID) {
+            callbackAnnounced.resolve(info);
           }
         }
       } catch {
