@@ -767,11 +767,17 @@ export class PluginHost implements AsyncDisposable {
       await endpoint.close();
       await Deno.remove(dir, { recursive: true }).catch(() => {});
     };
-    const abortLaunch = async (err: Error): Promise<never> => {
+    // The error is built once the process is gone and its stderr drained,
+    // so that its tail holds everything the plugin said.
+    const abortLaunch = async (
+      code: ConstructorParameters<typeof PluginStartError>[0],
+      detail: string,
+      cause?: unknown,
+    ): Promise<never> => {
       killChild();
       await exited;
       await cleanupDir();
-      throw err;
+      throw fail(code, detail, stderr.text(), cause);
     };
 
     // 4. Handshake line, bounded by the start timeout.
@@ -794,16 +800,14 @@ export class PluginHost implements AsyncDisposable {
     clearTimeout(timer);
     if (first === "aborted") {
       return await abortLaunch(
-        fail("plugin_start_timeout", "the launch was cancelled"),
+        "plugin_start_timeout",
+        "the launch was cancelled",
       );
     }
     if (first === "timeout") {
       return await abortLaunch(
-        fail(
-          "plugin_start_timeout",
-          `no handshake line within ${startTimeoutMs} ms (expected "CORE|APP|NETWORK|ADDR|grpc" on stdout)`,
-          stderr.text(),
-        ),
+        "plugin_start_timeout",
+        `no handshake line within ${startTimeoutMs} ms (expected "CORE|APP|NETWORK|ADDR|grpc" on stdout)`,
       );
     }
     if (first.kind === "eof") {
@@ -818,22 +822,16 @@ export class PluginHost implements AsyncDisposable {
         ? `; it printed ${JSON.stringify(first.preview)}`
         : "";
       return await abortLaunch(
-        fail(
-          "plugin_exited_before_handshake",
-          `${how} before printing a handshake line${printed}`,
-          stderr.text(),
-        ),
+        "plugin_exited_before_handshake",
+        `${how} before printing a handshake line${printed}`,
       );
     }
     if (first.kind === "too_long") {
       return await abortLaunch(
-        fail(
-          "plugin_handshake_invalid",
-          `it printed more than 4096 bytes without a newline before its handshake line, starting ${
-            JSON.stringify(first.preview)
-          }`,
-          stderr.text(),
-        ),
+        "plugin_handshake_invalid",
+        `it printed more than 4096 bytes without a newline before its handshake line, starting ${
+          JSON.stringify(first.preview)
+        }`,
       );
     }
     let hs;
@@ -844,9 +842,7 @@ export class PluginHost implements AsyncDisposable {
         err instanceof HandshakeError && err.code === "handshake_app_version"
           ? "plugin_version_mismatch"
           : "plugin_handshake_invalid";
-      return await abortLaunch(
-        fail(code, (err as Error).message, stderr.text(), err),
-      );
+      return await abortLaunch(code, (err as Error).message, err);
     }
 
     // 5. Connect and check health within the remaining start time.
@@ -873,14 +869,11 @@ export class PluginHost implements AsyncDisposable {
     } catch (err) {
       channel.close();
       return await abortLaunch(
-        fail(
-          "plugin_health_failed",
-          `it did not answer its health check at ${hs.network}:${hs.address}: ${
-            err instanceof Error ? err.message : err
-          }`,
-          stderr.text(),
-          err,
-        ),
+        "plugin_health_failed",
+        `it did not answer its health check at ${hs.network}:${hs.address}: ${
+          err instanceof Error ? err.message : err
+        }`,
+        err,
       );
     }
 
