@@ -79,7 +79,7 @@ async function expectStartError(
 
 Deno.test("garbage on stdout before the handshake is refused, quoting it", async () => {
   await expectStartError(
-    'echo "Welcome to my plugin!"; echo "loading" >&2; sleep 30',
+    'echo "loading" >&2; echo "Welcome to my plugin!"; sleep 30',
     "plugin_handshake_invalid",
     /unrecognized handshake line "Welcome to my plugin!": expected "CORE\|APP\|NETWORK\|ADDR\|grpc"/,
     { stderr: /loading/ },

@@ -148,7 +148,7 @@ Deno.test("close() kills a plugin that does not stop within the drain window", a
   await probe.close();
   const took = performance.now() - started;
   assert.ok(
-    took >= 250 && took < 1500,
+    took >= 250 && took < 2500,
     `killed after the drain window (${took.toFixed(0)} ms)`,
   );
   assert.equal((await probe.exited).signal, "SIGKILL");
