@@ -18,7 +18,12 @@ import { getLogger } from "@logtape/logtape";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { KernelCallbackService } from "../proto/gen/pluggableharness/kernel/v1/service_pb.ts";
-import { Code, toMessage, toStatusObject } from "../proto/grpc_adapter.ts";
+import {
+  Code,
+  GRPC_JS_ENV,
+  toMessage,
+  toStatusObject,
+} from "../proto/grpc_adapter.ts";
 import {
   CALLBACK_SOCKET_NAME,
   type CallbackEndpoint,
@@ -45,24 +50,6 @@ import {
 const GATEWAY_MODULE =
   new URL("./_callback_gateway_main.ts", import.meta.url).href;
 const log = getLogger(["ph-agent", "kernel", "callback-gateway"]);
-
-/** grpc-js reads these at import; the gateway may read nothing else. */
-const GRPC_ENV = [
-  "GRPC_DEFAULT_SSL_ROOTS_FILE_PATH",
-  "GRPC_EXPERIMENTAL_ENABLE_OUTLIER_DETECTION",
-  "GRPC_NODE_DEBUG_SEND_ERROR_DETAILS",
-  "GRPC_NODE_TRACE",
-  "GRPC_NODE_USE_ALTERNATIVE_RESOLVER",
-  "GRPC_NODE_VERBOSITY",
-  "GRPC_SSL_CIPHER_SUITES",
-  "GRPC_TRACE",
-  "GRPC_VERBOSITY",
-  "grpc_proxy",
-  "http_proxy",
-  "https_proxy",
-  "no_grpc_proxy",
-  "no_proxy",
-];
 
 /** Restarts allowed within one minute before the gateway is given up. */
 export const MAX_GATEWAY_RESTARTS_PER_MINUTE = 20;
@@ -163,7 +150,7 @@ export class IsolatedCallbackHost implements CallbackHost {
         "--cached-only",
         "--no-prompt",
         ...(remote ? ["--no-config", ...importFlag(GATEWAY_MODULE)] : []),
-        `--allow-env=${GRPC_ENV.join(",")}`,
+        `--allow-env=${GRPC_JS_ENV.join(",")}`,
         `--allow-read=${root}`,
         `--allow-write=${root}`,
         // Endpoint sockets are created on demand and Deno needs an exact

@@ -20,6 +20,7 @@ import {
   Code,
   createClient,
   dial,
+  GRPC_JS_ENV,
   GrpcStatusError,
   type ServiceClient,
 } from "../proto/grpc_adapter.ts";
@@ -93,20 +94,7 @@ export const SDK_ENV_NAMES: readonly string[] = [
   ...Object.values(HANDSHAKE_ENV),
   "TMPDIR",
   "OTEL_RESOURCE_ATTRIBUTES",
-  "GRPC_DEFAULT_SSL_ROOTS_FILE_PATH",
-  "GRPC_EXPERIMENTAL_ENABLE_OUTLIER_DETECTION",
-  "GRPC_NODE_DEBUG_SEND_ERROR_DETAILS",
-  "GRPC_NODE_TRACE",
-  "GRPC_NODE_USE_ALTERNATIVE_RESOLVER",
-  "GRPC_NODE_VERBOSITY",
-  "GRPC_SSL_CIPHER_SUITES",
-  "GRPC_TRACE",
-  "GRPC_VERBOSITY",
-  "grpc_proxy",
-  "http_proxy",
-  "https_proxy",
-  "no_grpc_proxy",
-  "no_proxy",
+  ...GRPC_JS_ENV,
 ];
 
 /** What to launch. */

@@ -469,6 +469,27 @@ export function createClient<S extends DescService>(
   return out as ServiceClient<S>;
 }
 
+/**
+ * Environment variables `@grpc/grpc-js` reads when it is imported; a
+ * scoped Deno process that loads it needs `--allow-env` for these names.
+ */
+export const GRPC_JS_ENV: readonly string[] = [
+  "GRPC_DEFAULT_SSL_ROOTS_FILE_PATH",
+  "GRPC_EXPERIMENTAL_ENABLE_OUTLIER_DETECTION",
+  "GRPC_NODE_DEBUG_SEND_ERROR_DETAILS",
+  "GRPC_NODE_TRACE",
+  "GRPC_NODE_USE_ALTERNATIVE_RESOLVER",
+  "GRPC_NODE_VERBOSITY",
+  "GRPC_SSL_CIPHER_SUITES",
+  "GRPC_TRACE",
+  "GRPC_VERBOSITY",
+  "grpc_proxy",
+  "http_proxy",
+  "https_proxy",
+  "no_grpc_proxy",
+  "no_proxy",
+];
+
 /** grpc-js channel options used on every plugin connection. */
 export const CHANNEL_OPTIONS: grpc.ChannelOptions = {
   "grpc.max_receive_message_length": 256 * 1024 * 1024,

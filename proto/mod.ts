@@ -26,6 +26,7 @@ export {
   Code,
   createClient,
   dial,
+  GRPC_JS_ENV,
   GrpcStatusError,
   type HandlerContext,
   type HandlerFor,
