@@ -1,0 +1,689 @@
+import assert from "node:assert/strict";
+import type { SourceRange } from "./diagnostic.ts";
+import {
+  checkPolicies,
+  compareSpecificity,
+  detectConflicts,
+  emptyMatchWarnings,
+  evaluatePolicy,
+  formatPolicyMatch,
+  matchesCall,
+  normalizePolicy,
+  type PolicyCall,
+  type PolicyDecision,
+  type PolicyMatch,
+  type PolicyRule,
+  type RiskClass,
+  specificity,
+  type ToolKind,
+} from "./policy.ts";
+
+function at(line: number): SourceRange {
+  return {
+    file: "agent.hcl",
+    start: { line, column: 1, byte: line * 100 },
+    end: { line, column: 2, byte: line * 100 + 1 },
+  };
+}
+
+function call(
+  kind: ToolKind,
+  provider: string,
+  toolName: string,
+  risk: RiskClass,
+): PolicyCall {
+  return { kind, provider, toolName, risk };
+}
+
+// config.md §6.6, the four rules of the worked example.
+const WORKED_RULES: PolicyRule[] = [
+  {
+    name: "reads_ok",
+    match: { kind: "data_source" },
+    action: "allow",
+    range: at(1),
+  },
+  {
+    name: "fs_writes_need_approval",
+    match: { provider: "fs", kind: "resource" },
+    action: "ask",
+    range: at(6),
+  },
+  {
+    name: "never_delete",
+    match: { toolName: "delete_tree" },
+    action: "deny",
+    range: at(11),
+  },
+  {
+    name: "critical_blocked",
+    match: { risk: "critical" },
+    action: "deny",
+    range: at(16),
+  },
+];
+
+Deno.test("§6.6 worked example: the four rules load without errors or warnings", () => {
+  assert.deepEqual(checkPolicies(WORKED_RULES), []);
+});
+
+Deno.test("§6.6 worked example: decisions per call", async (t) => {
+  // [label, call, candidates, decision]
+  const cases: [string, PolicyCall, string[], PolicyDecision][] = [
+    [
+      "data_source grep.search read_only -> reads_ok allows",
+      call("data_source", "grep", "search", "read_only"),
+      ["reads_ok"],
+      { action: "allow", decidedBy: "reads_ok", downgraded: false },
+    ],
+    [
+      "resource fs.write_file moderate -> fs_writes_need_approval asks",
+      call("resource", "fs", "write_file", "moderate"),
+      ["fs_writes_need_approval"],
+      {
+        action: "ask",
+        decidedBy: "fs_writes_need_approval",
+        downgraded: false,
+      },
+    ],
+    [
+      "resource fs.delete_tree critical -> never_delete (T,F,F,F) denies",
+      call("resource", "fs", "delete_tree", "critical"),
+      ["fs_writes_need_approval", "never_delete", "critical_blocked"],
+      { action: "deny", decidedBy: "never_delete", downgraded: false },
+    ],
+    [
+      "resource shell.exec critical -> critical_blocked denies",
+      call("resource", "shell", "exec", "critical"),
+      ["critical_blocked"],
+      { action: "deny", decidedBy: "critical_blocked", downgraded: false },
+    ],
+    [
+      "resource shell.exec high -> no candidate, ask by default",
+      call("resource", "shell", "exec", "high"),
+      [],
+      { action: "ask", decidedBy: "", downgraded: false },
+    ],
+    [
+      "interactive ui.ask_user read_only -> kind rules skip it, allow by default",
+      call("interactive", "ui", "ask_user", "read_only"),
+      [],
+      { action: "allow", decidedBy: "", downgraded: false },
+    ],
+  ];
+  for (const [label, c, candidates, decision] of cases) {
+    await t.step(label, () => {
+      assert.deepEqual(
+        WORKED_RULES.filter((r) => matchesCall(r.match, c)).map((r) => r.name),
+        candidates,
+      );
+      assert.deepEqual(evaluatePolicy(WORKED_RULES, c), decision);
+    });
+  }
+});
+
+Deno.test("§6.6 load-time verdicts", async (t) => {
+  // [label, first match, second match, conflict?]
+  const cases: [string, PolicyMatch, PolicyMatch, boolean][] = [
+    [
+      "{ provider = fs, kind = resource } vs { provider = web, kind = resource }: OK (shared field differs)",
+      { provider: "fs", kind: "resource" },
+      { provider: "web", kind: "resource" },
+      false,
+    ],
+    [
+      "{ tool_name = a } vs { tool_name = a }: conflict",
+      { toolName: "a" },
+      { toolName: "a" },
+      true,
+    ],
+    [
+      "{ risk = high } (deny) vs { risk = high } (deny): conflict, actions ignored",
+      { risk: "high" },
+      { risk: "high" },
+      true,
+    ],
+    [
+      "{ risk = high } vs { risk = high, kind = resource }: OK (different tuples)",
+      { risk: "high" },
+      { risk: "high", kind: "resource" },
+      false,
+    ],
+  ];
+  for (const [label, a, b, conflict] of cases) {
+    await t.step(label, () => {
+      const rules: PolicyRule[] = [
+        { name: "first", match: a, action: "deny", range: at(1) },
+        { name: "second", match: b, action: "deny", range: at(5) },
+      ];
+      const diagnostics = detectConflicts(rules);
+      assert.equal(diagnostics.length, conflict ? 1 : 0);
+      if (conflict) {
+        assert.equal(diagnostics[0]?.code, "E_POLICY_CONFLICT");
+        assert.equal(diagnostics[0]?.severity, "error");
+      }
+    });
+  }
+  await t.step("{} alone: OK + warning", () => {
+    const rules: PolicyRule[] = [
+      { name: "everything", match: {}, action: "ask", range: at(1) },
+    ];
+    assert.deepEqual(detectConflicts(rules), []);
+    const all = checkPolicies(rules);
+    assert.equal(all.length, 1);
+    assert.equal(all[0]?.severity, "warning");
+    assert.equal(all[0]?.code, "W_POLICY_EMPTY_MATCH");
+    assert.deepEqual(all[0]?.range, at(1));
+  });
+});
+
+Deno.test("§6.6 a { kind = data_source } rule that asks is legal and downgraded every time it wins", () => {
+  const rules: PolicyRule[] = [
+    { name: "ask_reads", match: { kind: "data_source" }, action: "ask" },
+  ];
+  assert.deepEqual(checkPolicies(rules), []);
+  for (const tool of ["search", "read_file"]) {
+    assert.deepEqual(
+      evaluatePolicy(rules, call("data_source", "fs", tool, "read_only")),
+      { action: "deny", decidedBy: "ask_reads", downgraded: true },
+    );
+  }
+});
+
+Deno.test("§6.5 detectConflicts() ignores the actions", () => {
+  for (
+    const [a, b] of [["allow", "allow"], ["allow", "deny"], ["ask", "ask"]]
+  ) {
+    const d = detectConflicts([
+      { name: "x", match: { toolName: "t" }, action: a as "allow" },
+      { name: "y", match: { toolName: "t" }, action: b as "allow" },
+    ]);
+    assert.equal(d.length, 1, `${a} vs ${b}`);
+  }
+});
+
+Deno.test("§6.5 detectConflicts(): same tuple, different values do not conflict", () => {
+  assert.deepEqual(
+    detectConflicts([
+      { name: "r", match: { toolName: "read_file" }, action: "allow" },
+      { name: "w", match: { toolName: "write_file" }, action: "deny" },
+    ]),
+    [],
+  );
+});
+
+Deno.test("§6.5 detectConflicts(): different tuples never conflict even when both match a call", () => {
+  const rules: PolicyRule[] = [
+    { name: "fs", match: { provider: "fs" }, action: "allow" },
+    { name: "write", match: { toolName: "write_file" }, action: "deny" },
+  ];
+  assert.deepEqual(detectConflicts(rules), []);
+  assert.equal(
+    evaluatePolicy(rules, call("resource", "fs", "write_file", "low"))
+      .decidedBy,
+    "write",
+  );
+});
+
+Deno.test("§6.5 detectConflicts(): two empty matches conflict", () => {
+  const d = detectConflicts([
+    { name: "e1", match: {}, action: "allow" },
+    { name: "e2", match: {}, action: "allow" },
+  ]);
+  assert.equal(d.length, 1);
+  assert.equal(d[0]?.summary, 'Conflicting policies "e1" and "e2"');
+});
+
+Deno.test("§6.5 detectConflicts() names both rules and points at the second", () => {
+  const [d, ...rest] = detectConflicts([
+    { name: "a", match: { toolName: "a" }, action: "allow", range: at(3) },
+    { name: "b", match: { toolName: "a" }, action: "deny", range: at(8) },
+  ]);
+  assert.equal(rest.length, 0);
+  assert.ok(d);
+  assert.equal(d.summary, 'Conflicting policies "a" and "b"');
+  assert.deepEqual(d.range, at(8));
+  assert.match(d.detail!, /policy "a" \(agent\.hcl:3:1\)/);
+  assert.match(d.detail!, /\{ tool_name = "a" \}/);
+  assert.match(d.detail!, /"allow" and "deny"/);
+});
+
+Deno.test("detectConflicts() reports each repeat once, against the first rule", () => {
+  const rules: PolicyRule[] = ["r1", "r2", "r3"].map((name, i) => ({
+    name,
+    match: { provider: "fs", kind: "resource" },
+    action: "ask",
+    range: at(i + 1),
+  }));
+  const d = detectConflicts(rules);
+  assert.deepEqual(d.map((x) => x.summary), [
+    'Conflicting policies "r1" and "r2"',
+    'Conflicting policies "r1" and "r3"',
+  ]);
+});
+
+Deno.test("detectConflicts(): an empty string is a value, not an absent field", () => {
+  assert.deepEqual(
+    detectConflicts([
+      { name: "a", match: { toolName: "" }, action: "allow" },
+      { name: "b", match: {}, action: "allow" },
+    ]),
+    [],
+  );
+});
+
+Deno.test("detectConflicts(): field order and object identity do not matter", () => {
+  const d = detectConflicts([
+    { name: "a", match: { kind: "resource", provider: "fs" }, action: "allow" },
+    { name: "b", match: { provider: "fs", kind: "resource" }, action: "allow" },
+  ]);
+  assert.equal(d.length, 1);
+});
+
+Deno.test("§6.3 specificity(): the tuple examples", async (t) => {
+  const cases: [PolicyMatch, [boolean, boolean, boolean, boolean]][] = [
+    [{ toolName: "write_file" }, [true, false, false, false]],
+    [{ provider: "fs", kind: "resource" }, [false, true, false, true]],
+    [{ provider: "fs" }, [false, true, false, false]],
+    [{ risk: "critical", kind: "resource" }, [false, false, true, true]],
+    [{ kind: "data_source" }, [false, false, false, true]],
+    [{}, [false, false, false, false]],
+    [
+      { toolName: "x", provider: "p", risk: "low", kind: "resource" },
+      [true, true, true, true],
+    ],
+  ];
+  for (const [match, tuple] of cases) {
+    await t.step(formatPolicyMatch(match), () => {
+      assert.deepEqual(specificity(match), tuple);
+    });
+  }
+});
+
+Deno.test("§6.3 compareSpecificity(): the ranking examples", async (t) => {
+  // [more specific, less specific]
+  const cases: [PolicyMatch, PolicyMatch][] = [
+    [{ toolName: "write_file" }, { provider: "fs", kind: "resource" }],
+    [{ toolName: "write_file" }, {
+      provider: "fs",
+      risk: "high",
+      kind: "resource",
+    }],
+    [{ provider: "fs", kind: "resource" }, { provider: "fs" }],
+    [{ provider: "fs" }, { risk: "critical", kind: "resource" }],
+    [{ kind: "data_source" }, {}],
+    [{ risk: "low" }, { kind: "resource" }],
+    [{ toolName: "a", kind: "resource" }, { toolName: "a" }],
+  ];
+  for (const [a, b] of cases) {
+    await t.step(`${formatPolicyMatch(a)} > ${formatPolicyMatch(b)}`, () => {
+      assert.ok(compareSpecificity(a, b) > 0);
+      assert.ok(compareSpecificity(b, a) < 0);
+    });
+  }
+  await t.step("equal tuples compare equal", () => {
+    assert.equal(compareSpecificity({ risk: "low" }, { risk: "high" }), 0);
+  });
+});
+
+Deno.test("evaluatePolicy(): a tool_name rule outranks a provider + risk + kind rule", () => {
+  const rules: PolicyRule[] = [
+    {
+      name: "broad",
+      match: { provider: "fs", risk: "high", kind: "resource" },
+      action: "deny",
+    },
+    { name: "exact", match: { toolName: "write_file" }, action: "allow" },
+  ];
+  assert.deepEqual(
+    evaluatePolicy(rules, call("resource", "fs", "write_file", "high")),
+    { action: "allow", decidedBy: "exact", downgraded: false },
+  );
+});
+
+Deno.test("evaluatePolicy(): defaults when no rule matches", async (t) => {
+  const cases: [ToolKind, PolicyDecision["action"]][] = [
+    ["data_source", "allow"],
+    ["interactive", "allow"],
+    ["resource", "ask"],
+  ];
+  for (const [kind, action] of cases) {
+    await t.step(`${kind} -> ${action}`, () => {
+      assert.deepEqual(
+        evaluatePolicy(WORKED_RULES.slice(2), call(kind, "x", "y", "low")),
+        { action, decidedBy: "", downgraded: false },
+      );
+    });
+  }
+});
+
+Deno.test("evaluatePolicy(): interactive calls never match a rule that specifies kind", async (t) => {
+  for (const kind of ["resource", "data_source"] as const) {
+    await t.step(kind, () => {
+      const rules: PolicyRule[] = [
+        { name: "k", match: { kind, provider: "ui" }, action: "deny" },
+      ];
+      assert.equal(
+        evaluatePolicy(
+          rules,
+          call("interactive", "ui", "ask_user", "read_only"),
+        )
+          .action,
+        "allow",
+      );
+    });
+  }
+  await t.step("but tool_name, provider and risk reach them", () => {
+    for (
+      const match of [
+        { toolName: "ask_user" },
+        { provider: "ui" },
+        { risk: "read_only" },
+      ] as PolicyMatch[]
+    ) {
+      assert.deepEqual(
+        evaluatePolicy(
+          [{ name: "r", match, action: "deny" }],
+          call("interactive", "ui", "ask_user", "read_only"),
+        ),
+        { action: "deny", decidedBy: "r", downgraded: false },
+      );
+    }
+  });
+});
+
+Deno.test("evaluatePolicy(): ask on data_source and interactive becomes a flagged deny", async (t) => {
+  const rules: PolicyRule[] = [
+    { name: "ask_ui", match: { provider: "ui" }, action: "ask" },
+  ];
+  const cases: [ToolKind, PolicyDecision][] = [
+    ["data_source", { action: "deny", decidedBy: "ask_ui", downgraded: true }],
+    ["interactive", { action: "deny", decidedBy: "ask_ui", downgraded: true }],
+    ["resource", { action: "ask", decidedBy: "ask_ui", downgraded: false }],
+  ];
+  for (const [kind, decision] of cases) {
+    await t.step(kind, () => {
+      assert.deepEqual(
+        evaluatePolicy(rules, call(kind, "ui", "t", "low")),
+        decision,
+      );
+    });
+  }
+});
+
+Deno.test("evaluatePolicy(): a plain deny is not flagged as downgraded", () => {
+  const rules: PolicyRule[] = [
+    { name: "no", match: { provider: "ui" }, action: "deny" },
+  ];
+  for (const kind of ["data_source", "interactive", "resource"] as const) {
+    assert.deepEqual(evaluatePolicy(rules, call(kind, "ui", "t", "low")), {
+      action: "deny",
+      decidedBy: "no",
+      downgraded: false,
+    });
+  }
+});
+
+Deno.test("evaluatePolicy(): resource calls pass allow, ask and deny through", () => {
+  for (const action of ["allow", "ask", "deny"] as const) {
+    assert.deepEqual(
+      evaluatePolicy(
+        [{ name: "r", match: { kind: "resource" }, action }],
+        call("resource", "fs", "write_file", "low"),
+      ),
+      { action, decidedBy: "r", downgraded: false },
+    );
+  }
+});
+
+Deno.test("evaluatePolicy(): on a tie the first declared rule wins", () => {
+  // Load validation rules ties out; evaluation stays deterministic anyway.
+  const rules: PolicyRule[] = [
+    { name: "first", match: { risk: "low" }, action: "allow" },
+    { name: "second", match: { risk: "low" }, action: "deny" },
+  ];
+  assert.equal(
+    evaluatePolicy(rules, call("resource", "fs", "t", "low")).decidedBy,
+    "first",
+  );
+  // Reversing the declaration order reverses the winner.
+  assert.equal(
+    evaluatePolicy([...rules].reverse(), call("resource", "fs", "t", "low"))
+      .decidedBy,
+    "second",
+  );
+});
+
+Deno.test("evaluatePolicy(): every specified field must match (AND)", () => {
+  const rules: PolicyRule[] = [
+    {
+      name: "fs_high",
+      match: { provider: "fs", risk: "high" },
+      action: "deny",
+    },
+  ];
+  assert.equal(
+    evaluatePolicy(rules, call("resource", "fs", "t", "low")).decidedBy,
+    "",
+  );
+  assert.equal(
+    evaluatePolicy(rules, call("resource", "web", "t", "high")).decidedBy,
+    "",
+  );
+  assert.equal(
+    evaluatePolicy(rules, call("resource", "fs", "t", "high")).decidedBy,
+    "fs_high",
+  );
+});
+
+Deno.test("evaluatePolicy(): an empty match applies to every call", () => {
+  const rules: PolicyRule[] = [
+    { name: "all", match: {}, action: "deny" },
+  ];
+  for (const kind of ["data_source", "interactive", "resource"] as const) {
+    assert.equal(
+      evaluatePolicy(rules, call(kind, "p", "t", "low")).action,
+      "deny",
+    );
+  }
+});
+
+Deno.test("emptyMatchWarnings() warns once per empty match and names the rule", () => {
+  const w = emptyMatchWarnings([
+    { name: "a", match: {}, action: "allow", range: at(2) },
+    { name: "b", match: { toolName: "" }, action: "allow" },
+    { name: "c", match: {}, action: "deny" },
+  ]);
+  assert.deepEqual(w.map((d) => d.summary), [
+    'Policy "a" matches every call',
+    'Policy "c" matches every call',
+  ]);
+  assert.deepEqual(w[0]?.range, at(2));
+  assert.ok(w.every((d) => d.severity === "warning"));
+});
+
+Deno.test("checkPolicies() reports duplicate names, conflicts and empty matches", () => {
+  const d = checkPolicies([
+    { name: "a", match: { toolName: "x" }, action: "allow", range: at(1) },
+    { name: "a", match: { toolName: "y" }, action: "allow", range: at(5) },
+    { name: "b", match: { toolName: "x" }, action: "deny", range: at(9) },
+    { name: "c", match: {}, action: "ask", range: at(13) },
+  ]);
+  assert.deepEqual(d.map((x) => [x.code, x.range?.start.line]), [
+    ["E_DUPLICATE_BLOCK", 5],
+    ["E_POLICY_CONFLICT", 9],
+    ["W_POLICY_EMPTY_MATCH", 13],
+  ]);
+  assert.match(d[0]!.detail!, /already declared at agent\.hcl:1:1/);
+});
+
+Deno.test("normalizePolicy() builds rules from decoded values", async (t) => {
+  const cases: [string, Record<string, unknown>, PolicyMatch][] = [
+    ["empty", {}, {}],
+    ["tool_name", { tool_name: "write_file" }, { toolName: "write_file" }],
+    ["provider", { provider: "fs" }, { provider: "fs" }],
+    ["risk", { risk: "critical" }, { risk: "critical" }],
+    ["kind resource", { kind: "resource" }, { kind: "resource" }],
+    ["kind data_source", { kind: "data_source" }, { kind: "data_source" }],
+    ["all four", {
+      tool_name: "x",
+      provider: "p",
+      risk: "read_only",
+      kind: "data_source",
+    }, {
+      toolName: "x",
+      provider: "p",
+      risk: "read_only",
+      kind: "data_source",
+    }],
+    ["an empty string is kept", { tool_name: "" }, { toolName: "" }],
+  ];
+  for (const [label, match, want] of cases) {
+    await t.step(label, () => {
+      const r = normalizePolicy("p", { match, action: "allow" });
+      assert.deepEqual(r, {
+        rule: { name: "p", match: want, action: "allow" },
+        diagnostics: [],
+      });
+    });
+  }
+  await t.step("the block range becomes the rule's range", () => {
+    const r = normalizePolicy("p", { match: {}, action: "deny" }, {
+      block: at(4),
+    });
+    assert.deepEqual(r.rule?.range, at(4));
+  });
+  await t.step("every action", () => {
+    for (const action of ["allow", "ask", "deny"]) {
+      assert.equal(
+        normalizePolicy("p", { match: {}, action }).rule?.action,
+        action,
+      );
+    }
+  });
+});
+
+Deno.test("normalizePolicy() rejects bad input with positioned diagnostics", async (t) => {
+  const ranges = {
+    block: at(1),
+    match: at(2),
+    action: at(3),
+    matchKeys: { tool: at(10), risk: at(11), kind: at(12), tool_name: at(13) },
+  };
+  // [label, match, action, [code, summary, detail fragment, line]...]
+  const cases: [
+    string,
+    unknown,
+    unknown,
+    [string, string, string, number][],
+  ][] = [
+    ["unknown match key with a suggestion", { tool: "x" }, "deny", [[
+      "E_UNKNOWN_ATTR",
+      'Unknown key "tool" in policy "p" match',
+      "widen the rule to every call",
+      10,
+    ]]],
+    ["misspelled key", { tool_nam: "x" }, "deny", [[
+      "E_UNKNOWN_ATTR",
+      'Unknown key "tool_nam" in policy "p" match',
+      'Did you mean "tool_name"?',
+      2,
+    ]]],
+    ["kind interactive", { kind: "interactive" }, "deny", [[
+      "E_INVALID_VALUE",
+      'Invalid kind in policy "p" match',
+      'cannot name kind "interactive"',
+      12,
+    ]]],
+    ["kind typo", { kind: "resorce" }, "deny", [[
+      "E_INVALID_VALUE",
+      'Invalid kind in policy "p" match',
+      'Did you mean "resource"?',
+      12,
+    ]]],
+    ["risk out of domain", { risk: "severe" }, "deny", [[
+      "E_INVALID_VALUE",
+      'Invalid risk in policy "p" match',
+      '"severe" is not one of "read_only", "low", "moderate", "high", "critical"',
+      11,
+    ]]],
+    ["non-string value", { tool_name: 3 }, "deny", [[
+      "E_INVALID_VALUE",
+      'Invalid tool_name in policy "p" match',
+      "Expected a string, got a number",
+      13,
+    ]]],
+    ["match is a list", ["x"], "deny", [[
+      "E_INVALID_VALUE",
+      'Invalid match in policy "p"',
+      "got a list",
+      2,
+    ]]],
+    ["match is null", null, "deny", [[
+      "E_INVALID_VALUE",
+      'Invalid match in policy "p"',
+      "got null",
+      2,
+    ]]],
+    ["action out of domain", {}, "block", [[
+      "E_INVALID_VALUE",
+      'Invalid action in policy "p"',
+      '"block" is not one of "allow", "ask", "deny"',
+      3,
+    ]]],
+    ["action typo", {}, "alow", [[
+      "E_INVALID_VALUE",
+      'Invalid action in policy "p"',
+      'Did you mean "allow"?',
+      3,
+    ]]],
+    ["action not a string", {}, true, [[
+      "E_INVALID_VALUE",
+      'Invalid action in policy "p"',
+      "Expected a string, got a bool",
+      3,
+    ]]],
+    ["every problem at once", { tool: "x", risk: "severe" }, "maybe", [
+      ["E_UNKNOWN_ATTR", 'Unknown key "tool" in policy "p" match', "", 10],
+      ["E_INVALID_VALUE", 'Invalid risk in policy "p" match', "", 11],
+      ["E_INVALID_VALUE", 'Invalid action in policy "p"', "", 3],
+    ]],
+  ];
+  for (const [label, match, action, want] of cases) {
+    await t.step(label, () => {
+      const r = normalizePolicy("p", { match, action }, ranges);
+      assert.equal(r.rule, undefined);
+      assert.deepEqual(
+        r.diagnostics.map((d) => [d.code, d.summary, d.range?.start.line]),
+        want.map(([code, summary, , line]) => [code, summary, line]),
+      );
+      for (const [i, [, , fragment]] of want.entries()) {
+        assert.ok(
+          r.diagnostics[i]!.detail!.includes(fragment),
+          `${r.diagnostics[i]!.detail} should contain ${fragment}`,
+        );
+        assert.equal(r.diagnostics[i]!.severity, "error");
+      }
+    });
+  }
+  await t.step("without ranges the diagnostics have none", () => {
+    const r = normalizePolicy("p", { match: { tool: 1 }, action: "x" });
+    assert.ok(r.diagnostics.every((d) => !("range" in d)));
+  });
+});
+
+Deno.test("formatPolicyMatch() writes HCL in specificity order", () => {
+  assert.equal(
+    formatPolicyMatch({
+      kind: "resource",
+      risk: "high",
+      provider: "fs",
+      toolName: "w",
+    }),
+    '{ tool_name = "w", provider = "fs", risk = "high", kind = "resource" }',
+  );
+  assert.equal(
+    formatPolicyMatch({ toolName: 'a"b' }),
+    '{ tool_name = "a\\"b" }',
+  );
+});
