@@ -59,6 +59,48 @@ export interface CapabilityEnvelope {
   net: string[];
 }
 
+/** The type of a provider config attribute, as written in a manifest. */
+export type ConfigAttrType =
+  | "string"
+  | "number"
+  | "bool"
+  | "list(string)"
+  | "list(number)"
+  | "map(string)"
+  | "object";
+
+/** Every {@linkcode ConfigAttrType}, in `config.v1.AttrType` order. */
+export const CONFIG_ATTR_TYPES: readonly ConfigAttrType[] = [
+  "string",
+  "number",
+  "bool",
+  "list(string)",
+  "list(number)",
+  "map(string)",
+  "object",
+];
+
+/**
+ * One attribute of a plugin's provider-block schema (the manifest form of
+ * `pluggableharness.config.v1.ConfigAttribute`).
+ */
+export interface ConfigAttributeSpec {
+  /** The attribute's name in the `provider` block. */
+  name: string;
+  /** Its type. */
+  type: ConfigAttrType;
+  /** `agent.hcl` must set it. */
+  required: boolean;
+  /** It can hold a secret: only `env("NAME")` may set it, and it is redacted. */
+  sensitive: boolean;
+  /** Shown in docs and diagnostics. */
+  description: string;
+  /** The nested attributes of an `object` (empty for every other type). */
+  objectAttributes: ConfigAttributeSpec[];
+  /** JSON text of the default of an optional attribute. */
+  defaultJson?: string;
+}
+
 /** How the plugin is started. */
 export type PluginRuntime = "deno" | "executable";
 
@@ -80,6 +122,11 @@ export interface PluginManifest {
   source?: string;
   /** What the plugin may need. */
   capabilities: CapabilityEnvelope;
+  /**
+   * The schema of its `provider` block, so that configs are checked
+   * without starting the plugin. Absent: the plugin takes no config.
+   */
+  configSchema?: ConfigAttributeSpec[];
 }
 
 /** A manifest that does not validate; names the file and every problem. */
@@ -116,6 +163,7 @@ const TOP_KEYS = [
   "entrypoint",
   "source",
   "capabilities",
+  "config_schema",
 ];
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -227,6 +275,14 @@ export function parseManifest(raw: unknown, file: string): PluginManifest {
       caps[key] = [...list as string[]];
     }
   }
+  let configSchema: ConfigAttributeSpec[] | undefined;
+  if (raw["config_schema"] !== undefined) {
+    configSchema = parseConfigSchema(
+      raw["config_schema"],
+      "config_schema",
+      problems,
+    );
+  }
   if (problems.length > 0) throw new ManifestError(file, problems);
   const manifest: PluginManifest = {
     name,
@@ -238,7 +294,104 @@ export function parseManifest(raw: unknown, file: string): PluginManifest {
     capabilities: caps,
   };
   if (typeof source === "string") manifest.source = source;
+  if (configSchema) manifest.configSchema = configSchema;
   return manifest;
+}
+
+const ATTR_KEYS = [
+  "name",
+  "type",
+  "required",
+  "sensitive",
+  "description",
+  "attributes",
+  "default",
+];
+
+/**
+ * Reads the manifest form of a config schema: a list of
+ * `{ name, type, required?, sensitive?, description?, attributes?, default? }`
+ * (`attributes` only for `object`; `default` any JSON value).
+ */
+function parseConfigSchema(
+  raw: unknown,
+  where: string,
+  problems: string[],
+): ConfigAttributeSpec[] {
+  if (!Array.isArray(raw)) {
+    problems.push(`"${where}" must be a list of attributes`);
+    return [];
+  }
+  const out: ConfigAttributeSpec[] = [];
+  const seen = new Set<string>();
+  raw.forEach((item, i) => {
+    const at = `${where}[${i}]`;
+    if (!isRecord(item)) {
+      problems.push(`"${at}" must be an object`);
+      return;
+    }
+    for (const key of Object.keys(item)) {
+      if (!ATTR_KEYS.includes(key)) {
+        problems.push(`unknown field "${at}.${key}"`);
+      }
+    }
+    const name = item.name;
+    if (typeof name !== "string" || !/^[a-z_][a-z0-9_-]*$/i.test(name)) {
+      problems.push(`"${at}.name" must be an identifier`);
+      return;
+    }
+    if (seen.has(name)) problems.push(`"${at}.name" repeats "${name}"`);
+    seen.add(name);
+    const type = item.type;
+    if (!CONFIG_ATTR_TYPES.includes(type as ConfigAttrType)) {
+      problems.push(
+        `"${at}.type" must be one of ${CONFIG_ATTR_TYPES.join(", ")}, got ${
+          JSON.stringify(type)
+        }`,
+      );
+      return;
+    }
+    for (const flag of ["required", "sensitive"] as const) {
+      if (item[flag] !== undefined && typeof item[flag] !== "boolean") {
+        problems.push(`"${at}.${flag}" must be true or false`);
+      }
+    }
+    if (
+      item.description !== undefined && typeof item.description !== "string"
+    ) {
+      problems.push(`"${at}.description" must be a string`);
+    }
+    const nested = item.attributes === undefined
+      ? []
+      : parseConfigSchema(item.attributes, `${at}.attributes`, problems);
+    if (type === "object" && nested.length === 0) {
+      problems.push(`"${at}" is an object and needs "attributes"`);
+    }
+    if (type !== "object" && item.attributes !== undefined) {
+      problems.push(`"${at}.attributes" is only allowed for type "object"`);
+    }
+    const spec: ConfigAttributeSpec = {
+      name,
+      type: type as ConfigAttrType,
+      required: item.required === true,
+      sensitive: item.sensitive === true,
+      description: typeof item.description === "string" ? item.description : "",
+      objectAttributes: nested,
+    };
+    if (item.default !== undefined) {
+      if (spec.sensitive) {
+        problems.push(
+          `"${at}.default" is not allowed on a sensitive attribute`,
+        );
+      }
+      if (spec.required) {
+        problems.push(`"${at}.default" is not allowed on a required attribute`);
+      }
+      spec.defaultJson = JSON.stringify(item.default);
+    }
+    out.push(spec);
+  });
+  return out;
 }
 
 /**

@@ -95,3 +95,51 @@ Deno.test("the example plugin's manifest is valid", async () => {
   assert.equal(m.name, "echo");
   assert.equal(m.category, "tool");
 });
+
+Deno.test("parseManifest() reads a config schema and checks its rules", () => {
+  const m = parseManifest({
+    ...valid,
+    config_schema: [
+      { name: "api_key", type: "string", required: true, sensitive: true },
+      { name: "retries", type: "number", default: 3 },
+      {
+        name: "tls",
+        type: "object",
+        attributes: [{ name: "ca", type: "string" }],
+      },
+    ],
+  }, "p.json");
+  assert.deepEqual(
+    m.configSchema?.map((
+      a,
+    ) => [a.name, a.type, a.required, a.sensitive, a.defaultJson]),
+    [
+      ["api_key", "string", true, true, undefined],
+      ["retries", "number", false, false, "3"],
+      ["tls", "object", false, false, undefined],
+    ],
+  );
+  assert.equal(m.configSchema?.[2]?.objectAttributes[0]?.name, "ca");
+  assert.throws(
+    () =>
+      parseManifest({
+        ...valid,
+        config_schema: [
+          { name: "key", type: "string", sensitive: true, default: "hunter2" },
+          { name: "obj", type: "object" },
+          { name: "n", type: "integer" },
+          { name: "s", type: "string", attributes: [] },
+        ],
+      }, "p.json"),
+    (e: unknown) => {
+      assert.ok(e instanceof ManifestError);
+      assert.deepEqual(e.problems, [
+        '"config_schema[0].default" is not allowed on a sensitive attribute',
+        '"config_schema[1]" is an object and needs "attributes"',
+        '"config_schema[2].type" must be one of string, number, bool, list(string), list(number), map(string), object, got "integer"',
+        '"config_schema[3].attributes" is only allowed for type "object"',
+      ]);
+      return true;
+    },
+  );
+});
