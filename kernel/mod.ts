@@ -69,3 +69,108 @@ export {
 } from "./errors.ts";
 export type { PluginIdentity } from "./plugin_identity.ts";
 export { fallbackTokenCount } from "./tokens.ts";
+// State backend (issue 4): the session store, the event kinds, the hash
+// chain and the event bus.
+export {
+  canChangeStatus,
+  type ChainFailure,
+  type CostLedgerEntry,
+  type CostLedgerRecord,
+  type CreateSessionOptions,
+  type EmitInput,
+  type EmittedEvent,
+  type EventRecord,
+  KERNEL_PRODUCER,
+  type ListSessionsOptions,
+  type ListSessionsResult,
+  type PlanItemDecision,
+  type PlanItemEntry,
+  type PlanItemRecord,
+  type Producer,
+  type ProducerCategory,
+  type ProducerRecord,
+  type ReadEventsOptions,
+  type RecoveryReport,
+  SESSION_STATUS_TEXT,
+  type SessionLog,
+  type SessionRecord,
+  type SessionStore,
+  type SessionStoreOptions,
+  type UnreadableSession,
+  type VerifyResult,
+} from "./session_store.ts";
+export {
+  DEFAULT_BUSY_TIMEOUT_MS,
+  defaultSessionsDir,
+  SCHEMA_VERSION,
+  SqliteSessionStore,
+  type SqliteSessionStoreOptions,
+} from "./sqlite_session_store.ts";
+export { MemorySessionStore } from "./memory_session_store.ts";
+export {
+  EVENT_KINDS,
+  type EventKindInfo,
+  eventKindInfo,
+  type EventKindText,
+  eventTopic,
+  tryEventKindFromText,
+} from "./event_kinds.ts";
+export {
+  canonicalEventBytes,
+  chainGenesis,
+  eventHash,
+  HASH_BYTES,
+  type HashedEvent,
+  type StoredHashedEvent,
+  verifyChain,
+  type VerifyChainOptions,
+} from "./hash_chain.ts";
+export {
+  DuplicateEventIdError,
+  InvalidStatusTransitionError,
+  MalformedEventRowError,
+  ReservedProducerError,
+  SchemaTooNewError,
+  SessionClosedError,
+  SessionExistsError,
+  SessionNotFoundError,
+  SessionUnreadableError,
+  StateError,
+  type StateErrorCode,
+  type StateGrpcStatus,
+  StorageError,
+  UnspecifiedEventKindError,
+} from "./state_errors.ts";
+export {
+  createUlidGenerator,
+  isUlid,
+  ulid,
+  type UlidGenerator,
+  ulidTime,
+} from "./ulid.ts";
+export {
+  type BusStats,
+  DEFAULT_SUBSCRIBE_QUEUE_BOUND,
+  EventBus,
+  type EventBusOptions,
+  type KernelPublication,
+  type PluginPublication,
+  type SubscribeOptions,
+  Subscription,
+} from "./event_bus.ts";
+export {
+  filterMatches,
+  pluginTopic,
+  type TopicIdentity,
+  validateFilter,
+  validateTopic,
+} from "./bus_topic.ts";
+export {
+  BusError,
+  type BusErrorCode,
+  type BusGrpcStatus,
+  InvalidPublishError,
+  InvalidTopicError,
+  InvalidTopicFilterError,
+  SubscriberOverflowError,
+} from "./bus_errors.ts";
