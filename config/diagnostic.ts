@@ -47,6 +47,12 @@ export interface Diagnostic {
   detail?: string;
   /** Where, when the problem has a place in a file. */
   range?: SourceRange;
+  /**
+   * The source text under `range` may be a secret (e.g. a key pasted where
+   * only `env("NAME")` is allowed): renderers must not print it.
+   * {@linkcode formatDiagnostic} masks it with `*`.
+   */
+  redactSource?: boolean;
 }
 
 /** Options for {@linkcode formatDiagnostic}. */
@@ -103,6 +109,12 @@ export function formatDiagnostic(
       const gutter = String(start.line).length;
       const pad = " ".repeat(gutter);
       const chars = [...srcLine.replace(/\r$/, "")];
+      if (d.redactSource) {
+        const stop = end.line === start.line ? end.column - 1 : chars.length;
+        for (let i = start.column - 1; i < stop && i < chars.length; i++) {
+          chars[i] = "*";
+        }
+      }
       const width = end.line === start.line
         ? Math.max(1, end.column - start.column)
         : Math.max(1, chars.length - start.column + 1);

@@ -1,0 +1,152 @@
+/**
+ * Maps UTF-16 string offsets to {@linkcode Pos} values (1-based line,
+ * 1-based column counted in Unicode code points, 0-based UTF-8 byte offset).
+ *
+ * Positions are computed lazily per offset from a per-line table built in
+ * one pass over the text, so a parse only pays for the positions it uses.
+ *
+ * @module
+ */
+
+import type { Pos, SourceRange } from "../diagnostic.ts";
+
+/** Position lookup for one source text. */
+export class SourceMap {
+  /** The file's path as shown to the user. */
+  readonly file: string;
+  /** The full text, including a leading byte order mark if there was one. */
+  readonly text: string;
+  /** UTF-16 offset where each line starts (line i is index i - 1). */
+  #lineStarts: number[];
+  /** UTF-8 byte offset where each line starts. */
+  #lineBytes: number[];
+  /** Whether each line (up to its newline) is pure ASCII. */
+  #lineAscii: boolean[];
+
+  /**
+   * Builds the line table.
+   *
+   * @param text The source text.
+   * @param file The file's path as shown to the user.
+   */
+  constructor(text: string, file: string) {
+    this.file = file;
+    this.text = text;
+    const starts = [0];
+    const bytes = [0];
+    const ascii: boolean[] = [];
+    let byte = 0;
+    let isAscii = true;
+    let i = 0;
+    // A UTF-8 byte order mark occupies 3 bytes but no column.
+    if (text.charCodeAt(0) === 0xfeff) {
+      starts[0] = 1;
+      bytes[0] = 3;
+      byte = 3;
+      i = 1;
+    }
+    for (; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c < 0x80) {
+        byte += 1;
+        if (c === 10) {
+          ascii.push(isAscii);
+          isAscii = true;
+          starts.push(i + 1);
+          bytes.push(byte);
+        }
+      } else {
+        isAscii = false;
+        if (c < 0x800) byte += 2;
+        else if (c >= 0xd800 && c <= 0xdbff) {
+          const d = text.charCodeAt(i + 1);
+          if (d >= 0xdc00 && d <= 0xdfff) {
+            byte += 4;
+            i++;
+          } else byte += 3; // lone surrogate: encoded as U+FFFD
+        } else byte += 3;
+      }
+    }
+    ascii.push(isAscii);
+    this.#lineStarts = starts;
+    this.#lineBytes = bytes;
+    this.#lineAscii = ascii;
+  }
+
+  /**
+   * The position of a UTF-16 offset.
+   *
+   * @param offset An offset into {@linkcode SourceMap.text} (clamped).
+   * @returns Its line, column and byte offset.
+   */
+  pos(offset: number): Pos {
+    const text = this.text;
+    if (offset > text.length) offset = text.length;
+    const starts = this.#lineStarts;
+    if (offset < starts[0]!) offset = starts[0]!;
+    // Binary search for the last line start <= offset.
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid]! <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    const start = starts[lo]!;
+    if (this.#lineAscii[lo]) {
+      return {
+        line: lo + 1,
+        column: offset - start + 1,
+        byte: this.#lineBytes[lo]! + offset - start,
+      };
+    }
+    let column = 1;
+    let byte = this.#lineBytes[lo]!;
+    for (let i = start; i < offset; i++) {
+      const c = text.charCodeAt(i);
+      column++;
+      if (c < 0x80) byte += 1;
+      else if (c < 0x800) byte += 2;
+      else if (c >= 0xd800 && c <= 0xdbff) {
+        const d = text.charCodeAt(i + 1);
+        if (d >= 0xdc00 && d <= 0xdfff && i + 1 < offset) {
+          byte += 4;
+          i++;
+        } else byte += 3;
+      } else byte += 3;
+    }
+    return { line: lo + 1, column, byte };
+  }
+
+  /**
+   * The UTF-16 offset of a position (the inverse of {@linkcode SourceMap.pos}).
+   *
+   * @param pos A position in this file.
+   * @returns The offset into {@linkcode SourceMap.text}.
+   */
+  offset(pos: Pos): number {
+    const line = Math.min(Math.max(pos.line, 1), this.#lineStarts.length);
+    let i = this.#lineStarts[line - 1]!;
+    if (this.#lineAscii[line - 1]) return i + pos.column - 1;
+    for (let c = 1; c < pos.column && i < this.text.length; c++) {
+      const code = this.text.charCodeAt(i);
+      i += code >= 0xd800 && code <= 0xdbff &&
+          this.text.charCodeAt(i + 1) >= 0xdc00 &&
+          this.text.charCodeAt(i + 1) <= 0xdfff
+        ? 2
+        : 1;
+    }
+    return i;
+  }
+
+  /**
+   * A source range between two UTF-16 offsets.
+   *
+   * @param start Start offset (inclusive).
+   * @param end End offset (exclusive).
+   * @returns The range in this file.
+   */
+  range(start: number, end: number): SourceRange {
+    return { file: this.file, start: this.pos(start), end: this.pos(end) };
+  }
+}

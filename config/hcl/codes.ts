@@ -1,0 +1,31 @@
+/**
+ * Stable diagnostic codes produced by the HCL front-end (config.md §4.4).
+ * Tests and `--json` consumers match on these, never on the wording.
+ *
+ * @module
+ */
+
+/** Any syntax error: the file is not valid HCL native syntax. */
+export const E_SYNTAX = "E_SYNTAX";
+
+/**
+ * A value of the wrong type or a bad constant operation: `1 + true`,
+ * a division by zero, an index out of range, a duplicate object key, a
+ * number too large to represent.
+ */
+export const E_INVALID_VALUE = "E_INVALID_VALUE";
+
+/**
+ * A function call where none is allowed: `env()` outside provider bodies
+ * and `mirror.auth`, or any function other than `env`.
+ */
+export const E_FUNCTION_NOT_ALLOWED = "E_FUNCTION_NOT_ALLOWED";
+
+/** A reference to a variable (`var.x`, `foo`): agent configuration has none. */
+export const E_VARIABLE_NOT_ALLOWED = "E_VARIABLE_NOT_ALLOWED";
+
+/** `env("NAME")` with `NAME` unset in the environment. */
+export const E_ENV_UNSET = "E_ENV_UNSET";
+
+/** A sensitive attribute not written exactly as `env("LITERAL")`. */
+export const E_SECRET_SHAPE = "E_SECRET_SHAPE";

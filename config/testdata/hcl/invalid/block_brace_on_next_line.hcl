@@ -1,0 +1,4 @@
+settings # ERROR: Argument or block definition required
+{ # ERROR: Argument or block definition required
+  log_level = "info"
+}

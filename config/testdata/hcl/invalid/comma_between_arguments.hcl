@@ -1,0 +1,4 @@
+hook "post-apply" {
+  provider = "journal", # ERROR: Unexpected comma after argument
+  mode     = "observe"
+}

@@ -1,0 +1,3 @@
+hook "post-apply" {
+  mode = “observe” # ERROR: Invalid character # ERROR: Invalid character
+}

@@ -1,0 +1,3 @@
+provider "claude" = { # ERROR: Invalid block definition
+  api_key = env("CLAUDE_API_KEY")
+}

@@ -1,0 +1,4 @@
+policy "fs_writes" {
+  match  = { provider = "fs" kind = "resource" } # ERROR: Missing attribute separator
+  action = "ask"
+}

@@ -1,0 +1,3 @@
+settings {
+  log_level = true ? "debug" # ERROR: Missing false expression in conditional
+}

@@ -1,0 +1,3 @@
+required_providers {
+  "claude" = { source = "github.com/example-org/provider-claude", version = "~> 2.1" } # ERROR: Invalid argument name
+}

@@ -1,0 +1,3 @@
+provider "${name}" { # ERROR: Invalid string literal
+  roots = ["."]
+}

@@ -1,0 +1,6 @@
+settings {
+  log_level = "info"
+}
+
+agent_profile "default" { # ERROR: Unclosed configuration block
+  max_turns = 10

@@ -1,0 +1,3 @@
+# ERROR@EOF: Missing expression
+required_providers {
+  fs = {

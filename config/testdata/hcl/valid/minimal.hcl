@@ -1,0 +1,3 @@
+agent_profile "default" {
+  max_turns = 10
+}

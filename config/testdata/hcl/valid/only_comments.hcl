@@ -1,0 +1,3 @@
+# An agent.hcl with nothing configured yet.
+// Everything takes its default.
+/* Nothing here. */
