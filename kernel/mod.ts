@@ -44,9 +44,33 @@ export {
 export {
   type CallbackServiceOptions,
   createCallbackService,
-  DEFAULT_TELEMETRY,
-  type TelemetrySettings,
+  type ExactTokenCounter,
+  KERNEL_OWNED_KINDS,
+  type KernelServices,
 } from "./callback_service.ts";
+export {
+  type GrantHolder,
+  type LiveSession,
+  SESSION_ACCESS_DENIED_MESSAGE,
+  sessionAccessDenied,
+  SessionRegistry,
+} from "./session_registry.ts";
+export {
+  type BoundedMetric,
+  boundMetric,
+  createTelemetryRelay,
+  DEFAULT_TELEMETRY,
+  MAX_ATTRIBUTE_KEY_LENGTH,
+  MAX_ATTRIBUTE_SETS,
+  MAX_ATTRIBUTE_VALUE_LENGTH,
+  MAX_METRIC_ATTRIBUTES,
+  metricProblem,
+  OVERFLOW_ATTRIBUTES,
+  type RelayStats,
+  spanProblem,
+  type TelemetryRelay,
+  type TelemetrySettings,
+} from "./telemetry_relay.ts";
 export {
   denoPermissionFlags,
   type EffectivePermissions,

@@ -52,7 +52,10 @@ import type {
   CallbackHost,
   CallbackImpl,
 } from "./callback_host.ts";
-import { createCallbackService } from "./callback_service.ts";
+import {
+  createCallbackService,
+  type KernelServices,
+} from "./callback_service.ts";
 import {
   describeExit,
   type ExitInfo,
@@ -139,6 +142,12 @@ export interface PluginHostOptions {
    * @default {createCallbackService}
    */
   callbackImpl?: (identity: PluginIdentity, spec: PluginSpec) => CallbackImpl;
+  /**
+   * The kernel services the default callback handlers use (sessions and
+   * grants, the event bus, the telemetry relay, exact token counts).
+   * @default {none: session-scoped RPCs are refused, Publish and Subscribe answer UNIMPLEMENTED}
+   */
+  services?: KernelServices;
   /**
    * The environment that granted variables are copied from.
    * @default {Deno.env.toObject()}
@@ -632,6 +641,9 @@ export class PluginHost implements AsyncDisposable {
         createCallbackService({
           identity: id,
           ...(s.config ? { config: s.config } : {}),
+          ...(this.#options.services
+            ? { services: this.#options.services }
+            : {}),
         })))(
         identity,
         spec,

@@ -34,6 +34,7 @@ export async function launchProbe(
   host: PluginHost,
   capabilities: Partial<PluginManifest["capabilities"]> = {},
   grant: PermissionGrant = {},
+  config?: JsonObject,
 ): Promise<Plugin> {
   const base = await readManifest(`${REPO}/tests/fixtures/probe/plugin.json`);
   const manifest = parseManifest(
@@ -48,7 +49,12 @@ export async function launchProbe(
     },
     "probe/plugin.json",
   );
-  return host.launch({ manifest, entrypoint: PROBE_ENTRY, grant });
+  return host.launch({
+    manifest,
+    entrypoint: PROBE_ENTRY,
+    grant,
+    ...(config ? { config } : {}),
+  });
 }
 
 /** Invokes a tool and returns its terminal result payload (throws on a tool error). */

@@ -20,7 +20,14 @@
  */
 import assert from "node:assert/strict";
 import type { JsonObject } from "@bufbuild/protobuf";
-import { type Plugin, PluginHost } from "../kernel/mod.ts";
+import {
+  EventBus,
+  type Plugin,
+  PluginHost,
+  SessionRegistry,
+  SqliteSessionStore,
+} from "../kernel/mod.ts";
+import { captureLogs } from "./_helpers.ts";
 import { build, goManifest, PATH, REPO, SKIP } from "./_go_build.ts";
 import { Category } from "../proto/gen/pluggableharness/common/v1/types_pb.ts";
 import { ToolService } from "../proto/gen/pluggableharness/tool/v1/service_pb.ts";
@@ -342,5 +349,87 @@ Deno.test({
       await Deno.remove(tmp, { recursive: true });
     }
     console.log(`interop_go_test: test c wall time ${ms(t0)}`);
+  },
+});
+
+Deno.test({
+  name:
+    "a Go go-plugin plugin calls Log and Emit on the kernel's callback channel",
+  ignore: SKIP !== undefined,
+  async fn() {
+    const { gotool } = await build();
+    const dir = await Deno.makeTempDir({ prefix: "ph-interop-state-" });
+    await using logs = await captureLogs();
+    const bus = new EventBus();
+    const store = new SqliteSessionStore({ dir, bus });
+    const sessions = new SessionRegistry();
+    try {
+      await using host = new PluginHost({
+        env: { PATH },
+        services: { sessions, bus },
+      });
+      const plugin = await host.launch({
+        manifest: goManifest(),
+        entrypoint: gotool,
+      });
+      const session = await store.create({ profile: "default" });
+      const unregister = sessions.register({
+        log: session,
+        remainingDepth: 1,
+        remainingCostBudgetUsd: 1,
+      });
+      // Not granted yet: refused like any other plugin.
+      const refused = await invoke(plugin, "emit", {
+        session: session.sessionId,
+      });
+      assert.match(
+        String(refused.payload.error),
+        /PermissionDenied|permission denied/i,
+      );
+      const release = sessions.grant(plugin.identity, session.sessionId);
+      const emitted = await invoke(plugin, "emit", {
+        session: session.sessionId,
+      });
+      assert.equal(emitted.payload.sequence, 1);
+      const events = [];
+      for await (const e of session.readEvents()) events.push(e);
+      assert.equal(events.length, 1);
+      assert.deepEqual(events[0]!.producer, {
+        category: "tool",
+        name: "gotool",
+        version: "0.1.0",
+      });
+      assert.equal(new TextDecoder().decode(events[0]!.payload), "from Go");
+      assert.deepEqual(
+        (await invoke(plugin, "log", {
+          message: "hello from Go",
+          session: session.sessionId,
+        })).payload,
+        {
+          logged: 2,
+        },
+      );
+      const fromGo = logs.records.filter((r) =>
+        r.properties.message === "hello from Go"
+      );
+      assert.equal(fromGo.length, 1);
+      assert.deepEqual(fromGo[0]!.category, [
+        "ph-agent",
+        "plugin",
+        "gotool",
+        "interop",
+      ]);
+      assert.equal(fromGo[0]!.properties.session, session.sessionId);
+      assert.ok(
+        logs.records.some((r) =>
+          r.level === "fatal" && r.properties.producer === "tool/gotool@0.1.0"
+        ),
+      );
+      release();
+      unregister();
+    } finally {
+      await store.close();
+      await Deno.remove(dir, { recursive: true });
+    }
   },
 });

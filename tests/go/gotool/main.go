@@ -9,6 +9,8 @@
 //   - tokens {text}      → CountTokens on the kernel's callback channel
 //     (broker ID 1), dialled in a background goroutine started at service
 //     registration, like the reference's test fixture does
+//   - log {message, session?} → a Log batch through the callback channel
+//   - emit {session}      → an Emit of a tool_call event
 //   - late_tokens {text} → the same, but broker ID 1 is dialled lazily at the
 //     time of the call (like the reference's plugin SDK does), so a call made
 //     more than 5 s after launch only succeeds when the kernel re-announces
@@ -35,10 +37,12 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	commonv1 "phagent/gen/pluggableharness/common/v1"
 	contentv1 "phagent/gen/pluggableharness/content/v1"
 	kernelv1 "phagent/gen/pluggableharness/kernel/v1"
+	logv1 "phagent/gen/pluggableharness/log/v1"
 	schemav1 "phagent/gen/pluggableharness/schema/v1"
 	toolv1 "phagent/gen/pluggableharness/tool/v1"
 )
@@ -312,6 +316,41 @@ func (s *toolServer) Invoke(req *toolv1.InvokeRequest, stream toolv1.ToolService
 				fmt.Sprintf("KernelCallbackService.CountTokens: %v", err), true))
 		}
 		return send(map[string]interface{}{"count": float64(res.GetCount()), "exact": res.GetExact()})
+
+	case "log", "emit":
+		// log {message, session?}: one Log batch (an INFO and a FATAL entry);
+		// emit {session}: one tool_call event. Both on the eager channel.
+		k, err := s.eagerKernel()
+		if err != nil {
+			return stream.Send(toolError(toolv1.ToolErrorCategory_TOOL_ERROR_CATEGORY_EXECUTION_FAILED, err.Error(), false))
+		}
+		sessionID, _ := stringArg(args, "session")
+		cctx, cancel := context.WithTimeout(ctx, callTimeout)
+		defer cancel()
+		if call.GetToolName() == "log" {
+			message, _ := stringArg(args, "message")
+			req := &kernelv1.LogRequest{Entries: []*logv1.LogEntry{
+				{Level: logv1.LogLevel_LOG_LEVEL_INFO, Logger: "interop", Message: message, Time: timestamppb.Now()},
+				{Level: logv1.LogLevel_LOG_LEVEL_FATAL, Message: message + " (fatal is only a label)", Time: timestamppb.Now()},
+			}}
+			if sessionID != "" {
+				req.SessionId = &sessionID
+			}
+			if _, err := k.Log(cctx, req); err != nil {
+				return send(map[string]interface{}{"error": err.Error()})
+			}
+			return send(map[string]interface{}{"logged": 2})
+		}
+		res, err := k.Emit(cctx, &kernelv1.EmitRequest{
+			SessionId:     sessionID,
+			Kind:          kernelv1.EventKind_EVENT_KIND_TOOL_CALL,
+			SchemaVersion: "1",
+			Payload:       []byte("from Go"),
+		})
+		if err != nil {
+			return send(map[string]interface{}{"error": err.Error()})
+		}
+		return send(map[string]interface{}{"id": res.GetId(), "sequence": float64(res.GetSequence())})
 
 	default:
 		return invalid("unknown tool %q", call.GetToolName())
