@@ -200,7 +200,15 @@ export function didYouMean(
   return bestDist <= limit ? best : undefined;
 }
 
-function levenshtein(a: string, b: string): number {
+/**
+ * The Levenshtein edit distance between two strings (insertions, deletions
+ * and substitutions of UTF-16 code units each cost 1).
+ *
+ * @param a One string.
+ * @param b The other.
+ * @returns The distance.
+ */
+export function levenshtein(a: string, b: string): number {
   const prev = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     let diag = prev[0]!;

@@ -17,7 +17,11 @@
  * @module
  */
 
-import type { Diagnostic, SourceRange } from "../diagnostic.ts";
+import {
+  type Diagnostic,
+  levenshtein,
+  type SourceRange,
+} from "../diagnostic.ts";
 import type {
   Attribute,
   BinaryOp,
@@ -1859,24 +1863,6 @@ function closestKeyword(word: string): string | undefined {
     }
   }
   return bestDist < 3 ? best : undefined;
-}
-
-function levenshtein(a: string, b: string): number {
-  const prev = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let diag = prev[0]!;
-    prev[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = prev[j]!;
-      prev[j] = Math.min(
-        prev[j]! + 1,
-        prev[j - 1]! + 1,
-        diag + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-      diag = tmp;
-    }
-  }
-  return prev[b.length]!;
 }
 
 /**
