@@ -36,6 +36,7 @@ import {
   StorageError,
 } from "./state_errors.ts";
 import { createUlidGenerator } from "./ulid.ts";
+import { eventHash } from "./hash_chain.ts";
 
 const log = getLogger(["ph-agent", "kernel", "state"]);
 
@@ -66,6 +67,31 @@ export interface EmitOp {
   readonly payload: Uint8Array;
   readonly cost: readonly CostRow[];
   readonly planItems: readonly PlanItemEntry[];
+}
+
+/**
+ * The chained hash of an emit written at `sequence` after `prev` (one
+ * place for both stores).
+ */
+export function emitOpHash(
+  prev: Uint8Array,
+  sequence: number,
+  op: EmitOp,
+): Uint8Array {
+  const p = op.producer;
+  return eventHash(prev, {
+    sequence,
+    id: op.id,
+    timestamp: op.timestamp,
+    kind: op.info.text,
+    producerCategory: p.category,
+    producerName: p.name,
+    producerVersion: p.version,
+    schemaVersion: op.schemaVersion,
+    payload: op.payload,
+    cost: op.cost,
+    planItems: op.planItems,
+  });
 }
 
 /** A status change. */

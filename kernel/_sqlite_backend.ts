@@ -11,7 +11,7 @@ import { SessionStatus } from "../proto/gen/pluggableharness/session/v1/types_pb
 import type { EventKind } from "../proto/gen/pluggableharness/kernel/v1/types_pb.ts";
 import { CATEGORY_NAMES } from "../plugins/sdk/manifest.ts";
 import { tryEventKindFromText } from "./event_kinds.ts";
-import { chainGenesis, eventHash, verifyChain } from "./hash_chain.ts";
+import { chainGenesis, verifyChain } from "./hash_chain.ts";
 import {
   canChangeStatus,
   type CostLedgerRecord,
@@ -36,6 +36,7 @@ import {
 import { hashedEvents, lastAssignedSequence } from "./_sqlite_schema.ts";
 import {
   type EmitOp,
+  emitOpHash,
   producerKey,
   type SessionBackend,
   type StatusOp,
@@ -246,19 +247,7 @@ export class SqliteBackend implements SessionBackend {
     seen: string[],
   ): Uint8Array {
     const p = op.producer;
-    const hash = eventHash(prev, {
-      sequence,
-      id: op.id,
-      timestamp: op.timestamp,
-      kind: op.info.text,
-      producerCategory: p.category,
-      producerName: p.name,
-      producerVersion: p.version,
-      schemaVersion: op.schemaVersion,
-      payload: op.payload,
-      cost: op.cost,
-      planItems: op.planItems,
-    });
+    const hash = emitOpHash(prev, sequence, op);
     this.#s.insertEvent.run(
       sequence,
       op.id,

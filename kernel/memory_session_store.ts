@@ -30,7 +30,7 @@
  * @module
  */
 import { SessionStatus } from "../proto/gen/pluggableharness/session/v1/types_pb.ts";
-import { chainGenesis, eventHash, verifyChain } from "./hash_chain.ts";
+import { chainGenesis, verifyChain } from "./hash_chain.ts";
 import { eventKindInfo, tryEventKindFromText } from "./event_kinds.ts";
 import {
   canChangeStatus,
@@ -56,6 +56,7 @@ import {
 } from "./state_errors.ts";
 import {
   type CostRow,
+  emitOpHash,
   producerKey,
   type SessionBackend,
   SessionCore,
@@ -127,19 +128,7 @@ class MemoryBackend implements SessionBackend {
       const sequence = d.events.length + 1;
       const prev = d.events.at(-1)?.hash ?? d.genesis;
       const p = op.producer;
-      const hash = eventHash(prev, {
-        sequence,
-        id: op.id,
-        timestamp: op.timestamp,
-        kind: op.info.text,
-        producerCategory: p.category,
-        producerName: p.name,
-        producerVersion: p.version,
-        schemaVersion: op.schemaVersion,
-        payload: op.payload,
-        cost: op.cost,
-        planItems: op.planItems,
-      });
+      const hash = emitOpHash(prev, sequence, op);
       const planItems = op.planItems.map((i) => {
         const row = {
           ...i,
