@@ -181,6 +181,20 @@ function isRemote(entry: string): boolean {
   return /^(https?|jsr|npm):/.test(entry);
 }
 
+/** The nearest deno.json(c) at or above `dir`, if any. */
+async function findDenoConfig(dir: string): Promise<string | undefined> {
+  for (let d = dir;; d = dirname(d)) {
+    for (const name of ["deno.json", "deno.jsonc"]) {
+      try {
+        if ((await Deno.stat(join(d, name))).isFile) return join(d, name);
+      } catch {
+        // not here
+      }
+    }
+    if (dirname(d) === d) return undefined;
+  }
+}
+
 function freePort(): number {
   const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (l.addr as Deno.NetAddr).port;
@@ -669,7 +683,9 @@ export class PluginHost implements AsyncDisposable {
 
     let command: string;
     let args: string[];
-    let childCwd = dir;
+    // Every plugin runs in the kernel's working directory, so that relative
+    // paths in its config and tool arguments mean what the operator meant.
+    const childCwd = cwd;
     if (manifest.runtime === "deno") {
       env.DENO_DIR = denoCacheDir();
       env.DENO_NO_UPDATE_CHECK = "1";
@@ -688,7 +704,12 @@ export class PluginHost implements AsyncDisposable {
       const configFlags: string[] = [];
       // A remote module may import from its own origin only.
       if (remote) configFlags.push("--no-config", ...importFlag(path));
-      else childCwd = dirname(path);
+      else {
+        // The plugin's own deno.json (its import map), found from its
+        // module's directory, never the project's.
+        const config = await findDenoConfig(dirname(path));
+        configFlags.push(...(config ? ["--config", config] : ["--no-config"]));
+      }
       args = [
         "run",
         "--cached-only",

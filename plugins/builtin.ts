@@ -15,7 +15,11 @@ import { fileURLToPath } from "node:url";
 import { parseManifest, type PluginManifest } from "./sdk/manifest.ts";
 
 /** Names of the first-party plugins. */
-export const BUILTIN_PLUGIN_NAMES: readonly string[] = ["echo"];
+export const BUILTIN_PLUGIN_NAMES: readonly string[] = [
+  "echo",
+  "filesystem",
+  "scripted",
+];
 
 /** The source prefix of first-party plugins. */
 export const BUILTIN_SOURCE_PREFIX = "builtin/";

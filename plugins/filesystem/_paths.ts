@@ -1,0 +1,250 @@
+/**
+ * Confinement for the filesystem plugin: resolves a tool's `path` argument
+ * to a real path inside one of the configured roots, or refuses it.
+ *
+ * A path is accepted only if both hold:
+ *
+ * 1. lexically (after resolving `.` and `..` against the working directory)
+ *    it lies inside a root; and
+ * 2. really: the real path (symlinks resolved) of its deepest existing
+ *    ancestor, joined with the components that do not exist yet, lies
+ *    inside a root's real path.
+ *
+ * So neither `..` nor a symlink (to a file or to a directory on the way)
+ * can leave the roots; a symlink whose target does not exist is refused,
+ * since writing through it would create its target wherever it points.
+ *
+ * @module
+ */
+import {
+  basename,
+  dirname,
+  isAbsolute,
+  join,
+  relative,
+  resolve,
+} from "node:path";
+
+/** Why a path was refused: a ToolError category and a message. */
+export class PathError extends Error {
+  /** `invalid_arguments`, `permission_denied` or `not_found`. */
+  readonly kind: "invalid_arguments" | "permission_denied" | "not_found";
+  /**
+   * Creates the error.
+   *
+   * @param kind The ToolError category it maps to.
+   * @param message What is wrong, naming the path.
+   */
+  constructor(
+    kind: "invalid_arguments" | "permission_denied" | "not_found",
+    message: string,
+  ) {
+    super(message);
+    this.name = "PathError";
+    this.kind = kind;
+  }
+}
+
+/** A path that passed confinement. */
+export interface ConfinedPath {
+  /** The argument as given. */
+  given: string;
+  /** Absolute, lexically normalized (what the user sees). */
+  absolute: string;
+  /** Absolute with every existing symlink resolved (what is touched). */
+  real: string;
+  /** Whether the path itself exists. */
+  exists: boolean;
+}
+
+/** True if `path` is `root` or below it (both absolute and normalized). */
+export function isInside(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel === "" ||
+    (rel !== ".." && !rel.startsWith("../") && !isAbsolute(rel));
+}
+
+function errorCode(err: unknown): string {
+  if (err instanceof Deno.errors.NotFound) return "not_found";
+  if (
+    err instanceof Deno.errors.NotCapable ||
+    err instanceof Deno.errors.PermissionDenied
+  ) return "denied";
+  if (err instanceof Deno.errors.NotADirectory) return "not_found";
+  return "other";
+}
+
+/**
+ * The real path of an existing path, or of its deepest existing ancestor
+ * joined with the rest. Throws a {@linkcode PathError} for a dangling
+ * symlink or a path the process may not inspect.
+ */
+async function realOf(
+  absolute: string,
+  stopAt: string,
+): Promise<{ real: string; exists: boolean }> {
+  const tail: string[] = [];
+  let p = absolute;
+  for (;;) {
+    try {
+      const real = await Deno.realPath(p);
+      return { real: join(real, ...tail.reverse()), exists: tail.length === 0 };
+    } catch (err) {
+      const code = errorCode(err);
+      if (code === "denied") {
+        throw new PathError(
+          "permission_denied",
+          `Cannot inspect "${p}": the plugin has no permission to read it`,
+        );
+      }
+      if (code !== "not_found") throw err;
+    }
+    // p does not resolve: a missing entry, or a symlink whose target is gone.
+    let isLink = false;
+    try {
+      isLink = (await Deno.lstat(p)).isSymlink;
+    } catch {
+      // missing
+    }
+    if (isLink) {
+      throw new PathError(
+        "permission_denied",
+        `Refusing "${absolute}": "${p}" is a symbolic link whose target does not exist`,
+      );
+    }
+    if (p === stopAt || dirname(p) === p) {
+      throw new PathError(
+        "not_found",
+        `Cannot resolve "${absolute}": the root "${stopAt}" does not exist`,
+      );
+    }
+    tail.push(basename(p));
+    p = dirname(p);
+  }
+}
+
+/** The roots of one call: lexical and real forms. */
+export interface ResolvedRoot {
+  /** Absolute, lexically normalized. */
+  absolute: string;
+  /** With symlinks resolved. */
+  real: string;
+}
+
+/**
+ * Resolves configured roots for a call: absolute roots as they are,
+ * relative ones against the working directory.
+ *
+ * @param roots The configured roots.
+ * @param workingDirectory The call's working directory (may be empty).
+ * @returns Each root's lexical and real form.
+ * @throws {PathError} If a root cannot be resolved.
+ */
+export async function resolveRoots(
+  roots: readonly string[],
+  workingDirectory: string,
+): Promise<ResolvedRoot[]> {
+  const out: ResolvedRoot[] = [];
+  for (const root of roots) {
+    let absolute: string;
+    if (isAbsolute(root)) absolute = resolve(root);
+    else if (workingDirectory && isAbsolute(workingDirectory)) {
+      absolute = resolve(workingDirectory, root);
+    } else {
+      throw new PathError(
+        "invalid_arguments",
+        `Cannot resolve the relative root "${root}": the call has no absolute working directory`,
+      );
+    }
+    let real: string;
+    try {
+      real = await Deno.realPath(absolute);
+    } catch (err) {
+      throw new PathError(
+        errorCode(err) === "denied" ? "permission_denied" : "not_found",
+        errorCode(err) === "denied"
+          ? `Cannot use the root "${absolute}": the plugin may not read it (grant it with allow_read and allow_write)`
+          : `Cannot use the root "${absolute}": it does not exist`,
+      );
+    }
+    out.push({ absolute, real });
+  }
+  return out;
+}
+
+function rootList(roots: readonly ResolvedRoot[]): string {
+  return roots.map((r) => `"${r.absolute}"`).join(", ");
+}
+
+/**
+ * Confines a tool's path argument to the roots.
+ *
+ * @param given The `path` argument.
+ * @param workingDirectory The call's working directory (relative paths
+ * resolve against it; it must itself lie inside a root).
+ * @param roots The call's resolved roots.
+ * @returns The path's lexical and real forms.
+ * @throws {PathError} If the path is malformed, escapes the roots, or
+ * cannot be inspected.
+ */
+export async function confine(
+  given: string,
+  workingDirectory: string,
+  roots: readonly ResolvedRoot[],
+): Promise<ConfinedPath> {
+  if (given === "") {
+    throw new PathError("invalid_arguments", `"path" must not be empty`);
+  }
+  if (given.includes("\0")) {
+    throw new PathError(
+      "invalid_arguments",
+      `"path" must not contain a NUL character`,
+    );
+  }
+  let absolute: string;
+  if (isAbsolute(given)) absolute = resolve(given);
+  else {
+    if (!workingDirectory || !isAbsolute(workingDirectory)) {
+      throw new PathError(
+        "invalid_arguments",
+        `Cannot resolve the relative path "${given}": the call has no absolute working directory; pass an absolute path`,
+      );
+    }
+    const cwd = resolve(workingDirectory);
+    if (
+      !roots.some((r) => isInside(r.absolute, cwd) || isInside(r.real, cwd))
+    ) {
+      throw new PathError(
+        "permission_denied",
+        `Refusing "${given}": the working directory "${cwd}" is outside the allowed roots ${
+          rootList(roots)
+        }`,
+      );
+    }
+    absolute = resolve(cwd, given);
+  }
+  const lexicalRoot = roots.find((r) =>
+    isInside(r.absolute, absolute) || isInside(r.real, absolute)
+  );
+  if (!lexicalRoot) {
+    throw new PathError(
+      "permission_denied",
+      `Refusing "${given}": it resolves to "${absolute}", outside the allowed roots ${
+        rootList(roots)
+      }`,
+    );
+  }
+  const stopAt = isInside(lexicalRoot.absolute, absolute)
+    ? lexicalRoot.absolute
+    : lexicalRoot.real;
+  const { real, exists } = await realOf(absolute, stopAt);
+  if (!roots.some((r) => isInside(r.real, real))) {
+    throw new PathError(
+      "permission_denied",
+      `Refusing "${given}": through a symbolic link it resolves to "${real}", outside the allowed roots ${
+        rootList(roots)
+      }`,
+    );
+  }
+  return { given, absolute, real, exists };
+}

@@ -1,0 +1,618 @@
+/**
+ * The filesystem plugin's operations, independent of gRPC: argument
+ * checks, `read_file`, the plans behind `write_file` and `edit_file`
+ * (computed without touching anything, so that Preview can show them), and
+ * the atomic commit that applies a plan.
+ *
+ * @module
+ */
+import { basename, dirname, join } from "node:path";
+import {
+  confine,
+  type ConfinedPath,
+  PathError,
+  resolveRoots,
+} from "./_paths.ts";
+
+/** Lines `read_file` returns when no `limit` is given (and at most). */
+export const READ_MAX_LINES = 2000;
+/** Bytes of numbered output `read_file` returns at most. */
+export const READ_MAX_BYTES: number = 256 * 1024;
+/** Characters of one line `read_file` shows before cutting it. */
+export const READ_MAX_LINE_CHARS = 2000;
+
+/** ToolError categories these operations fail with (lower snake case). */
+export type FailureKind =
+  | "invalid_arguments"
+  | "not_found"
+  | "permission_denied"
+  | "execution_failed"
+  | "cancelled";
+
+/** A classified failure of an operation; becomes a terminal ToolError. */
+export class ToolFailure extends Error {
+  /** The ToolError category. */
+  readonly kind: FailureKind;
+  /** Extra structured detail for the kernel (never secrets). */
+  readonly details: Record<string, string>;
+  /**
+   * Creates the failure.
+   *
+   * @param kind The ToolError category.
+   * @param message What went wrong, naming the path.
+   * @param details Extra structured detail.
+   */
+  constructor(
+    kind: FailureKind,
+    message: string,
+    details: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = "ToolFailure";
+    this.kind = kind;
+    this.details = details;
+  }
+}
+
+/** What every operation gets: the configured roots and the call. */
+export interface CallInput {
+  /** Configured roots (absolute, or relative to the working directory). */
+  roots: readonly string[];
+  /** The tool arguments. */
+  args: Readonly<Record<string, unknown>>;
+  /** `CallContext.working_directory`. */
+  workingDirectory: string;
+  /** Aborts when the call is cancelled. */
+  signal?: AbortSignal;
+}
+
+/** The result payload of `read_file`. */
+export interface ReadResult {
+  /** The absolute path read. */
+  path: string;
+  /** Numbered lines (`cat -n` layout), then a truncation marker if cut. */
+  content: string;
+  /** First line shown (1-based). */
+  start_line: number;
+  /** Last line shown (0 when none). */
+  end_line: number;
+  /** Lines in the file. */
+  total_lines: number;
+  /** True when lines after `end_line` exist but were not shown, or a line was cut. */
+  truncated: boolean;
+  /** Keeps the result a JSON object (a ToolResult payload). */
+  [key: string]: string | number | boolean;
+}
+
+/** A computed change to one file, not yet applied. */
+export interface FilePlan {
+  /** The confined target. */
+  target: ConfinedPath;
+  /** The current text, or undefined when the file does not exist. */
+  oldText: string | undefined;
+  /** True when the current file is not UTF-8 text (overwrite only). */
+  oldIsBinary: boolean;
+  /** The text after the change. */
+  newText: string;
+  /** Replacements made (`edit_file`); 1 for `write_file`. */
+  replacements: number;
+}
+
+const ARGUMENTS: Record<string, Record<string, "string" | "number" | "bool">> =
+  {
+    read_file: { path: "string", offset: "number", limit: "number" },
+    write_file: { path: "string", content: "string" },
+    edit_file: {
+      path: "string",
+      old_str: "string",
+      new_str: "string",
+      replace_all: "bool",
+    },
+  };
+const REQUIRED: Record<string, string[]> = {
+  read_file: ["path"],
+  write_file: ["path", "content"],
+  edit_file: ["path", "old_str", "new_str"],
+};
+
+/**
+ * Checks a call's arguments against the tool's input schema: required
+ * keys present, no unknown keys, types right.
+ *
+ * @param tool The tool name.
+ * @param args The arguments.
+ * @throws {ToolFailure} `invalid_arguments`, naming every problem.
+ */
+export function checkArguments(
+  tool: string,
+  args: Readonly<Record<string, unknown>>,
+): void {
+  const spec = ARGUMENTS[tool];
+  if (!spec) {
+    throw new ToolFailure(
+      "invalid_arguments",
+      `Unknown tool "${tool}": this provider has read_file, write_file and edit_file`,
+    );
+  }
+  const problems: string[] = [];
+  for (const key of REQUIRED[tool]!) {
+    if (args[key] === undefined || args[key] === null) {
+      problems.push(`"${key}" is required`);
+    }
+  }
+  for (const [key, value] of Object.entries(args)) {
+    const type = spec[key];
+    if (!type) {
+      problems.push(
+        `unknown argument "${key}" (expected ${
+          Object.keys(spec).map((k) => `"${k}"`).join(", ")
+        })`,
+      );
+      continue;
+    }
+    if (value === undefined || value === null) continue;
+    const actual = typeof value === "boolean" ? "bool" : typeof value;
+    if (actual !== type) {
+      problems.push(
+        `"${key}" must be a ${type === "bool" ? "boolean" : type}, got ${
+          Array.isArray(value) ? "array" : typeof value
+        }`,
+      );
+    }
+  }
+  if (problems.length > 0) {
+    throw new ToolFailure(
+      "invalid_arguments",
+      `Invalid arguments for ${tool}: ${problems.join("; ")}`,
+    );
+  }
+}
+
+function positiveInteger(
+  args: Readonly<Record<string, unknown>>,
+  key: string,
+): number | undefined {
+  const v = args[key];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== "number" || !Number.isInteger(v) || v < 1) {
+    throw new ToolFailure(
+      "invalid_arguments",
+      `"${key}" must be a positive integer, got ${JSON.stringify(v)}`,
+    );
+  }
+  return v;
+}
+
+/** Maps a Deno filesystem error to a classified failure. */
+export function classify(err: unknown, action: string): ToolFailure {
+  if (err instanceof ToolFailure) return err;
+  if (err instanceof PathError) return new ToolFailure(err.kind, err.message);
+  const message = err instanceof Error ? err.message : String(err);
+  if (err instanceof Deno.errors.NotFound) {
+    return new ToolFailure("not_found", `${action}: it does not exist`);
+  }
+  if (
+    err instanceof Deno.errors.NotCapable ||
+    err instanceof Deno.errors.PermissionDenied
+  ) {
+    return new ToolFailure(
+      "permission_denied",
+      `${action}: permission denied (${message})`,
+    );
+  }
+  if (err instanceof Deno.errors.IsADirectory) {
+    return new ToolFailure("invalid_arguments", `${action}: it is a directory`);
+  }
+  if (err instanceof Deno.errors.NotADirectory) {
+    return new ToolFailure(
+      "not_found",
+      `${action}: a component of the path is not a directory`,
+    );
+  }
+  return new ToolFailure("execution_failed", `${action}: ${message}`, {
+    error: err instanceof Error ? err.name : "Error",
+  });
+}
+
+async function target(input: CallInput): Promise<ConfinedPath> {
+  const roots = await resolveRoots(input.roots, input.workingDirectory);
+  return await confine(
+    String(input.args.path),
+    input.workingDirectory,
+    roots,
+  );
+}
+
+function cancelled(what: string): ToolFailure {
+  return new ToolFailure("cancelled", `Cancelled: ${what}`);
+}
+
+function looksBinary(bytes: Uint8Array): boolean {
+  return bytes.subarray(0, 8192).includes(0);
+}
+
+function cutLine(line: string): { text: string; cut: boolean } {
+  if (line.length <= READ_MAX_LINE_CHARS) return { text: line, cut: false };
+  let end = READ_MAX_LINE_CHARS;
+  const code = line.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end--; // keep surrogate pairs whole
+  return {
+    text: `${line.slice(0, end)} … [line truncated: ${line.length} characters]`,
+    cut: true,
+  };
+}
+
+/**
+ * `read_file`: numbered lines of a text file, from `offset` (1-based) for
+ * at most `limit` lines, bounded by {@linkcode READ_MAX_LINES} and
+ * {@linkcode READ_MAX_BYTES}. The file is streamed, so a huge file costs
+ * one pass and no memory beyond the shown lines.
+ *
+ * @param input The roots and the call.
+ * @returns The result payload.
+ * @throws {ToolFailure} Classified.
+ */
+export async function readFile(input: CallInput): Promise<ReadResult> {
+  checkArguments("read_file", input.args);
+  const offset = positiveInteger(input.args, "offset") ?? 1;
+  const limit = Math.min(
+    positiveInteger(input.args, "limit") ?? READ_MAX_LINES,
+    READ_MAX_LINES,
+  );
+  let path: ConfinedPath;
+  try {
+    path = await target(input);
+  } catch (err) {
+    throw classify(err, `Cannot read "${input.args.path}"`);
+  }
+  const action = `Cannot read "${path.absolute}"`;
+  if (!path.exists) {
+    throw new ToolFailure("not_found", `${action}: it does not exist`);
+  }
+  let file: Deno.FsFile;
+  try {
+    const info = await Deno.stat(path.real);
+    if (info.isDirectory) {
+      throw new ToolFailure(
+        "invalid_arguments",
+        `${action}: it is a directory`,
+      );
+    }
+    file = await Deno.open(path.real, { read: true });
+  } catch (err) {
+    throw classify(err, action);
+  }
+  const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+  const encoder = new TextEncoder();
+  const shown: string[] = [];
+  let bytes = 0;
+  let lineNo = 0;
+  let endLine = 0;
+  let full = false; // stopped collecting: limit or byte cap reached
+  let truncated = false;
+  let partial = "";
+  const take = (line: string) => {
+    lineNo++;
+    if (lineNo < offset) return;
+    if (full || shown.length >= limit) {
+      full = true;
+      truncated = true;
+      return;
+    }
+    const { text, cut } = cutLine(line);
+    const numbered = `${String(lineNo).padStart(6, " ")}\t${text}`;
+    const size = encoder.encode(numbered).length + 1;
+    if (bytes + size > READ_MAX_BYTES) {
+      full = true;
+      truncated = true;
+      return;
+    }
+    if (cut) truncated = true;
+    bytes += size;
+    shown.push(numbered);
+    endLine = lineNo;
+  };
+  try {
+    const buf = new Uint8Array(64 * 1024);
+    let first = true;
+    for (;;) {
+      if (input.signal?.aborted) throw cancelled(`reading "${path.absolute}"`);
+      const n = await file.read(buf);
+      if (n === null) break;
+      const chunk = buf.subarray(0, n);
+      if (first && looksBinary(chunk)) {
+        throw new ToolFailure(
+          "invalid_arguments",
+          `${action}: it is a binary file, not text`,
+        );
+      }
+      first = false;
+      let text: string;
+      try {
+        text = decoder.decode(chunk, { stream: true });
+      } catch {
+        throw new ToolFailure(
+          "invalid_arguments",
+          `${action}: it is not UTF-8 text`,
+        );
+      }
+      let start = 0;
+      for (;;) {
+        const nl = text.indexOf("\n", start);
+        if (nl === -1) break;
+        take(partial + text.slice(start, nl));
+        partial = "";
+        start = nl + 1;
+      }
+      partial += text.slice(start);
+    }
+    try {
+      partial += decoder.decode();
+    } catch {
+      throw new ToolFailure(
+        "invalid_arguments",
+        `${action}: it is not UTF-8 text`,
+      );
+    }
+    if (partial !== "") take(partial);
+  } catch (err) {
+    throw classify(err, action);
+  } finally {
+    file.close();
+  }
+  if (offset > 1 && offset > lineNo) {
+    throw new ToolFailure(
+      "invalid_arguments",
+      `"offset" ${offset} is past the end of "${path.absolute}" (${lineNo} line${
+        lineNo === 1 ? "" : "s"
+      })`,
+    );
+  }
+  let content = shown.join("\n");
+  if (truncated && endLine < lineNo) {
+    content += `\n[truncated: lines ${
+      endLine + 1
+    }-${lineNo} of ${lineNo} not shown; read on with offset=${endLine + 1}]`;
+  }
+  return {
+    path: path.absolute,
+    content,
+    start_line: offset,
+    end_line: endLine,
+    total_lines: lineNo,
+    truncated,
+  };
+}
+
+async function readText(
+  path: ConfinedPath,
+  action: string,
+): Promise<{ text: string | undefined; binary: boolean }> {
+  if (!path.exists) return { text: undefined, binary: false };
+  let bytes: Uint8Array;
+  try {
+    const info = await Deno.stat(path.real);
+    if (info.isDirectory) {
+      throw new ToolFailure(
+        "invalid_arguments",
+        `${action}: it is a directory`,
+      );
+    }
+    bytes = await Deno.readFile(path.real);
+  } catch (err) {
+    throw classify(err, action);
+  }
+  if (looksBinary(bytes)) return { text: undefined, binary: true };
+  try {
+    return {
+      text: new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(
+        bytes,
+      ),
+      binary: false,
+    };
+  } catch {
+    return { text: undefined, binary: true };
+  }
+}
+
+/**
+ * Plans `write_file` (creates or overwrites `path` with `content`) without
+ * touching anything.
+ *
+ * @param input The roots and the call.
+ * @returns The plan.
+ * @throws {ToolFailure} Classified.
+ */
+export async function planWrite(input: CallInput): Promise<FilePlan> {
+  checkArguments("write_file", input.args);
+  let path: ConfinedPath;
+  try {
+    path = await target(input);
+  } catch (err) {
+    throw classify(err, `Cannot write "${input.args.path}"`);
+  }
+  const old = await readText(path, `Cannot write "${path.absolute}"`);
+  return {
+    target: path,
+    oldText: old.text,
+    oldIsBinary: old.binary,
+    newText: String(input.args.content),
+    replacements: 1,
+  };
+}
+
+function occurrences(haystack: string, needle: string): number[] {
+  const at: number[] = [];
+  let i = haystack.indexOf(needle);
+  while (i !== -1) {
+    at.push(i);
+    i = haystack.indexOf(needle, i + needle.length);
+  }
+  return at;
+}
+
+/**
+ * Plans `edit_file`: the exact replacement of `old_str` by `new_str`,
+ * which must occur exactly once unless `replace_all` is set. Touches
+ * nothing.
+ *
+ * @param input The roots and the call.
+ * @returns The plan.
+ * @throws {ToolFailure} Classified; `invalid_arguments` says how many times
+ * `old_str` occurs when it is not exactly once.
+ */
+export async function planEdit(input: CallInput): Promise<FilePlan> {
+  checkArguments("edit_file", input.args);
+  const oldStr = String(input.args.old_str);
+  const newStr = String(input.args.new_str);
+  const replaceAll = input.args.replace_all === true;
+  if (oldStr === "") {
+    throw new ToolFailure(
+      "invalid_arguments",
+      `"old_str" must not be empty (to create a file, use write_file)`,
+    );
+  }
+  if (oldStr === newStr) {
+    throw new ToolFailure(
+      "invalid_arguments",
+      `"old_str" and "new_str" are the same: the edit would change nothing`,
+    );
+  }
+  let path: ConfinedPath;
+  try {
+    path = await target(input);
+  } catch (err) {
+    throw classify(err, `Cannot edit "${input.args.path}"`);
+  }
+  const action = `Cannot edit "${path.absolute}"`;
+  if (!path.exists) {
+    throw new ToolFailure(
+      "not_found",
+      `${action}: it does not exist (to create it, use write_file)`,
+    );
+  }
+  const old = await readText(path, action);
+  if (old.text === undefined) {
+    throw new ToolFailure(
+      "invalid_arguments",
+      `${action}: it is not a UTF-8 text file`,
+    );
+  }
+  const at = occurrences(old.text, oldStr);
+  if (at.length === 0) {
+    throw new ToolFailure(
+      "invalid_arguments",
+      `${action}: "old_str" does not occur in the file (it must match exactly, whitespace and line endings included)`,
+    );
+  }
+  if (at.length > 1 && !replaceAll) {
+    throw new ToolFailure(
+      "invalid_arguments",
+      `${action}: "old_str" occurs ${at.length} times; include more surrounding text to make it unique, or set "replace_all" to replace every occurrence`,
+      { occurrences: String(at.length) },
+    );
+  }
+  const parts: string[] = [];
+  let from = 0;
+  for (const i of at) {
+    parts.push(old.text.slice(from, i), newStr);
+    from = i + oldStr.length;
+  }
+  parts.push(old.text.slice(from));
+  return {
+    target: path,
+    oldText: old.text,
+    oldIsBinary: false,
+    newText: parts.join(""),
+    replacements: at.length,
+  };
+}
+
+function randomSuffix(): string {
+  return Array.from(
+    crypto.getRandomValues(new Uint8Array(6)),
+    (b) => b.toString(16).padStart(2, "0"),
+  ).join("");
+}
+
+/**
+ * Applies a plan atomically: writes a temporary file beside the target
+ * (same directory, so the same filesystem), syncs it, gives it the old
+ * file's mode, then renames it over the target. Missing parent directories
+ * are created. A cancellation before the rename leaves nothing behind.
+ *
+ * @param plan The plan.
+ * @param signal Aborts when the call is cancelled.
+ * @returns Bytes written and whether the file was created.
+ * @throws {ToolFailure} Classified (`cancelled` says nothing was written).
+ */
+export async function commit(
+  plan: FilePlan,
+  signal?: AbortSignal,
+): Promise<{ bytes: number; created: boolean }> {
+  const real = plan.target.real;
+  const action = `Cannot write "${plan.target.absolute}"`;
+  const dir = dirname(real);
+  const data = new TextEncoder().encode(plan.newText);
+  let mode: number | undefined;
+  let created = true;
+  try {
+    await Deno.mkdir(dir, { recursive: true });
+    try {
+      const info = await Deno.stat(real);
+      if (info.isDirectory) {
+        throw new ToolFailure(
+          "invalid_arguments",
+          `${action}: it is a directory`,
+        );
+      }
+      created = false;
+      mode = info.mode === null ? undefined : info.mode & 0o7777;
+    } catch (err) {
+      if (!(err instanceof Deno.errors.NotFound)) throw err;
+    }
+  } catch (err) {
+    throw classify(err, action);
+  }
+  const tmp = join(dir, `.${basename(real)}.${randomSuffix()}.tmp`);
+  let renamed = false;
+  try {
+    const file = await Deno.open(tmp, {
+      write: true,
+      createNew: true,
+      mode: mode ?? 0o666,
+    });
+    try {
+      let written = 0;
+      while (written < data.length) {
+        written += await file.write(data.subarray(written));
+      }
+      await file.syncData();
+    } finally {
+      file.close();
+    }
+    if (mode !== undefined) {
+      await Deno.chmod(tmp, mode).catch(() => {}); // not on every platform
+    }
+    if (signal?.aborted) {
+      throw cancelled(`nothing was written to "${plan.target.absolute}"`);
+    }
+    await Deno.rename(tmp, real);
+    renamed = true;
+  } catch (err) {
+    throw classify(err, action);
+  } finally {
+    if (!renamed) await Deno.remove(tmp).catch(() => {});
+  }
+  return { bytes: data.length, created };
+}
+
+/** Lines in a text (a final line without a newline counts). */
+export function countLines(text: string): number {
+  if (text === "") return 0;
+  let n = 0;
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) {
+    n++;
+  }
+  return text.endsWith("\n") ? n : n + 1;
+}

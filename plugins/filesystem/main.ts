@@ -1,0 +1,483 @@
+/**
+ * `filesystem`: the reference tool provider for files (plugins.md §7.2).
+ *
+ * - `read_file` (data source, read only): numbered lines (`cat -n`
+ *   layout) from `offset` (1-based) for `limit` lines, at most 2000 lines
+ *   and 256 KiB, with a truncation marker saying how to read on;
+ * - `write_file` (resource, moderate): creates or overwrites a file;
+ * - `edit_file` (resource, moderate): replaces `old_str` by `new_str`,
+ *   which must occur exactly once unless `replace_all` is set.
+ *
+ * Writes are atomic (a temporary file in the same directory, synced, then
+ * renamed over the target). `Preview` shows the unified diff a write or an
+ * edit would make, without touching anything.
+ *
+ * Every path is confined to the `roots` of the provider block: one that
+ * leaves them through `..` or a symbolic link is refused with
+ * PERMISSION_DENIED. The manifest asks for read and write access to `.`
+ * (the kernel's working directory), so Deno's sandbox backs the plugin's
+ * own checks; the operator grants it with `allow_read = ["."]` and
+ * `allow_write = ["."]` in the provider block. See README.md.
+ *
+ * Run it only through the kernel; started by hand it explains itself and
+ * exits 1.
+ *
+ * @module
+ */
+import type { JsonObject, MessageInitShape } from "@bufbuild/protobuf";
+import { isAbsolute } from "node:path";
+import { Code, GrpcStatusError } from "../../proto/grpc_adapter.ts";
+import { Category } from "../../proto/gen/pluggableharness/common/v1/types_pb.ts";
+import type { ConfigSchemaSchema } from "../../proto/gen/pluggableharness/config/v1/types_pb.ts";
+import {
+  DiffLineOp,
+  type RenderTreeSchema,
+  TextStyle,
+} from "../../proto/gen/pluggableharness/render/v1/types_pb.ts";
+import {
+  type SchemaSchema,
+  SchemaType,
+} from "../../proto/gen/pluggableharness/schema/v1/types_pb.ts";
+import { ToolErrorCategory } from "../../proto/gen/pluggableharness/tool/v1/errors_pb.ts";
+import type {
+  GetSchemaResponseSchema,
+  InvokeResponseSchema,
+} from "../../proto/gen/pluggableharness/tool/v1/rpc_response_pb.ts";
+import { ToolService } from "../../proto/gen/pluggableharness/tool/v1/service_pb.ts";
+import {
+  RiskClass,
+  ToolKind,
+} from "../../proto/gen/pluggableharness/tool/v1/types_pb.ts";
+import {
+  CONFIG_ATTR_TYPES,
+  parseManifest,
+  serve,
+  service,
+} from "../sdk/mod.ts";
+import { unifiedHunks } from "./_diff.ts";
+import {
+  type CallInput,
+  classify,
+  commit,
+  countLines,
+  type FailureKind,
+  type FilePlan,
+  planEdit,
+  planWrite,
+  readFile,
+  ToolFailure,
+} from "./_tools.ts";
+import manifestJson from "./plugin.json" with { type: "json" };
+
+type Event = MessageInitShape<typeof InvokeResponseSchema>;
+type Schema = MessageInitShape<typeof SchemaSchema>;
+type Tree = MessageInitShape<typeof RenderTreeSchema>;
+
+const manifest = parseManifest(manifestJson, "filesystem/plugin.json");
+
+const CATEGORY: Record<FailureKind, ToolErrorCategory> = {
+  invalid_arguments: ToolErrorCategory.INVALID_ARGUMENTS,
+  not_found: ToolErrorCategory.NOT_FOUND,
+  permission_denied: ToolErrorCategory.PERMISSION_DENIED,
+  execution_failed: ToolErrorCategory.EXECUTION_FAILED,
+  cancelled: ToolErrorCategory.CANCELLED,
+};
+
+const STATUS: Record<FailureKind, number> = {
+  invalid_arguments: Code.INVALID_ARGUMENT,
+  not_found: Code.NOT_FOUND,
+  permission_denied: Code.PERMISSION_DENIED,
+  execution_failed: Code.INTERNAL,
+  cancelled: Code.CANCELLED,
+};
+
+function object(
+  properties: Record<string, Schema>,
+  required: string[],
+): Schema {
+  return { type: SchemaType.OBJECT, properties, required };
+}
+
+function str(description: string): Schema {
+  return { type: SchemaType.STRING, description };
+}
+
+function num(description: string): Schema {
+  return { type: SchemaType.NUMBER, description };
+}
+
+function bool(description: string): Schema {
+  return { type: SchemaType.BOOLEAN, description };
+}
+
+const PATH = str(
+  "The file's path: absolute, or relative to the working directory.",
+);
+const TIMEOUT = { seconds: 30n };
+
+/** The configured roots; undefined until Configure. */
+let roots: string[] | undefined;
+
+const SCHEMA: MessageInitShape<typeof GetSchemaResponseSchema> = {
+  tools: [
+    {
+      name: "read_file",
+      kind: ToolKind.DATA_SOURCE,
+      risk: RiskClass.READ_ONLY,
+      description:
+        "Reads a UTF-8 text file and returns its lines numbered like `cat -n` " +
+        "(line number, a tab, the line). Reads at most 2000 lines and 256 KiB " +
+        "at a time; use offset and limit to read a range, and follow the " +
+        "truncation marker to read on.",
+      inputSchema: object({
+        path: PATH,
+        offset: num("First line to read, 1-based. Default 1."),
+        limit: num("Lines to read (at most 2000). Default 2000."),
+      }, ["path"]),
+      outputSchema: object({
+        path: str("The absolute path read."),
+        content: str("Numbered lines, then a truncation marker if cut."),
+        start_line: num("First line shown (1-based)."),
+        end_line: num("Last line shown (0 when none)."),
+        total_lines: num("Lines in the file."),
+        truncated: bool("Whether lines or parts of lines were not shown."),
+      }, [
+        "path",
+        "content",
+        "start_line",
+        "end_line",
+        "total_lines",
+        "truncated",
+      ]),
+      streaming: false,
+      concurrency: { safe: true, keyFields: ["path"] },
+      defaultTimeout: TIMEOUT,
+      idempotent: true,
+    },
+    {
+      name: "write_file",
+      kind: ToolKind.RESOURCE,
+      risk: RiskClass.MODERATE,
+      description:
+        "Creates a text file, or overwrites it, with the given content " +
+        "(missing parent directories are created). The write is atomic. " +
+        "To change part of an existing file, prefer edit_file.",
+      inputSchema: object({
+        path: PATH,
+        content: str("The file's complete new content."),
+      }, ["path", "content"]),
+      outputSchema: object({
+        path: str("The absolute path written."),
+        created: bool("True if the file did not exist before."),
+        bytes_written: num("Bytes written."),
+        lines: num("Lines in the new content."),
+      }, ["path", "created", "bytes_written", "lines"]),
+      streaming: false,
+      concurrency: { safe: true, keyFields: ["path"] },
+      defaultTimeout: TIMEOUT,
+      idempotent: true,
+    },
+    {
+      name: "edit_file",
+      kind: ToolKind.RESOURCE,
+      risk: RiskClass.MODERATE,
+      description:
+        "Replaces an exact string in a text file. old_str must match the " +
+        "file exactly (whitespace and line endings included) and occur " +
+        "exactly once, unless replace_all is true. Read the file first; " +
+        "include enough surrounding lines to make old_str unique.",
+      inputSchema: object({
+        path: PATH,
+        old_str: str("The exact text to replace."),
+        new_str: str("The replacement text."),
+        replace_all: bool(
+          "Replace every occurrence instead of requiring exactly one.",
+        ),
+      }, ["path", "old_str", "new_str"]),
+      outputSchema: object({
+        path: str("The absolute path edited."),
+        replacements: num("Occurrences replaced."),
+        bytes_written: num("Bytes written."),
+      }, ["path", "replacements", "bytes_written"]),
+      streaming: false,
+      concurrency: { safe: true, keyFields: ["path"] },
+      defaultTimeout: TIMEOUT,
+      idempotent: false,
+    },
+  ],
+  configSchema: configSchema(),
+  supportedHookPoints: [],
+};
+
+function configSchema(): MessageInitShape<typeof ConfigSchemaSchema> {
+  return {
+    attributes: (manifest.configSchema ?? []).map((a) => ({
+      name: a.name,
+      type: CONFIG_ATTR_TYPES.indexOf(a.type) + 1,
+      required: a.required,
+      sensitive: a.sensitive,
+      description: a.description,
+      ...(a.defaultJson !== undefined ? { defaultJson: a.defaultJson } : {}),
+    })),
+  };
+}
+
+function result(payload: JsonObject): Event {
+  return { event: { event: { case: "result", value: { payload } } } };
+}
+
+function failure(f: ToolFailure): Event {
+  return {
+    event: {
+      event: {
+        case: "error",
+        value: {
+          category: CATEGORY[f.kind],
+          message: f.message,
+          retryable: false,
+          ...(Object.keys(f.details).length > 0 ? { details: f.details } : {}),
+        },
+      },
+    },
+  };
+}
+
+async function configure(config: JsonObject | undefined): Promise<void> {
+  const bad = (message: string): never => {
+    throw new GrpcStatusError(Code.INVALID_ARGUMENT, message);
+  };
+  const cfg = config ?? {};
+  for (const key of Object.keys(cfg)) {
+    if (key !== "roots") {
+      bad(
+        `config attribute "${key}" is not supported by filesystem (it takes "roots")`,
+      );
+    }
+  }
+  const value = cfg.roots;
+  if (value === undefined || value === null) {
+    bad(
+      `config attribute "roots" is required: the directories the tools may touch`,
+    );
+  }
+  if (
+    !Array.isArray(value) ||
+    value.some((r) => typeof r !== "string" || r === "")
+  ) {
+    bad(`config attribute "roots" must be a list of non-empty strings`);
+  }
+  const list = value as string[];
+  if (list.length === 0) {
+    bad(`config attribute "roots" must name at least one directory`);
+  }
+  for (const root of list) {
+    if (!isAbsolute(root)) continue; // resolved per call
+    try {
+      const info = await Deno.stat(root);
+      if (!info.isDirectory) bad(`root "${root}" is not a directory`);
+    } catch (err) {
+      if (err instanceof GrpcStatusError) throw err;
+      if (err instanceof Deno.errors.NotFound) {
+        bad(`root "${root}" does not exist`);
+      }
+      bad(
+        `root "${root}" cannot be read by the plugin (the operator grants access with allow_read and allow_write in the provider block): ${
+          (err as Error).message
+        }`,
+      );
+    }
+  }
+  roots = [...list];
+}
+
+function callInput(
+  call: { arguments?: JsonObject; callContext?: { workingDirectory: string } },
+  signal?: AbortSignal,
+): CallInput {
+  if (!roots) {
+    throw new ToolFailure(
+      "execution_failed",
+      "The filesystem provider is not configured: Configure must set roots first",
+    );
+  }
+  return {
+    roots,
+    args: call.arguments ?? {},
+    workingDirectory: call.callContext?.workingDirectory ?? "",
+    ...(signal ? { signal } : {}),
+  };
+}
+
+function previewTree(tool: string, plan: FilePlan): Tree {
+  const hunks = unifiedHunks(plan.oldText ?? "", plan.newText);
+  let added = 0;
+  let removed = 0;
+  for (const h of hunks) {
+    for (const l of h.lines) {
+      if (l.op === "add") added++;
+      else if (l.op === "remove") removed++;
+    }
+  }
+  const where = plan.target.absolute;
+  const counts = `+${added} −${removed}`;
+  let summary: string;
+  if (tool === "edit_file") {
+    summary = `Edit ${where}: ${plan.replacements} replacement${
+      plan.replacements === 1 ? "" : "s"
+    } (${counts})`;
+  } else if (plan.oldIsBinary) {
+    summary = `Overwrite binary file ${where} with ${
+      countLines(plan.newText)
+    } lines of text`;
+  } else if (plan.oldText === undefined) {
+    const n = countLines(plan.newText);
+    summary = `Create ${where} (${n} line${n === 1 ? "" : "s"})`;
+  } else if (hunks.length === 0) {
+    summary = `Overwrite ${where}: no changes`;
+  } else summary = `Overwrite ${where} (${counts})`;
+  const op = {
+    context: DiffLineOp.CONTEXT,
+    add: DiffLineOp.ADD,
+    remove: DiffLineOp.REMOVE,
+  } as const;
+  return {
+    root: {
+      node: {
+        case: "group",
+        value: {
+          children: [
+            {
+              node: {
+                case: "text",
+                value: { content: summary, style: TextStyle.BOLD },
+              },
+            },
+            {
+              node: {
+                case: "diff",
+                value: {
+                  hunks: hunks.map((h) => ({
+                    oldStart: h.oldStart,
+                    oldLines: h.oldLines,
+                    newStart: h.newStart,
+                    newLines: h.newLines,
+                    lines: h.lines.map((l) => ({ op: op[l.op], text: l.text })),
+                  })),
+                },
+              },
+            },
+          ],
+        },
+      },
+    },
+  };
+}
+
+if (import.meta.main) {
+  await serve({
+    identity: {
+      name: manifest.name,
+      version: manifest.version,
+      category: "tool",
+    },
+    services: (ctx) => [
+      service(ToolService, {
+        getSchema: () => SCHEMA,
+        configure: async (req) => {
+          await configure(req.config);
+          return {};
+        },
+        async *invoke(req, { signal }): AsyncGenerator<Event> {
+          const call = req.call;
+          const tool = call?.toolName ?? "";
+          try {
+            if (!call) {
+              throw new ToolFailure("invalid_arguments", "The call is missing");
+            }
+            const input = callInput(call, signal);
+            switch (tool) {
+              case "read_file":
+                yield result(await readFile(input));
+                return;
+              case "write_file": {
+                const plan = await planWrite(input);
+                const { bytes, created } = await commit(plan, signal);
+                yield result({
+                  path: plan.target.absolute,
+                  created,
+                  bytes_written: bytes,
+                  lines: countLines(plan.newText),
+                });
+                return;
+              }
+              case "edit_file": {
+                const plan = await planEdit(input);
+                const { bytes } = await commit(plan, signal);
+                yield result({
+                  path: plan.target.absolute,
+                  replacements: plan.replacements,
+                  bytes_written: bytes,
+                });
+                return;
+              }
+              default:
+                throw new ToolFailure(
+                  "invalid_arguments",
+                  `Unknown tool ${
+                    JSON.stringify(tool)
+                  }: this provider has read_file, write_file and edit_file`,
+                );
+            }
+          } catch (err) {
+            const f = classify(err, `${tool} failed`);
+            if (f.kind === "execution_failed") {
+              ctx.log.warn(`${tool} failed`, { message: f.message });
+            }
+            yield failure(f);
+          }
+        },
+        preview: async (req) => {
+          const call = req.call;
+          const tool = call?.toolName ?? "";
+          try {
+            if (!call) {
+              throw new ToolFailure("invalid_arguments", "The call is missing");
+            }
+            if (tool !== "write_file" && tool !== "edit_file") {
+              throw new GrpcStatusError(
+                Code.UNIMPLEMENTED,
+                `${
+                  tool || "this tool"
+                } has no preview (only write_file and edit_file do)`,
+              );
+            }
+            const input = callInput(call);
+            const plan = tool === "write_file"
+              ? await planWrite(input)
+              : await planEdit(input);
+            return { preview: previewTree(tool, plan) };
+          } catch (err) {
+            if (err instanceof GrpcStatusError) throw err;
+            const f = classify(err, `Cannot preview ${tool}`);
+            throw new GrpcStatusError(STATUS[f.kind], f.message);
+          }
+        },
+        render: () => {
+          throw new GrpcStatusError(
+            Code.UNIMPLEMENTED,
+            "filesystem has no Render",
+          );
+        },
+        describe: () => ({
+          producer: {
+            name: manifest.name,
+            version: manifest.version,
+            source: manifest.source ?? "",
+            category: Category.TOOL,
+            protocolVersion: manifest.protocolVersion,
+          },
+        }),
+      }),
+    ],
+  });
+}
