@@ -125,7 +125,7 @@ Deno.test("parseToolScopeEntry() rejects malformed entries", async (t) => {
         d?.summary,
         `Malformed tool scope entry ${JSON.stringify(text)}`,
       );
-      assert.ok(d?.detail?.includes(fragment), d?.detail);
+      assert.ok(d?.detail?.includes(fragment), d?.detail ?? "");
       assert.deepEqual(d?.range, at(7));
     });
   }
@@ -692,7 +692,7 @@ Deno.test("validateBounds() rejects bad values", async (t) => {
       assert.equal(d[0]?.severity, "error");
       assert.equal(d[0]?.summary, `Invalid ${attr} in profile "p"`);
       assert.deepEqual(d[0]?.range, at(6));
-      assert.ok(d[0]?.detail?.includes(fragment), d[0]?.detail);
+      assert.ok(d[0]?.detail?.includes(fragment), d[0]?.detail ?? "");
     });
   }
 });

@@ -35,7 +35,7 @@ import { sessionInfoOf, storedEventOf } from "./_convert.ts";
 import {
   type LiveSession,
   sessionAccessDenied,
-  SessionRegistry,
+  type SessionRegistry,
 } from "./session_registry.ts";
 import {
   createTelemetryRelay,

@@ -101,6 +101,24 @@ export interface ConfigAttributeSpec {
   defaultJson?: string;
 }
 
+/**
+ * One tool a tool plugin offers, declared in its manifest so that
+ * `check-config` can resolve profile tool lists and show policy outcomes
+ * without starting the plugin. The plugin's `GetSchema` stays the runtime
+ * authority.
+ */
+export interface ManifestTool {
+  /** The operation's name, e.g. `read_file`. */
+  name: string;
+  /** How calls pass the plan/apply gate. */
+  kind: "resource" | "data_source" | "interactive";
+  /** The declared risk class. */
+  risk: "read_only" | "low" | "moderate" | "high" | "critical";
+}
+
+const TOOL_KINDS = ["resource", "data_source", "interactive"];
+const RISKS = ["read_only", "low", "moderate", "high", "critical"];
+
 /** How the plugin is started. */
 export type PluginRuntime = "deno" | "executable";
 
@@ -127,6 +145,8 @@ export interface PluginManifest {
    * without starting the plugin. Absent: the plugin takes no config.
    */
   configSchema?: ConfigAttributeSpec[];
+  /** The tools a tool plugin offers (optional; see {@linkcode ManifestTool}). */
+  tools?: ManifestTool[];
 }
 
 /** A manifest that does not validate; names the file and every problem. */
@@ -164,6 +184,7 @@ const TOP_KEYS = [
   "source",
   "capabilities",
   "config_schema",
+  "tools",
 ];
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -283,6 +304,9 @@ export function parseManifest(raw: unknown, file: string): PluginManifest {
       problems,
     );
   }
+  const tools = raw["tools"] === undefined
+    ? undefined
+    : parseTools(raw["tools"], problems);
   if (problems.length > 0) throw new ManifestError(file, problems);
   const manifest: PluginManifest = {
     name,
@@ -295,7 +319,44 @@ export function parseManifest(raw: unknown, file: string): PluginManifest {
   };
   if (typeof source === "string") manifest.source = source;
   if (configSchema) manifest.configSchema = configSchema;
+  if (tools) manifest.tools = tools;
   return manifest;
+}
+
+function parseTools(raw: unknown, problems: string[]): ManifestTool[] {
+  if (!Array.isArray(raw)) {
+    problems.push(`"tools" must be a list`);
+    return [];
+  }
+  const out: ManifestTool[] = [];
+  raw.forEach((t, i) => {
+    if (!isRecord(t)) {
+      problems.push(`"tools[${i}]" must be an object`);
+      return;
+    }
+    const extra = Object.keys(t).filter((k) =>
+      !["name", "kind", "risk"].includes(k)
+    );
+    if (extra.length > 0) {
+      problems.push(`"tools[${i}]" has unknown field "${extra[0]}"`);
+    }
+    if (typeof t.name !== "string" || t.name === "") {
+      problems.push(`"tools[${i}].name" must be a non-empty string`);
+    } else if (typeof t.kind !== "string" || !TOOL_KINDS.includes(t.kind)) {
+      problems.push(
+        `"tools[${i}].kind" must be one of ${TOOL_KINDS.join(", ")}`,
+      );
+    } else if (typeof t.risk !== "string" || !RISKS.includes(t.risk)) {
+      problems.push(`"tools[${i}].risk" must be one of ${RISKS.join(", ")}`);
+    } else {
+      out.push({
+        name: t.name,
+        kind: t.kind as ManifestTool["kind"],
+        risk: t.risk as ManifestTool["risk"],
+      });
+    }
+  });
+  return out;
 }
 
 const ATTR_KEYS = [

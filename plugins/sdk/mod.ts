@@ -53,6 +53,7 @@ export {
   type ConfigAttributeSpec,
   type ConfigAttrType,
   ManifestError,
+  type ManifestTool,
   parseManifest,
   type PluginManifest,
   type PluginRuntime,

@@ -1,0 +1,153 @@
+/**
+ * The two library entry points over a project directory:
+ * {@linkcode checkConfig} (what `check-config` runs: never throws on a bad
+ * configuration, returns the diagnostics, the plan and the exit code) and
+ * {@linkcode compileConfig} (for the kernel: the plan, or a
+ * {@linkcode ConfigError} carrying every diagnostic).
+ *
+ * @module
+ */
+
+import { ConfigError, type Diagnostic } from "./diagnostic.ts";
+import { compile, isLockProblem } from "./compile.ts";
+import {
+  type Fingerprint,
+  loadConfigInputs,
+  type LoadConfigInputsOptions,
+} from "./files.ts";
+import { LOCK_FILE_PATH } from "./lock_file.ts";
+import type { Plan } from "./plan.ts";
+
+/** Options for {@linkcode checkConfig} and {@linkcode compileConfig}. */
+export interface CheckConfigOptions extends LoadConfigInputsOptions {
+  /**
+   * Require a complete, current lock file (`--locked`).
+   * @default {false}
+   */
+  locked?: boolean;
+  /**
+   * The platform key whose checksum is checked.
+   * @default {the host's}
+   */
+  platform?: string;
+}
+
+/** `check-config`'s exit codes. */
+export type CheckExitCode = 0 | 1 | 2;
+
+/** What {@linkcode checkConfig} returns. */
+export interface CheckResult {
+  /** No error (warnings allowed). */
+  valid: boolean;
+  /**
+   * 0 valid; 1 invalid configuration; 2 valid except that the lock file is
+   * missing (with `locked`), unreadable, outdated or does not match.
+   */
+  exitCode: CheckExitCode;
+  /** The plan, when valid. */
+  plan: Plan | undefined;
+  /** Every problem found. */
+  diagnostics: Diagnostic[];
+  /** Each file's text by its shown path, to print source lines. */
+  sources: Map<string, string>;
+  /** The absolute project directory. */
+  dir: string;
+  /** The environment variables the configuration reads (names only). */
+  envNames: string[];
+  /** Every other file the result depends on, with its hash. */
+  fingerprints: Fingerprint[];
+  /** Absolute path of the global config that was looked for, if any. */
+  globalPath?: string;
+}
+
+/**
+ * The exit code for a set of diagnostics: 1 when any error is not a lock
+ * problem, else 2 when there is any error, else 0.
+ *
+ * @example Usage
+ * ```ts
+ * import { exitCodeFor } from "./check.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(exitCodeFor([]), 0);
+ * assert.equal(exitCodeFor([{ severity: "error", code: "E_CHECKSUM_MISMATCH", summary: "x" }]), 2);
+ * assert.equal(exitCodeFor([{ severity: "error", code: "E_UNKNOWN_ATTR", summary: "x" }]), 1);
+ * ```
+ *
+ * @param diagnostics The diagnostics.
+ * @returns 0, 1 or 2.
+ */
+export function exitCodeFor(diagnostics: readonly Diagnostic[]): CheckExitCode {
+  const errors = diagnostics.filter((d) => d.severity === "error");
+  if (errors.length === 0) return 0;
+  return errors.every((d) => isLockProblem(d, LOCK_FILE_PATH)) ? 2 : 1;
+}
+
+/**
+ * Checks the configuration in a project directory, as `check-config` does:
+ * reads `agent.hcl`, the lock file, the global config and each local
+ * plugin's manifest, compiles, and classifies the outcome.
+ *
+ * @example Usage
+ * ```ts
+ * import { checkConfig } from "./check.ts";
+ * import assert from "node:assert/strict";
+ * const r = await checkConfig("examples", { locked: true, globalConfig: null });
+ * assert.equal(r.exitCode, 0);
+ * assert.equal(r.plan?.profiles[0]?.name, "default");
+ * ```
+ *
+ * @param dir The project directory.
+ * @param options `locked`, the environment, the global config and platform.
+ * @returns The outcome; never throws on a bad configuration.
+ */
+export async function checkConfig(
+  dir: string,
+  options: CheckConfigOptions = {},
+): Promise<CheckResult> {
+  const inputs = await loadConfigInputs(dir, options);
+  const r = compile(inputs, {
+    locked: options.locked ?? false,
+    ...(options.platform ? { platform: options.platform } : {}),
+  });
+  const exitCode = exitCodeFor(r.diagnostics);
+  const out: CheckResult = {
+    valid: exitCode === 0,
+    exitCode,
+    plan: r.plan,
+    diagnostics: r.diagnostics,
+    sources: r.sources,
+    dir: inputs.dir,
+    envNames: r.envNames,
+    fingerprints: inputs.fingerprints,
+  };
+  if (inputs.globalPath !== undefined) out.globalPath = inputs.globalPath;
+  return out;
+}
+
+/**
+ * Compiles the configuration in a project directory for the kernel: the
+ * same plan and diagnostics as {@linkcode checkConfig}, but a configuration
+ * with errors throws.
+ *
+ * @example Usage
+ * ```ts
+ * import { compileConfig } from "./check.ts";
+ * import assert from "node:assert/strict";
+ * const { plan, diagnostics } = await compileConfig("examples", { globalConfig: null });
+ * assert.equal(diagnostics.filter((d) => d.severity === "error").length, 0);
+ * assert.ok(plan.providers.length > 0);
+ * ```
+ *
+ * @param dir The project directory.
+ * @param options `locked`, the environment, the global config and platform.
+ * @returns The plan and the warnings.
+ * @throws {ConfigError} Carrying every diagnostic, when there is an error.
+ */
+export async function compileConfig(
+  dir: string,
+  options: CheckConfigOptions = {},
+): Promise<{ plan: Plan; diagnostics: Diagnostic[] }> {
+  const r = await checkConfig(dir, options);
+  if (r.plan === undefined) throw new ConfigError(r.diagnostics);
+  return { plan: r.plan, diagnostics: r.diagnostics };
+}

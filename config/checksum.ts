@@ -1,0 +1,320 @@
+/**
+ * Plugin artifact checksums for the lock file (config.md §5.4): platform
+ * keys in Go's `<os>_<arch>` form, the digest of a plugin's artifact, and
+ * the comparison.
+ *
+ * The artifact of a Deno plugin is its whole local module graph: the
+ * manifest plus every `file:` module `deno info --json` lists for its
+ * entrypoint, sorted by path relative to the plugin's root, each path and
+ * each file's bytes length-prefixed, plus the exact specifiers of its
+ * `npm:` and remote modules. Any change to any file the plugin runs changes
+ * the digest. The artifact of an executable plugin is its binary plus its
+ * manifest.
+ *
+ * @module
+ */
+
+import { createHash } from "node:crypto";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { PluginManifest } from "../plugins/sdk/manifest.ts";
+
+/**
+ * The platforms a Deno plugin is locked for: Deno's release targets. A Deno
+ * plugin's artifact is the same on each, so `agent lock` records the same
+ * digest under every key (config.md §8.1 row 26: checksums cover every
+ * platform the kernel installs for, not only the invoking one).
+ */
+export const DENO_PLATFORMS: readonly string[] = [
+  "darwin_amd64",
+  "darwin_arm64",
+  "linux_amd64",
+  "linux_arm64",
+  "windows_amd64",
+];
+
+const GO_ARCH: Readonly<Record<string, string>> = {
+  x86_64: "amd64",
+  aarch64: "arm64",
+};
+
+/**
+ * The lock file's key for a platform: Go's `GOOS_GOARCH` names
+ * (`x86_64` → `amd64`, `aarch64` → `arm64`).
+ *
+ * @example Usage
+ * ```ts
+ * import { hostPlatform } from "./checksum.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(hostPlatform("linux", "x86_64"), "linux_amd64");
+ * assert.equal(hostPlatform("darwin", "aarch64"), "darwin_arm64");
+ * ```
+ *
+ * @param os The operating system.
+ * @param arch The architecture.
+ * @returns E.g. `linux_amd64`.
+ */
+export function hostPlatform(
+  os: string = Deno.build.os,
+  arch: string = Deno.build.arch,
+): string {
+  return `${os}_${GO_ARCH[arch] ?? arch}`;
+}
+
+/**
+ * Compares a recorded checksum with a computed one by plain string equality
+ * (config.md §5.4): checksums are public, so there is no timing channel to
+ * protect, and the spec forbids a constant-time comparison.
+ *
+ * @example Usage
+ * ```ts
+ * import { checksumsEqual } from "./checksum.ts";
+ * import assert from "node:assert/strict";
+ * assert.ok(checksumsEqual("sha256:ab", "sha256:ab"));
+ * assert.ok(!checksumsEqual("sha256:AB", "sha256:ab"));
+ * ```
+ *
+ * @param recorded The lock file's value.
+ * @param actual The computed value.
+ * @returns Whether they are the same string.
+ */
+export function checksumsEqual(recorded: string, actual: string): boolean {
+  return recorded === actual;
+}
+
+/** One file that went into a digest. */
+export interface DigestedFile {
+  /** Absolute path. */
+  path: string;
+  /** Path relative to the plugin's root, `/`-separated. */
+  relative: string;
+  /** SHA-256 of the file's bytes, lowercase hex. */
+  sha256: string;
+}
+
+/** What {@linkcode computeArtifactChecksum} returns. */
+export interface ArtifactDigest {
+  /** `"sha256:<64 lowercase hex>"`. */
+  checksum: string;
+  /** The files hashed, sorted by relative path. */
+  files: DigestedFile[];
+  /** The exact `npm:` and remote module specifiers, sorted. */
+  modules: string[];
+}
+
+/** The plugin's artifact cannot be read or its module graph resolved. */
+export class ArtifactError extends Error {
+  /**
+   * Creates the error.
+   *
+   * @param message What went wrong.
+   * @param options The cause.
+   */
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "ArtifactError";
+  }
+}
+
+/** Options for {@linkcode computeArtifactChecksum}. */
+export interface ComputeArtifactChecksumOptions {
+  /**
+   * The `deno` executable that lists a Deno plugin's module graph.
+   * @default {Deno.execPath()}
+   */
+  deno?: string;
+}
+
+/**
+ * Computes the digest of a plugin's artifact.
+ *
+ * @example Usage
+ * ```ts ignore
+ * import { computeArtifactChecksum } from "./checksum.ts";
+ * import { readManifest } from "../plugins/sdk/manifest.ts";
+ * const manifest = await readManifest("plugins/echo/plugin.json");
+ * const { checksum } = await computeArtifactChecksum("plugins/echo/plugin.json", manifest);
+ * console.log(checksum); // sha256:…
+ * ```
+ *
+ * @param manifestPath The manifest's path (the plugin's root is its folder).
+ * @param manifest The parsed manifest.
+ * @param options Which `deno` lists the module graph.
+ * @returns The checksum and what went into it.
+ * @throws {ArtifactError} When a file cannot be read or a module of the
+ *   graph cannot be resolved.
+ */
+export async function computeArtifactChecksum(
+  manifestPath: string,
+  manifest: PluginManifest,
+  options: ComputeArtifactChecksumOptions = {},
+): Promise<ArtifactDigest> {
+  const root = dirname(resolve(manifestPath));
+  const paths = new Set<string>([resolve(manifestPath)]);
+  const modules = new Set<string>();
+  const entry = resolve(root, manifest.entrypoint);
+  if (manifest.runtime === "executable") {
+    paths.add(entry);
+  } else {
+    const graph = await moduleGraph(
+      entry,
+      root,
+      options.deno ?? Deno.execPath(),
+    );
+    for (const p of graph.files) paths.add(p);
+    for (const m of graph.modules) modules.add(m);
+  }
+  const files: DigestedFile[] = [];
+  const contents = new Map<string, Uint8Array>();
+  for (const path of paths) {
+    let bytes: Uint8Array;
+    try {
+      bytes = await Deno.readFile(path);
+    } catch (err) {
+      throw new ArtifactError(
+        `Cannot read "${path}": ${err instanceof Error ? err.message : err}`,
+        { cause: err },
+      );
+    }
+    const rel = relative(root, path).split(sep).join("/");
+    contents.set(rel, bytes);
+    files.push({
+      path,
+      relative: rel,
+      sha256: createHash("sha256").update(bytes).digest("hex"),
+    });
+  }
+  files.sort((
+    a,
+    b,
+  ) => (a.relative < b.relative ? -1 : a.relative > b.relative ? 1 : 0));
+  const h = createHash("sha256");
+  h.update("ph-agent-artifact-v1\n");
+  h.update(`runtime\0${manifest.runtime}\n`);
+  for (const f of files) {
+    const bytes = contents.get(f.relative)!;
+    const name = new TextEncoder().encode(f.relative);
+    h.update(`file\0${name.byteLength}\0`);
+    h.update(name);
+    h.update(`\0${bytes.byteLength}\0`);
+    h.update(bytes);
+  }
+  const sortedModules = [...modules].sort();
+  for (const m of sortedModules) {
+    const bytes = new TextEncoder().encode(m);
+    h.update(`module\0${bytes.byteLength}\0`);
+    h.update(bytes);
+  }
+  return {
+    checksum: `sha256:${h.digest("hex")}`,
+    files,
+    modules: sortedModules,
+  };
+}
+
+/**
+ * Computes the digest of a plugin served from a remote module URL (a
+ * first-party plugin when `@ph/agent` itself runs from a registry): the
+ * manifest as parsed plus the exact specifiers of its module graph, which
+ * name immutable, versioned files.
+ *
+ * @param entry The entrypoint's URL.
+ * @param manifest The parsed manifest.
+ * @param options Which `deno` lists the module graph.
+ * @returns The checksum and the specifiers.
+ * @throws {ArtifactError} When the module graph cannot be resolved.
+ */
+export async function computeRemoteArtifactChecksum(
+  entry: string,
+  manifest: PluginManifest,
+  options: ComputeArtifactChecksumOptions = {},
+): Promise<ArtifactDigest> {
+  const graph = await moduleGraph(
+    entry,
+    Deno.cwd(),
+    options.deno ?? Deno.execPath(),
+  );
+  const modules = [...new Set([...graph.modules, ...graph.files])].sort();
+  const h = createHash("sha256");
+  h.update("ph-agent-artifact-v1\n");
+  h.update(`runtime\0${manifest.runtime}\n`);
+  const m = new TextEncoder().encode(JSON.stringify(manifest));
+  h.update(`manifest\0${m.byteLength}\0`);
+  h.update(m);
+  for (const spec of modules) {
+    const bytes = new TextEncoder().encode(spec);
+    h.update(`module\0${bytes.byteLength}\0`);
+    h.update(bytes);
+  }
+  return { checksum: `sha256:${h.digest("hex")}`, files: [], modules };
+}
+
+interface DenoInfo {
+  modules?: {
+    specifier: string;
+    local?: string;
+    kind?: string;
+    error?: string;
+  }[];
+}
+
+async function moduleGraph(
+  entry: string,
+  root: string,
+  deno: string,
+): Promise<{ files: string[]; modules: string[] }> {
+  let out: Deno.CommandOutput;
+  try {
+    out = await new Deno.Command(deno, {
+      args: ["info", "--json", entry],
+      cwd: root,
+      env: { DENO_NO_UPDATE_CHECK: "1", NO_COLOR: "1" },
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+  } catch (err) {
+    throw new ArtifactError(
+      `Cannot run "${deno} info": ${err instanceof Error ? err.message : err}`,
+      { cause: err },
+    );
+  }
+  const stderr = new TextDecoder().decode(out.stderr).trim();
+  if (!out.success) {
+    throw new ArtifactError(
+      `Cannot list the module graph of "${entry}": ${
+        stderr.split("\n").slice(0, 3).join(" ") ||
+        `deno info exited ${out.code}`
+      }`,
+    );
+  }
+  let info: DenoInfo;
+  try {
+    info = JSON.parse(new TextDecoder().decode(out.stdout));
+  } catch (err) {
+    throw new ArtifactError(
+      `Cannot read the output of "deno info" for "${entry}"`,
+      {
+        cause: err,
+      },
+    );
+  }
+  const files: string[] = [];
+  const modules: string[] = [];
+  for (const m of info.modules ?? []) {
+    if (m.error !== undefined) {
+      throw new ArtifactError(
+        `Cannot resolve module "${m.specifier}" of the plugin: ${
+          m.error.split("\n")[0]
+        }`,
+      );
+    }
+    if (m.specifier.startsWith("file:")) {
+      const local = m.local ?? fileURLToPath(m.specifier);
+      files.push(isAbsolute(local) ? local : join(root, local));
+    } else {
+      modules.push(m.specifier);
+    }
+  }
+  return { files, modules };
+}

@@ -1,0 +1,103 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { tempProject } from "./_compile_testing.ts";
+import {
+  ArtifactError,
+  computeArtifactChecksum,
+  hostPlatform,
+} from "./checksum.ts";
+import { parseManifest } from "../plugins/sdk/manifest.ts";
+
+function manifest(runtime: "deno" | "executable", entrypoint: string) {
+  return parseManifest({
+    name: "p",
+    version: "1.0.0",
+    category: "tool",
+    protocol_version: 1,
+    runtime,
+    entrypoint,
+  }, "plugin.json");
+}
+
+Deno.test("hostPlatform() uses Go's names", () => {
+  assert.equal(hostPlatform("linux", "x86_64"), "linux_amd64");
+  assert.equal(hostPlatform("windows", "aarch64"), "windows_arm64");
+  assert.match(hostPlatform(), /^[a-z]+_[a-z0-9]+$/);
+});
+
+Deno.test("computeArtifactChecksum() covers the manifest and every module the plugin runs", async () => {
+  const dir = await tempProject({
+    "plugin.json": "{}",
+    "main.ts": 'import "./lib/a.ts";\n',
+    "lib/a.ts": 'import "./b.ts";\nexport const a = 1;\n',
+    "lib/b.ts": "export const b = 1;\n",
+    "unused.ts": "export const u = 1;\n",
+  });
+  try {
+    const m = manifest("deno", "main.ts");
+    const sum = async () =>
+      (await computeArtifactChecksum(join(dir, "plugin.json"), m)).checksum;
+    const base = await computeArtifactChecksum(join(dir, "plugin.json"), m);
+    assert.match(base.checksum, /^sha256:[0-9a-f]{64}$/);
+    assert.deepEqual(base.files.map((f) => f.relative), [
+      "lib/a.ts",
+      "lib/b.ts",
+      "main.ts",
+      "plugin.json",
+    ]);
+    // A file outside the graph does not count.
+    await Deno.writeTextFile(join(dir, "unused.ts"), "export const u = 2;\n");
+    assert.equal(await sum(), base.checksum);
+    // Any file in the graph does, however deep.
+    for (const f of ["lib/b.ts", "plugin.json", "main.ts"]) {
+      const before = await Deno.readTextFile(join(dir, f));
+      await Deno.writeTextFile(join(dir, f), before + " ");
+      assert.notEqual(await sum(), base.checksum, f);
+      await Deno.writeTextFile(join(dir, f), before);
+    }
+    assert.equal(await sum(), base.checksum);
+    // Moving bytes between files changes it too (paths and lengths are hashed).
+    await Deno.writeTextFile(
+      join(dir, "lib/a.ts"),
+      'import "./b.ts";\nexport const a = 1;',
+    );
+    await Deno.writeTextFile(join(dir, "lib/b.ts"), "\nexport const b = 1;\n");
+    assert.notEqual(await sum(), base.checksum);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("computeArtifactChecksum() hashes an executable's binary and manifest, and fails on a broken graph", async () => {
+  const dir = await tempProject({
+    "plugin.json": "{}",
+    "bin/tool": "#!/bin/sh\n",
+    "main.ts": 'import "./gone.ts";\n',
+  });
+  try {
+    const exe = await computeArtifactChecksum(
+      join(dir, "plugin.json"),
+      manifest("executable", "bin/tool"),
+    );
+    assert.deepEqual(exe.files.map((f) => f.relative), [
+      "bin/tool",
+      "plugin.json",
+    ]);
+    await assert.rejects(
+      computeArtifactChecksum(
+        join(dir, "plugin.json"),
+        manifest("deno", "main.ts"),
+      ),
+      ArtifactError,
+    );
+    await assert.rejects(
+      computeArtifactChecksum(
+        join(dir, "plugin.json"),
+        manifest("executable", "bin/missing"),
+      ),
+      ArtifactError,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -1,0 +1,192 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import {
+  artifact,
+  codes,
+  COMPILE_FIXTURES,
+  compileText,
+  errorCodes,
+  FIXTURE_ENV,
+  FIXTURE_PLATFORM,
+  SUM_A,
+} from "./_compile_testing.ts";
+import { compile } from "./compile.ts";
+import { loadConfigInputs } from "./files.ts";
+import { planToJson } from "./plan.ts";
+import { explainPlan, formatExplain } from "./explain.ts";
+
+const SUM_B = `sha256:${"b".repeat(64)}`;
+const FS = artifact({
+  name: "fs",
+  capabilities: { read: ["./docs"], write: ["./out"], env: ["FS_ROOT"] },
+}, {
+  tools: [
+    { name: "read_file", kind: "data_source", risk: "read_only" },
+    { name: "write_file", kind: "resource", risk: "moderate" },
+  ],
+});
+const FS_REQ =
+  'required_providers {\n  fs = { source = "./fs", version = "~> 1.0" }\n}\n';
+const FS_GRANT =
+  'provider "fs" {\n  allow_read  = ["./docs"]\n  allow_write = ["./out"]\n  allow_env   = ["FS_*"]\n}\n';
+
+function lockFor(fields: Partial<Record<string, string>> = {}): string {
+  const f = {
+    source: '"./fs"',
+    version: '"1.0.0"',
+    resolved_at: '"2026-01-01T00:00:00Z"',
+    checksums: `{ "linux_amd64" = "${SUM_A}" }`,
+    envelope:
+      '{\n    env = ["FS_ROOT"]\n    read = ["./docs"]\n    write = ["./out"]\n  }',
+    ...fields,
+  };
+  const body = Object.entries(f).filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `  ${k} = ${v}`).join("\n");
+  return `lock_file_version = 1\nprovider "fs" {\n${body}\n}\n`;
+}
+
+Deno.test("compile() gives byte-identical plan JSON for the same inputs", async () => {
+  const dir = join(COMPILE_FIXTURES, "valid", "full");
+  const inputs = await loadConfigInputs(dir, {
+    env: FIXTURE_ENV,
+    globalConfig: null,
+  });
+  const a = JSON.stringify(
+    planToJson(compile(inputs, { platform: FIXTURE_PLATFORM }).plan!),
+  );
+  const again = await loadConfigInputs(dir, {
+    env: FIXTURE_ENV,
+    globalConfig: null,
+  });
+  const b = JSON.stringify(
+    planToJson(compile(again, { platform: FIXTURE_PLATFORM }).plan!),
+  );
+  assert.equal(a, b);
+  assert.ok(a.length > 1000);
+});
+
+Deno.test("compile() resolves effective permissions as declared ∩ granted, paths relative to the project", () => {
+  const r = compileText(FS_REQ + FS_GRANT, { artifacts: { "./fs": FS } });
+  assert.deepEqual(errorCodes(r.diagnostics), []);
+  const p = r.plan!.providers[0]!;
+  assert.deepEqual(p.permissions.effective, {
+    env: ["FS_ROOT"],
+    run: [],
+    read: ["./docs"],
+    write: ["./out"],
+    net: [],
+  });
+  assert.deepEqual(p.permissions.granted.env, ["FS_*"]);
+});
+
+Deno.test("compile() checks the lock entry: not locked, outdated, source changed (warnings, or errors with locked)", () => {
+  const text = FS_REQ + FS_GRANT;
+  const run = (lock: string | undefined, locked = false) =>
+    codes(
+      compileText(text, {
+        artifacts: { "./fs": FS },
+        ...(lock === undefined ? {} : { lock }),
+        locked,
+      }).diagnostics,
+    );
+  assert.deepEqual(run(lockFor()), []);
+  assert.deepEqual(run(undefined), ["W_LOCK_MISSING"]);
+  assert.deepEqual(run(undefined, true), ["E_LOCK_MISSING"]);
+  const other = "lock_file_version = 1\n";
+  assert.deepEqual(run(other), ["W_PROVIDER_NOT_LOCKED"]);
+  assert.deepEqual(run(other, true), ["E_PROVIDER_NOT_LOCKED"]);
+  assert.deepEqual(run(lockFor({ version: '"0.9.0"' })), ["W_LOCK_OUTDATED"]);
+  assert.deepEqual(run(lockFor({ version: '"1.2.0"' }), true), [
+    "E_LOCK_OUTDATED",
+  ]);
+  assert.deepEqual(run(lockFor({ source: '"./old-fs"' }), true), [
+    "E_LOCK_OUTDATED",
+  ]);
+  assert.deepEqual(
+    run(lockFor({ checksums: `{ "linux_amd64" = "${SUM_B}" }` })),
+    ["E_CHECKSUM_MISMATCH"],
+  );
+  assert.deepEqual(run(lockFor({ envelope: undefined })), ["E_ENVELOPE_GROWN"]);
+});
+
+Deno.test("compile() marks the plan locked only when every provider matches its lock entry", () => {
+  const text = FS_REQ + FS_GRANT;
+  assert.equal(
+    compileText(text, { artifacts: { "./fs": FS }, lock: lockFor() }).plan
+      ?.locked,
+    true,
+  );
+  assert.equal(
+    compileText(text, { artifacts: { "./fs": FS } }).plan?.locked,
+    false,
+  );
+  assert.equal(compileText("", {}).plan?.locked, false);
+});
+
+Deno.test("compile() resolves profile tools against manifest-declared tools", () => {
+  const text = FS_REQ + FS_GRANT +
+    'agent_profile "default" {\n  tools = ["fs.read_file", "fs.write_fle"]\n}\n';
+  const r = compileText(text, { artifacts: { "./fs": FS }, lock: lockFor() });
+  assert.deepEqual(errorCodes(r.diagnostics), ["E_TOOL_UNKNOWN"]);
+  assert.match(r.diagnostics[0]!.detail!, /Did you mean "fs\.write_file"\?/);
+});
+
+Deno.test("compile() keeps declaration order of policies, profiles, hooks and positions for hook ordering", () => {
+  const text = FS_REQ +
+    'hook "session-end" {\n  provider = "fs"\n  mode = "observe"\n}\n' +
+    FS_GRANT +
+    'hook "post-apply" {\n  provider = "fs"\n  mode = "veto"\n}\n';
+  const plan = compileText(text, { artifacts: { "./fs": FS }, lock: lockFor() })
+    .plan!;
+  assert.deepEqual(plan.hooks.map((h) => h.point), [
+    "session-end",
+    "post-apply",
+  ]);
+  const [first, second] = plan.hooks;
+  const provider = plan.providers[0]!;
+  assert.ok(
+    first!.position < provider.position && provider.position < second!.position,
+  );
+});
+
+Deno.test("compile() accepts constant expressions wherever values are evaluated", () => {
+  const r = compileText(
+    'agent_profile "default" {\n  max_turns = 60 * 2\n  max_cost_usd = 1 + 0.5\n  tools = [for p in ["fs"] : "${p}.*"]\n  max_depth = true ? 1 : 2\n}\n',
+  );
+  assert.deepEqual(errorCodes(r.diagnostics), ["E_UNKNOWN_PROVIDER"]);
+  const ok = compileText(
+    'agent_profile "default" {\n  max_turns = 60 * 2\n  max_cost_usd = 1 + 0.5\n}\n',
+  );
+  assert.deepEqual(ok.plan?.profiles[0]?.bounds, {
+    maxTurns: 120,
+    maxCostUsd: 1.5,
+  });
+});
+
+Deno.test("explainPlan() shows effective tools, Deno flags and policy outcomes per tool", () => {
+  const text = FS_REQ + FS_GRANT +
+    'policy "reads_ok" {\n  match = { kind = "data_source" }\n  action = "allow"\n}\n' +
+    'policy "writes_ask_read" {\n  match = { tool_name = "write_file" }\n  action = "deny"\n}\n' +
+    'agent_profile "default" {\n  tools = ["fs.*"]\n}\n';
+  const plan = compileText(text, { artifacts: { "./fs": FS }, lock: lockFor() })
+    .plan!;
+  const report = explainPlan(plan, ["SDK_VAR"]);
+  const fs = report.profiles[0]!.providers[0]!;
+  assert.deepEqual(fs.tools, ["read_file", "write_file"]);
+  assert.deepEqual(fs.outcomes.map((o) => [o.tool, o.action, o.decidedBy]), [
+    ["read_file", "allow", "reads_ok"],
+    ["write_file", "deny", "writes_ask_read"],
+  ]);
+  assert.deepEqual(fs.denoFlags, [
+    "--allow-env=<sdk env>,FS_ROOT",
+    "--allow-read=<socket dir>,./docs",
+    "--allow-write=<socket dir>,./out",
+    "--allow-net=unix:<socket dir>/plugin.sock,unix:<socket dir>/kernel.sock",
+  ]);
+  const text2 = formatExplain(report);
+  assert.match(
+    text2,
+    /write_file, resource, moderate: deny {2}\[policy "writes_ask_read"\]/,
+  );
+  assert.match(text2, /<sdk env> stands for the 1 variables .*: SDK_VAR\./);
+});

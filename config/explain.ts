@@ -1,0 +1,358 @@
+/**
+ * `check-config --explain`: for each profile, the effective tools, each
+ * plugin's effective permissions as the Deno flags it will get, and the
+ * policy outcome per tool — what a reviewer wants to see in a pull request.
+ *
+ * Tools are known without starting a plugin only when its manifest
+ * declares them (`tools`); otherwise the outcome is shown per call kind and
+ * risk class, with the `tool_name` rules that could override it.
+ *
+ * @module
+ */
+
+import {
+  denoPermissionFlags,
+  type EffectivePermissions,
+  PERMISSION_KINDS,
+  type TransportPermissions,
+} from "../kernel/permissions.ts";
+import {
+  evaluatePolicy,
+  type PolicyAction,
+  type PolicyCall,
+  type PolicyRule,
+  RISK_CLASSES,
+  type RiskClass,
+  type ToolKind,
+} from "./policy.ts";
+import type { Plan, PlanProfile, PlanProvider } from "./plan.ts";
+
+/** One policy decision in the report. */
+export interface ExplainOutcome {
+  /** The tool's name, or `*` for any tool of the provider. */
+  tool: string;
+  /** The call kind. */
+  kind: ToolKind;
+  /** The risk classes this outcome covers. */
+  risks: RiskClass[];
+  /** What policy decides. */
+  action: PolicyAction;
+  /** The deciding rule, or `""` for the default. */
+  decidedBy: string;
+  /** An `ask` on a read or interactive call turned into `deny`. */
+  downgraded: boolean;
+}
+
+/** One provider as a profile sees it. */
+export interface ExplainProvider {
+  /** The local name. */
+  name: string;
+  /** Source and version, e.g. `builtin/echo 0.1.0`. */
+  source: string;
+  /** Its category, when known. */
+  category?: string;
+  /** Its effective permissions (project-relative paths). */
+  effective: EffectivePermissions;
+  /**
+   * The `deno run` permission flags (for a Deno plugin), with placeholders
+   * for the per-launch socket directory; `undefined` for an executable.
+   */
+  denoFlags?: string[];
+  /** The tools in scope (`undefined`: the manifest does not list them). */
+  tools?: string[];
+  /** The policy outcomes for its tools. */
+  outcomes: ExplainOutcome[];
+  /** `tool_name` rules that may decide some of its tools (unknown tool list). */
+  toolRules: { rule: string; tool: string; action: PolicyAction }[];
+}
+
+/** One profile in the report. */
+export interface ExplainProfile {
+  /** The profile's name. */
+  name: string;
+  /** `provider/id` in routing order; empty for the kernel's built-in. */
+  models: string[];
+  /** The tool scope entries as written. */
+  patterns: string[];
+  /** The slash commands allowed. */
+  slashCommands: string[];
+  /** The bounds that are set, as `name = value`. */
+  bounds: string[];
+  /** The providers the profile uses (tools and models), in plan order. */
+  providers: ExplainProvider[];
+}
+
+/** What {@linkcode explainPlan} returns. */
+export interface ExplainReport {
+  /** One entry per profile (a `default` with built-ins when none is declared). */
+  profiles: ExplainProfile[];
+  /**
+   * What the `<sdk env>` placeholder in the Deno flags stands for: the
+   * variables the plugin SDK and gRPC read (names only).
+   */
+  sdkEnv: string[];
+}
+
+const SDK_ENV_PLACEHOLDER = "<sdk env>";
+
+/** Placeholders shown for the per-launch transport of a Deno plugin. */
+export const EXPLAIN_TRANSPORT: TransportPermissions = {
+  env: [SDK_ENV_PLACEHOLDER],
+  socketDirs: ["<socket dir>"],
+  loopback: ["unix:<socket dir>/plugin.sock", "unix:<socket dir>/kernel.sock"],
+};
+
+const KINDS: readonly ToolKind[] = ["resource", "data_source", "interactive"];
+
+function outcomesFor(
+  rules: readonly PolicyRule[],
+  provider: string,
+  tool: string,
+  kinds: readonly ToolKind[],
+  risks: readonly RiskClass[],
+): ExplainOutcome[] {
+  const out: ExplainOutcome[] = [];
+  for (const kind of kinds) {
+    let current: ExplainOutcome | undefined;
+    for (const risk of risks) {
+      const call: PolicyCall = { kind, provider, toolName: tool, risk };
+      const d = evaluatePolicy(rules, call);
+      if (
+        current && current.action === d.action &&
+        current.decidedBy === d.decidedBy && current.downgraded === d.downgraded
+      ) {
+        current.risks.push(risk);
+        continue;
+      }
+      current = { tool, kind, risks: [risk], ...d };
+      out.push(current);
+    }
+  }
+  return out;
+}
+
+// A tool name no tool_name rule can match.
+const ANY_TOOL = "\u0000*";
+
+function explainProvider(
+  plan: Plan,
+  p: PlanProvider,
+  profile: PlanProfile,
+  transport: TransportPermissions,
+): ExplainProvider {
+  const entries = profile.tools.filter((t) => t.provider === p.name);
+  const out: ExplainProvider = {
+    name: p.name,
+    source: `${p.devOverride ?? p.source}${p.version ? ` ${p.version}` : ""}`,
+    effective: p.permissions.effective,
+    outcomes: [],
+    toolRules: [],
+  };
+  if (p.category) out.category = p.category;
+  if (p.runtime !== "executable") {
+    out.denoFlags = denoPermissionFlags(p.permissions.effective, transport);
+  }
+  if (p.tools) {
+    const wildcard = entries.some((e) => e.wildcard);
+    const named = new Set(entries.map((e) => e.tool));
+    const tools = p.tools.filter((t) => wildcard || named.has(t.name));
+    out.tools = tools.map((t) => t.name);
+    for (const t of tools) {
+      out.outcomes.push(
+        ...outcomesFor(plan.policies, p.name, t.name, [t.kind], [t.risk]),
+      );
+    }
+  } else if (entries.length > 0) {
+    const concrete = entries.filter((e) => !e.wildcard).map((e) => e.tool);
+    if (!entries.some((e) => e.wildcard)) out.tools = concrete;
+    for (const tool of concrete) {
+      out.outcomes.push(
+        ...outcomesFor(plan.policies, p.name, tool, KINDS, RISK_CLASSES),
+      );
+    }
+    if (entries.some((e) => e.wildcard)) {
+      // Any tool: evaluated with a name no tool_name rule can match.
+      out.outcomes.push(
+        ...outcomesFor(plan.policies, p.name, ANY_TOOL, KINDS, RISK_CLASSES)
+          .map((o) => ({ ...o, tool: "*" })),
+      );
+      for (const rule of plan.policies) {
+        const m = rule.match;
+        if (m.toolName === undefined) continue;
+        if (m.provider !== undefined && m.provider !== p.name) continue;
+        out.toolRules.push({
+          rule: rule.name,
+          tool: m.toolName,
+          action: rule.action,
+        });
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Builds the `--explain` report of a plan.
+ *
+ * @example Usage
+ * ```ts ignore
+ * import { explainPlan, formatExplain } from "./explain.ts";
+ * import { compileConfig } from "./check.ts";
+ * const { plan } = await compileConfig("examples");
+ * console.log(formatExplain(explainPlan(plan)));
+ * ```
+ *
+ * @param plan The plan.
+ * @param sdkEnv The variables the plugin SDK reads (the kernel's
+ *   `SDK_ENV_NAMES`), shown once instead of in every flag.
+ * @returns The report.
+ */
+export function explainPlan(
+  plan: Plan,
+  sdkEnv: readonly string[] = [],
+): ExplainReport {
+  const transport = EXPLAIN_TRANSPORT;
+  const profiles: PlanProfile[] = plan.profiles.length > 0 ? plan.profiles : [{
+    name: "default",
+    tools: [],
+    slashCommands: [],
+    bounds: {},
+    range: undefined!,
+  }];
+  return {
+    sdkEnv: [...sdkEnv],
+    profiles: profiles.map((profile) => {
+      const used = new Set<string>(profile.tools.map((t) => t.provider));
+      const models = profile.model
+        ? [profile.model.primary, ...profile.model.fallbacks]
+        : [];
+      for (const m of models) used.add(m.provider);
+      const b = profile.bounds;
+      const bounds = ([
+        ["max_turns", b.maxTurns],
+        ["max_cost_usd", b.maxCostUsd],
+        ["max_wall_clock_s", b.maxWallClockS],
+        ["max_depth", b.maxDepth],
+        ["max_concurrent_subagents", b.maxConcurrentSubagents],
+      ] as const).filter(([, v]) => v !== undefined).map(([k, v]) =>
+        `${k} = ${v}`
+      );
+      return {
+        name: profile.name,
+        models: models.map((m) => `${m.provider}/${m.id}`),
+        patterns: profile.tools.map((t) => t.text),
+        slashCommands: [...profile.slashCommands],
+        bounds,
+        providers: plan.providers.filter((p) => used.has(p.name)).map((p) =>
+          explainProvider(plan, p, profile, transport)
+        ),
+      };
+    }),
+  };
+}
+
+function outcomeText(o: ExplainOutcome): string {
+  const who = o.decidedBy === "" ? "default" : `policy "${o.decidedBy}"`;
+  return `${o.action}${
+    o.downgraded ? " (ask downgraded to deny)" : ""
+  }  [${who}]`;
+}
+
+/**
+ * Renders an {@linkcode ExplainReport} as text.
+ *
+ * @param report The report.
+ * @returns Lines of text, ending with a newline.
+ */
+export function formatExplain(report: ExplainReport): string {
+  const lines: string[] = [];
+  for (const profile of report.profiles) {
+    lines.push(`Profile "${profile.name}"`);
+    lines.push(
+      `  models: ${
+        profile.models.length === 0
+          ? "(kernel built-in)"
+          : profile.models.join(" -> ")
+      }`,
+    );
+    lines.push(
+      `  tools: ${
+        profile.patterns.length === 0 ? "(none)" : profile.patterns.join(", ")
+      }`,
+    );
+    lines.push(
+      `  slash commands: ${
+        profile.slashCommands.length === 0
+          ? "(none)"
+          : profile.slashCommands.join(", ")
+      }`,
+    );
+    lines.push(
+      `  bounds: ${
+        profile.bounds.length === 0
+          ? "(kernel built-ins)"
+          : profile.bounds.join(", ")
+      }`,
+    );
+    for (const p of profile.providers) {
+      lines.push(
+        `  provider "${p.name}" (${p.source}${
+          p.category ? `, ${p.category}` : ""
+        })`,
+      );
+      const perms = PERMISSION_KINDS.filter((k) => p.effective[k].length > 0)
+        .map((k) => `${k}: ${p.effective[k].join(", ")}`);
+      lines.push(
+        `    permissions: ${perms.length === 0 ? "none" : perms.join("; ")}`,
+      );
+      if (p.denoFlags) {
+        lines.push(`    deno flags: ${p.denoFlags.join(" ")}`);
+      } else {
+        lines.push(
+          `    runs as an executable: not sandboxed by Deno; its environment is limited to ${
+            p.effective.env.length === 0
+              ? "the transport's variables"
+              : p.effective.env.join(", ")
+          }`,
+        );
+      }
+      if (p.tools !== undefined) {
+        lines.push(
+          `    tools in scope: ${
+            p.tools.length === 0 ? "(none)" : p.tools.join(", ")
+          }`,
+        );
+      } else if (profile.patterns.some((t) => t === `${p.name}.*`)) {
+        lines.push(
+          "    tools in scope: all it advertises (its manifest does not list them)",
+        );
+      }
+      if (p.outcomes.length > 0) lines.push("    policy:");
+      for (const o of p.outcomes) {
+        const risks = o.risks.length === RISK_CLASSES.length
+          ? "any risk"
+          : o.risks.join(", ");
+        lines.push(
+          `      ${
+            o.tool === "*" ? "any tool" : o.tool
+          }, ${o.kind}, ${risks}: ${outcomeText(o)}`,
+        );
+      }
+      for (const r of p.toolRules) {
+        lines.push(
+          `      except a tool named "${r.tool}": ${r.action}  [policy "${r.rule}"]`,
+        );
+      }
+    }
+    lines.push("");
+  }
+  if (report.sdkEnv.length > 0) {
+    lines.push(
+      `${SDK_ENV_PLACEHOLDER} stands for the ${report.sdkEnv.length} variables the plugin SDK and gRPC read (names only; values are set by the kernel): ${
+        report.sdkEnv.join(", ")
+      }. <socket dir> is the plugin's private socket directory, created per launch.`,
+      "",
+    );
+  }
+  return lines.join("\n");
+}

@@ -1,0 +1,550 @@
+/**
+ * Locating and reading everything the compiler needs (the only I/O of the
+ * config compiler): the project's `agent.hcl`, `.agent/agent.lock.hcl`, the
+ * global `$XDG_CONFIG_HOME/agent/config.hcl`, the values of the environment
+ * variables `env()` reads, and, for each provider available locally, its
+ * manifest and the checksum of its artifact.
+ *
+ * Loading logs only file paths, at DEBUG (config.md §1.4); nothing on the
+ * decode path logs.
+ *
+ * @module
+ */
+
+import { getLogger } from "@logtape/logtape";
+import { didYouMean } from "./diagnostic.ts";
+import { createHash } from "node:crypto";
+import {
+  basename,
+  dirname,
+  isAbsolute,
+  join,
+  relative,
+  resolve,
+} from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  type Body,
+  evaluate,
+  type Expr,
+  parseHcl,
+  type TemplatePart,
+} from "./hcl/mod.ts";
+import {
+  type ManifestError,
+  parseManifest,
+  type PluginManifest,
+} from "../plugins/sdk/manifest.ts";
+import {
+  BUILTIN_PLUGIN_NAMES,
+  BUILTIN_SOURCE_PREFIX,
+  resolveBuiltin,
+} from "../plugins/builtin.ts";
+import {
+  ArtifactError,
+  computeArtifactChecksum,
+  computeRemoteArtifactChecksum,
+} from "./checksum.ts";
+import {
+  artifactKey,
+  type CompileInputs,
+  type PluginArtifact,
+  type SourceFile,
+} from "./compile.ts";
+import { classifySource } from "./decode.ts";
+import { globalConfigPath } from "./global_config.ts";
+import { LOCK_FILE_PATH } from "./lock_file.ts";
+import type { ToolDeclaration } from "./plan.ts";
+
+const log = getLogger(["ph-agent", "config"]);
+
+/** The project file's name. */
+export const CONFIG_FILE_NAME = "agent.hcl";
+
+/** A file the result depends on, with the hash of its content. */
+export interface Fingerprint {
+  /** Absolute path. */
+  path: string;
+  /** SHA-256 of its bytes (lowercase hex); `null` when it does not exist. */
+  sha256: string | null;
+}
+
+/** What {@linkcode loadConfigInputs} returns. */
+export interface LoadedInputs extends CompileInputs {
+  /**
+   * Every file read beyond the three config files (manifests, plugin
+   * modules, the Deno config of each plugin), for a cache to revalidate.
+   */
+  fingerprints: Fingerprint[];
+  /** Absolute path of the global config that was looked for, if any. */
+  globalPath?: string;
+}
+
+/** Options for {@linkcode loadConfigInputs}. */
+export interface LoadConfigInputsOptions {
+  /**
+   * The environment (`env()` values, `XDG_CONFIG_HOME`, `HOME`).
+   * @default {Deno.env.toObject()}
+   */
+  env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * The global config's path; `null` for none.
+   * @default {globalConfigPath(env)}
+   */
+  globalConfig?: string | null;
+  /**
+   * The `deno` executable that lists Deno plugins' module graphs.
+   * @default {Deno.execPath()}
+   */
+  deno?: string;
+}
+
+/**
+ * Shows a path relative to the project when inside it, else with `~` for
+ * the home directory, else absolute.
+ *
+ * @param path An absolute path.
+ * @param dir The project directory.
+ * @param home The home directory.
+ * @returns The path as shown.
+ */
+export function displayPath(path: string, dir: string, home?: string): string {
+  const r = relative(dir, path).split("\\").join("/");
+  if (r === "") return ".";
+  if (!isAbsolute(r)) {
+    // Inside the project, or near it (a sibling folder): relative.
+    const ups = r.match(/^(\.\.\/)*/)![0].length / 3;
+    const depth = resolve(dir).split(/[\\/]/).filter(Boolean).length;
+    if (!r.startsWith("..") || (ups <= 3 && ups < depth)) return r;
+  }
+  if (home) {
+    const h = relative(home, path);
+    if (!h.startsWith("..") && !isAbsolute(h)) {
+      return `~/${h.split("\\").join("/")}`;
+    }
+  }
+  return path;
+}
+
+async function readText(path: string): Promise<string | undefined> {
+  try {
+    const text = await Deno.readTextFile(path);
+    log.debug("Loaded {path}", { path });
+    return text;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return undefined;
+    if (err instanceof Deno.errors.IsADirectory) return undefined;
+    throw err;
+  }
+}
+
+/** Every `env("LITERAL")` name in an expression tree. */
+function collectEnv(e: Expr, out: Set<string>): void {
+  const parts = (ps: TemplatePart[]) => {
+    for (const p of ps) {
+      if (p.kind === "interp") collectEnv(p.expr, out);
+      else if (p.kind === "if") {
+        collectEnv(p.condition, out);
+        parts(p.then);
+        parts(p.else);
+      } else if (p.kind === "for") {
+        collectEnv(p.collection, out);
+        parts(p.body);
+      }
+    }
+  };
+  switch (e.kind) {
+    case "call":
+      if (e.name === "env" && e.args[0]?.kind === "string") {
+        out.add(e.args[0].value);
+      }
+      for (const a of e.args) collectEnv(a, out);
+      return;
+    case "template":
+      return parts(e.parts);
+    case "tuple":
+      for (const i of e.items) collectEnv(i, out);
+      return;
+    case "object":
+      for (const i of e.items) {
+        collectEnv(i.key, out);
+        collectEnv(i.value, out);
+      }
+      return;
+    case "getattr":
+      return collectEnv(e.target, out);
+    case "index":
+      collectEnv(e.target, out);
+      return collectEnv(e.key, out);
+    case "splat":
+      collectEnv(e.source, out);
+      return collectEnv(e.each, out);
+    case "unary":
+      return collectEnv(e.operand, out);
+    case "binary":
+      collectEnv(e.left, out);
+      return collectEnv(e.right, out);
+    case "conditional":
+      collectEnv(e.condition, out);
+      collectEnv(e.then, out);
+      return collectEnv(e.else, out);
+    case "parens":
+      return collectEnv(e.expr, out);
+    case "for":
+      collectEnv(e.collection, out);
+      if (e.key) collectEnv(e.key, out);
+      collectEnv(e.value, out);
+      if (e.condition) collectEnv(e.condition, out);
+      return;
+    default:
+      return;
+  }
+}
+
+function envNamesIn(body: Body, out: Set<string>): void {
+  for (const item of body.items) {
+    if (item.kind === "attribute") collectEnv(item.expr, out);
+    else envNamesIn(item.body, out);
+  }
+}
+
+/** The sources named in `required_providers`, by local name. */
+function sourcesIn(body: Body): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const block of body.blocks) {
+    if (block.type !== "required_providers") continue;
+    for (const attr of block.body.attributes) {
+      const { value } = evaluate(attr.expr, { allowEnv: false, env: {} });
+      if (
+        value !== null && typeof value === "object" && !Array.isArray(value)
+      ) {
+        const source = (value as Record<string, unknown>).source;
+        if (typeof source === "string") out.set(attr.name, source);
+      }
+    }
+  }
+  return out;
+}
+
+function devOverridesIn(body: Body): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const block of body.blocks) {
+    if (block.type !== "dev_overrides") continue;
+    for (const attr of block.body.attributes) {
+      const { value } = evaluate(attr.expr, { allowEnv: false, env: {} });
+      if (typeof value === "string") out.set(attr.name, value);
+    }
+  }
+  return out;
+}
+
+/**
+ * Reads a manifest: its JSON, the optional `tools` list (which this
+ * compiler reads and the manifest parser does not know), and the rest
+ * through `parseManifest`.
+ *
+ * @param path The manifest's path.
+ * @param shown How to name it in messages.
+ * @returns The manifest and its tools.
+ * @throws {Error} With every problem, when it cannot be read or is invalid.
+ */
+export async function readPluginManifest(
+  path: string,
+  shown: string,
+): Promise<{ manifest: PluginManifest; tools?: ToolDeclaration[] }> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+    log.debug("Loaded {path}", { path });
+  } catch (err) {
+    throw new Error(
+      err instanceof Deno.errors.NotFound
+        ? `There is no plugin manifest at "${shown}"`
+        : `Cannot read "${shown}": ${err instanceof Error ? err.message : err}`,
+    );
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new Error(
+      `"${shown}" is not valid JSON: ${
+        err instanceof Error ? err.message : err
+      }`,
+    );
+  }
+  try {
+    const manifest = parseManifest(raw, shown);
+    return manifest.tools === undefined
+      ? { manifest }
+      : { manifest, tools: manifest.tools };
+  } catch (err) {
+    const problems = (err as ManifestError).problems;
+    throw new Error(
+      problems
+        ? `The plugin manifest "${shown}" is invalid: ${problems.join("; ")}`
+        : String(err),
+    );
+  }
+}
+
+function unknownBuiltin(name: string): string {
+  const hint = didYouMean(name, BUILTIN_PLUGIN_NAMES);
+  return `There is no first-party plugin "${name}" in this version of @ph/agent${
+    hint ? `; did you mean "${BUILTIN_SOURCE_PREFIX}${hint}"?` : ""
+  }`;
+}
+
+async function sha256File(path: string): Promise<string | null> {
+  try {
+    return createHash("sha256").update(await Deno.readFile(path)).digest("hex");
+  } catch {
+    return null;
+  }
+}
+
+/** The Deno config files that govern module resolution under `root`. */
+async function denoConfigFiles(root: string): Promise<string[]> {
+  let d = root;
+  for (;;) {
+    for (const name of ["deno.json", "deno.jsonc"]) {
+      try {
+        await Deno.stat(join(d, name));
+        return [join(d, name), join(d, "deno.lock")];
+      } catch {
+        // keep looking
+      }
+    }
+    const up = dirname(d);
+    if (up === d) return [];
+    d = up;
+  }
+}
+
+async function loadArtifact(
+  manifestPath: string,
+  dir: string,
+  home: string | undefined,
+  deno: string | undefined,
+  fingerprints: Fingerprint[],
+): Promise<PluginArtifact> {
+  const shown = displayPath(manifestPath, dir, home);
+  fingerprints.push({
+    path: manifestPath,
+    sha256: await sha256File(manifestPath),
+  });
+  try {
+    const { manifest, tools } = await readPluginManifest(manifestPath, shown);
+    const digest = await computeArtifactChecksum(
+      manifestPath,
+      manifest,
+      deno ? { deno } : {},
+    );
+    for (const f of digest.files) {
+      fingerprints.push({ path: f.path, sha256: f.sha256 });
+    }
+    if (manifest.runtime === "deno") {
+      for (const p of await denoConfigFiles(dirname(manifestPath))) {
+        fingerprints.push({ path: p, sha256: await sha256File(p) });
+      }
+    }
+    const artifact: PluginArtifact = {
+      manifest,
+      checksum: digest.checksum,
+      location: displayPath(dirname(manifestPath), dir, home),
+      origin: shown,
+    };
+    if (tools !== undefined) artifact.tools = tools;
+    return artifact;
+  } catch (err) {
+    if (err instanceof ArtifactError) {
+      return {
+        error:
+          `The artifact of the plugin at "${shown}" cannot be hashed: ${err.message}`,
+      };
+    }
+    return { error: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+async function loadBuiltin(
+  name: string,
+  source: string,
+  dir: string,
+  home: string | undefined,
+  deno: string | undefined,
+  fingerprints: Fingerprint[],
+): Promise<PluginArtifact> {
+  if (!BUILTIN_PLUGIN_NAMES.includes(name)) {
+    return { error: unknownBuiltin(name) };
+  }
+  const url = new URL(`../plugins/${name}/plugin.json`, import.meta.url);
+  if (url.protocol === "file:") {
+    return loadArtifact(fileURLToPath(url), dir, home, deno, fingerprints);
+  }
+  // The package runs from a registry: its plugins are remote modules.
+  try {
+    const b = await resolveBuiltin(source);
+    if (b === undefined) return { error: unknownBuiltin(name) };
+    const digest = await computeRemoteArtifactChecksum(
+      b.entrypoint,
+      b.manifest,
+      deno ? { deno } : {},
+    );
+    return {
+      manifest: b.manifest,
+      checksum: digest.checksum,
+      origin: url.href,
+    };
+  } catch (err) {
+    return {
+      error: `The first-party plugin "${name}" cannot be read: ${
+        err instanceof Error ? err.message : err
+      }`,
+    };
+  }
+}
+
+async function manifestOf(path: string): Promise<string> {
+  try {
+    const st = await Deno.stat(path);
+    if (st.isDirectory) return join(path, "plugin.json");
+    return basename(path) === "plugin.json"
+      ? path
+      : join(dirname(path), "plugin.json");
+  } catch {
+    return join(path, "plugin.json");
+  }
+}
+
+/**
+ * Reads everything {@linkcode compile} needs from a project directory.
+ *
+ * @example Usage
+ * ```ts
+ * import { compile, loadConfigInputs } from "./mod.ts";
+ * import assert from "node:assert/strict";
+ * const inputs = await loadConfigInputs("examples", { globalConfig: null });
+ * const { plan } = compile(inputs, { locked: true });
+ * assert.ok(plan?.locked);
+ * ```
+ *
+ * @param dir The project directory.
+ * @param options The environment, the global config's path and `deno`.
+ * @returns The inputs, plus the fingerprints of every other file read.
+ */
+export async function loadConfigInputs(
+  dir: string,
+  options: LoadConfigInputsOptions = {},
+): Promise<LoadedInputs> {
+  const root = resolve(dir);
+  const env = options.env ?? Deno.env.toObject();
+  const home = env.HOME ?? env.USERPROFILE;
+  const fingerprints: Fingerprint[] = [];
+  const inputs: LoadedInputs = { dir: root, fingerprints };
+
+  const agentText = await readText(join(root, CONFIG_FILE_NAME));
+  if (agentText !== undefined) {
+    inputs.agent = { path: CONFIG_FILE_NAME, text: agentText };
+  }
+  const lockText = await readText(join(root, LOCK_FILE_PATH));
+  if (lockText !== undefined) {
+    inputs.lock = { path: LOCK_FILE_PATH, text: lockText };
+  }
+  const globalPath = options.globalConfig === null
+    ? undefined
+    : options.globalConfig ?? globalConfigPath(env);
+  if (globalPath !== undefined) {
+    const abs = resolve(root, globalPath);
+    inputs.globalPath = abs;
+    const text = await readText(abs);
+    if (text !== undefined) {
+      inputs.global = {
+        path: displayPath(abs, root, home),
+        text,
+      } satisfies SourceFile;
+    }
+  }
+  const extra: string[] = [];
+  try {
+    for await (const e of Deno.readDir(root)) {
+      if (e.isFile && e.name.endsWith(".hcl") && e.name !== CONFIG_FILE_NAME) {
+        extra.push(e.name);
+      }
+    }
+  } catch {
+    // no directory: agent.hcl is missing, reported by compile
+  }
+  if (extra.length > 0) inputs.extraHclFiles = extra.sort();
+
+  const names = new Set<string>();
+  const agentBody = agentText === undefined
+    ? undefined
+    : parseHcl(agentText, CONFIG_FILE_NAME).body;
+  const globalBody = inputs.global === undefined
+    ? undefined
+    : parseHcl(inputs.global.text, inputs.global.path).body;
+  if (agentBody) envNamesIn(agentBody, names);
+  if (globalBody) envNamesIn(globalBody, names);
+  const envValues: Record<string, string | undefined> = {};
+  for (const n of [...names].sort()) envValues[n] = env[n];
+  inputs.env = envValues;
+
+  const sources = agentBody ? sourcesIn(agentBody) : new Map<string, string>();
+  const overrides = globalBody
+    ? devOverridesIn(globalBody)
+    : new Map<string, string>();
+  const artifacts = new Map<string, PluginArtifact>();
+  const jobs: Promise<void>[] = [];
+  const add = (key: string, load: () => Promise<PluginArtifact>) => {
+    if (artifacts.has(key)) return;
+    artifacts.set(key, { error: "not loaded" });
+    jobs.push(load().then((a) => void artifacts.set(key, a)));
+  };
+  for (const [name, source] of sources) {
+    const dev = overrides.get(name);
+    if (dev !== undefined) {
+      const key = artifactKey("dev", dev, root);
+      add(
+        key,
+        async () =>
+          loadArtifact(
+            await manifestOf(key.slice(4)),
+            root,
+            home,
+            options.deno,
+            fingerprints,
+          ),
+      );
+      continue;
+    }
+    const kind = classifySource(source);
+    if (kind === "builtin") {
+      const name = source.slice(BUILTIN_SOURCE_PREFIX.length);
+      add(
+        source,
+        () => loadBuiltin(name, source, root, home, options.deno, fingerprints),
+      );
+    } else if (kind === "path") {
+      const key = artifactKey("path", source, root);
+      add(
+        key,
+        () =>
+          loadArtifact(
+            join(key, "plugin.json"),
+            root,
+            home,
+            options.deno,
+            fingerprints,
+          ),
+      );
+    }
+  }
+  await Promise.all(jobs);
+  if (artifacts.size > 0) inputs.artifacts = artifacts;
+  const unique = new Map(fingerprints.map((f) => [f.path, f]));
+  inputs.fingerprints = [...unique.values()].sort((a, b) =>
+    a.path < b.path ? -1 : a.path > b.path ? 1 : 0
+  );
+  return inputs;
+}

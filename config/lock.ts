@@ -1,0 +1,250 @@
+/**
+ * `agent lock`: writes `.agent/agent.lock.hcl` for the providers available
+ * locally (builtin and path sources), never for `dev_overrides` names, and
+ * keeps the entries of forge providers, which cannot be resolved offline.
+ *
+ * @module
+ */
+
+import { dirname, join } from "node:path";
+import type { Diagnostic } from "./diagnostic.ts";
+import { parseHcl } from "./hcl/mod.ts";
+import { DENO_PLATFORMS, hostPlatform } from "./checksum.ts";
+import { artifactKey, compile, isLockProblem } from "./compile.ts";
+import { decodeAgentConfig } from "./decode.ts";
+import { decodeGlobalConfig } from "./global_config.ts";
+import { loadConfigInputs, type LoadConfigInputsOptions } from "./files.ts";
+import {
+  formatLockFile,
+  LOCK_FILE_PATH,
+  type LockedProvider,
+  type LockFile,
+  parseLockFile,
+} from "./lock_file.ts";
+import { satisfies } from "./version_constraint.ts";
+import { diag } from "./_schema.ts";
+
+/** Options for {@linkcode lockConfig}. */
+export interface LockConfigOptions extends LoadConfigInputsOptions {
+  /**
+   * The time written as `resolved_at` for new or changed entries.
+   * @default {new Date()}
+   */
+  now?: Date;
+  /**
+   * Compute everything but do not write the file.
+   * @default {false}
+   */
+  dryRun?: boolean;
+}
+
+/** What happened to one provider. */
+export interface LockChange {
+  /** The local name. */
+  name: string;
+  /** `locked` (new or changed), `unchanged`, `kept` (forge, dev override). */
+  status: "locked" | "unchanged" | "kept";
+  /** The locked version, when there is an entry. */
+  version?: string;
+  /** The source. */
+  source: string;
+}
+
+/** What {@linkcode lockConfig} returns. */
+export interface LockResult {
+  /** Whether the lock file was (or, with `dryRun`, would be) written. */
+  ok: boolean;
+  /** Whether the file's content changed. */
+  changed: boolean;
+  /** The lock file's text, when `ok`. */
+  text?: string;
+  /** One line per provider. */
+  changes: LockChange[];
+  /** Errors that prevented locking, and warnings. */
+  diagnostics: Diagnostic[];
+  /** Each file's text by shown path, for rendering the diagnostics. */
+  sources: Map<string, string>;
+  /** The lock file's absolute path. */
+  path: string;
+}
+
+function sameEntry(a: LockedProvider, b: LockedProvider): boolean {
+  return a.source === b.source && a.version === b.version &&
+    JSON.stringify(a.checksums) === JSON.stringify(b.checksums) &&
+    JSON.stringify(a.envelope ?? null) === JSON.stringify(b.envelope ?? null) &&
+    JSON.stringify(a.configSchema ?? null) ===
+      JSON.stringify(b.configSchema ?? null);
+}
+
+/**
+ * Locks the providers of a project: for each builtin or path provider, its
+ * version, the checksum of its artifact (the same digest under every
+ * platform key for a Deno plugin, the host's key for an executable), its
+ * capability envelope and its config schema. `resolved_at` is kept for an
+ * entry that did not change, so that re-locking an unchanged project writes
+ * the same bytes. Refuses (writing nothing) when the configuration has
+ * errors other than lock problems or unset environment variables, or when a
+ * forge provider has no usable entry.
+ *
+ * @example Usage
+ * ```ts ignore
+ * import { lockConfig } from "./lock.ts";
+ * const r = await lockConfig("examples");
+ * for (const c of r.changes) console.log(c.name, c.status, c.version);
+ * ```
+ *
+ * @param dir The project directory.
+ * @param options The clock, the environment and `dryRun`.
+ * @returns What was locked, and the diagnostics.
+ */
+export async function lockConfig(
+  dir: string,
+  options: LockConfigOptions = {},
+): Promise<LockResult> {
+  const inputs = await loadConfigInputs(dir, options);
+  const path = join(inputs.dir, LOCK_FILE_PATH);
+  const checked = compile(inputs, { locked: false });
+  const diagnostics: Diagnostic[] = checked.diagnostics.filter((d) =>
+    d.severity === "error" && !isLockProblem(d, LOCK_FILE_PATH) &&
+    d.code !== "E_ENV_UNSET"
+  );
+  const result = (extra: Partial<LockResult>): LockResult => ({
+    ok: false,
+    changed: false,
+    changes: [],
+    diagnostics,
+    sources: checked.sources,
+    path,
+    ...extra,
+  });
+  if (diagnostics.length > 0 || inputs.agent === undefined) {
+    if (inputs.agent === undefined) diagnostics.push(...checked.diagnostics);
+    return result({});
+  }
+  const body = parseHcl(inputs.agent.text, inputs.agent.path).body;
+  const config = decodeAgentConfig(body, []);
+  const overrides = inputs.global
+    ? decodeGlobalConfig(
+      inputs.global.text,
+      inputs.global.path,
+      inputs.env ?? {},
+    ).config
+      ?.devOverrides ?? {}
+    : {};
+  let previous: LockFile | undefined;
+  if (inputs.lock) {
+    previous = parseLockFile(inputs.lock.text, inputs.lock.path).lock;
+  }
+  const now = (options.now ?? new Date()).toISOString().replace(
+    /\.\d{3}Z$/,
+    "Z",
+  );
+  const host = hostPlatform();
+  const next: LockFile = { version: 1, providers: new Map() };
+  const changes: LockChange[] = [];
+  for (const rp of config.requiredProviders) {
+    const old = previous?.providers.get(rp.name);
+    if (overrides[rp.name] !== undefined) {
+      if (old) next.providers.set(rp.name, old);
+      changes.push({
+        name: rp.name,
+        status: "kept",
+        source: rp.source,
+        ...(old ? { version: old.version } : {}),
+      });
+      continue;
+    }
+    if (rp.sourceKind === "forge") {
+      if (
+        old && old.source === rp.source && satisfies(old.version, rp.constraint)
+      ) {
+        next.providers.set(rp.name, old);
+        changes.push({
+          name: rp.name,
+          status: "kept",
+          source: rp.source,
+          version: old.version,
+        });
+        continue;
+      }
+      diagnostics.push(diag(
+        "error",
+        "E_PROVIDER_NOT_LOCKED",
+        `Cannot lock provider "${rp.name}" from ${JSON.stringify(rp.source)}`,
+        `Resolving a git-forge source (listing its releases and downloading their checksums) is not supported offline. ${
+          old
+            ? `The existing entry (version ${old.version} from ${
+              JSON.stringify(old.source)
+            }) no longer matches the source or the constraint ${
+              JSON.stringify(rp.constraintText)
+            }.`
+            : "There is no existing entry to keep."
+        } Use a local path source for this plugin, or add its entry to ${LOCK_FILE_PATH} from a trusted release.`,
+        rp.sourceRange,
+      ));
+      continue;
+    }
+    const artifact = inputs.artifacts?.get(
+      artifactKey(rp.sourceKind, rp.source, inputs.dir),
+    );
+    const manifest = artifact?.manifest;
+    if (!artifact || !manifest || artifact.checksum === undefined) {
+      diagnostics.push(diag(
+        "error",
+        "E_PLUGIN_UNAVAILABLE",
+        `Cannot lock provider "${rp.name}"`,
+        artifact?.error ?? "Its plugin was not loaded.",
+        rp.sourceRange,
+      ));
+      continue;
+    }
+    const checksums: Record<string, string> = {};
+    if (manifest.runtime === "deno") {
+      for (const p of DENO_PLATFORMS) checksums[p] = artifact.checksum;
+      if (!DENO_PLATFORMS.includes(host)) checksums[host] = artifact.checksum;
+    } else {
+      // An executable is platform-specific: keep the other platforms'
+      // checksums of the same version, replace this one's.
+      if (old && old.version === manifest.version && old.source === rp.source) {
+        Object.assign(checksums, old.checksums);
+      }
+      checksums[host] = artifact.checksum;
+    }
+    const sorted: Record<string, string> = {};
+    for (const k of Object.keys(checksums).sort()) sorted[k] = checksums[k]!;
+    const entry: LockedProvider = {
+      name: rp.name,
+      source: rp.source,
+      version: manifest.version,
+      resolvedAt: now,
+      checksums: sorted,
+      envelope: {
+        env: [...manifest.capabilities.env],
+        run: [...manifest.capabilities.run],
+        read: [...manifest.capabilities.read],
+        write: [...manifest.capabilities.write],
+        net: [...manifest.capabilities.net],
+      },
+      configSchema: manifest.configSchema ?? [],
+    };
+    const unchanged = old !== undefined && sameEntry(old, entry);
+    if (unchanged) entry.resolvedAt = old!.resolvedAt;
+    next.providers.set(rp.name, entry);
+    changes.push({
+      name: rp.name,
+      status: unchanged ? "unchanged" : "locked",
+      source: rp.source,
+      version: manifest.version,
+    });
+  }
+  if (diagnostics.length > 0) return result({ changes });
+  const text = formatLockFile(next);
+  const changed = text !== inputs.lock?.text;
+  if (changed && !options.dryRun) {
+    await Deno.mkdir(dirname(path), { recursive: true });
+    const tmp = `${path}.${crypto.randomUUID()}.tmp`;
+    await Deno.writeTextFile(tmp, text);
+    await Deno.rename(tmp, path);
+  }
+  return result({ ok: true, changed, text, changes });
+}

@@ -1,0 +1,199 @@
+/**
+ * The config compiler: `agent.hcl` → diagnostics → a typed {@linkcode Plan}.
+ * No plugin process, no network: it reads the project's single `agent.hcl`,
+ * the lock file `.agent/agent.lock.hcl`, the global
+ * `$XDG_CONFIG_HOME/agent/config.hcl`, and the manifests of the plugins
+ * available locally.
+ *
+ * - {@linkcode checkConfig} / {@linkcode compileConfig}: a project
+ *   directory in, the plan and every diagnostic out (`compileConfig` throws
+ *   a {@linkcode ConfigError} on errors). `check-config` is
+ *   {@linkcode checkConfig} plus rendering.
+ * - {@linkcode loadConfigInputs} (all the I/O) then {@linkcode compile}
+ *   (pure: same inputs, byte-identical plan JSON).
+ * - {@linkcode lockConfig} writes the lock file; {@linkcode parseLockFile}
+ *   and {@linkcode formatLockFile} read and write its format.
+ * - {@linkcode evaluatePolicy} decides calls for the kernel;
+ *   {@linkcode checkCapabilities} runs the stage-B checks once plugins have
+ *   said what they support.
+ *
+ * This folder owns configuration only: it never starts a plugin. It reuses
+ * the kernel's pure permission function to show effective permissions.
+ *
+ * @example Check a project
+ * ```ts
+ * import { checkConfig, planToJson } from "./mod.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const result = await checkConfig("examples", { locked: true, globalConfig: null });
+ * assert.equal(result.exitCode, 0);
+ * const json = planToJson(result.plan!) as { providers: { name: string }[] };
+ * assert.deepEqual(json.providers.map((p) => p.name), ["echo", "notes"]);
+ * ```
+ *
+ * @module
+ */
+
+export {
+  ConfigError,
+  type Diagnostic,
+  didYouMean,
+  formatDiagnostic,
+  type FormatOptions,
+  hasErrors,
+  type Pos,
+  type Severity,
+  type SourceRange,
+} from "./diagnostic.ts";
+export {
+  checkConfig,
+  type CheckConfigOptions,
+  type CheckExitCode,
+  type CheckResult,
+  compileConfig,
+  exitCodeFor,
+} from "./check.ts";
+export {
+  artifactKey,
+  checkCapabilities,
+  compile,
+  type CompileInputs,
+  type CompileOptions,
+  type CompileResult,
+  isLockProblem,
+  type PluginArtifact,
+  type ProviderCapabilities,
+  type SourceFile,
+} from "./compile.ts";
+export {
+  CONFIG_FILE_NAME,
+  type Fingerprint,
+  loadConfigInputs,
+  type LoadConfigInputsOptions,
+  type LoadedInputs,
+} from "./files.ts";
+export {
+  type LockChange,
+  lockConfig,
+  type LockConfigOptions,
+  type LockResult,
+} from "./lock.ts";
+export {
+  formatLockFile,
+  hclString,
+  LOCK_FILE_PATH,
+  LOCK_FILE_VERSION,
+  type LockedProvider,
+  type LockFile,
+  parseLockFile,
+  type ParseLockFileResult,
+} from "./lock_file.ts";
+export {
+  type ArtifactDigest,
+  ArtifactError,
+  checksumsEqual,
+  computeArtifactChecksum,
+  type ComputeArtifactChecksumOptions,
+  computeRemoteArtifactChecksum,
+  DENO_PLATFORMS,
+  type DigestedFile,
+  hostPlatform,
+} from "./checksum.ts";
+export {
+  decodeGlobalConfig,
+  type DecodeGlobalConfigResult,
+  type GlobalConfig,
+  globalConfigPath,
+  type MirrorSelection,
+  type RegistryMirror,
+  type RegistryMirrorEntry,
+  selectMirror,
+} from "./global_config.ts";
+export {
+  type ConfigAttributeSpec,
+  type ConfigAttrType,
+  decodeProviderBody,
+  type DecodeProviderBodyOptions,
+  type DecodeProviderBodyResult,
+  GRANT_ATTRIBUTES,
+  TOKEN_BUDGET_ATTRIBUTE,
+  validateConfigSchema,
+} from "./provider_schema.ts";
+export {
+  DEFAULT_OBSERVABILITY,
+  DEFAULT_RETRY,
+  DEFAULT_SUBSCRIBE_QUEUE_BOUND,
+  HOOK_MODES,
+  HOOK_POINTS,
+  type HookMode,
+  type HookPoint,
+  LOG_LEVELS,
+  type LogLevel,
+  type ObservabilitySettings,
+  type Plan,
+  type PlanHook,
+  type PlanLockEntry,
+  type PlanPermissions,
+  type PlanProfile,
+  type PlanProvider,
+  planToJson,
+  type RetrySettings,
+  revealProviderConfig,
+  type Settings,
+  type SourceKind,
+  type ToolDeclaration,
+} from "./plan.ts";
+export {
+  type ExplainOutcome,
+  explainPlan,
+  type ExplainProfile,
+  type ExplainProvider,
+  type ExplainReport,
+  formatExplain,
+} from "./explain.ts";
+export {
+  diagnosticToJson,
+  JSON_FORMAT_VERSION,
+  renderHuman,
+  type RenderHumanOptions,
+  type RenderInput,
+  renderJson,
+  sortDiagnostics,
+} from "./render.ts";
+export {
+  evaluatePolicy,
+  type PolicyAction,
+  type PolicyCall,
+  type PolicyDecision,
+  type PolicyMatch,
+  type PolicyMatchKind,
+  type PolicyRule,
+  type RiskClass,
+  type ToolKind,
+} from "./policy.ts";
+export {
+  type ModelRef,
+  type ModelRouting,
+  type ProfileBounds,
+  type ToolScopeEntry,
+} from "./profiles.ts";
+export {
+  type EnvLookup,
+  type JsonValue,
+  type ObjectValue,
+  Secret,
+  type TypeName,
+  type Value,
+} from "./hcl/mod.ts";
+export type {
+  CapabilityEnvelope,
+  CategoryName,
+  PluginManifest,
+  PluginRuntime,
+} from "../plugins/sdk/manifest.ts";
+export type {
+  EffectivePermissions,
+  PermissionKind,
+} from "../kernel/permissions.ts";
+export type * from "./hcl/ast.ts";
+export * from "./codes.ts";

@@ -1,0 +1,480 @@
+/**
+ * The typed plan the config compiler produces (config.md §4): what the
+ * kernel needs to start a session, fully validated and defaulted, and its
+ * stable JSON form ({@linkcode planToJson}, secrets redacted).
+ *
+ * Secrets read with `env()` stay {@linkcode Secret}s inside
+ * {@linkcode PlanProvider.config}; only {@linkcode revealProviderConfig}
+ * (for the plugin's `Configure`) returns their values.
+ *
+ * @module
+ */
+
+import type { SourceRange } from "./diagnostic.ts";
+import {
+  type JsonValue,
+  type ObjectValue,
+  Secret,
+  toJsonValue,
+} from "./hcl/mod.ts";
+import type {
+  CapabilityEnvelope,
+  CategoryName,
+  PluginRuntime,
+} from "../plugins/sdk/manifest.ts";
+import type { EffectivePermissions } from "../kernel/permissions.ts";
+import type { PolicyRule, RiskClass, ToolKind } from "./policy.ts";
+import { specificity } from "./policy.ts";
+import type {
+  ModelRef,
+  ModelRouting,
+  ProfileBounds,
+  ToolScopeEntry,
+} from "./profiles.ts";
+import { type GlobalConfig, globalConfigToJson } from "./global_config.ts";
+
+/** How a provider's `source` is resolved. */
+export type SourceKind = "builtin" | "path" | "forge";
+
+/** A tool a plugin declares in its manifest (`tools`). */
+export interface ToolDeclaration {
+  /** The bare operation name. */
+  name: string;
+  /** How calls pass the plan/apply gate. */
+  kind: ToolKind;
+  /** The declared risk class. */
+  risk: RiskClass;
+}
+
+/** A provider's permissions: what it declares, what is granted, what it gets. */
+export interface PlanPermissions {
+  /** The plugin's capability envelope (its manifest, or the lock entry). */
+  declared: CapabilityEnvelope;
+  /** The operator's grant (`allow_*` attributes of the provider block). */
+  granted: EffectivePermissions;
+  /**
+   * Declared ∩ granted. Paths inside the project are written relative to
+   * it (`./data`); the kernel resolves them against the project directory.
+   */
+  effective: EffectivePermissions;
+}
+
+/** What the lock file says about a provider. */
+export interface PlanLockEntry {
+  /** The locked version. */
+  version: string;
+  /** When it was resolved (RFC 3339). */
+  resolvedAt: string;
+  /** Every recorded checksum by platform. */
+  checksums: Record<string, string>;
+}
+
+/** One required provider, resolved. */
+export interface PlanProvider {
+  /** The local name (the `required_providers` key). */
+  name: string;
+  /** The source as written. */
+  source: string;
+  /** How the source resolves. */
+  sourceKind: SourceKind;
+  /** The version constraint, normalised (e.g. `>= 2.1.0, < 3.0.0`). */
+  constraint: string;
+  /**
+   * The version that will run: the plugin's own (builtin and path sources),
+   * or the locked one (forge sources).
+   */
+  version?: string;
+  /** The `dev_overrides` path used instead of the source, if any. */
+  devOverride?: string;
+  /** The lock entry, when there is one. */
+  lock?: PlanLockEntry;
+  /** The checksum of the plugin's artifact as it is now (local sources). */
+  checksum?: string;
+  /** The plugin's category, when known without starting it. */
+  category?: CategoryName;
+  /** How the plugin runs, when known. */
+  runtime?: PluginRuntime;
+  /** The plugin's folder relative to the project (path sources and overrides). */
+  location?: string;
+  /** Declared, granted and effective permissions. */
+  permissions: PlanPermissions;
+  /** The provider block decoded against the plugin's config schema. */
+  config: ObjectValue;
+  /** The tools the plugin declares in its manifest, if it does. */
+  tools?: ToolDeclaration[];
+  /** `token_budget` for context and memory providers that set it. */
+  tokenBudget?: number;
+  /**
+   * Byte offset of its `provider` block (else of its `required_providers`
+   * entry): orders implicit hook subscribers (config.md §7.8).
+   */
+  position: number;
+  /** Where the `required_providers` entry is. */
+  range: SourceRange;
+}
+
+/** One `agent_profile` block. */
+export interface PlanProfile {
+  /** The profile's name. */
+  name: string;
+  /** The model routing chain; `undefined` uses the kernel's built-in. */
+  model?: ModelRouting;
+  /** The tool scope entries (`"p.t"` or `"p.*"`); empty means no tools. */
+  tools: ToolScopeEntry[];
+  /** Allowed `prompt_expansion` commands; empty means none. */
+  slashCommands: string[];
+  /** Loop bounds; an absent field is unset (not 0). */
+  bounds: ProfileBounds;
+  /** Where the block is. */
+  range: SourceRange;
+}
+
+/** The hook points a `hook` block may name (dispatchable ones). */
+export type HookPoint =
+  | "session-start"
+  | "pre-model-call"
+  | "post-model-response"
+  | "pre-tool-call"
+  | "post-tool-call"
+  | "plan-ready"
+  | "post-apply"
+  | "session-end";
+
+/** Every {@linkcode HookPoint}, in turn order. */
+export const HOOK_POINTS: readonly HookPoint[] = [
+  "session-start",
+  "pre-model-call",
+  "post-model-response",
+  "pre-tool-call",
+  "post-tool-call",
+  "plan-ready",
+  "post-apply",
+  "session-end",
+];
+
+/** How a hook subscriber acts. */
+export type HookMode = "observe" | "transform" | "veto";
+
+/** Every {@linkcode HookMode}. */
+export const HOOK_MODES: readonly HookMode[] = ["observe", "transform", "veto"];
+
+/** One `hook` block, in declaration order. */
+export interface PlanHook {
+  /** The hook point. */
+  point: HookPoint;
+  /** The subscribing provider's local name. */
+  provider: string;
+  /** How it acts. */
+  mode: HookMode;
+  /** Byte offset of the block (config.md §7.8). */
+  position: number;
+  /** Where the block is. */
+  range: SourceRange;
+}
+
+/** `log_level` values. */
+export type LogLevel = "trace" | "debug" | "info" | "warn" | "error" | "fatal";
+
+/** Every {@linkcode LogLevel}. */
+export const LOG_LEVELS: readonly LogLevel[] = [
+  "trace",
+  "debug",
+  "info",
+  "warn",
+  "error",
+  "fatal",
+];
+
+/** `settings.retry`. */
+export interface RetrySettings {
+  /** First backoff delay. */
+  baseDelayMs: number;
+  /** Exponential multiplier. */
+  backoffFactor: number;
+  /** Retry ceiling for rate-limited and overloaded model errors. */
+  maxRetries: number;
+}
+
+/** `settings.observability`. */
+export interface ObservabilitySettings {
+  /** OTLP collector address. */
+  endpoint: string;
+  /** `grpc` or `http`. */
+  protocol: "grpc" | "http";
+  /** Trace sampling ratio in [0, 1]. */
+  samplingRatio: number;
+  /** Export traces. */
+  tracesEnabled: boolean;
+  /** Export metrics. */
+  metricsEnabled: boolean;
+  /** Export logs. */
+  logsEnabled: boolean;
+  /** Metrics and logs push cadence. */
+  exportIntervalMs: number;
+  /** OTel `service.name`. */
+  serviceName: string;
+  /** Extra static resource attributes. */
+  resourceAttrs?: Record<string, string>;
+}
+
+/** `settings`, fully defaulted. */
+export interface Settings {
+  /** The frontend the CLI attaches when several are loaded. */
+  defaultFrontend?: string;
+  /** The log level (default `info`). */
+  logLevel: LogLevel;
+  /**
+   * Telemetry on or off: `telemetry` when written, else whether an
+   * `observability {}` block is written, else off. Off means a discarding
+   * backend and no exporter, whatever `observability {}` says.
+   */
+  telemetry: boolean;
+  /** Whether `telemetry` was written. */
+  telemetryDeclared: boolean;
+  /** Retry policy (default 500 ms, ×2, 5 retries). */
+  retry: RetrySettings;
+  /** Exporter settings (defaults apply when the block is absent). */
+  observability: ObservabilitySettings;
+  /** Whether `observability {}` was written. */
+  observabilityDeclared: boolean;
+  /** Event bus settings. */
+  eventBus: { subscribeQueueBound: number };
+}
+
+/** The default `retry {}`. */
+export const DEFAULT_RETRY: Readonly<RetrySettings> = {
+  baseDelayMs: 500,
+  backoffFactor: 2,
+  maxRetries: 5,
+};
+
+/** The default `observability {}`. */
+export const DEFAULT_OBSERVABILITY: Readonly<ObservabilitySettings> = {
+  endpoint: "localhost:4317",
+  protocol: "grpc",
+  samplingRatio: 1,
+  tracesEnabled: true,
+  metricsEnabled: true,
+  logsEnabled: true,
+  exportIntervalMs: 10_000,
+  serviceName: "pluggableharness-agent",
+};
+
+/** The default `event_bus.subscribe_queue_bound`. */
+export const DEFAULT_SUBSCRIBE_QUEUE_BOUND = 1024;
+
+/** The compiled configuration. */
+export interface Plan {
+  /** The project file as shown (`agent.hcl`). */
+  sourceFile: string;
+  /** The platform key checksums were checked for, e.g. `linux_amd64`. */
+  platform: string;
+  /** Required providers in declaration order. */
+  providers: PlanProvider[];
+  /** Policy rules in declaration order. */
+  policies: PolicyRule[];
+  /** Agent profiles in declaration order. */
+  profiles: PlanProfile[];
+  /** Hook blocks in declaration order. */
+  hooks: PlanHook[];
+  /** Settings, fully defaulted. */
+  settings: Settings;
+  /** The global config (empty when there is none). */
+  global: GlobalConfig;
+  /**
+   * Whether every provider not under a dev override matches a lock entry
+   * (source, version, checksum for this platform, envelope).
+   */
+  locked: boolean;
+}
+
+function where(range: SourceRange): string {
+  return `${range.file}:${range.start.line}:${range.start.column}`;
+}
+
+function envelopeJson(e: CapabilityEnvelope): JsonValue {
+  return {
+    env: [...e.env],
+    run: [...e.run],
+    read: [...e.read],
+    write: [...e.write],
+    net: [...e.net],
+  };
+}
+
+function modelRefJson(m: ModelRef): JsonValue {
+  return { provider: m.provider, id: m.id };
+}
+
+function boundsJson(b: ProfileBounds): JsonValue {
+  const n = (v: number | undefined) => (v === undefined ? null : v);
+  return {
+    max_turns: n(b.maxTurns),
+    max_cost_usd: n(b.maxCostUsd),
+    max_wall_clock_s: n(b.maxWallClockS),
+    max_depth: n(b.maxDepth),
+    max_concurrent_subagents: n(b.maxConcurrentSubagents),
+  };
+}
+
+/**
+ * The plan's stable JSON form: snake_case keys in a fixed order, secrets
+ * replaced by `"(sensitive)"`, positions as `file:line:column`. The same
+ * plan always gives byte-identical `JSON.stringify` output.
+ *
+ * @example Usage
+ * ```ts ignore
+ * import { compileConfig, planToJson } from "./mod.ts";
+ * const { plan } = await compileConfig("examples");
+ * console.log(JSON.stringify(planToJson(plan), null, 2));
+ * ```
+ *
+ * @param plan The plan.
+ * @returns Plain JSON data.
+ */
+export function planToJson(plan: Plan): JsonValue {
+  const s = plan.settings;
+  const o = s.observability;
+  return {
+    source_file: plan.sourceFile,
+    locked: plan.locked,
+    providers: plan.providers.map((p) => {
+      const out: { [key: string]: JsonValue } = {
+        name: p.name,
+        source: p.source,
+        source_kind: p.sourceKind,
+        constraint: p.constraint,
+        version: p.version ?? null,
+        dev_override: p.devOverride ?? null,
+        location: p.location ?? null,
+        category: p.category ?? null,
+        runtime: p.runtime ?? null,
+        checksum: p.checksum ?? null,
+        lock: p.lock
+          ? {
+            version: p.lock.version,
+            resolved_at: p.lock.resolvedAt,
+            checksums: { ...p.lock.checksums },
+          }
+          : null,
+        permissions: {
+          declared: envelopeJson(p.permissions.declared),
+          granted: envelopeJson(p.permissions.granted),
+          effective: envelopeJson(p.permissions.effective),
+        },
+        config: toJsonValue(p.config),
+        tools: p.tools
+          ? p.tools.map((t) => ({ name: t.name, kind: t.kind, risk: t.risk }))
+          : null,
+        token_budget: p.tokenBudget ?? null,
+        declared_at: where(p.range),
+        position: p.position,
+      };
+      return out;
+    }),
+    policies: plan.policies.map((r) => ({
+      name: r.name,
+      match: {
+        ...(r.match.toolName !== undefined
+          ? { tool_name: r.match.toolName }
+          : {}),
+        ...(r.match.provider !== undefined
+          ? { provider: r.match.provider }
+          : {}),
+        ...(r.match.risk !== undefined ? { risk: r.match.risk } : {}),
+        ...(r.match.kind !== undefined ? { kind: r.match.kind } : {}),
+      },
+      action: r.action,
+      specificity: [...specificity(r.match)],
+      declared_at: r.range ? where(r.range) : null,
+    })),
+    profiles: plan.profiles.map((p) => ({
+      name: p.name,
+      model: p.model
+        ? {
+          primary: modelRefJson(p.model.primary),
+          fallbacks: p.model.fallbacks.map(modelRefJson),
+        }
+        : null,
+      tools: p.tools.map((t) => ({
+        pattern: t.text,
+        provider: t.provider,
+        tool: t.tool,
+        wildcard: t.wildcard,
+      })),
+      slash_commands: [...p.slashCommands],
+      bounds: boundsJson(p.bounds),
+      declared_at: where(p.range),
+    })),
+    hooks: plan.hooks.map((h) => ({
+      point: h.point,
+      provider: h.provider,
+      mode: h.mode,
+      position: h.position,
+      declared_at: where(h.range),
+    })),
+    settings: {
+      default_frontend: s.defaultFrontend ?? null,
+      log_level: s.logLevel,
+      telemetry: s.telemetry,
+      retry: {
+        base_delay_ms: s.retry.baseDelayMs,
+        backoff_factor: s.retry.backoffFactor,
+        max_retries: s.retry.maxRetries,
+      },
+      observability: {
+        declared: s.observabilityDeclared,
+        endpoint: o.endpoint,
+        protocol: o.protocol,
+        sampling_ratio: o.samplingRatio,
+        traces_enabled: o.tracesEnabled,
+        metrics_enabled: o.metricsEnabled,
+        logs_enabled: o.logsEnabled,
+        export_interval_ms: o.exportIntervalMs,
+        service_name: o.serviceName,
+        resource_attrs: o.resourceAttrs ? { ...o.resourceAttrs } : null,
+      },
+      event_bus: { subscribe_queue_bound: s.eventBus.subscribeQueueBound },
+    },
+    global: toJsonValue(globalConfigToJson(plan.global)),
+  };
+}
+
+/**
+ * A provider's decoded configuration with its secrets revealed: the JSON a
+ * plugin's `Configure` receives. Never log or print the result.
+ *
+ * @example Usage
+ * ```ts
+ * import { revealProviderConfig } from "./plan.ts";
+ * import { Secret } from "./hcl/mod.ts";
+ * import assert from "node:assert/strict";
+ * const config = { api_key: new Secret("sk-1"), region: "eu" };
+ * assert.deepEqual(revealProviderConfig({ config }), { api_key: "sk-1", region: "eu" });
+ * ```
+ *
+ * @param provider The provider (only its `config` is read).
+ * @returns Plain JSON with the secrets' values.
+ */
+export function revealProviderConfig(
+  provider: Pick<PlanProvider, "config">,
+): { [key: string]: JsonValue } {
+  return toJsonValue(provider.config, { revealSecrets: true }) as {
+    [key: string]: JsonValue;
+  };
+}
+
+/**
+ * Whether a value holds a secret anywhere.
+ *
+ * @param v Any value.
+ * @returns `true` when a {@linkcode Secret} is inside.
+ */
+export function holdsSecret(v: unknown): boolean {
+  if (v instanceof Secret) return true;
+  if (Array.isArray(v)) return v.some(holdsSecret);
+  if (v !== null && typeof v === "object") {
+    return Object.values(v).some(holdsSecret);
+  }
+  return false;
+}

@@ -1,0 +1,4 @@
+/** Describes the fixture plugin. */
+export function describe(): string {
+  return "kv fixture plugin";
+}

@@ -1,0 +1,13 @@
+required_providers {
+  kv = { source = "../../_plugins/kv", version = "~> 1.4" }
+}
+
+provider "kv" {
+  endpoint = "https://kv.example"
+  tls = {
+    server_name = "kv.example"
+  }
+  allow_env  = ["KV_REGION"]
+  allow_read = ["./data"]
+  allow_net  = ["kv.example:443"]
+}

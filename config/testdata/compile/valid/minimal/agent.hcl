@@ -1,0 +1,5 @@
+# Nothing but settings: no provider, so no lock file is needed, and every
+# other setting takes its default.
+settings {
+  log_level = "fatal"
+}

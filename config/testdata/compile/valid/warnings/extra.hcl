@@ -1,0 +1,4 @@
+policy "ignored" {
+  match  = { tool_name = "x" }
+  action = "deny"
+}

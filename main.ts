@@ -1,0 +1,183 @@
+/**
+ * The `agent` command line:
+ *
+ *     agent check-config [dir] [--json] [--locked] [--explain]
+ *     agent lock [dir]
+ *
+ * Run it with `deno task agent <command>`. Exit codes: 0 success; 1
+ * failure (an invalid configuration included); 2 the lock file is missing
+ * (with `--locked`), outdated or does not match (`check-config`); 3 usage
+ * error.
+ *
+ * @module
+ */
+
+import { parseArgs } from "node:util";
+import { resolve } from "node:path";
+import {
+  type CliIo,
+  EXIT_USAGE,
+  processIo,
+  run as checkConfig,
+} from "./config/check_config.ts";
+import denoJson from "./deno.json" with { type: "json" };
+
+export type { CliIo };
+
+/** The `--help` text of `agent`. */
+export const AGENT_HELP: string = `Usage: agent <command> [options]
+
+A scriptable, permission-scoped AI-agent harness.
+
+Commands:
+  check-config [dir]   Check agent.hcl, the lock file, the global config and
+                       the local plugins' manifests (see: agent check-config -h)
+  lock [dir]           Write .agent/agent.lock.hcl for the providers available
+                       locally: version, checksums, envelope and config schema
+
+Options:
+  -h, --help           Show this help (or a command's, after the command)
+  --version            Show the version
+`;
+
+/** The `--help` text of `agent lock`. */
+export const LOCK_HELP: string = `Usage: agent lock [dir]
+
+Writes dir/.agent/agent.lock.hcl (dir defaults to the current directory) for
+every provider available locally (builtin/<name> and path sources): its
+version, the checksum of its artifact, its capability envelope and its config
+schema. Forge providers keep their existing entries (they cannot be resolved
+offline); dev_overrides names are never written. An unchanged project is
+written byte for byte the same.
+
+Options:
+  -h, --help   Show this help
+`;
+
+const USAGE = "Usage: agent <command> [options]   (agent --help)";
+
+function usageError(io: CliIo, usage: string, message: string): number {
+  io.stderr(`${usage}\nerror: ${message}\n`);
+  return EXIT_USAGE;
+}
+
+async function lock(args: string[], io: CliIo): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      strict: true,
+      options: { help: { type: "boolean", short: "h" } },
+    });
+  } catch (err) {
+    return usageError(
+      io,
+      "Usage: agent lock [dir]",
+      err instanceof Error ? err.message : String(err),
+    );
+  }
+  if (parsed.values.help) {
+    io.stdout(LOCK_HELP);
+    return 0;
+  }
+  if (parsed.positionals.length > 1) {
+    return usageError(
+      io,
+      "Usage: agent lock [dir]",
+      "expected at most one directory",
+    );
+  }
+  const dir = resolve(io.cwd, parsed.positionals[0] ?? ".");
+  const { lockConfig } = await import("./config/lock.ts");
+  const { renderHuman } = await import("./config/render.ts");
+  const r = await lockConfig(dir, { env: io.env });
+  if (!r.ok) {
+    io.stderr(
+      renderHuman({
+        exitCode: 1,
+        plan: undefined,
+        diagnostics: r.diagnostics,
+        sources: r.sources,
+      }).replace(/\n[^\n]*\n$/, "\n"),
+    );
+    io.stderr(
+      `Cannot write the lock file: ${
+        r.diagnostics.filter((d) => d.severity === "error").length
+      } error(s).\n`,
+    );
+    return 1;
+  }
+  for (const c of r.changes) {
+    const what = c.status === "locked"
+      ? "locked"
+      : c.status === "unchanged"
+      ? "unchanged"
+      : "kept (not resolvable here)";
+    io.stderr(`  ${c.name}: ${c.version ?? "-"} from ${c.source}, ${what}\n`);
+  }
+  io.stderr(
+    r.changed ? `Wrote ${r.path}\n` : `${r.path} is up to date\n`,
+  );
+  return 0;
+}
+
+/**
+ * Runs the `agent` command line.
+ *
+ * @example Usage
+ * ```ts
+ * import { run } from "./main.ts";
+ * import assert from "node:assert/strict";
+ * let out = "";
+ * const io = { stdout: (t: string) => (out += t), stderr: () => {}, isTerminal: false, env: {}, cwd: Deno.cwd() };
+ * assert.equal(await run(["--version"], io), 0);
+ * assert.match(out, /^agent \d+\.\d+\.\d+/);
+ * ```
+ *
+ * @param args The arguments after `agent`.
+ * @param io Streams, environment, directory.
+ * @returns The exit code.
+ */
+export async function run(
+  args: readonly string[],
+  io: CliIo = processIo(),
+): Promise<number> {
+  const [command, ...rest] = args;
+  switch (command) {
+    case undefined:
+      return usageError(
+        io,
+        USAGE,
+        "a command is required: check-config or lock",
+      );
+    case "-h":
+    case "--help":
+    case "help":
+      io.stdout(AGENT_HELP);
+      return 0;
+    case "--version":
+      io.stdout(`agent ${denoJson.version} (deno ${Deno.version.deno})\n`);
+      return 0;
+    case "check-config":
+      return await checkConfig(rest, io);
+    case "lock":
+      return await lock(rest, io);
+    default:
+      return usageError(
+        io,
+        USAGE,
+        command.startsWith("-")
+          ? `unknown option ${
+            JSON.stringify(command)
+          } (options go after the command)`
+          : `unknown command ${
+            JSON.stringify(command)
+          }: expected check-config or lock`,
+      );
+  }
+}
+
+if (import.meta.main) {
+  Deno.exit(await run(Deno.args));
+}

@@ -1,0 +1,70 @@
+/** The `agent` command line (main.ts): subcommands, help, version, usage errors. */
+import assert from "node:assert/strict";
+import { AGENT_HELP, LOCK_HELP, run } from "../main.ts";
+import denoJson from "../deno.json" with { type: "json" };
+import { REPO } from "./_helpers.ts";
+
+function io(cwd = REPO) {
+  let out = "";
+  let err = "";
+  return {
+    stdout: (t: string) => (out += t),
+    stderr: (t: string) => (err += t),
+    isTerminal: false,
+    env: { HOME: "/nonexistent-home" },
+    cwd,
+    out: () => out,
+    err: () => err,
+  };
+}
+
+Deno.test("agent --help and --version", async () => {
+  const h = io();
+  assert.equal(await run(["--help"], h), 0);
+  assert.equal(h.out(), AGENT_HELP);
+  const v = io();
+  assert.equal(await run(["--version"], v), 0);
+  assert.equal(
+    v.out(),
+    `agent ${denoJson.version} (deno ${Deno.version.deno})\n`,
+  );
+  const l = io();
+  assert.equal(await run(["lock", "-h"], l), 0);
+  assert.equal(l.out(), LOCK_HELP);
+});
+
+Deno.test("agent exits 3 with error: on stderr for a usage error", async () => {
+  for (
+    const args of [[], ["frobnicate"], ["--frobnicate"], ["lock", "a", "b"], [
+      "lock",
+      "--x",
+    ], ["check-config", "--x"]]
+  ) {
+    const t = io();
+    assert.equal(await run(args, t), 3, args.join(" "));
+    assert.match(t.err(), /\nerror: /);
+    assert.equal(t.out(), "");
+  }
+});
+
+Deno.test("agent check-config runs the checker; agent lock reports a configuration it cannot lock", async () => {
+  const t = io();
+  assert.equal(
+    await run(["check-config", "examples", "--locked", "--no-cache"], t),
+    0,
+  );
+  assert.match(t.out(), /The configuration is valid/);
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(
+      `${dir}/agent.hcl`,
+      'required_providers {\n  x = { source = "github.com/acme/x", version = "1.0.0" }\n}\n',
+    );
+    const l = io(dir);
+    assert.equal(await run(["lock"], l), 1);
+    assert.match(l.err(), /E_PROVIDER_NOT_LOCKED/);
+    assert.match(l.err(), /Cannot write the lock file/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
