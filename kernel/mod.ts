@@ -198,3 +198,115 @@ export {
   InvalidTopicFilterError,
   SubscriberOverflowError,
 } from "./bus_errors.ts";
+// Agent loop (issue 6): sessions, turns, hook dispatch, the plan/apply gate,
+// bounds and retries, resume and replay.
+export {
+  type AgentDeps,
+  AgentSession,
+  type ErrorInfo,
+  exitCodeOf,
+  finalAnswerInstruction,
+  type OpenSessionOptions,
+  runSession,
+  type RunSessionOptions,
+  type SendOptions,
+  type SendResult,
+  type SessionResult,
+  type SessionRun,
+} from "./agent/agent_session.ts";
+export {
+  BUILTIN_DEFAULT_BOUNDS,
+  type ContextBudgetSettings,
+  DEFAULT_ASK_TIMEOUT_MS,
+  DEFAULT_DOOM_LOOP_THRESHOLD,
+  DEFAULT_HOOK_TIMEOUT_MS,
+  DEFAULT_PREVIEW_TIMEOUT_MS,
+  DEFAULT_TOOL_TIMEOUT_MS,
+  type DoomLoopSettings,
+  HOOK_POINT_NAMES,
+  type HookModeName,
+  type HookPointName,
+  type HookSubscription,
+  type ModelChainEntry,
+  type OnAsk,
+  type PreambleSection,
+  type ResolvedSessionSpec,
+  resolveSessionSpec,
+  type RetrySettings,
+  type SessionBounds,
+  type SessionSpec,
+  VETO_BEARING_POINTS,
+} from "./agent/session_spec.ts";
+export {
+  type ApprovalAnswer,
+  type ApprovalRequest,
+  type ApprovalSource,
+  type BoundName,
+  type ContentView,
+  type PlanItemView,
+  type SessionEvent,
+  type SessionEventType,
+  type SessionStatusText,
+  type ToolErrorView,
+} from "./agent/session_events.ts";
+export {
+  type EndpointCallOptions,
+  type HookEndpoint,
+  hookEndpointOf,
+  type ModelEndpoint,
+  modelEndpointOf,
+  type ToolEndpoint,
+  toolEndpointOf,
+} from "./agent/endpoints.ts";
+export {
+  ApprovalGate,
+  type ApprovalGateOptions,
+  type Approver,
+  type PersistAlwaysRule,
+  type PolicyVerdict,
+} from "./agent/approval_gate.ts";
+export {
+  type DispatchOutcome,
+  HookDispatcher,
+  type HookDispatcherOptions,
+  type HookFailure,
+} from "./agent/hook_dispatch.ts";
+export {
+  type ContextAssembler,
+  type ContextAssembly,
+  type ContextAssemblyInput,
+  passThroughAssembler,
+} from "./agent/context_assembly.ts";
+export {
+  computeCostUsd,
+  CostBudget,
+  type CostOptions,
+  pickPricingTier,
+  type UsageCounts,
+} from "./agent/cost.ts";
+export {
+  callHash,
+  canonicalJson,
+  DoomLoopDetector,
+  type HashedCall,
+} from "./agent/doom_loop.ts";
+export { concurrencyKey, KeyedQueue } from "./agent/concurrency.ts";
+export { rebuildHistory, replaySession } from "./agent/history.ts";
+export {
+  sessionSpecFromPlan,
+  type SessionSpecFromPlanOptions,
+  type SessionSpecFromPlanResult,
+} from "./agent/session_spec_from_plan.ts";
+export {
+  AgentError,
+  type AgentErrorCode,
+  AlwaysScopeUnsupportedError,
+  ApprovalRequiredError,
+  HookChainAbortedError,
+  ModelCallError,
+  type ModelErrorCode,
+  NoEligibleModelError,
+  PricingError,
+  SessionNotResumableError,
+  TurnCancelledError,
+} from "./agent/errors.ts";

@@ -1,0 +1,367 @@
+/**
+ * Policy decisions and approvals of one session (kernel.md §6.6.2–§6.6.4):
+ * per-call policy evaluation with the session's remembered verdicts as
+ * inputs, and blocking asks answered by the first of several answerers.
+ *
+ * - Policy: `evaluatePolicy` over the operator's rules (and ALWAYS rules
+ *   added this session). For a resource call that policy did not deny, a
+ *   SESSION verdict for the same `(provider, tool)` replaces the outcome
+ *   (`session:<provider>.<tool>`), so a SESSION deny also suppresses later
+ *   allows, and a SESSION allow never overrides a policy deny.
+ * - Asks run one at a time in plan-item order. The first answer wins among
+ *   the `approve` callback, {@linkcode ApprovalGate.resolve} (other
+ *   frontends) and the timeout; later answers are ignored.
+ * - Unanswered asks become what `on_ask` says: `deny` (at once when nobody
+ *   can answer, else after `askTimeoutMs`), `fail`
+ *   ({@linkcode ApprovalRequiredError}), or `callback` (wait for the
+ *   callback up to `askTimeoutMs`, then deny).
+ * - Scope ONCE records nothing; SESSION remembers the verdict in memory
+ *   (it lapses at session end and on resume); ALWAYS writes a policy rule
+ *   through `persistAlwaysRule` and applies it from the next evaluation. A
+ *   gate without a persister refuses ALWAYS with
+ *   {@linkcode AlwaysScopeUnsupportedError} — never downgrading it — and
+ *   the ask is then treated as unanswered.
+ *
+ * @module
+ */
+import { getLogger } from "@logtape/logtape";
+import {
+  evaluatePolicy,
+  type PolicyCall,
+  type PolicyRule,
+} from "../../config/policy.ts";
+import {
+  AgentError,
+  AlwaysScopeUnsupportedError,
+  ApprovalRequiredError,
+  TurnCancelledError,
+} from "./errors.ts";
+import type {
+  ApprovalAnswer,
+  ApprovalRequest,
+  ApprovalSource,
+  SessionEvent,
+} from "./session_events.ts";
+import type { OnAsk } from "./session_spec.ts";
+
+const log = getLogger(["ph-agent", "kernel", "agent", "approvals"]);
+
+/**
+ * Answers approval requests (an interactive prompt, a UI, automation). It
+ * may return late or never; the gate's timeout and `on_ask` still apply.
+ * `signal` aborts once the ask is resolved by someone else or cancelled.
+ */
+export type Approver = (
+  request: ApprovalRequest,
+  options: { readonly signal: AbortSignal },
+) => Promise<ApprovalAnswer>;
+
+/**
+ * Writes an ALWAYS decision as a policy rule for future sessions under the
+ * same profile (e.g. into a project policy file).
+ */
+export type PersistAlwaysRule = (
+  rule: PolicyRule,
+  context: { readonly profile: string; readonly sessionId: string },
+) => Promise<void>;
+
+/** A policy outcome with the kernel's `decided_by` text. */
+export interface PolicyVerdict {
+  /** What happens to the call. */
+  readonly action: "allow" | "ask" | "deny";
+  /** `policy:<rule>`, `policy:default` or `session:<provider>.<tool>`. */
+  readonly decidedBy: string;
+  /** True when a winning `ask` was downgraded to `deny` (non-resource call). */
+  readonly downgraded: boolean;
+}
+
+/** Options of {@linkcode ApprovalGate}. */
+export interface ApprovalGateOptions {
+  /** The session. */
+  readonly sessionId: string;
+  /** The profile (for persisted ALWAYS rules). */
+  readonly profile: string;
+  /** The operator's policy rules, in declaration order. */
+  readonly rules: readonly PolicyRule[];
+  /** What an unanswered ask becomes. */
+  readonly onAsk: OnAsk;
+  /** How long an ask waits when someone can answer. */
+  readonly askTimeoutMs: number;
+  /** The interactive answerer, if any. */
+  readonly approve?: Approver;
+  /** The ALWAYS persister; without one ALWAYS is refused. */
+  readonly persistAlwaysRule?: PersistAlwaysRule;
+  /** Where `approval_requested` / `approval_resolved` events go. */
+  readonly emit: (event: SessionEvent) => void;
+}
+
+/** The item an ask is about (the request minus what the gate adds). */
+export type AskInput = Omit<ApprovalRequest, "sessionId" | "scopes">;
+
+/** The outcome of an ask. */
+export interface AskOutcome {
+  /** The verdict. */
+  readonly decision: "allow" | "deny";
+  /** `approval:<source>` or `on_ask:<deny|timeout>`. */
+  readonly decidedBy: string;
+}
+
+function ruleKey(provider: string, tool: string): string {
+  return `${provider}\u0000${tool}`;
+}
+
+/** Policy and approvals of one session. */
+export class ApprovalGate {
+  readonly #o: ApprovalGateOptions;
+  readonly #sessionRules = new Map<string, "allow" | "deny">();
+  readonly #alwaysRules: PolicyRule[] = [];
+  readonly #pending = new Map<
+    string,
+    (answer: ApprovalAnswer | undefined, source: ApprovalSource) => boolean
+  >();
+  #queue: Promise<unknown> = Promise.resolve();
+
+  /**
+   * Creates the gate.
+   *
+   * @param options Rules, on_ask, answerers and the event sink.
+   */
+  constructor(options: ApprovalGateOptions) {
+    this.#o = options;
+  }
+
+  /** The ALWAYS rules added during this session. */
+  get alwaysRules(): readonly PolicyRule[] {
+    return this.#alwaysRules;
+  }
+
+  /** The scopes this gate accepts. */
+  get scopes(): readonly ApprovalAnswer["scope"][] {
+    return this.#o.persistAlwaysRule
+      ? ["once", "session", "always"]
+      : ["once", "session"];
+  }
+
+  /**
+   * Evaluates policy for one call or plan item.
+   *
+   * @param call Kind, provider, tool and risk.
+   * @returns The verdict.
+   */
+  evaluate(call: PolicyCall): PolicyVerdict {
+    const d = evaluatePolicy([...this.#alwaysRules, ...this.#o.rules], call);
+    if (call.kind === "resource" && d.action !== "deny") {
+      const remembered = this.#sessionRules.get(
+        ruleKey(call.provider, call.toolName),
+      );
+      if (remembered) {
+        return {
+          action: remembered,
+          decidedBy: `session:${call.provider}.${call.toolName}`,
+          downgraded: false,
+        };
+      }
+    }
+    return {
+      action: d.action,
+      decidedBy: `policy:${d.decidedBy || "default"}`,
+      downgraded: d.downgraded,
+    };
+  }
+
+  /**
+   * Answers a pending ask from outside (another frontend). The first answer
+   * wins.
+   *
+   * @param planItemId The plan item.
+   * @param answer The answer.
+   * @returns True when this answer was the first for a pending ask.
+   */
+  resolve(planItemId: string, answer: ApprovalAnswer): boolean {
+    return this.#pending.get(planItemId)?.(answer, "external") ?? false;
+  }
+
+  /**
+   * Asks for one item and waits for the verdict. Asks are serialized.
+   *
+   * @param input The item.
+   * @param signal The turn's signal.
+   * @returns The verdict.
+   * @throws {ApprovalRequiredError} When unanswered and `on_ask` is `fail`.
+   * @throws {TurnCancelledError} When the signal aborted.
+   */
+  ask(input: AskInput, signal: AbortSignal): Promise<AskOutcome> {
+    const run = this.#queue.then(() => this.#ask(input, signal));
+    this.#queue = run.catch(() => {});
+    return run;
+  }
+
+  async #ask(input: AskInput, signal: AbortSignal): Promise<AskOutcome> {
+    if (signal.aborted) throw new TurnCancelledError({ cause: signal.reason });
+    const request: ApprovalRequest = {
+      ...input,
+      sessionId: this.#o.sessionId,
+      scopes: this.scopes,
+    };
+    const settled = Promise.withResolvers<
+      { answer: ApprovalAnswer | undefined; source: ApprovalSource | "cancel" }
+    >();
+    let done = false;
+    const settle = (
+      answer: ApprovalAnswer | undefined,
+      source: ApprovalSource | "cancel",
+    ): boolean => {
+      if (done) return false;
+      done = true;
+      settled.resolve({ answer, source });
+      return true;
+    };
+    this.#pending.set(input.planItemId, settle);
+    // Emitted once the ask can be answered (an answer from inside the
+    // listener counts).
+    this.#o.emit({ type: "approval_requested", ...request });
+    const answerers = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const onAbort = () => settle(undefined, "cancel");
+    signal.addEventListener("abort", onAbort, { once: true });
+    const canWait = this.#o.approve !== undefined ||
+      this.#o.onAsk === "callback";
+    if (!canWait) {
+      settle(undefined, "on_ask");
+    } else {
+      const approve = this.#o.approve;
+      if (approve) {
+        Promise.resolve().then(() =>
+          approve(request, { signal: answerers.signal })
+        ).then(
+          (a) => settle(a, "callback"),
+          (err) => {
+            log.warn("The approver failed for {planItemId}: {error}", {
+              planItemId: input.planItemId,
+              error: err instanceof Error ? err.message : String(err),
+            });
+            settle(undefined, "on_ask");
+          },
+        );
+      }
+      if (Number.isFinite(this.#o.askTimeoutMs)) {
+        timer = setTimeout(
+          () => settle(undefined, "on_ask"),
+          this.#o.askTimeoutMs,
+        );
+      }
+    }
+    let outcome: {
+      answer: ApprovalAnswer | undefined;
+      source: ApprovalSource | "cancel";
+    };
+    try {
+      outcome = await settled.promise;
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+      this.#pending.delete(input.planItemId);
+      answerers.abort();
+    }
+    if (outcome.source === "cancel") {
+      throw new TurnCancelledError({ cause: signal.reason });
+    }
+    let answer = outcome.answer;
+    let refused: AgentError | undefined;
+    if (answer !== undefined) {
+      refused = await this.#accept(input, answer);
+      if (refused) answer = undefined;
+    }
+    if (answer === undefined) {
+      const timedOut = canWait;
+      const decidedBy = this.#o.onAsk === "fail"
+        ? "on_ask:fail"
+        : timedOut && !refused
+        ? "on_ask:timeout"
+        : "on_ask:deny";
+      this.#o.emit({
+        type: "approval_resolved",
+        planItemId: input.planItemId,
+        decision: "deny",
+        scope: "once",
+        source: "on_ask",
+        decidedBy,
+        ...(refused
+          ? { refused: { code: refused.code, message: refused.message } }
+          : {}),
+      });
+      if (this.#o.onAsk === "fail") {
+        throw new ApprovalRequiredError(
+          input.planItemId,
+          `${input.provider}.${input.tool}`,
+        );
+      }
+      return { decision: "deny", decidedBy };
+    }
+    const source = outcome.source as ApprovalSource;
+    const decidedBy = `approval:${source}`;
+    this.#o.emit({
+      type: "approval_resolved",
+      planItemId: input.planItemId,
+      decision: answer.decision,
+      scope: answer.scope,
+      source,
+      decidedBy,
+    });
+    return { decision: answer.decision, decidedBy };
+  }
+
+  /** Validates an answer and records its scope; returns why it was refused. */
+  async #accept(
+    input: AskInput,
+    answer: ApprovalAnswer,
+  ): Promise<AgentError | undefined> {
+    if (answer.decision !== "allow" && answer.decision !== "deny") {
+      return new AgentError(
+        "approval_required",
+        `Cannot accept the answer for plan item "${input.planItemId}": decision must be "allow" or "deny"`,
+      );
+    }
+    switch (answer.scope) {
+      case "once":
+        return undefined;
+      case "session":
+        this.#sessionRules.set(
+          ruleKey(input.provider, input.tool),
+          answer.decision,
+        );
+        return undefined;
+      case "always": {
+        const persist = this.#o.persistAlwaysRule;
+        if (!persist) return new AlwaysScopeUnsupportedError(input.planItemId);
+        const rule: PolicyRule = {
+          name: `always:${input.provider}.${input.tool}`,
+          match: { provider: input.provider, toolName: input.tool },
+          action: answer.decision,
+        };
+        try {
+          await persist(rule, {
+            profile: this.#o.profile,
+            sessionId: this.#o.sessionId,
+          });
+        } catch (err) {
+          const e = new AlwaysScopeUnsupportedError(input.planItemId);
+          log.error("Cannot persist the ALWAYS rule {rule}: {error}", {
+            rule: rule.name,
+            error: err instanceof Error ? err.message : String(err),
+          });
+          return e;
+        }
+        const i = this.#alwaysRules.findIndex((r) => r.name === rule.name);
+        if (i >= 0) this.#alwaysRules.splice(i, 1);
+        this.#alwaysRules.unshift(rule);
+        return undefined;
+      }
+      default:
+        return new AgentError(
+          "approval_required",
+          `Cannot accept the answer for plan item "${input.planItemId}": scope must be "once", "session" or "always"`,
+        );
+    }
+  }
+}

@@ -1,0 +1,148 @@
+/**
+ * The adapter from the config compiler's typed {@linkcode Plan} to the
+ * loop's {@linkcode SessionSpec}: the profile (the requested one, else
+ * `default`, else the kernel's built-in defaults), its model chain, its
+ * tools resolved against the schemas the running tool plugins advertise,
+ * the policies and hook blocks in declaration order, and the retry
+ * settings.
+ *
+ * @module
+ */
+import type { Diagnostic } from "../../config/diagnostic.ts";
+import type { Plan, PlanProfile } from "../../config/plan.ts";
+import { resolveToolScope, selectRootProfile } from "../../config/profiles.ts";
+import type { ToolSchema } from "../../proto/gen/pluggableharness/tool/v1/types_pb.ts";
+import {
+  BUILTIN_DEFAULT_BOUNDS,
+  type ModelChainEntry,
+  type OnAsk,
+  type PreambleSection,
+  type SessionSpec,
+} from "./session_spec.ts";
+
+/** Options of {@linkcode sessionSpecFromPlan}. */
+export interface SessionSpecFromPlanOptions {
+  /** The profile the CLI asked for. @default {"default"} */
+  readonly profile?: string;
+  /** Each running tool provider's advertised schemas (`GetSchema`), by local name. */
+  readonly toolSchemas: ReadonlyMap<string, readonly ToolSchema[]>;
+  /** The session's working directory. */
+  readonly workingDirectory: string;
+  /**
+   * The model chain when the profile has no `model {}` block (the kernel's
+   * built-in routing). @default {[]}
+   */
+  readonly defaultModels?: readonly ModelChainEntry[];
+  /** `on_ask` (CLI flag or profile setting). @default {"deny"} */
+  readonly onAsk?: OnAsk;
+  /** How long an ask waits. */
+  readonly askTimeoutMs?: number;
+  /** `default_hook_timeout_ms`. */
+  readonly defaultHookTimeoutMs?: number;
+  /** The system prompt. */
+  readonly systemPrompt?: string;
+  /** Further preamble sections. */
+  readonly preamble?: readonly PreambleSection[];
+  /** Plan mode. @default {false} */
+  readonly planMode?: boolean;
+}
+
+/** What {@linkcode sessionSpecFromPlan} returns. */
+export interface SessionSpecFromPlanResult {
+  /** The spec, absent when an error diagnostic was reported. */
+  readonly spec: SessionSpec | undefined;
+  /** `E_UNKNOWN_PROFILE`, `E_TOOL_*` and `E_NO_MODEL` errors. */
+  readonly diagnostics: Diagnostic[];
+}
+
+/**
+ * Builds the spec of a root session from a compiled plan.
+ *
+ * @param plan The compiled configuration.
+ * @param options Profile, running tool schemas, working directory, on_ask.
+ * @returns The spec, or the diagnostics that prevent one.
+ */
+export function sessionSpecFromPlan(
+  plan: Plan,
+  options: SessionSpecFromPlanOptions,
+): SessionSpecFromPlanResult {
+  const profiles = new Map<string, PlanProfile>(
+    plan.profiles.map((p) => [p.name, p]),
+  );
+  const selected = selectRootProfile(profiles, options.profile);
+  const diagnostics: Diagnostic[] = [...selected.diagnostics];
+  if (diagnostics.some((d) => d.severity === "error")) {
+    return { spec: undefined, diagnostics };
+  }
+  const profile = selected.profile;
+  const loaded = new Map(
+    [...options.toolSchemas].map((
+      [p, schemas],
+    ) => [p, schemas.map((s) => s.name)]),
+  );
+  const scope = resolveToolScope(profile?.tools ?? [], loaded);
+  diagnostics.push(...scope.diagnostics);
+  const tools = new Map<string, ToolSchema[]>();
+  for (const [provider, names] of scope.byProvider) {
+    const schemas = options.toolSchemas.get(provider) ?? [];
+    tools.set(provider, schemas.filter((s) => names.includes(s.name)));
+  }
+  const models: ModelChainEntry[] = profile?.model
+    ? [profile.model.primary, ...profile.model.fallbacks].map((m) => ({
+      provider: m.provider,
+      id: m.id,
+    }))
+    : [...(options.defaultModels ?? [])];
+  if (models.length === 0) {
+    diagnostics.push({
+      severity: "error",
+      code: "E_NO_MODEL",
+      summary: `No model for profile "${selected.name}"`,
+      detail:
+        "The profile has no model block and the kernel was given no built-in model chain.",
+    });
+  }
+  if (diagnostics.some((d) => d.severity === "error")) {
+    return { spec: undefined, diagnostics };
+  }
+  const bounds = profile
+    ? {
+      ...(profile.bounds.maxTurns !== undefined
+        ? { maxTurns: profile.bounds.maxTurns }
+        : {}),
+      ...(profile.bounds.maxCostUsd !== undefined
+        ? { maxCostUsd: profile.bounds.maxCostUsd }
+        : {}),
+      ...(profile.bounds.maxWallClockS !== undefined
+        ? { maxWallClockS: profile.bounds.maxWallClockS }
+        : {}),
+    }
+    : { ...BUILTIN_DEFAULT_BOUNDS };
+  const spec: SessionSpec = {
+    profile: selected.name,
+    models,
+    tools,
+    policies: plan.policies,
+    hooks: plan.hooks.map((h) => ({
+      point: h.point,
+      provider: h.provider,
+      mode: h.mode,
+    })),
+    bounds,
+    retry: { ...plan.settings.retry },
+    workingDirectory: options.workingDirectory,
+    ...(options.onAsk !== undefined ? { onAsk: options.onAsk } : {}),
+    ...(options.askTimeoutMs !== undefined
+      ? { askTimeoutMs: options.askTimeoutMs }
+      : {}),
+    ...(options.defaultHookTimeoutMs !== undefined
+      ? { defaultHookTimeoutMs: options.defaultHookTimeoutMs }
+      : {}),
+    ...(options.systemPrompt !== undefined
+      ? { systemPrompt: options.systemPrompt }
+      : {}),
+    ...(options.preamble !== undefined ? { preamble: options.preamble } : {}),
+    ...(options.planMode !== undefined ? { planMode: options.planMode } : {}),
+  };
+  return { spec, diagnostics };
+}

@@ -1,0 +1,123 @@
+import assert from "node:assert/strict";
+import { create } from "@bufbuild/protobuf";
+import type { Plan } from "../../config/plan.ts";
+import {
+  ToolKind,
+  ToolSchemaSchema,
+} from "../../proto/gen/pluggableharness/tool/v1/types_pb.ts";
+import { sessionSpecFromPlan } from "./session_spec_from_plan.ts";
+import { resolveSessionSpec } from "./session_spec.ts";
+
+const range = {
+  file: "agent.hcl",
+  start: { line: 1, column: 1, byte: 0 },
+  end: { line: 1, column: 1, byte: 0 },
+};
+
+function plan(profiles: unknown[]): Plan {
+  return {
+    profiles,
+    policies: [{
+      name: "no_writes",
+      match: { kind: "resource" },
+      action: "deny",
+    }],
+    hooks: [{
+      point: "plan-ready",
+      provider: "guard",
+      mode: "veto",
+      position: 10,
+      range,
+    }],
+    settings: { retry: { baseDelayMs: 250, backoffFactor: 3, maxRetries: 4 } },
+  } as unknown as Plan;
+}
+
+const fs = [
+  create(ToolSchemaSchema, { name: "read_file", kind: ToolKind.DATA_SOURCE }),
+  create(ToolSchemaSchema, { name: "write_file", kind: ToolKind.RESOURCE }),
+];
+
+Deno.test("sessionSpecFromPlan() takes the profile's chain, scoped tools, bounds, policies, hooks and retry", () => {
+  const { spec, diagnostics } = sessionSpecFromPlan(
+    plan([{
+      name: "default",
+      model: {
+        primary: { provider: "claude", id: "large" },
+        fallbacks: [{ provider: "claude", id: "small" }],
+      },
+      tools: ["fs.read_file"],
+      slashCommands: [],
+      bounds: { maxTurns: 12 },
+      range,
+    }]),
+    {
+      toolSchemas: new Map([["fs", fs]]),
+      workingDirectory: "/w",
+      onAsk: "fail",
+    },
+  );
+  assert.deepEqual(diagnostics, []);
+  assert.ok(spec);
+  assert.deepEqual(spec.models, [{ provider: "claude", id: "large" }, {
+    provider: "claude",
+    id: "small",
+  }]);
+  assert.deepEqual(
+    [...spec.tools!].map(([p, s]) => [p, s.map((x) => x.name)]),
+    [["fs", ["read_file"]]],
+  );
+  assert.deepEqual(spec.bounds, { maxTurns: 12 });
+  assert.deepEqual(spec.hooks, [{
+    point: "plan-ready",
+    provider: "guard",
+    mode: "veto",
+  }]);
+  assert.equal(spec.policies?.[0]?.name, "no_writes");
+  assert.equal(spec.onAsk, "fail");
+  const resolved = resolveSessionSpec(spec);
+  assert.equal(resolved.retry.baseDelayMs, 250);
+  assert.equal(resolved.retry.maxRetries, 4);
+});
+
+Deno.test("sessionSpecFromPlan() uses built-in defaults without a default profile, and reports errors", () => {
+  const noProfile = sessionSpecFromPlan(plan([]), {
+    toolSchemas: new Map([["fs", fs]]),
+    workingDirectory: "/w",
+    defaultModels: [{ provider: "scripted", id: "demo" }],
+  });
+  assert.deepEqual(noProfile.spec?.bounds, {
+    maxTurns: 200,
+    maxCostUsd: 5,
+    maxWallClockS: 3600,
+  });
+  assert.equal(
+    noProfile.spec?.tools?.size,
+    0,
+    "a profile that omits tools gets none",
+  );
+  const unknown = sessionSpecFromPlan(plan([]), {
+    profile: "nope",
+    toolSchemas: new Map(),
+    workingDirectory: "/w",
+  });
+  assert.equal(unknown.spec, undefined);
+  assert.equal(unknown.diagnostics[0]?.code, "E_UNKNOWN_PROFILE");
+  const noModel = sessionSpecFromPlan(plan([]), {
+    toolSchemas: new Map(),
+    workingDirectory: "/w",
+  });
+  assert.equal(noModel.diagnostics[0]?.code, "E_NO_MODEL");
+  const badTool = sessionSpecFromPlan(
+    plan([{
+      name: "default",
+      tools: ["fs.reed_file"],
+      slashCommands: [],
+      bounds: {},
+      range,
+      model: { primary: { provider: "m", id: "x" }, fallbacks: [] },
+    }]),
+    { toolSchemas: new Map([["fs", fs]]), workingDirectory: "/w" },
+  );
+  assert.equal(badTool.diagnostics[0]?.code, "E_TOOL_UNKNOWN");
+});
