@@ -1,13 +1,19 @@
 /**
  * The `agent` command line:
  *
+ *     agent                                  (an interactive session)
+ *     agent run "prompt" [--profile P] [--json] [--on-ask deny|fail]
+ *                        [--resume ID] [--dir D] [--approve-all] [--locked]
+ *     agent sessions list | show ID | replay ID | verify ID
  *     agent check-config [dir] [--json] [--locked] [--explain]
  *     agent lock [dir]
  *
- * Run it with `deno task agent <command>`. Exit codes: 0 success; 1
- * failure (an invalid configuration included); 2 the lock file is missing
- * (with `--locked`), outdated or does not match (`check-config`); 3 usage
- * error.
+ * Run it with `deno task agent <command>`. Exit codes of `agent` and
+ * `agent run`: 0 success, 1 task error, 2 config or lock invalid, 3 usage,
+ * 4 policy denied a required action, 5 a bound fired, 6 provider error
+ * (130 interrupted). `check-config`: 0 valid; 1 invalid configuration; 2
+ * the lock file is missing (with `--locked`), outdated or does not match;
+ * 3 usage error.
  *
  * @module
  */
@@ -21,15 +27,27 @@ import {
   run as checkConfig,
 } from "./config/check_config.ts";
 import denoJson from "./deno.json" with { type: "json" };
+import {
+  type AgentIo,
+  interactiveCommand,
+  runCommand,
+  sessionsCommand,
+} from "./cli/agent_commands.ts";
 
-export type { CliIo };
+export type { AgentIo, CliIo };
 
 /** The `--help` text of `agent`. */
-export const AGENT_HELP: string = `Usage: agent <command> [options]
+export const AGENT_HELP: string = `Usage: agent [command] [options]
 
 A scriptable, permission-scoped AI-agent harness.
 
 Commands:
+  (none)               An interactive session in the current directory:
+                       agent [--profile P] [--resume ID] [--dir D] [--locked]
+  run "prompt"         Run one prompt non-interactively (see: agent run -h):
+                       [--profile P] [--json] [--on-ask deny|fail]
+                       [--resume ID] [--dir D] [--approve-all] [--locked]
+  sessions             Stored sessions: list | show ID | replay ID | verify ID
   check-config [dir]   Check agent.hcl, the lock file, the global config and
                        the local plugins' manifests (see: agent check-config -h)
   lock [dir]           Write .agent/agent.lock.hcl for the providers available
@@ -38,6 +56,16 @@ Commands:
 Options:
   -h, --help           Show this help (or a command's, after the command)
   --version            Show the version
+
+Exit codes (agent, agent run):
+  0  success
+  1  task error (the session failed)
+  2  config or lock invalid
+  3  usage error
+  4  policy denied a required action (--on-ask fail met an ask)
+  5  a bound fired (max_turns, max_cost_usd, max_wall_clock_s, doom loop)
+  6  provider error (a plugin could not start, crashed, or the model failed)
+  130 interrupted (Ctrl-C)
 `;
 
 /** The `--help` text of `agent lock`. */
@@ -54,7 +82,7 @@ Options:
   -h, --help   Show this help
 `;
 
-const USAGE = "Usage: agent <command> [options]   (agent --help)";
+const USAGE = "Usage: agent [command] [options]   (agent --help)";
 
 function usageError(io: CliIo, usage: string, message: string): number {
   io.stderr(`${usage}\nerror: ${message}\n`);
@@ -141,16 +169,14 @@ async function lock(args: string[], io: CliIo): Promise<number> {
  */
 export async function run(
   args: readonly string[],
-  io: CliIo = processIo(),
+  io: AgentIo = processAgentIo(),
 ): Promise<number> {
   const [command, ...rest] = args;
   switch (command) {
-    case undefined:
-      return usageError(
-        io,
-        USAGE,
-        "a command is required: check-config or lock",
-      );
+    case "run":
+      return await runCommand(rest, io);
+    case "sessions":
+      return await sessionsCommand(rest, io);
     case "-h":
     case "--help":
     case "help":
@@ -163,19 +189,37 @@ export async function run(
       return await checkConfig(rest, io);
     case "lock":
       return await lock(rest, io);
+    case undefined:
+      return await interactiveCommand([], io);
     default:
+      if (command.startsWith("-")) return await interactiveCommand(args, io);
       return usageError(
         io,
         USAGE,
-        command.startsWith("-")
-          ? `unknown option ${
-            JSON.stringify(command)
-          } (options go after the command)`
-          : `unknown command ${
-            JSON.stringify(command)
-          }: expected check-config or lock`,
+        `unknown command ${
+          JSON.stringify(command)
+        }: expected run, sessions, check-config or lock`,
       );
   }
+}
+
+/**
+ * The process's own streams, with standard input and Ctrl-C.
+ *
+ * @returns An {@linkcode AgentIo} for a real run.
+ */
+export function processAgentIo(): AgentIo {
+  return {
+    ...processIo(),
+    get stdin() {
+      return Deno.stdin.readable;
+    },
+    stdinIsTerminal: Deno.stdin.isTerminal(),
+    onInterrupt(handler) {
+      Deno.addSignalListener("SIGINT", handler);
+      return () => Deno.removeSignalListener("SIGINT", handler);
+    },
+  };
 }
 
 if (import.meta.main) {

@@ -111,3 +111,53 @@ export {
   type TypeName,
   type Value,
 } from "./config/mod.ts";
+/**
+ * Running an agent: {@linkcode openKernel} compiles a project's
+ * `agent.hcl`, launches its plugins and opens sessions; each session
+ * streams typed {@linkcode SessionEvent}s and asks for approvals through a
+ * callback.
+ */
+export {
+  type Kernel,
+  type KernelSendOptions,
+  type KernelSession,
+  type KernelSessionOptions,
+  type KernelSessions,
+  openKernel,
+  type OpenKernelOptions,
+  openSessions,
+  type PromptResult,
+  ProviderError,
+  sessionExitCode,
+  type SessionOutcome,
+} from "./kernel/agent_kernel.ts";
+export type { ErrorInfo, SessionRun } from "./kernel/agent/agent_session.ts";
+export type { Approver } from "./kernel/agent/approval_gate.ts";
+export type { OnAsk } from "./kernel/agent/session_spec.ts";
+export type {
+  ApprovalAnswer,
+  ApprovalRequest,
+  ApprovalSource,
+  BoundName,
+  ContentView,
+  PlanItemView,
+  SessionEvent,
+  SessionEventType,
+  SessionStatusText,
+  ToolErrorView,
+} from "./kernel/agent/session_events.ts";
+export type {
+  ChainFailure,
+  ListSessionsOptions,
+  ListSessionsResult,
+  SessionRecord,
+  UnreadableSession,
+  VerifyResult,
+} from "./kernel/session_store.ts";
+export type {
+  HookModeName,
+  HookPointName,
+} from "./kernel/agent/session_spec.ts";
+export type { UsageCounts } from "./kernel/agent/cost.ts";
+export type { JsonObject, JsonValue } from "@bufbuild/protobuf";
+export { SessionStatus } from "./proto/gen/pluggableharness/session/v1/types_pb.ts";
