@@ -47,10 +47,11 @@ import {
   HealthCheckResponse_ServingStatus,
 } from "../proto/gen/grpc/health/v1/health_pb.ts";
 import type { PluginManifest } from "../plugins/sdk/manifest.ts";
-import type {
-  CallbackEndpoint,
-  CallbackHost,
-  CallbackImpl,
+import {
+  CALLBACK_SOCKET_NAME,
+  type CallbackEndpoint,
+  type CallbackHost,
+  type CallbackImpl,
 } from "./callback_host.ts";
 import {
   createCallbackService,
@@ -675,11 +676,16 @@ export class PluginHost implements AsyncDisposable {
         );
       }
     }
-    const endpoint: CallbackEndpoint = await (await this.#callbacks()).open({
-      dir,
-      tcp,
-      impl: callbackImpl,
-    });
+    // The callback endpoint (and, at the first launch, the gateway behind
+    // it) starts while the plugin starts: on a unix socket its address is
+    // known in advance. A TCP endpoint's port is needed for the flags.
+    const endpointReady: Promise<CallbackEndpoint> = this.#callbacks().then((
+      h,
+    ) => h.open({ dir, tcp, impl: callbackImpl }));
+    endpointReady.catch(() => {});
+    const endpointAddress = tcp
+      ? (await endpointReady).address
+      : join(dir, CALLBACK_SOCKET_NAME);
 
     let command: string;
     let args: string[];
@@ -693,8 +699,8 @@ export class PluginHost implements AsyncDisposable {
       // Deno needs an exact "unix:<path>" net grant per socket it binds or
       // dials; on TCP, exactly the two loopback ports.
       const loopback = tcp
-        ? [`127.0.0.1:${port}`, endpoint.address]
-        : [`unix:${join(dir, PLUGIN_SOCKET_NAME)}`, `unix:${endpoint.address}`];
+        ? [`127.0.0.1:${port}`, endpointAddress]
+        : [`unix:${join(dir, PLUGIN_SOCKET_NAME)}`, `unix:${endpointAddress}`];
       const flags = denoPermissionFlags(effective, {
         env: SDK_ENV_NAMES,
         socketDirs: tcp ? [] : [dir],
@@ -737,7 +743,7 @@ export class PluginHost implements AsyncDisposable {
         detached: true,
       }).spawn();
     } catch (err) {
-      await endpoint.close();
+      await endpointReady.then((e) => e.close(), () => {});
       await Deno.remove(dir, { recursive: true }).catch(() => {});
       const permission = err instanceof Deno.errors.PermissionDenied;
       throw fail(
@@ -785,7 +791,7 @@ export class PluginHost implements AsyncDisposable {
       }
     };
     const cleanupDir = async () => {
-      await endpoint.close();
+      await endpointReady.then((e) => e.close(), () => {});
       await Deno.remove(dir, { recursive: true }).catch(() => {});
     };
     // The error is built once the process is gone and its stderr drained,
@@ -899,6 +905,19 @@ export class PluginHost implements AsyncDisposable {
     }
 
     // 6. Broker stream and the callback channel on broker ID 1.
+    let ep: CallbackEndpoint;
+    try {
+      ep = await endpointReady;
+    } catch (err) {
+      channel.close();
+      return await abortLaunch(
+        "plugin_start_timeout",
+        `the kernel could not serve its callback channel: ${
+          (err as Error).message
+        }`,
+        err,
+      );
+    }
     const broker: BidiCall<typeof ConnInfoSchema, typeof ConnInfoSchema> =
       createClient(
         GRPCBroker,
@@ -916,13 +935,13 @@ export class PluginHost implements AsyncDisposable {
     const announce = () =>
       broker.send({
         serviceId: CALLBACK_BROKER_ID,
-        network: endpoint.network,
-        address: endpoint.address,
+        network: ep.network,
+        address: ep.address,
       });
     announce();
     const reannounce = setInterval(announce, CALLBACK_REANNOUNCE_MS);
     Deno.unrefTimer(reannounce);
-    endpoint.firstCall.then(() => clearInterval(reannounce));
+    ep.firstCall.then(() => clearInterval(reannounce));
     exited.then(() => clearInterval(reannounce));
 
     // 7. Stdio: drain it when the plugin offers it (a Go plugin needs this).
