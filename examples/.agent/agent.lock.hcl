@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "echo" {
   source      = "builtin/echo"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T12:25:19Z"
+  resolved_at = "2026-11-30T12:53:14Z"
   checksums = {
-    "darwin_amd64"  = "sha256:0d8efb525bf121f43c86a120d684ac70e8892658e3ff15cbff5ff730d0dfebf3"
-    "darwin_arm64"  = "sha256:0d8efb525bf121f43c86a120d684ac70e8892658e3ff15cbff5ff730d0dfebf3"
-    "linux_amd64"   = "sha256:0d8efb525bf121f43c86a120d684ac70e8892658e3ff15cbff5ff730d0dfebf3"
-    "linux_arm64"   = "sha256:0d8efb525bf121f43c86a120d684ac70e8892658e3ff15cbff5ff730d0dfebf3"
-    "windows_amd64" = "sha256:0d8efb525bf121f43c86a120d684ac70e8892658e3ff15cbff5ff730d0dfebf3"
+    "darwin_amd64"  = "sha256:7329e418f299606e78bfd5ebed2e645bba932530d3df4c2c9546301c414f5fbd"
+    "darwin_arm64"  = "sha256:7329e418f299606e78bfd5ebed2e645bba932530d3df4c2c9546301c414f5fbd"
+    "linux_amd64"   = "sha256:7329e418f299606e78bfd5ebed2e645bba932530d3df4c2c9546301c414f5fbd"
+    "linux_arm64"   = "sha256:7329e418f299606e78bfd5ebed2e645bba932530d3df4c2c9546301c414f5fbd"
+    "windows_amd64" = "sha256:7329e418f299606e78bfd5ebed2e645bba932530d3df4c2c9546301c414f5fbd"
   }
   envelope = {
     env   = []
@@ -36,13 +36,13 @@ provider "echo" {
 provider "notes" {
   source      = "./plugins/notes"
   version     = "0.2.0"
-  resolved_at = "2026-11-30T12:25:19Z"
+  resolved_at = "2026-11-30T12:53:14Z"
   checksums = {
-    "darwin_amd64"  = "sha256:3baa54262bdf780a6268ea2802fc41c5e3848d7642dd6b03dfa3e174fb48854f"
-    "darwin_arm64"  = "sha256:3baa54262bdf780a6268ea2802fc41c5e3848d7642dd6b03dfa3e174fb48854f"
-    "linux_amd64"   = "sha256:3baa54262bdf780a6268ea2802fc41c5e3848d7642dd6b03dfa3e174fb48854f"
-    "linux_arm64"   = "sha256:3baa54262bdf780a6268ea2802fc41c5e3848d7642dd6b03dfa3e174fb48854f"
-    "windows_amd64" = "sha256:3baa54262bdf780a6268ea2802fc41c5e3848d7642dd6b03dfa3e174fb48854f"
+    "darwin_amd64"  = "sha256:b535c7b158115dc09ab07403c28c1ea0de493a580544011c82c2f7800ebe9651"
+    "darwin_arm64"  = "sha256:b535c7b158115dc09ab07403c28c1ea0de493a580544011c82c2f7800ebe9651"
+    "linux_amd64"   = "sha256:b535c7b158115dc09ab07403c28c1ea0de493a580544011c82c2f7800ebe9651"
+    "linux_arm64"   = "sha256:b535c7b158115dc09ab07403c28c1ea0de493a580544011c82c2f7800ebe9651"
+    "windows_amd64" = "sha256:b535c7b158115dc09ab07403c28c1ea0de493a580544011c82c2f7800ebe9651"
   }
   envelope = {
     env   = []

@@ -28,7 +28,6 @@ import type { JsonObject, MessageInitShape } from "@bufbuild/protobuf";
 import { isAbsolute } from "node:path";
 import { Code, GrpcStatusError } from "../../proto/grpc_adapter.ts";
 import { Category } from "../../proto/gen/pluggableharness/common/v1/types_pb.ts";
-import type { ConfigSchemaSchema } from "../../proto/gen/pluggableharness/config/v1/types_pb.ts";
 import {
   DiffLineOp,
   type RenderTreeSchema,
@@ -48,12 +47,7 @@ import {
   RiskClass,
   ToolKind,
 } from "../../proto/gen/pluggableharness/tool/v1/types_pb.ts";
-import {
-  CONFIG_ATTR_TYPES,
-  parseManifest,
-  serve,
-  service,
-} from "../sdk/mod.ts";
+import { configSchemaOf, parseManifest, serve, service } from "../sdk/mod.ts";
 import { unifiedHunks } from "./_diff.ts";
 import {
   type CallInput,
@@ -205,22 +199,9 @@ const SCHEMA: MessageInitShape<typeof GetSchemaResponseSchema> = {
       idempotent: false,
     },
   ],
-  configSchema: configSchema(),
+  configSchema: configSchemaOf(manifest),
   supportedHookPoints: [],
 };
-
-function configSchema(): MessageInitShape<typeof ConfigSchemaSchema> {
-  return {
-    attributes: (manifest.configSchema ?? []).map((a) => ({
-      name: a.name,
-      type: CONFIG_ATTR_TYPES.indexOf(a.type) + 1,
-      required: a.required,
-      sensitive: a.sensitive,
-      description: a.description,
-      ...(a.defaultJson !== undefined ? { defaultJson: a.defaultJson } : {}),
-    })),
-  };
-}
 
 function result(payload: JsonObject): Event {
   return { event: { event: { case: "result", value: { payload } } } };

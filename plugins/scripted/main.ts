@@ -27,18 +27,12 @@
  *
  * @module
  */
-import type { JsonObject, MessageInitShape } from "@bufbuild/protobuf";
+import type { JsonObject } from "@bufbuild/protobuf";
 import { Code, GrpcStatusError } from "../../proto/grpc_adapter.ts";
 import { Category } from "../../proto/gen/pluggableharness/common/v1/types_pb.ts";
-import type { ConfigSchemaSchema } from "../../proto/gen/pluggableharness/config/v1/types_pb.ts";
 import { ModelService } from "../../proto/gen/pluggableharness/model/v1/service_pb.ts";
 import { StopReason } from "../../proto/gen/pluggableharness/model/v1/types_pb.ts";
-import {
-  CONFIG_ATTR_TYPES,
-  parseManifest,
-  serve,
-  service,
-} from "../sdk/mod.ts";
+import { configSchemaOf, parseManifest, serve, service } from "../sdk/mod.ts";
 import {
   countRequestTokens,
   modelSpec,
@@ -55,19 +49,6 @@ const manifest = parseManifest(manifestJson, "scripted/plugin.json");
 
 /** The script in force; undefined until Configure. */
 let script: Script | undefined;
-
-function configSchema(): MessageInitShape<typeof ConfigSchemaSchema> {
-  return {
-    attributes: (manifest.configSchema ?? []).map((a) => ({
-      name: a.name,
-      type: CONFIG_ATTR_TYPES.indexOf(a.type) + 1,
-      required: a.required,
-      sensitive: a.sensitive,
-      description: a.description,
-      ...(a.defaultJson !== undefined ? { defaultJson: a.defaultJson } : {}),
-    })),
-  };
-}
 
 function invalidConfig(message: string): never {
   throw new GrpcStatusError(Code.INVALID_ARGUMENT, message);
@@ -159,7 +140,7 @@ if (import.meta.main) {
           capabilities: {
             models: [modelSpec((script ?? UNCONFIGURED).model)],
             slashCommands: [],
-            configSchema: configSchema(),
+            configSchema: configSchemaOf(manifest),
             supportedHookPoints: [],
           },
         }),

@@ -143,3 +143,46 @@ Deno.test("parseManifest() reads a config schema and checks its rules", () => {
     },
   );
 });
+
+Deno.test("configSchemaOf() advertises the manifest's schema, nested attributes included", async () => {
+  const { configSchemaOf } = await import("./config_schema.ts");
+  const m = parseManifest({
+    ...valid,
+    config_schema: [
+      { name: "retries", type: "number", default: 3 },
+      {
+        name: "tls",
+        type: "object",
+        attributes: [{ name: "ca", type: "string", required: true }],
+      },
+    ],
+  }, "p.json");
+  assert.deepEqual(configSchemaOf(m), {
+    attributes: [
+      {
+        name: "retries",
+        type: 2,
+        required: false,
+        sensitive: false,
+        description: "",
+        objectAttributes: [],
+        defaultJson: "3",
+      },
+      {
+        name: "tls",
+        type: 7,
+        required: false,
+        sensitive: false,
+        description: "",
+        objectAttributes: [{
+          name: "ca",
+          type: 1,
+          required: true,
+          sensitive: false,
+          description: "",
+          objectAttributes: [],
+        }],
+      },
+    ],
+  });
+});

@@ -45,6 +45,7 @@ export {
   type LogOptions,
   type PluginLogger,
 } from "./logger.ts";
+export { configSchemaOf } from "./config_schema.ts";
 export {
   type CapabilityEnvelope,
   CATEGORY_NAMES,

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T12:29:15Z"
+  resolved_at = "2026-11-30T12:53:07Z"
   checksums = {
-    "darwin_amd64"  = "sha256:31185ac120d42b9db26721be1eb28e8f4ad0b1c255e602e0b0e9e8e95a8f2e5f"
-    "darwin_arm64"  = "sha256:31185ac120d42b9db26721be1eb28e8f4ad0b1c255e602e0b0e9e8e95a8f2e5f"
-    "linux_amd64"   = "sha256:31185ac120d42b9db26721be1eb28e8f4ad0b1c255e602e0b0e9e8e95a8f2e5f"
-    "linux_arm64"   = "sha256:31185ac120d42b9db26721be1eb28e8f4ad0b1c255e602e0b0e9e8e95a8f2e5f"
-    "windows_amd64" = "sha256:31185ac120d42b9db26721be1eb28e8f4ad0b1c255e602e0b0e9e8e95a8f2e5f"
+    "darwin_amd64"  = "sha256:93566d6d4b72d7039c8b8348f211e6f4d3b3b892daeb2b8565b864773581f9a5"
+    "darwin_arm64"  = "sha256:93566d6d4b72d7039c8b8348f211e6f4d3b3b892daeb2b8565b864773581f9a5"
+    "linux_amd64"   = "sha256:93566d6d4b72d7039c8b8348f211e6f4d3b3b892daeb2b8565b864773581f9a5"
+    "linux_arm64"   = "sha256:93566d6d4b72d7039c8b8348f211e6f4d3b3b892daeb2b8565b864773581f9a5"
+    "windows_amd64" = "sha256:93566d6d4b72d7039c8b8348f211e6f4d3b3b892daeb2b8565b864773581f9a5"
   }
   envelope = {
     env   = []
@@ -35,13 +35,13 @@ provider "fs" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T12:29:15Z"
+  resolved_at = "2026-11-30T12:53:07Z"
   checksums = {
-    "darwin_amd64"  = "sha256:9d420ba275ddde2ae953e966fdca8f76359a9dc53653ad05beda024745022ec6"
-    "darwin_arm64"  = "sha256:9d420ba275ddde2ae953e966fdca8f76359a9dc53653ad05beda024745022ec6"
-    "linux_amd64"   = "sha256:9d420ba275ddde2ae953e966fdca8f76359a9dc53653ad05beda024745022ec6"
-    "linux_arm64"   = "sha256:9d420ba275ddde2ae953e966fdca8f76359a9dc53653ad05beda024745022ec6"
-    "windows_amd64" = "sha256:9d420ba275ddde2ae953e966fdca8f76359a9dc53653ad05beda024745022ec6"
+    "darwin_amd64"  = "sha256:22638c455ccb4a148ea826dd1d8e2f7a81e579b0e73162f2efdce21c5d767f76"
+    "darwin_arm64"  = "sha256:22638c455ccb4a148ea826dd1d8e2f7a81e579b0e73162f2efdce21c5d767f76"
+    "linux_amd64"   = "sha256:22638c455ccb4a148ea826dd1d8e2f7a81e579b0e73162f2efdce21c5d767f76"
+    "linux_arm64"   = "sha256:22638c455ccb4a148ea826dd1d8e2f7a81e579b0e73162f2efdce21c5d767f76"
+    "windows_amd64" = "sha256:22638c455ccb4a148ea826dd1d8e2f7a81e579b0e73162f2efdce21c5d767f76"
   }
   envelope = {
     env   = []
