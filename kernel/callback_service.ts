@@ -10,20 +10,23 @@
  * the plugin currently holds a grant on that live session, always with the
  * same `PERMISSION_DENIED` (see {@linkcode SessionRegistry}).
  *
- * RPCs whose machinery arrives with later work (running a child session,
- * the frontend state surfaces) answer `UNIMPLEMENTED` with a message naming
- * what is missing; they never fake a result.
+ * RPCs whose machinery is absent (RunSession without a
+ * {@linkcode KernelServices.runSession}, the frontend state surfaces)
+ * answer `UNIMPLEMENTED` with a message naming what is missing; they never
+ * fake a result.
  *
  * @module
  */
 import { getLogger, type LogLevel as LogTapeLevel } from "@logtape/logtape";
-import type { JsonObject } from "@bufbuild/protobuf";
+import type { JsonObject, MessageInitShape } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { Code, GrpcStatusError } from "../proto/grpc_adapter.ts";
 import { LogLevel } from "../proto/gen/pluggableharness/log/v1/types_pb.ts";
 import { EventKind } from "../proto/gen/pluggableharness/kernel/v1/types_pb.ts";
 import { Category } from "../proto/gen/pluggableharness/common/v1/types_pb.ts";
 import type { ContentBlock } from "../proto/gen/pluggableharness/content/v1/types_pb.ts";
+import type { RunSessionRequest } from "../proto/gen/pluggableharness/kernel/v1/rpc_request_pb.ts";
+import type { RunSessionResultSchema } from "../proto/gen/pluggableharness/kernel/v1/rpc_response_pb.ts";
 import type { CallbackImpl } from "./callback_host.ts";
 import { fallbackTokenCount } from "./tokens.ts";
 import { logAt } from "./_log.ts";
@@ -67,6 +70,17 @@ export interface KernelServices {
    * `undefined` (or an `UNIMPLEMENTED` failure) means "use the fallback".
    */
   countTokens?: ExactTokenCounter;
+  /**
+   * Runs a child session for `RunSession` (sub-agents, kernel.md §6.7).
+   * Called after the request is validated and the caller is authorized on
+   * the parent session; resolves once the child is terminal. `signal`
+   * aborts when the caller cancels its call.
+   */
+  runSession?: (
+    caller: PluginIdentity,
+    request: RunSessionRequest,
+    signal: AbortSignal,
+  ) => Promise<MessageInitShape<typeof RunSessionResultSchema>>;
 }
 
 /** Options for {@linkcode createCallbackService}. */
@@ -291,7 +305,8 @@ export function createCallbackService(
         return {
           info: sessionInfoOf(await live.log.info()),
           remainingDepth: live.remainingDepth,
-          remainingCostBudgetUsd: live.remainingCostBudgetUsd,
+          remainingCostBudgetUsd: live.budget?.remainingUsd ??
+            live.remainingCostBudgetUsd,
         };
       } catch (err) {
         throw asStatus(err);
@@ -372,7 +387,7 @@ export function createCallbackService(
     // Deliberately unlogged at every level: the config holds resolved secrets.
     getConfig: () => ({ config: options.config ?? {} }),
 
-    runSession: (req) => {
+    runSession: (req, ctx) => {
       if (!req.profile) invalid("profile is required: name an agent_profile");
       session(req.parentSessionId);
       if (!Number.isInteger(req.remainingDepth) || req.remainingDepth < 0) {
@@ -393,10 +408,15 @@ export function createCallbackService(
         }
         if (!p.name) invalid(`scoped_providers[${i}].name is required`);
       });
-      return unimplemented(
-        "RunSession",
-        "the request is valid, but running a child session arrives with the agent loop",
-      );
+      if (!services.runSession) {
+        return unimplemented(
+          "RunSession",
+          "the request is valid, but this kernel runs no child sessions",
+        );
+      }
+      return services.runSession(identity, req, ctx.signal).catch((err) => {
+        throw asStatus(err);
+      });
     },
 
     getSessionState: () => unimplemented("GetSessionState", FRONTEND_MISSING),

@@ -29,6 +29,7 @@
 import { Code, GrpcStatusError } from "../proto/grpc_adapter.ts";
 import type { CategoryName } from "../plugins/sdk/manifest.ts";
 import type { SessionLog } from "./session_store.ts";
+import type { CostBudget } from "./agent/cost.ts";
 
 /** A session the kernel is running, with its live (never persisted) budgets. */
 export interface LiveSession {
@@ -38,6 +39,20 @@ export interface LiveSession {
   remainingDepth: number;
   /** Dollars this session (and its subtree) may still spend. */
   remainingCostBudgetUsd: number;
+  /** The session's profile (sub-agents: its `max_concurrent_subagents`). */
+  profile?: string;
+  /** The depth in the session tree (0 for a root). */
+  depth?: number;
+  /**
+   * The session's live cost budget node: a child's budget is attached
+   * below it, so that every spend is debited up the whole tree.
+   */
+  budget?: CostBudget;
+  /**
+   * The signal of the turn in progress: children spawned during the turn
+   * are cancelled with it (cascade cancellation).
+   */
+  turnSignal?: AbortSignal;
 }
 
 /** The part of a plugin's identity a grant is keyed on (not its version). */

@@ -634,7 +634,7 @@ Deno.test("spans and metrics reach an OTLP collector: spans unaltered, producer 
   }
 });
 
-Deno.test("RunSession validates its request and answers UNIMPLEMENTED until the agent loop exists", async () => {
+Deno.test("RunSession validates its request and answers UNIMPLEMENTED without a runSession service", async () => {
   await using f = await fixture();
   const run = (req: JsonObject) => f.rpc("runSession", req);
   assert.match(
@@ -674,7 +674,7 @@ Deno.test("RunSession validates its request and answers UNIMPLEMENTED until the 
   assert.equal(err.code, "UNIMPLEMENTED");
   assert.match(
     String(err.message),
-    /running a child session arrives with the agent loop/,
+    /this kernel runs no child sessions/,
   );
 });
 
