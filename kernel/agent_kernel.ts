@@ -63,9 +63,23 @@ import type {
   SessionSpec,
 } from "./agent/session_spec.ts";
 import { sessionSpecFromPlan } from "./agent/session_spec_from_plan.ts";
+import { createOtelTracer, otelTracerOptionsOf } from "./agent/tracing.ts";
 import type { Plugin } from "./plugin_host.ts";
 import { PluginHost } from "./plugin_host.ts";
+import { EventBus } from "./event_bus.ts";
+import {
+  createTelemetryRelay,
+  type TelemetryRelay,
+  type TelemetrySettings,
+} from "./telemetry_relay.ts";
+import { LogLevel } from "../proto/gen/pluggableharness/log/v1/types_pb.ts";
 import { SessionRegistry } from "./session_registry.ts";
+import {
+  capSpawnTools,
+  rootRemainingDepth,
+  type SubagentProfile,
+  SubagentSupervisor,
+} from "./subagents.ts";
 import type {
   ListSessionsOptions,
   ListSessionsResult,
@@ -417,6 +431,8 @@ class KernelImpl implements Kernel {
   readonly #deps: AgentDeps;
   readonly #toolSchemas: ReadonlyMap<string, readonly ToolSchema[]>;
   readonly #defaultModels: readonly ModelChainEntry[];
+  readonly #subagents: SubagentSupervisor | undefined;
+  readonly #telemetry: TelemetryRelay | undefined;
   #closed: Promise<void> | undefined;
 
   constructor(init: {
@@ -428,6 +444,8 @@ class KernelImpl implements Kernel {
     deps: AgentDeps;
     toolSchemas: ReadonlyMap<string, readonly ToolSchema[]>;
     defaultModels: readonly ModelChainEntry[];
+    subagents?: SubagentSupervisor;
+    telemetry?: TelemetryRelay;
   }) {
     this.dir = init.dir;
     this.plan = init.plan;
@@ -437,11 +455,47 @@ class KernelImpl implements Kernel {
     this.#deps = init.deps;
     this.#toolSchemas = init.toolSchemas;
     this.#defaultModels = init.defaultModels;
+    this.#subagents = init.subagents;
+    this.#telemetry = init.telemetry;
     const store = init.store;
     this.sessions = {
       list: (options) => store.list(options),
       replay: (id) => replaySession(store, id),
       verify: (id) => store.verify(id),
+    };
+  }
+
+  /**
+   * A root session's spec and remaining depth (`max_depth ?? the kernel
+   * default`); spawn-capable tools are removed when the depth is 0.
+   */
+  #rootSpec(
+    options: KernelSessionOptions,
+  ): { spec: SessionSpec; remainingDepth: number } {
+    const spec = this.#spec(options);
+    const maxDepth = this.plan.profiles.find((p) => p.name === spec.profile)
+      ?.bounds.maxDepth;
+    const remainingDepth = rootRemainingDepth(maxDepth);
+    return { spec: capSpawnTools(spec, remainingDepth), remainingDepth };
+  }
+
+  /** What the loop runs on (sub-agents run on the same). */
+  get agentDeps(): AgentDeps {
+    return this.#deps;
+  }
+
+  /** A profile for a sub-agent (`undefined` when it is not declared). */
+  subagentProfile(name: string): SubagentProfile | undefined {
+    const profile = this.plan.profiles.find((p) => p.name === name);
+    if (!profile) return undefined;
+    return {
+      spec: this.#spec({ profile: name, onAsk: "deny" }),
+      ...(profile.bounds.maxDepth !== undefined
+        ? { maxDepth: profile.bounds.maxDepth }
+        : {}),
+      ...(profile.bounds.maxConcurrentSubagents !== undefined
+        ? { maxConcurrentSubagents: profile.bounds.maxConcurrentSubagents }
+        : {}),
     };
   }
 
@@ -461,8 +515,9 @@ class KernelImpl implements Kernel {
   }
 
   async session(options: KernelSessionOptions = {}): Promise<KernelSession> {
-    const spec = this.#spec(options);
+    const { spec, remainingDepth } = this.#rootSpec(options);
     const session = await AgentSession.open(spec, this.#deps, {
+      remainingDepth,
       ...(options.resumeId !== undefined
         ? { resumeSessionId: options.resumeId }
         : {}),
@@ -504,8 +559,9 @@ class KernelImpl implements Kernel {
     options: KernelSessionOptions = {},
   ): SessionRun<SessionOutcome> {
     let spec: SessionSpec;
+    let remainingDepth: number;
     try {
-      spec = this.#spec(options);
+      ({ spec, remainingDepth } = this.#rootSpec(options));
     } catch (err) {
       const result = Promise.reject(err);
       result.catch(() => {});
@@ -518,6 +574,7 @@ class KernelImpl implements Kernel {
     }
     return mapRun(
       runSession(spec, this.#deps, {
+        remainingDepth,
         ...(prompt !== undefined ? { prompt } : {}),
         ...(options.resumeId !== undefined
           ? { resumeSessionId: options.resumeId }
@@ -532,8 +589,12 @@ class KernelImpl implements Kernel {
   close(): Promise<void> {
     this.#closed ??= (async () => {
       try {
+        // Cancel running sub-agents first: each records its status.
+        await this.#subagents?.close();
         await this.#host.close();
       } finally {
+        await this.#deps.tracer?.close().catch(() => {});
+        await this.#telemetry?.close().catch(() => {});
         await this.#store.close();
       }
     })();
@@ -585,10 +646,29 @@ export async function openKernel(
     if (v !== undefined) plainEnv[k] = v;
   }
   const registry = new SessionRegistry();
+  // RunSession needs the kernel, which exists once every plugin runs.
+  let kernel: KernelImpl | undefined;
+  const subagents = new SubagentSupervisor({
+    registry,
+    deps: () => kernel!.agentDeps,
+    profile: (name) => kernel?.subagentProfile(name),
+  });
+  // The bus (Publish/Subscribe, kernel.event.* republication) and the
+  // relay of plugin spans, metrics and log floor, from `settings`.
+  const bus = new EventBus({
+    subscribeQueueBound: plan.settings.eventBus.subscribeQueueBound,
+  });
+  const telemetry = createTelemetryRelay(telemetrySettingsOf(plan.settings));
   const host = new PluginHost({
     env: plainEnv,
     cwd: root,
-    services: { sessions: registry },
+    services: {
+      sessions: registry,
+      bus,
+      telemetry,
+      runSession: (caller, request, signal) =>
+        subagents.run(caller, request, signal),
+    },
   });
   let store: SessionStore | undefined;
   try {
@@ -662,8 +742,13 @@ export async function openKernel(
     );
     store = new SqliteSessionStore({
       dir: options.sessionsDir ?? sessionsDirOf(env),
+      bus,
     });
+    // The kernel's own spans: exported only with telemetry and traces on.
+    const tracing = otelTracerOptionsOf(plan.settings);
+    const tracer = tracing ? await createOtelTracer(tracing) : undefined;
     const deps: AgentDeps = {
+      ...(tracer ? { tracer } : {}),
       store,
       registry,
       models,
@@ -673,7 +758,7 @@ export async function openKernel(
         ? { persistAlwaysRule: alwaysPersister(root) }
         : {}),
     };
-    return new KernelImpl({
+    kernel = new KernelImpl({
       dir: root,
       plan,
       diagnostics,
@@ -682,7 +767,10 @@ export async function openKernel(
       deps,
       toolSchemas,
       defaultModels,
+      subagents,
+      telemetry,
     });
+    return kernel;
   } catch (err) {
     await host.close().catch(() => {});
     await store?.close().catch(() => {});
@@ -721,4 +809,52 @@ function sessionsDirOf(env: Readonly<Record<string, string | undefined>>) {
     );
   }
   return `${env.HOME}/.local/state/agent/sessions`;
+}
+
+const LOG_LEVELS: Record<string, LogLevel> = {
+  trace: LogLevel.TRACE,
+  debug: LogLevel.DEBUG,
+  info: LogLevel.INFO,
+  warn: LogLevel.WARN,
+  error: LogLevel.ERROR,
+  fatal: LogLevel.FATAL,
+};
+
+/**
+ * The telemetry plugins see (GetTelemetryConfig, the Log floor) and the
+ * relay's export target, from the plan's `settings`: exported only with
+ * telemetry on and an OTLP/HTTP endpoint.
+ */
+function telemetrySettingsOf(settings: {
+  telemetry: boolean;
+  logLevel: string;
+  observability: {
+    endpoint: string;
+    protocol: string;
+    samplingRatio: number;
+    tracesEnabled: boolean;
+    metricsEnabled: boolean;
+    logsEnabled: boolean;
+    exportIntervalMs: number;
+    serviceName: string;
+  };
+}): TelemetrySettings {
+  const o = settings.observability;
+  const exported = settings.telemetry && o.protocol === "http";
+  return {
+    tracesEnabled: exported && o.tracesEnabled,
+    metricsEnabled: exported && o.metricsEnabled,
+    logsEnabled: o.logsEnabled,
+    logLevel: LOG_LEVELS[settings.logLevel] ?? LogLevel.INFO,
+    samplingRatio: o.samplingRatio,
+    exportIntervalMs: o.exportIntervalMs,
+    serviceName: o.serviceName,
+    ...(exported
+      ? {
+        endpoint: o.endpoint.startsWith("http")
+          ? o.endpoint
+          : `http://${o.endpoint}`,
+      }
+      : {}),
+  };
 }

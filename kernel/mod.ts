@@ -291,6 +291,24 @@ export {
   type HashedCall,
 } from "./agent/doom_loop.ts";
 export { concurrencyKey, KeyedQueue } from "./agent/concurrency.ts";
+export {
+  createOtelTracer,
+  endSpanWithError,
+  hookSpanName,
+  type KernelSpan,
+  type KernelTracer,
+  NOOP_SPAN,
+  NOOP_TRACER,
+  type OtelTracerOptions,
+  otelTracerOptionsOf,
+  type RecordedSpan,
+  RecordingTracer,
+  type SpanAttributes,
+  type SpanAttributeValue,
+  type SpanStatus,
+  type SpanTree,
+  type TracingSettingsSource,
+} from "./agent/tracing.ts";
 export { rebuildHistory, replaySession } from "./agent/history.ts";
 export {
   sessionSpecFromPlan,

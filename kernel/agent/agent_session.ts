@@ -159,6 +159,12 @@ import {
   resolveSessionSpec,
   type SessionSpec,
 } from "./session_spec.ts";
+import {
+  endSpanWithError,
+  type KernelSpan,
+  type KernelTracer,
+  NOOP_TRACER,
+} from "./tracing.ts";
 
 const log = getLogger(["ph-agent", "kernel", "agent"]);
 
@@ -188,6 +194,8 @@ export interface AgentDeps {
   readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Jitter source in [0, 1). @default {Math.random} */
   readonly random?: () => number;
+  /** The kernel's own spans (session, turn, model call, tools, hooks). @default {NOOP_TRACER} */
+  readonly tracer?: KernelTracer;
 }
 
 /** Options of {@linkcode AgentSession.open}. */
@@ -204,6 +212,13 @@ export interface OpenSessionOptions {
   readonly depth?: number;
   /** The parent session's live cost budget (debited by this session's spend). */
   readonly parentBudget?: CostBudget;
+  /** The span the `session` span nests under (a sub-agent's spawning call). */
+  readonly parentSpan?: KernelSpan;
+  /**
+   * Sub-agent spawns still allowed below this session (what `GetSession`
+   * and `RunSession` read). @default {Infinity}
+   */
+  readonly remainingDepth?: number;
 }
 
 /** Options of {@linkcode AgentSession.send}. */
@@ -386,11 +401,41 @@ interface CallRecord {
   planItem?: PlanItem;
   outcome?: StoredOutcome;
   deniedBy?: string;
+  span?: KernelSpan;
 }
 
 interface TurnOutcome {
   readonly done: boolean;
   readonly message: Message;
+}
+
+/** Ends a `model.call` span with the response's model, usage and stop reason. */
+function endModelSpan(span: KernelSpan, r: ModelResponse): void {
+  if (!span.recording) return;
+  span.setAttributes({
+    "model.response.provider": r.model.provider,
+    "model.response.id": r.model.id,
+    "model.stop_reason": stopReasonText(r.stopReason),
+    "usage.input_tokens": Number(r.usage.inputTokens),
+    "usage.output_tokens": Number(r.usage.outputTokens),
+    "usage.cache_read_tokens": Number(r.usage.cacheReadTokens ?? 0n),
+    "usage.cache_write_tokens": Number(r.usage.cacheWriteTokens ?? 0n),
+    "cost_usd": r.costUsd,
+  });
+  span.end({ code: "ok" });
+}
+
+/** Ends the step-11 span with the per-item decisions after policy and hooks. */
+function endVetoSpan(span: KernelSpan, items: readonly PlanItem[]): void {
+  if (!span.recording) return;
+  const count = (d: PlanDecision) =>
+    items.filter((i) => i.decision === d).length;
+  span.setAttributes({
+    "plan.allow": count(PlanDecision.ALLOW),
+    "plan.ask": count(PlanDecision.ASK),
+    "plan.deny": count(PlanDecision.DENY),
+  });
+  span.end({ code: "ok" });
 }
 
 /** The decided_by text of a hook chain aborted by a failing transform. */
@@ -479,6 +524,10 @@ export class AgentSession implements AsyncDisposable {
   #error: ErrorInfo | undefined;
   #ended: Promise<SessionResult> | undefined;
   #currentOutcomes = new Map<string, StoredOutcome>();
+  readonly #tracer: KernelTracer;
+  readonly #sessionSpan: KernelSpan;
+  #turnSpan: KernelSpan | undefined;
+  #vetoSpan: KernelSpan | undefined;
 
   private constructor(init: {
     spec: ResolvedSessionSpec;
@@ -509,6 +558,14 @@ export class AgentSession implements AsyncDisposable {
     this.#budget = new CostBudget(spec.bounds.maxCostUsd, options.parentBudget);
     if (init.priorSpend > 0) this.#budget.debit(init.priorSpend);
     this.#doom = new DoomLoopDetector(spec.doomLoop);
+    this.#tracer = deps.tracer ?? NOOP_TRACER;
+    this.#sessionSpan = this.#tracer.startSpan("session", {
+      "session.id": this.sessionId,
+      "session.profile": spec.profile,
+      "session.resumed": init.resumed,
+      "session.parent_id": options.parentSessionId,
+      "session.depth": options.depth,
+    }, options.parentSpan);
     const grant = (identity: PluginIdentity) =>
       deps.registry?.grant(identity, this.sessionId) ?? (() => {});
     this.#gate = new ApprovalGate({
@@ -529,6 +586,8 @@ export class AgentSession implements AsyncDisposable {
       defaultTimeoutMs: spec.defaultHookTimeoutMs,
       onHookError: (f) => this.#recordHookError(f),
       grant,
+      tracer: this.#tracer,
+      parentSpan: () => this.#vetoSpan ?? this.#turnSpan ?? this.#sessionSpan,
     });
     this.#router = new ModelRouter({
       chain: spec.models,
@@ -542,8 +601,11 @@ export class AgentSession implements AsyncDisposable {
     if (deps.registry) {
       this.#live = {
         log: init.log,
-        remainingDepth: Infinity,
+        remainingDepth: options.remainingDepth ?? Infinity,
         remainingCostBudgetUsd: this.#budget.remainingUsd,
+        profile: spec.profile,
+        depth: options.depth ?? (options.parentSessionId ? 1 : 0),
+        budget: this.#budget,
       };
       this.#unregister = deps.registry.register(this.#live);
     }
@@ -790,6 +852,7 @@ export class AgentSession implements AsyncDisposable {
     if (outer?.aborted) ac.abort(outer.reason);
     outer?.addEventListener("abort", onAbort, { once: true });
     const signal = ac.signal;
+    if (this.#live) this.#live.turnSignal = signal; // sub-agents cancel with it
     const turnsBefore = this.#turns;
     let bound: BoundName | undefined;
     let finalTurn = false;
@@ -816,7 +879,7 @@ export class AgentSession implements AsyncDisposable {
         return result("done");
       }
       for (;;) {
-        const turn = await this.#turn(finalTurn, signal);
+        const turn = await this.#tracedTurn(finalTurn, signal);
         last = turn.message;
         this.#lastFinal = last;
         if (finalTurn) {
@@ -1032,6 +1095,31 @@ export class AgentSession implements AsyncDisposable {
 
   // ------------------------------------------------------------------ turn
 
+  /** {@linkcode AgentSession.#turn} under a `turn` span. */
+  async #tracedTurn(
+    final: boolean,
+    signal: AbortSignal,
+  ): Promise<TurnOutcome> {
+    if (!this.#tracer.enabled) return this.#turn(final, signal);
+    const span = this.#tracer.startSpan("turn", {
+      "session.id": this.sessionId,
+      "turn.number": this.#priorTurns + this.#turns + 1,
+      "turn.final": final,
+    }, this.#sessionSpan);
+    this.#turnSpan = span;
+    try {
+      const out = await this.#turn(final, signal);
+      span.setAttribute("turn.done", out.done);
+      span.end({ code: "ok" });
+      return out;
+    } catch (err) {
+      endSpanWithError(span, err, isCancellation(err, signal));
+      throw err;
+    } finally {
+      this.#turnSpan = undefined;
+    }
+  }
+
   async #turn(final: boolean, signal: AbortSignal): Promise<TurnOutcome> {
     const turnId = ulid();
     this.#turns++;
@@ -1055,6 +1143,11 @@ export class AgentSession implements AsyncDisposable {
       model: { provider: choice.model.provider, id: choice.model.id },
       contextBudgetTokens: budgetTokens,
       final,
+    });
+    this.#turnSpan?.setAttributes({
+      "turn.id": turnId,
+      "model.provider": choice.model.provider,
+      "model.id": choice.model.id,
     });
 
     // Step 1: context-assemble.
@@ -1108,6 +1201,15 @@ export class AgentSession implements AsyncDisposable {
 
     // Steps 3–4: the model call, then the message and its cost.
     const b = spec.bounds;
+    const modelSpan = this.#tracer.startSpan("model.call", {
+      "model.provider": choice.model.provider,
+      "model.id": choice.model.id,
+      "model.tools": declarations.length,
+    }, this.#turnSpan);
+    const fail = (err: unknown): never => {
+      endSpanWithError(modelSpan, err, isCancellation(err, signal));
+      throw err;
+    };
     const response = await this.#router.complete({
       request,
       choice,
@@ -1133,7 +1235,7 @@ export class AgentSession implements AsyncDisposable {
             ? { fallback: { provider: r.fallback.provider, id: r.fallback.id } }
             : {}),
         }),
-    });
+    }).catch(fail);
     const message = response.message;
     await this.#persistAssistant(
       message,
@@ -1145,7 +1247,8 @@ export class AgentSession implements AsyncDisposable {
       },
       turnId,
       stopReasonText(response.stopReason),
-    );
+    ).catch(fail);
+    endModelSpan(modelSpan, response);
 
     // Step 5: post-model-response (after the message is persisted).
     await this.#dispatchQuiet(
@@ -1463,11 +1566,15 @@ export class AgentSession implements AsyncDisposable {
     if (signal.aborted) throw new TurnCancelledError({ cause: signal.reason });
 
     // Step 11: policy per item first, then the plugin veto chain.
+    const vetoSpan = this.#tracer.startSpan("policy.veto_chain", {
+      "plan.items": resources.length,
+    }, this.#turnSpan);
     for (const r of resources) {
       const v = this.#gate.evaluate(this.#policyCall(r));
       r.planItem!.decision = decisionEnum(v.action);
       r.planItem!.decidedBy = v.decidedBy;
     }
+    if (vetoSpan.recording) this.#vetoSpan = vetoSpan;
     const plan = create(PlanSchema, {
       turnId,
       items: resources.map((r) => r.planItem!),
@@ -1483,7 +1590,11 @@ export class AgentSession implements AsyncDisposable {
           signal,
         );
       } catch (err) {
-        if (!(err instanceof HookChainAbortedError)) throw err;
+        this.#vetoSpan = undefined;
+        if (!(err instanceof HookChainAbortedError)) {
+          endSpanWithError(vetoSpan, err, isCancellation(err, signal));
+          throw err;
+        }
         verdict = { decision: "deny", decidedBy: abortedBy(err) };
       }
       if (verdict.decision === "deny") {
@@ -1495,6 +1606,8 @@ export class AgentSession implements AsyncDisposable {
         }
       }
     }
+    this.#vetoSpan = undefined;
+    endVetoSpan(vetoSpan, plan.items);
     await this.#log.emit({
       kind: EventKind.PLAN,
       producer: KERNEL_PRODUCER,
@@ -1597,6 +1710,7 @@ export class AgentSession implements AsyncDisposable {
   ): Promise<void> {
     this.#setOutcome(r, outcome, deniedBy);
     const entry = r.entry!;
+    this.#endToolSpan(r, outcome, deniedBy);
     await this.#log.emit({
       kind: EventKind.TOOL_RESULT,
       producer: producerOf(entry.endpoint.identity),
@@ -1638,6 +1752,7 @@ export class AgentSession implements AsyncDisposable {
     const entry = r.entry!;
     const timeoutMs = durationMs(entry.schema.defaultTimeout) ??
       this.#spec.defaultToolTimeoutMs;
+    if (this.#tracer.enabled) r.span = this.#startToolSpan(r);
     const ac = new AbortController();
     const onAbort = () => ac.abort(signal.reason);
     signal.addEventListener("abort", onAbort, { once: true });
@@ -1676,7 +1791,10 @@ export class AgentSession implements AsyncDisposable {
         ),
       };
     } catch (err) {
-      if (signal.aborted) throw new TurnCancelledError({ cause: err });
+      if (signal.aborted) {
+        if (r.span) endSpanWithError(r.span, err, true);
+        throw new TurnCancelledError({ cause: err });
+      }
       const message = err instanceof Error ? err.message : String(err);
       outcome = timedOut
         ? {
@@ -1695,6 +1813,66 @@ export class AgentSession implements AsyncDisposable {
       release?.();
     }
     await this.#finishCall(r, turnId, outcome);
+  }
+
+  /** Ends the `session` span with the terminal status. */
+  #endSessionSpan(status: SessionStatus): void {
+    const span = this.#sessionSpan;
+    if (!span.recording) return;
+    span.setAttributes({
+      "session.status": SESSION_STATUS_TEXT[status],
+      "session.turns": this.#turns,
+      "session.cost_usd": this.#budget.spentUsd,
+      "session.bound": this.#bound,
+      "error.type": this.#error?.code,
+    });
+    if (status === SessionStatus.FAILED) {
+      span.end({ code: "error", message: this.#error?.message ?? "failed" });
+    } else if (status === SessionStatus.CANCELLED) {
+      span.setAttribute("cancelled", true);
+      span.end();
+    } else span.end({ code: "ok" });
+  }
+
+  /** Starts the `tool.execute` span of a call (under the turn). */
+  #startToolSpan(r: CallRecord): KernelSpan {
+    const s = r.entry!.schema;
+    return this.#tracer.startSpan("tool.execute", {
+      "tool.provider": r.entry!.provider,
+      "tool.name": s.name,
+      "tool.kind": toolKindText(s.kind),
+      "tool.call_id": r.toolUse.id,
+      "tool.plan_item_id": r.planItem?.id,
+    }, this.#turnSpan);
+  }
+
+  /**
+   * Ends a call's `tool.execute` span with its outcome; a call that never
+   * ran (denied, invalid arguments) gets an instantaneous one, so the turn
+   * stays reconstructible from its trace.
+   */
+  #endToolSpan(
+    r: CallRecord,
+    outcome: StoredOutcome,
+    deniedBy: string | undefined,
+  ): void {
+    if (!this.#tracer.enabled) return;
+    const span = r.span ?? this.#startToolSpan(r);
+    r.span = span;
+    if ("result" in outcome) {
+      span.setAttribute("tool.outcome", "ok");
+      span.end({ code: "ok" });
+      return;
+    }
+    const category = ToolErrorCategory[outcome.error.category]?.toLowerCase();
+    span.setAttributes({
+      "tool.outcome": deniedBy !== undefined ? "denied" : "error",
+      "tool.error_category": category,
+      "tool.denied_by": deniedBy,
+    });
+    // A denial is a decision, not a failure of the call.
+    if (deniedBy !== undefined) span.end();
+    else span.end({ code: "error", message: outcome.error.message });
   }
 
   // ------------------------------------------------------------------- end
@@ -1725,6 +1903,7 @@ export class AgentSession implements AsyncDisposable {
       // keep the in-memory figure
     }
     this.#unregister();
+    this.#endSessionSpan(status);
     await this.#log.close();
     const result: SessionResult = {
       sessionId: this.sessionId,

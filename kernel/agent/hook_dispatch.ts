@@ -50,6 +50,12 @@ import type {
   HookPointName,
   HookSubscription,
 } from "./session_spec.ts";
+import {
+  endSpanWithError,
+  hookSpanName,
+  type KernelSpan,
+  type KernelTracer,
+} from "./tracing.ts";
 
 const log = getLogger(["ph-agent", "kernel", "agent", "hooks"]);
 
@@ -110,6 +116,13 @@ export interface HookDispatcherOptions {
   readonly onHookError?: (failure: HookFailure) => Promise<void> | void;
   /** Takes a session grant for the subscriber during one invocation. */
   readonly grant?: (identity: PluginIdentity) => () => void;
+  /**
+   * Traces each dispatch (`hook.<point>`, a `hook.subscriber` child per
+   * invocation). @default {no spans}
+   */
+  readonly tracer?: KernelTracer;
+  /** The parent of a dispatch's span (the current turn or session). */
+  readonly parentSpan?: () => KernelSpan | undefined;
 }
 
 /** What one dispatch decided. */
@@ -125,6 +138,31 @@ export interface DispatchOutcome {
 type Attempt =
   | { ok: true; response: DispatchHookResponse }
   | { ok: false; category: HookErrorCategory; message: string };
+
+/** Ends a `hook.subscriber` span with the invocation's outcome. */
+function endSubscriberSpan(
+  span: KernelSpan,
+  mode: HookModeName,
+  checked:
+    | { ok: true; decision: "allow" | "deny" }
+    | { ok: false; category: HookErrorCategory; message: string },
+): void {
+  if (checked.ok) {
+    span.setAttributes({
+      "hook.outcome": "ok",
+      "hook.decision": mode === "veto" ? checked.decision : undefined,
+    });
+    span.end({ code: "ok" });
+    return;
+  }
+  span.setAttributes({
+    "hook.outcome": "error",
+    "hook.error_category": HookErrorCategory[checked.category]?.toLowerCase(),
+    // A failing veto fails closed.
+    "hook.decision": mode === "veto" ? "deny" : undefined,
+  });
+  span.end({ code: "error", message: checked.message });
+}
 
 /** Dispatches the hook chains of one session. */
 export class HookDispatcher {
@@ -178,6 +216,40 @@ export class HookDispatcher {
         `Cannot dispatch "${point}": the payload variant is "${payload.payload.case}", not "${expected}"`,
       );
     }
+    const tracer = this.#options.tracer;
+    if (!tracer?.enabled) return this.#run(point, payload, signal);
+    const span = tracer.startSpan(hookSpanName(point), {
+      "hook.point": point,
+      "hook.subscribers": this.#options.subscriptions
+        .filter((s) => s.point === point).length,
+    }, this.#options.parentSpan?.());
+    try {
+      const out = await this.#run(point, payload, signal, span);
+      span.setAttributes({
+        "hook.outcome": "ok",
+        "hook.decision": out.decision,
+        "hook.decided_by": out.decidedBy,
+      });
+      span.end({ code: "ok" });
+      return out;
+    } catch (err) {
+      if (err instanceof HookChainAbortedError) {
+        span.setAttributes({
+          "hook.outcome": "aborted",
+          "hook.aborted_by": err.subscriber,
+        });
+      }
+      endSpanWithError(span, err, err instanceof TurnCancelledError);
+      throw err;
+    }
+  }
+
+  async #run(
+    point: HookPointName,
+    payload: HookPayload,
+    signal: AbortSignal,
+    span?: KernelSpan,
+  ): Promise<DispatchOutcome> {
     let current = payload;
     for (const sub of this.#options.subscriptions) {
       if (sub.point !== point) continue;
@@ -185,14 +257,23 @@ export class HookDispatcher {
         throw new TurnCancelledError({ cause: signal.reason });
       }
       const endpoint = this.#options.endpoints.get(sub.provider)!;
+      const child = span && this.#options.tracer!.startSpan("hook.subscriber", {
+        "hook.point": point,
+        "hook.provider": sub.provider,
+        "hook.mode": sub.mode,
+        "hook.subscription_id": sub.subscriptionId,
+        "hook.timeout_ms": sub.timeoutMs ?? this.#options.defaultTimeoutMs,
+      }, span);
       const attempt = await this.#invoke(sub, endpoint, current, signal);
       // The parent's cancellation is checked first: it is never a verdict.
       if (signal.aborted) {
+        if (child) endSpanWithError(child, signal.reason, true);
         throw new TurnCancelledError({ cause: signal.reason });
       }
       const checked = attempt.ok
         ? this.#check(sub, point, current, attempt.response)
         : attempt;
+      if (child) endSubscriberSpan(child, sub.mode, checked);
       if (sub.mode === "observe") {
         if (!checked.ok) await this.#fail(point, sub, endpoint, checked);
         continue;
