@@ -539,8 +539,10 @@ export class PluginHost implements AsyncDisposable {
   }
 
   /**
-   * Launches a plugin and returns once it is healthy and its callback
-   * channel is announced.
+   * Launches a plugin and returns once it is healthy. Its callback channel
+   * (and, at the first launch, the gateway serving it) is opened right
+   * after, off the path to readiness, and announced on broker ID 1 as
+   * soon as it listens (plugins dial it at their first callback).
    *
    * @param spec What to launch and with which grant.
    * @param options Per-launch options.
@@ -677,15 +679,22 @@ export class PluginHost implements AsyncDisposable {
       }
     }
     // The callback endpoint (and, at the first launch, the gateway behind
-    // it) starts while the plugin starts: on a unix socket its address is
-    // known in advance. A TCP endpoint's port is needed for the flags.
-    const endpointReady: Promise<CallbackEndpoint> = this.#callbacks().then((
-      h,
-    ) => h.open({ dir, tcp, impl: callbackImpl }));
-    endpointReady.catch(() => {});
+    // it) is opened once the plugin is healthy, off the path to "ready":
+    // plugins dial it at their first callback, and the announcement on
+    // broker ID 1 is repeated until they do. On a unix socket its address
+    // is known in advance; a TCP endpoint's port is needed for the flags.
+    let endpointReady: Promise<CallbackEndpoint> | undefined;
+    const openEndpoint = (): Promise<CallbackEndpoint> => {
+      endpointReady ??= this.#callbacks().then((h) =>
+        h.open({ dir, tcp, impl: callbackImpl })
+      );
+      endpointReady.catch(() => {});
+      return endpointReady;
+    };
     const endpointAddress = tcp
-      ? (await endpointReady).address
+      ? (await openEndpoint()).address
       : join(dir, CALLBACK_SOCKET_NAME);
+    const closeEndpoint = () => endpointReady?.then((e) => e.close(), () => {});
 
     let command: string;
     let args: string[];
@@ -743,7 +752,7 @@ export class PluginHost implements AsyncDisposable {
         detached: true,
       }).spawn();
     } catch (err) {
-      await endpointReady.then((e) => e.close(), () => {});
+      await closeEndpoint();
       await Deno.remove(dir, { recursive: true }).catch(() => {});
       const permission = err instanceof Deno.errors.PermissionDenied;
       throw fail(
@@ -791,7 +800,7 @@ export class PluginHost implements AsyncDisposable {
       }
     };
     const cleanupDir = async () => {
-      await endpointReady.then((e) => e.close(), () => {});
+      await closeEndpoint();
       await Deno.remove(dir, { recursive: true }).catch(() => {});
     };
     // The error is built once the process is gone and its stderr drained,
@@ -904,20 +913,8 @@ export class PluginHost implements AsyncDisposable {
       );
     }
 
+    let stopped = false;
     // 6. Broker stream and the callback channel on broker ID 1.
-    let ep: CallbackEndpoint;
-    try {
-      ep = await endpointReady;
-    } catch (err) {
-      channel.close();
-      return await abortLaunch(
-        "plugin_start_timeout",
-        `the kernel could not serve its callback channel: ${
-          (err as Error).message
-        }`,
-        err,
-      );
-    }
     const broker: BidiCall<typeof ConnInfoSchema, typeof ConnInfoSchema> =
       createClient(
         GRPCBroker,
@@ -932,17 +929,25 @@ export class PluginHost implements AsyncDisposable {
         // the plugin went away; crash detection reports it
       }
     })();
-    const announce = () =>
-      broker.send({
-        serviceId: CALLBACK_BROKER_ID,
-        network: ep.network,
-        address: ep.address,
-      });
-    announce();
-    const reannounce = setInterval(announce, CALLBACK_REANNOUNCE_MS);
-    Deno.unrefTimer(reannounce);
-    ep.firstCall.then(() => clearInterval(reannounce));
-    exited.then(() => clearInterval(reannounce));
+    let reannounce: ReturnType<typeof setInterval> | undefined;
+    openEndpoint().then((ep) => {
+      if (stopped) return;
+      const announce = () =>
+        broker.send({
+          serviceId: CALLBACK_BROKER_ID,
+          network: ep.network,
+          address: ep.address,
+        });
+      announce();
+      reannounce = setInterval(announce, CALLBACK_REANNOUNCE_MS);
+      Deno.unrefTimer(reannounce);
+      ep.firstCall.then(() => clearInterval(reannounce));
+      exited.then(() => clearInterval(reannounce));
+    }, (err) =>
+      log.error(
+        "Cannot serve the callback channel of plugin {plugin}: {error}",
+        { plugin: name, error: (err as Error).message },
+      ));
 
     // 7. Stdio: drain it when the plugin offers it (a Go plugin needs this).
     void (async () => {
@@ -975,6 +980,7 @@ export class PluginHost implements AsyncDisposable {
       shutdownTimeoutMs: this.#options.shutdownTimeoutMs ??
         DEFAULT_SHUTDOWN_TIMEOUT_MS,
       cleanup: async () => {
+        stopped = true;
         clearInterval(reannounce);
         broker.cancel();
         await cleanupDir();
