@@ -12,6 +12,7 @@
  */
 
 import { getLogger } from "@logtape/logtape";
+import { findDenoConfig } from "../kernel/_module_cache.ts";
 import { didYouMean } from "./diagnostic.ts";
 import { createHash } from "node:crypto";
 import {
@@ -303,22 +304,10 @@ async function sha256File(path: string): Promise<string | null> {
   }
 }
 
-/** The Deno config files that govern module resolution under `root`. */
+/** The Deno config file that governs module resolution under `root`, and its lock. */
 async function denoConfigFiles(root: string): Promise<string[]> {
-  let d = root;
-  for (;;) {
-    for (const name of ["deno.json", "deno.jsonc"]) {
-      try {
-        await Deno.stat(join(d, name));
-        return [join(d, name), join(d, "deno.lock")];
-      } catch {
-        // keep looking
-      }
-    }
-    const up = dirname(d);
-    if (up === d) return [];
-    d = up;
-  }
+  const config = await findDenoConfig(root);
+  return config ? [config, join(dirname(config), "deno.lock")] : [];
 }
 
 async function loadArtifact(

@@ -72,7 +72,13 @@ import {
 } from "./permissions.ts";
 import type { PluginIdentity } from "./plugin_identity.ts";
 import { IsolatedCallbackHost } from "./isolated_callback_host.ts";
-import { denoCacheDir, ensureCached, importFlag } from "./_module_cache.ts";
+import {
+  denoCacheDir,
+  ensureCached,
+  findDenoConfig,
+  importFlag,
+  isRemoteSpecifier,
+} from "./_module_cache.ts";
 import { logAt } from "./_log.ts";
 import {
   drain,
@@ -177,24 +183,6 @@ export interface PluginHostOptions {
 }
 
 const log = getLogger(["ph-agent", "kernel", "plugin-host"]);
-
-function isRemote(entry: string): boolean {
-  return /^(https?|jsr|npm):/.test(entry);
-}
-
-/** The nearest deno.json(c) at or above `dir`, if any. */
-async function findDenoConfig(dir: string): Promise<string | undefined> {
-  for (let d = dir;; d = dirname(d)) {
-    for (const name of ["deno.json", "deno.jsonc"]) {
-      try {
-        if ((await Deno.stat(join(d, name))).isFile) return join(d, name);
-      } catch {
-        // not here
-      }
-    }
-    if (dirname(d) === d) return undefined;
-  }
-}
 
 function freePort(): number {
   const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
@@ -558,7 +546,8 @@ export class PluginHost implements AsyncDisposable {
       this.#options.startTimeoutMs ??
       DEFAULT_START_TIMEOUT_MS;
     const name = manifest.name;
-    const remote = manifest.runtime === "deno" && isRemote(spec.entrypoint);
+    const remote = manifest.runtime === "deno" &&
+      isRemoteSpecifier(spec.entrypoint);
     const path = remote || isAbsolute(spec.entrypoint)
       ? spec.entrypoint
       : resolve(cwd, spec.entrypoint);

@@ -27,7 +27,7 @@ import {
   SessionRegistry,
   SqliteSessionStore,
 } from "../kernel/mod.ts";
-import { captureLogs } from "./_helpers.ts";
+import { captureLogs, pidAlive } from "./_helpers.ts";
 import { build, goManifest, PATH, REPO, SKIP } from "./_go_build.ts";
 import { Category } from "../proto/gen/pluggableharness/common/v1/types_pb.ts";
 import { ToolService } from "../proto/gen/pluggableharness/tool/v1/service_pb.ts";
@@ -83,15 +83,6 @@ async function invoke(
 
 function expectedTokens(text: string): number {
   return Math.ceil(encoder.encode(text).length / 4);
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    Deno.kill(pid, "SIGCONT");
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function ms(t0: number): string {
