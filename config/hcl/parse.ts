@@ -1300,6 +1300,26 @@ class Parser {
     };
   }
 
+  /**
+   * Reports a token that is neither a separator nor the closer of a
+   * bracketed list (the list is unterminated at the end of the file, else
+   * a separator is missing) and recovers to the closer.
+   */
+  #badSeparator(
+    sep: Token,
+    open: Token,
+    closer: TokenType,
+    unterminated: readonly [string, string],
+    missing: readonly [string, string],
+  ): Token {
+    if (!this.recovery) {
+      if (sep.type === T.EOF) {
+        this.error(unterminated[0], unterminated[1], open);
+      } else this.error(missing[0], missing[1], sep);
+    }
+    return this.recover(closer);
+  }
+
   #parseTuple(): Expr {
     const open = this.read();
     this.pushNewlines(false);
@@ -1324,22 +1344,13 @@ class Parser {
           break;
         }
         if (next.type !== T.Comma) {
-          if (!this.recovery) {
-            if (next.type === T.EOF) {
-              this.error(
-                "Unterminated tuple constructor expression",
-                "There is no corresponding closing bracket before the end of the file. This may be caused by incorrect bracket nesting elsewhere in this file.",
-                open,
-              );
-            } else {
-              this.error(
-                "Missing item separator",
-                "Expected a comma to mark the beginning of the next item.",
-                next,
-              );
-            }
-          }
-          close = this.recover(T.CBrack);
+          close = this.#badSeparator(next, open, T.CBrack, [
+            "Unterminated tuple constructor expression",
+            "There is no corresponding closing bracket before the end of the file. This may be caused by incorrect bracket nesting elsewhere in this file.",
+          ], [
+            "Missing item separator",
+            "Expected a comma to mark the beginning of the next item.",
+          ]);
           break;
         }
         this.read(); // comma
@@ -1440,22 +1451,13 @@ class Parser {
           break;
         }
         if (after.type !== T.Comma && after.type !== T.Newline) {
-          if (!this.recovery) {
-            if (after.type === T.EOF) {
-              this.error(
-                "Unterminated object constructor expression",
-                "There is no corresponding closing brace before the end of the file. This may be caused by incorrect brace nesting elsewhere in this file.",
-                open,
-              );
-            } else {
-              this.error(
-                "Missing attribute separator",
-                "Expected a newline or comma to mark the beginning of the next attribute.",
-                after,
-              );
-            }
-          }
-          close = this.recover(T.CBrace);
+          close = this.#badSeparator(after, open, T.CBrace, [
+            "Unterminated object constructor expression",
+            "There is no corresponding closing brace before the end of the file. This may be caused by incorrect brace nesting elsewhere in this file.",
+          ], [
+            "Missing attribute separator",
+            "Expected a newline or comma to mark the beginning of the next attribute.",
+          ]);
           break;
         }
         this.read(); // comma or newline
