@@ -16,9 +16,19 @@ import { parseManifest, type PluginManifest } from "./sdk/manifest.ts";
 
 /** Names of the first-party plugins. */
 export const BUILTIN_PLUGIN_NAMES: readonly string[] = [
+  "agents-md",
+  "anthropic",
   "echo",
+  "exec",
   "filesystem",
+  "mcp",
+  "memory",
+  "openai",
   "scripted",
+  "search",
+  "task",
+  "user",
+  "web",
 ];
 
 /** The source prefix of first-party plugins. */

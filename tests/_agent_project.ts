@@ -25,6 +25,12 @@ export interface ProjectOptions {
   policies?: string;
   /** Files to create, by relative path. */
   files?: Record<string, string>;
+  /** More `required_providers` entries, e.g. `sh = { source = "builtin/exec", version = "~> 0.1" }`. */
+  extraRequired?: string;
+  /** More `provider` blocks (and any other top-level blocks). */
+  extraProviders?: string;
+  /** The profile's `tools` patterns (default `["fs.*"]`). */
+  tools?: string[];
 }
 
 /** A temporary project and its own sessions directory. */
@@ -64,6 +70,7 @@ export async function makeProject(options: ProjectOptions): Promise<Project> {
     `required_providers {
   scripted = { source = "builtin/scripted", version = "~> 0.1" }
   fs       = { source = "builtin/filesystem", version = "~> 0.1" }
+  ${options.extraRequired ?? ""}
 }
 
 provider "scripted" {
@@ -76,6 +83,7 @@ provider "fs" {
   allow_read  = ["."]
   allow_write = ["."]
 }
+${options.extraProviders ?? ""}
 ${options.policies ?? DEFAULT_POLICIES}
 agent_profile "default" {
   model {
@@ -84,7 +92,7 @@ agent_profile "default" {
       id       = "scripted"
     }
   }
-  tools = ["fs.*"]
+  tools = ${JSON.stringify(options.tools ?? ["fs.*"])}
   ${options.profile ?? ""}
 }
 `,
