@@ -48,8 +48,10 @@ import {
 import type { BoundName, SessionStatusText } from "./agent/session_events.ts";
 import type { Approver } from "./agent/approval_gate.ts";
 import {
+  contextEndpointOf,
   type HookEndpoint,
   hookEndpointOf,
+  memoryEndpointOf,
   type ModelEndpoint,
   modelEndpointOf,
   type ToolEndpoint,
@@ -63,6 +65,13 @@ import type {
   SessionSpec,
 } from "./agent/session_spec.ts";
 import { sessionSpecFromPlan } from "./agent/session_spec_from_plan.ts";
+import {
+  type ChainProvider,
+  providerContextAssembler,
+} from "./agent/provider_context.ts";
+import { ContextService } from "../proto/gen/pluggableharness/context/v1/service_pb.ts";
+import { MemoryService } from "../proto/gen/pluggableharness/memory/v1/service_pb.ts";
+import { Code, GrpcStatusError } from "../proto/grpc_adapter.ts";
 import { createOtelTracer, otelTracerOptionsOf } from "./agent/tracing.ts";
 import type { Plugin } from "./plugin_host.ts";
 import { PluginHost } from "./plugin_host.ts";
@@ -672,7 +681,14 @@ export async function openKernel(
   });
   let store: SessionStore | undefined;
   try {
-    const hooked = new Set(plan.hooks.map((h) => h.provider));
+    const hooked = new Set([
+      ...plan.hooks.map((h) => h.provider),
+      // Memory providers are implicitly subscribed (plugins.md §6.4).
+      ...plan.providers.filter((p) => p.category === "memory").map((p) =>
+        p.name
+      ),
+    ]);
+    const chain = new Map<string, ChainProvider>();
     const models = new Map<string, ModelEndpoint>();
     const tools = new Map<string, ToolEndpoint>();
     const hooks = new Map<string, HookEndpoint>();
@@ -715,6 +731,36 @@ export async function openKernel(
             toolSchemas.set(p.name, await endpoint.schemas());
             break;
           }
+          case "context": {
+            await plugin.client(ContextService).configure({ config });
+            chain.set(
+              p.name,
+              await contextEndpointOf(plugin, p.name, p.tokenBudget),
+            );
+            break;
+          }
+          case "memory": {
+            await plugin.client(MemoryService).configure({ config });
+            chain.set(
+              p.name,
+              await memoryEndpointOf(plugin, p.name, p.tokenBudget),
+            );
+            // The memory tools (`remember`, `forget`, `search`), when the
+            // plugin serves ToolService too.
+            try {
+              const endpoint = toolEndpointOf(plugin);
+              const schemas = await endpoint.schemas();
+              await plugin.client(ToolService).configure({ config });
+              tools.set(p.name, endpoint);
+              toolSchemas.set(p.name, schemas);
+            } catch (err) {
+              if (
+                !(err instanceof GrpcStatusError &&
+                  err.code === Code.UNIMPLEMENTED)
+              ) throw err;
+            }
+            break;
+          }
           default:
             if (!hooked.has(p.name)) {
               throw new Error(
@@ -747,8 +793,19 @@ export async function openKernel(
     // The kernel's own spans: exported only with telemetry and traces on.
     const tracing = otelTracerOptionsOf(plan.settings);
     const tracer = tracing ? await createOtelTracer(tracing) : undefined;
+    const chainInOrder = plan.providers.flatMap((p) => {
+      const c = chain.get(p.name);
+      return c ? [c] : [];
+    });
     const deps: AgentDeps = {
       ...(tracer ? { tracer } : {}),
+      ...(chainInOrder.length
+        ? {
+          contextAssembler: providerContextAssembler({
+            providers: chainInOrder,
+          }),
+        }
+        : {}),
       store,
       registry,
       models,

@@ -111,6 +111,7 @@ import {
   type PersistAlwaysRule,
 } from "./approval_gate.ts";
 import { concurrencyKey, INTERACTIVE_LOCK, KeyedQueue } from "./concurrency.ts";
+import { sectionTokens } from "./provider_context.ts";
 import {
   type ContextAssembler,
   passThroughAssembler,
@@ -1164,8 +1165,22 @@ export class AgentSession implements AsyncDisposable {
           sections: preambleSections(spec.systemPrompt, spec.preamble),
           sessionId: this.sessionId,
           turnId,
+          workingDirectory: spec.workingDirectory,
           signal,
         });
+    if (assembled.sections.length) {
+      const sections = assembled.sections.map((s) => ({
+        provider: s.provider,
+        label: s.label,
+        tokens: sectionTokens(s),
+      }));
+      this.#emit({
+        type: "context_assembled",
+        turnId,
+        sections,
+        tokens: sections.reduce((n, s) => n + s.tokens, 0),
+      });
+    }
 
     // Step 2: pre-model-call (transforms rewrite this request only).
     let messages = assembled.messages;

@@ -36,6 +36,8 @@ export interface ContextAssemblyInput {
   readonly sessionId: string;
   /** The turn. */
   readonly turnId: string;
+  /** The session's working directory. */
+  readonly workingDirectory?: string;
   /** The turn's signal. */
   readonly signal: AbortSignal;
 }

@@ -31,9 +31,15 @@ import type { RenderTree } from "../../proto/gen/pluggableharness/render/v1/type
 import type { DispatchHookRequest } from "../../proto/gen/pluggableharness/hook/v1/rpc_request_pb.ts";
 import type { DispatchHookResponse } from "../../proto/gen/pluggableharness/hook/v1/rpc_response_pb.ts";
 import { HookSubscriberService } from "../../proto/gen/pluggableharness/hook/v1/service_pb.ts";
+import { ContextService } from "../../proto/gen/pluggableharness/context/v1/service_pb.ts";
+import { MemoryService } from "../../proto/gen/pluggableharness/memory/v1/service_pb.ts";
 import type { Plugin } from "../plugin_host.ts";
 import type { PluginIdentity } from "../plugin_identity.ts";
 import { ModelCallError, type ModelErrorCode } from "./errors.ts";
+import type {
+  ContextProviderEndpoint,
+  MemoryProviderEndpoint,
+} from "./provider_context.ts";
 
 /** Per-call options of every endpoint method. */
 export interface EndpointCallOptions {
@@ -244,6 +250,71 @@ export function hookEndpointOf(plugin: Plugin): HookEndpoint {
     identity: plugin.identity,
     dispatchHook(request, options) {
       return client.dispatchHook(request, callOptions(options));
+    },
+  };
+}
+
+/**
+ * The chain's view of a launched context plugin: `GetCapabilities` once,
+ * then `Contribute` per model call.
+ *
+ * @param plugin The launched plugin (already configured).
+ * @param name The provider's local name.
+ * @param tokenBudget `token_budget` from `agent.hcl`, when set.
+ * @returns The endpoint.
+ */
+export async function contextEndpointOf(
+  plugin: Plugin,
+  name: string,
+  tokenBudget?: number,
+): Promise<ContextProviderEndpoint> {
+  const client = plugin.client(ContextService);
+  const caps = (await client.getCapabilities({})).capabilities;
+  if (!caps) {
+    throw new TypeError(
+      `Cannot use context provider "${name}": GetCapabilities returned no capabilities`,
+    );
+  }
+  return {
+    category: "context",
+    name,
+    defaultTokenBudget: Number(caps.defaultTokenBudget),
+    ...(tokenBudget !== undefined ? { tokenBudget } : {}),
+    compactor: caps.compactor,
+    stability: caps.stability,
+    contribute: (request, options) =>
+      client.contribute(request, callOptions(options)),
+  };
+}
+
+/**
+ * The chain's view of a launched memory plugin: `GetCapabilities` once,
+ * then `Recall` per model call.
+ *
+ * @param plugin The launched plugin (already configured).
+ * @param name The provider's local name.
+ * @param tokenBudget `token_budget` from `agent.hcl`, when set.
+ * @returns The endpoint.
+ */
+export async function memoryEndpointOf(
+  plugin: Plugin,
+  name: string,
+  tokenBudget?: number,
+): Promise<MemoryProviderEndpoint> {
+  const client = plugin.client(MemoryService);
+  const caps = (await client.getCapabilities({})).capabilities;
+  if (!caps) {
+    throw new TypeError(
+      `Cannot use memory provider "${name}": GetCapabilities returned no capabilities`,
+    );
+  }
+  return {
+    category: "memory",
+    name,
+    defaultTokenBudget: Number(caps.defaultTokenBudget),
+    ...(tokenBudget !== undefined ? { tokenBudget } : {}),
+    async recall(request, options) {
+      return (await client.recall(request, callOptions(options))).records;
     },
   };
 }

@@ -182,6 +182,18 @@ export type SessionEvent =
     readonly final: boolean;
   }
   | {
+    /** Step 1's outcome: the request's context sections, in chain order. */
+    readonly type: "context_assembled";
+    readonly turnId: string;
+    readonly sections: readonly {
+      readonly provider: string;
+      readonly label: string;
+      readonly tokens: number;
+    }[];
+    /** The sections' tokens together. */
+    readonly tokens: number;
+  }
+  | {
     readonly type: "text_delta";
     readonly turnId: string;
     readonly text: string;

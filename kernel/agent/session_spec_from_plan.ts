@@ -14,6 +14,7 @@ import { resolveToolScope, selectRootProfile } from "../../config/profiles.ts";
 import type { ToolSchema } from "../../proto/gen/pluggableharness/tool/v1/types_pb.ts";
 import {
   BUILTIN_DEFAULT_BOUNDS,
+  type HookSubscription,
   type ModelChainEntry,
   type OnAsk,
   type PreambleSection,
@@ -123,11 +124,7 @@ export function sessionSpecFromPlan(
     models,
     tools,
     policies: plan.policies,
-    hooks: plan.hooks.map((h) => ({
-      point: h.point,
-      provider: h.provider,
-      mode: h.mode,
-    })),
+    hooks: hookChain(plan),
     bounds,
     retry: { ...plan.settings.retry },
     workingDirectory: options.workingDirectory,
@@ -145,4 +142,41 @@ export function sessionSpecFromPlan(
     ...(options.planMode !== undefined ? { planMode: options.planMode } : {}),
   };
   return { spec, diagnostics };
+}
+
+/**
+ * The hook subscriptions in declaration order: the `hook` blocks, and each
+ * memory provider's implicit `post-model-response` and `session-end`
+ * observers (plugins.md §6.4) at its provider block's position — unless a
+ * `hook` block already subscribes it at that point.
+ *
+ * @param plan The compiled configuration.
+ * @returns The subscriptions.
+ */
+export function hookChain(plan: Plan): HookSubscription[] {
+  const explicit = new Set(
+    plan.hooks.map((h) => `${h.point}\u0000${h.provider}`),
+  );
+  const implicit = plan.providers
+    .filter((p) => p.category === "memory")
+    .flatMap((p) =>
+      (["post-model-response", "session-end"] as const)
+        .filter((point) => !explicit.has(`${point}\u0000${p.name}`))
+        .map((point) => ({
+          point,
+          provider: p.name,
+          mode: "observe" as const,
+          position: p.position,
+        }))
+    );
+  const strip = (h: HookSubscription): HookSubscription => ({
+    point: h.point,
+    provider: h.provider,
+    mode: h.mode,
+  });
+  if (implicit.length === 0) return plan.hooks.map(strip);
+  return [...plan.hooks, ...implicit]
+    .map((h, i) => ({ h, i }))
+    .sort((a, b) => a.h.position - b.h.position || a.i - b.i)
+    .map(({ h }) => strip(h));
 }

@@ -5,7 +5,7 @@ import {
   ToolKind,
   ToolSchemaSchema,
 } from "../../proto/gen/pluggableharness/tool/v1/types_pb.ts";
-import { sessionSpecFromPlan } from "./session_spec_from_plan.ts";
+import { hookChain, sessionSpecFromPlan } from "./session_spec_from_plan.ts";
 import { resolveSessionSpec } from "./session_spec.ts";
 
 const range = {
@@ -29,6 +29,7 @@ function plan(profiles: unknown[]): Plan {
       position: 10,
       range,
     }],
+    providers: [],
     settings: { retry: { baseDelayMs: 250, backoffFactor: 3, maxRetries: 4 } },
   } as unknown as Plan;
 }
@@ -120,4 +121,30 @@ Deno.test("sessionSpecFromPlan() uses built-in defaults without a default profil
     { toolSchemas: new Map([["fs", fs]]), workingDirectory: "/w" },
   );
   assert.equal(badTool.diagnostics[0]?.code, "E_TOOL_UNKNOWN");
+});
+
+Deno.test("memory providers are implicitly subscribed to post-model-response and session-end, in declaration order", () => {
+  const p = plan([]);
+  const withMemory = {
+    ...p,
+    providers: [
+      { name: "mem", category: "memory", position: 5 },
+      { name: "fs", category: "tool", position: 1 },
+    ],
+    hooks: [
+      ...p.hooks,
+      {
+        point: "session-end",
+        provider: "mem",
+        mode: "observe",
+        position: 30,
+        range,
+      },
+    ],
+  } as unknown as Plan;
+  assert.deepEqual(hookChain(withMemory), [
+    { point: "post-model-response", provider: "mem", mode: "observe" },
+    { point: "plan-ready", provider: "guard", mode: "veto" },
+    { point: "session-end", provider: "mem", mode: "observe" },
+  ]);
 });
