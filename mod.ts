@@ -133,6 +133,10 @@ export {
 } from "./kernel/agent_kernel.ts";
 export type { ErrorInfo, SessionRun } from "./kernel/agent/agent_session.ts";
 export type { Approver } from "./kernel/agent/approval_gate.ts";
+export type {
+  InteractiveAnswerer,
+  InteractiveRequest,
+} from "./kernel/agent/interactive_gate.ts";
 export type { OnAsk } from "./kernel/agent/session_spec.ts";
 export type {
   ApprovalAnswer,

@@ -17,6 +17,7 @@ import {
   sessionExitCode,
 } from "../kernel/agent_kernel.ts";
 import type { Approver } from "../kernel/agent/approval_gate.ts";
+import type { InteractiveAnswerer } from "../kernel/agent/interactive_gate.ts";
 import type {
   ApprovalAnswer,
   SessionEvent,
@@ -593,13 +594,47 @@ export async function interactiveCommand(
       io.stderr("please answer y, s, a or n: ");
     }
   };
+  const answer: InteractiveAnswerer = async (request, { signal }) => {
+    const p = request.prompt;
+    const options = Array.isArray(p.options)
+      ? p.options.flatMap((o) =>
+        o && typeof o === "object" && !Array.isArray(o) &&
+          typeof o.label === "string"
+          ? [{
+            label: o.label,
+            description: typeof o.description === "string" ? o.description : "",
+          }]
+          : []
+      )
+      : [];
+    const multi = p.multi_select === true;
+    io.stderr(style.yellow(`\n? ${String(p.question ?? "")}\n`));
+    options.forEach((o, i) =>
+      io.stderr(
+        `  ${i + 1}. ${o.label}${
+          o.description ? style.dim(` — ${o.description}`) : ""
+        }\n`,
+      )
+    );
+    io.stderr(
+      style.yellow(
+        options.length
+          ? `answer (${
+            multi ? "numbers separated by commas" : "a number"
+          }, or your own words): `
+          : "answer: ",
+      ),
+    );
+    const line = (await lines.next(signal))?.trim() ?? "";
+    return { answer: interpretAnswer(line, options.map((o) => o.label)) };
+  };
   let session;
   try {
     session = await kernel.session({
       ...(v.profile !== undefined ? { profile: v.profile as string } : {}),
       ...(v.resume !== undefined ? { resumeId: v.resume as string } : {}),
       onAsk: tty ? "callback" : "deny",
-      ...(tty ? { approve } : {}),
+      ...(tty ? { approve, answer } : {}),
       onEvent: (e) => {
         if (e.type === "session_started" || e.type === "session_ended") {
           renderer.render(e);
@@ -647,4 +682,26 @@ export async function interactiveCommand(
     : sessionExitCode(outcome) === 130
     ? EXIT_OK
     : sessionExitCode(outcome);
+}
+
+/**
+ * An answer line as the model should read it: option numbers (`2`, or
+ * `1, 3`) become their labels; anything else is the user's own words.
+ *
+ * @param line The line the user typed.
+ * @param labels The options' labels.
+ * @returns The answer text.
+ */
+export function interpretAnswer(
+  line: string,
+  labels: readonly string[],
+): string {
+  const parts = line.split(",").map((x) => x.trim()).filter((x) => x !== "");
+  if (
+    labels.length && parts.length &&
+    parts.every((x) => /^\d+$/.test(x) && +x >= 1 && +x <= labels.length)
+  ) {
+    return parts.map((x) => labels[+x - 1]!).join(", ");
+  }
+  return line;
 }

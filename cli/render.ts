@@ -376,6 +376,16 @@ export class EventRenderer {
       case "warning":
         this.#errLine(s.yellow(`warning: ${e.message}`));
         return;
+      case "interactive_requested":
+      case "context_assembled":
+        return;
+      case "interactive_resolved":
+        if (!e.answered) {
+          this.#errLine(
+            s.yellow(`question unanswered (${e.decidedBy ?? "on_ask"})`),
+          );
+        }
+        return;
       case "bound_fired":
         this.#errLine(
           s.yellow(`bound fired: ${e.bound} — asking for a final answer`),

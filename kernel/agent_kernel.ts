@@ -47,6 +47,7 @@ import {
 } from "./agent/agent_session.ts";
 import type { BoundName, SessionStatusText } from "./agent/session_events.ts";
 import type { Approver } from "./agent/approval_gate.ts";
+import type { InteractiveAnswerer } from "./agent/interactive_gate.ts";
 import {
   contextEndpointOf,
   type HookEndpoint,
@@ -229,6 +230,12 @@ export interface KernelSessionOptions {
   readonly onAsk?: OnAsk;
   /** Answers approval requests (plan items whose policy says `ask`). */
   readonly approve?: Approver;
+  /**
+   * Answers interactive calls (`ask_user`): the answer, e.g.
+   * `{ answer: "yes" }`, becomes the call's result. Without it, `on_ask`
+   * decides (the model is told nobody answered, or the session fails).
+   */
+  readonly answer?: InteractiveAnswerer;
   /** How long an ask waits for `approve`, in milliseconds. @default {300000} */
   readonly askTimeoutMs?: number;
   /** Cancels the running turn (every prompt of the session). */
@@ -307,6 +314,15 @@ export interface KernelSession extends AsyncDisposable {
       scope: "once" | "session" | "always";
     },
   ): boolean;
+  /**
+   * Answers a pending interactive call (`ask_user`) from outside the
+   * `answer` callback; the first answer wins.
+   *
+   * @param callId The call (`interactive_requested.callId`).
+   * @param response The answer, e.g. `{ answer: "yes" }`.
+   * @returns True when this answer was the first.
+   */
+  resolveInteractive(callId: string, response: JsonObject): boolean;
   /**
    * Ends the session (idempotent).
    *
@@ -531,6 +547,7 @@ class KernelImpl implements Kernel {
         ? { resumeSessionId: options.resumeId }
         : {}),
       ...(options.approve ? { approve: options.approve } : {}),
+      ...(options.answer ? { answer: options.answer } : {}),
       ...(options.onEvent ? { onEvent: options.onEvent } : {}),
     });
     const outer = options.signal;
@@ -556,6 +573,8 @@ class KernelImpl implements Kernel {
         );
       },
       resolveApproval: (id, answer) => session.resolveApproval(id, answer),
+      resolveInteractive: (id, response) =>
+        session.resolveInteractive(id, response),
       close: () => session.close().then(outcomeOf),
       [Symbol.asyncDispose]: async () => {
         await session.close();
@@ -589,6 +608,7 @@ class KernelImpl implements Kernel {
           ? { resumeSessionId: options.resumeId }
           : {}),
         ...(options.approve ? { approve: options.approve } : {}),
+        ...(options.answer ? { answer: options.answer } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
       }),
       outcomeOf,

@@ -266,6 +266,21 @@ export {
   type PolicyVerdict,
 } from "./agent/approval_gate.ts";
 export {
+  type InteractiveAnswerer,
+  InteractiveGate,
+  type InteractiveGateOptions,
+  type InteractiveOutcome,
+  type InteractiveRequest,
+} from "./agent/interactive_gate.ts";
+export {
+  type ChainProvider,
+  type ChainReport,
+  type ContextProviderEndpoint,
+  type MemoryProviderEndpoint,
+  providerContextAssembler,
+  type ProviderContextOptions,
+} from "./agent/provider_context.ts";
+export {
   type DispatchOutcome,
   HookDispatcher,
   type HookDispatcherOptions,

@@ -27,6 +27,7 @@
  * @module
  */
 import { Code, GrpcStatusError } from "../proto/grpc_adapter.ts";
+import type { JsonObject } from "@bufbuild/protobuf";
 import type { CategoryName } from "../plugins/sdk/manifest.ts";
 import type { SessionLog } from "./session_store.ts";
 import type { CostBudget } from "./agent/cost.ts";
@@ -53,6 +54,11 @@ export interface LiveSession {
    * are cancelled with it (cascade cancellation).
    */
   turnSignal?: AbortSignal;
+  /**
+   * Answers a pending interactive call (`ResolveInteractive`); true when
+   * this answer was the first.
+   */
+  resolveInteractive?: (callId: string, response: JsonObject) => boolean;
 }
 
 /** The part of a plugin's identity a grant is keyed on (not its version). */

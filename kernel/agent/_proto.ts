@@ -76,14 +76,21 @@ export function durationMs(d: Duration | undefined): number | undefined {
  * @param category The category.
  * @param message The message.
  * @param retryable Whether a retry may help.
+ * @param details Structured details (e.g. the raw payload).
  * @returns The error.
  */
 export function toolError(
   category: ToolErrorCategory,
   message: string,
   retryable = false,
+  details?: JsonObject,
 ): ToolError {
-  return create(ToolErrorSchema, { category, message, retryable });
+  return create(ToolErrorSchema, {
+    category,
+    message,
+    retryable,
+    ...(details ? { details } : {}),
+  });
 }
 
 /**

@@ -112,6 +112,12 @@ import {
 } from "./approval_gate.ts";
 import { concurrencyKey, INTERACTIVE_LOCK, KeyedQueue } from "./concurrency.ts";
 import { sectionTokens } from "./provider_context.ts";
+import { schemaViolation } from "./schema_check.ts";
+import type { Schema } from "../../proto/gen/pluggableharness/schema/v1/types_pb.ts";
+import {
+  type InteractiveAnswerer,
+  InteractiveGate,
+} from "./interactive_gate.ts";
 import {
   type ContextAssembler,
   passThroughAssembler,
@@ -205,6 +211,8 @@ export interface OpenSessionOptions {
   readonly resumeSessionId?: string;
   /** Answers approvals interactively. */
   readonly approve?: Approver;
+  /** Answers interactive calls (`ask_user`). */
+  readonly answer?: InteractiveAnswerer;
   /** Receives every event of the session (all prompts). */
   readonly onEvent?: (event: SessionEvent) => void;
   /** The parent session (sub-agents; recorded in `session_meta`). */
@@ -504,6 +512,7 @@ export class AgentSession implements AsyncDisposable {
   readonly #log: SessionLog;
   readonly #history: Message[];
   readonly #gate: ApprovalGate;
+  readonly #interactive: InteractiveGate;
   readonly #hooks: HookDispatcher;
   readonly #router: ModelRouter;
   readonly #doom: DoomLoopDetector;
@@ -581,6 +590,12 @@ export class AgentSession implements AsyncDisposable {
         : {}),
       emit: (e) => this.#emit(e),
     });
+    this.#interactive = new InteractiveGate({
+      onAsk: spec.onAsk,
+      askTimeoutMs: spec.askTimeoutMs,
+      ...(options.answer ? { answer: options.answer } : {}),
+      emit: (e) => this.#emit(e),
+    });
     this.#hooks = new HookDispatcher({
       subscriptions: spec.hooks,
       endpoints: deps.hooks ?? new Map(),
@@ -607,6 +622,8 @@ export class AgentSession implements AsyncDisposable {
         profile: spec.profile,
         depth: options.depth ?? (options.parentSessionId ? 1 : 0),
         budget: this.#budget,
+        resolveInteractive: (callId, response) =>
+          this.#interactive.resolve(callId, response),
       };
       this.#unregister = deps.registry.register(this.#live);
     }
@@ -760,6 +777,18 @@ export class AgentSession implements AsyncDisposable {
     },
   ): boolean {
     return this.#gate.resolve(planItemId, answer);
+  }
+
+  /**
+   * Answers a pending interactive call (`ask_user`) from outside the
+   * `answer` callback; the first answer wins and becomes the call's result.
+   *
+   * @param callId The interactive call.
+   * @param response The answer, e.g. `{ answer: "yes" }`.
+   * @returns True when this answer was the first for a pending call.
+   */
+  resolveInteractive(callId: string, response: JsonObject): boolean {
+    return this.#interactive.resolve(callId, response);
   }
 
   /**
@@ -1397,7 +1426,10 @@ export class AgentSession implements AsyncDisposable {
           }),
         );
       }
-      const bad = invalidArguments.get(r.toolUse.id);
+      const bad = invalidArguments.get(r.toolUse.id) ??
+        (entry.schema.inputSchema
+          ? argumentsViolation(input, entry.schema.inputSchema)
+          : undefined);
       if (bad !== undefined) {
         await this.#finishCall(r, turnId, {
           error: toolError(ToolErrorCategory.INVALID_ARGUMENTS, bad),
@@ -1723,8 +1755,22 @@ export class AgentSession implements AsyncDisposable {
     outcome: StoredOutcome,
     deniedBy?: string,
   ): Promise<void> {
-    this.#setOutcome(r, outcome, deniedBy);
     const entry = r.entry!;
+    // Tool MUST 15: a result that breaks the output schema is an error.
+    if ("result" in outcome && entry.schema.outputSchema) {
+      const bad = schemaViolation(outcome.result, entry.schema.outputSchema);
+      if (bad) {
+        outcome = {
+          error: toolError(
+            ToolErrorCategory.UNKNOWN,
+            `The tool's result does not match its output schema: ${bad}`,
+            false,
+            { payload: outcome.result },
+          ),
+        };
+      }
+    }
+    this.#setOutcome(r, outcome, deniedBy);
     this.#endToolSpan(r, outcome, deniedBy);
     await this.#log.emit({
       kind: EventKind.TOOL_RESULT,
@@ -1765,6 +1811,9 @@ export class AgentSession implements AsyncDisposable {
   ): Promise<void> {
     if (signal.aborted) throw new TurnCancelledError({ cause: signal.reason });
     const entry = r.entry!;
+    if (entry.schema.kind === ToolKind.INTERACTIVE) {
+      return await this.#executeInteractive(r, turnId, signal);
+    }
     const timeoutMs = durationMs(entry.schema.defaultTimeout) ??
       this.#spec.defaultToolTimeoutMs;
     if (this.#tracer.enabled) r.span = this.#startToolSpan(r);
@@ -1824,6 +1873,99 @@ export class AgentSession implements AsyncDisposable {
         : { error: toolError(ToolErrorCategory.UNKNOWN, message) };
     } finally {
       clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+      release?.();
+    }
+    await this.#finishCall(r, turnId, outcome);
+  }
+
+  /**
+   * Runs an interactive call: the tool streams its prompt as a
+   * `partial_result`, the {@linkcode InteractiveGate} waits for the first
+   * answer (no tool deadline applies; the ask timeout does), and the
+   * answer becomes the result. The tool's stream is closed either way.
+   */
+  async #executeInteractive(
+    r: CallRecord,
+    turnId: string,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const entry = r.entry!;
+    const call = r.call!;
+    if (this.#tracer.enabled) r.span = this.#startToolSpan(r);
+    const ac = new AbortController();
+    const onAbort = () => ac.abort(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    const release = this.#deps.registry?.grant(
+      entry.endpoint.identity,
+      this.sessionId,
+    );
+    let outcome: StoredOutcome | undefined;
+    try {
+      let prompt: JsonObject | undefined;
+      const events = entry.endpoint.invoke(call, { signal: ac.signal });
+      for await (const ev of abortable(events, ac.signal)) {
+        const e = ev.event;
+        if (e.case === "result") {
+          outcome = {
+            result: sortJsonKeys(e.value.payload ?? {}) as JsonObject,
+          };
+        } else if (e.case === "error") {
+          outcome = { error: e.value };
+        } else if (e.case === "partialResult") {
+          prompt = sortJsonKeys(e.value.payload ?? {}) as JsonObject;
+        } else continue;
+        break;
+      }
+      if (!outcome && prompt) {
+        const asked = await this.#interactive.ask({
+          sessionId: this.sessionId,
+          callId: call.id,
+          provider: entry.provider,
+          tool: call.toolName,
+          prompt,
+        }, signal);
+        if (asked.answered) {
+          outcome = { result: sortJsonKeys(asked.response) as JsonObject };
+        } else if (asked.decidedBy === "on_ask:fail") {
+          throw new AgentError(
+            "approval_required",
+            `Cannot run "${entry.provider}.${call.toolName}": it asks the user, nobody can answer and on_ask is "fail"`,
+          );
+        } else {
+          outcome = {
+            error: toolError(
+              ToolErrorCategory.EXECUTION_FAILED,
+              asked.decidedBy === "on_ask:timeout"
+                ? `Nobody answered within ${this.#spec.askTimeoutMs} ms. Go on with your best judgement and say what you assumed.`
+                : "Nobody can answer in this run (it is not interactive). Go on with your best judgement and say what you assumed.",
+            ),
+          };
+        }
+      }
+      outcome ??= {
+        error: toolError(
+          ToolErrorCategory.UNKNOWN,
+          "The interactive tool ended its stream without a prompt, a result or an error.",
+        ),
+      };
+    } catch (err) {
+      if (signal.aborted || err instanceof TurnCancelledError) {
+        if (r.span) endSpanWithError(r.span, err, true);
+        throw err instanceof TurnCancelledError
+          ? err
+          : new TurnCancelledError({ cause: err });
+      }
+      if (err instanceof AgentError) {
+        if (r.span) endSpanWithError(r.span, err, false);
+        throw err;
+      }
+      const message = err instanceof Error ? err.message : String(err);
+      outcome = err instanceof PluginCrashedError
+        ? { error: toolError(ToolErrorCategory.PROCESS_CRASHED, message) }
+        : { error: toolError(ToolErrorCategory.UNKNOWN, message) };
+    } finally {
+      ac.abort(new Error("interactive call settled"));
       signal.removeEventListener("abort", onAbort);
       release?.();
     }
@@ -2046,4 +2188,13 @@ export function exitCodeOf(result: SessionResult): number {
     ].includes(code)
   ) return 6;
   return 1;
+}
+
+/** A call's arguments against its input schema, as the model should read it. */
+function argumentsViolation(
+  input: JsonObject,
+  schema: Schema,
+): string | undefined {
+  const bad = schemaViolation(input, schema, "arguments");
+  return bad ? `Invalid arguments: ${bad}.` : undefined;
 }

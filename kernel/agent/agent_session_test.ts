@@ -16,6 +16,7 @@ import { eventKindInfo } from "../event_kinds.ts";
 import { SessionRegistry } from "../session_registry.ts";
 import type { MemorySessionStore } from "../memory_session_store.ts";
 import { toolError } from "./_proto.ts";
+import { SchemaType } from "../../proto/gen/pluggableharness/schema/v1/types_pb.ts";
 import {
   ack,
   collect,
@@ -1751,4 +1752,70 @@ Deno.test("AgentSession keeps one session across prompts; Ctrl-C interrupts a tu
     e.kind === EventKind.PLAN
   );
   assert.equal(planOf.length, 0);
+});
+
+// ------------------------------------------------ tool schemas (§6.2 MUST 15)
+
+const LOOKUP = op("lookup", ToolKind.DATA_SOURCE, {
+  concurrency: { safe: true },
+  inputSchema: {
+    type: SchemaType.OBJECT,
+    properties: {
+      key: { type: SchemaType.STRING, enumValues: ["a", "b"] },
+      limit: { type: SchemaType.NUMBER },
+    },
+    required: ["key"],
+  },
+  outputSchema: {
+    type: SchemaType.OBJECT,
+    properties: { value: { type: SchemaType.STRING } },
+    required: ["value"],
+  },
+});
+
+Deno.test("arguments that break the input schema never reach the tool; the model reads why", async () => {
+  const h = setup({
+    ops: [{ schema: LOOKUP, run: () => ({ value: "x" }) }],
+    script: [{
+      toolCalls: [
+        { id: "1", name: "lookup", input: { key: "c" } },
+        { id: "2", name: "lookup", input: { limit: "ten", key: "a" } },
+        { id: "3", name: "lookup", input: { key: "a", limit: 3 } },
+      ],
+    }, { text: "ok" }],
+  });
+  const { events } = await h.run();
+  assert.deepEqual(h.tool.invocations.map((i) => i.id), ["3"]);
+  const results = ofType(events, "tool_result");
+  const byId = new Map(results.map((r) => [r.callId, r]));
+  assert.equal(byId.get("1")!.error?.category, "invalid_arguments");
+  assert.match(
+    byId.get("1")!.error!.message,
+    /arguments\.key must be one of "a", "b", got "c"/,
+  );
+  assert.match(
+    byId.get("2")!.error!.message,
+    /arguments\.limit must be a number, got a string/,
+  );
+  assert.deepEqual(byId.get("3")!.result, { value: "x" });
+});
+
+Deno.test("§6.2 MUST 15: a result that breaks the output schema becomes an UNKNOWN error with the raw payload", async () => {
+  const h = setup({
+    ops: [{ schema: LOOKUP, run: () => ({ value: 42 }) }],
+    script: [{
+      toolCalls: [{ id: "1", name: "lookup", input: { key: "a" } }],
+    }, { text: "ok" }],
+  });
+  const { result } = await h.run();
+  const log = await stored(h.store, result.sessionId);
+  const tr = log.events.filter((e) => e.kind === EventKind.TOOL_RESULT)
+    .map((e) => fromBinary(ToolResultEventSchema, e.payload));
+  assert.equal(tr.length, 1);
+  const outcome = tr[0]!.outcome;
+  assert.equal(outcome.case, "error");
+  if (outcome.case !== "error") return;
+  assert.equal(outcome.value.category, ToolErrorCategory.UNKNOWN);
+  assert.match(outcome.value.message, /\$\.value must be a string/);
+  assert.deepEqual(outcome.value.details, { payload: { value: 42 } });
 });

@@ -182,6 +182,25 @@ export type SessionEvent =
     readonly final: boolean;
   }
   | {
+    /** An interactive call (`ask_user`) waits for an answer. */
+    readonly type: "interactive_requested";
+    readonly callId: string;
+    readonly provider: string;
+    readonly tool: string;
+    /** The tool's prompt, e.g. `{ question, options }`. */
+    readonly prompt: JsonObject;
+  }
+  | {
+    /** How an interactive call's ask ended. */
+    readonly type: "interactive_resolved";
+    readonly callId: string;
+    readonly answered: boolean;
+    /** Who answered: the session's answerer or `ResolveInteractive`. */
+    readonly source?: "callback" | "external";
+    /** Why nobody did (`on_ask:deny`, `on_ask:timeout`, `on_ask:fail`). */
+    readonly decidedBy?: string;
+  }
+  | {
     /** Step 1's outcome: the request's context sections, in chain order. */
     readonly type: "context_assembled";
     readonly turnId: string;

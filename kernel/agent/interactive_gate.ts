@@ -1,0 +1,196 @@
+/**
+ * Interactive tool calls (`ask_user`): kernel.md §6.6.3 and plugins.md
+ * §6.2. An interactive call passed the policy precheck and runs alone;
+ * its tool streams one `partial_result` holding the prompt (the question
+ * and its options), and the kernel surfaces that prompt to whoever can
+ * answer: the session's `answer` callback (the CLI prompt, a library
+ * caller) or `ResolveInteractive` from a plugin holding a grant on the
+ * session. The first answer wins and becomes the call's
+ * `ToolResult.payload`; the tool's stream is then closed.
+ *
+ * Headless never hangs: with nobody to answer, `on_ask` decides — `deny`
+ * (the default) tells the model nobody answered, `fail` ends the session
+ * with `approval_required`, `callback` waits up to the ask timeout for an
+ * external answer, then tells the model.
+ *
+ * @module
+ */
+import { getLogger } from "@logtape/logtape";
+import type { JsonObject } from "@bufbuild/protobuf";
+import { TurnCancelledError } from "./errors.ts";
+import type { SessionEvent } from "./session_events.ts";
+import type { OnAsk } from "./session_spec.ts";
+
+const log = getLogger(["ph-agent", "kernel", "agent", "interactive"]);
+
+/** What an answerer is asked. */
+export interface InteractiveRequest {
+  /** The session. */
+  readonly sessionId: string;
+  /** The interactive call (answer with this id). */
+  readonly callId: string;
+  /** The provider's local name. */
+  readonly provider: string;
+  /** The operation (`ask_user`). */
+  readonly tool: string;
+  /** The tool's prompt payload, e.g. `{ question, options }`. */
+  readonly prompt: JsonObject;
+}
+
+/**
+ * Answers an interactive call. It may return late or never; the gate's
+ * timeout and `on_ask` still apply. `signal` aborts once someone else
+ * answered or the turn was cancelled.
+ */
+export type InteractiveAnswerer = (
+  request: InteractiveRequest,
+  options: { readonly signal: AbortSignal },
+) => Promise<JsonObject>;
+
+/** How an ask ended. */
+export type InteractiveOutcome =
+  | {
+    readonly answered: true;
+    readonly response: JsonObject;
+    readonly source: "callback" | "external";
+  }
+  | {
+    readonly answered: false;
+    /** `on_ask:deny`, `on_ask:timeout` or `on_ask:fail`. */
+    readonly decidedBy: string;
+  };
+
+/** Options of {@linkcode InteractiveGate}. */
+export interface InteractiveGateOptions {
+  /** The session's answerer, when it has one. */
+  readonly answer?: InteractiveAnswerer;
+  /** What an unanswered ask becomes. */
+  readonly onAsk: OnAsk;
+  /** How long an ask waits. */
+  readonly askTimeoutMs: number;
+  /** Session events. */
+  readonly emit: (event: SessionEvent) => void;
+}
+
+/** Waits for the first answer to each interactive call. */
+export class InteractiveGate {
+  readonly #o: InteractiveGateOptions;
+  readonly #pending = new Map<string, (r: JsonObject) => boolean>();
+
+  /**
+   * Creates a gate.
+   *
+   * @param options Answerer, `on_ask`, timeout, events.
+   */
+  constructor(options: InteractiveGateOptions) {
+    this.#o = options;
+  }
+
+  /**
+   * Answers a pending call from outside the answerer (`ResolveInteractive`,
+   * a UI); the first answer wins.
+   *
+   * @param callId The interactive call.
+   * @param response The answer.
+   * @returns True when this answer was the first.
+   */
+  resolve(callId: string, response: JsonObject): boolean {
+    return this.#pending.get(callId)?.(response) ?? false;
+  }
+
+  /**
+   * Surfaces the prompt and waits for the first answer, the timeout or
+   * cancellation.
+   *
+   * @param request The call and its prompt.
+   * @param signal The turn's signal (cancellation throws).
+   * @returns The answer, or why there is none.
+   */
+  async ask(
+    request: InteractiveRequest,
+    signal: AbortSignal,
+  ): Promise<InteractiveOutcome> {
+    if (signal.aborted) throw new TurnCancelledError({ cause: signal.reason });
+    const { promise, resolve } = Promise.withResolvers<
+      InteractiveOutcome | "cancel"
+    >();
+    let done = false;
+    const settle = (o: InteractiveOutcome | "cancel"): boolean => {
+      if (done) return false;
+      done = true;
+      resolve(o);
+      return true;
+    };
+    this.#pending.set(
+      request.callId,
+      (response) => settle({ answered: true, response, source: "external" }),
+    );
+    this.#o.emit({
+      type: "interactive_requested",
+      callId: request.callId,
+      provider: request.provider,
+      tool: request.tool,
+      prompt: request.prompt,
+    });
+    const answerers = new AbortController();
+    const onAbort = () => settle("cancel");
+    signal.addEventListener("abort", onAbort, { once: true });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const answer = this.#o.answer;
+    const canWait = answer !== undefined || this.#o.onAsk === "callback";
+    const unanswered = (timedOut: boolean): InteractiveOutcome => ({
+      answered: false,
+      decidedBy: this.#o.onAsk === "fail"
+        ? "on_ask:fail"
+        : timedOut
+        ? "on_ask:timeout"
+        : "on_ask:deny",
+    });
+    if (!canWait) {
+      settle(unanswered(false));
+    } else {
+      if (answer) {
+        Promise.resolve().then(() =>
+          answer(request, { signal: answerers.signal })
+        ).then(
+          (response) =>
+            settle({ answered: true, response, source: "callback" }),
+          (err) => {
+            log.warn("The answerer failed for {callId}: {error}", {
+              callId: request.callId,
+              error: err instanceof Error ? err.message : String(err),
+            });
+            settle(unanswered(false));
+          },
+        );
+      }
+      if (Number.isFinite(this.#o.askTimeoutMs)) {
+        timer = setTimeout(
+          () => settle(unanswered(true)),
+          this.#o.askTimeoutMs,
+        );
+      }
+    }
+    let outcome: InteractiveOutcome | "cancel";
+    try {
+      outcome = await promise;
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+      this.#pending.delete(request.callId);
+      answerers.abort();
+    }
+    if (outcome === "cancel") {
+      throw new TurnCancelledError({ cause: signal.reason });
+    }
+    this.#o.emit({
+      type: "interactive_resolved",
+      callId: request.callId,
+      answered: outcome.answered,
+      ...(outcome.answered
+        ? { source: outcome.source }
+        : { decidedBy: outcome.decidedBy }),
+    });
+    return outcome;
+  }
+}
