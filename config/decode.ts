@@ -491,6 +491,7 @@ const PROFILE_SCHEMA = {
     max_wall_clock_s: { type: "number" },
     max_depth: { type: "number" },
     max_concurrent_subagents: { type: "number" },
+    doom_loop_threshold: { type: "number" },
   },
   blocks: { model: { labels: [], unique: "type" } },
 } as const;
@@ -501,6 +502,7 @@ const BOUND_OF: Readonly<Record<string, keyof ProfileBounds>> = {
   max_wall_clock_s: "maxWallClockS",
   max_depth: "maxDepth",
   max_concurrent_subagents: "maxConcurrentSubagents",
+  doom_loop_threshold: "doomLoopThreshold",
 };
 
 function decodeProfile(
@@ -649,6 +651,7 @@ function decodeHook(
       attributes: {
         provider: { type: "string", required: true },
         mode: { type: "string", required: true },
+        timeout_ms: { type: "number" },
       },
       blocks: {},
     },
@@ -658,6 +661,21 @@ function decodeHook(
   );
   const p = attrs.get("provider");
   const m = attrs.get("mode");
+  const t = attrs.get("timeout_ms");
+  const timeoutMs = t ? evalAttr(t, "number", where, diagnostics) : undefined;
+  if (
+    t && typeof timeoutMs === "number" &&
+    !(Number.isSafeInteger(timeoutMs) && timeoutMs > 0)
+  ) {
+    ok = false;
+    diagnostics.push(diag(
+      "error",
+      "E_INVALID_VALUE",
+      `Invalid timeout_ms in ${where}`,
+      `Expected a whole number of milliseconds above 0, got ${timeoutMs}.`,
+      t.expr.range,
+    ));
+  }
   const provider = p ? evalAttr(p, "string", where, diagnostics) : undefined;
   const mode = m ? evalAttr(m, "string", where, diagnostics) : undefined;
   if (typeof provider === "string" && !config.declaredNames.has(provider)) {
@@ -675,6 +693,7 @@ function decodeHook(
     point: label.value as HookPoint,
     provider,
     mode: mode as HookMode,
+    ...(typeof timeoutMs === "number" ? { timeoutMs } : {}),
     position: block.range.start.byte,
     range: headerRange(block),
   };

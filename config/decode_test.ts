@@ -64,3 +64,23 @@ Deno.test("classifySource() separates builtin, path and forge sources", () => {
   assert.equal(classifySource("../sibling"), "path");
   assert.equal(classifySource("gitlab.com/a"), undefined);
 });
+
+Deno.test("decodeAgentConfig() reads doom_loop_threshold and a hook's timeout_ms, and refuses bad values where they are", () => {
+  const ok = decode(
+    'required_providers {\n  g = { source = "builtin/echo", version = "~> 0.1" }\n}\nagent_profile "default" {\n  doom_loop_threshold = 3\n}\nhook "plan-ready" {\n  provider   = "g"\n  mode       = "veto"\n  timeout_ms = 1500\n}\n',
+  );
+  assert.deepEqual(ok.diagnostics, []);
+  assert.equal(ok.config.profiles[0]!.bounds.doomLoopThreshold, 3);
+  assert.equal(ok.config.hooks[0]!.timeoutMs, 1500);
+  const bad = decode(
+    'required_providers {\n  g = { source = "builtin/echo", version = "~> 0.1" }\n}\nagent_profile "default" {\n  doom_loop_threshold = 1\n}\nhook "plan-ready" {\n  provider   = "g"\n  mode       = "veto"\n  timeout_ms = 0\n}\n',
+  );
+  assert.deepEqual(
+    bad.diagnostics.map((d) => [d.summary, d.range?.start.line]),
+    [
+      ['Invalid doom_loop_threshold in profile "default"', 5],
+      ['Invalid timeout_ms in hook "plan-ready"', 10],
+    ],
+  );
+  assert.match(bad.diagnostics[0]!.detail!, /at least 2, got 1/);
+});

@@ -234,6 +234,7 @@ export function explainPlan(
         ["max_wall_clock_s", b.maxWallClockS],
         ["max_depth", b.maxDepth],
         ["max_concurrent_subagents", b.maxConcurrentSubagents],
+        ["doom_loop_threshold", b.doomLoopThreshold],
       ] as const).filter(([, v]) => v !== undefined).map(([k, v]) =>
         `${k} = ${v}`
       );

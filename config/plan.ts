@@ -166,6 +166,8 @@ export interface PlanHook {
   provider: string;
   /** How it acts. */
   mode: HookMode;
+  /** `timeout_ms`: this subscriber's deadline (else the kernel default). */
+  timeoutMs?: number;
   /** Byte offset of the block (config.md §7.8). */
   position: number;
   /** Where the block is. */
@@ -314,6 +316,7 @@ function boundsJson(b: ProfileBounds): JsonValue {
     max_wall_clock_s: n(b.maxWallClockS),
     max_depth: n(b.maxDepth),
     max_concurrent_subagents: n(b.maxConcurrentSubagents),
+    doom_loop_threshold: n(b.doomLoopThreshold),
   };
 }
 
@@ -410,6 +413,7 @@ export function planToJson(plan: Plan): JsonValue {
       point: h.point,
       provider: h.provider,
       mode: h.mode,
+      timeout_ms: h.timeoutMs ?? null,
       position: h.position,
       declared_at: where(h.range),
     })),

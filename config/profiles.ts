@@ -795,6 +795,11 @@ export interface ProfileBounds {
   maxDepth?: number;
   /** `max_concurrent_subagents`: integer cap on in-flight children. */
   maxConcurrentSubagents?: number;
+  /**
+   * `doom_loop_threshold`: how many consecutive identical tool calls end
+   * the loop (integer, at least 2; the kernel's default is 4).
+   */
+  doomLoopThreshold?: number;
 }
 
 /** Options for {@linkcode validateBounds}. */
@@ -818,6 +823,7 @@ export const BOUND_ATTRIBUTES: Readonly<Record<keyof ProfileBounds, string>> = {
   maxWallClockS: "max_wall_clock_s",
   maxDepth: "max_depth",
   maxConcurrentSubagents: "max_concurrent_subagents",
+  doomLoopThreshold: "doom_loop_threshold",
 };
 
 /**
@@ -883,6 +889,10 @@ export function validateBounds(
       );
     } else if (whole && !Number.isSafeInteger(value)) {
       fail(`The value ${value} is too large.`);
+    } else if (field === "doomLoopThreshold" && value < 2) {
+      fail(
+        `Expected at least 2, got ${value}: the loop needs two identical calls in a row to see a repeat.`,
+      );
     } else if (field === "maxConcurrentSubagents" && value === 0) {
       diagnostics.push(diag(
         "warning",

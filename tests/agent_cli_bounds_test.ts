@@ -95,3 +95,12 @@ Deno.test("agent run: a doom loop (the same call 4 times) ends the session, exit
     "completed",
   );
 });
+
+Deno.test("agent run: doom_loop_threshold from agent.hcl (2) ends the loop on the second identical call", async () => {
+  await expectBound(
+    [read("a.md"), read("a.md"), FINAL],
+    "doom_loop_threshold = 2",
+    "doom_loop",
+    "completed",
+  );
+});

@@ -126,6 +126,9 @@ export function sessionSpecFromPlan(
     policies: plan.policies,
     hooks: hookChain(plan),
     bounds,
+    ...(profile?.bounds.doomLoopThreshold !== undefined
+      ? { doomLoop: { threshold: profile.bounds.doomLoopThreshold } }
+      : {}),
     retry: { ...plan.settings.retry },
     workingDirectory: options.workingDirectory,
     ...(options.onAsk !== undefined ? { onAsk: options.onAsk } : {}),
@@ -173,6 +176,7 @@ export function hookChain(plan: Plan): HookSubscription[] {
     point: h.point,
     provider: h.provider,
     mode: h.mode,
+    ...(h.timeoutMs !== undefined ? { timeoutMs: h.timeoutMs } : {}),
   });
   if (implicit.length === 0) return plan.hooks.map(strip);
   return [...plan.hooks, ...implicit]

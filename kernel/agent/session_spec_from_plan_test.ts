@@ -148,3 +148,28 @@ Deno.test("memory providers are implicitly subscribed to post-model-response and
     { point: "session-end", provider: "mem", mode: "observe" },
   ]);
 });
+
+Deno.test("a hook block's timeout_ms and the profile's doom_loop_threshold reach the session spec", () => {
+  const p = plan([{
+    name: "default",
+    tools: [],
+    slashCommands: [],
+    bounds: { doomLoopThreshold: 3 },
+    model: {
+      primary: { provider: "llm", id: "m" },
+      fallbacks: [],
+    },
+  }]);
+  const withTimeout = {
+    ...p,
+    hooks: [{ ...p.hooks[0]!, timeoutMs: 750 }],
+  } as unknown as Plan;
+  const { spec } = sessionSpecFromPlan(withTimeout, {
+    toolSchemas: new Map(),
+    workingDirectory: "/w",
+  });
+  assert.deepEqual(spec?.hooks, [
+    { point: "plan-ready", provider: "guard", mode: "veto", timeoutMs: 750 },
+  ]);
+  assert.equal(resolveSessionSpec(spec!).doomLoop.threshold, 3);
+});
