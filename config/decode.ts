@@ -22,6 +22,7 @@ import {
 } from "./codes.ts";
 import { checkPolicies, normalizePolicy, type PolicyRule } from "./policy.ts";
 import {
+  type GenerationSettings,
   type ModelRef,
   type ModelRouting,
   parseToolScope,
@@ -493,7 +494,10 @@ const PROFILE_SCHEMA = {
     max_concurrent_subagents: { type: "number" },
     doom_loop_threshold: { type: "number" },
   },
-  blocks: { model: { labels: [], unique: "type" } },
+  blocks: {
+    model: { labels: [], unique: "type" },
+    generation: { labels: [], unique: "type" },
+  },
 } as const;
 
 const BOUND_OF: Readonly<Record<string, keyof ProfileBounds>> = {
@@ -618,7 +622,106 @@ function decodeProfile(
     range: headerRange(block),
   };
   if (model !== undefined) profile.model = model;
+  const genBlock = blocks.get("generation")?.[0];
+  if (genBlock !== undefined) {
+    const generation = decodeGeneration(genBlock, where, diagnostics);
+    if (generation) profile.generation = generation;
+  }
   return profile;
+}
+
+/**
+ * `generation {}` in a profile: the request's generation parameters. Types
+ * and ranges are checked here; each value is checked against the chosen
+ * model's declared capabilities per turn.
+ */
+function decodeGeneration(
+  block: Block,
+  profile: string,
+  diagnostics: Diagnostic[],
+): GenerationSettings | undefined {
+  const where = `the generation block of ${profile}`;
+  const { attrs } = checkBody(
+    block.body,
+    {
+      attributes: {
+        thinking_effort: { type: "string" },
+        thinking_budget_tokens: { type: "number" },
+        max_output_tokens: { type: "number" },
+        temperature: { type: "number" },
+        stop_sequences: { type: "list(string)" },
+      },
+      blocks: {},
+    },
+    where,
+    diagnostics,
+    headerRange(block),
+  );
+  const out: GenerationSettings = {};
+  let ok = true;
+  const bad = (name: string, detail: string, range: SourceRange) => {
+    ok = false;
+    diagnostics.push(
+      diag(
+        "error",
+        "E_INVALID_VALUE",
+        `Invalid ${name} in ${where}`,
+        detail,
+        range,
+      ),
+    );
+  };
+  const effort = attrs.get("thinking_effort");
+  if (effort) {
+    const v = evalAttr(effort, "string", where, diagnostics);
+    if (typeof v === "string") {
+      if (v.trim() === "") {
+        bad(
+          "thinking_effort",
+          'Expected an effort level such as "high", got an empty string.',
+          effort.expr.range,
+        );
+      } else out.thinkingEffort = v;
+    } else ok = false;
+  }
+  for (
+    const [name, field, min] of [
+      ["thinking_budget_tokens", "thinkingBudgetTokens", 0],
+      ["max_output_tokens", "maxOutputTokens", 1],
+    ] as const
+  ) {
+    const a = attrs.get(name);
+    if (!a) continue;
+    const v = evalAttr(a, "number", where, diagnostics);
+    if (typeof v !== "number") {
+      ok = false;
+    } else if (!Number.isSafeInteger(v) || v < min) {
+      bad(
+        name,
+        `Expected a whole number of tokens of at least ${min}, got ${v}.`,
+        a.expr.range,
+      );
+    } else out[field] = v;
+  }
+  const t = attrs.get("temperature");
+  if (t) {
+    const v = evalAttr(t, "number", where, diagnostics);
+    if (typeof v !== "number") ok = false;
+    else if (!Number.isFinite(v) || v < 0) {
+      bad(
+        "temperature",
+        `Expected a finite number of at least 0, got ${v}.`,
+        t.expr.range,
+      );
+    } else out.temperature = v;
+  }
+  const stops = attrs.get("stop_sequences");
+  if (stops) {
+    const v = evalAttr(stops, "list(string)", where, diagnostics);
+    if (Array.isArray(v)) out.stopSequences = v as string[];
+    else ok = false;
+  }
+  return ok ? out : undefined;
 }
 
 function decodeHook(

@@ -84,3 +84,37 @@ Deno.test("decodeAgentConfig() reads doom_loop_threshold and a hook's timeout_ms
   );
   assert.match(bad.diagnostics[0]!.detail!, /at least 2, got 1/);
 });
+
+Deno.test("decodeAgentConfig() reads a profile's generation block and refuses bad values where they are", () => {
+  const ok = decode(
+    'agent_profile "default" {\n  generation {\n    thinking_effort = "high"\n    thinking_budget_tokens = 8000\n    max_output_tokens = 4096\n    temperature = 0.3\n    stop_sequences = ["END"]\n  }\n}\n',
+  );
+  assert.deepEqual(ok.diagnostics, []);
+  assert.deepEqual(ok.config.profiles[0]!.generation, {
+    thinkingEffort: "high",
+    thinkingBudgetTokens: 8000,
+    maxOutputTokens: 4096,
+    temperature: 0.3,
+    stopSequences: ["END"],
+  });
+  const bad = decode(
+    'agent_profile "default" {\n  generation {\n    max_output_tokens = 0\n    temperature = -1\n    effort = "high"\n  }\n}\n',
+  );
+  assert.deepEqual(
+    bad.diagnostics.map((d) => [d.code, d.summary, d.range?.start.line]),
+    [
+      ["E_UNKNOWN_ATTR", 'Unsupported argument "effort"', 5],
+      [
+        "E_INVALID_VALUE",
+        'Invalid max_output_tokens in the generation block of agent_profile "default"',
+        3,
+      ],
+      [
+        "E_INVALID_VALUE",
+        'Invalid temperature in the generation block of agent_profile "default"',
+        4,
+      ],
+    ],
+  );
+  assert.equal(bad.config.profiles[0]!.generation, undefined);
+});

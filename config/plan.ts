@@ -26,6 +26,7 @@ import type { EffectivePermissions } from "../kernel/permissions.ts";
 import type { PolicyRule, RiskClass, ToolKind } from "./policy.ts";
 import { specificity } from "./policy.ts";
 import type {
+  GenerationSettings,
   ModelRef,
   ModelRouting,
   ProfileBounds,
@@ -125,6 +126,8 @@ export interface PlanProfile {
   slashCommands: string[];
   /** Loop bounds; an absent field is unset (not 0). */
   bounds: ProfileBounds;
+  /** `generation {}`: the requests' generation parameters. */
+  generation?: GenerationSettings;
   /** Where the block is. */
   range: SourceRange;
 }
@@ -407,6 +410,15 @@ export function planToJson(plan: Plan): JsonValue {
       })),
       slash_commands: [...p.slashCommands],
       bounds: boundsJson(p.bounds),
+      generation: p.generation
+        ? {
+          thinking_effort: p.generation.thinkingEffort ?? null,
+          thinking_budget_tokens: p.generation.thinkingBudgetTokens ?? null,
+          max_output_tokens: p.generation.maxOutputTokens ?? null,
+          temperature: p.generation.temperature ?? null,
+          stop_sequences: p.generation.stopSequences ?? [],
+        }
+        : null,
       declared_at: where(p.range),
     })),
     hooks: plan.hooks.map((h) => ({

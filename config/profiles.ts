@@ -592,7 +592,38 @@ export interface ModelCapabilities {
   /** Whether it accepts images. */
   readonly supportsVision: boolean;
   /** Reasoning support; absent means none. */
-  readonly thinking?: { readonly supported: boolean } | undefined;
+  readonly thinking?: {
+    readonly supported: boolean;
+    /** Named effort levels, when the model takes one. */
+    readonly effort?: { readonly levels: readonly string[] } | undefined;
+    /** A token budget control, when the model takes one. */
+    readonly budget?: {
+      readonly range?: {
+        readonly min: number | bigint;
+        readonly max: number | bigint;
+      } | undefined;
+    } | undefined;
+  } | undefined;
+  /** The most output tokens one response may hold. */
+  readonly maxOutputTokens?: number | bigint;
+}
+
+/**
+ * A profile's generation parameters (`generation {}` in an
+ * `agent_profile`): validated against each candidate model's declared
+ * capabilities before a request is sent, never forwarded when invalid.
+ */
+export interface GenerationSettings {
+  /** `thinking_effort`: one of the model's effort levels. */
+  thinkingEffort?: string;
+  /** `thinking_budget_tokens`: within the model's budget range. */
+  thinkingBudgetTokens?: number;
+  /** `max_output_tokens`: at most the model's maximum output. */
+  maxOutputTokens?: number;
+  /** `temperature`: passed through unclamped. */
+  temperature?: number;
+  /** `stop_sequences`. */
+  stopSequences?: string[];
 }
 
 /** What a turn needs from its model. */
@@ -617,6 +648,12 @@ export interface TurnRequirements {
    * @default {0}
    */
   minContextWindow?: number;
+  /**
+   * The profile's generation parameters, each checked against the
+   * candidate's declared capabilities.
+   * @default {none}
+   */
+  generation?: GenerationSettings;
 }
 
 /** Why a candidate was skipped. */
@@ -626,7 +663,10 @@ export type IneligibleReason =
   | "no_tool_use"
   | "no_vision"
   | "no_thinking"
-  | "context_window_too_small";
+  | "context_window_too_small"
+  | "effort_not_offered"
+  | "budget_out_of_range"
+  | "max_output_too_large";
 
 /** A candidate that was skipped, and why. */
 export interface SkippedModel {
@@ -679,7 +719,43 @@ const REASON_TEXT: Readonly<Record<IneligibleReason, string>> = {
   no_thinking: "the turn needs thinking, which it does not support",
   context_window_too_small:
     "its context window is smaller than the turn requires",
+  effort_not_offered:
+    "the profile's thinking_effort is not one of its effort levels",
+  budget_out_of_range:
+    "the profile's thinking_budget_tokens is outside its budget range",
+  max_output_too_large:
+    "the profile's max_output_tokens is above its maximum output",
 };
+
+function reasonText(
+  reason: IneligibleReason,
+  spec: ModelCapabilities | undefined,
+  req: TurnRequirements,
+): string {
+  const g = req.generation ?? {};
+  switch (reason) {
+    case "effort_not_offered": {
+      const levels = spec?.thinking?.effort?.levels ?? [];
+      return `${REASON_TEXT[reason]} (${JSON.stringify(g.thinkingEffort)}; ${
+        levels.length
+          ? `it offers ${levels.map((l) => JSON.stringify(l)).join(", ")}`
+          : "it takes no effort level"
+      })`;
+    }
+    case "budget_out_of_range": {
+      const r = spec?.thinking?.budget?.range;
+      return `${REASON_TEXT[reason]} (${g.thinkingBudgetTokens}; ${
+        r ? `it accepts ${r.min}..${r.max}` : "it takes no token budget"
+      })`;
+    }
+    case "max_output_too_large":
+      return `${
+        REASON_TEXT[reason]
+      } (${g.maxOutputTokens} > ${spec?.maxOutputTokens})`;
+    default:
+      return REASON_TEXT[reason];
+  }
+}
 
 /**
  * Walks a routing chain (primary, then fallbacks in order) and returns the
@@ -737,7 +813,13 @@ export function chooseModel<T extends ModelCapabilities>(
     : `profile "${options.profile}"`;
   const lines = skipped.map(({ model, reasons }) =>
     `- "${model.provider}" / "${model.id}": ${
-      reasons.map((r) => REASON_TEXT[r]).join("; ")
+      reasons.map((r) =>
+        reasonText(
+          r,
+          available.get(model.provider)?.find((m) => m.id === model.id),
+          requirements,
+        )
+      ).join("; ")
     }`
   );
   return {
@@ -777,6 +859,27 @@ function capabilityGaps(
   if (min > 0 && Number(spec.contextWindow) < min) {
     gaps.push("context_window_too_small");
   }
+  const g = req.generation;
+  if (g?.thinkingEffort !== undefined) {
+    const levels = spec.thinking?.supported
+      ? spec.thinking.effort?.levels ?? []
+      : [];
+    if (!levels.includes(g.thinkingEffort)) gaps.push("effort_not_offered");
+  }
+  if (g?.thinkingBudgetTokens !== undefined) {
+    const r = spec.thinking?.supported
+      ? spec.thinking.budget?.range
+      : undefined;
+    if (
+      !r || g.thinkingBudgetTokens < Number(r.min) ||
+      g.thinkingBudgetTokens > Number(r.max)
+    ) gaps.push("budget_out_of_range");
+  }
+  if (
+    g?.maxOutputTokens !== undefined && spec.maxOutputTokens !== undefined &&
+    Number(spec.maxOutputTokens) > 0 &&
+    g.maxOutputTokens > Number(spec.maxOutputTokens)
+  ) gaps.push("max_output_too_large");
   return gaps;
 }
 

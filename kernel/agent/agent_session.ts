@@ -33,7 +33,12 @@
  *
  * @module
  */
-import { create, type JsonObject, toBinary } from "@bufbuild/protobuf";
+import {
+  create,
+  type JsonObject,
+  type MessageInitShape,
+  toBinary,
+} from "@bufbuild/protobuf";
 import { getLogger } from "@logtape/logtape";
 import type { PolicyCall } from "../../config/policy.ts";
 import { Category } from "../../proto/gen/pluggableharness/common/v1/types_pb.ts";
@@ -113,6 +118,8 @@ import {
 import { concurrencyKey, INTERACTIVE_LOCK, KeyedQueue } from "./concurrency.ts";
 import { sectionTokens } from "./provider_context.ts";
 import { schemaViolation } from "./schema_check.ts";
+import type { GenerationSettings } from "../../config/profiles.ts";
+import type { GenerationParamsSchema } from "../../proto/gen/pluggableharness/model/v1/types_pb.ts";
 import type { Schema } from "../../proto/gen/pluggableharness/schema/v1/types_pb.ts";
 import {
   type InteractiveAnswerer,
@@ -1156,14 +1163,19 @@ export class AgentSession implements AsyncDisposable {
     this.#currentOutcomes = new Map();
     const spec = this.#spec;
     const declarations = final ? [] : this.#tools.declarations();
+    const generation = spec.generation;
     const requirements = {
       toolUse: declarations.length > 0,
       vision: historyHasImages(this.#history),
+      thinking: generation.thinkingEffort !== undefined ||
+        (generation.thinkingBudgetTokens ?? 0) > 0,
+      generation,
     };
     const choice = await this.#router.choose(requirements, 0, signal);
     const window = Number(choice.spec.contextWindow);
     const budgetTokens = window -
       (spec.context.reservedOutputTokens ??
+        generation.maxOutputTokens ??
         Number(choice.spec.maxOutputTokens)) -
       (spec.context.systemOverheadTokens ?? 0);
     this.#emit({
@@ -1235,6 +1247,9 @@ export class AgentSession implements AsyncDisposable {
       messages,
       modelId: choice.model.id,
       tools: declarations,
+      ...(hasGeneration(generation)
+        ? { params: generationParams(generation) }
+        : {}),
       assembledContext: assembled.sections,
       callContext: {
         sessionId: this.sessionId,
@@ -2197,4 +2212,29 @@ function argumentsViolation(
 ): string | undefined {
   const bad = schemaViolation(input, schema, "arguments");
   return bad ? `Invalid arguments: ${bad}.` : undefined;
+}
+
+function hasGeneration(g: GenerationSettings): boolean {
+  return g.thinkingEffort !== undefined ||
+    g.thinkingBudgetTokens !== undefined || g.maxOutputTokens !== undefined ||
+    g.temperature !== undefined || (g.stopSequences?.length ?? 0) > 0;
+}
+
+/** The request's `GenerationParams` (already checked against the model). */
+function generationParams(
+  g: GenerationSettings,
+): MessageInitShape<typeof GenerationParamsSchema> {
+  return {
+    ...(g.thinkingEffort !== undefined
+      ? { thinkingEffort: g.thinkingEffort }
+      : {}),
+    ...(g.thinkingBudgetTokens !== undefined
+      ? { thinkingBudgetTokens: BigInt(g.thinkingBudgetTokens) }
+      : {}),
+    ...(g.maxOutputTokens !== undefined
+      ? { maxOutputTokens: BigInt(g.maxOutputTokens) }
+      : {}),
+    ...(g.temperature !== undefined ? { temperature: g.temperature } : {}),
+    stopSequences: [...(g.stopSequences ?? [])],
+  };
 }

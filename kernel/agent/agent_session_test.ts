@@ -1819,3 +1819,74 @@ Deno.test("§6.2 MUST 15: a result that breaks the output schema becomes an UNKN
   assert.match(outcome.value.message, /\$\.value must be a string/);
   assert.deepEqual(outcome.value.details, { payload: { value: 42 } });
 });
+
+// ------------------------------------------- generation parameters (§7.2)
+
+const THINKER = modelSpec("m1", {
+  maxOutputTokens: 16_000n,
+  thinking: {
+    supported: true,
+    effort: { levels: ["low", "medium", "high"], default: "medium" },
+    budget: { range: { min: 1024n, max: 32_000n } },
+    disable: 2,
+  },
+});
+
+Deno.test("generation parameters valid for the chosen model reach the request, and max_output_tokens is the reserved output", async () => {
+  const h = setup({
+    script: [{ text: "ok" }],
+    spec: {
+      generation: {
+        thinkingEffort: "high",
+        thinkingBudgetTokens: 4096,
+        maxOutputTokens: 2000,
+        temperature: 0.2,
+        stopSequences: ["END"],
+      },
+    },
+    deps: {},
+  });
+  const model = new FakeModel("llm", [{ text: "ok" }], { specs: [THINKER] });
+  const { events } = await collect(
+    runSession(h.spec, { ...h.deps, models: new Map([["llm", model]]) }, {
+      prompt: "go",
+    }),
+  );
+  const p = model.requests[0]!.params!;
+  assert.equal(p.thinkingEffort, "high");
+  assert.equal(p.thinkingBudgetTokens, 4096n);
+  assert.equal(p.maxOutputTokens, 2000n);
+  assert.equal(p.temperature, 0.2);
+  assert.deepEqual(p.stopSequences, ["END"]);
+  const started = ofType(events, "turn_started")[0]!;
+  assert.equal(started.contextBudgetTokens, 100_000 - 2000);
+});
+
+Deno.test("invalid generation parameters are never forwarded: the candidate is skipped, and an exhausted chain names the parameter", async () => {
+  const h = setup({
+    script: [{ text: "ok" }],
+    spec: {
+      models: [{ provider: "llm", id: "m1" }, { provider: "llm", id: "m2" }],
+      generation: { thinkingEffort: "extreme", maxOutputTokens: 99_000 },
+    },
+  });
+  const model = new FakeModel("llm", [{ text: "ok" }], {
+    specs: [THINKER, modelSpec("m2", { thinking: { supported: false } })],
+  });
+  const { result } = await collect(
+    runSession(h.spec, { ...h.deps, models: new Map([["llm", model]]) }, {
+      prompt: "go",
+    }),
+  );
+  assert.equal(model.requests.length, 0, "nothing reached the wire");
+  assert.equal(result.status, "failed");
+  assert.match(
+    result.error!.message,
+    /thinking_effort is not one of its effort levels \("extreme"; it offers "low", "medium", "high"\)/,
+  );
+  assert.match(
+    result.error!.message,
+    /max_output_tokens is above its maximum output \(99000 > 16000\)/,
+  );
+  assert.match(result.error!.message, /"m2": the turn needs thinking/);
+});

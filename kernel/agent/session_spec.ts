@@ -8,6 +8,7 @@
  */
 import type { ToolSchema } from "../../proto/gen/pluggableharness/tool/v1/types_pb.ts";
 import type { PolicyRule } from "../../config/policy.ts";
+import type { GenerationSettings } from "../../config/profiles.ts";
 
 /** The eight hook points dispatched through `HookSubscriberService`. */
 export type HookPointName =
@@ -148,6 +149,8 @@ export interface SessionSpec {
   /** How long an ask waits for an answer before `onAsk` applies. @default {300000} */
   readonly askTimeoutMs?: number;
   /** The context budget inputs. */
+  /** Generation parameters, checked per turn against the chosen model. */
+  readonly generation?: GenerationSettings;
   readonly context?: ContextBudgetSettings;
   /** Where relative paths in tool arguments resolve (`CallContext`). */
   readonly workingDirectory: string;
@@ -191,6 +194,8 @@ export interface ResolvedSessionSpec {
   /** See {@linkcode SessionSpec.askTimeoutMs}. */
   readonly askTimeoutMs: number;
   /** See {@linkcode SessionSpec.context}. */
+  /** See {@linkcode SessionSpec.generation}. */
+  readonly generation: GenerationSettings;
   readonly context: ContextBudgetSettings;
   /** See {@linkcode SessionSpec.workingDirectory}. */
   readonly workingDirectory: string;
@@ -298,6 +303,7 @@ export function resolveSessionSpec(spec: SessionSpec): ResolvedSessionSpec {
     onAsk: spec.onAsk ?? "deny",
     askTimeoutMs: spec.askTimeoutMs ?? DEFAULT_ASK_TIMEOUT_MS,
     context: spec.context ?? {},
+    generation: spec.generation ?? {},
     workingDirectory: spec.workingDirectory,
     systemPrompt: spec.systemPrompt,
     preamble: spec.preamble ?? [],

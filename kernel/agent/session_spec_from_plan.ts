@@ -130,6 +130,7 @@ export function sessionSpecFromPlan(
       ? { doomLoop: { threshold: profile.bounds.doomLoopThreshold } }
       : {}),
     retry: { ...plan.settings.retry },
+    ...(profile?.generation ? { generation: { ...profile.generation } } : {}),
     workingDirectory: options.workingDirectory,
     ...(options.onAsk !== undefined ? { onAsk: options.onAsk } : {}),
     ...(options.askTimeoutMs !== undefined
