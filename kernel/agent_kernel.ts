@@ -72,7 +72,7 @@ import {
 } from "./agent/provider_context.ts";
 import { ContextService } from "../proto/gen/pluggableharness/context/v1/service_pb.ts";
 import { MemoryService } from "../proto/gen/pluggableharness/memory/v1/service_pb.ts";
-import { Code, GrpcStatusError } from "../proto/grpc_adapter.ts";
+import { Code, GrpcStatusError } from "../proto/grpc_status.ts";
 import { createOtelTracer, otelTracerOptionsOf } from "./agent/tracing.ts";
 import type { Plugin } from "./plugin_host.ts";
 import { PluginHost } from "./plugin_host.ts";
@@ -96,7 +96,7 @@ import type {
   SessionStore,
   VerifyResult,
 } from "./session_store.ts";
-import { SqliteSessionStore } from "./sqlite_session_store.ts";
+import { loadGrpcAdapter } from "./plugin_host.ts";
 
 /** How one prompt ended ({@linkcode KernelSession.send}). */
 export interface PromptResult {
@@ -700,6 +700,11 @@ export async function openKernel(
     },
   });
   let store: SessionStore | undefined;
+  // Load what is needed only once plugins run, while they start: the
+  // gRPC stack (on the path to each handshake) and the sqlite store.
+  if (plan.providers.length) void loadGrpcAdapter().catch(() => {});
+  const sqliteModule = import("./sqlite_session_store.ts");
+  sqliteModule.catch(() => {});
   try {
     const hooked = new Set([
       ...plan.hooks.map((h) => h.provider),
@@ -806,6 +811,7 @@ export async function openKernel(
     defaultModels.sort((a, b) =>
       order.get(a.provider)! - order.get(b.provider)!
     );
+    const { SqliteSessionStore } = await sqliteModule;
     store = new SqliteSessionStore({
       dir: options.sessionsDir ?? sessionsDirOf(env),
       bus,
@@ -866,14 +872,18 @@ export function openSessions(
   options: Pick<OpenKernelOptions, "env" | "sessionsDir"> = {},
 ): KernelSessions & AsyncDisposable {
   const env = options.env ?? Deno.env.toObject();
-  const store = new SqliteSessionStore({
-    dir: options.sessionsDir ?? sessionsDirOf(env),
-  });
+  const dir = options.sessionsDir ?? sessionsDirOf(env);
+  const store = import("./sqlite_session_store.ts").then((m) =>
+    new m.SqliteSessionStore({ dir })
+  );
+  store.catch(() => {});
   return {
-    list: (o) => store.list(o),
-    replay: (id) => replaySession(store, id),
-    verify: (id) => store.verify(id),
-    [Symbol.asyncDispose]: () => store.close(),
+    list: async (o) => (await store).list(o),
+    replay: async function* (id) {
+      yield* replaySession(await store, id);
+    },
+    verify: async (id) => (await store).verify(id),
+    [Symbol.asyncDispose]: async () => (await store).close(),
   };
 }
 

@@ -47,8 +47,8 @@ export interface CallbackHost {
   close(): Promise<void>;
 }
 
-/** The socket file name of a plugin's callback endpoint inside its directory. */
-export const CALLBACK_SOCKET_NAME = "kernel.sock";
+export { CALLBACK_SOCKET_NAME } from "./_callback_names.ts";
+import { CALLBACK_SOCKET_NAME } from "./_callback_names.ts";
 
 /**
  * Wraps every handler so that the first call resolves `onFirst`.

@@ -20,7 +20,7 @@
 import { getLogger, type LogLevel as LogTapeLevel } from "@logtape/logtape";
 import type { JsonObject, MessageInitShape } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { Code, GrpcStatusError } from "../proto/grpc_adapter.ts";
+import { Code, GrpcStatusError } from "../proto/grpc_status.ts";
 import { LogLevel } from "../proto/gen/pluggableharness/log/v1/types_pb.ts";
 import { EventKind } from "../proto/gen/pluggableharness/kernel/v1/types_pb.ts";
 import { Category } from "../proto/gen/pluggableharness/common/v1/types_pb.ts";

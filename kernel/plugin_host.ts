@@ -15,15 +15,8 @@ import type { DescService, JsonObject } from "@bufbuild/protobuf";
 import { getLogger } from "@logtape/logtape";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import {
-  type BidiCall,
-  Code,
-  createClient,
-  dial,
-  GRPC_JS_ENV,
-  GrpcStatusError,
-  type ServiceClient,
-} from "../proto/grpc_adapter.ts";
+import type { BidiCall, ServiceClient } from "../proto/grpc_adapter.ts";
+import { Code, GRPC_JS_ENV, GrpcStatusError } from "../proto/grpc_status.ts";
 import {
   APP_PROTOCOL_VERSION,
   CALLBACK_BROKER_ID,
@@ -47,12 +40,12 @@ import {
   HealthCheckResponse_ServingStatus,
 } from "../proto/gen/grpc/health/v1/health_pb.ts";
 import type { PluginManifest } from "../plugins/sdk/manifest.ts";
-import {
-  CALLBACK_SOCKET_NAME,
-  type CallbackEndpoint,
-  type CallbackHost,
-  type CallbackImpl,
+import type {
+  CallbackEndpoint,
+  CallbackHost,
+  CallbackImpl,
 } from "./callback_host.ts";
+import { CALLBACK_SOCKET_NAME } from "./_callback_names.ts";
 import {
   createCallbackService,
   type KernelServices,
@@ -71,7 +64,6 @@ import {
   resolvePermissions,
 } from "./permissions.ts";
 import type { PluginIdentity } from "./plugin_identity.ts";
-import { IsolatedCallbackHost } from "./isolated_callback_host.ts";
 import {
   denoCacheDir,
   ensureCached,
@@ -182,6 +174,20 @@ export interface PluginHostOptions {
   runtimeDir?: string;
 }
 
+/** `proto/grpc_adapter.ts`, loaded on first use (it pulls in grpc-js). */
+type GrpcAdapter = typeof import("../proto/grpc_adapter.ts");
+let grpcAdapterModule: Promise<GrpcAdapter> | undefined;
+
+/**
+ * Starts loading the gRPC adapter (and grpc-js) without waiting: call it
+ * when a launch is certain, so the load overlaps the plugin's own start.
+ *
+ * @returns The module.
+ */
+export function loadGrpcAdapter(): Promise<GrpcAdapter> {
+  return grpcAdapterModule ??= import("../proto/grpc_adapter.ts");
+}
+
 const log = getLogger(["ph-agent", "kernel", "plugin-host"]);
 
 function freePort(): number {
@@ -252,6 +258,7 @@ export class Plugin {
   readonly exited: Promise<ExitInfo>;
 
   #channel: grpc.Client;
+  #grpc: GrpcAdapter;
   #child: Deno.ChildProcess;
   #stderr: TailBuffer;
   #exit: ExitInfo | undefined;
@@ -266,6 +273,7 @@ export class Plugin {
     identity: PluginIdentity;
     child: Deno.ChildProcess;
     channel: grpc.Client;
+    grpc: GrpcAdapter;
     stderr: TailBuffer;
     exited: Promise<ExitInfo>;
     protocolVersion: number;
@@ -281,6 +289,7 @@ export class Plugin {
     this.path = init.path;
     this.#child = init.child;
     this.#channel = init.channel;
+    this.#grpc = init.grpc;
     this.#stderr = init.stderr;
     this.#cleanup = init.cleanup;
     this.#shutdownTimeoutMs = init.shutdownTimeoutMs;
@@ -381,7 +390,10 @@ export class Plugin {
    * @returns The client.
    */
   client<S extends DescService>(service: S): ServiceClient<S> {
-    const raw = createClient(service, this.#channel) as Record<string, unknown>;
+    const raw = this.#grpc.createClient(service, this.#channel) as Record<
+      string,
+      unknown
+    >;
     const out: Record<string, unknown> = {};
     for (const m of service.methods) {
       const fn = raw[m.localName] as (...a: unknown[]) => unknown;
@@ -432,7 +444,10 @@ export class Plugin {
     this.#closing = true;
     const deadline = Date.now() + this.#shutdownTimeoutMs;
     if (this.#exit === undefined) {
-      const controller = createClient(GRPCController, this.#channel);
+      const controller = this.#grpc.createClient(
+        GRPCController,
+        this.#channel,
+      );
       const shutdown = controller.shutdown({}, {
         timeoutMs: Math.min(2000, this.#shutdownTimeoutMs),
       }).catch(() => {});
@@ -515,10 +530,14 @@ export class PluginHost implements AsyncDisposable {
       } else {
         this.#ownsCallbackHost = true;
         this.#callbackHost = this.#dir().then((root) =>
-          IsolatedCallbackHost.start({
-            root,
-            ...(this.#options.env ? { env: this.#options.env } : {}),
-          })
+          import("./isolated_callback_host.ts").then((
+            { IsolatedCallbackHost },
+          ) =>
+            IsolatedCallbackHost.start({
+              root,
+              ...(this.#options.env ? { env: this.#options.env } : {}),
+            })
+          )
         );
         this.#callbackHost.catch(() => (this.#callbackHost = undefined));
       }
@@ -870,8 +889,11 @@ export class PluginHost implements AsyncDisposable {
       return await abortLaunch(code, (err as Error).message, err);
     }
 
-    // 5. Connect and check health within the remaining start time.
-    const channel = dial(hs.network, hs.address);
+    // 5. Connect and check health within the remaining start time. The
+    // gRPC library loads here, while the plugin started, not before.
+    const grpcAdapter = await loadGrpcAdapter();
+    const { createClient } = grpcAdapter;
+    const channel = grpcAdapter.dial(hs.network, hs.address);
     const remaining = () =>
       Math.max(1, startTimeoutMs - (Date.now() - started));
     const health = createClient(Health, channel);
@@ -958,6 +980,7 @@ export class PluginHost implements AsyncDisposable {
     })();
 
     const plugin = new Plugin({
+      grpc: grpcAdapter,
       identity,
       child,
       channel,

@@ -26,7 +26,7 @@
  *
  * @module
  */
-import { Code, GrpcStatusError } from "../proto/grpc_adapter.ts";
+import { Code, GrpcStatusError } from "../proto/grpc_status.ts";
 import type { JsonObject } from "@bufbuild/protobuf";
 import type { CategoryName } from "../plugins/sdk/manifest.ts";
 import type { SessionLog } from "./session_store.ts";

@@ -45,7 +45,7 @@
  * @module
  */
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import { Code, GrpcStatusError } from "../proto/grpc_adapter.ts";
+import { Code, GrpcStatusError } from "../proto/grpc_status.ts";
 import { Category } from "../proto/gen/pluggableharness/common/v1/types_pb.ts";
 import type { RunSessionRequest } from "../proto/gen/pluggableharness/kernel/v1/rpc_request_pb.ts";
 import type { RunSessionResultSchema } from "../proto/gen/pluggableharness/kernel/v1/rpc_response_pb.ts";

@@ -37,31 +37,8 @@ import {
   toBinary,
 } from "@bufbuild/protobuf";
 
-/** gRPC status codes, re-exported so callers need not import grpc-js. */
-export const Code: typeof grpc.status = grpc.status;
-
-/** A failure carrying a gRPC status code, thrown by handlers and clients. */
-export class GrpcStatusError extends Error {
-  /** The gRPC status code. */
-  readonly code: grpc.status;
-  /**
-   * Creates a status error.
-   *
-   * @param code The gRPC status code (never `UNKNOWN` by choice).
-   * @param message The status message sent to the peer.
-   * @param options Standard error options, e.g. `cause`.
-   */
-  constructor(code: grpc.status, message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = "GrpcStatusError";
-    this.code = code;
-  }
-
-  /** The status code's name, e.g. `PERMISSION_DENIED`. */
-  get codeName(): string {
-    return grpc.status[this.code] ?? String(this.code);
-  }
-}
+export { Code, codeName, GRPC_JS_ENV, GrpcStatusError } from "./grpc_status.ts";
+import { Code, GrpcStatusError } from "./grpc_status.ts";
 
 /** What a handler learns about the call it serves. */
 export interface HandlerContext {
@@ -468,27 +445,6 @@ export function createClient<S extends DescService>(
   }
   return out as ServiceClient<S>;
 }
-
-/**
- * Environment variables `@grpc/grpc-js` reads when it is imported; a
- * scoped Deno process that loads it needs `--allow-env` for these names.
- */
-export const GRPC_JS_ENV: readonly string[] = [
-  "GRPC_DEFAULT_SSL_ROOTS_FILE_PATH",
-  "GRPC_EXPERIMENTAL_ENABLE_OUTLIER_DETECTION",
-  "GRPC_NODE_DEBUG_SEND_ERROR_DETAILS",
-  "GRPC_NODE_TRACE",
-  "GRPC_NODE_USE_ALTERNATIVE_RESOLVER",
-  "GRPC_NODE_VERBOSITY",
-  "GRPC_SSL_CIPHER_SUITES",
-  "GRPC_TRACE",
-  "GRPC_VERBOSITY",
-  "grpc_proxy",
-  "http_proxy",
-  "https_proxy",
-  "no_grpc_proxy",
-  "no_proxy",
-];
 
 /** grpc-js channel options used on every plugin connection. */
 export const CHANNEL_OPTIONS: grpc.ChannelOptions = {

@@ -12,7 +12,7 @@
  * @module
  */
 import { create } from "@bufbuild/protobuf";
-import { Code, GrpcStatusError } from "../../proto/grpc_adapter.ts";
+import { Code, GrpcStatusError } from "../../proto/grpc_status.ts";
 import type { Capabilities } from "../../proto/gen/pluggableharness/model/v1/types_pb.ts";
 import type { StreamEvent } from "../../proto/gen/pluggableharness/model/v1/events_pb.ts";
 import {

@@ -22,7 +22,7 @@
  */
 import { create, equals } from "@bufbuild/protobuf";
 import { getLogger } from "@logtape/logtape";
-import { Code, GrpcStatusError } from "../../proto/grpc_adapter.ts";
+import { Code, GrpcStatusError } from "../../proto/grpc_status.ts";
 import { HookPoint } from "../../proto/gen/pluggableharness/common/v1/types_pb.ts";
 import {
   type HookError,

@@ -1,0 +1,90 @@
+/**
+ * gRPC status codes and the status error, without loading `@grpc/grpc-js`.
+ * The kernel's hot start path imports this module, so that grpc-js (the
+ * largest module it needs) loads while plugin processes are starting,
+ * not before. `proto/grpc_adapter.ts` re-exports everything here.
+ *
+ * @module
+ */
+
+/** gRPC status codes (the numbers every gRPC implementation uses). */
+export const Code = {
+  OK: 0,
+  CANCELLED: 1,
+  UNKNOWN: 2,
+  INVALID_ARGUMENT: 3,
+  DEADLINE_EXCEEDED: 4,
+  NOT_FOUND: 5,
+  ALREADY_EXISTS: 6,
+  PERMISSION_DENIED: 7,
+  RESOURCE_EXHAUSTED: 8,
+  FAILED_PRECONDITION: 9,
+  ABORTED: 10,
+  OUT_OF_RANGE: 11,
+  UNIMPLEMENTED: 12,
+  INTERNAL: 13,
+  UNAVAILABLE: 14,
+  DATA_LOSS: 15,
+  UNAUTHENTICATED: 16,
+} as const;
+
+/** A gRPC status code. */
+export type Code = typeof Code[keyof typeof Code];
+
+const CODE_NAMES: Readonly<Record<number, string>> = Object.fromEntries(
+  Object.entries(Code).map(([name, code]) => [code, name]),
+);
+
+/**
+ * The name of a status code, e.g. `PERMISSION_DENIED`.
+ *
+ * @param code The code.
+ * @returns Its name, or the number as text for an unknown code.
+ */
+export function codeName(code: number): string {
+  return CODE_NAMES[code] ?? String(code);
+}
+
+/** A failure carrying a gRPC status code, thrown by handlers and clients. */
+export class GrpcStatusError extends Error {
+  /** The gRPC status code. */
+  readonly code: Code;
+  /**
+   * Creates a status error.
+   *
+   * @param code The gRPC status code (never `UNKNOWN` by choice).
+   * @param message The status message sent to the peer.
+   * @param options Standard error options, e.g. `cause`.
+   */
+  constructor(code: Code, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "GrpcStatusError";
+    this.code = code;
+  }
+
+  /** The status code's name, e.g. `PERMISSION_DENIED`. */
+  get codeName(): string {
+    return codeName(this.code);
+  }
+}
+
+/**
+ * Environment variables `@grpc/grpc-js` reads when it is imported; a
+ * scoped Deno process that loads it needs `--allow-env` for these names.
+ */
+export const GRPC_JS_ENV: readonly string[] = [
+  "GRPC_DEFAULT_SSL_ROOTS_FILE_PATH",
+  "GRPC_EXPERIMENTAL_ENABLE_OUTLIER_DETECTION",
+  "GRPC_NODE_DEBUG_SEND_ERROR_DETAILS",
+  "GRPC_NODE_TRACE",
+  "GRPC_NODE_USE_ALTERNATIVE_RESOLVER",
+  "GRPC_NODE_VERBOSITY",
+  "GRPC_SSL_CIPHER_SUITES",
+  "GRPC_TRACE",
+  "GRPC_VERBOSITY",
+  "grpc_proxy",
+  "http_proxy",
+  "https_proxy",
+  "no_grpc_proxy",
+  "no_proxy",
+];
