@@ -38,7 +38,7 @@ import {
 } from "@bufbuild/protobuf";
 
 export { Code, codeName, GRPC_JS_ENV, GrpcStatusError } from "./grpc_status.ts";
-import { Code, GrpcStatusError } from "./grpc_status.ts";
+import { GrpcStatusError } from "./grpc_status.ts";
 
 /** What a handler learns about the call it serves. */
 export interface HandlerContext {
