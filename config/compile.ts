@@ -533,6 +533,7 @@ function resolveProvider(
   const grant: PermissionGrant = block?.grant ?? {};
   const { effective, denied } = resolvePermissions(declared, grant, {
     cwd: inputs.dir,
+    env: ctx.env,
   });
   for (const d of denied) {
     fail(
@@ -548,6 +549,7 @@ function resolveProvider(
     for (const [i, g] of (grant[kind] ?? []).entries()) {
       const single = resolvePermissions(declared, { [kind]: [g] }, {
         cwd: inputs.dir,
+        env: ctx.env,
       });
       if (single.effective[kind].length > 0) continue;
       diagnostics.push(diag(

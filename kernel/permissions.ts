@@ -58,6 +58,56 @@ export interface PermissionDenial {
 export interface ResolvePermissionsOptions {
   /** Directory that relative paths in the manifest and grant resolve against. */
   cwd: string;
+  /**
+   * The kernel's environment, for paths that start with `~`, `$HOME` or an
+   * XDG base directory (`$XDG_DATA_HOME`, `$XDG_STATE_HOME`,
+   * `$XDG_CONFIG_HOME`, `$XDG_CACHE_HOME`, each with its standard default
+   * below `$HOME`). Without it such paths are denied.
+   */
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+const XDG_DEFAULTS: Readonly<Record<string, string>> = {
+  XDG_DATA_HOME: ".local/share",
+  XDG_STATE_HOME: ".local/state",
+  XDG_CONFIG_HOME: ".config",
+  XDG_CACHE_HOME: ".cache",
+};
+
+/**
+ * Expands a leading `~`, `$HOME` or `$XDG_*_HOME` of a declared or granted
+ * path (an XDG variable that is unset or relative takes its standard
+ * default below `$HOME`, as the XDG spec says).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { expandPath } from "./permissions.ts";
+ * assert.equal(expandPath("$XDG_DATA_HOME/agent", { HOME: "/home/a" }), "/home/a/.local/share/agent");
+ * assert.equal(expandPath("~/x", { HOME: "/home/a" }), "/home/a/x");
+ * assert.equal(expandPath("./x", {}), "./x");
+ * assert.equal(expandPath("$XDG_DATA_HOME/agent", {}), undefined);
+ * ```
+ *
+ * @param path The path as written.
+ * @param env The environment.
+ * @returns The expanded path, the path itself when it has no such prefix,
+ * or `undefined` when the variable it needs is not set.
+ */
+export function expandPath(
+  path: string,
+  env: Readonly<Record<string, string | undefined>>,
+): string | undefined {
+  const m = /^(~|\$HOME|\$(XDG_(?:DATA|STATE|CONFIG|CACHE)_HOME))(?=\/|$)(.*)$/s
+    .exec(path);
+  if (!m) return path;
+  const home = env.HOME && env.HOME.startsWith("/") ? env.HOME : undefined;
+  let base: string | undefined;
+  if (m[2]) {
+    const v = env[m[2]];
+    base = v && v.startsWith("/") ? v : home && `${home}/${XDG_DEFAULTS[m[2]]}`;
+  } else base = home;
+  return base === undefined ? undefined : base + m[3];
 }
 
 /** The outcome: what the plugin gets, and what it asked for but may not have. */
@@ -100,12 +150,25 @@ function netCovered(target: string, grant: readonly string[]): boolean {
 }
 
 /**
+ * A declared `net`, `run`, `read` or `write` entry meaning "what the
+ * operator grants": for a plugin whose endpoint, program or files are
+ * configuration (a model server's `base_url`, a fetcher's hosts, an MCP
+ * server's command, a database file). Its effective hosts, programs or
+ * paths are exactly the `allow_*` entries of that kind (never a literal
+ * `"*"`, which Deno would read as everything), and granting none is not a
+ * denial (the plugin then has none).
+ */
+export const ANY_GRANTED = "*";
+
+/**
  * Intersects a plugin's declared envelope with the operator's grant.
  *
  * Everything the plugin declares must be granted: each uncovered entry is
  * reported in `denied`, and the launcher refuses the plugin before it starts.
  * Anything granted but not declared is not passed on, so a plugin never
- * receives more than it declares.
+ * receives more than it declares — except under a declared entry `"*"`
+ * ({@linkcode ANY_GRANTED}, not for `env`), which passes on exactly what is
+ * granted of that kind.
  *
  * @param declared The plugin's capability envelope (its manifest).
  * @param grant The operator's grant for this plugin.
@@ -125,13 +188,32 @@ export function resolvePermissions(
     net: [],
   };
   const denied: PermissionDenial[] = [];
-  const abs = (p: string) => resolve(options.cwd, p);
+  const env = options.env ?? {};
+  const abs = (p: string) => {
+    const e = expandPath(p, env);
+    return e === undefined ? undefined : resolve(options.cwd, e);
+  };
   for (const kind of PERMISSION_KINDS) {
     const granted = grant[kind] ?? [];
+    // A granted path whose variable is unset grants nothing.
     const grantedPaths = kind === "read" || kind === "write"
-      ? granted.map(abs)
+      ? granted.flatMap((g) => abs(g) ?? [])
       : [];
     for (const value of declared[kind]) {
+      if (value === ANY_GRANTED && kind !== "env") {
+        // "*": the hosts, programs or paths are the operator's choice (a
+        // configurable endpoint, an MCP server's command, a database
+        // file): exactly the granted ones (never "*" itself), and none
+        // when none is granted.
+        for (const g of granted) {
+          if (g === ANY_GRANTED) continue;
+          const v = kind === "read" || kind === "write" ? abs(g) : g;
+          if (v !== undefined && !effective[kind].includes(v)) {
+            effective[kind].push(v);
+          }
+        }
+        continue;
+      }
       let ok: boolean;
       let normalized = value;
       switch (kind) {
@@ -143,8 +225,12 @@ export function resolvePermissions(
           break;
         case "read":
         case "write":
-          normalized = abs(value);
-          ok = pathCovered(normalized, grantedPaths);
+          {
+            // A declared path whose variable is unset cannot be granted.
+            const a = abs(value);
+            ok = a !== undefined && pathCovered(a, grantedPaths);
+            if (a !== undefined) normalized = a;
+          }
           break;
         case "net":
           ok = netCovered(value, granted);

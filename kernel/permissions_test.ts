@@ -142,3 +142,45 @@ Deno.test("denoPermissionFlags() refuses a value it cannot express", () => {
     /contains a comma/,
   );
 });
+
+Deno.test('resolvePermissions(): a declared net "*" passes on exactly the granted hosts, and none is no denial', () => {
+  const declared = { ...none, net: ["*"] };
+  const granted = resolvePermissions(declared, {
+    net: ["192.168.1.20:11434", "127.0.0.1"],
+  }, { cwd: "/" });
+  assert.deepEqual(granted.denied, []);
+  assert.deepEqual(granted.effective.net, ["192.168.1.20:11434", "127.0.0.1"]);
+  const nothing = resolvePermissions(declared, {}, { cwd: "/" });
+  assert.deepEqual(nothing.denied, []);
+  assert.deepEqual(nothing.effective.net, []);
+  // A fixed host beside "*" must still be granted.
+  const both = resolvePermissions({ ...none, net: ["*", "api.example.com"] }, {
+    net: ["10.0.0.5"],
+  }, { cwd: "/" });
+  assert.deepEqual(both.denied, [{ kind: "net", value: "api.example.com" }]);
+});
+
+Deno.test('resolvePermissions(): a declared run "*" passes on the granted programs, never a literal "*"', () => {
+  const r = resolvePermissions({ ...none, run: ["*"], net: ["*"] }, {
+    run: ["deno", "*"],
+    net: ["*", "docs.example.com"],
+  }, { cwd: "/" });
+  assert.deepEqual(r.denied, []);
+  assert.deepEqual(r.effective.run, ["deno"]);
+  assert.deepEqual(r.effective.net, ["docs.example.com"]);
+});
+
+Deno.test('resolvePermissions(): declared read/write "*" pass on the granted paths, with ~ and $XDG_DATA_HOME expanded', () => {
+  const r = resolvePermissions({ ...none, read: ["*"], write: ["*"] }, {
+    read: ["$XDG_DATA_HOME/agent", "docs"],
+    write: ["~/notes"],
+  }, { cwd: "/repo", env: { HOME: "/home/a", XDG_DATA_HOME: "/data" } });
+  assert.deepEqual(r.denied, []);
+  assert.deepEqual(r.effective.read, ["/data/agent", "/repo/docs"]);
+  assert.deepEqual(r.effective.write, ["/home/a/notes"]);
+  // Without the environment an XDG path cannot be granted or declared.
+  const d = resolvePermissions({ ...none, read: ["$XDG_DATA_HOME/agent"] }, {
+    read: ["$XDG_DATA_HOME/agent"],
+  }, { cwd: "/repo" });
+  assert.deepEqual(d.denied, [{ kind: "read", value: "$XDG_DATA_HOME/agent" }]);
+});

@@ -595,7 +595,7 @@ export class PluginHost implements AsyncDisposable {
     const { effective, denied } = resolvePermissions(
       manifest.capabilities,
       spec.grant ?? {},
-      { cwd },
+      { cwd, env: kernelEnv },
     );
     if (denied.length > 0) {
       throw fail(
