@@ -8,6 +8,13 @@
  * calls {@linkcode normalizePolicy} and {@linkcode checkPolicies}; the kernel
  * calls {@linkcode evaluatePolicy}.
  *
+ * Extension (config.md §6 is silent on it): a `command` key in `match` holds
+ * a glob (`*` any text, `?` one character, `\` escapes) over one *segment*
+ * of a shell command line. A call whose arguments hold a string `command`
+ * is judged per segment (see {@linkcode evaluatePolicy}); the segments come
+ * from {@linkcode parseShellCommand}. A `command` rule is the most specific
+ * kind of rule and never applies to a call without a command.
+ *
  * @example Rules, checks and a decision
  * ```ts
  * import { checkPolicies, evaluatePolicy, type PolicyRule } from "./policy.ts";
@@ -27,6 +34,7 @@
  * @module
  */
 import { type Diagnostic, didYouMean, type SourceRange } from "./diagnostic.ts";
+import { type CommandSegment, parseShellCommand } from "./shell_command.ts";
 
 /** What a rule decides. */
 export type PolicyAction = "allow" | "ask" | "deny";
@@ -67,6 +75,11 @@ export const POLICY_MATCH_KINDS: readonly PolicyMatchKind[] = [
  * must equal the call's value (an empty string is a value, not "absent").
  */
 export interface PolicyMatch {
+  /**
+   * `command`: a glob over one normalized segment of the call's `command`
+   * argument (`git status*`). Outranks every other field.
+   */
+  command?: string;
   /** `tool_name`: the call's bare operation name (no `provider.` prefix). */
   toolName?: string;
   /** `provider`: the call's provider local name. */
@@ -99,13 +112,22 @@ export interface PolicyCall {
   toolName: string;
   /** The operation's declared risk class. */
   risk: RiskClass;
+  /**
+   * The call's `command` argument, when it has a string one (e.g.
+   * `exec.bash`): the call is then judged per segment of the command line.
+   */
+  command?: string;
 }
 
 /** The outcome of {@linkcode evaluatePolicy}. */
 export interface PolicyDecision {
   /** `ask` only ever for resource calls. */
   action: PolicyAction;
-  /** The winning rule's name, or `""` when no rule matched (a default). */
+  /**
+   * The winning rule's name, or `""` when no rule matched (a default). For
+   * a call with a command: `<rule or "default"> (segment "<text>")` naming
+   * the segment that decided, or `unparseable command (<reason>)`.
+   */
   decidedBy: string;
   /**
    * `true` when the winner said `ask` on a data-source or interactive call
@@ -113,6 +135,10 @@ export interface PolicyDecision {
    * rule and the call kind.
    */
   downgraded: boolean;
+  /** For a call with a command: the normalized text of the deciding segment. */
+  segment?: string;
+  /** For a call with a command that cannot be parsed: why. */
+  unparseable?: string;
 }
 
 /**
@@ -140,12 +166,19 @@ export interface PolicySourceRanges {
 
 /** What {@linkcode normalizePolicy} returns. */
 export type NormalizePolicyResult =
-  | { rule: PolicyRule; diagnostics: [] }
+  | { rule: PolicyRule; diagnostics: Diagnostic[] }
   | { rule: undefined; diagnostics: Diagnostic[] };
 
-const MATCH_KEYS = ["tool_name", "provider", "risk", "kind"] as const;
+const MATCH_KEYS = [
+  "command",
+  "tool_name",
+  "provider",
+  "risk",
+  "kind",
+] as const;
 type MatchKey = typeof MATCH_KEYS[number];
 const FIELD_OF: Readonly<Record<MatchKey, keyof PolicyMatch>> = {
+  command: "command",
   tool_name: "toolName",
   provider: "provider",
   risk: "risk",
@@ -154,7 +187,8 @@ const FIELD_OF: Readonly<Record<MatchKey, keyof PolicyMatch>> = {
 
 /**
  * Builds a {@linkcode PolicyRule} from a decoded `policy` block: `match` as
- * an object keyed as in HCL (`tool_name`, `provider`, `risk`, `kind`) and
+ * an object keyed as in HCL (`command`, `tool_name`, `provider`, `risk`,
+ * `kind`) and
  * `action` as written. Checks that `match` is an object, that it holds only
  * those keys (an ignored typo such as `tool = "x"` would silently make the
  * rule match everything), that every value is a string, that `risk`, `kind`
@@ -162,7 +196,11 @@ const FIELD_OF: Readonly<Record<MatchKey, keyof PolicyMatch>> = {
  * an explanation), and reports every problem at once.
  *
  * Codes: `E_UNKNOWN_ATTR` for an unknown `match` key, `E_INVALID_VALUE`
- * for a wrong type or a value outside its domain.
+ * for a wrong type or a value outside its domain, `E_POLICY_COMMAND` for a
+ * `command` pattern that can never match a segment (see
+ * {@linkcode checkCommandPattern}). A pattern that is not written in the
+ * normalized form segments are matched in gets a warning
+ * (`W_POLICY_COMMAND_FORM`) with the form to write; the rule is kept.
  *
  * @example Usage
  * ```ts
@@ -179,7 +217,8 @@ const FIELD_OF: Readonly<Record<MatchKey, keyof PolicyMatch>> = {
  * @param name The block's label.
  * @param raw The decoded `match` and `action` values.
  * @param ranges Where the parts are, for diagnostics and the rule's `range`.
- * @returns The rule, or `undefined` with at least one error.
+ * @returns The rule (with any warnings), or `undefined` with at least one
+ *   error.
  */
 export function normalizePolicy(
   name: string,
@@ -195,6 +234,7 @@ export function normalizePolicy(
   ) => diagnostics.push(diag("error", code, summary, detail, range));
   const matchRange = ranges.match ?? ranges.block;
   const match: PolicyMatch = {};
+  const warnings: Diagnostic[] = [];
   const m = raw.match;
   if (typeof m !== "object" || m === null || Array.isArray(m)) {
     push(
@@ -229,7 +269,32 @@ export function normalizePolicy(
         );
         continue;
       }
-      if (key === "risk") {
+      if (key === "command") {
+        const check = checkCommandPattern(value);
+        if ("error" in check) {
+          push(
+            "E_POLICY_COMMAND",
+            `Invalid command pattern in policy "${name}" match`,
+            `${check.error} (pattern ${JSON.stringify(value)}).`,
+            range,
+          );
+          continue;
+        }
+        // Only quoting and spacing are worth a warning: a glob next to an
+        // operator (`*> /dev/null`) reads differently once filled in.
+        if (check.normalized !== value && /["'\\\t]| {2}/.test(value)) {
+          warnings.push(diag(
+            "warning",
+            "W_POLICY_COMMAND_FORM",
+            `Command pattern of policy "${name}" is not in normalized form`,
+            `Segments are matched in their normalized text (words re-quoted, single spaces), so ${
+              JSON.stringify(value)
+            } may never match; write ${JSON.stringify(check.normalized)}.`,
+            range,
+          ));
+        }
+        match.command = value;
+      } else if (key === "risk") {
         if (!isOneOf(value, RISK_CLASSES)) {
           push(
             "E_INVALID_VALUE",
@@ -277,11 +342,173 @@ export function normalizePolicy(
   }
   const rule: PolicyRule = { name, match, action };
   if (ranges.block !== undefined) rule.range = ranges.block;
-  return { rule, diagnostics: [] };
+  return { rule, diagnostics: warnings };
+}
+
+/** What {@linkcode checkCommandPattern} finds. */
+export type CommandPatternCheck =
+  | { normalized: string }
+  | { error: string };
+
+// Placeholders for `*` and `?`: the blanks keep a quoted glob quoted in the
+// normalized form, and vanish into single spaces elsewhere.
+const STAR_PLACEHOLDER = "Zq9 STAR Zq9";
+const QMARK_PLACEHOLDER = "Zq9 QMARK Zq9";
+
+/**
+ * Checks a `command` pattern: it must be non-empty, hold no line break and
+ * no leading or trailing blank, and read as exactly one simple command once
+ * its globs are filled in (a pattern such as `git status && rm *` can never
+ * match one segment). Returns the pattern in normalized form, which is what
+ * segments are matched in (the caller warns when it differs).
+ *
+ * @example Usage
+ * ```ts
+ * import { checkCommandPattern } from "./policy.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.deepEqual(checkCommandPattern("git status*"), { normalized: "git status*" });
+ * assert.deepEqual(checkCommandPattern('git commit -m "wip*"'), { normalized: "git commit -m 'wip*'" });
+ * assert.ok("error" in checkCommandPattern("ls && rm *"));
+ * ```
+ *
+ * @param pattern The pattern as written.
+ * @returns The normalized pattern, or why it can never match.
+ */
+export function checkCommandPattern(pattern: string): CommandPatternCheck {
+  if (pattern.trim() === "") return { error: "The pattern is empty" };
+  if (/[\r\n]/.test(pattern)) {
+    return {
+      error: "The pattern holds a line break, which never occurs in a segment",
+    };
+  }
+  if (pattern !== pattern.trim()) {
+    return {
+      error:
+        "The pattern starts or ends with a blank, which never occurs in a segment",
+    };
+  }
+  if (/(^|[^\\])(\\\\)*\\$/.test(pattern)) {
+    return { error: "The pattern ends with a lone backslash" };
+  }
+  // Fill the globs with a placeholder word, parse, and check the shape.
+  const filled = pattern.replace(
+    /\\(.)|([*?])/g,
+    (_, escaped: string | undefined, glob: string | undefined) =>
+      escaped !== undefined
+        ? `\\${escaped}`
+        : glob === "*"
+        ? STAR_PLACEHOLDER
+        : QMARK_PLACEHOLDER,
+  );
+  const parsed = parseShellCommand(filled);
+  if (!parsed.ok) {
+    return {
+      error: `The pattern does not read as a command: ${parsed.reason}`,
+    };
+  }
+  const unfill = (text: string) =>
+    text.replaceAll(STAR_PLACEHOLDER, "*").replaceAll(QMARK_PLACEHOLDER, "?");
+  const top = parsed.segments.filter((s) => s.via.length === 0);
+  if (top.length !== 1) {
+    return {
+      error: top.length === 0
+        ? "The pattern holds no command"
+        : `The pattern spans ${top.length} commands (${
+          top.map((s) => JSON.stringify(unfill(s.text))).join(", ")
+        }), but it is matched against one segment at a time; write one rule per command`,
+    };
+  }
+  if (filled.includes("\\")) return { normalized: pattern }; // escapes: as written
+  return { normalized: unfill(top[0]!.text) };
+}
+
+type GlobToken = "*" | "?" | { readonly lit: string };
+
+const GLOB_CACHE = new Map<string, readonly GlobToken[]>();
+
+function globTokens(pattern: string): readonly GlobToken[] {
+  let tokens = GLOB_CACHE.get(pattern);
+  if (tokens === undefined) {
+    const out: GlobToken[] = [];
+    const chars = Array.from(pattern);
+    for (let i = 0; i < chars.length; i++) {
+      const c = chars[i]!;
+      if (c === "\\" && i + 1 < chars.length) out.push({ lit: chars[++i]! });
+      else if (c === "*") {
+        if (out.at(-1) !== "*") out.push("*");
+      } else if (c === "?") out.push("?");
+      else out.push({ lit: c });
+    }
+    tokens = out;
+    if (GLOB_CACHE.size > 1000) GLOB_CACHE.clear();
+    GLOB_CACHE.set(pattern, tokens);
+  }
+  return tokens;
 }
 
 /**
- * The specificity tuple of a match (config.md §6.3).
+ * Matches a `command` glob against a segment's normalized text: `*` any
+ * text (spaces and slashes included), `?` one character, `\x` the
+ * character x; the whole text must match. Linear in the text per star
+ * (no regular expression, so no catastrophic backtracking on long,
+ * model-written command lines).
+ *
+ * @example Usage
+ * ```ts
+ * import { matchesCommandPattern } from "./policy.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.ok(matchesCommandPattern("git status*", "git status --short"));
+ * assert.ok(!matchesCommandPattern("git status", "git status --short"));
+ * assert.ok(!matchesCommandPattern("git *", "sudo git push"));
+ * ```
+ *
+ * @param pattern The glob.
+ * @param text A segment's normalized text.
+ * @returns Whether the whole text matches.
+ */
+export function matchesCommandPattern(pattern: string, text: string): boolean {
+  const tokens = globTokens(pattern);
+  const chars = Array.from(text);
+  let p = 0;
+  let t = 0;
+  let starP = -1;
+  let starT = 0;
+  while (t < chars.length) {
+    const tok = tokens[p];
+    if (tok === "?" || (typeof tok === "object" && tok.lit === chars[t])) {
+      p++;
+      t++;
+    } else if (tok === "*") {
+      starP = p++;
+      starT = t;
+    } else if (starP >= 0) {
+      p = starP + 1;
+      t = ++starT;
+    } else return false;
+  }
+  while (tokens[p] === "*") p++;
+  return p === tokens.length;
+}
+
+/** Characters of a glob that are not `*` or `?` (an escape counts once). */
+function literalLength(pattern: string): number {
+  let n = 0;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === "\\") {
+      i++;
+      n++;
+    } else if (c !== "*" && c !== "?") n++;
+  }
+  return n;
+}
+
+/**
+ * The specificity tuple of a match (config.md §6.3). A `command` is not
+ * part of the tuple (which plans show as written in config.md); it ranks
+ * above it, see {@linkcode compareSpecificity}.
  *
  * @example Usage
  * ```ts
@@ -304,9 +531,11 @@ export function specificity(match: PolicyMatch): Specificity {
 }
 
 /**
- * Orders two matches by specificity: lexicographic over the tuple, with
- * `true` above `false`. A `tool_name` rule therefore outranks a
- * `provider + risk + kind` rule.
+ * Orders two matches by specificity: a match with a `command` outranks one
+ * without, and of two with a command the pattern with more literal
+ * characters (not `*` or `?`) outranks the other (`rm *` above `*`); then
+ * lexicographic over the tuple, with `true` above `false`. A `tool_name`
+ * rule therefore outranks a `provider + risk + kind` rule.
  *
  * @example Usage
  * ```ts
@@ -322,6 +551,13 @@ export function specificity(match: PolicyMatch): Specificity {
  * @returns Positive when `a` is more specific, negative when `b` is, else 0.
  */
 export function compareSpecificity(a: PolicyMatch, b: PolicyMatch): number {
+  const ca = a.command !== undefined;
+  if (ca !== (b.command !== undefined)) return ca ? 1 : -1;
+  if (ca) {
+    const la = literalLength(a.command!);
+    const lb = literalLength(b.command!);
+    if (la !== lb) return la > lb ? 1 : -1;
+  }
   const sa = specificity(a);
   const sb = specificity(b);
   for (let i = 0; i < sa.length; i++) {
@@ -333,7 +569,8 @@ export function compareSpecificity(a: PolicyMatch, b: PolicyMatch): number {
 /**
  * Tells whether a rule's match applies to a call: every specified field
  * equals the call's value, and a rule that specifies `kind` never applies to
- * an interactive call.
+ * an interactive call. A rule with a `command` applies only to a segment:
+ * pass the segment's normalized text; without one it never applies.
  *
  * @example Usage
  * ```ts
@@ -347,9 +584,21 @@ export function compareSpecificity(a: PolicyMatch, b: PolicyMatch): number {
  *
  * @param match A rule's match.
  * @param call The call.
+ * @param segment The normalized text of the segment being judged, if any.
  * @returns `true` when the rule is a candidate for the call.
  */
-export function matchesCall(match: PolicyMatch, call: PolicyCall): boolean {
+export function matchesCall(
+  match: PolicyMatch,
+  call: PolicyCall,
+  segment?: string,
+): boolean {
+  if (match.command !== undefined) {
+    if (
+      segment === undefined || !matchesCommandPattern(match.command, segment)
+    ) {
+      return false;
+    }
+  }
   if (match.kind !== undefined) {
     if (call.kind === "interactive" || match.kind !== call.kind) return false;
   }
@@ -366,6 +615,16 @@ export function matchesCall(match: PolicyMatch, call: PolicyCall): boolean {
  * declared). A winning `ask` on a data-source or interactive call becomes
  * `deny` with `downgraded` set, so that it stays distinguishable from a
  * plain `deny`.
+ *
+ * A call with a string `command` is judged per segment
+ * ({@linkcode parseShellCommand}): each segment is decided as above with
+ * the `command` rules that match it as candidates too (of two `command`
+ * candidates of equal rank, the stricter action wins), and the call gets
+ * the worst decision (deny > ask > allow; the first such segment names it
+ * in `decidedBy` and `segment`). A command that cannot be parsed is the
+ * highest risk: no `command` rule applies, and the call gets at least
+ * `ask` (a data-source call: `deny`), or `deny` when the other rules say
+ * so. An empty command line is judged without `command` rules.
  *
  * @example Usage
  * ```ts
@@ -386,11 +645,68 @@ export function evaluatePolicy(
   rules: readonly PolicyRule[],
   call: PolicyCall,
 ): PolicyDecision {
+  if (typeof call.command !== "string") return decide(rules, call);
+  const parsed = parseShellCommand(call.command);
+  if (!parsed.ok) {
+    const base = decide(rules, call);
+    const decidedBy = `unparseable command (${parsed.reason})`;
+    if (base.action === "deny") {
+      return { ...base, unparseable: parsed.reason };
+    }
+    return {
+      action: call.kind === "resource" ? "ask" : "deny",
+      decidedBy,
+      downgraded: false,
+      unparseable: parsed.reason,
+    };
+  }
+  return worstSegment(rules, call, parsed.segments);
+}
+
+const SEVERITY: Readonly<Record<PolicyAction, number>> = {
+  allow: 0,
+  ask: 1,
+  deny: 2,
+};
+
+function worstSegment(
+  rules: readonly PolicyRule[],
+  call: PolicyCall,
+  segments: readonly CommandSegment[],
+): PolicyDecision {
+  let worst: PolicyDecision | undefined;
+  for (const s of segments) {
+    const d = decide(rules, call, s.text);
+    if (worst === undefined || SEVERITY[d.action] > SEVERITY[worst.action]) {
+      worst = {
+        ...d,
+        decidedBy: `${d.decidedBy || "default"} (segment ${
+          JSON.stringify(s.text)
+        })`,
+        segment: s.text,
+      };
+    }
+  }
+  return worst ?? decide(rules, call);
+}
+
+function decide(
+  rules: readonly PolicyRule[],
+  call: PolicyCall,
+  segment?: string,
+): PolicyDecision {
   let winner: PolicyRule | undefined;
   for (const rule of rules) {
-    if (!matchesCall(rule.match, call)) continue;
+    if (!matchesCall(rule.match, call, segment)) continue;
+    if (winner === undefined) {
+      winner = rule;
+      continue;
+    }
+    const rank = compareSpecificity(rule.match, winner.match);
     if (
-      winner === undefined || compareSpecificity(rule.match, winner.match) > 0
+      rank > 0 ||
+      (rank === 0 && rule.match.command !== undefined &&
+        SEVERITY[rule.action] > SEVERITY[winner.action])
     ) {
       winner = rule;
     }
@@ -439,6 +755,7 @@ export function detectConflicts(rules: readonly PolicyRule[]): Diagnostic[] {
   for (const rule of rules) {
     const key = JSON.stringify(
       [
+        rule.match.command,
         rule.match.toolName,
         rule.match.provider,
         rule.match.risk,
@@ -487,12 +804,14 @@ export function detectConflicts(rules: readonly PolicyRule[]): Diagnostic[] {
  * @returns One warning per rule with an empty match.
  */
 export function emptyMatchWarnings(rules: readonly PolicyRule[]): Diagnostic[] {
-  return rules.filter((r) => !specificity(r.match).includes(true)).map((r) =>
+  return rules.filter((r) =>
+    r.match.command === undefined && !specificity(r.match).includes(true)
+  ).map((r) =>
     diag(
       "warning",
       "W_POLICY_EMPTY_MATCH",
       `Policy "${r.name}" matches every call`,
-      `Its match is empty, so it decides "${r.action}" for every call that no more specific rule covers. If that is intended, nothing needs to change; otherwise add tool_name, provider, risk or kind.`,
+      `Its match is empty, so it decides "${r.action}" for every call that no more specific rule covers. If that is intended, nothing needs to change; otherwise add command, tool_name, provider, risk or kind.`,
       r.range,
     )
   );
@@ -548,7 +867,7 @@ export function checkPolicies(rules: readonly PolicyRule[]): Diagnostic[] {
 
 /**
  * Writes a match the way it looks in `agent.hcl`, fields in specificity
- * order: `{ tool_name = "write_file", kind = "resource" }`.
+ * order (`command` first): `{ tool_name = "write_file", kind = "resource" }`.
  *
  * @example Usage
  * ```ts

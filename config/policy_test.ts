@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import type { SourceRange } from "./diagnostic.ts";
 import {
+  checkCommandPattern,
   checkPolicies,
   compareSpecificity,
   detectConflicts,
@@ -8,6 +9,7 @@ import {
   evaluatePolicy,
   formatPolicyMatch,
   matchesCall,
+  matchesCommandPattern,
   normalizePolicy,
   type PolicyCall,
   type PolicyDecision,
@@ -686,4 +688,309 @@ Deno.test("formatPolicyMatch() writes HCL in specificity order", () => {
     formatPolicyMatch({ toolName: 'a"b' }),
     '{ tool_name = "a\\"b" }',
   );
+});
+
+// --- the `command` key: per-segment policy for calls with a command line ---
+
+const EXEC_RULES: PolicyRule[] = [
+  {
+    name: "git_status_ok",
+    match: { provider: "sh", toolName: "bash", command: "git status*" },
+    action: "allow",
+  },
+  { name: "ls_ok", match: { command: "ls*" }, action: "allow" },
+  { name: "no_rm", match: { command: "rm *" }, action: "deny" },
+  { name: "sh_asks", match: { provider: "sh" }, action: "ask" },
+];
+
+function bash(command: unknown): PolicyCall {
+  return {
+    kind: "resource",
+    provider: "sh",
+    toolName: "bash",
+    risk: "high",
+    ...(typeof command === "string" ? { command } : {}),
+  };
+}
+
+Deno.test("command rules: a single allowed segment is allowed by its rule", () => {
+  assert.deepEqual(evaluatePolicy(EXEC_RULES, bash("git status --short")), {
+    action: "allow",
+    decidedBy: 'git_status_ok (segment "git status --short")',
+    downgraded: false,
+    segment: "git status --short",
+  });
+});
+
+Deno.test("command rules: the call gets its worst segment, named with its rule", async (t) => {
+  const cases: [string, PolicyDecision["action"], string, string][] = [
+    ["git status && rm -rf x", "deny", "no_rm", "rm -rf x"],
+    ["echo ok; rm -rf /", "deny", "no_rm", "rm -rf /"],
+    ["echo ok; cat x", "ask", "sh_asks", "echo ok"],
+    ["ls $(rm -rf x)", "deny", "no_rm", "rm -rf x"],
+    ['sh -c "rm -rf x"', "deny", "no_rm", "rm -rf x"],
+    ["env FOO=1 rm -rf x", "deny", "no_rm", "rm -rf x"],
+    ["ls | xargs rm", "ask", "sh_asks", "xargs rm"],
+    ["true || rm -rf x", "deny", "no_rm", "rm -rf x"],
+    ["git status | ls -la", "allow", "git_status_ok", "git status"],
+    ["sudo git status", "ask", "sh_asks", "sudo git status"],
+    ["FOO=1 git status", "ask", "sh_asks", "FOO=1 git status"],
+    ["ls -la > listing.txt", "ask", "sh_asks", "> listing.txt"],
+    ["/bin/rm -rf x", "deny", "no_rm", "rm -rf x"],
+    ["/usr/bin/git status", "ask", "sh_asks", "/usr/bin/git status"],
+    ["ls -la 2>&1 | ls", "allow", "ls_ok", "ls -la 2>&1"],
+  ];
+  for (const [command, action, rule, segment] of cases) {
+    await t.step(command, () => {
+      const d = evaluatePolicy(EXEC_RULES, bash(command));
+      assert.equal(d.action, action);
+      assert.equal(d.segment, segment);
+      assert.equal(d.decidedBy, `${rule} (segment ${JSON.stringify(segment)})`);
+    });
+  }
+});
+
+Deno.test("command rules: an unparseable command is never allowed by a command rule", async (t) => {
+  const everything: PolicyRule[] = [
+    { name: "all_commands", match: { command: "*" }, action: "allow" },
+    { name: "sh_ok", match: { provider: "sh" }, action: "allow" },
+  ];
+  for (
+    const command of [
+      "eval 'rm -rf x'",
+      "$CMD x",
+      "echo 'open",
+      "cat <<E\nx",
+    ]
+  ) {
+    await t.step(command, () => {
+      const d = evaluatePolicy(everything, bash(command));
+      assert.equal(d.action, "ask");
+      assert.match(d.decidedBy, /^unparseable command \(.+\)$/);
+      assert.ok(d.unparseable);
+      // headless (a data-source precheck cannot ask): deny
+      const read = evaluatePolicy(everything, {
+        ...bash(command),
+        kind: "data_source",
+      });
+      assert.equal(read.action, "deny");
+    });
+  }
+  await t.step("a deny from the other rules stays a deny", () => {
+    const d = evaluatePolicy(
+      [{ name: "no_sh", match: { provider: "sh" }, action: "deny" }],
+      bash("eval x"),
+    );
+    assert.equal(d.action, "deny");
+    assert.equal(d.decidedBy, "no_sh");
+    assert.ok(d.unparseable);
+  });
+});
+
+Deno.test("command rules: calls without a command keep the ordinary algorithm", () => {
+  // command rules never match, whatever their pattern
+  const rules: PolicyRule[] = [
+    { name: "all_commands", match: { command: "*" }, action: "deny" },
+    { name: "sh_ok", match: { provider: "sh" }, action: "allow" },
+  ];
+  assert.deepEqual(evaluatePolicy(rules, bash(undefined)), {
+    action: "allow",
+    decidedBy: "sh_ok",
+    downgraded: false,
+  });
+  assert.deepEqual(evaluatePolicy(rules, bash(42)), {
+    action: "allow",
+    decidedBy: "sh_ok",
+    downgraded: false,
+  });
+  // an empty command line: judged without command rules
+  assert.deepEqual(evaluatePolicy(rules, bash("  ")), {
+    action: "allow",
+    decidedBy: "sh_ok",
+    downgraded: false,
+  });
+  assert.equal(matchesCall({ command: "*" }, bash("ls")), false);
+  assert.equal(matchesCall({ command: "*" }, bash("ls"), "ls"), true);
+});
+
+Deno.test("command rules: a command outranks every other field, a longer pattern a shorter one; equal ranks take the stricter action", () => {
+  assert.ok(
+    compareSpecificity(
+      { command: "ls*" },
+      { toolName: "bash", provider: "sh", risk: "high", kind: "resource" },
+    ) > 0,
+  );
+  assert.ok(
+    compareSpecificity({ command: "ls*", provider: "sh" }, { command: "ls*" }) >
+      0,
+  );
+  // the longer literal pattern outranks the other fields
+  assert.ok(
+    compareSpecificity({ command: "rm *" }, { command: "*", provider: "sh" }) >
+      0,
+  );
+  assert.ok(
+    compareSpecificity({ command: "l?" }, { command: "ls" }) < 0,
+  );
+  assert.equal(
+    compareSpecificity({ command: "a\\*" }, { command: "ab" }),
+    0,
+  );
+  const everything: PolicyRule[] = [
+    { name: "ask_all", match: { provider: "sh", command: "*" }, action: "ask" },
+    { name: "echo_ok", match: { command: "echo *" }, action: "allow" },
+    { name: "no_rm", match: { command: "rm *" }, action: "deny" },
+  ];
+  assert.equal(evaluatePolicy(everything, bash("echo hi")).action, "allow");
+  assert.equal(evaluatePolicy(everything, bash("rm -rf x")).action, "deny");
+  assert.equal(evaluatePolicy(everything, bash("touch x")).action, "ask");
+  // equal rank: the stricter action, whatever the order
+  const tie: PolicyRule[] = [
+    { name: "ls_ok", match: { command: "ls *" }, action: "allow" },
+    { name: "no_xx", match: { command: "* -R" }, action: "deny" },
+  ];
+  assert.equal(evaluatePolicy(tie, bash("ls -R")).action, "deny");
+  assert.equal(
+    evaluatePolicy([...tie].reverse(), bash("ls -R")).action,
+    "deny",
+  );
+  const rules: PolicyRule[] = [
+    { name: "git_ok", match: { command: "git *" }, action: "allow" },
+    { name: "no_push", match: { command: "git push*" }, action: "deny" },
+    { name: "bash_ok", match: { toolName: "bash" }, action: "allow" },
+  ];
+  const d = evaluatePolicy(rules, bash("git push origin main"));
+  assert.equal(d.action, "deny");
+  assert.match(d.decidedBy, /^no_push /);
+  // declaration order does not matter
+  assert.equal(
+    evaluatePolicy([...rules].reverse(), bash("git push origin main")).action,
+    "deny",
+  );
+  // data-source calls: a winning command ask is downgraded like any other
+  const asks: PolicyRule[] = [{
+    name: "a",
+    match: { command: "ls*" },
+    action: "ask",
+  }];
+  assert.deepEqual(
+    evaluatePolicy(asks, { ...bash("ls"), kind: "data_source" }),
+    {
+      action: "deny",
+      decidedBy: 'a (segment "ls")',
+      downgraded: true,
+      segment: "ls",
+    },
+  );
+});
+
+Deno.test("command rules: globs match the whole normalized segment", () => {
+  const cases: [string, string, boolean][] = [
+    ["git status", "git status", true],
+    ["git status", "git status --short", false],
+    ["git status*", "git status --short", true],
+    ["git status*", "git statusx", true],
+    ["git status *", "git status", false],
+    ["ls ?", "ls a", true],
+    ["ls ?", "ls ab", false],
+    ["git commit -m *", "git commit -m 'fix bug'", true],
+    ["echo \\*", "echo *", true],
+    ["echo \\*", "echo x", false],
+    ["a.b", "aXb", false],
+    ["*", "anything at all", true],
+  ];
+  for (const [pattern, text, want] of cases) {
+    assert.equal(
+      matchesCommandPattern(pattern, text),
+      want,
+      `${pattern} ~ ${text}`,
+    );
+  }
+});
+
+Deno.test("command rules: conflicts compare the pattern; a command-only match is not empty", () => {
+  const rules: PolicyRule[] = [
+    { name: "a", match: { command: "ls*" }, action: "allow" },
+    { name: "b", match: { command: "ls*" }, action: "deny" },
+    { name: "c", match: { command: "ls *" }, action: "deny" },
+    { name: "d", match: { command: "ls*", provider: "sh" }, action: "deny" },
+  ];
+  const ds = checkPolicies(rules);
+  assert.deepEqual(ds.map((d) => [d.code, d.summary]), [[
+    "E_POLICY_CONFLICT",
+    'Conflicting policies "a" and "b"',
+  ]]);
+  assert.match(ds[0]!.detail!, /command = "ls\*"/);
+  assert.deepEqual(emptyMatchWarnings([rules[0]!]), []);
+  assert.equal(
+    formatPolicyMatch({ provider: "sh", command: "git *" }),
+    '{ command = "git *", provider = "sh" }',
+  );
+});
+
+Deno.test("command rules: normalizePolicy() checks the pattern with a positioned diagnostic", async (t) => {
+  const ranges = { block: at(1), match: at(2), matchKeys: { command: at(7) } };
+  const bad: [unknown, RegExp][] = [
+    ["", /empty/],
+    ["  ls", /starts or ends with a blank/],
+    ["ls\nrm", /line break/],
+    ["git status && rm *", /spans 2 commands/],
+    ["ls; *", /spans 2 commands/],
+    ["echo 'open*", /does not read as a command: unterminated single quote/],
+    ["eval *", /eval/],
+    ["ls \\", /lone backslash/],
+    [3, /Expected a string/],
+  ];
+  for (const [pattern, detail] of bad) {
+    await t.step(String(pattern), () => {
+      const r = normalizePolicy("p", {
+        match: { command: pattern },
+        action: "allow",
+      }, ranges);
+      assert.equal(r.rule, undefined);
+      assert.equal(r.diagnostics.length, 1);
+      const d = r.diagnostics[0]!;
+      assert.equal(d.severity, "error");
+      assert.equal(d.range?.start.line, 7);
+      assert.match(d.detail!, detail);
+    });
+  }
+  await t.step("a valid pattern builds a rule", () => {
+    const r = normalizePolicy("p", {
+      match: { command: "git status*", provider: "sh" },
+      action: "allow",
+    }, ranges);
+    assert.deepEqual(r.rule?.match, { command: "git status*", provider: "sh" });
+    assert.deepEqual(r.diagnostics, []);
+  });
+  await t.step(
+    "a pattern not in normalized form is kept with a warning",
+    () => {
+      const r = normalizePolicy("p", {
+        match: { command: 'git  commit -m "wip*"' },
+        action: "allow",
+      }, ranges);
+      assert.equal(r.rule?.match.command, 'git  commit -m "wip*"');
+      assert.deepEqual(r.diagnostics.map((d) => [d.code, d.severity]), [[
+        "W_POLICY_COMMAND_FORM",
+        "warning",
+      ]]);
+      assert.match(r.diagnostics[0]!.detail!, /write "git commit -m 'wip\*'"/);
+    },
+  );
+  await t.step("checkCommandPattern() returns the normalized form", () => {
+    assert.deepEqual(checkCommandPattern("sudo *"), { normalized: "sudo *" });
+    assert.deepEqual(checkCommandPattern("ls  -la *"), {
+      normalized: "ls -la *",
+    });
+  });
+});
+
+Deno.test("command rules: glob matching is linear, even with many stars on a long text", () => {
+  const text = "a".repeat(200_000);
+  // a backtracking regular expression would take O(n^5) here
+  assert.equal(matchesCommandPattern("*a*a*a*a*b", text), false);
+  assert.equal(matchesCommandPattern("*a*a*a*a*", text), true);
+  assert.equal(matchesCommandPattern("a?*", "aé"), true);
+  assert.equal(matchesCommandPattern("??", "é😀"), true);
 });

@@ -604,6 +604,7 @@ export class AgentSession implements AsyncDisposable {
       emit: (e) => this.#emit(e),
     });
     this.#hooks = new HookDispatcher({
+      sessionId: this.sessionId,
       subscriptions: spec.hooks,
       endpoints: deps.hooks ?? new Map(),
       defaultTimeoutMs: spec.defaultHookTimeoutMs,
@@ -1554,13 +1555,20 @@ export class AgentSession implements AsyncDisposable {
     return terminates;
   }
 
+  /**
+   * What policy judges: kind, provider, tool and risk, and the arguments'
+   * string `command` when there is one (a shell line such as `exec.bash`'s:
+   * policy then judges each of its segments, config/policy.ts).
+   */
   #policyCall(r: CallRecord): PolicyCall {
     const s = r.entry!.schema;
+    const command = (r.call?.arguments ?? r.toolUse.arguments)?.command;
     return {
       kind: toolKindText(s.kind)!,
       provider: r.entry!.provider,
       toolName: s.name,
       risk: riskText(s.risk, s.kind),
+      ...(typeof command === "string" ? { command } : {}),
     };
   }
 

@@ -1,0 +1,78 @@
+/**
+ * examples/exec: its agent.hcl and lock file pass `check-config --locked`,
+ * and its scripted run behaves as its README says (the allowed `ls && wc`
+ * runs, the chained `rm` is denied by its segment, notes.md stays).
+ * `deno task test:update` (UPDATE_GOLDEN=1) re-locks the example first.
+ */
+import assert from "node:assert/strict";
+import { REPO } from "./_helpers.ts";
+
+const EXAMPLE = "examples/exec";
+
+async function deno(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args,
+    cwd: REPO,
+    env: { NO_COLOR: "1", ...env },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const dec = new TextDecoder();
+  return {
+    code: out.code,
+    stdout: dec.decode(out.stdout),
+    stderr: dec.decode(out.stderr),
+  };
+}
+
+Deno.test("check-config examples/exec --locked exits 0", async () => {
+  if (Deno.env.get("UPDATE_GOLDEN") === "1") {
+    const lock = await deno(["run", "-A", "main.ts", "lock", EXAMPLE]);
+    assert.equal(lock.code, 0, lock.stderr);
+  }
+  const r = await deno([
+    "run",
+    "-A",
+    "config/check_config.ts",
+    EXAMPLE,
+    "--locked",
+    "--no-cache",
+  ]);
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  assert.match(
+    r.stdout,
+    /^The configuration is valid: 2 providers, 13 policies, 1 profile, 0 hooks\. Every provider matches the lock file\.$/m,
+  );
+});
+
+Deno.test("examples/exec runs: allowed segments run, the rm segment is denied", async () => {
+  const state = await Deno.makeTempDir({ prefix: "ph-exec-example-" });
+  try {
+    const r = await deno(
+      [
+        "run",
+        "-A",
+        "main.ts",
+        "run",
+        "Look around",
+        "--dir",
+        EXAMPLE,
+        "--locked",
+      ],
+      { XDG_STATE_HOME: state },
+    );
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /→ allow \(policy:ls \(segment "ls"\)\)/);
+    assert.match(
+      r.stdout,
+      /→ deny \(policy:no_rm \(segment "rm -f notes\.md"\)\)/,
+    );
+    assert.match(r.stdout, /Removing notes\.md is not allowed here/);
+    assert.ok((await Deno.stat(`${REPO}/${EXAMPLE}/notes.md`)).isFile);
+  } finally {
+    await Deno.remove(state, { recursive: true });
+  }
+});
