@@ -1,0 +1,86 @@
+# This file is maintained by "agent lock". Do not edit it by hand:
+# check-config verifies every provider against it.
+
+lock_file_version = 1
+
+provider "claude" {
+  source      = "builtin/anthropic"
+  version     = "0.1.0"
+  resolved_at = "2026-11-30T13:53:25Z"
+  checksums = {
+    "darwin_amd64"  = "sha256:cec7daf64338a1873f4ef9a1ca874bed149faa5b8ca9f5cd493196d754cf6ac8"
+    "darwin_arm64"  = "sha256:cec7daf64338a1873f4ef9a1ca874bed149faa5b8ca9f5cd493196d754cf6ac8"
+    "linux_amd64"   = "sha256:cec7daf64338a1873f4ef9a1ca874bed149faa5b8ca9f5cd493196d754cf6ac8"
+    "linux_arm64"   = "sha256:cec7daf64338a1873f4ef9a1ca874bed149faa5b8ca9f5cd493196d754cf6ac8"
+    "windows_amd64" = "sha256:cec7daf64338a1873f4ef9a1ca874bed149faa5b8ca9f5cd493196d754cf6ac8"
+  }
+  envelope = {
+    env   = []
+    run   = []
+    read  = []
+    write = []
+    net   = ["*"]
+  }
+  config_schema = [
+    {
+      name        = "api_key"
+      type        = "string"
+      required    = true
+      sensitive   = true
+      description = "The Anthropic API key. A secret: write it as env(\"ANTHROPIC_API_KEY\"); it is sent only to the API (in the SDK's Authorization header) and never logged, echoed or written to an event."
+    },
+    {
+      name         = "base_url"
+      type         = "string"
+      required     = false
+      sensitive    = false
+      description  = "The Messages API base URL (http or https, no path credentials). The host must be in the plugin's net envelope: api.anthropic.com:443, or 127.0.0.1 (any port) for a local fake or proxy."
+      default_json = "\"https://api.anthropic.com\""
+    },
+    {
+      name         = "default_max_tokens"
+      type         = "number"
+      required     = false
+      sensitive    = false
+      description  = "max_tokens when a request sets no max_output_tokens; capped at the model's output limit."
+      default_json = "16384"
+    },
+    {
+      name         = "timeout_ms"
+      type         = "number"
+      required     = false
+      sensitive    = false
+      description  = "Per-request timeout of the HTTP call in milliseconds (the kernel's own deadline still applies)."
+      default_json = "600000"
+    },
+  ]
+}
+
+provider "fs" {
+  source      = "builtin/filesystem"
+  version     = "0.1.0"
+  resolved_at = "2026-11-30T13:59:07Z"
+  checksums = {
+    "darwin_amd64"  = "sha256:5aa6598a8cca11bb0d325d80205973a6c776f2e6d89ab6366ccc2e491adf5260"
+    "darwin_arm64"  = "sha256:5aa6598a8cca11bb0d325d80205973a6c776f2e6d89ab6366ccc2e491adf5260"
+    "linux_amd64"   = "sha256:5aa6598a8cca11bb0d325d80205973a6c776f2e6d89ab6366ccc2e491adf5260"
+    "linux_arm64"   = "sha256:5aa6598a8cca11bb0d325d80205973a6c776f2e6d89ab6366ccc2e491adf5260"
+    "windows_amd64" = "sha256:5aa6598a8cca11bb0d325d80205973a6c776f2e6d89ab6366ccc2e491adf5260"
+  }
+  envelope = {
+    env   = []
+    run   = []
+    read  = ["."]
+    write = ["."]
+    net   = []
+  }
+  config_schema = [
+    {
+      name        = "roots"
+      type        = "list(string)"
+      required    = true
+      sensitive   = false
+      description = "Directories the tools may touch. Absolute, or relative to the session's working directory. A path escaping every root, through .. or a symbolic link, is refused."
+    },
+  ]
+}

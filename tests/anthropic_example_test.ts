@@ -1,0 +1,111 @@
+/**
+ * examples/anthropic: a real configuration for the `anthropic` provider
+ * (`api_key = env("ANTHROPIC_API_KEY")`) passes `check-config --locked`.
+ * `deno task test:update` (UPDATE_GOLDEN=1) re-locks it first: the lock
+ * pins the exact bytes of every plugin module.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { REPO } from "./_helpers.ts";
+
+async function deno(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args,
+    cwd: REPO,
+    env: { NO_COLOR: "1", ...env },
+    clearEnv: true,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const dec = new TextDecoder();
+  return {
+    code: out.code,
+    stdout: dec.decode(out.stdout),
+    stderr: dec.decode(out.stderr),
+  };
+}
+
+const HOME = Deno.env.get("HOME") ?? "/root";
+const PATH = Deno.env.get("PATH") ?? "/usr/bin:/bin";
+const DENO_DIR = Deno.env.get("DENO_DIR");
+const BASE = { HOME, PATH, ...(DENO_DIR ? { DENO_DIR } : {}) };
+const KEY = "sk-ant-example-not-a-real-key-0000";
+
+Deno.test("check-config examples/anthropic --locked exits 0 with ANTHROPIC_API_KEY set", async () => {
+  if (Deno.env.get("UPDATE_GOLDEN") === "1") {
+    const lock = await deno(
+      ["run", "-A", "main.ts", "lock", "examples/anthropic"],
+      { ...BASE, ANTHROPIC_API_KEY: KEY },
+    );
+    assert.equal(lock.code, 0, lock.stderr);
+  }
+  const r = await deno(
+    [
+      "run",
+      "-A",
+      "config/check_config.ts",
+      "examples/anthropic",
+      "--locked",
+      "--no-cache",
+    ],
+    { ...BASE, ANTHROPIC_API_KEY: KEY },
+  );
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  assert.match(
+    r.stdout,
+    /^The configuration is valid: 2 providers, 2 policies, 1 profile, 0 hooks\. Every provider matches the lock file\.$/m,
+  );
+  assert.ok(!(r.stdout + r.stderr).includes(KEY), "the key is never printed");
+  const lock = await Deno.readTextFile(
+    `${REPO}/examples/anthropic/.agent/agent.lock.hcl`,
+  );
+  assert.ok(!lock.includes(KEY), "the key is not in the lock file");
+  assert.match(lock, /source += "builtin\/anthropic"/);
+  assert.match(lock, /net += \["\*"\]/);
+
+  const explain = await deno(
+    [
+      "run",
+      "-A",
+      "main.ts",
+      "check-config",
+      "examples/anthropic",
+      "--locked",
+      "--explain",
+      "--no-cache",
+    ],
+    { ...BASE, ANTHROPIC_API_KEY: KEY },
+  );
+  assert.equal(explain.code, 0, explain.stderr);
+  assert.match(
+    explain.stdout,
+    /models: claude\/claude-sonnet-5-5 -> claude\/claude-haiku-5-5/,
+  );
+  assert.match(
+    explain.stdout,
+    /--allow-net=[^\n]*api\.anthropic\.com:443(\s|$)/m,
+  );
+});
+
+Deno.test("check-config examples/anthropic names the unset ANTHROPIC_API_KEY", async () => {
+  const r = await deno(
+    [
+      "run",
+      "-A",
+      "config/check_config.ts",
+      "examples/anthropic",
+      "--locked",
+      "--no-cache",
+    ],
+    BASE,
+  );
+  assert.equal(r.code, 1, r.stdout + r.stderr);
+  assert.match(
+    r.stdout + r.stderr,
+    /E_ENV_UNSET.*"ANTHROPIC_API_KEY" is not set/,
+  );
+});
