@@ -27,6 +27,7 @@ export type FailureKind =
   | "not_found"
   | "permission_denied"
   | "execution_failed"
+  | "concurrency_conflict"
   | "cancelled";
 
 /** A classified failure of an operation; becomes a terminal ToolError. */
@@ -214,7 +215,14 @@ export function classify(err: unknown, action: string): ToolFailure {
   });
 }
 
-async function target(input: CallInput): Promise<ConfinedPath> {
+/**
+ * Confines the call's `path` argument to the roots.
+ *
+ * @param input The roots and the call.
+ * @returns The confined path.
+ * @throws {PathError} If it escapes the roots or cannot be resolved.
+ */
+export async function target(input: CallInput): Promise<ConfinedPath> {
   const roots = await resolveRoots(input.roots, input.workingDirectory);
   return await confine(
     String(input.args.path),
@@ -227,8 +235,28 @@ function cancelled(what: string): ToolFailure {
   return new ToolFailure("cancelled", `Cancelled: ${what}`);
 }
 
-function looksBinary(bytes: Uint8Array): boolean {
+/** True when the first 8 KiB hold a NUL byte (how git and grep tell binary files). */
+export function looksBinary(bytes: Uint8Array): boolean {
   return bytes.subarray(0, 8192).includes(0);
+}
+
+// Any code unit above 0x7f (a regex class from \0 would trip no-control-regex).
+const NON_ASCII = /[\u0080-\uffff]/;
+
+/** Bytes of a string in UTF-8, without encoding it. */
+function utf8Length(s: string): number {
+  if (!NON_ASCII.test(s)) return s.length;
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) n += 1;
+    else if (c >= 0xd800 && c <= 0xdbff) {
+      n += 2; // a surrogate pair: 4 bytes for 2 code units
+      i++;
+    } else n += 2;
+  }
+  return n;
 }
 
 function cutLine(line: string): { text: string; cut: boolean } {
@@ -283,7 +311,6 @@ export async function readFile(input: CallInput): Promise<ReadResult> {
     throw classify(err, action);
   }
   const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-  const encoder = new TextEncoder();
   const shown: string[] = [];
   let bytes = 0;
   let lineNo = 0;
@@ -301,7 +328,7 @@ export async function readFile(input: CallInput): Promise<ReadResult> {
     }
     const { text, cut } = cutLine(line);
     const numbered = `${String(lineNo).padStart(6, " ")}\t${text}`;
-    const size = encoder.encode(numbered).length + 1;
+    const size = utf8Length(numbered) + 1;
     if (bytes + size > READ_MAX_BYTES) {
       full = true;
       truncated = true;
@@ -452,6 +479,50 @@ function occurrences(haystack: string, needle: string): number[] {
 }
 
 /**
+ * Replaces `oldStr` by `newStr` in `text`, exactly (no patterns): it must
+ * occur exactly once unless `replaceAll` is set.
+ *
+ * @param text The current text.
+ * @param oldStr The text to replace (non-empty).
+ * @param newStr The replacement.
+ * @param replaceAll Replace every occurrence.
+ * @param action The message prefix naming the file (e.g. `Cannot edit "p"`).
+ * @returns The new text and the number of replacements.
+ * @throws {ToolFailure} `invalid_arguments` saying how many times `oldStr`
+ * occurs when it is not exactly once (or not at all).
+ */
+export function replaceExact(
+  text: string,
+  oldStr: string,
+  newStr: string,
+  replaceAll: boolean,
+  action: string,
+): { text: string; replacements: number } {
+  const at = occurrences(text, oldStr);
+  if (at.length === 0) {
+    throw new ToolFailure(
+      "invalid_arguments",
+      `${action}: "old_str" does not occur in the file (it must match exactly, whitespace and line endings included)`,
+    );
+  }
+  if (at.length > 1 && !replaceAll) {
+    throw new ToolFailure(
+      "invalid_arguments",
+      `${action}: "old_str" occurs ${at.length} times; include more surrounding text to make it unique, or set "replace_all" to replace every occurrence`,
+      { occurrences: String(at.length) },
+    );
+  }
+  const parts: string[] = [];
+  let from = 0;
+  for (const i of at) {
+    parts.push(text.slice(from, i), newStr);
+    from = i + oldStr.length;
+  }
+  parts.push(text.slice(from));
+  return { text: parts.join(""), replacements: at.length };
+}
+
+/**
  * Plans `edit_file`: the exact replacement of `old_str` by `new_str`,
  * which must occur exactly once unless `replace_all` is set. Touches
  * nothing.
@@ -498,37 +569,24 @@ export async function planEdit(input: CallInput): Promise<FilePlan> {
       `${action}: it is not a UTF-8 text file`,
     );
   }
-  const at = occurrences(old.text, oldStr);
-  if (at.length === 0) {
-    throw new ToolFailure(
-      "invalid_arguments",
-      `${action}: "old_str" does not occur in the file (it must match exactly, whitespace and line endings included)`,
-    );
-  }
-  if (at.length > 1 && !replaceAll) {
-    throw new ToolFailure(
-      "invalid_arguments",
-      `${action}: "old_str" occurs ${at.length} times; include more surrounding text to make it unique, or set "replace_all" to replace every occurrence`,
-      { occurrences: String(at.length) },
-    );
-  }
-  const parts: string[] = [];
-  let from = 0;
-  for (const i of at) {
-    parts.push(old.text.slice(from, i), newStr);
-    from = i + oldStr.length;
-  }
-  parts.push(old.text.slice(from));
+  const { text, replacements } = replaceExact(
+    old.text,
+    oldStr,
+    newStr,
+    replaceAll,
+    action,
+  );
   return {
     target: path,
     oldText: old.text,
     oldIsBinary: false,
-    newText: parts.join(""),
-    replacements: at.length,
+    newText: text,
+    replacements,
   };
 }
 
-function randomSuffix(): string {
+/** Twelve random hex digits, for temporary file names. */
+export function randomSuffix(): string {
   return Array.from(
     crypto.getRandomValues(new Uint8Array(6)),
     (b) => b.toString(16).padStart(2, "0"),

@@ -81,3 +81,29 @@ Deno.test("planEdit() and planWrite() touch nothing", async () => {
     assert.equal(await Deno.readTextFile(`${root}/a.txt`), "one two\n");
   });
 });
+
+Deno.test("readFile() counts its 256 KiB bound in UTF-8 bytes, multibyte characters included", async () => {
+  await withRoot(async (root) => {
+    // Each numbered line: 6 + 1 + 2000 bytes + a newline = 2008 bytes, so
+    // 130 lines fit in 262,144 bytes and the 131st does not.
+    for (
+      const [name, unit] of [["e.txt", "é".repeat(1000)], [
+        "emoji.txt",
+        "😀".repeat(500),
+      ]]
+    ) {
+      await Deno.writeTextFile(`${root}/${name}`, `${unit}\n`.repeat(200));
+      const r = await readFile({
+        roots: [root],
+        args: { path: name },
+        workingDirectory: root,
+      });
+      assert.deepEqual([r.end_line, r.total_lines, r.truncated], [
+        130,
+        200,
+        true,
+      ], name);
+      assert.ok(new TextEncoder().encode(r.content).length < 262_144 + 200);
+    }
+  });
+});

@@ -61,6 +61,21 @@ function hunksOf(tree: RenderTree | undefined): Hunk[] {
   }));
 }
 
+async function readAll(file: Deno.FsFile): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  const buf = new Uint8Array(64 * 1024);
+  for (let n = await file.read(buf); n !== null; n = await file.read(buf)) {
+    chunks.push(buf.slice(0, n));
+  }
+  const out = new Uint8Array(chunks.reduce((a, c) => a + c.length, 0));
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}
+
 function summaryOf(tree: RenderTree | undefined): string {
   const group = tree?.root?.node;
   assert.equal(group?.case, "group");
@@ -232,12 +247,13 @@ Deno.test("filesystem tool provider, through a real plugin subprocess", async (t
     );
 
     await t.step(
-      "GetSchema: the reference catalogue's three tools and the config schema",
+      "GetSchema: the reference catalogue's three tools, multi_edit and the config schema",
       () => {
         assert.deepEqual(schema.tools.map((x) => x.name), [
           "read_file",
           "write_file",
           "edit_file",
+          "multi_edit",
         ]);
         assert.deepEqual(
           schema.tools.map((x) => [
@@ -272,6 +288,16 @@ Deno.test("filesystem tool provider, through a real plugin subprocess", async (t
               false,
               true,
               ["path"],
+              false,
+            ],
+            [
+              "multi_edit",
+              "RESOURCE",
+              "MODERATE",
+              false,
+              false,
+              false,
+              [],
               false,
             ],
           ],
@@ -588,6 +614,9 @@ Deno.test("filesystem tool provider, through a real plugin subprocess", async (t
         const file = `${root}/atomic.txt`;
         await Deno.writeTextFile(file, big("a"));
         const ino = (await Deno.stat(file)).ino;
+        // Held open, the original inode cannot be freed and its number
+        // reused by a later temporary file.
+        using original = await Deno.open(file, { read: true });
         let reads = 0;
         let writing = true;
         const reader = (async () => {
@@ -617,6 +646,11 @@ Deno.test("filesystem tool provider, through a real plugin subprocess", async (t
             "the file was replaced by a rename, not rewritten in place",
           );
         }
+        assert.equal(
+          new TextDecoder().decode(await readAll(original)),
+          big("a"),
+          "the replaced file still holds the old content",
+        );
         const names = [];
         for await (const e of Deno.readDir(root)) names.push(e.name);
         assert.deepEqual(names.filter((n) => n.endsWith(".tmp")), []);

@@ -1,0 +1,5 @@
+/** Greets someone. */
+export function greet(name: string): string {
+  // TODO: trim the name
+  return `Hello, ${name}!`;
+}
