@@ -1,0 +1,169 @@
+# This file is maintained by "agent lock". Do not edit it by hand:
+# check-config verifies every provider against it.
+
+lock_file_version = 1
+
+provider "files" {
+  source      = "builtin/mcp"
+  version     = "0.1.0"
+  resolved_at = "2026-11-30T13:53:26Z"
+  checksums = {
+    "darwin_amd64"  = "sha256:5c300e744457754ac607d7277e4a4414f1e701ca94da65251864beae95438876"
+    "darwin_arm64"  = "sha256:5c300e744457754ac607d7277e4a4414f1e701ca94da65251864beae95438876"
+    "linux_amd64"   = "sha256:5c300e744457754ac607d7277e4a4414f1e701ca94da65251864beae95438876"
+    "linux_arm64"   = "sha256:5c300e744457754ac607d7277e4a4414f1e701ca94da65251864beae95438876"
+    "windows_amd64" = "sha256:5c300e744457754ac607d7277e4a4414f1e701ca94da65251864beae95438876"
+  }
+  envelope = {
+    env   = ["DENO_DIR"]
+    run   = ["*"]
+    read  = []
+    write = []
+    net   = ["*"]
+  }
+  config_schema = [
+    {
+      name        = "command"
+      type        = "string"
+      required    = false
+      sensitive   = false
+      description = "A stdio MCP server: the program to start (set command or url, not both)."
+    },
+    {
+      name         = "args"
+      type         = "list(string)"
+      required     = false
+      sensitive    = false
+      description  = "The stdio server's arguments."
+      default_json = "[]"
+    },
+    {
+      name         = "env"
+      type         = "map(string)"
+      required     = false
+      sensitive    = false
+      description  = "Variables set for the stdio server (values may use env(\"NAME\")). The server starts with an empty environment plus inherit_env and these."
+      default_json = "{}"
+    },
+    {
+      name         = "inherit_env"
+      type         = "list(string)"
+      required     = false
+      sensitive    = false
+      description  = "Variables copied from the plugin's own environment into the stdio server's (each must be readable by the plugin). DENO_DIR lets a Deno-run server find the module cache."
+      default_json = "[\"DENO_DIR\"]"
+    },
+    {
+      name        = "cwd"
+      type        = "string"
+      required    = false
+      sensitive   = false
+      description = "The stdio server's working directory (relative paths resolve against the kernel's working directory). Default: the kernel's working directory."
+    },
+    {
+      name        = "url"
+      type        = "string"
+      required    = false
+      sensitive   = false
+      description = "A streamable-HTTP MCP server: its endpoint URL (set command or url, not both)."
+    },
+    {
+      name         = "headers"
+      type         = "map(string)"
+      required     = false
+      sensitive    = false
+      description  = "HTTP headers sent to the url server."
+      default_json = "{}"
+    },
+    {
+      name        = "bearer_token"
+      type        = "string"
+      required    = false
+      sensitive   = true
+      description = "Sent to the url server as Authorization: Bearer <token>. Only env(\"NAME\") may set it."
+    },
+    {
+      name         = "tool_prefix"
+      type         = "string"
+      required     = false
+      sensitive    = false
+      description  = "Put before every tool name the model sees, e.g. \"memory_\"."
+      default_json = "\"\""
+    },
+    {
+      name        = "tools"
+      type        = "list(string)"
+      required    = false
+      sensitive   = false
+      description = "The server's tools to expose, by their MCP names. Default: all of them."
+    },
+    {
+      name         = "trust_annotations"
+      type         = "bool"
+      required     = false
+      sensitive    = false
+      description  = "Map the server's annotations (readOnlyHint, destructiveHint, idempotentHint, openWorldHint) to kind and risk. false: every tool is resource / high."
+      default_json = "true"
+    },
+    {
+      name         = "connect_timeout_seconds"
+      type         = "number"
+      required     = false
+      sensitive    = false
+      description  = "Deadline for starting or reaching the server and listing its tools."
+      default_json = "30"
+    },
+    {
+      name         = "call_timeout_seconds"
+      type         = "number"
+      required     = false
+      sensitive    = false
+      description  = "Deadline of one tool call."
+      default_json = "60"
+    },
+    {
+      name         = "max_result_chars"
+      type         = "number"
+      required     = false
+      sensitive    = false
+      description  = "Most characters of text and base64 data in one result; the rest is cut with a marker."
+      default_json = "100000"
+    },
+  ]
+}
+
+provider "scripted" {
+  source      = "builtin/scripted"
+  version     = "0.1.0"
+  resolved_at = "2026-11-30T13:53:26Z"
+  checksums = {
+    "darwin_amd64"  = "sha256:d0a53a472d52bfbb3c60ed0ac7161cd9bcd0796878000a178c5b691adc2949d7"
+    "darwin_arm64"  = "sha256:d0a53a472d52bfbb3c60ed0ac7161cd9bcd0796878000a178c5b691adc2949d7"
+    "linux_amd64"   = "sha256:d0a53a472d52bfbb3c60ed0ac7161cd9bcd0796878000a178c5b691adc2949d7"
+    "linux_arm64"   = "sha256:d0a53a472d52bfbb3c60ed0ac7161cd9bcd0796878000a178c5b691adc2949d7"
+    "windows_amd64" = "sha256:d0a53a472d52bfbb3c60ed0ac7161cd9bcd0796878000a178c5b691adc2949d7"
+  }
+  envelope = {
+    env   = []
+    run   = []
+    read  = ["."]
+    write = []
+    net   = []
+  }
+  config_schema = [
+    {
+      name        = "script"
+      type        = "string"
+      required    = false
+      sensitive   = false
+      description = "Absolute path of the script file (JSON) to replay; the file must lie where the plugin may read (the kernel's working directory, granted with allow_read). Set script or turns_json."
+    },
+    {
+      name        = "turns_json"
+      type        = "string"
+      required    = false
+      sensitive   = false
+      description = "The script inline, as JSON text: a script object or a bare list of turns. Set script or turns_json."
+    },
+  ]
+}
