@@ -179,7 +179,9 @@ export async function run(
   const { hostPlatform } = await import("./checksum.ts");
   const platform = io.platform ?? hostPlatform();
   const globalPath = globalConfigPath(io.env);
-  const useCache = !values["no-cache"];
+  // --explain runs the context chain, whose inputs (AGENTS.md files, the
+  // memory store) the cache key does not cover: never cached.
+  const useCache = !values["no-cache"] && !values.explain;
   let key: string | undefined;
   if (useCache) {
     key = await computeCacheKey({
@@ -211,6 +213,37 @@ export async function run(
     const { explainPlan } = await import("./explain.ts");
     const { SDK_ENV_NAMES } = await import("../kernel/plugin_host.ts");
     explain = explainPlan(result.plan, SDK_ENV_NAMES);
+    if (
+      result.plan.providers.some((p) =>
+        p.category === "context" || p.category === "memory"
+      )
+    ) {
+      const { measureContextChain } = await import("../kernel/agent_kernel.ts");
+      try {
+        const m = await measureContextChain(dir, result.plan, io.env);
+        if (m) {
+          explain.context = {
+            sections: m.sections.map((s) => ({ ...s })),
+            tokens: m.sections.reduce((n, s) => n + s.tokens, 0),
+            problems: m.reports.filter((r) => r.outcome !== "ok").map((r) =>
+              `${r.provider}: ${r.outcome.replaceAll("_", " ")}${
+                r.message ? ` (${r.message})` : ""
+              }`
+            ),
+          };
+        }
+      } catch (err) {
+        explain.context = {
+          sections: [],
+          tokens: 0,
+          problems: [
+            `the context chain could not be run: ${
+              err instanceof Error ? err.message : String(err)
+            }`,
+          ],
+        };
+      }
+    }
   }
   const displayFile = (f: string) => {
     if (f.startsWith("~") || isAbsolute(f)) return f;

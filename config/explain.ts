@@ -91,6 +91,21 @@ export interface ExplainReport {
    * variables the plugin SDK and gRPC read (names only).
    */
   sdkEnv: string[];
+  /**
+   * The context chain a session starts with (context and memory providers
+   * run once; the same for every profile), when there is one.
+   */
+  context?: ExplainContext;
+}
+
+/** The assembled context, measured by running the context chain once. */
+export interface ExplainContext {
+  /** Each section in chain order. */
+  sections: { provider: string; label: string; tokens: number }[];
+  /** Every section's tokens together. */
+  tokens: number;
+  /** Providers whose contribution was not (wholly) used, and why. */
+  problems: string[];
 }
 
 const SDK_ENV_PLACEHOLDER = "<sdk env>";
@@ -295,6 +310,18 @@ export function formatExplain(report: ExplainReport): string {
           : profile.bounds.join(", ")
       }`,
     );
+    const ctx = report.context;
+    if (ctx) {
+      lines.push(
+        `  assembled context: ${ctx.tokens} tokens in ${ctx.sections.length} section${
+          ctx.sections.length === 1 ? "" : "s"
+        } (before the system prompt and the conversation)`,
+      );
+      for (const s of ctx.sections) {
+        lines.push(`    ${s.provider}: ${s.label} (${s.tokens} tokens)`);
+      }
+      for (const p of ctx.problems) lines.push(`    ! ${p}`);
+    }
     for (const p of profile.providers) {
       lines.push(
         `  provider "${p.name}" (${p.source}${

@@ -85,6 +85,14 @@ export interface CallOptions {
   timeoutMs?: number;
   /** Extra request metadata. */
   metadata?: grpc.Metadata;
+  /** Extra request metadata as plain ASCII headers (added to `metadata`). */
+  headers?: Readonly<Record<string, string>>;
+}
+
+function metadataOf(options: CallOptions | undefined): grpc.Metadata {
+  const md = options?.metadata?.clone() ?? new grpc.Metadata();
+  for (const [k, v] of Object.entries(options?.headers ?? {})) md.set(k, v);
+  return md;
 }
 
 /** A live bidirectional call: write requests, read responses. */
@@ -386,7 +394,7 @@ export function createClient<S extends DescService>(
               ser,
               de,
               req,
-              options?.metadata ?? new grpc.Metadata(),
+              metadataOf(options),
               callOptions(options),
               (err, res) => {
                 cleanup();
@@ -404,7 +412,7 @@ export function createClient<S extends DescService>(
             ser,
             de,
             req,
-            options?.metadata ?? new grpc.Metadata(),
+            metadataOf(options),
             callOptions(options),
           );
           const cleanup = wireAbort(call, options?.signal);
@@ -423,7 +431,7 @@ export function createClient<S extends DescService>(
             path,
             ser,
             de,
-            options?.metadata ?? new grpc.Metadata(),
+            metadataOf(options),
             callOptions(options),
           );
           const cleanup = wireAbort(call, options?.signal);

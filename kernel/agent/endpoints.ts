@@ -41,12 +41,26 @@ import type {
   MemoryProviderEndpoint,
 } from "./provider_context.ts";
 
+/**
+ * Request metadata the kernel sets on calls made for a session: the
+ * provider's local name in `agent.hcl` (a plugin does not otherwise know
+ * it), and the session and turn (hook payloads and some requests carry no
+ * session id).
+ */
+export const PROVIDER_HEADER = "ph-provider";
+/** See {@linkcode PROVIDER_HEADER}. */
+export const SESSION_HEADER = "ph-session-id";
+/** See {@linkcode PROVIDER_HEADER}. */
+export const TURN_HEADER = "ph-turn-id";
+
 /** Per-call options of every endpoint method. */
 export interface EndpointCallOptions {
   /** Cancels the call (turn cancellation, or a deadline the loop enforces). */
   readonly signal?: AbortSignal;
   /** A transport deadline in milliseconds, when the loop sets one. */
   readonly timeoutMs?: number;
+  /** Request metadata (`ph-session-id`, `ph-provider`, …). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** A model provider as the loop uses it. */
@@ -108,9 +122,18 @@ export interface HookEndpoint {
 
 function callOptions(
   options: EndpointCallOptions | undefined,
-): { signal?: AbortSignal; timeoutMs?: number } {
-  const out: { signal?: AbortSignal; timeoutMs?: number } = {};
+): {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  headers?: Readonly<Record<string, string>>;
+} {
+  const out: {
+    signal?: AbortSignal;
+    timeoutMs?: number;
+    headers?: Readonly<Record<string, string>>;
+  } = {};
   if (options?.signal) out.signal = options.signal;
+  if (options?.headers) out.headers = options.headers;
   if (options?.timeoutMs !== undefined && Number.isFinite(options.timeoutMs)) {
     out.timeoutMs = options.timeoutMs;
   }
@@ -282,8 +305,19 @@ export async function contextEndpointOf(
     ...(tokenBudget !== undefined ? { tokenBudget } : {}),
     compactor: caps.compactor,
     stability: caps.stability,
+    pluginName: plugin.identity.name,
     contribute: (request, options) =>
-      client.contribute(request, callOptions(options)),
+      client.contribute(
+        request,
+        callOptions({
+          ...options,
+          headers: {
+            [PROVIDER_HEADER]: name,
+            [SESSION_HEADER]: request.sessionId,
+            [TURN_HEADER]: request.turnId,
+          },
+        }),
+      ),
   };
 }
 
@@ -314,7 +348,17 @@ export async function memoryEndpointOf(
     defaultTokenBudget: Number(caps.defaultTokenBudget),
     ...(tokenBudget !== undefined ? { tokenBudget } : {}),
     async recall(request, options) {
-      return (await client.recall(request, callOptions(options))).records;
+      return (await client.recall(
+        request,
+        callOptions({
+          ...options,
+          headers: {
+            [PROVIDER_HEADER]: name,
+            [SESSION_HEADER]: request.sessionId,
+            [TURN_HEADER]: request.turnId,
+          },
+        }),
+      )).records;
     },
   };
 }

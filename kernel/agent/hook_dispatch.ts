@@ -43,7 +43,11 @@ import { ModelRefSchema } from "../../proto/gen/pluggableharness/model/v1/types_
 import { PluginCrashedError } from "../errors.ts";
 import type { PluginIdentity } from "../plugin_identity.ts";
 import { producerRefOfIdentity } from "./_proto.ts";
-import type { HookEndpoint } from "./endpoints.ts";
+import {
+  type HookEndpoint,
+  PROVIDER_HEADER,
+  SESSION_HEADER,
+} from "./endpoints.ts";
 import { HookChainAbortedError, TurnCancelledError } from "./errors.ts";
 import type {
   HookModeName,
@@ -114,6 +118,8 @@ export interface HookDispatcherOptions {
    * in declaration order; its own errors are logged and dropped.
    */
   readonly onHookError?: (failure: HookFailure) => Promise<void> | void;
+  /** The session (sent as `ph-session-id`: hook payloads carry none). */
+  readonly sessionId?: string;
   /** Takes a session grant for the subscriber during one invocation. */
   readonly grant?: (identity: PluginIdentity) => () => void;
   /**
@@ -340,6 +346,14 @@ export class HookDispatcher {
       const call = endpoint.dispatchHook(request, {
         signal: ac.signal,
         timeoutMs,
+        ...(this.#options.sessionId
+          ? {
+            headers: {
+              [SESSION_HEADER]: this.#options.sessionId,
+              [PROVIDER_HEADER]: sub.provider,
+            },
+          }
+          : {}),
       });
       call.catch(() => {});
       const r = await Promise.race([call, stop]);

@@ -65,6 +65,11 @@ export interface ContextProviderEndpoint {
   readonly category: "context";
   /** Its local name (the `provider` of its sections). */
   readonly name: string;
+  /**
+   * The plugin's own (manifest) name: new sections it labels with it are
+   * taken as its own and renamed to {@linkcode name}.
+   */
+  readonly pluginName?: string;
   /** `default_token_budget` from `GetCapabilities`. */
   readonly defaultTokenBudget: number;
   /** `token_budget` from `agent.hcl`, when set. */
@@ -336,7 +341,14 @@ export function providerContextAssembler(
             });
             continue;
           }
-          const violation = scopeViolation(p.name, prior, out.sections);
+          const returned = p.pluginName && p.pluginName !== p.name
+            ? out.sections.map((s, i) =>
+              i >= prior.length && s.provider === p.pluginName
+                ? create(ContextSectionSchema, { ...s, provider: p.name })
+                : s
+            )
+            : out.sections;
+          const violation = scopeViolation(p.name, prior, returned);
           if (violation) {
             log.warn(
               "Context provider {provider} broke the chain's scope ({reason}); its response is discarded and the prior chain restored",
@@ -351,7 +363,7 @@ export function providerContextAssembler(
             });
             continue;
           }
-          const own = out.sections.slice(prior.length);
+          const own = returned.slice(prior.length);
           const { kept, dropped } = fitOwn(own, allocation);
           if (dropped.length) {
             log.warn(
