@@ -75,6 +75,7 @@ export {
   ConfigError,
   type Diagnostic,
   type Fingerprint,
+  type GenerationSettings,
   type GlobalConfig,
   type HookMode,
   type HookPoint,

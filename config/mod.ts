@@ -172,6 +172,7 @@ export {
   type ToolKind,
 } from "./policy.ts";
 export {
+  type GenerationSettings,
   type ModelRef,
   type ModelRouting,
   type ProfileBounds,

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "echo" {
   source      = "builtin/echo"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T12:53:14Z"
+  resolved_at = "2026-11-30T13:56:09Z"
   checksums = {
-    "darwin_amd64"  = "sha256:7329e418f299606e78bfd5ebed2e645bba932530d3df4c2c9546301c414f5fbd"
-    "darwin_arm64"  = "sha256:7329e418f299606e78bfd5ebed2e645bba932530d3df4c2c9546301c414f5fbd"
-    "linux_amd64"   = "sha256:7329e418f299606e78bfd5ebed2e645bba932530d3df4c2c9546301c414f5fbd"
-    "linux_arm64"   = "sha256:7329e418f299606e78bfd5ebed2e645bba932530d3df4c2c9546301c414f5fbd"
-    "windows_amd64" = "sha256:7329e418f299606e78bfd5ebed2e645bba932530d3df4c2c9546301c414f5fbd"
+    "darwin_amd64"  = "sha256:3d6bcb0a8d6501c40741de9540150d8d38016b68636bb73fa3313d878fca2be0"
+    "darwin_arm64"  = "sha256:3d6bcb0a8d6501c40741de9540150d8d38016b68636bb73fa3313d878fca2be0"
+    "linux_amd64"   = "sha256:3d6bcb0a8d6501c40741de9540150d8d38016b68636bb73fa3313d878fca2be0"
+    "linux_arm64"   = "sha256:3d6bcb0a8d6501c40741de9540150d8d38016b68636bb73fa3313d878fca2be0"
+    "windows_amd64" = "sha256:3d6bcb0a8d6501c40741de9540150d8d38016b68636bb73fa3313d878fca2be0"
   }
   envelope = {
     env   = []
@@ -36,13 +36,13 @@ provider "echo" {
 provider "notes" {
   source      = "./plugins/notes"
   version     = "0.2.0"
-  resolved_at = "2026-11-30T12:53:14Z"
+  resolved_at = "2026-11-30T13:56:09Z"
   checksums = {
-    "darwin_amd64"  = "sha256:b535c7b158115dc09ab07403c28c1ea0de493a580544011c82c2f7800ebe9651"
-    "darwin_arm64"  = "sha256:b535c7b158115dc09ab07403c28c1ea0de493a580544011c82c2f7800ebe9651"
-    "linux_amd64"   = "sha256:b535c7b158115dc09ab07403c28c1ea0de493a580544011c82c2f7800ebe9651"
-    "linux_arm64"   = "sha256:b535c7b158115dc09ab07403c28c1ea0de493a580544011c82c2f7800ebe9651"
-    "windows_amd64" = "sha256:b535c7b158115dc09ab07403c28c1ea0de493a580544011c82c2f7800ebe9651"
+    "darwin_amd64"  = "sha256:468a25c0729ec43d7c14401aa2ae8cb8dc4bc26a161a2908d61cb8ac798a0fbe"
+    "darwin_arm64"  = "sha256:468a25c0729ec43d7c14401aa2ae8cb8dc4bc26a161a2908d61cb8ac798a0fbe"
+    "linux_amd64"   = "sha256:468a25c0729ec43d7c14401aa2ae8cb8dc4bc26a161a2908d61cb8ac798a0fbe"
+    "linux_arm64"   = "sha256:468a25c0729ec43d7c14401aa2ae8cb8dc4bc26a161a2908d61cb8ac798a0fbe"
+    "windows_amd64" = "sha256:468a25c0729ec43d7c14401aa2ae8cb8dc4bc26a161a2908d61cb8ac798a0fbe"
   }
   envelope = {
     env   = []

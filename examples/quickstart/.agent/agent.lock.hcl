@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T12:53:07Z"
+  resolved_at = "2026-11-30T13:59:08Z"
   checksums = {
-    "darwin_amd64"  = "sha256:93566d6d4b72d7039c8b8348f211e6f4d3b3b892daeb2b8565b864773581f9a5"
-    "darwin_arm64"  = "sha256:93566d6d4b72d7039c8b8348f211e6f4d3b3b892daeb2b8565b864773581f9a5"
-    "linux_amd64"   = "sha256:93566d6d4b72d7039c8b8348f211e6f4d3b3b892daeb2b8565b864773581f9a5"
-    "linux_arm64"   = "sha256:93566d6d4b72d7039c8b8348f211e6f4d3b3b892daeb2b8565b864773581f9a5"
-    "windows_amd64" = "sha256:93566d6d4b72d7039c8b8348f211e6f4d3b3b892daeb2b8565b864773581f9a5"
+    "darwin_amd64"  = "sha256:5aa6598a8cca11bb0d325d80205973a6c776f2e6d89ab6366ccc2e491adf5260"
+    "darwin_arm64"  = "sha256:5aa6598a8cca11bb0d325d80205973a6c776f2e6d89ab6366ccc2e491adf5260"
+    "linux_amd64"   = "sha256:5aa6598a8cca11bb0d325d80205973a6c776f2e6d89ab6366ccc2e491adf5260"
+    "linux_arm64"   = "sha256:5aa6598a8cca11bb0d325d80205973a6c776f2e6d89ab6366ccc2e491adf5260"
+    "windows_amd64" = "sha256:5aa6598a8cca11bb0d325d80205973a6c776f2e6d89ab6366ccc2e491adf5260"
   }
   envelope = {
     env   = []
@@ -35,13 +35,13 @@ provider "fs" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T12:53:07Z"
+  resolved_at = "2026-11-30T13:55:55Z"
   checksums = {
-    "darwin_amd64"  = "sha256:22638c455ccb4a148ea826dd1d8e2f7a81e579b0e73162f2efdce21c5d767f76"
-    "darwin_arm64"  = "sha256:22638c455ccb4a148ea826dd1d8e2f7a81e579b0e73162f2efdce21c5d767f76"
-    "linux_amd64"   = "sha256:22638c455ccb4a148ea826dd1d8e2f7a81e579b0e73162f2efdce21c5d767f76"
-    "linux_arm64"   = "sha256:22638c455ccb4a148ea826dd1d8e2f7a81e579b0e73162f2efdce21c5d767f76"
-    "windows_amd64" = "sha256:22638c455ccb4a148ea826dd1d8e2f7a81e579b0e73162f2efdce21c5d767f76"
+    "darwin_amd64"  = "sha256:d0a53a472d52bfbb3c60ed0ac7161cd9bcd0796878000a178c5b691adc2949d7"
+    "darwin_arm64"  = "sha256:d0a53a472d52bfbb3c60ed0ac7161cd9bcd0796878000a178c5b691adc2949d7"
+    "linux_amd64"   = "sha256:d0a53a472d52bfbb3c60ed0ac7161cd9bcd0796878000a178c5b691adc2949d7"
+    "linux_arm64"   = "sha256:d0a53a472d52bfbb3c60ed0ac7161cd9bcd0796878000a178c5b691adc2949d7"
+    "windows_amd64" = "sha256:d0a53a472d52bfbb3c60ed0ac7161cd9bcd0796878000a178c5b691adc2949d7"
   }
   envelope = {
     env   = []
