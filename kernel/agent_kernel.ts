@@ -423,8 +423,9 @@ async function launchableOf(
   );
 }
 
+/** A quoted HCL string: JSON escapes, and `${` / `%{` kept literal. */
 function hclString(s: string): string {
-  return JSON.stringify(s);
+  return JSON.stringify(s).replaceAll("${", "$${").replaceAll("%{", "%%{");
 }
 
 function alwaysPersister(dir: string) {
@@ -436,6 +437,7 @@ function alwaysPersister(dir: string) {
     const match = Object.entries({
       provider: rule.match.provider,
       tool_name: rule.match.toolName,
+      command: rule.match.command,
       kind: rule.match.kind,
       risk: rule.match.risk,
     }).filter(([, v]) => v !== undefined).map(([k, v]) =>

@@ -30,6 +30,7 @@ import {
   type PolicyCall,
   type PolicyRule,
 } from "../../config/policy.ts";
+import { parseShellCommand } from "../../config/shell_command.ts";
 import {
   AgentError,
   AlwaysScopeUnsupportedError,
@@ -106,8 +107,25 @@ export interface AskOutcome {
   readonly decidedBy: string;
 }
 
-function ruleKey(provider: string, tool: string): string {
-  return `${provider}\u0000${tool}`;
+/**
+ * What a SESSION verdict is remembered for: the operation, and for a call
+ * with a shell command its exact command line (approving `git status`
+ * for the session must not approve `curl … | bash`).
+ */
+function ruleKey(provider: string, tool: string, command?: string): string {
+  return command === undefined
+    ? `${provider}\u0000${tool}`
+    : `${provider}\u0000${tool}\u0000${command}`;
+}
+
+function commandOf(input: AskInput): string | undefined {
+  const c = input.input?.command;
+  return typeof c === "string" ? c : undefined;
+}
+
+/** A command pattern matching exactly `text` (glob characters escaped). */
+function exactPattern(text: string): string {
+  return text.replace(/[\\*?]/g, (c) => `\\${c}`);
 }
 
 /** Policy and approvals of one session. */
@@ -152,7 +170,7 @@ export class ApprovalGate {
     const d = evaluatePolicy([...this.#alwaysRules, ...this.#o.rules], call);
     if (call.kind === "resource" && d.action !== "deny") {
       const remembered = this.#sessionRules.get(
-        ruleKey(call.provider, call.toolName),
+        ruleKey(call.provider, call.toolName, call.command),
       );
       if (remembered) {
         return {
@@ -327,34 +345,33 @@ export class ApprovalGate {
         return undefined;
       case "session":
         this.#sessionRules.set(
-          ruleKey(input.provider, input.tool),
+          ruleKey(input.provider, input.tool, commandOf(input)),
           answer.decision,
         );
         return undefined;
       case "always": {
         const persist = this.#o.persistAlwaysRule;
         if (!persist) return new AlwaysScopeUnsupportedError(input.planItemId);
-        const rule: PolicyRule = {
-          name: `always:${input.provider}.${input.tool}`,
-          match: { provider: input.provider, toolName: input.tool },
-          action: answer.decision,
-        };
-        try {
-          await persist(rule, {
-            profile: this.#o.profile,
-            sessionId: this.#o.sessionId,
-          });
-        } catch (err) {
-          const e = new AlwaysScopeUnsupportedError(input.planItemId);
-          log.error("Cannot persist the ALWAYS rule {rule}: {error}", {
-            rule: rule.name,
-            error: err instanceof Error ? err.message : String(err),
-          });
-          return e;
+        const rules = alwaysRulesOf(input, answer.decision);
+        if (!rules) return new AlwaysScopeUnsupportedError(input.planItemId);
+        for (const rule of rules) {
+          try {
+            await persist(rule, {
+              profile: this.#o.profile,
+              sessionId: this.#o.sessionId,
+            });
+          } catch (err) {
+            const e = new AlwaysScopeUnsupportedError(input.planItemId);
+            log.error("Cannot persist the ALWAYS rule {rule}: {error}", {
+              rule: rule.name,
+              error: err instanceof Error ? err.message : String(err),
+            });
+            return e;
+          }
+          const i = this.#alwaysRules.findIndex((r) => r.name === rule.name);
+          if (i >= 0) this.#alwaysRules.splice(i, 1);
+          this.#alwaysRules.unshift(rule);
         }
-        const i = this.#alwaysRules.findIndex((r) => r.name === rule.name);
-        if (i >= 0) this.#alwaysRules.splice(i, 1);
-        this.#alwaysRules.unshift(rule);
         return undefined;
       }
       default:
@@ -364,4 +381,47 @@ export class ApprovalGate {
         );
     }
   }
+}
+
+/**
+ * The rules an ALWAYS answer becomes: for a plain call, one rule on the
+ * operation; for a call with a shell command, one rule per segment that
+ * matches exactly that segment (so the answer never covers other
+ * commands); `undefined` for a command that cannot be parsed (ALWAYS is
+ * then refused).
+ */
+function alwaysRulesOf(
+  input: AskInput,
+  action: "allow" | "deny",
+): PolicyRule[] | undefined {
+  const base = `always:${input.provider}.${input.tool}`;
+  const command = commandOf(input);
+  if (command === undefined) {
+    return [{
+      name: base,
+      match: { provider: input.provider, toolName: input.tool },
+      action,
+    }];
+  }
+  const parsed = parseShellCommand(command);
+  if (!parsed.ok || parsed.segments.length === 0) return undefined;
+  return [...new Set(parsed.segments.map((s) => s.text))].map((text) => ({
+    name: `${base}:${slug(text)}`,
+    match: {
+      provider: input.provider,
+      toolName: input.tool,
+      command: exactPattern(text),
+    },
+    action,
+  }));
+}
+
+function slug(text: string): string {
+  const s = text.toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(
+    /^_+|_+$/g,
+    "",
+  ).slice(0, 40);
+  let h = 0;
+  for (const c of text) h = (h * 31 + c.codePointAt(0)!) >>> 0;
+  return `${s || "cmd"}_${h.toString(36)}`;
 }
