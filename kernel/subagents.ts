@@ -112,7 +112,14 @@ export function capSpawnTools(
     const kept = schemas.filter((s) => !isSpawnCapable(s));
     if (kept.length > 0) tools.set(provider, kept);
   }
-  return { ...spec, tools };
+  // A provider whose tools are re-read each turn must not bring them back.
+  const dynamicTools = spec.dynamicTools && new Map(
+    [...spec.dynamicTools].map(([provider, scope]) => [provider, {
+      ...scope,
+      exclude: [...(scope.exclude ?? []), ...SPAWN_CAPABLE_TOOL_NAMES],
+    }]),
+  );
+  return { ...spec, tools, ...(dynamicTools ? { dynamicTools } : {}) };
 }
 
 /**

@@ -233,11 +233,13 @@ Deno.test("a plugin flooding stderr keeps the kernel's memory bounded", async ()
   );
   // 400 MB passed through; what stays is the 8 KiB tail. RSS moves with
   // the allocator's buffer pool (about 75 MiB whether 200 MB or 1 GB
-  // flows), the JS heap barely at all.
+  // flows), the JS heap barely at all. RSS is the whole test process's,
+  // which other test files running in parallel grow too: the bound is
+  // well under the 400 MB a kernel keeping the stream would hold.
   const after = Deno.memoryUsage();
   const mib = (n: number) => `${(n / 1048576).toFixed(1)} MiB`;
   assert.ok(
-    after.rss - before.rss < 128 * 1048576,
+    after.rss - before.rss < 256 * 1048576,
     `rss grew by ${mib(after.rss - before.rss)}`,
   );
   assert.ok(

@@ -35,6 +35,7 @@
  */
 import {
   create,
+  equals,
   type JsonObject,
   type MessageInitShape,
   toBinary,
@@ -83,6 +84,7 @@ import {
   ToolCallSchema,
   ToolKind,
   type ToolSchema,
+  ToolSchemaSchema,
 } from "../../proto/gen/pluggableharness/tool/v1/types_pb.ts";
 import { planItemEntriesOf } from "../_convert.ts";
 import { PluginCrashedError } from "../errors.ts";
@@ -524,7 +526,8 @@ export class AgentSession implements AsyncDisposable {
   readonly #router: ModelRouter;
   readonly #doom: DoomLoopDetector;
   readonly #budget: CostBudget;
-  readonly #tools: ToolIndex;
+  #tools: ToolIndex;
+  #currentTools: ReadonlyMap<string, readonly ToolSchema[]>;
   readonly #now: () => number;
   readonly #openedAt: number;
   readonly #onEvent: ((event: SessionEvent) => void) | undefined;
@@ -572,6 +575,7 @@ export class AgentSession implements AsyncDisposable {
     this.#onEvent = options.onEvent;
     this.#userProducer = init.userProducer;
     this.#tools = init.tools;
+    this.#currentTools = spec.tools;
     this.#budget = new CostBudget(spec.bounds.maxCostUsd, options.parentBudget);
     if (init.priorSpend > 0) this.#budget.debit(init.priorSpend);
     this.#doom = new DoomLoopDetector(spec.doomLoop);
@@ -1163,6 +1167,9 @@ export class AgentSession implements AsyncDisposable {
     this.#turns++;
     this.#currentOutcomes = new Map();
     const spec = this.#spec;
+    if (!final && this.#spec.dynamicTools.size) {
+      await this.#refreshTools(signal);
+    }
     const declarations = final ? [] : this.#tools.declarations();
     const generation = spec.generation;
     const requirements = {
@@ -1355,6 +1362,60 @@ export class AgentSession implements AsyncDisposable {
     // Step 15: the tool results, in tool_use order.
     this.#history.push(toolResultsMessage(message, this.#currentOutcomes)!);
     return { done, message };
+  }
+
+  /**
+   * Reads `GetSchema` again of the providers whose tools may change (an
+   * MCP server's `tools/list_changed`) and rebuilds the tool index when
+   * an answer differs. A provider that fails to answer keeps its last
+   * schemas (logged).
+   */
+  async #refreshTools(signal: AbortSignal): Promise<void> {
+    const spec = this.#spec;
+    const endpoints = this.#deps.tools ?? new Map<string, ToolEndpoint>();
+    let changed = false;
+    const next = new Map(this.#currentTools);
+    await Promise.all([...spec.dynamicTools].map(async ([provider, scope]) => {
+      const endpoint = endpoints.get(provider);
+      if (!endpoint) return;
+      let schemas: ToolSchema[];
+      try {
+        schemas = await endpoint.schemas({ signal, timeoutMs: 5_000 });
+      } catch (err) {
+        log.warn(
+          "Cannot refresh the tools of {provider}: {error}; keeping the last list",
+          {
+            provider,
+            error: err instanceof Error ? err.message : String(err),
+          },
+        );
+        return;
+      }
+      const scoped = (scope.all
+        ? schemas
+        : schemas.filter((s) =>
+          scope.names.includes(s.name)
+        ))
+        .filter((s) => !scope.exclude?.includes(s.name));
+      const before = next.get(provider) ?? [];
+      const same = before.length === scoped.length &&
+        before.every((s, i) => equals(ToolSchemaSchema, s, scoped[i]!));
+      if (!same) {
+        next.set(provider, scoped);
+        changed = true;
+      }
+    }));
+    if (!changed) return;
+    this.#currentTools = next;
+    this.#tools = new ToolIndex(next, endpoints, spec.planMode);
+    this.#emit({
+      type: "warning",
+      code: "tools_changed",
+      message: `The tools changed: ${
+        this.#tools.entries.map((e) => `${e.provider}.${e.schema.name}`)
+          .join(", ") || "(none)"
+      }`,
+    });
   }
 
   /** Steps 7–14; returns whether a `terminates_turn` call succeeded. */

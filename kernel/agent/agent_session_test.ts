@@ -1890,3 +1890,54 @@ Deno.test("invalid generation parameters are never forwarded: the candidate is s
   );
   assert.match(result.error!.message, /"m2": the turn needs thinking/);
 });
+
+Deno.test("a provider whose tools may change (an MCP list_changed) is re-read before each turn", async () => {
+  const h = setup({
+    script: [
+      { toolCalls: [{ id: "1", name: "read_file", input: {} }] },
+      { toolCalls: [{ id: "2", name: "fresh_tool", input: {} }] },
+      { text: "ok" },
+    ],
+  });
+  const fresh = op("fresh_tool", ToolKind.DATA_SOURCE, {
+    concurrency: { safe: true },
+  });
+  const tool = new FakeTool("fs", [{ schema: READ }, { schema: fresh }]);
+  let reads = 0;
+  const endpoint = {
+    identity: tool.identity,
+    schemas: () => {
+      reads++;
+      // The provider offers fresh_tool from its second GetSchema on.
+      return Promise.resolve(
+        reads === 1 ? [tool.toolSchemas[0]!] : tool.toolSchemas,
+      );
+    },
+    invoke: tool.invoke.bind(tool),
+  };
+  const spec = {
+    ...h.spec,
+    tools: new Map([["fs", [tool.toolSchemas[0]!]]]),
+    dynamicTools: new Map([["fs", { all: true, names: [] }]]),
+  };
+  const { events, result } = await collect(
+    runSession(spec, { ...h.deps, tools: new Map([["fs", endpoint]]) }, {
+      prompt: "go",
+    }),
+  );
+  assert.equal(result.status, "completed");
+  assert.deepEqual(h.model.requests.map((r) => r.tools.map((t) => t.name)), [
+    ["read_file"],
+    ["read_file", "fresh_tool"],
+    ["read_file", "fresh_tool"],
+  ]);
+  assert.deepEqual(tool.invocations.map((i) => i.tool), [
+    "read_file",
+    "fresh_tool",
+  ]);
+  assert.equal(
+    ofType(events, "warning").filter((w) => w.code === "tools_changed")
+      .length,
+    1,
+  );
+});

@@ -10,6 +10,16 @@ import type { ToolSchema } from "../../proto/gen/pluggableharness/tool/v1/types_
 import type { PolicyRule } from "../../config/policy.ts";
 import type { GenerationSettings } from "../../config/profiles.ts";
 
+/** The profile's scope of one provider whose tools may change. */
+export interface DynamicToolScope {
+  /** `"<provider>.*"`: every operation it offers. */
+  readonly all: boolean;
+  /** Otherwise these operations. */
+  readonly names: readonly string[];
+  /** Never these (e.g. spawn tools once the depth is spent). */
+  readonly exclude?: readonly string[];
+}
+
 /** The eight hook points dispatched through `HookSubscriberService`. */
 export type HookPointName =
   | "session-start"
@@ -132,6 +142,14 @@ export interface SessionSpec {
    * @default {no tools}
    */
   readonly tools?: ReadonlyMap<string, readonly ToolSchema[]>;
+  /**
+   * Tool providers whose operations may change while they run (an MCP
+   * bridge after `tools/list_changed`; any provider whose manifest lists
+   * no tools): their `GetSchema` is read again before each turn, and the
+   * scope applied to the answer — every operation (`all`) or the named
+   * ones. @default {none}
+   */
+  readonly dynamicTools?: ReadonlyMap<string, DynamicToolScope>;
   /** The policy rules in declaration order. @default {[]} */
   readonly policies?: readonly PolicyRule[];
   /** Hook subscriptions in declaration order. @default {[]} */
@@ -178,6 +196,8 @@ export interface ResolvedSessionSpec {
   /** See {@linkcode SessionSpec.tools}. */
   readonly tools: ReadonlyMap<string, readonly ToolSchema[]>;
   /** See {@linkcode SessionSpec.policies}. */
+  /** See {@linkcode SessionSpec.dynamicTools}. */
+  readonly dynamicTools: ReadonlyMap<string, DynamicToolScope>;
   readonly policies: readonly PolicyRule[];
   /** See {@linkcode SessionSpec.hooks}. */
   readonly hooks: readonly HookSubscription[];
@@ -294,6 +314,7 @@ export function resolveSessionSpec(spec: SessionSpec): ResolvedSessionSpec {
     profile: spec.profile,
     models: spec.models,
     tools: spec.tools ?? new Map(),
+    dynamicTools: spec.dynamicTools ?? new Map(),
     policies: spec.policies ?? [],
     hooks: spec.hooks ?? [],
     bounds: spec.bounds ?? {},

@@ -14,6 +14,7 @@ import { resolveToolScope, selectRootProfile } from "../../config/profiles.ts";
 import type { ToolSchema } from "../../proto/gen/pluggableharness/tool/v1/types_pb.ts";
 import {
   BUILTIN_DEFAULT_BOUNDS,
+  type DynamicToolScope,
   type HookSubscription,
   type ModelChainEntry,
   type OnAsk,
@@ -88,6 +89,19 @@ export function sessionSpecFromPlan(
     const schemas = options.toolSchemas.get(provider) ?? [];
     tools.set(provider, schemas.filter((s) => names.includes(s.name)));
   }
+  // Providers whose manifest lists no tools may change them at run time.
+  const dynamicTools = new Map<string, DynamicToolScope>();
+  for (const [provider, names] of scope.byProvider) {
+    const p = plan.providers.find((x) => x.name === provider);
+    if (!p || p.tools !== undefined) continue;
+    const entries = (profile?.tools ?? []).filter((t) =>
+      t.provider === provider
+    );
+    dynamicTools.set(provider, {
+      all: entries.some((t) => t.wildcard),
+      names: [...names],
+    });
+  }
   const models: ModelChainEntry[] = profile?.model
     ? [profile.model.primary, ...profile.model.fallbacks].map((m) => ({
       provider: m.provider,
@@ -123,6 +137,7 @@ export function sessionSpecFromPlan(
     profile: selected.name,
     models,
     tools,
+    ...(dynamicTools.size ? { dynamicTools } : {}),
     policies: plan.policies,
     hooks: hookChain(plan),
     bounds,

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T13:59:08Z"
+  resolved_at = "2026-11-30T14:01:28Z"
   checksums = {
-    "darwin_amd64"  = "sha256:5aa6598a8cca11bb0d325d80205973a6c776f2e6d89ab6366ccc2e491adf5260"
-    "darwin_arm64"  = "sha256:5aa6598a8cca11bb0d325d80205973a6c776f2e6d89ab6366ccc2e491adf5260"
-    "linux_amd64"   = "sha256:5aa6598a8cca11bb0d325d80205973a6c776f2e6d89ab6366ccc2e491adf5260"
-    "linux_arm64"   = "sha256:5aa6598a8cca11bb0d325d80205973a6c776f2e6d89ab6366ccc2e491adf5260"
-    "windows_amd64" = "sha256:5aa6598a8cca11bb0d325d80205973a6c776f2e6d89ab6366ccc2e491adf5260"
+    "darwin_amd64"  = "sha256:9714ed02a1ef0ed34c86db1db3470b618d4d2bb5dc25f6af096bfda02c1d8bc9"
+    "darwin_arm64"  = "sha256:9714ed02a1ef0ed34c86db1db3470b618d4d2bb5dc25f6af096bfda02c1d8bc9"
+    "linux_amd64"   = "sha256:9714ed02a1ef0ed34c86db1db3470b618d4d2bb5dc25f6af096bfda02c1d8bc9"
+    "linux_arm64"   = "sha256:9714ed02a1ef0ed34c86db1db3470b618d4d2bb5dc25f6af096bfda02c1d8bc9"
+    "windows_amd64" = "sha256:9714ed02a1ef0ed34c86db1db3470b618d4d2bb5dc25f6af096bfda02c1d8bc9"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T13:59:08Z"
+  resolved_at = "2026-11-30T14:01:28Z"
   checksums = {
-    "darwin_amd64"  = "sha256:5aa6598a8cca11bb0d325d80205973a6c776f2e6d89ab6366ccc2e491adf5260"
-    "darwin_arm64"  = "sha256:5aa6598a8cca11bb0d325d80205973a6c776f2e6d89ab6366ccc2e491adf5260"
-    "linux_amd64"   = "sha256:5aa6598a8cca11bb0d325d80205973a6c776f2e6d89ab6366ccc2e491adf5260"
-    "linux_arm64"   = "sha256:5aa6598a8cca11bb0d325d80205973a6c776f2e6d89ab6366ccc2e491adf5260"
-    "windows_amd64" = "sha256:5aa6598a8cca11bb0d325d80205973a6c776f2e6d89ab6366ccc2e491adf5260"
+    "darwin_amd64"  = "sha256:9714ed02a1ef0ed34c86db1db3470b618d4d2bb5dc25f6af096bfda02c1d8bc9"
+    "darwin_arm64"  = "sha256:9714ed02a1ef0ed34c86db1db3470b618d4d2bb5dc25f6af096bfda02c1d8bc9"
+    "linux_amd64"   = "sha256:9714ed02a1ef0ed34c86db1db3470b618d4d2bb5dc25f6af096bfda02c1d8bc9"
+    "linux_arm64"   = "sha256:9714ed02a1ef0ed34c86db1db3470b618d4d2bb5dc25f6af096bfda02c1d8bc9"
+    "windows_amd64" = "sha256:9714ed02a1ef0ed34c86db1db3470b618d4d2bb5dc25f6af096bfda02c1d8bc9"
   }
   envelope = {
     env   = []
@@ -71,13 +71,13 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T13:59:08Z"
+  resolved_at = "2026-11-30T14:01:28Z"
   checksums = {
-    "darwin_amd64"  = "sha256:204c9c3a74a9232ca42350f39bc3326d14f44cb48d07e04c3ae5d9180aab9914"
-    "darwin_arm64"  = "sha256:204c9c3a74a9232ca42350f39bc3326d14f44cb48d07e04c3ae5d9180aab9914"
-    "linux_amd64"   = "sha256:204c9c3a74a9232ca42350f39bc3326d14f44cb48d07e04c3ae5d9180aab9914"
-    "linux_arm64"   = "sha256:204c9c3a74a9232ca42350f39bc3326d14f44cb48d07e04c3ae5d9180aab9914"
-    "windows_amd64" = "sha256:204c9c3a74a9232ca42350f39bc3326d14f44cb48d07e04c3ae5d9180aab9914"
+    "darwin_amd64"  = "sha256:c671402f305351e21048db00ad55c7c86cea530738f397bb48b7734670bacf22"
+    "darwin_arm64"  = "sha256:c671402f305351e21048db00ad55c7c86cea530738f397bb48b7734670bacf22"
+    "linux_amd64"   = "sha256:c671402f305351e21048db00ad55c7c86cea530738f397bb48b7734670bacf22"
+    "linux_arm64"   = "sha256:c671402f305351e21048db00ad55c7c86cea530738f397bb48b7734670bacf22"
+    "windows_amd64" = "sha256:c671402f305351e21048db00ad55c7c86cea530738f397bb48b7734670bacf22"
   }
   envelope = {
     env   = []
