@@ -379,6 +379,14 @@ export class EventRenderer {
       case "interactive_requested":
       case "context_assembled":
         return;
+      case "tool_output":
+        // A command's live output, dimmed, as it arrives.
+        this.#sink.out(s.dim(e.text));
+        this.#atLineStart = e.text.endsWith("\n");
+        return;
+      case "tool_progress":
+        this.#errLine(s.dim(`  … ${e.message}`));
+        return;
       case "interactive_resolved":
         if (!e.answered) {
           this.#errLine(

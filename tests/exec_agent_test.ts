@@ -238,3 +238,32 @@ policy "any_command" {
     assert.equal((result.error as Event).category, "permission_denied");
   }
 });
+
+Deno.test("exec session: a command's output streams live as tool_output events, in order, before its result", async () => {
+  await using p = await makeProject({
+    turns: [
+      bash("toolu_out", "echo one && echo two >&2 && echo three"),
+      { expect: "three", text: "Done." },
+    ],
+    extraRequired: EXEC_REQUIRED,
+    extraProviders: EXEC_PROVIDER,
+    tools: ["fs.*", "sh.*"],
+    policies: POLICIES,
+  });
+  const r = await agent(p, ["run", "Print", "--json", "--approve-all"]);
+  assert.equal(r.code, 0, r.err + r.out);
+  const events = jsonLines(r.out);
+  const outputs = events.filter((e) =>
+    e.type === "tool_output" && e.callId === "toolu_out"
+  );
+  // Chunk boundaries are the OS's; per stream, the text is in order.
+  const text = (stream: string) =>
+    outputs.filter((e) => e.stream === stream).map((e) => e.text).join("");
+  assert.equal(text("stdout"), "one\nthree\n");
+  assert.equal(text("stderr"), "two\n");
+  const at = (pred: (e: Event) => boolean) => events.findIndex(pred);
+  assert.ok(
+    at((e) => e.type === "tool_output") <
+      at((e) => e.type === "tool_result" && e.callId === "toolu_out"),
+  );
+});

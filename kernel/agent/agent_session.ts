@@ -86,6 +86,7 @@ import {
   type ToolSchema,
   ToolSchemaSchema,
 } from "../../proto/gen/pluggableharness/tool/v1/types_pb.ts";
+import { OutputStream } from "../../proto/gen/pluggableharness/tool/v1/events_pb.ts";
 import { planItemEntriesOf } from "../_convert.ts";
 import { PluginCrashedError } from "../errors.ts";
 import type { PluginIdentity } from "../plugin_identity.ts";
@@ -1919,6 +1920,7 @@ export class AgentSession implements AsyncDisposable {
         signal: ac.signal,
         timeoutMs,
       });
+      const decoder = new TextDecoder();
       for await (const ev of abortable(events, ac.signal)) {
         const e = ev.event;
         if (e.case === "result") {
@@ -1930,6 +1932,25 @@ export class AgentSession implements AsyncDisposable {
         if (e.case === "error") {
           outcome = { error: e.value };
           break;
+        }
+        if (e.case === "outputChunk") {
+          this.#emit({
+            type: "tool_output",
+            turnId,
+            callId: r.call!.id,
+            stream: e.value.stream === OutputStream.STDERR ? "stderr" : "stdout",
+            text: decoder.decode(e.value.data, { stream: true }),
+          });
+        } else if (e.case === "progress") {
+          this.#emit({
+            type: "tool_progress",
+            turnId,
+            callId: r.call!.id,
+            message: e.value.message,
+            ...(e.value.fractionComplete !== undefined
+              ? { fraction: e.value.fractionComplete }
+              : {}),
+          });
         }
       }
       outcome ??= {

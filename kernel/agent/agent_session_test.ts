@@ -1941,3 +1941,26 @@ Deno.test("a provider whose tools may change (an MCP list_changed) is re-read be
     1,
   );
 });
+
+Deno.test("an unknown error the provider marks retryable (a vendor 5xx) is retried, never a fallback", async () => {
+  const backup = new FakeModel("backup", [{ text: "from the fallback" }]);
+  const h = setup({
+    script: [{ error: { category: ModelErrorCategory.UNKNOWN } }, {
+      text: "retried",
+    }],
+    spec: {
+      models: [{ provider: "llm", id: "m1" }, { provider: "backup", id: "m1" }],
+    },
+  });
+  const { result } = await collect(
+    runSession(h.spec, {
+      ...h.deps,
+      models: new Map([...h.deps.models, ["backup", backup]]),
+    }, { prompt: "go" }),
+  );
+  assert.equal(result.status, "completed");
+  assert.equal(result.finalText, "retried");
+  assert.equal(h.model.requests.length, 2);
+  assert.equal(backup.requests.length, 0);
+  assert.equal(h.delays.length, 1);
+});

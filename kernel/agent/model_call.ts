@@ -14,8 +14,10 @@
  *   whose delay would pass the wall-clock deadline is not taken. Once the
  *   retries of an `overloaded` call are spent, the call falls through to
  *   the next eligible model of the chain.
+ * - `unknown` that the provider marked `retryable` (a vendor's 5xx, a
+ *   dropped connection): retried like `rate_limited`, never a fallback.
  * - `auth_error`, `invalid_request`, `context_length_exceeded`,
- *   `content_filtered`, `unknown`: never retried, never a fallback.
+ *   `content_filtered`, other `unknown`: never retried, never a fallback.
  * - Cost: each `usage` event is priced at receipt with the tier matching
  *   (now, input tokens); several usage events of one stream are added up
  *   (each is taken as a non-overlapping increment).
@@ -260,7 +262,12 @@ export class StreamAccumulator {
       }
       case "thinkingDelta": {
         const last = this.#parts.at(-1);
-        if (last && "block" in last && last.block.case === "thinking") {
+        // A signed thinking block is complete: a new delta starts the next
+        // block (two back-to-back blocks must keep their own signatures).
+        if (
+          last && "block" in last && last.block.case === "thinking" &&
+          last.block.value.signature.length === 0
+        ) {
           last.block.value.text += e.value.text;
         } else {
           this.#parts.push(create(ContentBlockSchema, {
@@ -513,7 +520,11 @@ export class ModelRouter {
         if (input.signal.aborted || err instanceof TurnCancelledError) {
           throw err;
         }
-        if (!(err instanceof ModelCallError) || !isRetriedCategory(err.code)) {
+        if (
+          !(err instanceof ModelCallError) ||
+          !(isRetriedCategory(err.code) ||
+            (err.code === "unknown" && err.retryable))
+        ) {
           throw err;
         }
         const { retry, now } = this.#o;

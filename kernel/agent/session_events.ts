@@ -182,6 +182,26 @@ export type SessionEvent =
     readonly final: boolean;
   }
   | {
+    /**
+     * Live output of a running tool call (a command's stdout or stderr),
+     * in order; not persisted (the result holds what the model sees).
+     */
+    readonly type: "tool_output";
+    readonly turnId: string;
+    readonly callId: string;
+    readonly stream: "stdout" | "stderr";
+    readonly text: string;
+  }
+  | {
+    /** A running tool call's progress note; not persisted. */
+    readonly type: "tool_progress";
+    readonly turnId: string;
+    readonly callId: string;
+    readonly message: string;
+    /** In [0, 1], when the tool knows. */
+    readonly fraction?: number;
+  }
+  | {
     /** An interactive call (`ask_user`) waits for an answer. */
     readonly type: "interactive_requested";
     readonly callId: string;
