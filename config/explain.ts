@@ -64,6 +64,17 @@ export interface ExplainProvider {
   outcomes: ExplainOutcome[];
   /** `tool_name` rules that may decide some of its tools (unknown tool list). */
   toolRules: { rule: string; tool: string; action: PolicyAction }[];
+  /**
+   * `command` rules that judge its calls with a shell command, per
+   * segment (the worst segment decides; an unparseable command is never
+   * allowed by them).
+   */
+  commandRules: {
+    rule: string;
+    command: string;
+    tool?: string;
+    action: PolicyAction;
+  }[];
 }
 
 /** One profile in the report. */
@@ -162,6 +173,7 @@ function explainProvider(
     effective: p.permissions.effective,
     outcomes: [],
     toolRules: [],
+    commandRules: [],
   };
   if (p.category) out.category = p.category;
   if (p.runtime !== "executable") {
@@ -193,7 +205,7 @@ function explainProvider(
       );
       for (const rule of plan.policies) {
         const m = rule.match;
-        if (m.toolName === undefined) continue;
+        if (m.toolName === undefined || m.command !== undefined) continue;
         if (m.provider !== undefined && m.provider !== p.name) continue;
         out.toolRules.push({
           rule: rule.name,
@@ -202,6 +214,22 @@ function explainProvider(
         });
       }
     }
+  }
+  // Command rules that can judge this provider's calls: they name it, or
+  // name no provider and it offers a tool the rule could match.
+  for (const rule of plan.policies) {
+    const m = rule.match;
+    if (m.command === undefined) continue;
+    if (m.provider !== undefined && m.provider !== p.name) continue;
+    if (m.provider === undefined && !out.tools?.some((t) => t === "bash")) {
+      continue;
+    }
+    out.commandRules.push({
+      rule: rule.name,
+      command: m.command,
+      ...(m.toolName !== undefined ? { tool: m.toolName } : {}),
+      action: rule.action,
+    });
   }
   return out;
 }
@@ -370,6 +398,18 @@ export function formatExplain(report: ExplainReport): string {
         lines.push(
           `      except a tool named "${r.tool}": ${r.action}  [policy "${r.rule}"]`,
         );
+      }
+      if (p.commandRules.length > 0) {
+        lines.push(
+          "      calls with a command, per segment (the worst segment decides):",
+        );
+        for (const r of p.commandRules) {
+          lines.push(
+            `        ${
+              r.tool ? `${r.tool} ` : ""
+            }"${r.command}": ${r.action}  [policy "${r.rule}"]`,
+          );
+        }
       }
     }
     lines.push("");

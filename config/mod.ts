@@ -161,7 +161,17 @@ export {
   sortDiagnostics,
 } from "./render.ts";
 export {
+  type CommandSegment,
+  type ParsedCommand,
+  parseShellCommand,
+  type ShellParseResult,
+  type UnparseableCommand,
+} from "./shell_command.ts";
+export {
+  checkCommandPattern,
+  type CommandPatternCheck,
   evaluatePolicy,
+  matchesCommandPattern,
   type PolicyAction,
   type PolicyCall,
   type PolicyDecision,

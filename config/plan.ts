@@ -381,6 +381,7 @@ export function planToJson(plan: Plan): JsonValue {
     policies: plan.policies.map((r) => ({
       name: r.name,
       match: {
+        ...(r.match.command !== undefined ? { command: r.match.command } : {}),
         ...(r.match.toolName !== undefined
           ? { tool_name: r.match.toolName }
           : {}),

@@ -46,6 +46,33 @@ Deno.test("check-config examples/exec --locked exits 0", async () => {
     r.stdout,
     /^The configuration is valid: 2 providers, 13 policies, 1 profile, 0 hooks\. Every provider matches the lock file\.$/m,
   );
+  // --explain lists the command rules that judge each segment, and --json
+  // keeps the command key of each rule.
+  const explain = await deno([
+    "run",
+    "-A",
+    "config/check_config.ts",
+    EXAMPLE,
+    "--explain",
+    "--no-cache",
+  ]);
+  assert.match(
+    explain.stdout,
+    /calls with a command, per segment \(the worst segment decides\):\n(.*\n)*\s+"rm \*": deny {2}\[policy "no_rm"\]/,
+  );
+  const json = await deno([
+    "run",
+    "-A",
+    "config/check_config.ts",
+    EXAMPLE,
+    "--json",
+    "--no-cache",
+  ]);
+  const doc = JSON.parse(json.stdout);
+  const noRm = doc.plan.policies.find((p: { name: string }) =>
+    p.name === "no_rm"
+  );
+  assert.equal(noRm.match.command, "rm *");
 });
 
 Deno.test("examples/exec runs: allowed segments run, the rm segment is denied", async () => {
