@@ -98,7 +98,6 @@ import type {
   SessionStore,
   VerifyResult,
 } from "./session_store.ts";
-import { loadGrpcAdapter } from "./plugin_host.ts";
 
 /** How one prompt ended ({@linkcode KernelSession.send}). */
 export interface PromptResult {
@@ -695,6 +694,7 @@ export async function openKernel(
   const host = new PluginHost({
     env: plainEnv,
     cwd: root,
+    onSpawn: () => spawned.resolve(),
     services: {
       sessions: registry,
       bus,
@@ -704,10 +704,13 @@ export async function openKernel(
     },
   });
   let store: SessionStore | undefined;
-  // Load what is needed only once plugins run, while they start: the
-  // gRPC stack (on the path to each handshake) and the sqlite store.
-  if (plan.providers.length) void loadGrpcAdapter().catch(() => {});
-  const sqliteModule = import("./sqlite_session_store.ts");
+  // The sqlite store is needed only once plugins run: load it while they
+  // start (the host loads the gRPC stack then too), not before a spawn.
+  const spawned = Promise.withResolvers<void>();
+  if (plan.providers.length === 0) spawned.resolve();
+  const sqliteModule = spawned.promise.then(() =>
+    import("./sqlite_session_store.ts")
+  );
   sqliteModule.catch(() => {});
   try {
     const hooked = new Set([

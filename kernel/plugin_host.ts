@@ -142,6 +142,12 @@ export interface PluginHostOptions {
    */
   callbackImpl?: (identity: PluginIdentity, spec: PluginSpec) => CallbackImpl;
   /**
+   * Called when every launch in flight has spawned its process (before
+   * their handshakes): a caller can start work that should overlap the
+   * plugins' start without delaying a spawn.
+   */
+  onSpawn?: () => void;
+  /**
    * The kernel services the default callback handlers use (sessions and
    * grants, the event bus, the telemetry relay, exact token counts).
    * @default {none: session-scoped RPCs are refused, Publish and Subscribe answer UNIMPLEMENTED}
@@ -497,6 +503,7 @@ export class PluginHost implements AsyncDisposable {
   #runtimeDir: Promise<string> | undefined;
   #counter = 0;
   #callbackHost: Promise<CallbackHost> | undefined;
+  #preSpawn = 0;
   #ownsCallbackHost = false;
   #onUnload = () => this.killAllNow();
 
@@ -558,6 +565,29 @@ export class PluginHost implements AsyncDisposable {
    * expected and the tail of its stderr.
    */
   async launch(spec: PluginSpec, options: LaunchOptions = {}): Promise<Plugin> {
+    this.#preSpawn++;
+    let pending = true;
+    const spawned = () => {
+      if (!pending) return;
+      pending = false;
+      if (--this.#preSpawn > 0) return;
+      // Every launch in flight has its process booting (~100 ms): load the
+      // gRPC stack meanwhile, not before a spawn (which it would delay).
+      void loadGrpcAdapter().catch(() => {});
+      this.#options.onSpawn?.();
+    };
+    try {
+      return await this.#launch(spec, options, spawned);
+    } finally {
+      spawned();
+    }
+  }
+
+  async #launch(
+    spec: PluginSpec,
+    options: LaunchOptions,
+    spawned: () => void,
+  ): Promise<Plugin> {
     const { manifest } = spec;
     const cwd = this.#options.cwd ?? Deno.cwd();
     const kernelEnv = this.#options.env ?? Deno.env.toObject();
@@ -759,6 +789,7 @@ export class PluginHost implements AsyncDisposable {
         stderr: "piped",
         detached: true,
       }).spawn();
+      spawned();
     } catch (err) {
       await closeEndpoint();
       await Deno.remove(dir, { recursive: true }).catch(() => {});
