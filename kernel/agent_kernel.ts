@@ -66,6 +66,7 @@ import type {
   SessionSpec,
 } from "./agent/session_spec.ts";
 import { sessionSpecFromPlan } from "./agent/session_spec_from_plan.ts";
+import { ulid } from "./ulid.ts";
 import {
   type ChainProvider,
   type ChainReport,
@@ -1033,7 +1034,7 @@ export async function measureContextChain(
     model: { provider: "", id: "", contextWindow: 0 },
     sections: [],
     sessionId: "check-config",
-    turnId: "explain",
+    turnId: ulid(),
     workingDirectory: root,
     signal: new AbortController().signal,
   });

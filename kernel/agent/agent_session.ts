@@ -1938,7 +1938,9 @@ export class AgentSession implements AsyncDisposable {
             type: "tool_output",
             turnId,
             callId: r.call!.id,
-            stream: e.value.stream === OutputStream.STDERR ? "stderr" : "stdout",
+            stream: e.value.stream === OutputStream.STDERR
+              ? "stderr"
+              : "stdout",
             text: decoder.decode(e.value.data, { stream: true }),
           });
         } else if (e.case === "progress") {

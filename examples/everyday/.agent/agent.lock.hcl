@@ -1,0 +1,499 @@
+# This file is maintained by "agent lock". Do not edit it by hand:
+# check-config verifies every provider against it.
+
+lock_file_version = 1
+
+provider "ask" {
+  source      = "builtin/user"
+  version     = "0.1.0"
+  resolved_at = "2026-11-30T14:06:26Z"
+  checksums = {
+    "darwin_amd64"  = "sha256:ab0d1093b924fab258bd3c0abe7c51322bdd71bb76f2e5cd17382d8d8aee78c0"
+    "darwin_arm64"  = "sha256:ab0d1093b924fab258bd3c0abe7c51322bdd71bb76f2e5cd17382d8d8aee78c0"
+    "linux_amd64"   = "sha256:ab0d1093b924fab258bd3c0abe7c51322bdd71bb76f2e5cd17382d8d8aee78c0"
+    "linux_arm64"   = "sha256:ab0d1093b924fab258bd3c0abe7c51322bdd71bb76f2e5cd17382d8d8aee78c0"
+    "windows_amd64" = "sha256:ab0d1093b924fab258bd3c0abe7c51322bdd71bb76f2e5cd17382d8d8aee78c0"
+  }
+  envelope = {
+    env   = []
+    run   = []
+    read  = []
+    write = []
+    net   = []
+  }
+  config_schema = []
+}
+
+provider "docs" {
+  source      = "builtin/agents-md"
+  version     = "0.1.0"
+  resolved_at = "2026-11-30T14:06:26Z"
+  checksums = {
+    "darwin_amd64"  = "sha256:8f527fffe1040c08ac23b95133404933859d251d06e33f4dbc646fded8368430"
+    "darwin_arm64"  = "sha256:8f527fffe1040c08ac23b95133404933859d251d06e33f4dbc646fded8368430"
+    "linux_amd64"   = "sha256:8f527fffe1040c08ac23b95133404933859d251d06e33f4dbc646fded8368430"
+    "linux_arm64"   = "sha256:8f527fffe1040c08ac23b95133404933859d251d06e33f4dbc646fded8368430"
+    "windows_amd64" = "sha256:8f527fffe1040c08ac23b95133404933859d251d06e33f4dbc646fded8368430"
+  }
+  envelope = {
+    env   = []
+    run   = []
+    read  = ["."]
+    write = []
+    net   = []
+  }
+  config_schema = [
+    {
+      name         = "file_names"
+      type         = "list(string)"
+      required     = false
+      sensitive    = false
+      description  = "The instruction files read in each directory, in this order (plain names, no directories)."
+      default_json = "[\"AGENTS.md\",\"CLAUDE.md\",\"GEMINI.md\"]"
+    },
+    {
+      name        = "root"
+      type        = "string"
+      required    = false
+      sensitive   = false
+      description = "The directory the chain starts at: absolute, or relative to the kernel's working directory. Default: the nearest ancestor of the session's working directory holding .git (else the working directory). Configure fails if it does not exist."
+    },
+    {
+      name         = "token_budget"
+      type         = "number"
+      required     = false
+      sensitive    = false
+      description  = "The provider's cap of tokens per model call (the kernel's; default 8000)."
+      default_json = "8000"
+    },
+  ]
+}
+
+provider "fs" {
+  source      = "builtin/filesystem"
+  version     = "0.1.0"
+  resolved_at = "2026-11-30T14:06:26Z"
+  checksums = {
+    "darwin_amd64"  = "sha256:9714ed02a1ef0ed34c86db1db3470b618d4d2bb5dc25f6af096bfda02c1d8bc9"
+    "darwin_arm64"  = "sha256:9714ed02a1ef0ed34c86db1db3470b618d4d2bb5dc25f6af096bfda02c1d8bc9"
+    "linux_amd64"   = "sha256:9714ed02a1ef0ed34c86db1db3470b618d4d2bb5dc25f6af096bfda02c1d8bc9"
+    "linux_arm64"   = "sha256:9714ed02a1ef0ed34c86db1db3470b618d4d2bb5dc25f6af096bfda02c1d8bc9"
+    "windows_amd64" = "sha256:9714ed02a1ef0ed34c86db1db3470b618d4d2bb5dc25f6af096bfda02c1d8bc9"
+  }
+  envelope = {
+    env   = []
+    run   = []
+    read  = ["."]
+    write = ["."]
+    net   = []
+  }
+  config_schema = [
+    {
+      name        = "roots"
+      type        = "list(string)"
+      required    = true
+      sensitive   = false
+      description = "Directories the tools may touch. Absolute, or relative to the session's working directory. A path escaping every root, through .. or a symbolic link, is refused."
+    },
+  ]
+}
+
+provider "graph" {
+  source      = "builtin/mcp"
+  version     = "0.1.0"
+  resolved_at = "2026-11-30T14:06:26Z"
+  checksums = {
+    "darwin_amd64"  = "sha256:5c300e744457754ac607d7277e4a4414f1e701ca94da65251864beae95438876"
+    "darwin_arm64"  = "sha256:5c300e744457754ac607d7277e4a4414f1e701ca94da65251864beae95438876"
+    "linux_amd64"   = "sha256:5c300e744457754ac607d7277e4a4414f1e701ca94da65251864beae95438876"
+    "linux_arm64"   = "sha256:5c300e744457754ac607d7277e4a4414f1e701ca94da65251864beae95438876"
+    "windows_amd64" = "sha256:5c300e744457754ac607d7277e4a4414f1e701ca94da65251864beae95438876"
+  }
+  envelope = {
+    env   = ["DENO_DIR"]
+    run   = ["*"]
+    read  = []
+    write = []
+    net   = ["*"]
+  }
+  config_schema = [
+    {
+      name        = "command"
+      type        = "string"
+      required    = false
+      sensitive   = false
+      description = "A stdio MCP server: the program to start (set command or url, not both)."
+    },
+    {
+      name         = "args"
+      type         = "list(string)"
+      required     = false
+      sensitive    = false
+      description  = "The stdio server's arguments."
+      default_json = "[]"
+    },
+    {
+      name         = "env"
+      type         = "map(string)"
+      required     = false
+      sensitive    = false
+      description  = "Variables set for the stdio server (values may use env(\"NAME\")). The server starts with an empty environment plus inherit_env and these."
+      default_json = "{}"
+    },
+    {
+      name         = "inherit_env"
+      type         = "list(string)"
+      required     = false
+      sensitive    = false
+      description  = "Variables copied from the plugin's own environment into the stdio server's (each must be readable by the plugin). DENO_DIR lets a Deno-run server find the module cache."
+      default_json = "[\"DENO_DIR\"]"
+    },
+    {
+      name        = "cwd"
+      type        = "string"
+      required    = false
+      sensitive   = false
+      description = "The stdio server's working directory (relative paths resolve against the kernel's working directory). Default: the kernel's working directory."
+    },
+    {
+      name        = "url"
+      type        = "string"
+      required    = false
+      sensitive   = false
+      description = "A streamable-HTTP MCP server: its endpoint URL (set command or url, not both)."
+    },
+    {
+      name         = "headers"
+      type         = "map(string)"
+      required     = false
+      sensitive    = false
+      description  = "HTTP headers sent to the url server."
+      default_json = "{}"
+    },
+    {
+      name        = "bearer_token"
+      type        = "string"
+      required    = false
+      sensitive   = true
+      description = "Sent to the url server as Authorization: Bearer <token>. Only env(\"NAME\") may set it."
+    },
+    {
+      name         = "tool_prefix"
+      type         = "string"
+      required     = false
+      sensitive    = false
+      description  = "Put before every tool name the model sees, e.g. \"memory_\"."
+      default_json = "\"\""
+    },
+    {
+      name        = "tools"
+      type        = "list(string)"
+      required    = false
+      sensitive   = false
+      description = "The server's tools to expose, by their MCP names. Default: all of them."
+    },
+    {
+      name         = "trust_annotations"
+      type         = "bool"
+      required     = false
+      sensitive    = false
+      description  = "Map the server's annotations (readOnlyHint, destructiveHint, idempotentHint, openWorldHint) to kind and risk. false: every tool is resource / high."
+      default_json = "true"
+    },
+    {
+      name         = "connect_timeout_seconds"
+      type         = "number"
+      required     = false
+      sensitive    = false
+      description  = "Deadline for starting or reaching the server and listing its tools."
+      default_json = "30"
+    },
+    {
+      name         = "call_timeout_seconds"
+      type         = "number"
+      required     = false
+      sensitive    = false
+      description  = "Deadline of one tool call."
+      default_json = "60"
+    },
+    {
+      name         = "max_result_chars"
+      type         = "number"
+      required     = false
+      sensitive    = false
+      description  = "Most characters of text and base64 data in one result; the rest is cut with a marker."
+      default_json = "100000"
+    },
+  ]
+}
+
+provider "memory" {
+  source      = "builtin/memory"
+  version     = "0.1.0"
+  resolved_at = "2026-11-30T14:06:26Z"
+  checksums = {
+    "darwin_amd64"  = "sha256:bf8f71e8cdb09438c74885eb962ce94ce54bb428046eff8b1ac0542709c289a4"
+    "darwin_arm64"  = "sha256:bf8f71e8cdb09438c74885eb962ce94ce54bb428046eff8b1ac0542709c289a4"
+    "linux_amd64"   = "sha256:bf8f71e8cdb09438c74885eb962ce94ce54bb428046eff8b1ac0542709c289a4"
+    "linux_arm64"   = "sha256:bf8f71e8cdb09438c74885eb962ce94ce54bb428046eff8b1ac0542709c289a4"
+    "windows_amd64" = "sha256:bf8f71e8cdb09438c74885eb962ce94ce54bb428046eff8b1ac0542709c289a4"
+  }
+  envelope = {
+    env   = ["HOME", "XDG_DATA_HOME"]
+    run   = []
+    read  = ["*"]
+    write = ["*"]
+    net   = []
+  }
+  config_schema = [
+    {
+      name         = "path"
+      type         = "string"
+      required     = false
+      sensitive    = false
+      description  = "The SQLite file holding the memories: absolute, relative to the kernel's working directory, or starting with ~, $HOME or $XDG_DATA_HOME. Default: $XDG_DATA_HOME/agent/memory.sqlite (~/.local/share/agent/memory.sqlite when XDG_DATA_HOME is unset). Its directory is created if missing. The plugin reads and writes exactly the paths its provider block grants (allow_read and allow_write), so grant the file's directory, e.g. \"$XDG_DATA_HOME/agent\"."
+      default_json = "\"$XDG_DATA_HOME/agent/memory.sqlite\""
+    },
+    {
+      name         = "review_writes"
+      type         = "bool"
+      required     = false
+      sensitive    = false
+      description  = "New records are PENDING until ApproveRecord (ratification); pending records are never recalled."
+      default_json = "false"
+    },
+    {
+      name         = "session_summaries"
+      type         = "bool"
+      required     = false
+      sensitive    = false
+      description  = "At session-end, record a completed session's last response as a project memory titled \"Outcome of session <id>\"."
+      default_json = "false"
+    },
+    {
+      name         = "max_records"
+      type         = "number"
+      required     = false
+      sensitive    = false
+      description  = "Most records one Recall returns."
+      default_json = "20"
+    },
+    {
+      name         = "token_budget"
+      type         = "number"
+      required     = false
+      sensitive    = false
+      description  = "The provider's cap of recalled tokens per model call (the kernel's; default 2000)."
+      default_json = "2000"
+    },
+  ]
+}
+
+provider "scripted" {
+  source      = "builtin/scripted"
+  version     = "0.1.0"
+  resolved_at = "2026-11-30T14:06:26Z"
+  checksums = {
+    "darwin_amd64"  = "sha256:d0a53a472d52bfbb3c60ed0ac7161cd9bcd0796878000a178c5b691adc2949d7"
+    "darwin_arm64"  = "sha256:d0a53a472d52bfbb3c60ed0ac7161cd9bcd0796878000a178c5b691adc2949d7"
+    "linux_amd64"   = "sha256:d0a53a472d52bfbb3c60ed0ac7161cd9bcd0796878000a178c5b691adc2949d7"
+    "linux_arm64"   = "sha256:d0a53a472d52bfbb3c60ed0ac7161cd9bcd0796878000a178c5b691adc2949d7"
+    "windows_amd64" = "sha256:d0a53a472d52bfbb3c60ed0ac7161cd9bcd0796878000a178c5b691adc2949d7"
+  }
+  envelope = {
+    env   = []
+    run   = []
+    read  = ["."]
+    write = []
+    net   = []
+  }
+  config_schema = [
+    {
+      name        = "script"
+      type        = "string"
+      required    = false
+      sensitive   = false
+      description = "Absolute path of the script file (JSON) to replay; the file must lie where the plugin may read (the kernel's working directory, granted with allow_read). Set script or turns_json."
+    },
+    {
+      name        = "turns_json"
+      type        = "string"
+      required    = false
+      sensitive   = false
+      description = "The script inline, as JSON text: a script object or a bare list of turns. Set script or turns_json."
+    },
+  ]
+}
+
+provider "search" {
+  source      = "builtin/search"
+  version     = "0.1.0"
+  resolved_at = "2026-11-30T14:06:26Z"
+  checksums = {
+    "darwin_amd64"  = "sha256:c671402f305351e21048db00ad55c7c86cea530738f397bb48b7734670bacf22"
+    "darwin_arm64"  = "sha256:c671402f305351e21048db00ad55c7c86cea530738f397bb48b7734670bacf22"
+    "linux_amd64"   = "sha256:c671402f305351e21048db00ad55c7c86cea530738f397bb48b7734670bacf22"
+    "linux_arm64"   = "sha256:c671402f305351e21048db00ad55c7c86cea530738f397bb48b7734670bacf22"
+    "windows_amd64" = "sha256:c671402f305351e21048db00ad55c7c86cea530738f397bb48b7734670bacf22"
+  }
+  envelope = {
+    env   = []
+    run   = []
+    read  = ["."]
+    write = []
+    net   = []
+  }
+  config_schema = [
+    {
+      name        = "roots"
+      type        = "list(string)"
+      required    = true
+      sensitive   = false
+      description = "Directories glob and grep may search. Absolute, or relative to the session's working directory. A path escaping every root, through .. or a symbolic link, is refused; symbolic links met during a walk are not followed."
+    },
+  ]
+}
+
+provider "sh" {
+  source      = "builtin/exec"
+  version     = "0.1.0"
+  resolved_at = "2026-11-30T14:06:26Z"
+  checksums = {
+    "darwin_amd64"  = "sha256:7a0d964df201a9c188880ab41c840b301ce6bebde5c2f20a14b6fbc7391d1114"
+    "darwin_arm64"  = "sha256:7a0d964df201a9c188880ab41c840b301ce6bebde5c2f20a14b6fbc7391d1114"
+    "linux_amd64"   = "sha256:7a0d964df201a9c188880ab41c840b301ce6bebde5c2f20a14b6fbc7391d1114"
+    "linux_arm64"   = "sha256:7a0d964df201a9c188880ab41c840b301ce6bebde5c2f20a14b6fbc7391d1114"
+    "windows_amd64" = "sha256:7a0d964df201a9c188880ab41c840b301ce6bebde5c2f20a14b6fbc7391d1114"
+  }
+  envelope = {
+    env   = []
+    run   = ["bash"]
+    read  = ["."]
+    write = []
+    net   = []
+  }
+  config_schema = [
+    {
+      name        = "roots"
+      type        = "list(string)"
+      required    = true
+      sensitive   = false
+      description = "Directories a command may run in: absolute, or relative to the kernel's working directory. A call whose working directory is outside every root (after resolving symbolic links) is refused."
+    },
+    {
+      name         = "env"
+      type         = "map(string)"
+      required     = false
+      sensitive    = false
+      description  = "Variables set for every command, besides PATH (the plugin's own). Commands get no other variable of the kernel or the plugin."
+      default_json = "{}"
+    },
+    {
+      name         = "default_timeout_s"
+      type         = "number"
+      required     = false
+      sensitive    = false
+      description  = "Seconds a command may run when the call sets no timeout_s."
+      default_json = "120"
+    },
+    {
+      name         = "max_timeout_s"
+      type         = "number"
+      required     = false
+      sensitive    = false
+      description  = "The largest timeout_s a call may ask for (at most 3600)."
+      default_json = "600"
+    },
+    {
+      name         = "max_output_bytes"
+      type         = "number"
+      required     = false
+      sensitive    = false
+      description  = "Bytes of stdout and of stderr kept in a result (the first and last halves; the middle is cut with a marker). Streamed output is not cut below 4 MiB."
+      default_json = "30000"
+    },
+  ]
+}
+
+provider "tasks" {
+  source      = "builtin/task"
+  version     = "0.1.0"
+  resolved_at = "2026-11-30T14:06:26Z"
+  checksums = {
+    "darwin_amd64"  = "sha256:4813b7cebd8781a5c4cc124663537f1df6e7a89ba99e6d357b24891c540e2289"
+    "darwin_arm64"  = "sha256:4813b7cebd8781a5c4cc124663537f1df6e7a89ba99e6d357b24891c540e2289"
+    "linux_amd64"   = "sha256:4813b7cebd8781a5c4cc124663537f1df6e7a89ba99e6d357b24891c540e2289"
+    "linux_arm64"   = "sha256:4813b7cebd8781a5c4cc124663537f1df6e7a89ba99e6d357b24891c540e2289"
+    "windows_amd64" = "sha256:4813b7cebd8781a5c4cc124663537f1df6e7a89ba99e6d357b24891c540e2289"
+  }
+  envelope = {
+    env   = []
+    run   = []
+    read  = []
+    write = []
+    net   = []
+  }
+  config_schema = []
+}
+
+provider "web" {
+  source      = "builtin/web"
+  version     = "0.1.0"
+  resolved_at = "2026-11-30T14:06:26Z"
+  checksums = {
+    "darwin_amd64"  = "sha256:95cc8643a0fbc90ec63a32de5b5dc58bc1da55f12efd3abbd0d9a9930b4d9607"
+    "darwin_arm64"  = "sha256:95cc8643a0fbc90ec63a32de5b5dc58bc1da55f12efd3abbd0d9a9930b4d9607"
+    "linux_amd64"   = "sha256:95cc8643a0fbc90ec63a32de5b5dc58bc1da55f12efd3abbd0d9a9930b4d9607"
+    "linux_arm64"   = "sha256:95cc8643a0fbc90ec63a32de5b5dc58bc1da55f12efd3abbd0d9a9930b4d9607"
+    "windows_amd64" = "sha256:95cc8643a0fbc90ec63a32de5b5dc58bc1da55f12efd3abbd0d9a9930b4d9607"
+  }
+  envelope = {
+    env   = []
+    run   = []
+    read  = []
+    write = []
+    net   = ["*"]
+  }
+  config_schema = [
+    {
+      name         = "max_bytes"
+      type         = "number"
+      required     = false
+      sensitive    = false
+      description  = "Most bytes of a response body downloaded (streamed; the rest is not read)."
+      default_json = "2097152"
+    },
+    {
+      name         = "max_chars"
+      type         = "number"
+      required     = false
+      sensitive    = false
+      description  = "Most characters of converted output returned; a call's max_chars may ask for fewer."
+      default_json = "100000"
+    },
+    {
+      name         = "timeout_seconds"
+      type         = "number"
+      required     = false
+      sensitive    = false
+      description  = "Deadline of one fetch, redirects included."
+      default_json = "30"
+    },
+    {
+      name         = "max_redirects"
+      type         = "number"
+      required     = false
+      sensitive    = false
+      description  = "Most redirects followed; every hop's host must be granted with allow_net."
+      default_json = "5"
+    },
+    {
+      name         = "user_agent"
+      type         = "string"
+      required     = false
+      sensitive    = false
+      description  = "The User-Agent header sent."
+      default_json = "\"ph-agent-web_fetch/0.1\""
+    },
+  ]
+}
