@@ -528,6 +528,8 @@ export class AgentSession implements AsyncDisposable {
   readonly #doom: DoomLoopDetector;
   readonly #budget: CostBudget;
   #tools: ToolIndex;
+  /** Paths the session's tool calls named, oldest first (`files_touched`). */
+  readonly #filesTouched = new Set<string>();
   #currentTools: ReadonlyMap<string, readonly ToolSchema[]>;
   readonly #now: () => number;
   readonly #openedAt: number;
@@ -1216,6 +1218,7 @@ export class AgentSession implements AsyncDisposable {
           sessionId: this.sessionId,
           turnId,
           workingDirectory: spec.workingDirectory,
+          filesTouched: [...this.#filesTouched],
           signal,
         });
     if (assembled.sections.length) {
@@ -1465,6 +1468,10 @@ export class AgentSession implements AsyncDisposable {
           workingDirectory: spec.workingDirectory,
         },
       });
+      for (const path of pathsOf(input)) {
+        this.#filesTouched.delete(path);
+        this.#filesTouched.add(path);
+      }
       r.planItem = create(PlanItemSchema, {
         id: ulid(),
         callId: r.toolUse.id,
@@ -2329,4 +2336,22 @@ function generationParams(
     ...(g.temperature !== undefined ? { temperature: g.temperature } : {}),
     stopSequences: [...(g.stopSequences ?? [])],
   };
+}
+
+/**
+ * The paths a call's arguments name: a string `path`, and the `path` of
+ * each object of a `files` list (multi-file edits).
+ */
+export function pathsOf(input: JsonObject): string[] {
+  const out: string[] = [];
+  if (typeof input.path === "string" && input.path !== "") out.push(input.path);
+  if (Array.isArray(input.files)) {
+    for (const f of input.files) {
+      if (
+        f && typeof f === "object" && !Array.isArray(f) &&
+        typeof f.path === "string" && f.path !== ""
+      ) out.push(f.path);
+    }
+  }
+  return out;
 }

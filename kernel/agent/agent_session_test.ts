@@ -38,6 +38,7 @@ import {
   type AgentDeps,
   AgentSession,
   exitCodeOf,
+  pathsOf,
   runSession,
   type RunSessionOptions,
 } from "./agent_session.ts";
@@ -1963,4 +1964,41 @@ Deno.test("an unknown error the provider marks retryable (a vendor 5xx) is retri
   assert.equal(h.model.requests.length, 2);
   assert.equal(backup.requests.length, 0);
   assert.equal(h.delays.length, 1);
+});
+
+Deno.test("context assembly learns the files the session's tool calls named (files_touched), most recent last", async () => {
+  const seen: string[][] = [];
+  const h = setup({
+    script: [
+      {
+        toolCalls: [
+          { id: "1", name: "read_file", input: { path: "a.ts" } },
+          { id: "2", name: "read_file", input: { path: "b.ts" } },
+        ],
+      },
+      { toolCalls: [{ id: "3", name: "read_file", input: { path: "a.ts" } }] },
+      { text: "ok" },
+    ],
+    deps: {
+      contextAssembler: {
+        assemble(input) {
+          seen.push([...(input.filesTouched ?? [])]);
+          return Promise.resolve({
+            messages: [...input.history],
+            sections: [...input.sections],
+          });
+        },
+      },
+    },
+  });
+  await h.run();
+  assert.deepEqual(seen, [[], ["a.ts", "b.ts"], ["b.ts", "a.ts"]]);
+});
+
+Deno.test("pathsOf() reads a path argument and a files list", () => {
+  assert.deepEqual(
+    pathsOf({ path: "x", files: [{ path: "y" }, { content: "z" }, "w"] }),
+    ["x", "y"],
+  );
+  assert.deepEqual(pathsOf({ command: "ls" }), []);
 });

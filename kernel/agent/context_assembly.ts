@@ -38,6 +38,12 @@ export interface ContextAssemblyInput {
   readonly turnId: string;
   /** The session's working directory. */
   readonly workingDirectory?: string;
+  /**
+   * Paths the session's tool calls named so far (a `path` argument, or the
+   * `path` of each entry of a `files` list), oldest first: for
+   * just-in-time context and recall.
+   */
+  readonly filesTouched?: readonly string[];
   /** The turn's signal. */
   readonly signal: AbortSignal;
 }
