@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "echo" {
   source      = "builtin/echo"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T13:56:09Z"
+  resolved_at = "2026-11-30T14:16:03Z"
   checksums = {
-    "darwin_amd64"  = "sha256:3d6bcb0a8d6501c40741de9540150d8d38016b68636bb73fa3313d878fca2be0"
-    "darwin_arm64"  = "sha256:3d6bcb0a8d6501c40741de9540150d8d38016b68636bb73fa3313d878fca2be0"
-    "linux_amd64"   = "sha256:3d6bcb0a8d6501c40741de9540150d8d38016b68636bb73fa3313d878fca2be0"
-    "linux_arm64"   = "sha256:3d6bcb0a8d6501c40741de9540150d8d38016b68636bb73fa3313d878fca2be0"
-    "windows_amd64" = "sha256:3d6bcb0a8d6501c40741de9540150d8d38016b68636bb73fa3313d878fca2be0"
+    "darwin_amd64"  = "sha256:213cf17ef2f81ae3f25d5c255da9af2655d8c48b26d72e07bfbd7a2e7d77dd2e"
+    "darwin_arm64"  = "sha256:213cf17ef2f81ae3f25d5c255da9af2655d8c48b26d72e07bfbd7a2e7d77dd2e"
+    "linux_amd64"   = "sha256:213cf17ef2f81ae3f25d5c255da9af2655d8c48b26d72e07bfbd7a2e7d77dd2e"
+    "linux_arm64"   = "sha256:213cf17ef2f81ae3f25d5c255da9af2655d8c48b26d72e07bfbd7a2e7d77dd2e"
+    "windows_amd64" = "sha256:213cf17ef2f81ae3f25d5c255da9af2655d8c48b26d72e07bfbd7a2e7d77dd2e"
   }
   envelope = {
     env   = []
@@ -36,13 +36,13 @@ provider "echo" {
 provider "notes" {
   source      = "./plugins/notes"
   version     = "0.2.0"
-  resolved_at = "2026-11-30T13:56:09Z"
+  resolved_at = "2026-11-30T14:16:03Z"
   checksums = {
-    "darwin_amd64"  = "sha256:468a25c0729ec43d7c14401aa2ae8cb8dc4bc26a161a2908d61cb8ac798a0fbe"
-    "darwin_arm64"  = "sha256:468a25c0729ec43d7c14401aa2ae8cb8dc4bc26a161a2908d61cb8ac798a0fbe"
-    "linux_amd64"   = "sha256:468a25c0729ec43d7c14401aa2ae8cb8dc4bc26a161a2908d61cb8ac798a0fbe"
-    "linux_arm64"   = "sha256:468a25c0729ec43d7c14401aa2ae8cb8dc4bc26a161a2908d61cb8ac798a0fbe"
-    "windows_amd64" = "sha256:468a25c0729ec43d7c14401aa2ae8cb8dc4bc26a161a2908d61cb8ac798a0fbe"
+    "darwin_amd64"  = "sha256:1c8c74fdfcdc618f9fdf9c848a61d68b8f0322184e9bfb2e725f66ed3101e95e"
+    "darwin_arm64"  = "sha256:1c8c74fdfcdc618f9fdf9c848a61d68b8f0322184e9bfb2e725f66ed3101e95e"
+    "linux_amd64"   = "sha256:1c8c74fdfcdc618f9fdf9c848a61d68b8f0322184e9bfb2e725f66ed3101e95e"
+    "linux_arm64"   = "sha256:1c8c74fdfcdc618f9fdf9c848a61d68b8f0322184e9bfb2e725f66ed3101e95e"
+    "windows_amd64" = "sha256:1c8c74fdfcdc618f9fdf9c848a61d68b8f0322184e9bfb2e725f66ed3101e95e"
   }
   envelope = {
     env   = []

@@ -60,6 +60,7 @@ import {
   serve,
   service,
 } from "../sdk/mod.ts";
+import { objectSchema as object } from "../sdk/tool_kit.ts";
 import {
   BoundedCapture,
   type Chunk,
@@ -133,13 +134,6 @@ export interface Config {
 }
 
 let config: Config | undefined;
-
-function object(
-  properties: Record<string, Schema>,
-  required: string[],
-): Schema {
-  return { type: SchemaType.OBJECT, properties, required };
-}
 
 function str(description: string): Schema {
   return { type: SchemaType.STRING, description };

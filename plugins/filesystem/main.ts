@@ -51,6 +51,10 @@ import {
   ToolKind,
 } from "../../proto/gen/pluggableharness/tool/v1/types_pb.ts";
 import { configSchemaOf, parseManifest, serve, service } from "../sdk/mod.ts";
+import {
+  objectSchema as object,
+  toolResult as result,
+} from "../sdk/tool_kit.ts";
 import { unifiedHunks } from "./_diff.ts";
 import {
   commitAll,
@@ -99,13 +103,6 @@ const STATUS: Record<FailureKind, Code> = {
   concurrency_conflict: Code.ABORTED,
   cancelled: Code.CANCELLED,
 };
-
-function object(
-  properties: Record<string, Schema>,
-  required: string[],
-): Schema {
-  return { type: SchemaType.OBJECT, properties, required };
-}
 
 function str(description: string): Schema {
   return { type: SchemaType.STRING, description };
@@ -270,10 +267,6 @@ const SCHEMA: MessageInitShape<typeof GetSchemaResponseSchema> = {
   configSchema: configSchemaOf(manifest),
   supportedHookPoints: [],
 };
-
-function result(payload: JsonObject): Event {
-  return { event: { event: { case: "result", value: { payload } } } };
-}
 
 function failure(f: ToolFailure): Event {
   return {

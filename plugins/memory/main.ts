@@ -78,6 +78,10 @@ import {
   service,
 } from "../sdk/mod.ts";
 import {
+  objectSchema as object,
+  toolResult as result,
+} from "../sdk/tool_kit.ts";
+import {
   DEFAULT_TOKEN_BUDGET,
   type FailureCategory,
   Memory,
@@ -261,9 +265,6 @@ const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 
 // ------------------------------------------------------------------ tools
 
-function object(properties: Record<string, Schema>, required: string[]) {
-  return { type: SchemaType.OBJECT, properties, required };
-}
 const str = (description: string, enumValues: string[] = []): Schema => ({
   type: SchemaType.STRING,
   description,
@@ -490,10 +491,6 @@ function strArg(
     );
   }
   return v;
-}
-
-function result(payload: JsonObject): Event {
-  return { event: { event: { case: "result", value: { payload } } } };
 }
 
 function toolFailure(f: MemoryFailure): Event {

@@ -47,6 +47,16 @@ export {
 } from "./logger.ts";
 export { configSchemaOf } from "./config_schema.ts";
 export {
+  type InvokeEvent,
+  numberSchema,
+  objectSchema,
+  type SchemaInit,
+  stringSchema,
+  toolError,
+  toolProgress,
+  toolResult,
+} from "./tool_kit.ts";
+export {
   type CapabilityEnvelope,
   CATEGORY_NAMES,
   type CategoryName,

@@ -49,6 +49,10 @@ import {
 } from "../filesystem/_tools.ts";
 import { configSchemaOf, parseManifest, serve, service } from "../sdk/mod.ts";
 import {
+  objectSchema as object,
+  toolResult as result,
+} from "../sdk/tool_kit.ts";
+import {
   FILE_TYPES,
   GLOB_DEFAULT_LIMIT,
   globFiles,
@@ -73,13 +77,6 @@ const CATEGORY: Record<FailureKind, ToolErrorCategory> = {
   concurrency_conflict: ToolErrorCategory.CONCURRENCY_CONFLICT,
   cancelled: ToolErrorCategory.CANCELLED,
 };
-
-function object(
-  properties: Record<string, Schema>,
-  required: string[],
-): Schema {
-  return { type: SchemaType.OBJECT, properties, required };
-}
 
 function str(description: string, enumValues: string[] = []): Schema {
   return { type: SchemaType.STRING, description, enumValues };
@@ -191,10 +188,6 @@ const SCHEMA: MessageInitShape<typeof GetSchemaResponseSchema> = {
   configSchema: configSchemaOf(manifest),
   supportedHookPoints: [],
 };
-
-function result(payload: JsonObject): Event {
-  return { event: { event: { case: "result", value: { payload } } } };
-}
 
 function failure(f: ToolFailure): Event {
   return {

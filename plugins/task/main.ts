@@ -62,6 +62,10 @@ import {
   service,
 } from "../sdk/mod.ts";
 import {
+  objectSchema as object,
+  toolResult as result,
+} from "../sdk/tool_kit.ts";
+import {
   counts,
   eventAttributes,
   listText,
@@ -88,9 +92,6 @@ type Tree = MessageInitShape<typeof RenderTreeSchema>;
 
 const manifest = parseManifest(manifestJson, "task/plugin.json");
 
-function object(properties: Record<string, Schema>, required: string[]) {
-  return { type: SchemaType.OBJECT, properties, required };
-}
 const str = (description: string, enumValues: string[] = []): Schema => ({
   type: SchemaType.STRING,
   description,
@@ -352,10 +353,6 @@ class TaskStore {
 }
 
 type Emitter = (kind: EventKind, task: Task, callId: string) => Promise<void>;
-
-function result(payload: JsonObject): Event {
-  return { event: { event: { case: "result", value: { payload } } } };
-}
 
 function failure(f: Failure): Event {
   return {

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "claude" {
   source      = "builtin/anthropic"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T13:53:25Z"
+  resolved_at = "2026-11-30T14:16:03Z"
   checksums = {
-    "darwin_amd64"  = "sha256:cec7daf64338a1873f4ef9a1ca874bed149faa5b8ca9f5cd493196d754cf6ac8"
-    "darwin_arm64"  = "sha256:cec7daf64338a1873f4ef9a1ca874bed149faa5b8ca9f5cd493196d754cf6ac8"
-    "linux_amd64"   = "sha256:cec7daf64338a1873f4ef9a1ca874bed149faa5b8ca9f5cd493196d754cf6ac8"
-    "linux_arm64"   = "sha256:cec7daf64338a1873f4ef9a1ca874bed149faa5b8ca9f5cd493196d754cf6ac8"
-    "windows_amd64" = "sha256:cec7daf64338a1873f4ef9a1ca874bed149faa5b8ca9f5cd493196d754cf6ac8"
+    "darwin_amd64"  = "sha256:b8a87a38ba8198f7871be2c6f072cf975a4499543518c3711a9d261bb87c0901"
+    "darwin_arm64"  = "sha256:b8a87a38ba8198f7871be2c6f072cf975a4499543518c3711a9d261bb87c0901"
+    "linux_amd64"   = "sha256:b8a87a38ba8198f7871be2c6f072cf975a4499543518c3711a9d261bb87c0901"
+    "linux_arm64"   = "sha256:b8a87a38ba8198f7871be2c6f072cf975a4499543518c3711a9d261bb87c0901"
+    "windows_amd64" = "sha256:b8a87a38ba8198f7871be2c6f072cf975a4499543518c3711a9d261bb87c0901"
   }
   envelope = {
     env   = []
@@ -59,13 +59,13 @@ provider "claude" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:01:27Z"
+  resolved_at = "2026-11-30T14:16:03Z"
   checksums = {
-    "darwin_amd64"  = "sha256:9714ed02a1ef0ed34c86db1db3470b618d4d2bb5dc25f6af096bfda02c1d8bc9"
-    "darwin_arm64"  = "sha256:9714ed02a1ef0ed34c86db1db3470b618d4d2bb5dc25f6af096bfda02c1d8bc9"
-    "linux_amd64"   = "sha256:9714ed02a1ef0ed34c86db1db3470b618d4d2bb5dc25f6af096bfda02c1d8bc9"
-    "linux_arm64"   = "sha256:9714ed02a1ef0ed34c86db1db3470b618d4d2bb5dc25f6af096bfda02c1d8bc9"
-    "windows_amd64" = "sha256:9714ed02a1ef0ed34c86db1db3470b618d4d2bb5dc25f6af096bfda02c1d8bc9"
+    "darwin_amd64"  = "sha256:3ce287daf278f64ee38efcf060c391644a6f1884481faa2cba40f13e44b6bb59"
+    "darwin_arm64"  = "sha256:3ce287daf278f64ee38efcf060c391644a6f1884481faa2cba40f13e44b6bb59"
+    "linux_amd64"   = "sha256:3ce287daf278f64ee38efcf060c391644a6f1884481faa2cba40f13e44b6bb59"
+    "linux_arm64"   = "sha256:3ce287daf278f64ee38efcf060c391644a6f1884481faa2cba40f13e44b6bb59"
+    "windows_amd64" = "sha256:3ce287daf278f64ee38efcf060c391644a6f1884481faa2cba40f13e44b6bb59"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "ask" {
   source      = "builtin/user"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:06:26Z"
+  resolved_at = "2026-11-30T14:16:03Z"
   checksums = {
-    "darwin_amd64"  = "sha256:ab0d1093b924fab258bd3c0abe7c51322bdd71bb76f2e5cd17382d8d8aee78c0"
-    "darwin_arm64"  = "sha256:ab0d1093b924fab258bd3c0abe7c51322bdd71bb76f2e5cd17382d8d8aee78c0"
-    "linux_amd64"   = "sha256:ab0d1093b924fab258bd3c0abe7c51322bdd71bb76f2e5cd17382d8d8aee78c0"
-    "linux_arm64"   = "sha256:ab0d1093b924fab258bd3c0abe7c51322bdd71bb76f2e5cd17382d8d8aee78c0"
-    "windows_amd64" = "sha256:ab0d1093b924fab258bd3c0abe7c51322bdd71bb76f2e5cd17382d8d8aee78c0"
+    "darwin_amd64"  = "sha256:61ecb5ff5ed93c3a4546add2c830b54dec5bd90b3623b935ea62381f17f5f99b"
+    "darwin_arm64"  = "sha256:61ecb5ff5ed93c3a4546add2c830b54dec5bd90b3623b935ea62381f17f5f99b"
+    "linux_amd64"   = "sha256:61ecb5ff5ed93c3a4546add2c830b54dec5bd90b3623b935ea62381f17f5f99b"
+    "linux_arm64"   = "sha256:61ecb5ff5ed93c3a4546add2c830b54dec5bd90b3623b935ea62381f17f5f99b"
+    "windows_amd64" = "sha256:61ecb5ff5ed93c3a4546add2c830b54dec5bd90b3623b935ea62381f17f5f99b"
   }
   envelope = {
     env   = []
@@ -27,13 +27,13 @@ provider "ask" {
 provider "docs" {
   source      = "builtin/agents-md"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:06:26Z"
+  resolved_at = "2026-11-30T14:16:03Z"
   checksums = {
-    "darwin_amd64"  = "sha256:8f527fffe1040c08ac23b95133404933859d251d06e33f4dbc646fded8368430"
-    "darwin_arm64"  = "sha256:8f527fffe1040c08ac23b95133404933859d251d06e33f4dbc646fded8368430"
-    "linux_amd64"   = "sha256:8f527fffe1040c08ac23b95133404933859d251d06e33f4dbc646fded8368430"
-    "linux_arm64"   = "sha256:8f527fffe1040c08ac23b95133404933859d251d06e33f4dbc646fded8368430"
-    "windows_amd64" = "sha256:8f527fffe1040c08ac23b95133404933859d251d06e33f4dbc646fded8368430"
+    "darwin_amd64"  = "sha256:4d4f3ecbd09cdaae00bbbe9af1d89425f406669b004d15179644cd5880403b4f"
+    "darwin_arm64"  = "sha256:4d4f3ecbd09cdaae00bbbe9af1d89425f406669b004d15179644cd5880403b4f"
+    "linux_amd64"   = "sha256:4d4f3ecbd09cdaae00bbbe9af1d89425f406669b004d15179644cd5880403b4f"
+    "linux_arm64"   = "sha256:4d4f3ecbd09cdaae00bbbe9af1d89425f406669b004d15179644cd5880403b4f"
+    "windows_amd64" = "sha256:4d4f3ecbd09cdaae00bbbe9af1d89425f406669b004d15179644cd5880403b4f"
   }
   envelope = {
     env   = []
@@ -72,13 +72,13 @@ provider "docs" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:06:26Z"
+  resolved_at = "2026-11-30T14:16:03Z"
   checksums = {
-    "darwin_amd64"  = "sha256:9714ed02a1ef0ed34c86db1db3470b618d4d2bb5dc25f6af096bfda02c1d8bc9"
-    "darwin_arm64"  = "sha256:9714ed02a1ef0ed34c86db1db3470b618d4d2bb5dc25f6af096bfda02c1d8bc9"
-    "linux_amd64"   = "sha256:9714ed02a1ef0ed34c86db1db3470b618d4d2bb5dc25f6af096bfda02c1d8bc9"
-    "linux_arm64"   = "sha256:9714ed02a1ef0ed34c86db1db3470b618d4d2bb5dc25f6af096bfda02c1d8bc9"
-    "windows_amd64" = "sha256:9714ed02a1ef0ed34c86db1db3470b618d4d2bb5dc25f6af096bfda02c1d8bc9"
+    "darwin_amd64"  = "sha256:3ce287daf278f64ee38efcf060c391644a6f1884481faa2cba40f13e44b6bb59"
+    "darwin_arm64"  = "sha256:3ce287daf278f64ee38efcf060c391644a6f1884481faa2cba40f13e44b6bb59"
+    "linux_amd64"   = "sha256:3ce287daf278f64ee38efcf060c391644a6f1884481faa2cba40f13e44b6bb59"
+    "linux_arm64"   = "sha256:3ce287daf278f64ee38efcf060c391644a6f1884481faa2cba40f13e44b6bb59"
+    "windows_amd64" = "sha256:3ce287daf278f64ee38efcf060c391644a6f1884481faa2cba40f13e44b6bb59"
   }
   envelope = {
     env   = []
@@ -101,13 +101,13 @@ provider "fs" {
 provider "graph" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:06:26Z"
+  resolved_at = "2026-11-30T14:16:03Z"
   checksums = {
-    "darwin_amd64"  = "sha256:5c300e744457754ac607d7277e4a4414f1e701ca94da65251864beae95438876"
-    "darwin_arm64"  = "sha256:5c300e744457754ac607d7277e4a4414f1e701ca94da65251864beae95438876"
-    "linux_amd64"   = "sha256:5c300e744457754ac607d7277e4a4414f1e701ca94da65251864beae95438876"
-    "linux_arm64"   = "sha256:5c300e744457754ac607d7277e4a4414f1e701ca94da65251864beae95438876"
-    "windows_amd64" = "sha256:5c300e744457754ac607d7277e4a4414f1e701ca94da65251864beae95438876"
+    "darwin_amd64"  = "sha256:6e04a921e406c1109332559dcbac8b8df5a7fa8fe6a98a5273f2e6b337f3e5a2"
+    "darwin_arm64"  = "sha256:6e04a921e406c1109332559dcbac8b8df5a7fa8fe6a98a5273f2e6b337f3e5a2"
+    "linux_amd64"   = "sha256:6e04a921e406c1109332559dcbac8b8df5a7fa8fe6a98a5273f2e6b337f3e5a2"
+    "linux_arm64"   = "sha256:6e04a921e406c1109332559dcbac8b8df5a7fa8fe6a98a5273f2e6b337f3e5a2"
+    "windows_amd64" = "sha256:6e04a921e406c1109332559dcbac8b8df5a7fa8fe6a98a5273f2e6b337f3e5a2"
   }
   envelope = {
     env   = ["DENO_DIR"]
@@ -230,13 +230,13 @@ provider "graph" {
 provider "memory" {
   source      = "builtin/memory"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:06:26Z"
+  resolved_at = "2026-11-30T14:16:03Z"
   checksums = {
-    "darwin_amd64"  = "sha256:bf8f71e8cdb09438c74885eb962ce94ce54bb428046eff8b1ac0542709c289a4"
-    "darwin_arm64"  = "sha256:bf8f71e8cdb09438c74885eb962ce94ce54bb428046eff8b1ac0542709c289a4"
-    "linux_amd64"   = "sha256:bf8f71e8cdb09438c74885eb962ce94ce54bb428046eff8b1ac0542709c289a4"
-    "linux_arm64"   = "sha256:bf8f71e8cdb09438c74885eb962ce94ce54bb428046eff8b1ac0542709c289a4"
-    "windows_amd64" = "sha256:bf8f71e8cdb09438c74885eb962ce94ce54bb428046eff8b1ac0542709c289a4"
+    "darwin_amd64"  = "sha256:10f759cced375dfc8a665c53f550933df3799f8415eedc340a2df8925f3fa127"
+    "darwin_arm64"  = "sha256:10f759cced375dfc8a665c53f550933df3799f8415eedc340a2df8925f3fa127"
+    "linux_amd64"   = "sha256:10f759cced375dfc8a665c53f550933df3799f8415eedc340a2df8925f3fa127"
+    "linux_arm64"   = "sha256:10f759cced375dfc8a665c53f550933df3799f8415eedc340a2df8925f3fa127"
+    "windows_amd64" = "sha256:10f759cced375dfc8a665c53f550933df3799f8415eedc340a2df8925f3fa127"
   }
   envelope = {
     env   = ["HOME", "XDG_DATA_HOME"]
@@ -292,13 +292,13 @@ provider "memory" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:06:26Z"
+  resolved_at = "2026-11-30T14:16:03Z"
   checksums = {
-    "darwin_amd64"  = "sha256:d0a53a472d52bfbb3c60ed0ac7161cd9bcd0796878000a178c5b691adc2949d7"
-    "darwin_arm64"  = "sha256:d0a53a472d52bfbb3c60ed0ac7161cd9bcd0796878000a178c5b691adc2949d7"
-    "linux_amd64"   = "sha256:d0a53a472d52bfbb3c60ed0ac7161cd9bcd0796878000a178c5b691adc2949d7"
-    "linux_arm64"   = "sha256:d0a53a472d52bfbb3c60ed0ac7161cd9bcd0796878000a178c5b691adc2949d7"
-    "windows_amd64" = "sha256:d0a53a472d52bfbb3c60ed0ac7161cd9bcd0796878000a178c5b691adc2949d7"
+    "darwin_amd64"  = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
+    "darwin_arm64"  = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
+    "linux_amd64"   = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
+    "linux_arm64"   = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
+    "windows_amd64" = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
   }
   envelope = {
     env   = []
@@ -328,13 +328,13 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:06:26Z"
+  resolved_at = "2026-11-30T14:16:03Z"
   checksums = {
-    "darwin_amd64"  = "sha256:c671402f305351e21048db00ad55c7c86cea530738f397bb48b7734670bacf22"
-    "darwin_arm64"  = "sha256:c671402f305351e21048db00ad55c7c86cea530738f397bb48b7734670bacf22"
-    "linux_amd64"   = "sha256:c671402f305351e21048db00ad55c7c86cea530738f397bb48b7734670bacf22"
-    "linux_arm64"   = "sha256:c671402f305351e21048db00ad55c7c86cea530738f397bb48b7734670bacf22"
-    "windows_amd64" = "sha256:c671402f305351e21048db00ad55c7c86cea530738f397bb48b7734670bacf22"
+    "darwin_amd64"  = "sha256:73773d1b8b19bd86846055ae7f726f44446072926433ac5c28d827ec5cccd267"
+    "darwin_arm64"  = "sha256:73773d1b8b19bd86846055ae7f726f44446072926433ac5c28d827ec5cccd267"
+    "linux_amd64"   = "sha256:73773d1b8b19bd86846055ae7f726f44446072926433ac5c28d827ec5cccd267"
+    "linux_arm64"   = "sha256:73773d1b8b19bd86846055ae7f726f44446072926433ac5c28d827ec5cccd267"
+    "windows_amd64" = "sha256:73773d1b8b19bd86846055ae7f726f44446072926433ac5c28d827ec5cccd267"
   }
   envelope = {
     env   = []
@@ -357,13 +357,13 @@ provider "search" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:06:26Z"
+  resolved_at = "2026-11-30T14:16:03Z"
   checksums = {
-    "darwin_amd64"  = "sha256:7a0d964df201a9c188880ab41c840b301ce6bebde5c2f20a14b6fbc7391d1114"
-    "darwin_arm64"  = "sha256:7a0d964df201a9c188880ab41c840b301ce6bebde5c2f20a14b6fbc7391d1114"
-    "linux_amd64"   = "sha256:7a0d964df201a9c188880ab41c840b301ce6bebde5c2f20a14b6fbc7391d1114"
-    "linux_arm64"   = "sha256:7a0d964df201a9c188880ab41c840b301ce6bebde5c2f20a14b6fbc7391d1114"
-    "windows_amd64" = "sha256:7a0d964df201a9c188880ab41c840b301ce6bebde5c2f20a14b6fbc7391d1114"
+    "darwin_amd64"  = "sha256:26c3597a61562e9157fbe0923be3fee7a2ceab5505d07ff77048a9cc62e20e15"
+    "darwin_arm64"  = "sha256:26c3597a61562e9157fbe0923be3fee7a2ceab5505d07ff77048a9cc62e20e15"
+    "linux_amd64"   = "sha256:26c3597a61562e9157fbe0923be3fee7a2ceab5505d07ff77048a9cc62e20e15"
+    "linux_arm64"   = "sha256:26c3597a61562e9157fbe0923be3fee7a2ceab5505d07ff77048a9cc62e20e15"
+    "windows_amd64" = "sha256:26c3597a61562e9157fbe0923be3fee7a2ceab5505d07ff77048a9cc62e20e15"
   }
   envelope = {
     env   = []
@@ -418,13 +418,13 @@ provider "sh" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:06:26Z"
+  resolved_at = "2026-11-30T14:16:03Z"
   checksums = {
-    "darwin_amd64"  = "sha256:4813b7cebd8781a5c4cc124663537f1df6e7a89ba99e6d357b24891c540e2289"
-    "darwin_arm64"  = "sha256:4813b7cebd8781a5c4cc124663537f1df6e7a89ba99e6d357b24891c540e2289"
-    "linux_amd64"   = "sha256:4813b7cebd8781a5c4cc124663537f1df6e7a89ba99e6d357b24891c540e2289"
-    "linux_arm64"   = "sha256:4813b7cebd8781a5c4cc124663537f1df6e7a89ba99e6d357b24891c540e2289"
-    "windows_amd64" = "sha256:4813b7cebd8781a5c4cc124663537f1df6e7a89ba99e6d357b24891c540e2289"
+    "darwin_amd64"  = "sha256:e71b7433d3e57602e0ff1d3569bb63a718d7ee68afb5e520bd2528856c891a00"
+    "darwin_arm64"  = "sha256:e71b7433d3e57602e0ff1d3569bb63a718d7ee68afb5e520bd2528856c891a00"
+    "linux_amd64"   = "sha256:e71b7433d3e57602e0ff1d3569bb63a718d7ee68afb5e520bd2528856c891a00"
+    "linux_arm64"   = "sha256:e71b7433d3e57602e0ff1d3569bb63a718d7ee68afb5e520bd2528856c891a00"
+    "windows_amd64" = "sha256:e71b7433d3e57602e0ff1d3569bb63a718d7ee68afb5e520bd2528856c891a00"
   }
   envelope = {
     env   = []
@@ -439,13 +439,13 @@ provider "tasks" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:06:26Z"
+  resolved_at = "2026-11-30T14:16:03Z"
   checksums = {
-    "darwin_amd64"  = "sha256:95cc8643a0fbc90ec63a32de5b5dc58bc1da55f12efd3abbd0d9a9930b4d9607"
-    "darwin_arm64"  = "sha256:95cc8643a0fbc90ec63a32de5b5dc58bc1da55f12efd3abbd0d9a9930b4d9607"
-    "linux_amd64"   = "sha256:95cc8643a0fbc90ec63a32de5b5dc58bc1da55f12efd3abbd0d9a9930b4d9607"
-    "linux_arm64"   = "sha256:95cc8643a0fbc90ec63a32de5b5dc58bc1da55f12efd3abbd0d9a9930b4d9607"
-    "windows_amd64" = "sha256:95cc8643a0fbc90ec63a32de5b5dc58bc1da55f12efd3abbd0d9a9930b4d9607"
+    "darwin_amd64"  = "sha256:3758b68a4dcb821e154009f054c6dba2abc2a0c8249558cfd198aabc8870490e"
+    "darwin_arm64"  = "sha256:3758b68a4dcb821e154009f054c6dba2abc2a0c8249558cfd198aabc8870490e"
+    "linux_amd64"   = "sha256:3758b68a4dcb821e154009f054c6dba2abc2a0c8249558cfd198aabc8870490e"
+    "linux_arm64"   = "sha256:3758b68a4dcb821e154009f054c6dba2abc2a0c8249558cfd198aabc8870490e"
+    "windows_amd64" = "sha256:3758b68a4dcb821e154009f054c6dba2abc2a0c8249558cfd198aabc8870490e"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T13:50:22Z"
+  resolved_at = "2026-11-30T14:16:04Z"
   checksums = {
-    "darwin_amd64"  = "sha256:d0a53a472d52bfbb3c60ed0ac7161cd9bcd0796878000a178c5b691adc2949d7"
-    "darwin_arm64"  = "sha256:d0a53a472d52bfbb3c60ed0ac7161cd9bcd0796878000a178c5b691adc2949d7"
-    "linux_amd64"   = "sha256:d0a53a472d52bfbb3c60ed0ac7161cd9bcd0796878000a178c5b691adc2949d7"
-    "linux_arm64"   = "sha256:d0a53a472d52bfbb3c60ed0ac7161cd9bcd0796878000a178c5b691adc2949d7"
-    "windows_amd64" = "sha256:d0a53a472d52bfbb3c60ed0ac7161cd9bcd0796878000a178c5b691adc2949d7"
+    "darwin_amd64"  = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
+    "darwin_arm64"  = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
+    "linux_amd64"   = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
+    "linux_arm64"   = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
+    "windows_amd64" = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T13:52:15Z"
+  resolved_at = "2026-11-30T14:16:04Z"
   checksums = {
-    "darwin_amd64"  = "sha256:7a0d964df201a9c188880ab41c840b301ce6bebde5c2f20a14b6fbc7391d1114"
-    "darwin_arm64"  = "sha256:7a0d964df201a9c188880ab41c840b301ce6bebde5c2f20a14b6fbc7391d1114"
-    "linux_amd64"   = "sha256:7a0d964df201a9c188880ab41c840b301ce6bebde5c2f20a14b6fbc7391d1114"
-    "linux_arm64"   = "sha256:7a0d964df201a9c188880ab41c840b301ce6bebde5c2f20a14b6fbc7391d1114"
-    "windows_amd64" = "sha256:7a0d964df201a9c188880ab41c840b301ce6bebde5c2f20a14b6fbc7391d1114"
+    "darwin_amd64"  = "sha256:26c3597a61562e9157fbe0923be3fee7a2ceab5505d07ff77048a9cc62e20e15"
+    "darwin_arm64"  = "sha256:26c3597a61562e9157fbe0923be3fee7a2ceab5505d07ff77048a9cc62e20e15"
+    "linux_amd64"   = "sha256:26c3597a61562e9157fbe0923be3fee7a2ceab5505d07ff77048a9cc62e20e15"
+    "linux_arm64"   = "sha256:26c3597a61562e9157fbe0923be3fee7a2ceab5505d07ff77048a9cc62e20e15"
+    "windows_amd64" = "sha256:26c3597a61562e9157fbe0923be3fee7a2ceab5505d07ff77048a9cc62e20e15"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "files" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T13:53:26Z"
+  resolved_at = "2026-11-30T14:16:04Z"
   checksums = {
-    "darwin_amd64"  = "sha256:5c300e744457754ac607d7277e4a4414f1e701ca94da65251864beae95438876"
-    "darwin_arm64"  = "sha256:5c300e744457754ac607d7277e4a4414f1e701ca94da65251864beae95438876"
-    "linux_amd64"   = "sha256:5c300e744457754ac607d7277e4a4414f1e701ca94da65251864beae95438876"
-    "linux_arm64"   = "sha256:5c300e744457754ac607d7277e4a4414f1e701ca94da65251864beae95438876"
-    "windows_amd64" = "sha256:5c300e744457754ac607d7277e4a4414f1e701ca94da65251864beae95438876"
+    "darwin_amd64"  = "sha256:6e04a921e406c1109332559dcbac8b8df5a7fa8fe6a98a5273f2e6b337f3e5a2"
+    "darwin_arm64"  = "sha256:6e04a921e406c1109332559dcbac8b8df5a7fa8fe6a98a5273f2e6b337f3e5a2"
+    "linux_amd64"   = "sha256:6e04a921e406c1109332559dcbac8b8df5a7fa8fe6a98a5273f2e6b337f3e5a2"
+    "linux_arm64"   = "sha256:6e04a921e406c1109332559dcbac8b8df5a7fa8fe6a98a5273f2e6b337f3e5a2"
+    "windows_amd64" = "sha256:6e04a921e406c1109332559dcbac8b8df5a7fa8fe6a98a5273f2e6b337f3e5a2"
   }
   envelope = {
     env   = ["DENO_DIR"]
@@ -135,13 +135,13 @@ provider "files" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T13:53:26Z"
+  resolved_at = "2026-11-30T14:16:04Z"
   checksums = {
-    "darwin_amd64"  = "sha256:d0a53a472d52bfbb3c60ed0ac7161cd9bcd0796878000a178c5b691adc2949d7"
-    "darwin_arm64"  = "sha256:d0a53a472d52bfbb3c60ed0ac7161cd9bcd0796878000a178c5b691adc2949d7"
-    "linux_amd64"   = "sha256:d0a53a472d52bfbb3c60ed0ac7161cd9bcd0796878000a178c5b691adc2949d7"
-    "linux_arm64"   = "sha256:d0a53a472d52bfbb3c60ed0ac7161cd9bcd0796878000a178c5b691adc2949d7"
-    "windows_amd64" = "sha256:d0a53a472d52bfbb3c60ed0ac7161cd9bcd0796878000a178c5b691adc2949d7"
+    "darwin_amd64"  = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
+    "darwin_arm64"  = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
+    "linux_amd64"   = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
+    "linux_arm64"   = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
+    "windows_amd64" = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
   }
   envelope = {
     env   = []

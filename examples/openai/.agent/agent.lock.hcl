@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:01:28Z"
+  resolved_at = "2026-11-30T14:16:04Z"
   checksums = {
-    "darwin_amd64"  = "sha256:9714ed02a1ef0ed34c86db1db3470b618d4d2bb5dc25f6af096bfda02c1d8bc9"
-    "darwin_arm64"  = "sha256:9714ed02a1ef0ed34c86db1db3470b618d4d2bb5dc25f6af096bfda02c1d8bc9"
-    "linux_amd64"   = "sha256:9714ed02a1ef0ed34c86db1db3470b618d4d2bb5dc25f6af096bfda02c1d8bc9"
-    "linux_arm64"   = "sha256:9714ed02a1ef0ed34c86db1db3470b618d4d2bb5dc25f6af096bfda02c1d8bc9"
-    "windows_amd64" = "sha256:9714ed02a1ef0ed34c86db1db3470b618d4d2bb5dc25f6af096bfda02c1d8bc9"
+    "darwin_amd64"  = "sha256:3ce287daf278f64ee38efcf060c391644a6f1884481faa2cba40f13e44b6bb59"
+    "darwin_arm64"  = "sha256:3ce287daf278f64ee38efcf060c391644a6f1884481faa2cba40f13e44b6bb59"
+    "linux_amd64"   = "sha256:3ce287daf278f64ee38efcf060c391644a6f1884481faa2cba40f13e44b6bb59"
+    "linux_arm64"   = "sha256:3ce287daf278f64ee38efcf060c391644a6f1884481faa2cba40f13e44b6bb59"
+    "windows_amd64" = "sha256:3ce287daf278f64ee38efcf060c391644a6f1884481faa2cba40f13e44b6bb59"
   }
   envelope = {
     env   = []
@@ -35,13 +35,13 @@ provider "fs" {
 provider "openai" {
   source      = "builtin/openai"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T13:56:38Z"
+  resolved_at = "2026-11-30T14:16:04Z"
   checksums = {
-    "darwin_amd64"  = "sha256:d482d3719439a542bd2e0271b075697bed2b3b71a9df66ca72448c9d66f9c434"
-    "darwin_arm64"  = "sha256:d482d3719439a542bd2e0271b075697bed2b3b71a9df66ca72448c9d66f9c434"
-    "linux_amd64"   = "sha256:d482d3719439a542bd2e0271b075697bed2b3b71a9df66ca72448c9d66f9c434"
-    "linux_arm64"   = "sha256:d482d3719439a542bd2e0271b075697bed2b3b71a9df66ca72448c9d66f9c434"
-    "windows_amd64" = "sha256:d482d3719439a542bd2e0271b075697bed2b3b71a9df66ca72448c9d66f9c434"
+    "darwin_amd64"  = "sha256:40783689f1972304863120b6f29ab2a41d94e1911e050808b87016b5962048e4"
+    "darwin_arm64"  = "sha256:40783689f1972304863120b6f29ab2a41d94e1911e050808b87016b5962048e4"
+    "linux_amd64"   = "sha256:40783689f1972304863120b6f29ab2a41d94e1911e050808b87016b5962048e4"
+    "linux_arm64"   = "sha256:40783689f1972304863120b6f29ab2a41d94e1911e050808b87016b5962048e4"
+    "windows_amd64" = "sha256:40783689f1972304863120b6f29ab2a41d94e1911e050808b87016b5962048e4"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:01:28Z"
+  resolved_at = "2026-11-30T14:16:05Z"
   checksums = {
-    "darwin_amd64"  = "sha256:9714ed02a1ef0ed34c86db1db3470b618d4d2bb5dc25f6af096bfda02c1d8bc9"
-    "darwin_arm64"  = "sha256:9714ed02a1ef0ed34c86db1db3470b618d4d2bb5dc25f6af096bfda02c1d8bc9"
-    "linux_amd64"   = "sha256:9714ed02a1ef0ed34c86db1db3470b618d4d2bb5dc25f6af096bfda02c1d8bc9"
-    "linux_arm64"   = "sha256:9714ed02a1ef0ed34c86db1db3470b618d4d2bb5dc25f6af096bfda02c1d8bc9"
-    "windows_amd64" = "sha256:9714ed02a1ef0ed34c86db1db3470b618d4d2bb5dc25f6af096bfda02c1d8bc9"
+    "darwin_amd64"  = "sha256:3ce287daf278f64ee38efcf060c391644a6f1884481faa2cba40f13e44b6bb59"
+    "darwin_arm64"  = "sha256:3ce287daf278f64ee38efcf060c391644a6f1884481faa2cba40f13e44b6bb59"
+    "linux_amd64"   = "sha256:3ce287daf278f64ee38efcf060c391644a6f1884481faa2cba40f13e44b6bb59"
+    "linux_arm64"   = "sha256:3ce287daf278f64ee38efcf060c391644a6f1884481faa2cba40f13e44b6bb59"
+    "windows_amd64" = "sha256:3ce287daf278f64ee38efcf060c391644a6f1884481faa2cba40f13e44b6bb59"
   }
   envelope = {
     env   = []
@@ -35,13 +35,13 @@ provider "fs" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T13:51:55Z"
+  resolved_at = "2026-11-30T14:16:05Z"
   checksums = {
-    "darwin_amd64"  = "sha256:d0a53a472d52bfbb3c60ed0ac7161cd9bcd0796878000a178c5b691adc2949d7"
-    "darwin_arm64"  = "sha256:d0a53a472d52bfbb3c60ed0ac7161cd9bcd0796878000a178c5b691adc2949d7"
-    "linux_amd64"   = "sha256:d0a53a472d52bfbb3c60ed0ac7161cd9bcd0796878000a178c5b691adc2949d7"
-    "linux_arm64"   = "sha256:d0a53a472d52bfbb3c60ed0ac7161cd9bcd0796878000a178c5b691adc2949d7"
-    "windows_amd64" = "sha256:d0a53a472d52bfbb3c60ed0ac7161cd9bcd0796878000a178c5b691adc2949d7"
+    "darwin_amd64"  = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
+    "darwin_arm64"  = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
+    "linux_amd64"   = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
+    "linux_arm64"   = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
+    "windows_amd64" = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
   }
   envelope = {
     env   = []
@@ -71,13 +71,13 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:01:28Z"
+  resolved_at = "2026-11-30T14:16:05Z"
   checksums = {
-    "darwin_amd64"  = "sha256:c671402f305351e21048db00ad55c7c86cea530738f397bb48b7734670bacf22"
-    "darwin_arm64"  = "sha256:c671402f305351e21048db00ad55c7c86cea530738f397bb48b7734670bacf22"
-    "linux_amd64"   = "sha256:c671402f305351e21048db00ad55c7c86cea530738f397bb48b7734670bacf22"
-    "linux_arm64"   = "sha256:c671402f305351e21048db00ad55c7c86cea530738f397bb48b7734670bacf22"
-    "windows_amd64" = "sha256:c671402f305351e21048db00ad55c7c86cea530738f397bb48b7734670bacf22"
+    "darwin_amd64"  = "sha256:73773d1b8b19bd86846055ae7f726f44446072926433ac5c28d827ec5cccd267"
+    "darwin_arm64"  = "sha256:73773d1b8b19bd86846055ae7f726f44446072926433ac5c28d827ec5cccd267"
+    "linux_amd64"   = "sha256:73773d1b8b19bd86846055ae7f726f44446072926433ac5c28d827ec5cccd267"
+    "linux_arm64"   = "sha256:73773d1b8b19bd86846055ae7f726f44446072926433ac5c28d827ec5cccd267"
+    "windows_amd64" = "sha256:73773d1b8b19bd86846055ae7f726f44446072926433ac5c28d827ec5cccd267"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T13:53:27Z"
+  resolved_at = "2026-11-30T14:16:05Z"
   checksums = {
-    "darwin_amd64"  = "sha256:d0a53a472d52bfbb3c60ed0ac7161cd9bcd0796878000a178c5b691adc2949d7"
-    "darwin_arm64"  = "sha256:d0a53a472d52bfbb3c60ed0ac7161cd9bcd0796878000a178c5b691adc2949d7"
-    "linux_amd64"   = "sha256:d0a53a472d52bfbb3c60ed0ac7161cd9bcd0796878000a178c5b691adc2949d7"
-    "linux_arm64"   = "sha256:d0a53a472d52bfbb3c60ed0ac7161cd9bcd0796878000a178c5b691adc2949d7"
-    "windows_amd64" = "sha256:d0a53a472d52bfbb3c60ed0ac7161cd9bcd0796878000a178c5b691adc2949d7"
+    "darwin_amd64"  = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
+    "darwin_arm64"  = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
+    "linux_amd64"   = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
+    "linux_arm64"   = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
+    "windows_amd64" = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T13:53:27Z"
+  resolved_at = "2026-11-30T14:16:05Z"
   checksums = {
-    "darwin_amd64"  = "sha256:4813b7cebd8781a5c4cc124663537f1df6e7a89ba99e6d357b24891c540e2289"
-    "darwin_arm64"  = "sha256:4813b7cebd8781a5c4cc124663537f1df6e7a89ba99e6d357b24891c540e2289"
-    "linux_amd64"   = "sha256:4813b7cebd8781a5c4cc124663537f1df6e7a89ba99e6d357b24891c540e2289"
-    "linux_arm64"   = "sha256:4813b7cebd8781a5c4cc124663537f1df6e7a89ba99e6d357b24891c540e2289"
-    "windows_amd64" = "sha256:4813b7cebd8781a5c4cc124663537f1df6e7a89ba99e6d357b24891c540e2289"
+    "darwin_amd64"  = "sha256:e71b7433d3e57602e0ff1d3569bb63a718d7ee68afb5e520bd2528856c891a00"
+    "darwin_arm64"  = "sha256:e71b7433d3e57602e0ff1d3569bb63a718d7ee68afb5e520bd2528856c891a00"
+    "linux_amd64"   = "sha256:e71b7433d3e57602e0ff1d3569bb63a718d7ee68afb5e520bd2528856c891a00"
+    "linux_arm64"   = "sha256:e71b7433d3e57602e0ff1d3569bb63a718d7ee68afb5e520bd2528856c891a00"
+    "windows_amd64" = "sha256:e71b7433d3e57602e0ff1d3569bb63a718d7ee68afb5e520bd2528856c891a00"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T13:53:26Z"
+  resolved_at = "2026-11-30T14:16:06Z"
   checksums = {
-    "darwin_amd64"  = "sha256:d0a53a472d52bfbb3c60ed0ac7161cd9bcd0796878000a178c5b691adc2949d7"
-    "darwin_arm64"  = "sha256:d0a53a472d52bfbb3c60ed0ac7161cd9bcd0796878000a178c5b691adc2949d7"
-    "linux_amd64"   = "sha256:d0a53a472d52bfbb3c60ed0ac7161cd9bcd0796878000a178c5b691adc2949d7"
-    "linux_arm64"   = "sha256:d0a53a472d52bfbb3c60ed0ac7161cd9bcd0796878000a178c5b691adc2949d7"
-    "windows_amd64" = "sha256:d0a53a472d52bfbb3c60ed0ac7161cd9bcd0796878000a178c5b691adc2949d7"
+    "darwin_amd64"  = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
+    "darwin_arm64"  = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
+    "linux_amd64"   = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
+    "linux_arm64"   = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
+    "windows_amd64" = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T13:53:26Z"
+  resolved_at = "2026-11-30T14:16:06Z"
   checksums = {
-    "darwin_amd64"  = "sha256:95cc8643a0fbc90ec63a32de5b5dc58bc1da55f12efd3abbd0d9a9930b4d9607"
-    "darwin_arm64"  = "sha256:95cc8643a0fbc90ec63a32de5b5dc58bc1da55f12efd3abbd0d9a9930b4d9607"
-    "linux_amd64"   = "sha256:95cc8643a0fbc90ec63a32de5b5dc58bc1da55f12efd3abbd0d9a9930b4d9607"
-    "linux_arm64"   = "sha256:95cc8643a0fbc90ec63a32de5b5dc58bc1da55f12efd3abbd0d9a9930b4d9607"
-    "windows_amd64" = "sha256:95cc8643a0fbc90ec63a32de5b5dc58bc1da55f12efd3abbd0d9a9930b4d9607"
+    "darwin_amd64"  = "sha256:3758b68a4dcb821e154009f054c6dba2abc2a0c8249558cfd198aabc8870490e"
+    "darwin_arm64"  = "sha256:3758b68a4dcb821e154009f054c6dba2abc2a0c8249558cfd198aabc8870490e"
+    "linux_amd64"   = "sha256:3758b68a4dcb821e154009f054c6dba2abc2a0c8249558cfd198aabc8870490e"
+    "linux_arm64"   = "sha256:3758b68a4dcb821e154009f054c6dba2abc2a0c8249558cfd198aabc8870490e"
+    "windows_amd64" = "sha256:3758b68a4dcb821e154009f054c6dba2abc2a0c8249558cfd198aabc8870490e"
   }
   envelope = {
     env   = []
