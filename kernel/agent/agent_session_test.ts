@@ -2002,3 +2002,40 @@ Deno.test("pathsOf() reads a path argument and a files list", () => {
   );
   assert.deepEqual(pathsOf({ command: "ls" }), []);
 });
+
+Deno.test("§6.2 MUST 6: the kernel sets call_context (session, turn, working directory) on every Invoke", async () => {
+  const h = setup({
+    script: [
+      { toolCalls: [{ id: "1", name: "read_file", input: {} }] },
+      { toolCalls: [{ id: "2", name: "read_file", input: {} }] },
+      { text: "ok" },
+    ],
+  });
+  const contexts: { session: string; turn: string; dir: string }[] = [];
+  const inner = h.deps.tools!.get("fs")!;
+  const spy = {
+    identity: inner.identity,
+    schemas: () => inner.schemas(),
+    invoke(
+      call: Parameters<typeof inner.invoke>[0],
+      o?: Parameters<typeof inner.invoke>[1],
+    ) {
+      contexts.push({
+        session: call.callContext?.sessionId ?? "",
+        turn: call.callContext?.turnId ?? "",
+        dir: call.callContext?.workingDirectory ?? "",
+      });
+      return inner.invoke(call, o);
+    },
+  };
+  const { result, events } = await collect(
+    runSession(h.spec, { ...h.deps, tools: new Map([["fs", spy]]) }, {
+      prompt: "go",
+    }),
+  );
+  const turns = ofType(events, "turn_started").map((t) => t.turnId);
+  assert.deepEqual(contexts, [
+    { session: result.sessionId, turn: turns[0]!, dir: "/work" },
+    { session: result.sessionId, turn: turns[1]!, dir: "/work" },
+  ]);
+});
