@@ -423,8 +423,22 @@ export function createCallbackService(
     submitInput: () => unimplemented("SubmitInput", FRONTEND_MISSING),
     resolvePlanDecision: () =>
       unimplemented("ResolvePlanDecision", FRONTEND_MISSING),
-    resolveInteractive: () =>
-      unimplemented("ResolveInteractive", FRONTEND_MISSING),
+    resolveInteractive: (req) => {
+      const live = session(req.sessionId); // authorization first
+      if (!req.callId) {
+        throw new GrpcStatusError(
+          Code.INVALID_ARGUMENT,
+          "ResolveInteractive needs call_id: the interactive call to answer",
+        );
+      }
+      if (!live.resolveInteractive?.(req.callId, req.response ?? {})) {
+        throw new GrpcStatusError(
+          Code.FAILED_PRECONDITION,
+          `No interactive call "${req.callId}" is waiting for an answer in this session (it was answered already, withdrawn, or never asked)`,
+        );
+      }
+      return {};
+    },
     interrupt: () => unimplemented("Interrupt", FRONTEND_MISSING),
     createSession: () => unimplemented("CreateSession", FRONTEND_MISSING),
     attachSession: () => unimplemented("AttachSession", FRONTEND_MISSING),

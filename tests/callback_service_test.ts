@@ -27,6 +27,7 @@ import {
 import type { Plugin } from "../kernel/mod.ts";
 
 interface Fixture extends AsyncDisposable {
+  answers: JsonObject[];
   probe: Plugin;
   sessions: SessionRegistry;
   bus: EventBus;
@@ -61,11 +62,18 @@ async function fixture(
   const probe = await launchProbe(host, {}, {}, options.config);
   const mine = await store.create({ profile: "default" });
   const other = await store.create({ profile: "default" });
+  const answers: JsonObject[] = [];
   const unregister = [
     sessions.register({
       log: mine,
       remainingDepth: 3,
       remainingCostBudgetUsd: 2.5,
+      // One interactive call waits for an answer; the first answer wins.
+      resolveInteractive: (callId, response) => {
+        if (callId !== "call_waiting" || answers.length > 0) return false;
+        answers.push(response);
+        return true;
+      },
     }),
     sessions.register({
       log: other,
@@ -75,6 +83,7 @@ async function fixture(
   ];
   const release = sessions.grant(probe.identity, mine.sessionId);
   return {
+    answers,
     probe,
     sessions,
     bus,
@@ -685,7 +694,6 @@ Deno.test("the frontend state surfaces answer UNIMPLEMENTED, naming what is miss
       "getSessionState",
       "submitInput",
       "resolvePlanDecision",
-      "resolveInteractive",
       "interrupt",
       "createSession",
       "attachSession",
@@ -708,4 +716,34 @@ Deno.test("the frontend state surfaces answer UNIMPLEMENTED, naming what is miss
       m,
     );
   }
+});
+
+Deno.test("ResolveInteractive answers a waiting interactive call once; a late or unknown answer and another session are refused", async () => {
+  await using f = await fixture();
+  const ok = await f.rpc("resolveInteractive", {
+    sessionId: f.sessionId,
+    callId: "call_waiting",
+    response: { answer: "blue" },
+  });
+  assert.deepEqual(ok.ok, {});
+  assert.deepEqual(f.answers, [{ answer: "blue" }]);
+  const late = (await f.rpc("resolveInteractive", {
+    sessionId: f.sessionId,
+    callId: "call_waiting",
+    response: { answer: "red" },
+  })).error as JsonObject;
+  assert.equal(late.code, "FAILED_PRECONDITION");
+  assert.match(String(late.message), /answered already/);
+  const missing = (await f.rpc("resolveInteractive", {
+    sessionId: f.sessionId,
+    response: {},
+  })).error as JsonObject;
+  assert.equal(missing.code, "INVALID_ARGUMENT");
+  denied(
+    await f.rpc("resolveInteractive", {
+      sessionId: f.otherSessionId,
+      callId: "call_waiting",
+      response: {},
+    }),
+  );
 });

@@ -1289,6 +1289,7 @@ export class AgentSession implements AsyncDisposable {
       ...(b.maxWallClockS !== undefined
         ? { deadlineMs: this.#openedAt + b.maxWallClockS * 1000 }
         : {}),
+      ...traceHeaders(modelSpan),
     }, {
       onTextDelta: (text) => this.#emit({ type: "text_delta", turnId, text }),
       onThinkingDelta: (text) =>
@@ -1926,6 +1927,7 @@ export class AgentSession implements AsyncDisposable {
       const events = entry.endpoint.invoke(r.call!, {
         signal: ac.signal,
         timeoutMs,
+        ...traceHeaders(r.span),
       });
       const decoder = new TextDecoder();
       for await (const ev of abortable(events, ac.signal)) {
@@ -2017,7 +2019,10 @@ export class AgentSession implements AsyncDisposable {
     let outcome: StoredOutcome | undefined;
     try {
       let prompt: JsonObject | undefined;
-      const events = entry.endpoint.invoke(call, { signal: ac.signal });
+      const events = entry.endpoint.invoke(call, {
+        signal: ac.signal,
+        ...traceHeaders(r.span),
+      });
       for await (const ev of abortable(events, ac.signal)) {
         const e = ev.event;
         if (e.case === "result") {
@@ -2354,4 +2359,15 @@ export function pathsOf(input: JsonObject): string[] {
     }
   }
   return out;
+}
+
+/**
+ * The W3C Trace Context header of a span, for the plugin a call goes to
+ * (kernel.md: trace context crosses the plugin boundary as `traceparent`).
+ */
+function traceHeaders(
+  span: KernelSpan | undefined,
+): { headers?: Readonly<Record<string, string>> } {
+  const tp = span?.traceparent;
+  return tp ? { headers: { traceparent: tp } } : {};
 }

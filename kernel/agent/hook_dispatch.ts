@@ -270,7 +270,13 @@ export class HookDispatcher {
         "hook.subscription_id": sub.subscriptionId,
         "hook.timeout_ms": sub.timeoutMs ?? this.#options.defaultTimeoutMs,
       }, span);
-      const attempt = await this.#invoke(sub, endpoint, current, signal);
+      const attempt = await this.#invoke(
+        sub,
+        endpoint,
+        current,
+        signal,
+        child?.traceparent,
+      );
       // The parent's cancellation is checked first: it is never a verdict.
       if (signal.aborted) {
         if (child) endSpanWithError(child, signal.reason, true);
@@ -317,6 +323,7 @@ export class HookDispatcher {
     endpoint: HookEndpoint,
     payload: HookPayload,
     signal: AbortSignal,
+    traceparent?: string,
   ): Promise<Attempt> {
     const timeoutMs = sub.timeoutMs ?? this.#options.defaultTimeoutMs;
     const ac = new AbortController();
@@ -346,14 +353,13 @@ export class HookDispatcher {
       const call = endpoint.dispatchHook(request, {
         signal: ac.signal,
         timeoutMs,
-        ...(this.#options.sessionId
-          ? {
-            headers: {
-              [SESSION_HEADER]: this.#options.sessionId,
-              [PROVIDER_HEADER]: sub.provider,
-            },
-          }
-          : {}),
+        headers: {
+          [PROVIDER_HEADER]: sub.provider,
+          ...(this.#options.sessionId
+            ? { [SESSION_HEADER]: this.#options.sessionId }
+            : {}),
+          ...(traceparent ? { traceparent } : {}),
+        },
       });
       call.catch(() => {});
       const r = await Promise.race([call, stop]);

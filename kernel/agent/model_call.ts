@@ -503,6 +503,8 @@ export class ModelRouter {
       requirements: TurnRequirements;
       signal: AbortSignal;
       deadlineMs?: number;
+      /** Request metadata, e.g. the `traceparent` of the model-call span. */
+      headers?: Readonly<Record<string, string>>;
     },
     hooks: CompleteHooks = {},
   ): Promise<ModelResponse> {
@@ -515,6 +517,7 @@ export class ModelRouter {
           input.request,
           input.signal,
           hooks,
+          input.headers,
         );
       } catch (err) {
         if (input.signal.aborted || err instanceof TurnCancelledError) {
@@ -601,6 +604,7 @@ export class ModelRouter {
     base: StreamCompletionRequest,
     signal: AbortSignal,
     hooks: CompleteHooks,
+    headers?: Readonly<Record<string, string>>,
   ): Promise<ModelResponse> {
     const { model, spec, endpoint } = choice;
     const request: StreamCompletionRequest = { ...base, modelId: model.id };
@@ -623,7 +627,10 @@ export class ModelRouter {
     });
     let it: AsyncIterator<StreamEvent> | undefined;
     try {
-      it = endpoint.streamCompletion(request, { signal: ac.signal })[
+      it = endpoint.streamCompletion(request, {
+        signal: ac.signal,
+        ...(headers ? { headers } : {}),
+      })[
         Symbol.asyncIterator
       ]();
       for (;;) {

@@ -53,6 +53,13 @@ export interface KernelSpan {
   /** False for the no-op span and for spans the sampler dropped. */
   readonly recording: boolean;
   /**
+   * The span as a W3C Trace Context `traceparent` header
+   * (`00-<trace id>-<span id>-<flags>`), sent to the plugin a call goes to
+   * so that its own spans join the kernel's trace; `undefined` without a
+   * valid span context (the no-op span).
+   */
+  readonly traceparent?: string | undefined;
+  /**
    * Sets one attribute.
    *
    * @param key The key.
@@ -162,6 +169,8 @@ export interface RecordedSpan {
   readonly id: number;
   /** The parent's id. */
   readonly parentId: number | undefined;
+  /** The trace id (32 hex digits), shared by a root span and its descendants. */
+  readonly traceId: string;
   /** The attributes (live until the span ends). */
   readonly attributes: Record<string, SpanAttributeValue>;
   /** The status, once ended. */
@@ -179,6 +188,10 @@ class RecordingSpan implements KernelSpan {
   readonly record: RecordedSpan;
   constructor(record: RecordedSpan) {
     this.record = record;
+  }
+  get traceparent(): string {
+    const span = this.record.id.toString(16).padStart(16, "0");
+    return `00-${this.record.traceId}-${span}-01`;
   }
   setAttribute(key: string, value: SpanAttributeValue | undefined): void {
     if (value !== undefined && !this.record.ended) {
@@ -236,6 +249,9 @@ export class RecordingTracer implements KernelTracer {
       name,
       id: this.#next++,
       parentId: parent instanceof RecordingSpan ? parent.record.id : undefined,
+      traceId: parent instanceof RecordingSpan
+        ? parent.record.traceId
+        : this.#next.toString(16).padStart(32, "0"),
       attributes: {},
       status: undefined,
       ended: false,
@@ -319,6 +335,15 @@ class OtelKernelSpan implements KernelSpan {
     this.recording = span.isRecording();
     this.#ok = ok;
     this.#error = error;
+  }
+  get traceparent(): string | undefined {
+    const c = this.span.spanContext();
+    if (!/^[0-9a-f]{32}$/.test(c.traceId) || /^0+$/.test(c.traceId)) {
+      return undefined;
+    }
+    return `00-${c.traceId}-${c.spanId}-${
+      (c.traceFlags & 1) === 1 ? "01" : "00"
+    }`;
   }
   setAttribute(key: string, value: SpanAttributeValue | undefined): void {
     if (value !== undefined && this.recording) {

@@ -416,3 +416,81 @@ Deno.test("tracing: otelTracerOptionsOf exports only with telemetry, traces and 
     undefined,
   );
 });
+
+Deno.test("trace context crosses the plugin boundary: model, tool and hook calls carry their span's traceparent", async () => {
+  const tracer = new RecordingTracer();
+  const model = new FakeModel("llm", [
+    { toolCalls: [{ id: "r1", name: "read_file", input: { path: "a" } }] },
+    { text: "done" },
+  ]);
+  const tool = new FakeTool("fs", [{ schema: READ }]);
+  const hook = new FakeHook("journal", (req) => ack(req));
+  const seen: { what: string; traceparent: string | undefined }[] = [];
+  const spyModel = {
+    identity: model.identity,
+    capabilities: () => model.capabilities(),
+    streamCompletion(
+      req: Parameters<typeof model.streamCompletion>[0],
+      o?: Parameters<typeof model.streamCompletion>[1],
+    ) {
+      seen.push({ what: "model", traceparent: o?.headers?.traceparent });
+      return model.streamCompletion(req, o);
+    },
+  };
+  const spyTool = {
+    identity: tool.identity,
+    schemas: () => tool.schemas(),
+    invoke(
+      call: Parameters<typeof tool.invoke>[0],
+      o?: Parameters<typeof tool.invoke>[1],
+    ) {
+      seen.push({ what: "tool", traceparent: o?.headers?.traceparent });
+      return tool.invoke(call, o);
+    },
+  };
+  const spyHook = {
+    identity: hook.identity,
+    dispatchHook(
+      req: Parameters<typeof hook.dispatchHook>[0],
+      o?: Parameters<typeof hook.dispatchHook>[1],
+    ) {
+      seen.push({ what: "hook", traceparent: o?.headers?.traceparent });
+      return hook.dispatchHook(req, o);
+    },
+  };
+  await collect(runSession({
+    profile: "test",
+    models: [{ provider: "llm", id: "m1" }],
+    tools: new Map([["fs", tool.toolSchemas]]),
+    hooks: [{ point: "post-tool-call", provider: "journal", mode: "observe" }],
+    policies: ALLOW_ALL,
+    workingDirectory: "/work",
+  }, {
+    store: memoryStore(),
+    models: new Map([["llm", spyModel]]),
+    tools: new Map([["fs", spyTool]]),
+    hooks: new Map([["journal", spyHook]]),
+    sleep: recordingSleep().sleep,
+    random: () => 0,
+    tracer,
+  }, { prompt: "go" }));
+  const tp = (s: { id: number; traceId: string }) =>
+    `00-${s.traceId}-${s.id.toString(16).padStart(16, "0")}-01`;
+  const modelSpans = tracer.named("model.call").map(tp);
+  const toolSpans = tracer.named("tool.execute").map(tp);
+  const hookSpans = tracer.named("hook.subscriber").map(tp);
+  assert.deepEqual(
+    seen.filter((s) => s.what === "model").map((s) => s.traceparent),
+    modelSpans,
+  );
+  assert.deepEqual(
+    seen.filter((s) => s.what === "tool").map((s) => s.traceparent),
+    toolSpans,
+  );
+  assert.deepEqual(
+    seen.filter((s) => s.what === "hook").map((s) => s.traceparent),
+    hookSpans,
+  );
+  const traces = new Set(tracer.spans.map((s) => s.traceId));
+  assert.equal(traces.size, 1, "one trace for the whole session");
+});
