@@ -248,3 +248,76 @@ export async function confine(
   }
   return { given, absolute, real, exists };
 }
+
+/**
+ * Validates a provider block that takes only `roots` (the filesystem and
+ * search plugins): a non-empty list of non-empty strings, each absolute
+ * one an existing directory the plugin may read (relative roots resolve
+ * per call, against the call's working directory).
+ *
+ * @param config The decoded provider block.
+ * @param provider The plugin's name (for messages).
+ * @param purpose What the roots are for, e.g. "the directories the tools may touch".
+ * @param grants The grants that give access, e.g. "allow_read and allow_write".
+ * @returns The roots.
+ * @throws {RootsConfigError} Naming the attribute or root that is wrong.
+ */
+export async function parseRootsConfig(
+  config: Readonly<Record<string, unknown>> | undefined,
+  provider: string,
+  purpose: string,
+  grants: string,
+): Promise<string[]> {
+  const bad = (message: string): never => {
+    throw new RootsConfigError(message);
+  };
+  const cfg = config ?? {};
+  for (const key of Object.keys(cfg)) {
+    if (key !== "roots") {
+      bad(
+        `config attribute "${key}" is not supported by ${provider} (it takes "roots")`,
+      );
+    }
+  }
+  const value = cfg.roots;
+  if (value === undefined || value === null) {
+    bad(`config attribute "roots" is required: ${purpose}`);
+  }
+  if (
+    !Array.isArray(value) ||
+    value.some((r) => typeof r !== "string" || r === "")
+  ) {
+    bad(`config attribute "roots" must be a list of non-empty strings`);
+  }
+  const list = value as string[];
+  if (list.length === 0) {
+    bad(`config attribute "roots" must name at least one directory`);
+  }
+  for (const root of list) {
+    if (!isAbsolute(root)) continue; // resolved per call
+    try {
+      const info = await Deno.stat(root);
+      if (!info.isDirectory) bad(`root "${root}" is not a directory`);
+    } catch (err) {
+      if (err instanceof RootsConfigError) throw err;
+      if (err instanceof Deno.errors.NotFound) {
+        bad(`root "${root}" does not exist`);
+      }
+      bad(
+        `root "${root}" cannot be read by the plugin (the operator grants access with ${grants} in the provider block): ${
+          (err as Error).message
+        }`,
+      );
+    }
+  }
+  return [...list];
+}
+
+/** A `roots` configuration that cannot be used; the message names why. */
+export class RootsConfigError extends Error {
+  /** @param message What is wrong. */
+  constructor(message: string) {
+    super(message);
+    this.name = "RootsConfigError";
+  }
+}

@@ -135,8 +135,30 @@ export function checkArguments(
       `Unknown tool "${tool}": this provider has read_file, write_file and edit_file`,
     );
   }
+  checkArgumentTypes(tool, args, spec, REQUIRED[tool]!);
+}
+
+/** The JSON type an argument must have. */
+export type ArgumentType = "string" | "number" | "bool";
+
+/**
+ * Checks arguments against a small spec: the required keys present, no
+ * unknown key, each value of its type (`null` counts as absent).
+ *
+ * @param tool The tool name (for the message).
+ * @param args The arguments.
+ * @param spec Each allowed key and its type.
+ * @param required The keys that must be present.
+ * @throws {ToolFailure} `invalid_arguments`, naming every problem.
+ */
+export function checkArgumentTypes(
+  tool: string,
+  args: Readonly<Record<string, unknown>>,
+  spec: Readonly<Record<string, ArgumentType>>,
+  required: readonly string[],
+): void {
   const problems: string[] = [];
-  for (const key of REQUIRED[tool]!) {
+  for (const key of required) {
     if (args[key] === undefined || args[key] === null) {
       problems.push(`"${key}" is required`);
     }

@@ -15,7 +15,11 @@ import {
   type ResolvedRoot,
   resolveRoots,
 } from "../filesystem/_paths.ts";
-import { classify, ToolFailure } from "../filesystem/_tools.ts";
+import {
+  checkArgumentTypes,
+  classify,
+  ToolFailure,
+} from "../filesystem/_tools.ts";
 import { compileGlob, type Glob, GlobError, globMatches } from "./_glob.ts";
 import { mapOrdered, Slicer, walk } from "./_walk.ts";
 
@@ -113,36 +117,7 @@ export function checkArguments(
       `Unknown tool "${tool}": this provider has glob and grep`,
     );
   }
-  const problems: string[] = [];
-  if (args.pattern === undefined || args.pattern === null) {
-    problems.push(`"pattern" is required`);
-  }
-  for (const [key, value] of Object.entries(args)) {
-    const type = spec[key];
-    if (!type) {
-      problems.push(
-        `unknown argument "${key}" (expected ${
-          Object.keys(spec).map((k) => `"${k}"`).join(", ")
-        })`,
-      );
-      continue;
-    }
-    if (value === undefined || value === null) continue;
-    const actual = typeof value === "boolean" ? "bool" : typeof value;
-    if (actual !== type) {
-      problems.push(
-        `"${key}" must be a ${type === "bool" ? "boolean" : type}, got ${
-          Array.isArray(value) ? "array" : typeof value
-        }`,
-      );
-    }
-  }
-  if (problems.length > 0) {
-    throw new ToolFailure(
-      "invalid_arguments",
-      `Invalid arguments for ${tool}: ${problems.join("; ")}`,
-    );
-  }
+  checkArgumentTypes(tool, args, spec, ["pattern"]);
 }
 
 function integer(

@@ -25,7 +25,6 @@
  * @module
  */
 import type { JsonObject, MessageInitShape } from "@bufbuild/protobuf";
-import { isAbsolute } from "node:path";
 import { Code, GrpcStatusError } from "../../proto/grpc_adapter.ts";
 import { Category } from "../../proto/gen/pluggableharness/common/v1/types_pb.ts";
 import {
@@ -62,6 +61,7 @@ import {
   MAX_LIMIT,
   type SearchInput,
 } from "./_search.ts";
+import { parseRootsConfig, RootsConfigError } from "../filesystem/_paths.ts";
 import manifestJson from "./plugin.json" with { type: "json" };
 
 type Event = MessageInitShape<typeof InvokeResponseSchema>;
@@ -206,51 +206,19 @@ function failure(f: ToolFailure): Event {
 }
 
 async function configure(config: JsonObject | undefined): Promise<void> {
-  const bad = (message: string): never => {
-    throw new GrpcStatusError(Code.INVALID_ARGUMENT, message);
-  };
-  const cfg = config ?? {};
-  for (const key of Object.keys(cfg)) {
-    if (key !== "roots") {
-      bad(
-        `config attribute "${key}" is not supported by search (it takes "roots")`,
-      );
-    }
-  }
-  const value = cfg.roots;
-  if (value === undefined || value === null) {
-    bad(
-      `config attribute "roots" is required: the directories glob and grep may search`,
+  try {
+    roots = await parseRootsConfig(
+      config,
+      "search",
+      "the directories glob and grep may search",
+      "allow_read",
     );
-  }
-  if (
-    !Array.isArray(value) ||
-    value.some((r) => typeof r !== "string" || r === "")
-  ) {
-    bad(`config attribute "roots" must be a list of non-empty strings`);
-  }
-  const list = value as string[];
-  if (list.length === 0) {
-    bad(`config attribute "roots" must name at least one directory`);
-  }
-  for (const root of list) {
-    if (!isAbsolute(root)) continue; // resolved per call
-    try {
-      const info = await Deno.stat(root);
-      if (!info.isDirectory) bad(`root "${root}" is not a directory`);
-    } catch (err) {
-      if (err instanceof GrpcStatusError) throw err;
-      if (err instanceof Deno.errors.NotFound) {
-        bad(`root "${root}" does not exist`);
-      }
-      bad(
-        `root "${root}" cannot be read by the plugin (the operator grants access with allow_read in the provider block): ${
-          (err as Error).message
-        }`,
-      );
+  } catch (err) {
+    if (err instanceof RootsConfigError) {
+      throw new GrpcStatusError(Code.INVALID_ARGUMENT, err.message);
     }
+    throw err;
   }
-  roots = [...list];
 }
 
 function callInput(

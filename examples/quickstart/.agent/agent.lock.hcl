@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:16:05Z"
+  resolved_at = "2026-11-30T14:24:31Z"
   checksums = {
-    "darwin_amd64"  = "sha256:3ce287daf278f64ee38efcf060c391644a6f1884481faa2cba40f13e44b6bb59"
-    "darwin_arm64"  = "sha256:3ce287daf278f64ee38efcf060c391644a6f1884481faa2cba40f13e44b6bb59"
-    "linux_amd64"   = "sha256:3ce287daf278f64ee38efcf060c391644a6f1884481faa2cba40f13e44b6bb59"
-    "linux_arm64"   = "sha256:3ce287daf278f64ee38efcf060c391644a6f1884481faa2cba40f13e44b6bb59"
-    "windows_amd64" = "sha256:3ce287daf278f64ee38efcf060c391644a6f1884481faa2cba40f13e44b6bb59"
+    "darwin_amd64"  = "sha256:d6364172f662e44603c5c0442d4a357bb8a44ab5c30d1742a9b5514a0dd65dfe"
+    "darwin_arm64"  = "sha256:d6364172f662e44603c5c0442d4a357bb8a44ab5c30d1742a9b5514a0dd65dfe"
+    "linux_amd64"   = "sha256:d6364172f662e44603c5c0442d4a357bb8a44ab5c30d1742a9b5514a0dd65dfe"
+    "linux_arm64"   = "sha256:d6364172f662e44603c5c0442d4a357bb8a44ab5c30d1742a9b5514a0dd65dfe"
+    "windows_amd64" = "sha256:d6364172f662e44603c5c0442d4a357bb8a44ab5c30d1742a9b5514a0dd65dfe"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:16:05Z"
+  resolved_at = "2026-11-30T14:24:31Z"
   checksums = {
-    "darwin_amd64"  = "sha256:3ce287daf278f64ee38efcf060c391644a6f1884481faa2cba40f13e44b6bb59"
-    "darwin_arm64"  = "sha256:3ce287daf278f64ee38efcf060c391644a6f1884481faa2cba40f13e44b6bb59"
-    "linux_amd64"   = "sha256:3ce287daf278f64ee38efcf060c391644a6f1884481faa2cba40f13e44b6bb59"
-    "linux_arm64"   = "sha256:3ce287daf278f64ee38efcf060c391644a6f1884481faa2cba40f13e44b6bb59"
-    "windows_amd64" = "sha256:3ce287daf278f64ee38efcf060c391644a6f1884481faa2cba40f13e44b6bb59"
+    "darwin_amd64"  = "sha256:d6364172f662e44603c5c0442d4a357bb8a44ab5c30d1742a9b5514a0dd65dfe"
+    "darwin_arm64"  = "sha256:d6364172f662e44603c5c0442d4a357bb8a44ab5c30d1742a9b5514a0dd65dfe"
+    "linux_amd64"   = "sha256:d6364172f662e44603c5c0442d4a357bb8a44ab5c30d1742a9b5514a0dd65dfe"
+    "linux_arm64"   = "sha256:d6364172f662e44603c5c0442d4a357bb8a44ab5c30d1742a9b5514a0dd65dfe"
+    "windows_amd64" = "sha256:d6364172f662e44603c5c0442d4a357bb8a44ab5c30d1742a9b5514a0dd65dfe"
   }
   envelope = {
     env   = []
@@ -71,13 +71,13 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:16:05Z"
+  resolved_at = "2026-11-30T14:24:31Z"
   checksums = {
-    "darwin_amd64"  = "sha256:73773d1b8b19bd86846055ae7f726f44446072926433ac5c28d827ec5cccd267"
-    "darwin_arm64"  = "sha256:73773d1b8b19bd86846055ae7f726f44446072926433ac5c28d827ec5cccd267"
-    "linux_amd64"   = "sha256:73773d1b8b19bd86846055ae7f726f44446072926433ac5c28d827ec5cccd267"
-    "linux_arm64"   = "sha256:73773d1b8b19bd86846055ae7f726f44446072926433ac5c28d827ec5cccd267"
-    "windows_amd64" = "sha256:73773d1b8b19bd86846055ae7f726f44446072926433ac5c28d827ec5cccd267"
+    "darwin_amd64"  = "sha256:7e2fc76d6e4c172bb337f82bfb5d44304023b4a3e7c34d6d55c0051dad31c268"
+    "darwin_arm64"  = "sha256:7e2fc76d6e4c172bb337f82bfb5d44304023b4a3e7c34d6d55c0051dad31c268"
+    "linux_amd64"   = "sha256:7e2fc76d6e4c172bb337f82bfb5d44304023b4a3e7c34d6d55c0051dad31c268"
+    "linux_arm64"   = "sha256:7e2fc76d6e4c172bb337f82bfb5d44304023b4a3e7c34d6d55c0051dad31c268"
+    "windows_amd64" = "sha256:7e2fc76d6e4c172bb337f82bfb5d44304023b4a3e7c34d6d55c0051dad31c268"
   }
   envelope = {
     env   = []
