@@ -124,3 +124,41 @@ export function renderRecord(r: LogRecord): string {
     " " +
     JSON.stringify(r.properties);
 }
+
+/** What {@linkcode runDeno} captured. */
+export interface DenoRun {
+  /** The exit code. */
+  code: number;
+  /** Standard output. */
+  stdout: string;
+  /** Standard error. */
+  stderr: string;
+}
+
+/**
+ * Runs `deno <args>` in the repository, without colour, and captures its
+ * output (the example and CLI tests).
+ *
+ * @param args The arguments after `deno`.
+ * @param options More environment, and whether to start from an empty one.
+ * @returns The exit code and output.
+ */
+export async function runDeno(
+  args: string[],
+  options: { env?: Record<string, string>; clearEnv?: boolean } = {},
+): Promise<DenoRun> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args,
+    cwd: REPO,
+    env: { NO_COLOR: "1", ...options.env },
+    ...(options.clearEnv ? { clearEnv: true } : {}),
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const dec = new TextDecoder();
+  return {
+    code: out.code,
+    stdout: dec.decode(out.stdout),
+    stderr: dec.decode(out.stderr),
+  };
+}

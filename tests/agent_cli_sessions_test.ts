@@ -7,6 +7,7 @@
  * @module
  */
 import assert from "node:assert/strict";
+import { runDeno } from "./_helpers.ts";
 import {
   agent,
   jsonLines,
@@ -186,21 +187,8 @@ Deno.test("agent (interactive) on a terminal: shows the plan and asks; y approve
   );
 });
 
-async function deno(args: string[], env: Record<string, string> = {}) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args,
-    cwd: REPO,
-    env: { NO_COLOR: "1", ...env },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const dec = new TextDecoder();
-  return {
-    code: out.code,
-    stdout: dec.decode(out.stdout),
-    stderr: dec.decode(out.stderr),
-  };
-}
+const deno = (args: string[], env: Record<string, string> = {}) =>
+  runDeno(args, { env });
 
 Deno.test("deno task demo runs the quickstart, shows the diff and leaves the repo clean", async () => {
   if (Deno.env.get("UPDATE_GOLDEN") === "1") {

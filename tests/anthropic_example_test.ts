@@ -7,27 +7,10 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { REPO } from "./_helpers.ts";
+import { REPO, runDeno } from "./_helpers.ts";
 
-async function deno(
-  args: string[],
-  env: Record<string, string>,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args,
-    cwd: REPO,
-    env: { NO_COLOR: "1", ...env },
-    clearEnv: true,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const dec = new TextDecoder();
-  return {
-    code: out.code,
-    stdout: dec.decode(out.stdout),
-    stderr: dec.decode(out.stderr),
-  };
-}
+const deno = (args: string[], env: Record<string, string>) =>
+  runDeno(args, { env, clearEnv: true });
 
 const HOME = Deno.env.get("HOME") ?? "/root";
 const PATH = Deno.env.get("PATH") ?? "/usr/bin:/bin";

@@ -14,7 +14,7 @@ import { openKernel } from "../kernel/agent_kernel.ts";
 import type { SessionEvent } from "../kernel/agent/session_events.ts";
 import type { ApprovalRequest } from "../kernel/mod.ts";
 import { serveWiki, WIKI_PORT } from "../examples/everyday/serve_wiki.ts";
-import { PATH, REPO } from "./_helpers.ts";
+import { PATH, REPO, runDeno } from "./_helpers.ts";
 
 const EXAMPLE = `${REPO}/examples/everyday`;
 
@@ -31,24 +31,8 @@ const DENO_DIR = Deno.env.get("DENO_DIR") ??
 /** Files a run writes into the project; never copied. */
 const RUN_DATA = /^\.agent\/(memory\.sqlite|graph\.jsonl)/;
 
-async function deno(
-  args: string[],
-  env: Record<string, string>,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args,
-    cwd: REPO,
-    env: { NO_COLOR: "1", ...env },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const dec = new TextDecoder();
-  return {
-    code: out.code,
-    stdout: dec.decode(out.stdout),
-    stderr: dec.decode(out.stderr),
-  };
-}
+const deno = (args: string[], env: Record<string, string>) =>
+  runDeno(args, { env });
 
 /** Copies the example's files (not the data of earlier runs) to `to`. */
 async function copyExample(from: string, to: string, rel = ""): Promise<void> {

@@ -5,25 +5,9 @@
  * an edit to the SDK or the protocol code changes echo's checksum.
  */
 import assert from "node:assert/strict";
-import { REPO } from "./_helpers.ts";
+import { runDeno } from "./_helpers.ts";
 
-async function deno(
-  args: string[],
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args,
-    cwd: REPO,
-    env: { NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const dec = new TextDecoder();
-  return {
-    code: out.code,
-    stdout: dec.decode(out.stdout),
-    stderr: dec.decode(out.stderr),
-  };
-}
+const deno = (args: string[]) => runDeno(args);
 
 Deno.test("check-config examples --locked exits 0", async () => {
   if (Deno.env.get("UPDATE_GOLDEN") === "1") {

@@ -5,28 +5,12 @@
  * `deno task test:update` (UPDATE_GOLDEN=1) re-locks the example first.
  */
 import assert from "node:assert/strict";
-import { REPO } from "./_helpers.ts";
+import { REPO, runDeno } from "./_helpers.ts";
 
 const EXAMPLE = "examples/exec";
 
-async function deno(
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args,
-    cwd: REPO,
-    env: { NO_COLOR: "1", ...env },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const dec = new TextDecoder();
-  return {
-    code: out.code,
-    stdout: dec.decode(out.stdout),
-    stderr: dec.decode(out.stderr),
-  };
-}
+const deno = (args: string[], env: Record<string, string> = {}) =>
+  runDeno(args, { env });
 
 Deno.test("check-config examples/exec --locked exits 0", async () => {
   if (Deno.env.get("UPDATE_GOLDEN") === "1") {

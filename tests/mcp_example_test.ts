@@ -7,22 +7,12 @@
  */
 import assert from "node:assert/strict";
 import { agent } from "./_agent_project.ts";
-import { PATH, REPO } from "./_helpers.ts";
+import { PATH, REPO, runDeno } from "./_helpers.ts";
 
-async function deno(args: string[]): Promise<{ code: number; out: string }> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args,
-    cwd: REPO,
-    env: { NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const dec = new TextDecoder();
-  return {
-    code: out.code,
-    out: dec.decode(out.stdout) + dec.decode(out.stderr),
-  };
-}
+const deno = async (args: string[]) => {
+  const r = await runDeno(args);
+  return { code: r.code, out: r.stdout + r.stderr };
+};
 
 Deno.test("check-config examples/mcp --locked exits 0", async () => {
   if (Deno.env.get("UPDATE_GOLDEN") === "1") {

@@ -7,28 +7,12 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { PATH, REPO } from "./_helpers.ts";
+import { PATH, REPO, runDeno } from "./_helpers.ts";
 
-async function deno(
-  args: string[],
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args,
-    cwd: REPO,
-    // check-config evaluates env("OPENAI_API_KEY"); an empty value counts
-    // as set, and no real key is ever needed.
-    env: { NO_COLOR: "1", PATH, OPENAI_API_KEY: "" },
-    clearEnv: true,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const dec = new TextDecoder();
-  return {
-    code: out.code,
-    stdout: dec.decode(out.stdout),
-    stderr: dec.decode(out.stderr),
-  };
-}
+// check-config evaluates env("OPENAI_API_KEY"); an empty value counts as set,
+// and no real key is ever needed.
+const deno = (args: string[]) =>
+  runDeno(args, { env: { PATH, OPENAI_API_KEY: "" }, clearEnv: true });
 
 for (const example of ["openai", "openai-compatible"]) {
   Deno.test(`check-config examples/${example} --locked exits 0`, async () => {

@@ -4,25 +4,9 @@
  * bytes of every plugin module).
  */
 import assert from "node:assert/strict";
-import { REPO } from "./_helpers.ts";
+import { runDeno } from "./_helpers.ts";
 
-async function deno(
-  args: string[],
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args,
-    cwd: REPO,
-    env: { NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const dec = new TextDecoder();
-  return {
-    code: out.code,
-    stdout: dec.decode(out.stdout),
-    stderr: dec.decode(out.stderr),
-  };
-}
+const deno = (args: string[]) => runDeno(args);
 
 Deno.test("check-config examples/task --locked exits 0", async () => {
   if (Deno.env.get("UPDATE_GOLDEN") === "1") {

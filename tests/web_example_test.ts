@@ -3,22 +3,12 @@
  * `deno task test:update` (UPDATE_GOLDEN=1) re-locks the example first.
  */
 import assert from "node:assert/strict";
-import { REPO } from "./_helpers.ts";
+import { runDeno } from "./_helpers.ts";
 
-async function deno(args: string[]): Promise<{ code: number; out: string }> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args,
-    cwd: REPO,
-    env: { NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const dec = new TextDecoder();
-  return {
-    code: out.code,
-    out: dec.decode(out.stdout) + dec.decode(out.stderr),
-  };
-}
+const deno = async (args: string[]) => {
+  const r = await runDeno(args);
+  return { code: r.code, out: r.stdout + r.stderr };
+};
 
 Deno.test("check-config examples/web --locked exits 0", async () => {
   if (Deno.env.get("UPDATE_GOLDEN") === "1") {
