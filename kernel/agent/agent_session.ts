@@ -185,6 +185,13 @@ import {
 
 const log = getLogger(["ph-agent", "kernel", "agent"]);
 
+/**
+ * Consecutive crashed calls of one tool provider after which the session
+ * stops calling it (plugins.md §6.2: repeated crashes trip a circuit
+ * breaker).
+ */
+export const CIRCUIT_BREAKER_CRASHES = 3;
+
 /** What the loop runs on: the store, the plugins, and injectable effects. */
 export interface AgentDeps {
   /** Where the session is persisted. */
@@ -528,6 +535,8 @@ export class AgentSession implements AsyncDisposable {
   readonly #doom: DoomLoopDetector;
   readonly #budget: CostBudget;
   #tools: ToolIndex;
+  /** Consecutive crashed calls per tool provider (the circuit breaker). */
+  readonly #crashes = new Map<string, number>();
   /** Paths the session's tool calls named, oldest first (`files_touched`). */
   readonly #filesTouched = new Set<string>();
   #currentTools: ReadonlyMap<string, readonly ToolSchema[]>;
@@ -1849,6 +1858,7 @@ export class AgentSession implements AsyncDisposable {
     deniedBy?: string,
   ): Promise<void> {
     const entry = r.entry!;
+    this.#trackCrash(entry.provider, outcome);
     // Tool MUST 15: a result that breaks the output schema is an error.
     if ("result" in outcome && entry.schema.outputSchema) {
       const bad = schemaViolation(outcome.result, entry.schema.outputSchema);
@@ -1904,6 +1914,16 @@ export class AgentSession implements AsyncDisposable {
   ): Promise<void> {
     if (signal.aborted) throw new TurnCancelledError({ cause: signal.reason });
     const entry = r.entry!;
+    const crashes = this.#crashes.get(entry.provider) ?? 0;
+    if (crashes >= CIRCUIT_BREAKER_CRASHES) {
+      // The circuit is open: the provider is not called again this session.
+      return await this.#finishCall(r, turnId, {
+        error: toolError(
+          ToolErrorCategory.PROCESS_CRASHED,
+          `The "${entry.provider}" tool provider crashed ${crashes} times in a row; its tools are disabled for the rest of this session (circuit breaker). Go on without them.`,
+        ),
+      });
+    }
     if (entry.schema.kind === ToolKind.INTERACTIVE) {
       return await this.#executeInteractive(r, turnId, signal);
     }
@@ -2089,6 +2109,30 @@ export class AgentSession implements AsyncDisposable {
       release?.();
     }
     await this.#finishCall(r, turnId, outcome);
+  }
+
+  /**
+   * Counts consecutive crashed calls of a provider; the breaker opens at
+   * {@linkcode CIRCUIT_BREAKER_CRASHES} (with a warning), and any other
+   * outcome closes the count again.
+   */
+  #trackCrash(provider: string, outcome: StoredOutcome): void {
+    const crashed = "error" in outcome &&
+      outcome.error.category === ToolErrorCategory.PROCESS_CRASHED;
+    const before = this.#crashes.get(provider) ?? 0;
+    if (!crashed) {
+      if (before < CIRCUIT_BREAKER_CRASHES) this.#crashes.delete(provider);
+      return;
+    }
+    if (before >= CIRCUIT_BREAKER_CRASHES) return;
+    this.#crashes.set(provider, before + 1);
+    if (before + 1 === CIRCUIT_BREAKER_CRASHES) {
+      this.#emit({
+        type: "warning",
+        code: "circuit_open",
+        message: `The "${provider}" tool provider crashed ${CIRCUIT_BREAKER_CRASHES} times in a row; its tools are disabled for the rest of this session.`,
+      });
+    }
   }
 
   /** Ends the `session` span with the terminal status. */

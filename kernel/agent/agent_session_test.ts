@@ -2039,3 +2039,35 @@ Deno.test("§6.2 MUST 6: the kernel sets call_context (session, turn, working di
     { session: result.sessionId, turn: turns[1]!, dir: "/work" },
   ]);
 });
+
+Deno.test("§6.2 circuit breaker: after 3 crashed calls in a row a provider is no longer called this session", async () => {
+  const { PluginCrashedError } = await import("../errors.ts");
+  let calls = 0;
+  const h = setup({
+    ops: [{
+      schema: READ,
+      run: () => {
+        calls++;
+        return Promise.reject(
+          new PluginCrashedError("fs", { code: 1, signal: null }),
+        );
+      },
+    }],
+    script: [1, 2, 3, 4, 5].map((n) => ({
+      toolCalls: [{ id: `c${n}`, name: "read_file", input: { n } }],
+    })).concat([{ text: "giving up" } as never]),
+  });
+  const { events, result } = await h.run();
+  assert.equal(result.status, "completed");
+  assert.equal(calls, 3, "the fourth and fifth calls never reach the plugin");
+  const results = ofType(events, "tool_result");
+  assert.deepEqual(
+    results.map((r) => r.error?.category),
+    Array(5).fill("process_crashed"),
+  );
+  assert.match(results[3]!.error!.message, /circuit breaker/);
+  assert.equal(
+    ofType(events, "warning").filter((w) => w.code === "circuit_open").length,
+    1,
+  );
+});
