@@ -11,7 +11,8 @@ import { Health } from "../proto/gen/grpc/health/v1/health_pb.ts";
 import { IsolatedCallbackHost, PluginHost } from "../kernel/mod.ts";
 import { invoke, launchEcho, launchProbe, PATH, REPO } from "./_helpers.ts";
 
-Deno.test("a bare Deno gRPC server dies when a client closes after 2000 calls (denoland/deno#36788)", async () => {
+/** One try: 2000 calls on one connection, then close it; how the server ended. */
+async function busyConnectionClosed(): Promise<Deno.CommandStatus | undefined> {
   const dir = await Deno.makeTempDir({ prefix: "ph-agent-goaway-" });
   const socket = `${dir}/s.sock`;
   const server = new Deno.Command(Deno.execPath(), {
@@ -29,19 +30,10 @@ Deno.test("a bare Deno gRPC server dies when a client closes after 2000 calls (d
     const health = createClient(Health, channel);
     for (let i = 0; i < 2000; i++) await health.check({ service: "plugin" });
     channel.close(); // GOAWAY on a busy connection
-    const status = await Promise.race([
+    return await Promise.race([
       server.status,
       new Promise<undefined>((r) => setTimeout(() => r(undefined), 3000)),
     ]);
-    assert.ok(
-      status && !status.success,
-      "the defect no longer reproduces: re-measure, and consider serving callbacks in-process again",
-    );
-    assert.ok(
-      [134, 139].includes(status.code) || status.signal === "SIGABRT" ||
-        status.signal === "SIGSEGV",
-      `expected an abort or a segfault, got ${JSON.stringify(status)}`,
-    );
   } finally {
     try {
       server.kill("SIGKILL");
@@ -53,6 +45,28 @@ Deno.test("a bare Deno gRPC server dies when a client closes after 2000 calls (d
     await server.stderr.cancel().catch(() => {});
     await Deno.remove(dir, { recursive: true });
   }
+}
+
+Deno.test("a bare Deno gRPC server dies when a client closes after 2000 calls (denoland/deno#36788)", async () => {
+  // The crash is a race inside the server; it shows on nearly every try,
+  // but not on every one. Three clean tries in a row mean it is gone.
+  let status: Deno.CommandStatus | undefined;
+  for (
+    let attempt = 0;
+    attempt < 3 && !(status && !status.success);
+    attempt++
+  ) {
+    status = await busyConnectionClosed();
+  }
+  assert.ok(
+    status && !status.success,
+    "the defect no longer reproduces (3 tries): re-measure, and consider serving callbacks in-process again",
+  );
+  assert.ok(
+    [134, 139].includes(status.code) || status.signal === "SIGABRT" ||
+      status.signal === "SIGSEGV",
+    `expected an abort or a segfault, got ${JSON.stringify(status)}`,
+  );
 });
 
 Deno.test("a plugin closing a busy callback connection cannot take the kernel down", async () => {
