@@ -2130,7 +2130,8 @@ export class AgentSession implements AsyncDisposable {
       this.#emit({
         type: "warning",
         code: "circuit_open",
-        message: `The "${provider}" tool provider crashed ${CIRCUIT_BREAKER_CRASHES} times in a row; its tools are disabled for the rest of this session.`,
+        message:
+          `The "${provider}" tool provider crashed ${CIRCUIT_BREAKER_CRASHES} times in a row; its tools are disabled for the rest of this session.`,
       });
     }
   }
