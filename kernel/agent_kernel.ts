@@ -424,6 +424,23 @@ async function launchableOf(
 }
 
 /** A quoted HCL string: JSON escapes, and `${` / `%{` kept literal. */
+/**
+ * Configures a launched context or memory plugin and returns its place in
+ * the context chain.
+ */
+async function chainProviderOf(
+  plugin: Plugin,
+  p: PlanProvider,
+  config: JsonObject,
+): Promise<ChainProvider> {
+  if (p.category === "context") {
+    await plugin.client(ContextService).configure({ config });
+    return await contextEndpointOf(plugin, p.name, p.tokenBudget);
+  }
+  await plugin.client(MemoryService).configure({ config });
+  return await memoryEndpointOf(plugin, p.name, p.tokenBudget);
+}
+
 function hclString(s: string): string {
   return JSON.stringify(s).replaceAll("${", "$${").replaceAll("%{", "%%{");
 }
@@ -764,34 +781,26 @@ export async function openKernel(
             toolSchemas.set(p.name, await endpoint.schemas());
             break;
           }
-          case "context": {
-            await plugin.client(ContextService).configure({ config });
-            chain.set(
-              p.name,
-              await contextEndpointOf(plugin, p.name, p.tokenBudget),
-            );
-            break;
-          }
+          case "context":
           case "memory": {
-            await plugin.client(MemoryService).configure({ config });
-            chain.set(
-              p.name,
-              await memoryEndpointOf(plugin, p.name, p.tokenBudget),
-            );
+            chain.set(p.name, await chainProviderOf(plugin, p, config));
+            if (manifest.category === "context") break;
             // The memory tools (`remember`, `forget`, `search`), when the
             // plugin serves ToolService too.
+            const endpoint = toolEndpointOf(plugin);
+            let schemas: ToolSchema[];
             try {
-              const endpoint = toolEndpointOf(plugin);
-              const schemas = await endpoint.schemas();
-              await plugin.client(ToolService).configure({ config });
-              tools.set(p.name, endpoint);
-              toolSchemas.set(p.name, schemas);
+              schemas = await endpoint.schemas();
             } catch (err) {
               if (
-                !(err instanceof GrpcStatusError &&
-                  err.code === Code.UNIMPLEMENTED)
-              ) throw err;
+                err instanceof GrpcStatusError &&
+                err.code === Code.UNIMPLEMENTED
+              ) break;
+              throw err;
             }
+            await plugin.client(ToolService).configure({ config });
+            tools.set(p.name, endpoint);
+            toolSchemas.set(p.name, schemas);
             break;
           }
           default:
@@ -1016,13 +1025,7 @@ export async function measureContextChain(
       config,
       source: p.source,
     });
-    if (p.category === "context") {
-      await plugin.client(ContextService).configure({ config });
-      chain.push(await contextEndpointOf(plugin, p.name, p.tokenBudget));
-    } else {
-      await plugin.client(MemoryService).configure({ config });
-      chain.push(await memoryEndpointOf(plugin, p.name, p.tokenBudget));
-    }
+    chain.push(await chainProviderOf(plugin, p, config));
   }
   const reports: ChainReport[] = [];
   const assembled = await providerContextAssembler({

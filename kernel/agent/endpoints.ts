@@ -305,19 +305,8 @@ export async function contextEndpointOf(
     ...(tokenBudget !== undefined ? { tokenBudget } : {}),
     compactor: caps.compactor,
     stability: caps.stability,
-    pluginName: plugin.identity.name,
     contribute: (request, options) =>
-      client.contribute(
-        request,
-        callOptions({
-          ...options,
-          headers: {
-            [PROVIDER_HEADER]: name,
-            [SESSION_HEADER]: request.sessionId,
-            [TURN_HEADER]: request.turnId,
-          },
-        }),
-      ),
+      client.contribute(request, chainCallOptions(name, request, options)),
   };
 }
 
@@ -350,15 +339,24 @@ export async function memoryEndpointOf(
     async recall(request, options) {
       return (await client.recall(
         request,
-        callOptions({
-          ...options,
-          headers: {
-            [PROVIDER_HEADER]: name,
-            [SESSION_HEADER]: request.sessionId,
-            [TURN_HEADER]: request.turnId,
-          },
-        }),
+        chainCallOptions(name, request, options),
       )).records;
     },
   };
+}
+
+/** A chain call's options, with the provider, session and turn headers. */
+function chainCallOptions(
+  provider: string,
+  request: { readonly sessionId: string; readonly turnId: string },
+  options: EndpointCallOptions,
+): ReturnType<typeof callOptions> {
+  return callOptions({
+    ...options,
+    headers: {
+      [PROVIDER_HEADER]: provider,
+      [SESSION_HEADER]: request.sessionId,
+      [TURN_HEADER]: request.turnId,
+    },
+  });
 }

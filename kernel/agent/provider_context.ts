@@ -65,11 +65,6 @@ export interface ContextProviderEndpoint {
   readonly category: "context";
   /** Its local name (the `provider` of its sections). */
   readonly name: string;
-  /**
-   * The plugin's own (manifest) name: new sections it labels with it are
-   * taken as its own and renamed to {@linkcode name}.
-   */
-  readonly pluginName?: string;
   /** `default_token_budget` from `GetCapabilities`. */
   readonly defaultTokenBudget: number;
   /** `token_budget` from `agent.hcl`, when set. */
@@ -343,14 +338,7 @@ export function providerContextAssembler(
             });
             continue;
           }
-          const returned = p.pluginName && p.pluginName !== p.name
-            ? out.sections.map((s, i) =>
-              i >= prior.length && s.provider === p.pluginName
-                ? create(ContextSectionSchema, { ...s, provider: p.name })
-                : s
-            )
-            : out.sections;
-          const violation = scopeViolation(p.name, prior, returned);
+          const violation = scopeViolation(p.name, prior, out.sections);
           if (violation) {
             log.warn(
               "Context provider {provider} broke the chain's scope ({reason}); its response is discarded and the prior chain restored",
@@ -365,7 +353,7 @@ export function providerContextAssembler(
             });
             continue;
           }
-          const own = returned.slice(prior.length);
+          const own = out.sections.slice(prior.length);
           const { kept, dropped } = fitOwn(own, allocation);
           if (dropped.length) {
             log.warn(
