@@ -31,6 +31,7 @@ import {
   type PolicyRule,
 } from "../../config/policy.ts";
 import { parseShellCommand } from "../../config/shell_command.ts";
+import { firstAnswer } from "./_first_answer.ts";
 import {
   AgentError,
   AlwaysScopeUnsupportedError,
@@ -133,10 +134,7 @@ export class ApprovalGate {
   readonly #o: ApprovalGateOptions;
   readonly #sessionRules = new Map<string, "allow" | "deny">();
   readonly #alwaysRules: PolicyRule[] = [];
-  readonly #pending = new Map<
-    string,
-    (answer: ApprovalAnswer | undefined, source: ApprovalSource) => boolean
-  >();
+  readonly #pending = new Map<string, (answer: ApprovalAnswer) => boolean>();
   #queue: Promise<unknown> = Promise.resolve();
 
   /**
@@ -196,7 +194,7 @@ export class ApprovalGate {
    * @returns True when this answer was the first for a pending ask.
    */
   resolve(planItemId: string, answer: ApprovalAnswer): boolean {
-    return this.#pending.get(planItemId)?.(answer, "external") ?? false;
+    return this.#pending.get(planItemId)?.(answer) ?? false;
   }
 
   /**
@@ -221,77 +219,34 @@ export class ApprovalGate {
       sessionId: this.#o.sessionId,
       scopes: this.scopes,
     };
-    const settled = Promise.withResolvers<
-      { answer: ApprovalAnswer | undefined; source: ApprovalSource | "cancel" }
-    >();
-    let done = false;
-    const settle = (
-      answer: ApprovalAnswer | undefined,
-      source: ApprovalSource | "cancel",
-    ): boolean => {
-      if (done) return false;
-      done = true;
-      settled.resolve({ answer, source });
-      return true;
-    };
-    this.#pending.set(input.planItemId, settle);
-    // Emitted once the ask can be answered (an answer from inside the
-    // listener counts).
-    this.#o.emit({ type: "approval_requested", ...request });
-    const answerers = new AbortController();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const onAbort = () => settle(undefined, "cancel");
-    signal.addEventListener("abort", onAbort, { once: true });
-    const canWait = this.#o.approve !== undefined ||
-      this.#o.onAsk === "callback";
-    if (!canWait) {
-      settle(undefined, "on_ask");
-    } else {
-      const approve = this.#o.approve;
-      if (approve) {
-        Promise.resolve().then(() =>
-          approve(request, { signal: answerers.signal })
-        ).then(
-          (a) => settle(a, "callback"),
-          (err) => {
-            log.warn("The approver failed for {planItemId}: {error}", {
-              planItemId: input.planItemId,
-              error: err instanceof Error ? err.message : String(err),
-            });
-            settle(undefined, "on_ask");
-          },
-        );
-      }
-      if (Number.isFinite(this.#o.askTimeoutMs)) {
-        timer = setTimeout(
-          () => settle(undefined, "on_ask"),
-          this.#o.askTimeoutMs,
-        );
-      }
-    }
-    let outcome: {
-      answer: ApprovalAnswer | undefined;
-      source: ApprovalSource | "cancel";
-    };
-    try {
-      outcome = await settled.promise;
-    } finally {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", onAbort);
-      this.#pending.delete(input.planItemId);
-      answerers.abort();
-    }
-    if (outcome.source === "cancel") {
-      throw new TurnCancelledError({ cause: signal.reason });
-    }
-    let answer = outcome.answer;
+    const outcome = await firstAnswer<ApprovalRequest, ApprovalAnswer>({
+      request,
+      answerer: this.#o.approve,
+      onAsk: this.#o.onAsk,
+      timeoutMs: this.#o.askTimeoutMs,
+      signal,
+      register: (answer) => {
+        this.#pending.set(input.planItemId, answer);
+        return () => this.#pending.delete(input.planItemId);
+      },
+      // Emitted once the ask can be answered (an answer from inside the
+      // listener counts).
+      onReady: () => this.#o.emit({ type: "approval_requested", ...request }),
+      onAnswererError: (err) =>
+        log.warn("The approver failed for {planItemId}: {error}", {
+          planItemId: input.planItemId,
+          error: err instanceof Error ? err.message : String(err),
+        }),
+    });
+    let answer = outcome.answered ? outcome.answer : undefined;
     let refused: AgentError | undefined;
     if (answer !== undefined) {
       refused = await this.#accept(input, answer);
       if (refused) answer = undefined;
     }
     if (answer === undefined) {
-      const timedOut = canWait;
+      // Unanswered although someone could have answered: it timed out.
+      const timedOut = !outcome.answered && outcome.couldWait;
       const decidedBy = this.#o.onAsk === "fail"
         ? "on_ask:fail"
         : timedOut && !refused
@@ -316,7 +271,7 @@ export class ApprovalGate {
       }
       return { decision: "deny", decidedBy };
     }
-    const source = outcome.source as ApprovalSource;
+    const source: ApprovalSource = outcome.answered ? outcome.source : "on_ask";
     const decidedBy = `approval:${source}`;
     this.#o.emit({
       type: "approval_resolved",

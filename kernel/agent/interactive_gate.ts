@@ -17,7 +17,7 @@
  */
 import { getLogger } from "@logtape/logtape";
 import type { JsonObject } from "@bufbuild/protobuf";
-import { TurnCancelledError } from "./errors.ts";
+import { firstAnswer } from "./_first_answer.ts";
 import type { SessionEvent } from "./session_events.ts";
 import type { OnAsk } from "./session_spec.ts";
 
@@ -110,79 +110,40 @@ export class InteractiveGate {
     request: InteractiveRequest,
     signal: AbortSignal,
   ): Promise<InteractiveOutcome> {
-    if (signal.aborted) throw new TurnCancelledError({ cause: signal.reason });
-    const { promise, resolve } = Promise.withResolvers<
-      InteractiveOutcome | "cancel"
-    >();
-    let done = false;
-    const settle = (o: InteractiveOutcome | "cancel"): boolean => {
-      if (done) return false;
-      done = true;
-      resolve(o);
-      return true;
-    };
-    this.#pending.set(
-      request.callId,
-      (response) => settle({ answered: true, response, source: "external" }),
-    );
-    this.#o.emit({
-      type: "interactive_requested",
-      callId: request.callId,
-      provider: request.provider,
-      tool: request.tool,
-      prompt: request.prompt,
+    const r = await firstAnswer<InteractiveRequest, JsonObject>({
+      request,
+      answerer: this.#o.answer,
+      onAsk: this.#o.onAsk,
+      timeoutMs: this.#o.askTimeoutMs,
+      signal,
+      register: (answer) => {
+        this.#pending.set(request.callId, answer);
+        return () => this.#pending.delete(request.callId);
+      },
+      onReady: () =>
+        this.#o.emit({
+          type: "interactive_requested",
+          callId: request.callId,
+          provider: request.provider,
+          tool: request.tool,
+          prompt: request.prompt,
+        }),
+      onAnswererError: (err) =>
+        log.warn("The answerer failed for {callId}: {error}", {
+          callId: request.callId,
+          error: err instanceof Error ? err.message : String(err),
+        }),
     });
-    const answerers = new AbortController();
-    const onAbort = () => settle("cancel");
-    signal.addEventListener("abort", onAbort, { once: true });
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const answer = this.#o.answer;
-    const canWait = answer !== undefined || this.#o.onAsk === "callback";
-    const unanswered = (timedOut: boolean): InteractiveOutcome => ({
-      answered: false,
-      decidedBy: this.#o.onAsk === "fail"
-        ? "on_ask:fail"
-        : timedOut
-        ? "on_ask:timeout"
-        : "on_ask:deny",
-    });
-    if (!canWait) {
-      settle(unanswered(false));
-    } else {
-      if (answer) {
-        Promise.resolve().then(() =>
-          answer(request, { signal: answerers.signal })
-        ).then(
-          (response) =>
-            settle({ answered: true, response, source: "callback" }),
-          (err) => {
-            log.warn("The answerer failed for {callId}: {error}", {
-              callId: request.callId,
-              error: err instanceof Error ? err.message : String(err),
-            });
-            settle(unanswered(false));
-          },
-        );
-      }
-      if (Number.isFinite(this.#o.askTimeoutMs)) {
-        timer = setTimeout(
-          () => settle(unanswered(true)),
-          this.#o.askTimeoutMs,
-        );
-      }
-    }
-    let outcome: InteractiveOutcome | "cancel";
-    try {
-      outcome = await promise;
-    } finally {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", onAbort);
-      this.#pending.delete(request.callId);
-      answerers.abort();
-    }
-    if (outcome === "cancel") {
-      throw new TurnCancelledError({ cause: signal.reason });
-    }
+    const outcome: InteractiveOutcome = r.answered
+      ? { answered: true, response: r.answer, source: r.source }
+      : {
+        answered: false,
+        decidedBy: this.#o.onAsk === "fail"
+          ? "on_ask:fail"
+          : r.timedOut
+          ? "on_ask:timeout"
+          : "on_ask:deny",
+      };
     this.#o.emit({
       type: "interactive_resolved",
       callId: request.callId,
