@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "echo" {
   source      = "builtin/echo"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:16:03Z"
+  resolved_at = "2026-11-30T14:37:05Z"
   checksums = {
-    "darwin_amd64"  = "sha256:213cf17ef2f81ae3f25d5c255da9af2655d8c48b26d72e07bfbd7a2e7d77dd2e"
-    "darwin_arm64"  = "sha256:213cf17ef2f81ae3f25d5c255da9af2655d8c48b26d72e07bfbd7a2e7d77dd2e"
-    "linux_amd64"   = "sha256:213cf17ef2f81ae3f25d5c255da9af2655d8c48b26d72e07bfbd7a2e7d77dd2e"
-    "linux_arm64"   = "sha256:213cf17ef2f81ae3f25d5c255da9af2655d8c48b26d72e07bfbd7a2e7d77dd2e"
-    "windows_amd64" = "sha256:213cf17ef2f81ae3f25d5c255da9af2655d8c48b26d72e07bfbd7a2e7d77dd2e"
+    "darwin_amd64"  = "sha256:a365f335faaa4756112de667679e0609dc348f364ab1b386051e2deac9c715b2"
+    "darwin_arm64"  = "sha256:a365f335faaa4756112de667679e0609dc348f364ab1b386051e2deac9c715b2"
+    "linux_amd64"   = "sha256:a365f335faaa4756112de667679e0609dc348f364ab1b386051e2deac9c715b2"
+    "linux_arm64"   = "sha256:a365f335faaa4756112de667679e0609dc348f364ab1b386051e2deac9c715b2"
+    "windows_amd64" = "sha256:a365f335faaa4756112de667679e0609dc348f364ab1b386051e2deac9c715b2"
   }
   envelope = {
     env   = []
@@ -36,13 +36,13 @@ provider "echo" {
 provider "notes" {
   source      = "./plugins/notes"
   version     = "0.2.0"
-  resolved_at = "2026-11-30T14:16:03Z"
+  resolved_at = "2026-11-30T14:37:05Z"
   checksums = {
-    "darwin_amd64"  = "sha256:1c8c74fdfcdc618f9fdf9c848a61d68b8f0322184e9bfb2e725f66ed3101e95e"
-    "darwin_arm64"  = "sha256:1c8c74fdfcdc618f9fdf9c848a61d68b8f0322184e9bfb2e725f66ed3101e95e"
-    "linux_amd64"   = "sha256:1c8c74fdfcdc618f9fdf9c848a61d68b8f0322184e9bfb2e725f66ed3101e95e"
-    "linux_arm64"   = "sha256:1c8c74fdfcdc618f9fdf9c848a61d68b8f0322184e9bfb2e725f66ed3101e95e"
-    "windows_amd64" = "sha256:1c8c74fdfcdc618f9fdf9c848a61d68b8f0322184e9bfb2e725f66ed3101e95e"
+    "darwin_amd64"  = "sha256:9adb33a8965d45684eed8c0d8cb44932b4fef22c21113ece3d52e5f795aa1702"
+    "darwin_arm64"  = "sha256:9adb33a8965d45684eed8c0d8cb44932b4fef22c21113ece3d52e5f795aa1702"
+    "linux_amd64"   = "sha256:9adb33a8965d45684eed8c0d8cb44932b4fef22c21113ece3d52e5f795aa1702"
+    "linux_arm64"   = "sha256:9adb33a8965d45684eed8c0d8cb44932b4fef22c21113ece3d52e5f795aa1702"
+    "windows_amd64" = "sha256:9adb33a8965d45684eed8c0d8cb44932b4fef22c21113ece3d52e5f795aa1702"
   }
   envelope = {
     env   = []

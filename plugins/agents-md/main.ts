@@ -25,7 +25,6 @@
 import type { JsonObject, MessageInitShape } from "@bufbuild/protobuf";
 import { isAbsolute, resolve } from "node:path";
 import { Code, GrpcStatusError } from "../../proto/grpc_adapter.ts";
-import { Category } from "../../proto/gen/pluggableharness/common/v1/types_pb.ts";
 import {
   type ContextSectionSchema,
   Stability,
@@ -33,6 +32,7 @@ import {
 import { ContextService } from "../../proto/gen/pluggableharness/context/v1/service_pb.ts";
 import {
   configSchemaOf,
+  describeResponse,
   type KernelClient,
   parseManifest,
   serve,
@@ -311,15 +311,7 @@ if (import.meta.main) {
               "agents-md has no Render",
             );
           },
-          describe: () => ({
-            producer: {
-              name: manifest.name,
-              version: manifest.version,
-              source: manifest.source ?? "",
-              category: Category.CONTEXT,
-              protocolVersion: manifest.protocolVersion,
-            },
-          }),
+          describe: () => describeResponse(manifest),
         }),
       ];
     },

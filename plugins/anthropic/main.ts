@@ -24,7 +24,6 @@
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import { Code, GrpcStatusError } from "../../proto/grpc_adapter.ts";
-import { Category } from "../../proto/gen/pluggableharness/common/v1/types_pb.ts";
 import { ModelService } from "../../proto/gen/pluggableharness/model/v1/service_pb.ts";
 import { ModelErrorCategory } from "../../proto/gen/pluggableharness/model/v1/errors_pb.ts";
 import {
@@ -34,6 +33,7 @@ import {
 } from "../../proto/gen/pluggableharness/model/v1/types_pb.ts";
 import {
   configSchemaOf,
+  describeResponse,
   parseManifest,
   type PluginLogger,
   serve,
@@ -379,15 +379,7 @@ if (import.meta.main) {
             "anthropic has no account snapshot",
           );
         },
-        describe: () => ({
-          producer: {
-            name: manifest.name,
-            version: manifest.version,
-            source: manifest.source ?? "",
-            category: Category.MODEL,
-            protocolVersion: manifest.protocolVersion,
-          },
-        }),
+        describe: () => describeResponse(manifest),
       }),
     ],
   });

@@ -12,8 +12,8 @@
  *
  * @module
  */
+import { ToolErrorCategory } from "../../proto/gen/pluggableharness/tool/v1/errors_pb.ts";
 import { Code, GrpcStatusError } from "../../proto/grpc_adapter.ts";
-import { Category } from "../../proto/gen/pluggableharness/common/v1/types_pb.ts";
 import { SchemaType } from "../../proto/gen/pluggableharness/schema/v1/types_pb.ts";
 import {
   RiskClass,
@@ -24,9 +24,19 @@ import type {
   InvokeResponseSchema,
 } from "../../proto/gen/pluggableharness/tool/v1/rpc_response_pb.ts";
 import type { SchemaSchema } from "../../proto/gen/pluggableharness/schema/v1/types_pb.ts";
-import type { JsonObject, MessageInitShape } from "@bufbuild/protobuf";
-import { serve, service } from "../sdk/mod.ts";
-import manifest from "./plugin.json" with { type: "json" };
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import {
+  describeResponse,
+  parseManifest,
+  serve,
+  service,
+  toolError,
+  toolProgress as progress,
+  toolResult as result,
+} from "../sdk/mod.ts";
+import manifestJson from "./plugin.json" with { type: "json" };
+
+const manifest = parseManifest(manifestJson, "echo/plugin.json");
 
 type Event = MessageInitShape<typeof InvokeResponseSchema>;
 type Schema = MessageInitShape<typeof SchemaSchema>;
@@ -46,24 +56,8 @@ function object(properties: Record<string, SchemaType>): Schema {
   };
 }
 
-function result(payload: JsonObject): Event {
-  return { event: { event: { case: "result", value: { payload } } } };
-}
-
-function progress(message: string): Event {
-  return { event: { event: { case: "progress", value: { message } } } };
-}
-
 function invalidArguments(message: string): Event {
-  return {
-    event: {
-      event: {
-        case: "error",
-        // TOOL_ERROR_CATEGORY_INVALID_ARGUMENTS
-        value: { category: 1, message, retryable: false },
-      },
-    },
-  };
+  return toolError(ToolErrorCategory.INVALID_ARGUMENTS, message);
 }
 
 let prefix = "";
@@ -177,15 +171,7 @@ if (import.meta.main) {
         preview: () => {
           throw new GrpcStatusError(Code.UNIMPLEMENTED, "echo has no Preview");
         },
-        describe: () => ({
-          producer: {
-            name: manifest.name,
-            version: manifest.version,
-            source: manifest.source,
-            category: Category.TOOL,
-            protocolVersion: manifest.protocol_version,
-          },
-        }),
+        describe: () => describeResponse(manifest),
       }),
     ],
   });

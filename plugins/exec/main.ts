@@ -33,7 +33,6 @@ import type { JsonObject, MessageInitShape } from "@bufbuild/protobuf";
 import { isAbsolute, relative, resolve } from "node:path";
 import { parseShellCommand } from "../../config/shell_command.ts";
 import { Code, GrpcStatusError } from "../../proto/grpc_adapter.ts";
-import { Category } from "../../proto/gen/pluggableharness/common/v1/types_pb.ts";
 import {
   type RenderTreeSchema,
   TextStyle,
@@ -55,10 +54,14 @@ import {
 } from "../../proto/gen/pluggableharness/tool/v1/types_pb.ts";
 import {
   configSchemaOf,
+  describeResponse,
   parseManifest,
   type PluginContext,
   serve,
   service,
+  toolError,
+  toolProgress as progress,
+  toolResult as result,
 } from "../sdk/mod.ts";
 import { objectSchema as object } from "../sdk/tool_kit.ts";
 import {
@@ -533,22 +536,8 @@ function event(e: Event["event"]): Event {
   return { event: e };
 }
 
-function result(payload: JsonObject): Event {
-  return event({ event: { case: "result", value: { payload } } });
-}
-
 function failure(f: ToolFailure): Event {
-  return event({
-    event: {
-      case: "error",
-      value: {
-        category: CATEGORY[f.kind],
-        message: f.message,
-        retryable: false,
-        ...(Object.keys(f.details).length > 0 ? { details: f.details } : {}),
-      },
-    },
-  });
+  return toolError(CATEGORY[f.kind], f.message, { details: f.details });
 }
 
 function chunkEvent(c: Chunk): Event {
@@ -563,10 +552,6 @@ function chunkEvent(c: Chunk): Event {
       },
     },
   });
-}
-
-function progress(message: string): Event {
-  return event({ event: { case: "progress", value: { message } } });
 }
 
 function exitEvent(info: ExitInfo): Event {
@@ -1068,15 +1053,7 @@ if (import.meta.main) {
         render: () => {
           throw new GrpcStatusError(Code.UNIMPLEMENTED, "exec has no Render");
         },
-        describe: () => ({
-          producer: {
-            name: manifest.name,
-            version: manifest.version,
-            source: manifest.source ?? "",
-            category: Category.TOOL,
-            protocolVersion: manifest.protocolVersion,
-          },
-        }),
+        describe: () => describeResponse(manifest),
       }),
     ],
   });

@@ -6,6 +6,8 @@
  *
  * @module
  */
+import { ToolErrorCategory } from "../../proto/gen/pluggableharness/tool/v1/errors_pb.ts";
+import { type InvokeEvent, toolError } from "../sdk/tool_kit.ts";
 import { basename, dirname, join } from "node:path";
 import {
   confine,
@@ -29,6 +31,25 @@ export type FailureKind =
   | "execution_failed"
   | "concurrency_conflict"
   | "cancelled";
+
+const CATEGORY: Record<FailureKind, ToolErrorCategory> = {
+  invalid_arguments: ToolErrorCategory.INVALID_ARGUMENTS,
+  not_found: ToolErrorCategory.NOT_FOUND,
+  permission_denied: ToolErrorCategory.PERMISSION_DENIED,
+  execution_failed: ToolErrorCategory.EXECUTION_FAILED,
+  concurrency_conflict: ToolErrorCategory.CONCURRENCY_CONFLICT,
+  cancelled: ToolErrorCategory.CANCELLED,
+};
+
+/**
+ * The terminal `error` event of a classified failure.
+ *
+ * @param f The failure.
+ * @returns The event.
+ */
+export function failureEvent(f: ToolFailure): InvokeEvent {
+  return toolError(CATEGORY[f.kind], f.message, { details: f.details });
+}
 
 /** A classified failure of an operation; becomes a terminal ToolError. */
 export class ToolFailure extends Error {

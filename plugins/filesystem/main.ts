@@ -29,7 +29,6 @@
  */
 import type { JsonObject, MessageInitShape } from "@bufbuild/protobuf";
 import { Code, GrpcStatusError } from "../../proto/grpc_adapter.ts";
-import { Category } from "../../proto/gen/pluggableharness/common/v1/types_pb.ts";
 import {
   DiffLineOp,
   type RenderTreeSchema,
@@ -39,7 +38,6 @@ import {
   type SchemaSchema,
   SchemaType,
 } from "../../proto/gen/pluggableharness/schema/v1/types_pb.ts";
-import { ToolErrorCategory } from "../../proto/gen/pluggableharness/tool/v1/errors_pb.ts";
 import type {
   GetSchemaResponseSchema,
   InvokeResponseSchema,
@@ -49,7 +47,13 @@ import {
   RiskClass,
   ToolKind,
 } from "../../proto/gen/pluggableharness/tool/v1/types_pb.ts";
-import { configSchemaOf, parseManifest, serve, service } from "../sdk/mod.ts";
+import {
+  configSchemaOf,
+  describeResponse,
+  parseManifest,
+  serve,
+  service,
+} from "../sdk/mod.ts";
 import {
   objectSchema as object,
   toolResult as result,
@@ -69,6 +73,7 @@ import {
   classify,
   commit,
   countLines,
+  failureEvent,
   type FailureKind,
   type FilePlan,
   planEdit,
@@ -85,15 +90,6 @@ type Schema = MessageInitShape<typeof SchemaSchema>;
 type Tree = MessageInitShape<typeof RenderTreeSchema>;
 
 const manifest = parseManifest(manifestJson, "filesystem/plugin.json");
-
-const CATEGORY: Record<FailureKind, ToolErrorCategory> = {
-  invalid_arguments: ToolErrorCategory.INVALID_ARGUMENTS,
-  not_found: ToolErrorCategory.NOT_FOUND,
-  permission_denied: ToolErrorCategory.PERMISSION_DENIED,
-  execution_failed: ToolErrorCategory.EXECUTION_FAILED,
-  concurrency_conflict: ToolErrorCategory.CONCURRENCY_CONFLICT,
-  cancelled: ToolErrorCategory.CANCELLED,
-};
 
 const STATUS: Record<FailureKind, Code> = {
   invalid_arguments: Code.INVALID_ARGUMENT,
@@ -267,22 +263,6 @@ const SCHEMA: MessageInitShape<typeof GetSchemaResponseSchema> = {
   configSchema: configSchemaOf(manifest),
   supportedHookPoints: [],
 };
-
-function failure(f: ToolFailure): Event {
-  return {
-    event: {
-      event: {
-        case: "error",
-        value: {
-          category: CATEGORY[f.kind],
-          message: f.message,
-          retryable: false,
-          ...(Object.keys(f.details).length > 0 ? { details: f.details } : {}),
-        },
-      },
-    },
-  };
-}
 
 async function configure(config: JsonObject | undefined): Promise<void> {
   try {
@@ -605,7 +585,7 @@ if (import.meta.main) {
             if (f.kind === "execution_failed") {
               ctx.log.warn(`${tool} failed`, { message: f.message });
             }
-            yield failure(f);
+            yield failureEvent(f);
           }
         },
         preview: async (req) => {
@@ -648,15 +628,7 @@ if (import.meta.main) {
             "filesystem has no Render",
           );
         },
-        describe: () => ({
-          producer: {
-            name: manifest.name,
-            version: manifest.version,
-            source: manifest.source ?? "",
-            category: Category.TOOL,
-            protocolVersion: manifest.protocolVersion,
-          },
-        }),
+        describe: () => describeResponse(manifest),
       }),
     ],
   });

@@ -21,14 +21,20 @@
 import type { JsonObject, MessageInitShape } from "@bufbuild/protobuf";
 import { isAbsolute, resolve } from "node:path";
 import { Code, GrpcStatusError } from "../../proto/grpc_adapter.ts";
-import { Category } from "../../proto/gen/pluggableharness/common/v1/types_pb.ts";
 import { ToolErrorCategory } from "../../proto/gen/pluggableharness/tool/v1/errors_pb.ts";
 import type {
   GetSchemaResponseSchema,
   InvokeResponseSchema,
 } from "../../proto/gen/pluggableharness/tool/v1/rpc_response_pb.ts";
 import { ToolService } from "../../proto/gen/pluggableharness/tool/v1/service_pb.ts";
-import { configSchemaOf, parseManifest, serve, service } from "../sdk/mod.ts";
+import {
+  configSchemaOf,
+  describeResponse,
+  parseManifest,
+  serve,
+  service,
+  toolError,
+} from "../sdk/mod.ts";
 import {
   BridgeFailure,
   type BridgeOptions,
@@ -264,19 +270,10 @@ export function bridgeOptionsOf(
 }
 
 function failure(f: BridgeFailure): Event {
-  return {
-    event: {
-      event: {
-        case: "error",
-        value: {
-          category: CATEGORY[f.kind],
-          message: f.message,
-          retryable: f.retryable,
-          ...(Object.keys(f.details).length > 0 ? { details: f.details } : {}),
-        },
-      },
-    },
-  };
+  return toolError(CATEGORY[f.kind], f.message, {
+    retryable: f.retryable,
+    details: f.details,
+  });
 }
 
 if (import.meta.main) {
@@ -360,15 +357,7 @@ if (import.meta.main) {
         render: () => {
           throw new GrpcStatusError(Code.UNIMPLEMENTED, "mcp has no Render");
         },
-        describe: () => ({
-          producer: {
-            name: manifest.name,
-            version: manifest.version,
-            source: manifest.source ?? "",
-            category: Category.TOOL,
-            protocolVersion: manifest.protocolVersion,
-          },
-        }),
+        describe: () => describeResponse(manifest),
       }),
     ],
   });

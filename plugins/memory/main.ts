@@ -76,6 +76,7 @@ import {
   type PluginContext,
   serve,
   service,
+  toolError,
 } from "../sdk/mod.ts";
 import {
   objectSchema as object,
@@ -494,18 +495,9 @@ function strArg(
 }
 
 function toolFailure(f: MemoryFailure): Event {
-  return {
-    event: {
-      event: {
-        case: "error",
-        value: {
-          category: TOOL_CATEGORY[f.category],
-          message: f.message,
-          retryable: f.retryable,
-        },
-      },
-    },
-  };
+  return toolError(TOOL_CATEGORY[f.category], f.message, {
+    retryable: f.retryable,
+  });
 }
 
 function searchResult(r: Ranked): JsonObject {

@@ -22,9 +22,14 @@
  * @module
  */
 import { Code, GrpcStatusError } from "../../proto/grpc_adapter.ts";
-import { Category } from "../../proto/gen/pluggableharness/common/v1/types_pb.ts";
 import { ModelService } from "../../proto/gen/pluggableharness/model/v1/service_pb.ts";
-import { configSchemaOf, parseManifest, serve, service } from "../sdk/mod.ts";
+import {
+  configSchemaOf,
+  describeResponse,
+  parseManifest,
+  serve,
+  service,
+} from "../sdk/mod.ts";
 import { ConfigError } from "./config.ts";
 import { OpenAIProvider, RequestError } from "./provider.ts";
 import manifestJson from "./plugin.json" with { type: "json" };
@@ -104,15 +109,7 @@ if (import.meta.main) {
               "openai has no account snapshot",
             );
           },
-          describe: () => ({
-            producer: {
-              name: manifest.name,
-              version: manifest.version,
-              source: manifest.source ?? "",
-              category: Category.MODEL,
-              protocolVersion: manifest.protocolVersion,
-            },
-          }),
+          describe: () => describeResponse(manifest),
         }),
       ];
     },

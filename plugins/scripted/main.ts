@@ -29,10 +29,15 @@
  */
 import type { JsonObject } from "@bufbuild/protobuf";
 import { Code, GrpcStatusError } from "../../proto/grpc_adapter.ts";
-import { Category } from "../../proto/gen/pluggableharness/common/v1/types_pb.ts";
 import { ModelService } from "../../proto/gen/pluggableharness/model/v1/service_pb.ts";
 import { StopReason } from "../../proto/gen/pluggableharness/model/v1/types_pb.ts";
-import { configSchemaOf, parseManifest, serve, service } from "../sdk/mod.ts";
+import {
+  configSchemaOf,
+  describeResponse,
+  parseManifest,
+  serve,
+  service,
+} from "../sdk/mod.ts";
 import {
   countRequestTokens,
   modelSpec,
@@ -218,15 +223,7 @@ if (import.meta.main) {
             "scripted has no account",
           );
         },
-        describe: () => ({
-          producer: {
-            name: manifest.name,
-            version: manifest.version,
-            source: manifest.source ?? "",
-            category: Category.MODEL,
-            protocolVersion: manifest.protocolVersion,
-          },
-        }),
+        describe: () => describeResponse(manifest),
       }),
     ],
   });

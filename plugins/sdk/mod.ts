@@ -47,6 +47,7 @@ export {
 } from "./logger.ts";
 export { configSchemaOf } from "./config_schema.ts";
 export {
+  describeResponse,
   type InvokeEvent,
   numberSchema,
   objectSchema,

@@ -1,7 +1,7 @@
 /**
- * Small builders every tool plugin needs: the JSON-schema subset
- * (`pluggableharness.schema.v1`) and `Invoke` stream events. Shared so that
- * each plugin does not write them again.
+ * Small builders plugins need: the JSON-schema subset
+ * (`pluggableharness.schema.v1`), `Invoke` stream events, and the
+ * `Describe` answer. Shared so that each plugin does not write them again.
  *
  * @example
  * ```ts
@@ -22,6 +22,8 @@ import {
 } from "../../proto/gen/pluggableharness/schema/v1/types_pb.ts";
 import type { ToolErrorCategory } from "../../proto/gen/pluggableharness/tool/v1/errors_pb.ts";
 import type { InvokeResponseSchema } from "../../proto/gen/pluggableharness/tool/v1/rpc_response_pb.ts";
+import type { Category } from "../../proto/gen/pluggableharness/common/v1/types_pb.ts";
+import { CATEGORY_NAMES, type PluginManifest } from "./manifest.ts";
 
 /** A schema of the tool-schema subset, as `create()` takes it. */
 export type SchemaInit = MessageInitShape<typeof SchemaSchema>;
@@ -134,6 +136,32 @@ export function toolProgress(
           ...(fractionComplete !== undefined ? { fractionComplete } : {}),
         },
       },
+    },
+  };
+}
+
+/**
+ * The `Describe` answer of any plugin: its producer, from its manifest.
+ *
+ * @param manifest The plugin's validated manifest.
+ * @returns `{ producer }`.
+ */
+export function describeResponse(manifest: PluginManifest): {
+  producer: {
+    name: string;
+    version: string;
+    source: string;
+    category: Category;
+    protocolVersion: number;
+  };
+} {
+  return {
+    producer: {
+      name: manifest.name,
+      version: manifest.version,
+      source: manifest.source ?? "",
+      category: (CATEGORY_NAMES.indexOf(manifest.category) + 1) as Category,
+      protocolVersion: manifest.protocolVersion,
     },
   };
 }

@@ -26,12 +26,10 @@
  */
 import type { JsonObject, MessageInitShape } from "@bufbuild/protobuf";
 import { Code, GrpcStatusError } from "../../proto/grpc_adapter.ts";
-import { Category } from "../../proto/gen/pluggableharness/common/v1/types_pb.ts";
 import {
   type SchemaSchema,
   SchemaType,
 } from "../../proto/gen/pluggableharness/schema/v1/types_pb.ts";
-import { ToolErrorCategory } from "../../proto/gen/pluggableharness/tool/v1/errors_pb.ts";
 import type {
   GetSchemaResponseSchema,
   InvokeResponseSchema,
@@ -41,12 +39,14 @@ import {
   RiskClass,
   ToolKind,
 } from "../../proto/gen/pluggableharness/tool/v1/types_pb.ts";
+import { classify, failureEvent, ToolFailure } from "../filesystem/_tools.ts";
 import {
-  classify,
-  type FailureKind,
-  ToolFailure,
-} from "../filesystem/_tools.ts";
-import { configSchemaOf, parseManifest, serve, service } from "../sdk/mod.ts";
+  configSchemaOf,
+  describeResponse,
+  parseManifest,
+  serve,
+  service,
+} from "../sdk/mod.ts";
 import {
   objectSchema as object,
   toolResult as result,
@@ -68,15 +68,6 @@ type Event = MessageInitShape<typeof InvokeResponseSchema>;
 type Schema = MessageInitShape<typeof SchemaSchema>;
 
 const manifest = parseManifest(manifestJson, "search/plugin.json");
-
-const CATEGORY: Record<FailureKind, ToolErrorCategory> = {
-  invalid_arguments: ToolErrorCategory.INVALID_ARGUMENTS,
-  not_found: ToolErrorCategory.NOT_FOUND,
-  permission_denied: ToolErrorCategory.PERMISSION_DENIED,
-  execution_failed: ToolErrorCategory.EXECUTION_FAILED,
-  concurrency_conflict: ToolErrorCategory.CONCURRENCY_CONFLICT,
-  cancelled: ToolErrorCategory.CANCELLED,
-};
 
 function str(description: string, enumValues: string[] = []): Schema {
   return { type: SchemaType.STRING, description, enumValues };
@@ -189,22 +180,6 @@ const SCHEMA: MessageInitShape<typeof GetSchemaResponseSchema> = {
   supportedHookPoints: [],
 };
 
-function failure(f: ToolFailure): Event {
-  return {
-    event: {
-      event: {
-        case: "error",
-        value: {
-          category: CATEGORY[f.kind],
-          message: f.message,
-          retryable: false,
-          ...(Object.keys(f.details).length > 0 ? { details: f.details } : {}),
-        },
-      },
-    },
-  };
-}
-
 async function configure(config: JsonObject | undefined): Promise<void> {
   try {
     roots = await parseRootsConfig(
@@ -281,7 +256,7 @@ if (import.meta.main) {
             if (f.kind === "execution_failed") {
               ctx.log.warn(`${tool} failed`, { message: f.message });
             }
-            yield failure(f);
+            yield failureEvent(f);
           }
         },
         preview: () => {
@@ -293,15 +268,7 @@ if (import.meta.main) {
         render: () => {
           throw new GrpcStatusError(Code.UNIMPLEMENTED, "search has no Render");
         },
-        describe: () => ({
-          producer: {
-            name: manifest.name,
-            version: manifest.version,
-            source: manifest.source ?? "",
-            category: Category.TOOL,
-            protocolVersion: manifest.protocolVersion,
-          },
-        }),
+        describe: () => describeResponse(manifest),
       }),
     ],
   });

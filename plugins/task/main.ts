@@ -56,10 +56,12 @@ import {
 } from "../../proto/gen/pluggableharness/tool/v1/types_pb.ts";
 import {
   configSchemaOf,
+  describeResponse,
   type KernelClient,
   parseManifest,
   serve,
   service,
+  toolError,
 } from "../sdk/mod.ts";
 import {
   objectSchema as object,
@@ -355,14 +357,7 @@ class TaskStore {
 type Emitter = (kind: EventKind, task: Task, callId: string) => Promise<void>;
 
 function failure(f: Failure): Event {
-  return {
-    event: {
-      event: {
-        case: "error",
-        value: { category: f.category, message: f.message, retryable: false },
-      },
-    },
-  };
+  return toolError(f.category, f.message);
 }
 
 function configure(config: JsonObject | undefined): void {
@@ -627,15 +622,7 @@ if (import.meta.main) {
           render: (req) => ({
             tree: renderEvent(req.payload, req.schemaVersion),
           }),
-          describe: () => ({
-            producer: {
-              name: manifest.name,
-              version: manifest.version,
-              source: manifest.source ?? "",
-              category: Category.TOOL,
-              protocolVersion: manifest.protocolVersion,
-            },
-          }),
+          describe: () => describeResponse(manifest),
         }),
       ];
     },

@@ -14,7 +14,6 @@
  */
 import type { JsonObject, MessageInitShape } from "@bufbuild/protobuf";
 import { Code, GrpcStatusError } from "../../proto/grpc_adapter.ts";
-import { Category } from "../../proto/gen/pluggableharness/common/v1/types_pb.ts";
 import {
   type SchemaSchema,
   SchemaType,
@@ -26,8 +25,16 @@ import {
 import { ToolErrorCategory } from "../../proto/gen/pluggableharness/tool/v1/errors_pb.ts";
 import { ToolService } from "../../proto/gen/pluggableharness/tool/v1/service_pb.ts";
 import type { InvokeResponseSchema } from "../../proto/gen/pluggableharness/tool/v1/rpc_response_pb.ts";
-import { serve, service } from "../sdk/mod.ts";
-import manifest from "./plugin.json" with { type: "json" };
+import {
+  describeResponse,
+  parseManifest,
+  serve,
+  service,
+  toolError,
+} from "../sdk/mod.ts";
+import manifestJson from "./plugin.json" with { type: "json" };
+
+const manifest = parseManifest(manifestJson, "user/plugin.json");
 
 type Event = MessageInitShape<typeof InvokeResponseSchema>;
 type Schema = MessageInitShape<typeof SchemaSchema>;
@@ -202,24 +209,8 @@ if (import.meta.main) {
             "interactive calls have no preview",
           );
         },
-        describe: () => ({
-          producer: {
-            name: manifest.name,
-            version: manifest.version,
-            source: manifest.source,
-            category: Category.TOOL,
-            protocolVersion: manifest.protocol_version,
-          },
-        }),
+        describe: () => describeResponse(manifest),
       }),
     ],
   });
-}
-
-function toolError(category: ToolErrorCategory, message: string): Event {
-  return {
-    event: {
-      event: { case: "error", value: { category, message, retryable: false } },
-    },
-  };
 }

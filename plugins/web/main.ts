@@ -20,7 +20,6 @@
  */
 import type { JsonObject, MessageInitShape } from "@bufbuild/protobuf";
 import { Code, GrpcStatusError } from "../../proto/grpc_adapter.ts";
-import { Category } from "../../proto/gen/pluggableharness/common/v1/types_pb.ts";
 import {
   type SchemaSchema,
   SchemaType,
@@ -35,7 +34,14 @@ import {
   RiskClass,
   ToolKind,
 } from "../../proto/gen/pluggableharness/tool/v1/types_pb.ts";
-import { configSchemaOf, parseManifest, serve, service } from "../sdk/mod.ts";
+import {
+  configSchemaOf,
+  describeResponse,
+  parseManifest,
+  serve,
+  service,
+  toolError,
+} from "../sdk/mod.ts";
 import {
   DEFAULT_LIMITS,
   type FailureKind,
@@ -189,19 +195,10 @@ function configure(config: JsonObject | undefined): FetchLimits {
 }
 
 function failure(f: FetchFailure): Event {
-  return {
-    event: {
-      event: {
-        case: "error",
-        value: {
-          category: CATEGORY[f.kind],
-          message: f.message,
-          retryable: f.retryable,
-          ...(Object.keys(f.details).length > 0 ? { details: f.details } : {}),
-        },
-      },
-    },
-  };
+  return toolError(CATEGORY[f.kind], f.message, {
+    retryable: f.retryable,
+    details: f.details,
+  });
 }
 
 /**
@@ -287,15 +284,7 @@ if (import.meta.main) {
         render: () => {
           throw new GrpcStatusError(Code.UNIMPLEMENTED, "web has no Render");
         },
-        describe: () => ({
-          producer: {
-            name: manifest.name,
-            version: manifest.version,
-            source: manifest.source ?? "",
-            category: Category.TOOL,
-            protocolVersion: manifest.protocolVersion,
-          },
-        }),
+        describe: () => describeResponse(manifest),
       }),
     ],
   });

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "claude" {
   source      = "builtin/anthropic"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:16:03Z"
+  resolved_at = "2026-11-30T14:37:05Z"
   checksums = {
-    "darwin_amd64"  = "sha256:b8a87a38ba8198f7871be2c6f072cf975a4499543518c3711a9d261bb87c0901"
-    "darwin_arm64"  = "sha256:b8a87a38ba8198f7871be2c6f072cf975a4499543518c3711a9d261bb87c0901"
-    "linux_amd64"   = "sha256:b8a87a38ba8198f7871be2c6f072cf975a4499543518c3711a9d261bb87c0901"
-    "linux_arm64"   = "sha256:b8a87a38ba8198f7871be2c6f072cf975a4499543518c3711a9d261bb87c0901"
-    "windows_amd64" = "sha256:b8a87a38ba8198f7871be2c6f072cf975a4499543518c3711a9d261bb87c0901"
+    "darwin_amd64"  = "sha256:09609392dbc415acdae87a76f51ae7b215ea2802cd60501ec89142d2e28cf333"
+    "darwin_arm64"  = "sha256:09609392dbc415acdae87a76f51ae7b215ea2802cd60501ec89142d2e28cf333"
+    "linux_amd64"   = "sha256:09609392dbc415acdae87a76f51ae7b215ea2802cd60501ec89142d2e28cf333"
+    "linux_arm64"   = "sha256:09609392dbc415acdae87a76f51ae7b215ea2802cd60501ec89142d2e28cf333"
+    "windows_amd64" = "sha256:09609392dbc415acdae87a76f51ae7b215ea2802cd60501ec89142d2e28cf333"
   }
   envelope = {
     env   = []
@@ -59,13 +59,13 @@ provider "claude" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:24:30Z"
+  resolved_at = "2026-11-30T14:37:05Z"
   checksums = {
-    "darwin_amd64"  = "sha256:d6364172f662e44603c5c0442d4a357bb8a44ab5c30d1742a9b5514a0dd65dfe"
-    "darwin_arm64"  = "sha256:d6364172f662e44603c5c0442d4a357bb8a44ab5c30d1742a9b5514a0dd65dfe"
-    "linux_amd64"   = "sha256:d6364172f662e44603c5c0442d4a357bb8a44ab5c30d1742a9b5514a0dd65dfe"
-    "linux_arm64"   = "sha256:d6364172f662e44603c5c0442d4a357bb8a44ab5c30d1742a9b5514a0dd65dfe"
-    "windows_amd64" = "sha256:d6364172f662e44603c5c0442d4a357bb8a44ab5c30d1742a9b5514a0dd65dfe"
+    "darwin_amd64"  = "sha256:1ea3323f49d8f1350987bbf991f1139fb245331991c213cff9d076faeb803c42"
+    "darwin_arm64"  = "sha256:1ea3323f49d8f1350987bbf991f1139fb245331991c213cff9d076faeb803c42"
+    "linux_amd64"   = "sha256:1ea3323f49d8f1350987bbf991f1139fb245331991c213cff9d076faeb803c42"
+    "linux_arm64"   = "sha256:1ea3323f49d8f1350987bbf991f1139fb245331991c213cff9d076faeb803c42"
+    "windows_amd64" = "sha256:1ea3323f49d8f1350987bbf991f1139fb245331991c213cff9d076faeb803c42"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "ask" {
   source      = "builtin/user"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:16:03Z"
+  resolved_at = "2026-11-30T14:37:05Z"
   checksums = {
-    "darwin_amd64"  = "sha256:61ecb5ff5ed93c3a4546add2c830b54dec5bd90b3623b935ea62381f17f5f99b"
-    "darwin_arm64"  = "sha256:61ecb5ff5ed93c3a4546add2c830b54dec5bd90b3623b935ea62381f17f5f99b"
-    "linux_amd64"   = "sha256:61ecb5ff5ed93c3a4546add2c830b54dec5bd90b3623b935ea62381f17f5f99b"
-    "linux_arm64"   = "sha256:61ecb5ff5ed93c3a4546add2c830b54dec5bd90b3623b935ea62381f17f5f99b"
-    "windows_amd64" = "sha256:61ecb5ff5ed93c3a4546add2c830b54dec5bd90b3623b935ea62381f17f5f99b"
+    "darwin_amd64"  = "sha256:11798fbe3b6872793a2aac7d565f0a976990f615f9a08c8f1e6378b2641fa58a"
+    "darwin_arm64"  = "sha256:11798fbe3b6872793a2aac7d565f0a976990f615f9a08c8f1e6378b2641fa58a"
+    "linux_amd64"   = "sha256:11798fbe3b6872793a2aac7d565f0a976990f615f9a08c8f1e6378b2641fa58a"
+    "linux_arm64"   = "sha256:11798fbe3b6872793a2aac7d565f0a976990f615f9a08c8f1e6378b2641fa58a"
+    "windows_amd64" = "sha256:11798fbe3b6872793a2aac7d565f0a976990f615f9a08c8f1e6378b2641fa58a"
   }
   envelope = {
     env   = []
@@ -27,13 +27,13 @@ provider "ask" {
 provider "docs" {
   source      = "builtin/agents-md"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:16:03Z"
+  resolved_at = "2026-11-30T14:37:05Z"
   checksums = {
-    "darwin_amd64"  = "sha256:4d4f3ecbd09cdaae00bbbe9af1d89425f406669b004d15179644cd5880403b4f"
-    "darwin_arm64"  = "sha256:4d4f3ecbd09cdaae00bbbe9af1d89425f406669b004d15179644cd5880403b4f"
-    "linux_amd64"   = "sha256:4d4f3ecbd09cdaae00bbbe9af1d89425f406669b004d15179644cd5880403b4f"
-    "linux_arm64"   = "sha256:4d4f3ecbd09cdaae00bbbe9af1d89425f406669b004d15179644cd5880403b4f"
-    "windows_amd64" = "sha256:4d4f3ecbd09cdaae00bbbe9af1d89425f406669b004d15179644cd5880403b4f"
+    "darwin_amd64"  = "sha256:4272f98bdecd8428523942faeb177f4f1b464c3362c8ca6bbbc12bba145f0e47"
+    "darwin_arm64"  = "sha256:4272f98bdecd8428523942faeb177f4f1b464c3362c8ca6bbbc12bba145f0e47"
+    "linux_amd64"   = "sha256:4272f98bdecd8428523942faeb177f4f1b464c3362c8ca6bbbc12bba145f0e47"
+    "linux_arm64"   = "sha256:4272f98bdecd8428523942faeb177f4f1b464c3362c8ca6bbbc12bba145f0e47"
+    "windows_amd64" = "sha256:4272f98bdecd8428523942faeb177f4f1b464c3362c8ca6bbbc12bba145f0e47"
   }
   envelope = {
     env   = []
@@ -72,13 +72,13 @@ provider "docs" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:24:30Z"
+  resolved_at = "2026-11-30T14:37:05Z"
   checksums = {
-    "darwin_amd64"  = "sha256:d6364172f662e44603c5c0442d4a357bb8a44ab5c30d1742a9b5514a0dd65dfe"
-    "darwin_arm64"  = "sha256:d6364172f662e44603c5c0442d4a357bb8a44ab5c30d1742a9b5514a0dd65dfe"
-    "linux_amd64"   = "sha256:d6364172f662e44603c5c0442d4a357bb8a44ab5c30d1742a9b5514a0dd65dfe"
-    "linux_arm64"   = "sha256:d6364172f662e44603c5c0442d4a357bb8a44ab5c30d1742a9b5514a0dd65dfe"
-    "windows_amd64" = "sha256:d6364172f662e44603c5c0442d4a357bb8a44ab5c30d1742a9b5514a0dd65dfe"
+    "darwin_amd64"  = "sha256:1ea3323f49d8f1350987bbf991f1139fb245331991c213cff9d076faeb803c42"
+    "darwin_arm64"  = "sha256:1ea3323f49d8f1350987bbf991f1139fb245331991c213cff9d076faeb803c42"
+    "linux_amd64"   = "sha256:1ea3323f49d8f1350987bbf991f1139fb245331991c213cff9d076faeb803c42"
+    "linux_arm64"   = "sha256:1ea3323f49d8f1350987bbf991f1139fb245331991c213cff9d076faeb803c42"
+    "windows_amd64" = "sha256:1ea3323f49d8f1350987bbf991f1139fb245331991c213cff9d076faeb803c42"
   }
   envelope = {
     env   = []
@@ -101,13 +101,13 @@ provider "fs" {
 provider "graph" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:16:03Z"
+  resolved_at = "2026-11-30T14:37:05Z"
   checksums = {
-    "darwin_amd64"  = "sha256:6e04a921e406c1109332559dcbac8b8df5a7fa8fe6a98a5273f2e6b337f3e5a2"
-    "darwin_arm64"  = "sha256:6e04a921e406c1109332559dcbac8b8df5a7fa8fe6a98a5273f2e6b337f3e5a2"
-    "linux_amd64"   = "sha256:6e04a921e406c1109332559dcbac8b8df5a7fa8fe6a98a5273f2e6b337f3e5a2"
-    "linux_arm64"   = "sha256:6e04a921e406c1109332559dcbac8b8df5a7fa8fe6a98a5273f2e6b337f3e5a2"
-    "windows_amd64" = "sha256:6e04a921e406c1109332559dcbac8b8df5a7fa8fe6a98a5273f2e6b337f3e5a2"
+    "darwin_amd64"  = "sha256:084453a36e4c23a4002eab57f2e126c2f82f20fd39386d2498cb95749faea25b"
+    "darwin_arm64"  = "sha256:084453a36e4c23a4002eab57f2e126c2f82f20fd39386d2498cb95749faea25b"
+    "linux_amd64"   = "sha256:084453a36e4c23a4002eab57f2e126c2f82f20fd39386d2498cb95749faea25b"
+    "linux_arm64"   = "sha256:084453a36e4c23a4002eab57f2e126c2f82f20fd39386d2498cb95749faea25b"
+    "windows_amd64" = "sha256:084453a36e4c23a4002eab57f2e126c2f82f20fd39386d2498cb95749faea25b"
   }
   envelope = {
     env   = ["DENO_DIR"]
@@ -230,13 +230,13 @@ provider "graph" {
 provider "memory" {
   source      = "builtin/memory"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:16:03Z"
+  resolved_at = "2026-11-30T14:37:05Z"
   checksums = {
-    "darwin_amd64"  = "sha256:10f759cced375dfc8a665c53f550933df3799f8415eedc340a2df8925f3fa127"
-    "darwin_arm64"  = "sha256:10f759cced375dfc8a665c53f550933df3799f8415eedc340a2df8925f3fa127"
-    "linux_amd64"   = "sha256:10f759cced375dfc8a665c53f550933df3799f8415eedc340a2df8925f3fa127"
-    "linux_arm64"   = "sha256:10f759cced375dfc8a665c53f550933df3799f8415eedc340a2df8925f3fa127"
-    "windows_amd64" = "sha256:10f759cced375dfc8a665c53f550933df3799f8415eedc340a2df8925f3fa127"
+    "darwin_amd64"  = "sha256:a22df4f33d067f93e9b5bac5756f9d705cd8682b05a108b92e6b64883db3da7e"
+    "darwin_arm64"  = "sha256:a22df4f33d067f93e9b5bac5756f9d705cd8682b05a108b92e6b64883db3da7e"
+    "linux_amd64"   = "sha256:a22df4f33d067f93e9b5bac5756f9d705cd8682b05a108b92e6b64883db3da7e"
+    "linux_arm64"   = "sha256:a22df4f33d067f93e9b5bac5756f9d705cd8682b05a108b92e6b64883db3da7e"
+    "windows_amd64" = "sha256:a22df4f33d067f93e9b5bac5756f9d705cd8682b05a108b92e6b64883db3da7e"
   }
   envelope = {
     env   = ["HOME", "XDG_DATA_HOME"]
@@ -292,13 +292,13 @@ provider "memory" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:16:03Z"
+  resolved_at = "2026-11-30T14:37:05Z"
   checksums = {
-    "darwin_amd64"  = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
-    "darwin_arm64"  = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
-    "linux_amd64"   = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
-    "linux_arm64"   = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
-    "windows_amd64" = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
+    "darwin_amd64"  = "sha256:ea55ba39c1796af66c3fa8b2e99fe1e4ddeeb317d2c6a9b4e59719cfe6e661f7"
+    "darwin_arm64"  = "sha256:ea55ba39c1796af66c3fa8b2e99fe1e4ddeeb317d2c6a9b4e59719cfe6e661f7"
+    "linux_amd64"   = "sha256:ea55ba39c1796af66c3fa8b2e99fe1e4ddeeb317d2c6a9b4e59719cfe6e661f7"
+    "linux_arm64"   = "sha256:ea55ba39c1796af66c3fa8b2e99fe1e4ddeeb317d2c6a9b4e59719cfe6e661f7"
+    "windows_amd64" = "sha256:ea55ba39c1796af66c3fa8b2e99fe1e4ddeeb317d2c6a9b4e59719cfe6e661f7"
   }
   envelope = {
     env   = []
@@ -328,13 +328,13 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:24:30Z"
+  resolved_at = "2026-11-30T14:37:05Z"
   checksums = {
-    "darwin_amd64"  = "sha256:7e2fc76d6e4c172bb337f82bfb5d44304023b4a3e7c34d6d55c0051dad31c268"
-    "darwin_arm64"  = "sha256:7e2fc76d6e4c172bb337f82bfb5d44304023b4a3e7c34d6d55c0051dad31c268"
-    "linux_amd64"   = "sha256:7e2fc76d6e4c172bb337f82bfb5d44304023b4a3e7c34d6d55c0051dad31c268"
-    "linux_arm64"   = "sha256:7e2fc76d6e4c172bb337f82bfb5d44304023b4a3e7c34d6d55c0051dad31c268"
-    "windows_amd64" = "sha256:7e2fc76d6e4c172bb337f82bfb5d44304023b4a3e7c34d6d55c0051dad31c268"
+    "darwin_amd64"  = "sha256:398bfd602f5b31ddef8a7e55cd0e1b7bd0c565d32b1309288b07642c5795bfb4"
+    "darwin_arm64"  = "sha256:398bfd602f5b31ddef8a7e55cd0e1b7bd0c565d32b1309288b07642c5795bfb4"
+    "linux_amd64"   = "sha256:398bfd602f5b31ddef8a7e55cd0e1b7bd0c565d32b1309288b07642c5795bfb4"
+    "linux_arm64"   = "sha256:398bfd602f5b31ddef8a7e55cd0e1b7bd0c565d32b1309288b07642c5795bfb4"
+    "windows_amd64" = "sha256:398bfd602f5b31ddef8a7e55cd0e1b7bd0c565d32b1309288b07642c5795bfb4"
   }
   envelope = {
     env   = []
@@ -357,13 +357,13 @@ provider "search" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:16:03Z"
+  resolved_at = "2026-11-30T14:37:05Z"
   checksums = {
-    "darwin_amd64"  = "sha256:26c3597a61562e9157fbe0923be3fee7a2ceab5505d07ff77048a9cc62e20e15"
-    "darwin_arm64"  = "sha256:26c3597a61562e9157fbe0923be3fee7a2ceab5505d07ff77048a9cc62e20e15"
-    "linux_amd64"   = "sha256:26c3597a61562e9157fbe0923be3fee7a2ceab5505d07ff77048a9cc62e20e15"
-    "linux_arm64"   = "sha256:26c3597a61562e9157fbe0923be3fee7a2ceab5505d07ff77048a9cc62e20e15"
-    "windows_amd64" = "sha256:26c3597a61562e9157fbe0923be3fee7a2ceab5505d07ff77048a9cc62e20e15"
+    "darwin_amd64"  = "sha256:9e132cdd2956da9e3649c6d5f2e3520c80c888e0f7f3f1215404861deaaf5ba1"
+    "darwin_arm64"  = "sha256:9e132cdd2956da9e3649c6d5f2e3520c80c888e0f7f3f1215404861deaaf5ba1"
+    "linux_amd64"   = "sha256:9e132cdd2956da9e3649c6d5f2e3520c80c888e0f7f3f1215404861deaaf5ba1"
+    "linux_arm64"   = "sha256:9e132cdd2956da9e3649c6d5f2e3520c80c888e0f7f3f1215404861deaaf5ba1"
+    "windows_amd64" = "sha256:9e132cdd2956da9e3649c6d5f2e3520c80c888e0f7f3f1215404861deaaf5ba1"
   }
   envelope = {
     env   = []
@@ -418,13 +418,13 @@ provider "sh" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:16:03Z"
+  resolved_at = "2026-11-30T14:37:05Z"
   checksums = {
-    "darwin_amd64"  = "sha256:e71b7433d3e57602e0ff1d3569bb63a718d7ee68afb5e520bd2528856c891a00"
-    "darwin_arm64"  = "sha256:e71b7433d3e57602e0ff1d3569bb63a718d7ee68afb5e520bd2528856c891a00"
-    "linux_amd64"   = "sha256:e71b7433d3e57602e0ff1d3569bb63a718d7ee68afb5e520bd2528856c891a00"
-    "linux_arm64"   = "sha256:e71b7433d3e57602e0ff1d3569bb63a718d7ee68afb5e520bd2528856c891a00"
-    "windows_amd64" = "sha256:e71b7433d3e57602e0ff1d3569bb63a718d7ee68afb5e520bd2528856c891a00"
+    "darwin_amd64"  = "sha256:f530c9ff7a86cd308915b982beadae2d1ff841be61be5c2671d291b5dc05080a"
+    "darwin_arm64"  = "sha256:f530c9ff7a86cd308915b982beadae2d1ff841be61be5c2671d291b5dc05080a"
+    "linux_amd64"   = "sha256:f530c9ff7a86cd308915b982beadae2d1ff841be61be5c2671d291b5dc05080a"
+    "linux_arm64"   = "sha256:f530c9ff7a86cd308915b982beadae2d1ff841be61be5c2671d291b5dc05080a"
+    "windows_amd64" = "sha256:f530c9ff7a86cd308915b982beadae2d1ff841be61be5c2671d291b5dc05080a"
   }
   envelope = {
     env   = []
@@ -439,13 +439,13 @@ provider "tasks" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:16:03Z"
+  resolved_at = "2026-11-30T14:37:05Z"
   checksums = {
-    "darwin_amd64"  = "sha256:3758b68a4dcb821e154009f054c6dba2abc2a0c8249558cfd198aabc8870490e"
-    "darwin_arm64"  = "sha256:3758b68a4dcb821e154009f054c6dba2abc2a0c8249558cfd198aabc8870490e"
-    "linux_amd64"   = "sha256:3758b68a4dcb821e154009f054c6dba2abc2a0c8249558cfd198aabc8870490e"
-    "linux_arm64"   = "sha256:3758b68a4dcb821e154009f054c6dba2abc2a0c8249558cfd198aabc8870490e"
-    "windows_amd64" = "sha256:3758b68a4dcb821e154009f054c6dba2abc2a0c8249558cfd198aabc8870490e"
+    "darwin_amd64"  = "sha256:f84c5c37c05fa13bc785627cf7565a66f897f5db12b4ae0380e278520688581d"
+    "darwin_arm64"  = "sha256:f84c5c37c05fa13bc785627cf7565a66f897f5db12b4ae0380e278520688581d"
+    "linux_amd64"   = "sha256:f84c5c37c05fa13bc785627cf7565a66f897f5db12b4ae0380e278520688581d"
+    "linux_arm64"   = "sha256:f84c5c37c05fa13bc785627cf7565a66f897f5db12b4ae0380e278520688581d"
+    "windows_amd64" = "sha256:f84c5c37c05fa13bc785627cf7565a66f897f5db12b4ae0380e278520688581d"
   }
   envelope = {
     env   = []

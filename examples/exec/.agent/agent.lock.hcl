@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:16:04Z"
+  resolved_at = "2026-11-30T14:37:06Z"
   checksums = {
-    "darwin_amd64"  = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
-    "darwin_arm64"  = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
-    "linux_amd64"   = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
-    "linux_arm64"   = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
-    "windows_amd64" = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
+    "darwin_amd64"  = "sha256:ea55ba39c1796af66c3fa8b2e99fe1e4ddeeb317d2c6a9b4e59719cfe6e661f7"
+    "darwin_arm64"  = "sha256:ea55ba39c1796af66c3fa8b2e99fe1e4ddeeb317d2c6a9b4e59719cfe6e661f7"
+    "linux_amd64"   = "sha256:ea55ba39c1796af66c3fa8b2e99fe1e4ddeeb317d2c6a9b4e59719cfe6e661f7"
+    "linux_arm64"   = "sha256:ea55ba39c1796af66c3fa8b2e99fe1e4ddeeb317d2c6a9b4e59719cfe6e661f7"
+    "windows_amd64" = "sha256:ea55ba39c1796af66c3fa8b2e99fe1e4ddeeb317d2c6a9b4e59719cfe6e661f7"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:16:04Z"
+  resolved_at = "2026-11-30T14:37:06Z"
   checksums = {
-    "darwin_amd64"  = "sha256:26c3597a61562e9157fbe0923be3fee7a2ceab5505d07ff77048a9cc62e20e15"
-    "darwin_arm64"  = "sha256:26c3597a61562e9157fbe0923be3fee7a2ceab5505d07ff77048a9cc62e20e15"
-    "linux_amd64"   = "sha256:26c3597a61562e9157fbe0923be3fee7a2ceab5505d07ff77048a9cc62e20e15"
-    "linux_arm64"   = "sha256:26c3597a61562e9157fbe0923be3fee7a2ceab5505d07ff77048a9cc62e20e15"
-    "windows_amd64" = "sha256:26c3597a61562e9157fbe0923be3fee7a2ceab5505d07ff77048a9cc62e20e15"
+    "darwin_amd64"  = "sha256:9e132cdd2956da9e3649c6d5f2e3520c80c888e0f7f3f1215404861deaaf5ba1"
+    "darwin_arm64"  = "sha256:9e132cdd2956da9e3649c6d5f2e3520c80c888e0f7f3f1215404861deaaf5ba1"
+    "linux_amd64"   = "sha256:9e132cdd2956da9e3649c6d5f2e3520c80c888e0f7f3f1215404861deaaf5ba1"
+    "linux_arm64"   = "sha256:9e132cdd2956da9e3649c6d5f2e3520c80c888e0f7f3f1215404861deaaf5ba1"
+    "windows_amd64" = "sha256:9e132cdd2956da9e3649c6d5f2e3520c80c888e0f7f3f1215404861deaaf5ba1"
   }
   envelope = {
     env   = []

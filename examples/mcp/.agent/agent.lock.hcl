@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "files" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:16:04Z"
+  resolved_at = "2026-11-30T14:37:06Z"
   checksums = {
-    "darwin_amd64"  = "sha256:6e04a921e406c1109332559dcbac8b8df5a7fa8fe6a98a5273f2e6b337f3e5a2"
-    "darwin_arm64"  = "sha256:6e04a921e406c1109332559dcbac8b8df5a7fa8fe6a98a5273f2e6b337f3e5a2"
-    "linux_amd64"   = "sha256:6e04a921e406c1109332559dcbac8b8df5a7fa8fe6a98a5273f2e6b337f3e5a2"
-    "linux_arm64"   = "sha256:6e04a921e406c1109332559dcbac8b8df5a7fa8fe6a98a5273f2e6b337f3e5a2"
-    "windows_amd64" = "sha256:6e04a921e406c1109332559dcbac8b8df5a7fa8fe6a98a5273f2e6b337f3e5a2"
+    "darwin_amd64"  = "sha256:084453a36e4c23a4002eab57f2e126c2f82f20fd39386d2498cb95749faea25b"
+    "darwin_arm64"  = "sha256:084453a36e4c23a4002eab57f2e126c2f82f20fd39386d2498cb95749faea25b"
+    "linux_amd64"   = "sha256:084453a36e4c23a4002eab57f2e126c2f82f20fd39386d2498cb95749faea25b"
+    "linux_arm64"   = "sha256:084453a36e4c23a4002eab57f2e126c2f82f20fd39386d2498cb95749faea25b"
+    "windows_amd64" = "sha256:084453a36e4c23a4002eab57f2e126c2f82f20fd39386d2498cb95749faea25b"
   }
   envelope = {
     env   = ["DENO_DIR"]
@@ -135,13 +135,13 @@ provider "files" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:16:04Z"
+  resolved_at = "2026-11-30T14:37:06Z"
   checksums = {
-    "darwin_amd64"  = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
-    "darwin_arm64"  = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
-    "linux_amd64"   = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
-    "linux_arm64"   = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
-    "windows_amd64" = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
+    "darwin_amd64"  = "sha256:ea55ba39c1796af66c3fa8b2e99fe1e4ddeeb317d2c6a9b4e59719cfe6e661f7"
+    "darwin_arm64"  = "sha256:ea55ba39c1796af66c3fa8b2e99fe1e4ddeeb317d2c6a9b4e59719cfe6e661f7"
+    "linux_amd64"   = "sha256:ea55ba39c1796af66c3fa8b2e99fe1e4ddeeb317d2c6a9b4e59719cfe6e661f7"
+    "linux_arm64"   = "sha256:ea55ba39c1796af66c3fa8b2e99fe1e4ddeeb317d2c6a9b4e59719cfe6e661f7"
+    "windows_amd64" = "sha256:ea55ba39c1796af66c3fa8b2e99fe1e4ddeeb317d2c6a9b4e59719cfe6e661f7"
   }
   envelope = {
     env   = []

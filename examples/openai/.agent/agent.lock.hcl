@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:24:31Z"
+  resolved_at = "2026-11-30T14:37:06Z"
   checksums = {
-    "darwin_amd64"  = "sha256:d6364172f662e44603c5c0442d4a357bb8a44ab5c30d1742a9b5514a0dd65dfe"
-    "darwin_arm64"  = "sha256:d6364172f662e44603c5c0442d4a357bb8a44ab5c30d1742a9b5514a0dd65dfe"
-    "linux_amd64"   = "sha256:d6364172f662e44603c5c0442d4a357bb8a44ab5c30d1742a9b5514a0dd65dfe"
-    "linux_arm64"   = "sha256:d6364172f662e44603c5c0442d4a357bb8a44ab5c30d1742a9b5514a0dd65dfe"
-    "windows_amd64" = "sha256:d6364172f662e44603c5c0442d4a357bb8a44ab5c30d1742a9b5514a0dd65dfe"
+    "darwin_amd64"  = "sha256:1ea3323f49d8f1350987bbf991f1139fb245331991c213cff9d076faeb803c42"
+    "darwin_arm64"  = "sha256:1ea3323f49d8f1350987bbf991f1139fb245331991c213cff9d076faeb803c42"
+    "linux_amd64"   = "sha256:1ea3323f49d8f1350987bbf991f1139fb245331991c213cff9d076faeb803c42"
+    "linux_arm64"   = "sha256:1ea3323f49d8f1350987bbf991f1139fb245331991c213cff9d076faeb803c42"
+    "windows_amd64" = "sha256:1ea3323f49d8f1350987bbf991f1139fb245331991c213cff9d076faeb803c42"
   }
   envelope = {
     env   = []
@@ -35,13 +35,13 @@ provider "fs" {
 provider "openai" {
   source      = "builtin/openai"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:16:04Z"
+  resolved_at = "2026-11-30T14:37:06Z"
   checksums = {
-    "darwin_amd64"  = "sha256:40783689f1972304863120b6f29ab2a41d94e1911e050808b87016b5962048e4"
-    "darwin_arm64"  = "sha256:40783689f1972304863120b6f29ab2a41d94e1911e050808b87016b5962048e4"
-    "linux_amd64"   = "sha256:40783689f1972304863120b6f29ab2a41d94e1911e050808b87016b5962048e4"
-    "linux_arm64"   = "sha256:40783689f1972304863120b6f29ab2a41d94e1911e050808b87016b5962048e4"
-    "windows_amd64" = "sha256:40783689f1972304863120b6f29ab2a41d94e1911e050808b87016b5962048e4"
+    "darwin_amd64"  = "sha256:2daf360ec09a056c6939edd3e3d7d82c763885baecad920559db6387ec3dafba"
+    "darwin_arm64"  = "sha256:2daf360ec09a056c6939edd3e3d7d82c763885baecad920559db6387ec3dafba"
+    "linux_amd64"   = "sha256:2daf360ec09a056c6939edd3e3d7d82c763885baecad920559db6387ec3dafba"
+    "linux_arm64"   = "sha256:2daf360ec09a056c6939edd3e3d7d82c763885baecad920559db6387ec3dafba"
+    "windows_amd64" = "sha256:2daf360ec09a056c6939edd3e3d7d82c763885baecad920559db6387ec3dafba"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:24:31Z"
+  resolved_at = "2026-11-30T14:37:07Z"
   checksums = {
-    "darwin_amd64"  = "sha256:d6364172f662e44603c5c0442d4a357bb8a44ab5c30d1742a9b5514a0dd65dfe"
-    "darwin_arm64"  = "sha256:d6364172f662e44603c5c0442d4a357bb8a44ab5c30d1742a9b5514a0dd65dfe"
-    "linux_amd64"   = "sha256:d6364172f662e44603c5c0442d4a357bb8a44ab5c30d1742a9b5514a0dd65dfe"
-    "linux_arm64"   = "sha256:d6364172f662e44603c5c0442d4a357bb8a44ab5c30d1742a9b5514a0dd65dfe"
-    "windows_amd64" = "sha256:d6364172f662e44603c5c0442d4a357bb8a44ab5c30d1742a9b5514a0dd65dfe"
+    "darwin_amd64"  = "sha256:1ea3323f49d8f1350987bbf991f1139fb245331991c213cff9d076faeb803c42"
+    "darwin_arm64"  = "sha256:1ea3323f49d8f1350987bbf991f1139fb245331991c213cff9d076faeb803c42"
+    "linux_amd64"   = "sha256:1ea3323f49d8f1350987bbf991f1139fb245331991c213cff9d076faeb803c42"
+    "linux_arm64"   = "sha256:1ea3323f49d8f1350987bbf991f1139fb245331991c213cff9d076faeb803c42"
+    "windows_amd64" = "sha256:1ea3323f49d8f1350987bbf991f1139fb245331991c213cff9d076faeb803c42"
   }
   envelope = {
     env   = []
@@ -35,13 +35,13 @@ provider "fs" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:16:05Z"
+  resolved_at = "2026-11-30T14:37:07Z"
   checksums = {
-    "darwin_amd64"  = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
-    "darwin_arm64"  = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
-    "linux_amd64"   = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
-    "linux_arm64"   = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
-    "windows_amd64" = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
+    "darwin_amd64"  = "sha256:ea55ba39c1796af66c3fa8b2e99fe1e4ddeeb317d2c6a9b4e59719cfe6e661f7"
+    "darwin_arm64"  = "sha256:ea55ba39c1796af66c3fa8b2e99fe1e4ddeeb317d2c6a9b4e59719cfe6e661f7"
+    "linux_amd64"   = "sha256:ea55ba39c1796af66c3fa8b2e99fe1e4ddeeb317d2c6a9b4e59719cfe6e661f7"
+    "linux_arm64"   = "sha256:ea55ba39c1796af66c3fa8b2e99fe1e4ddeeb317d2c6a9b4e59719cfe6e661f7"
+    "windows_amd64" = "sha256:ea55ba39c1796af66c3fa8b2e99fe1e4ddeeb317d2c6a9b4e59719cfe6e661f7"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:16:05Z"
+  resolved_at = "2026-11-30T14:37:07Z"
   checksums = {
-    "darwin_amd64"  = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
-    "darwin_arm64"  = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
-    "linux_amd64"   = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
-    "linux_arm64"   = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
-    "windows_amd64" = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
+    "darwin_amd64"  = "sha256:ea55ba39c1796af66c3fa8b2e99fe1e4ddeeb317d2c6a9b4e59719cfe6e661f7"
+    "darwin_arm64"  = "sha256:ea55ba39c1796af66c3fa8b2e99fe1e4ddeeb317d2c6a9b4e59719cfe6e661f7"
+    "linux_amd64"   = "sha256:ea55ba39c1796af66c3fa8b2e99fe1e4ddeeb317d2c6a9b4e59719cfe6e661f7"
+    "linux_arm64"   = "sha256:ea55ba39c1796af66c3fa8b2e99fe1e4ddeeb317d2c6a9b4e59719cfe6e661f7"
+    "windows_amd64" = "sha256:ea55ba39c1796af66c3fa8b2e99fe1e4ddeeb317d2c6a9b4e59719cfe6e661f7"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:16:05Z"
+  resolved_at = "2026-11-30T14:37:07Z"
   checksums = {
-    "darwin_amd64"  = "sha256:e71b7433d3e57602e0ff1d3569bb63a718d7ee68afb5e520bd2528856c891a00"
-    "darwin_arm64"  = "sha256:e71b7433d3e57602e0ff1d3569bb63a718d7ee68afb5e520bd2528856c891a00"
-    "linux_amd64"   = "sha256:e71b7433d3e57602e0ff1d3569bb63a718d7ee68afb5e520bd2528856c891a00"
-    "linux_arm64"   = "sha256:e71b7433d3e57602e0ff1d3569bb63a718d7ee68afb5e520bd2528856c891a00"
-    "windows_amd64" = "sha256:e71b7433d3e57602e0ff1d3569bb63a718d7ee68afb5e520bd2528856c891a00"
+    "darwin_amd64"  = "sha256:f530c9ff7a86cd308915b982beadae2d1ff841be61be5c2671d291b5dc05080a"
+    "darwin_arm64"  = "sha256:f530c9ff7a86cd308915b982beadae2d1ff841be61be5c2671d291b5dc05080a"
+    "linux_amd64"   = "sha256:f530c9ff7a86cd308915b982beadae2d1ff841be61be5c2671d291b5dc05080a"
+    "linux_arm64"   = "sha256:f530c9ff7a86cd308915b982beadae2d1ff841be61be5c2671d291b5dc05080a"
+    "windows_amd64" = "sha256:f530c9ff7a86cd308915b982beadae2d1ff841be61be5c2671d291b5dc05080a"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:16:06Z"
+  resolved_at = "2026-11-30T14:37:07Z"
   checksums = {
-    "darwin_amd64"  = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
-    "darwin_arm64"  = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
-    "linux_amd64"   = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
-    "linux_arm64"   = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
-    "windows_amd64" = "sha256:cb48c8914a42682f359de6be8accd19500b77df3043911b27267d9d06cc7413b"
+    "darwin_amd64"  = "sha256:ea55ba39c1796af66c3fa8b2e99fe1e4ddeeb317d2c6a9b4e59719cfe6e661f7"
+    "darwin_arm64"  = "sha256:ea55ba39c1796af66c3fa8b2e99fe1e4ddeeb317d2c6a9b4e59719cfe6e661f7"
+    "linux_amd64"   = "sha256:ea55ba39c1796af66c3fa8b2e99fe1e4ddeeb317d2c6a9b4e59719cfe6e661f7"
+    "linux_arm64"   = "sha256:ea55ba39c1796af66c3fa8b2e99fe1e4ddeeb317d2c6a9b4e59719cfe6e661f7"
+    "windows_amd64" = "sha256:ea55ba39c1796af66c3fa8b2e99fe1e4ddeeb317d2c6a9b4e59719cfe6e661f7"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:16:06Z"
+  resolved_at = "2026-11-30T14:37:07Z"
   checksums = {
-    "darwin_amd64"  = "sha256:3758b68a4dcb821e154009f054c6dba2abc2a0c8249558cfd198aabc8870490e"
-    "darwin_arm64"  = "sha256:3758b68a4dcb821e154009f054c6dba2abc2a0c8249558cfd198aabc8870490e"
-    "linux_amd64"   = "sha256:3758b68a4dcb821e154009f054c6dba2abc2a0c8249558cfd198aabc8870490e"
-    "linux_arm64"   = "sha256:3758b68a4dcb821e154009f054c6dba2abc2a0c8249558cfd198aabc8870490e"
-    "windows_amd64" = "sha256:3758b68a4dcb821e154009f054c6dba2abc2a0c8249558cfd198aabc8870490e"
+    "darwin_amd64"  = "sha256:f84c5c37c05fa13bc785627cf7565a66f897f5db12b4ae0380e278520688581d"
+    "darwin_arm64"  = "sha256:f84c5c37c05fa13bc785627cf7565a66f897f5db12b4ae0380e278520688581d"
+    "linux_amd64"   = "sha256:f84c5c37c05fa13bc785627cf7565a66f897f5db12b4ae0380e278520688581d"
+    "linux_arm64"   = "sha256:f84c5c37c05fa13bc785627cf7565a66f897f5db12b4ae0380e278520688581d"
+    "windows_amd64" = "sha256:f84c5c37c05fa13bc785627cf7565a66f897f5db12b4ae0380e278520688581d"
   }
   envelope = {
     env   = []
