@@ -1929,12 +1929,43 @@ export class AgentSession implements AsyncDisposable {
     }
     const timeoutMs = durationMs(entry.schema.defaultTimeout) ??
       this.#spec.defaultToolTimeoutMs;
+    const { outcome } = await this.#invokeTool(r, turnId, signal, timeoutMs);
+    await this.#finishCall(
+      r,
+      turnId,
+      outcome ?? {
+        error: toolError(
+          ToolErrorCategory.UNKNOWN,
+          "The tool ended its stream without a result or an error.",
+        ),
+      },
+    );
+  }
+
+  /**
+   * Invokes a call's tool and reads its stream until the terminal event
+   * (or, with `timeoutMs` undefined, an interactive tool's prompt): live
+   * output and progress become session events, and a failure of the call
+   * itself becomes an error outcome (`TIMEOUT` past the deadline,
+   * `PROCESS_CRASHED` when the plugin died, else `UNKNOWN`). The call's
+   * grant lasts while the stream is read; the stream is closed on return.
+   *
+   * @throws {TurnCancelledError} When the turn is cancelled.
+   */
+  async #invokeTool(
+    r: CallRecord,
+    turnId: string,
+    signal: AbortSignal,
+    timeoutMs: number | undefined,
+  ): Promise<{ outcome?: StoredOutcome; prompt?: JsonObject }> {
+    const entry = r.entry!;
+    const call = r.call!;
     if (this.#tracer.enabled) r.span = this.#startToolSpan(r);
     const ac = new AbortController();
     const onAbort = () => ac.abort(signal.reason);
     signal.addEventListener("abort", onAbort, { once: true });
     let timedOut = false;
-    const timer = setTimeout(() => {
+    const timer = timeoutMs === undefined ? undefined : setTimeout(() => {
       timedOut = true;
       ac.abort(new Error("tool deadline exceeded"));
     }, timeoutMs);
@@ -1942,77 +1973,81 @@ export class AgentSession implements AsyncDisposable {
       entry.endpoint.identity,
       this.sessionId,
     );
-    let outcome: StoredOutcome | undefined;
     try {
-      const events = entry.endpoint.invoke(r.call!, {
+      const events = entry.endpoint.invoke(call, {
         signal: ac.signal,
-        timeoutMs,
+        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
         ...traceHeaders(r.span),
       });
       const decoder = new TextDecoder();
       for await (const ev of abortable(events, ac.signal)) {
         const e = ev.event;
-        if (e.case === "result") {
-          outcome = {
-            result: sortJsonKeys(e.value.payload ?? {}) as JsonObject,
-          };
-          break;
-        }
-        if (e.case === "error") {
-          outcome = { error: e.value };
-          break;
-        }
-        if (e.case === "outputChunk") {
-          this.#emit({
-            type: "tool_output",
-            turnId,
-            callId: r.call!.id,
-            stream: e.value.stream === OutputStream.STDERR
-              ? "stderr"
-              : "stdout",
-            text: decoder.decode(e.value.data, { stream: true }),
-          });
-        } else if (e.case === "progress") {
-          this.#emit({
-            type: "tool_progress",
-            turnId,
-            callId: r.call!.id,
-            message: e.value.message,
-            ...(e.value.fractionComplete !== undefined
-              ? { fraction: e.value.fractionComplete }
-              : {}),
-          });
+        switch (e.case) {
+          case "result":
+            return {
+              outcome: {
+                result: sortJsonKeys(e.value.payload ?? {}) as JsonObject,
+              },
+            };
+          case "error":
+            return { outcome: { error: e.value } };
+          case "partialResult":
+            if (timeoutMs === undefined) {
+              return {
+                prompt: sortJsonKeys(e.value.payload ?? {}) as JsonObject,
+              };
+            }
+            break;
+          case "outputChunk":
+            this.#emit({
+              type: "tool_output",
+              turnId,
+              callId: call.id,
+              stream: e.value.stream === OutputStream.STDERR
+                ? "stderr"
+                : "stdout",
+              text: decoder.decode(e.value.data, { stream: true }),
+            });
+            break;
+          case "progress":
+            this.#emit({
+              type: "tool_progress",
+              turnId,
+              callId: call.id,
+              message: e.value.message,
+              ...(e.value.fractionComplete !== undefined
+                ? { fraction: e.value.fractionComplete }
+                : {}),
+            });
+            break;
         }
       }
-      outcome ??= {
-        error: toolError(
-          ToolErrorCategory.UNKNOWN,
-          "The tool ended its stream without a result or an error.",
-        ),
-      };
+      return {};
     } catch (err) {
       if (signal.aborted) {
         if (r.span) endSpanWithError(r.span, err, true);
         throw new TurnCancelledError({ cause: err });
       }
       const message = err instanceof Error ? err.message : String(err);
-      outcome = timedOut
-        ? {
-          error: toolError(
-            ToolErrorCategory.TIMEOUT,
-            `The tool did not finish within ${timeoutMs} ms.`,
-            true,
-          ),
-        }
-        : err instanceof PluginCrashedError
-        ? { error: toolError(ToolErrorCategory.PROCESS_CRASHED, message) }
-        : { error: toolError(ToolErrorCategory.UNKNOWN, message) };
+      return {
+        outcome: timedOut
+          ? {
+            error: toolError(
+              ToolErrorCategory.TIMEOUT,
+              `The tool did not finish within ${timeoutMs} ms.`,
+              true,
+            ),
+          }
+          : err instanceof PluginCrashedError
+          ? { error: toolError(ToolErrorCategory.PROCESS_CRASHED, message) }
+          : { error: toolError(ToolErrorCategory.UNKNOWN, message) },
+      };
     } finally {
       clearTimeout(timer);
+      ac.abort(new Error("tool call settled"));
       signal.removeEventListener("abort", onAbort);
       release?.();
     }
-    await this.#finishCall(r, turnId, outcome);
   }
 
   /**
@@ -2028,87 +2063,56 @@ export class AgentSession implements AsyncDisposable {
   ): Promise<void> {
     const entry = r.entry!;
     const call = r.call!;
-    if (this.#tracer.enabled) r.span = this.#startToolSpan(r);
-    const ac = new AbortController();
-    const onAbort = () => ac.abort(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    const release = this.#deps.registry?.grant(
-      entry.endpoint.identity,
-      this.sessionId,
+    let { outcome, prompt } = await this.#invokeTool(
+      r,
+      turnId,
+      signal,
+      undefined,
     );
-    let outcome: StoredOutcome | undefined;
-    try {
-      let prompt: JsonObject | undefined;
-      const events = entry.endpoint.invoke(call, {
-        signal: ac.signal,
-        ...traceHeaders(r.span),
-      });
-      for await (const ev of abortable(events, ac.signal)) {
-        const e = ev.event;
-        if (e.case === "result") {
-          outcome = {
-            result: sortJsonKeys(e.value.payload ?? {}) as JsonObject,
-          };
-        } else if (e.case === "error") {
-          outcome = { error: e.value };
-        } else if (e.case === "partialResult") {
-          prompt = sortJsonKeys(e.value.payload ?? {}) as JsonObject;
-        } else continue;
-        break;
-      }
-      if (!outcome && prompt) {
-        const asked = await this.#interactive.ask({
+    if (!outcome && prompt) {
+      let asked;
+      try {
+        asked = await this.#interactive.ask({
           sessionId: this.sessionId,
           callId: call.id,
           provider: entry.provider,
           tool: call.toolName,
           prompt,
         }, signal);
-        if (asked.answered) {
-          outcome = { result: sortJsonKeys(asked.response) as JsonObject };
-        } else if (asked.decidedBy === "on_ask:fail") {
-          throw new AgentError(
-            "approval_required",
-            `Cannot run "${entry.provider}.${call.toolName}": it asks the user, nobody can answer and on_ask is "fail"`,
-          );
-        } else {
-          outcome = {
-            error: toolError(
-              ToolErrorCategory.EXECUTION_FAILED,
-              asked.decidedBy === "on_ask:timeout"
-                ? `Nobody answered within ${this.#spec.askTimeoutMs} ms. Go on with your best judgement and say what you assumed.`
-                : "Nobody can answer in this run (it is not interactive). Go on with your best judgement and say what you assumed.",
-            ),
-          };
-        }
+      } catch (err) {
+        if (r.span) endSpanWithError(r.span, err, true);
+        throw err;
       }
-      outcome ??= {
+      if (asked.answered) {
+        outcome = { result: sortJsonKeys(asked.response) as JsonObject };
+      } else if (asked.decidedBy === "on_ask:fail") {
+        const err = new AgentError(
+          "approval_required",
+          `Cannot run "${entry.provider}.${call.toolName}": it asks the user, nobody can answer and on_ask is "fail"`,
+        );
+        if (r.span) endSpanWithError(r.span, err, false);
+        throw err;
+      } else {
+        outcome = {
+          error: toolError(
+            ToolErrorCategory.EXECUTION_FAILED,
+            asked.decidedBy === "on_ask:timeout"
+              ? `Nobody answered within ${this.#spec.askTimeoutMs} ms. Go on with your best judgement and say what you assumed.`
+              : "Nobody can answer in this run (it is not interactive). Go on with your best judgement and say what you assumed.",
+          ),
+        };
+      }
+    }
+    await this.#finishCall(
+      r,
+      turnId,
+      outcome ?? {
         error: toolError(
           ToolErrorCategory.UNKNOWN,
           "The interactive tool ended its stream without a prompt, a result or an error.",
         ),
-      };
-    } catch (err) {
-      if (signal.aborted || err instanceof TurnCancelledError) {
-        if (r.span) endSpanWithError(r.span, err, true);
-        throw err instanceof TurnCancelledError
-          ? err
-          : new TurnCancelledError({ cause: err });
-      }
-      if (err instanceof AgentError) {
-        if (r.span) endSpanWithError(r.span, err, false);
-        throw err;
-      }
-      const message = err instanceof Error ? err.message : String(err);
-      outcome = err instanceof PluginCrashedError
-        ? { error: toolError(ToolErrorCategory.PROCESS_CRASHED, message) }
-        : { error: toolError(ToolErrorCategory.UNKNOWN, message) };
-    } finally {
-      ac.abort(new Error("interactive call settled"));
-      signal.removeEventListener("abort", onAbort);
-      release?.();
-    }
-    await this.#finishCall(r, turnId, outcome);
+      },
+    );
   }
 
   /**
