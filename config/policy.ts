@@ -119,6 +119,20 @@ export interface PolicyCall {
   command?: string;
 }
 
+/**
+ * The shell command a call's arguments carry: a string `command` argument
+ * (what `command` rules judge, segment by segment), else `undefined`.
+ *
+ * @param args The call's arguments.
+ * @returns The command line, if any.
+ */
+export function commandArgument(
+  args: Readonly<Record<string, unknown>> | undefined,
+): string | undefined {
+  const c = args?.command;
+  return typeof c === "string" ? c : undefined;
+}
+
 /** The outcome of {@linkcode evaluatePolicy}. */
 export interface PolicyDecision {
   /** `ask` only ever for resource calls. */

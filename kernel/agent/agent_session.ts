@@ -41,7 +41,7 @@ import {
   toBinary,
 } from "@bufbuild/protobuf";
 import { getLogger } from "@logtape/logtape";
-import type { PolicyCall } from "../../config/policy.ts";
+import { commandArgument, type PolicyCall } from "../../config/policy.ts";
 import { Category } from "../../proto/gen/pluggableharness/common/v1/types_pb.ts";
 import {
   type Message,
@@ -1641,13 +1641,13 @@ export class AgentSession implements AsyncDisposable {
    */
   #policyCall(r: CallRecord): PolicyCall {
     const s = r.entry!.schema;
-    const command = (r.call?.arguments ?? r.toolUse.arguments)?.command;
+    const command = commandArgument(r.call?.arguments ?? r.toolUse.arguments);
     return {
       kind: toolKindText(s.kind)!,
       provider: r.entry!.provider,
       toolName: s.name,
       risk: riskText(s.risk, s.kind),
-      ...(typeof command === "string" ? { command } : {}),
+      ...(command !== undefined ? { command } : {}),
     };
   }
 

@@ -26,6 +26,7 @@
  */
 import { getLogger } from "@logtape/logtape";
 import {
+  commandArgument,
   evaluatePolicy,
   type PolicyCall,
   type PolicyRule,
@@ -117,11 +118,6 @@ function ruleKey(provider: string, tool: string, command?: string): string {
   return command === undefined
     ? `${provider}\u0000${tool}`
     : `${provider}\u0000${tool}\u0000${command}`;
-}
-
-function commandOf(input: AskInput): string | undefined {
-  const c = input.input?.command;
-  return typeof c === "string" ? c : undefined;
 }
 
 /** A command pattern matching exactly `text` (glob characters escaped). */
@@ -300,7 +296,7 @@ export class ApprovalGate {
         return undefined;
       case "session":
         this.#sessionRules.set(
-          ruleKey(input.provider, input.tool, commandOf(input)),
+          ruleKey(input.provider, input.tool, commandArgument(input.input)),
           answer.decision,
         );
         return undefined;
@@ -350,7 +346,7 @@ function alwaysRulesOf(
   action: "allow" | "deny",
 ): PolicyRule[] | undefined {
   const base = `always:${input.provider}.${input.tool}`;
-  const command = commandOf(input);
+  const command = commandArgument(input.input);
   if (command === undefined) {
     return [{
       name: base,
