@@ -4,6 +4,7 @@
  * writes and edits, previews, confinement and atomic writes.
  */
 import assert from "node:assert/strict";
+import { conforms, walkSchema } from "../../tests/_schema_assert.ts";
 import { fileURLToPath } from "node:url";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { PluginHost } from "../../kernel/mod.ts";
@@ -14,10 +15,7 @@ import {
   DiffLineOp,
   type RenderTree,
 } from "../../proto/gen/pluggableharness/render/v1/types_pb.ts";
-import {
-  type Schema,
-  SchemaType,
-} from "../../proto/gen/pluggableharness/schema/v1/types_pb.ts";
+import { SchemaType } from "../../proto/gen/pluggableharness/schema/v1/types_pb.ts";
 import { ToolErrorCategory } from "../../proto/gen/pluggableharness/tool/v1/errors_pb.ts";
 import type { ToolEvent } from "../../proto/gen/pluggableharness/tool/v1/events_pb.ts";
 import { ToolService } from "../../proto/gen/pluggableharness/tool/v1/service_pb.ts";
@@ -82,48 +80,6 @@ function summaryOf(tree: RenderTree | undefined): string {
   const text = group.value.children.find((c) => c.node.case === "text")?.node;
   assert.equal(text?.case, "text");
   return text.value.content;
-}
-
-function walkSchema(s: Schema | undefined, where: string): void {
-  assert.ok(s, `${where}: a schema is present`);
-  assert.ok(
-    [
-      SchemaType.OBJECT,
-      SchemaType.STRING,
-      SchemaType.NUMBER,
-      SchemaType.BOOLEAN,
-      SchemaType.ARRAY,
-    ].includes(s.type),
-    `${where}: type is set and in the subset`,
-  );
-  if (s.type !== SchemaType.OBJECT) {
-    assert.equal(Object.keys(s.properties).length, 0, `${where}: properties`);
-    assert.equal(s.required.length, 0, `${where}: required`);
-  }
-  for (const r of s.required) {
-    assert.ok(r in s.properties, `${where}: required "${r}" is a property`);
-  }
-  if (s.type !== SchemaType.ARRAY) assert.equal(s.items, undefined);
-  if (s.type !== SchemaType.STRING) assert.equal(s.enumValues.length, 0);
-  for (const [k, v] of Object.entries(s.properties)) {
-    walkSchema(v, `${where}.${k}`);
-  }
-}
-
-/** Checks a payload against an output schema (types and required keys). */
-function conforms(payload: JsonObject, s: Schema | undefined): void {
-  assert.ok(s);
-  for (const r of s.required) assert.ok(r in payload, `result has "${r}"`);
-  for (const [k, v] of Object.entries(payload)) {
-    const p: Schema | undefined = s.properties[k];
-    assert.ok(p, `result key "${k}" is declared`);
-    const type: string | undefined = ({
-      [SchemaType.STRING]: "string",
-      [SchemaType.NUMBER]: "number",
-      [SchemaType.BOOLEAN]: "boolean",
-    } as Record<number, string>)[p.type];
-    assert.equal(typeof v, type, `result key "${k}" has its declared type`);
-  }
 }
 
 Deno.test("filesystem tool provider, through a real plugin subprocess", async (t) => {

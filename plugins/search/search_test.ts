@@ -5,16 +5,13 @@
  * sandbox) and the stream grammar.
  */
 import assert from "node:assert/strict";
+import { conforms, walkSchema } from "../../tests/_schema_assert.ts";
 import { fileURLToPath } from "node:url";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { PluginHost } from "../../kernel/mod.ts";
 import { Code, GrpcStatusError } from "../../proto/grpc_adapter.ts";
 import { Category } from "../../proto/gen/pluggableharness/common/v1/types_pb.ts";
 import { AttrType } from "../../proto/gen/pluggableharness/config/v1/types_pb.ts";
-import {
-  type Schema,
-  SchemaType,
-} from "../../proto/gen/pluggableharness/schema/v1/types_pb.ts";
 import { ToolErrorCategory } from "../../proto/gen/pluggableharness/tool/v1/errors_pb.ts";
 import type { ToolEvent } from "../../proto/gen/pluggableharness/tool/v1/events_pb.ts";
 import { ToolService } from "../../proto/gen/pluggableharness/tool/v1/service_pb.ts";
@@ -31,47 +28,6 @@ const ENTRY = fileURLToPath(new URL("./main.ts", import.meta.url));
 function isError(e: unknown, code: number, pattern?: RegExp): boolean {
   return e instanceof GrpcStatusError && e.code === code &&
     (!pattern || pattern.test(e.message));
-}
-
-function walkSchema(s: Schema | undefined, where: string): void {
-  assert.ok(s, `${where}: a schema is present`);
-  assert.ok(
-    [
-      SchemaType.OBJECT,
-      SchemaType.STRING,
-      SchemaType.NUMBER,
-      SchemaType.BOOLEAN,
-      SchemaType.ARRAY,
-    ].includes(s.type),
-    `${where}: type is set and in the subset`,
-  );
-  if (s.type !== SchemaType.OBJECT) {
-    assert.equal(Object.keys(s.properties).length, 0, `${where}: properties`);
-    assert.equal(s.required.length, 0, `${where}: required`);
-  }
-  for (const r of s.required) {
-    assert.ok(r in s.properties, `${where}: required "${r}" is a property`);
-  }
-  if (s.type !== SchemaType.ARRAY) assert.equal(s.items, undefined);
-  if (s.type !== SchemaType.STRING) assert.equal(s.enumValues.length, 0);
-  for (const [k, v] of Object.entries(s.properties)) {
-    walkSchema(v, `${where}.${k}`);
-  }
-}
-
-function conforms(payload: JsonObject, s: Schema | undefined): void {
-  assert.ok(s);
-  for (const r of s.required) assert.ok(r in payload, `result has "${r}"`);
-  for (const [k, v] of Object.entries(payload)) {
-    const p: Schema | undefined = s.properties[k];
-    assert.ok(p, `result key "${k}" is declared`);
-    const type: string | undefined = ({
-      [SchemaType.STRING]: "string",
-      [SchemaType.NUMBER]: "number",
-      [SchemaType.BOOLEAN]: "boolean",
-    } as Record<number, string>)[p.type];
-    assert.equal(typeof v, type, `result key "${k}" has its declared type`);
-  }
 }
 
 Deno.test("search tool provider, through a real plugin subprocess", async (t) => {
