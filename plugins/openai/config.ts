@@ -247,23 +247,3 @@ export function parseConfig(config: JsonObject | undefined): OpenAIConfig {
     ...(project ? { project } : {}),
   };
 }
-
-/**
- * Whether a host may be dialled under a capability envelope's `net` list
- * (`host` or `host:port` entries), so that Configure can refuse a
- * `base_url` the plugin could never reach.
- *
- * @param url The URL to dial.
- * @param net The envelope's `net` entries.
- * @returns Whether an entry covers it.
- */
-export function netAllows(url: string, net: readonly string[]): boolean {
-  const u = new URL(url);
-  const port = u.port || (u.protocol === "https:" ? "443" : "80");
-  const host = u.hostname.toLowerCase();
-  return net.some((entry) => {
-    const m = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(entry.toLowerCase());
-    if (!m) return false;
-    return m[1] === host && (m[2] === undefined || m[2] === port);
-  });
-}

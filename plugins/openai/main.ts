@@ -60,7 +60,6 @@ if (import.meta.main) {
     },
     services: (ctx) => {
       const provider = new OpenAIProvider({
-        net: manifest.capabilities.net,
         log: (message, fields) => ctx.log.info(message, fields),
       });
       return [

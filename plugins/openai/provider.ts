@@ -13,12 +13,7 @@ import {
   type ModelSpecSchema,
   StopReason,
 } from "../../proto/gen/pluggableharness/model/v1/types_pb.ts";
-import {
-  ConfigError,
-  netAllows,
-  type OpenAIConfig,
-  parseConfig,
-} from "./config.ts";
+import { ConfigError, type OpenAIConfig, parseConfig } from "./config.ts";
 import { classifyFailure, type ModelErrorInit, redact } from "./errors.ts";
 import {
   modelSpecOf,
@@ -65,15 +60,12 @@ export class RequestError extends Error {
 
 /** Options of {@linkcode OpenAIProvider}. */
 export interface OpenAIProviderOptions {
-  /** The envelope's `net` entries; a `base_url` outside them is refused. */
-  net: readonly string[];
   /** Receives log lines (never holding a secret). */
   log?: (message: string, fields?: JsonObject) => void;
 }
 
 /** The provider: configured once, then streams completions. */
 export class OpenAIProvider {
-  readonly #net: readonly string[];
   readonly #log: (message: string, fields?: JsonObject) => void;
   #config: OpenAIConfig | undefined;
   #client: OpenAI | undefined;
@@ -82,10 +74,9 @@ export class OpenAIProvider {
   /**
    * Creates an unconfigured provider.
    *
-   * @param options The envelope and logger.
+   * @param options The logger.
    */
   constructor(options: OpenAIProviderOptions) {
-    this.#net = options.net;
     this.#log = options.log ?? (() => {});
   }
 
@@ -112,7 +103,7 @@ export class OpenAIProvider {
    */
   async configure(raw: JsonObject | undefined): Promise<void> {
     const cfg = parseConfig(raw);
-    if (!baseUrlGranted(cfg.baseUrl, this.#net)) {
+    if (!baseUrlGranted(cfg.baseUrl)) {
       const u = new URL(cfg.baseUrl);
       const host = u.port
         ? u.host
@@ -410,13 +401,10 @@ export function failureOf(
 }
 
 /**
- * Whether the plugin may dial `url`: the envelope's fixed hosts, or — under
- * a declared `"*"` (the operator's hosts) — what the process was granted.
+ * Whether the plugin may dial `url`: what the process was granted (the
+ * kernel passes exactly the provider block's `allow_net`).
  */
-function baseUrlGranted(url: string, net: readonly string[]): boolean {
-  const fixed = net.filter((n) => n !== "*");
-  if (netAllows(url, fixed)) return true;
-  if (!net.includes("*")) return false;
+function baseUrlGranted(url: string): boolean {
   const u = new URL(url);
   const port = u.port || (u.protocol === "https:" ? "443" : "80");
   try {

@@ -35,13 +35,13 @@ provider "fs" {
 provider "openai" {
   source      = "builtin/openai"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:37:06Z"
+  resolved_at = "2026-11-30T14:41:51Z"
   checksums = {
-    "darwin_amd64"  = "sha256:2daf360ec09a056c6939edd3e3d7d82c763885baecad920559db6387ec3dafba"
-    "darwin_arm64"  = "sha256:2daf360ec09a056c6939edd3e3d7d82c763885baecad920559db6387ec3dafba"
-    "linux_amd64"   = "sha256:2daf360ec09a056c6939edd3e3d7d82c763885baecad920559db6387ec3dafba"
-    "linux_arm64"   = "sha256:2daf360ec09a056c6939edd3e3d7d82c763885baecad920559db6387ec3dafba"
-    "windows_amd64" = "sha256:2daf360ec09a056c6939edd3e3d7d82c763885baecad920559db6387ec3dafba"
+    "darwin_amd64"  = "sha256:3ae89e9dd2e5579904cafa7d5358a1380f85a2af32b5cc777e349493cc66327f"
+    "darwin_arm64"  = "sha256:3ae89e9dd2e5579904cafa7d5358a1380f85a2af32b5cc777e349493cc66327f"
+    "linux_amd64"   = "sha256:3ae89e9dd2e5579904cafa7d5358a1380f85a2af32b5cc777e349493cc66327f"
+    "linux_arm64"   = "sha256:3ae89e9dd2e5579904cafa7d5358a1380f85a2af32b5cc777e349493cc66327f"
+    "windows_amd64" = "sha256:3ae89e9dd2e5579904cafa7d5358a1380f85a2af32b5cc777e349493cc66327f"
   }
   envelope = {
     env   = []
