@@ -25,7 +25,7 @@ import {
   EXIT_USAGE,
   processIo,
   run as checkConfig,
-} from "./config/check_config.ts";
+} from "./cli/commands/check_config.ts";
 import denoJson from "./deno.json" with { type: "json" };
 import {
   type AgentIo,
@@ -118,7 +118,7 @@ async function lock(args: string[], io: CliIo): Promise<number> {
   }
   const dir = resolve(io.cwd, parsed.positionals[0] ?? ".");
   const { lockConfig } = await import("./config/lock.ts");
-  const { renderHuman } = await import("./config/render.ts");
+  const { renderHuman } = await import("./cli/render/check_config.ts");
   const r = await lockConfig(dir, { env: io.env });
   if (!r.ok) {
     io.stderr(

@@ -47,7 +47,7 @@ export {
   type PluginManifest,
   type PluginRuntime,
   readManifest,
-} from "./plugins/sdk/manifest.ts";
+} from "./contract/manifest.ts";
 export {
   type EffectivePermissions,
   formatDenials,
@@ -58,14 +58,14 @@ export {
   type PermissionResolution,
   resolvePermissions,
   type ResolvePermissionsOptions,
-} from "./kernel/permissions.ts";
+} from "./contract/permissions.ts";
 export {
   describeExit,
   type ExitInfo,
   PluginCrashedError,
   PluginStartError,
   type PluginStartErrorCode,
-} from "./kernel/errors.ts";
+} from "./kernel/plugin/errors.ts";
 export {
   checkConfig,
   type CheckConfigOptions,
@@ -131,7 +131,7 @@ export {
   ProviderError,
   sessionExitCode,
   type SessionOutcome,
-} from "./kernel/agent_kernel.ts";
+} from "./kernel/kernel.ts";
 export type { ErrorInfo, SessionRun } from "./kernel/agent/agent_session.ts";
 export type { Approver } from "./kernel/agent/approval_gate.ts";
 export type {
@@ -158,11 +158,11 @@ export type {
   SessionRecord,
   UnreadableSession,
   VerifyResult,
-} from "./kernel/session_store.ts";
+} from "./kernel/state/session_store.ts";
 export type {
   HookModeName,
   HookPointName,
 } from "./kernel/agent/session_spec.ts";
-export type { UsageCounts } from "./kernel/agent/cost.ts";
+export type { UsageCounts } from "./contract/cost.ts";
 export type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 export { SessionStatus } from "./proto/gen/pluggableharness/session/v1/types_pb.ts";

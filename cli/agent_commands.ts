@@ -8,14 +8,14 @@
 import { parseArgs } from "node:util";
 import { resolve } from "node:path";
 import { ConfigError, formatDiagnostic } from "../config/mod.ts";
-import type { CliIo } from "../config/check_config.ts";
+import type { CliIo } from "./commands/check_config.ts";
 import {
   type KernelSessionOptions,
   openKernel,
   openSessions,
   ProviderError,
   sessionExitCode,
-} from "../kernel/agent_kernel.ts";
+} from "../kernel/kernel.ts";
 import type { Approver } from "../kernel/agent/approval_gate.ts";
 import type { InteractiveAnswerer } from "../kernel/agent/interactive_gate.ts";
 import type {
@@ -23,11 +23,14 @@ import type {
   SessionEvent,
 } from "../kernel/agent/session_events.ts";
 import type { OnAsk } from "../kernel/agent/session_spec.ts";
-import { PluginCrashedError, PluginStartError } from "../kernel/errors.ts";
-import { SESSION_STATUS_TEXT } from "../kernel/session_store.ts";
-import { SessionNotFoundError, StateError } from "../kernel/state_errors.ts";
+import {
+  PluginCrashedError,
+  PluginStartError,
+} from "../kernel/plugin/errors.ts";
+import { SESSION_STATUS_TEXT } from "../kernel/state/session_store.ts";
+import { SessionNotFoundError, StateError } from "../kernel/state/errors.ts";
 import { SessionNotResumableError } from "../kernel/agent/errors.ts";
-import { EventRenderer, styleFor } from "./render.ts";
+import { EventRenderer, styleFor } from "./render/events.ts";
 
 /** Exit code: the run succeeded. */
 export const EXIT_OK = 0;

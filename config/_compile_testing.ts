@@ -17,11 +17,11 @@
 
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type CliIo, run } from "./check_config.ts";
+import { type CliIo, run } from "../cli/commands/check_config.ts";
 import { lockConfig } from "./lock.ts";
 import { compile, type CompileResult, type PluginArtifact } from "./compile.ts";
-import { parseManifest } from "../plugins/sdk/manifest.ts";
-import type { Diagnostic } from "./diagnostic.ts";
+import { parseManifest } from "../contract/manifest.ts";
+import type { Diagnostic } from "../contract/diagnostic.ts";
 import type { ToolDeclaration } from "./plan.ts";
 
 /** The fixture root. */

@@ -8,7 +8,11 @@
  * @module
  */
 
-import { type Diagnostic, didYouMean, type SourceRange } from "./diagnostic.ts";
+import {
+  type Diagnostic,
+  didYouMean,
+  type SourceRange,
+} from "../contract/diagnostic.ts";
 import {
   type Attribute,
   type Block,

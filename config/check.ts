@@ -8,7 +8,7 @@
  * @module
  */
 
-import { ConfigError, type Diagnostic } from "./diagnostic.ts";
+import { ConfigError, type Diagnostic } from "../contract/diagnostic.ts";
 import { compile, isLockProblem } from "./compile.ts";
 import {
   type Fingerprint,

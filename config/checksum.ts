@@ -17,7 +17,7 @@
 import { createHash } from "node:crypto";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { PluginManifest } from "../plugins/sdk/manifest.ts";
+import type { PluginManifest } from "../contract/manifest.ts";
 
 /**
  * The platforms a Deno plugin is locked for: Deno's release targets. A Deno
@@ -131,7 +131,7 @@ export interface ComputeArtifactChecksumOptions {
  * @example Usage
  * ```ts ignore
  * import { computeArtifactChecksum } from "./checksum.ts";
- * import { readManifest } from "../plugins/sdk/manifest.ts";
+ * import { readManifest } from "../contract/manifest.ts";
  * const manifest = await readManifest("plugins/echo/plugin.json");
  * const { checksum } = await computeArtifactChecksum("plugins/echo/plugin.json", manifest);
  * console.log(checksum); // sha256:…

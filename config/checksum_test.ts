@@ -6,7 +6,7 @@ import {
   computeArtifactChecksum,
   hostPlatform,
 } from "./checksum.ts";
-import { parseManifest } from "../plugins/sdk/manifest.ts";
+import { parseManifest } from "../contract/manifest.ts";
 
 function manifest(runtime: "deno" | "executable", entrypoint: string) {
   return parseManifest({

@@ -15,8 +15,8 @@
  * @module
  */
 
-import type { Diagnostic, SourceRange } from "./diagnostic.ts";
-import { didYouMean } from "./diagnostic.ts";
+import type { Diagnostic, SourceRange } from "../contract/diagnostic.ts";
+import { didYouMean } from "../contract/diagnostic.ts";
 import { type ObjectValue, parseHcl } from "./hcl/mod.ts";
 import { isAbsolute, relative, resolve } from "node:path";
 import {
@@ -24,12 +24,12 @@ import {
   PERMISSION_KINDS,
   type PermissionGrant,
   resolvePermissions,
-} from "../kernel/permissions.ts";
+} from "../contract/permissions.ts";
 import type {
   CapabilityEnvelope,
   ConfigAttributeSpec,
   PluginManifest,
-} from "../plugins/sdk/manifest.ts";
+} from "../contract/manifest.ts";
 import {
   E_CHECKSUM_MISMATCH,
   E_CHECKSUM_MISSING,

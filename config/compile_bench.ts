@@ -59,7 +59,7 @@ const denoDir = JSON.parse(
 
 async function checkConfigProcess(cache: string): Promise<void> {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "config/check_config.ts", "examples", "--locked"],
+    args: ["run", "-A", "cli/commands/check_config.ts", "examples", "--locked"],
     cwd: REPO,
     env: { XDG_CACHE_HOME: cache, DENO_DIR: denoDir, NO_COLOR: "1" },
     stdout: "null",

@@ -28,11 +28,11 @@ import { decodeGlobalConfig, selectMirror } from "./global_config.ts";
 import { loadConfigInputs } from "./files.ts";
 import { lockConfig } from "./lock.ts";
 import { formatLockFile, parseLockFile } from "./lock_file.ts";
-import { decidePolicy } from "./policy_log.ts";
+import { decidePolicy } from "../contract/policy_log.ts";
 import { planToJson, revealProviderConfig } from "./plan.ts";
-import { run } from "./check_config.ts";
+import { run } from "../cli/commands/check_config.ts";
 import { Secret } from "./hcl/mod.ts";
-import type { Diagnostic } from "./diagnostic.ts";
+import type { Diagnostic } from "../contract/diagnostic.ts";
 
 const KV_DIR = join(COMPILE_FIXTURES, "_plugins", "kv");
 const CTX_DIR = join(COMPILE_FIXTURES, "_plugins", "ctx");

@@ -12,7 +12,7 @@ import {
   type PolicyCall,
   type PolicyRule,
   type ToolKind,
-} from "./policy.ts";
+} from "../contract/policy.ts";
 import {
   chooseModel,
   orderSubscribers,

@@ -9,8 +9,8 @@
  * @module
  */
 
-import type { Diagnostic, SourceRange } from "./diagnostic.ts";
-import { didYouMean } from "./diagnostic.ts";
+import type { Diagnostic, SourceRange } from "../contract/diagnostic.ts";
+import { didYouMean } from "../contract/diagnostic.ts";
 import type { Attribute, Block, Body, ObjectValue, Value } from "./hcl/mod.ts";
 import {
   E_CONSTRAINT_UNSATISFIABLE,
@@ -20,7 +20,11 @@ import {
   E_UNKNOWN_BLOCK,
   E_UNKNOWN_PROVIDER,
 } from "./codes.ts";
-import { checkPolicies, normalizePolicy, type PolicyRule } from "./policy.ts";
+import {
+  checkPolicies,
+  normalizePolicy,
+  type PolicyRule,
+} from "../contract/policy.ts";
 import {
   type GenerationSettings,
   type ModelRef,
@@ -63,7 +67,7 @@ import {
   itemRanges,
   keyRanges,
 } from "./_schema.ts";
-import type { PermissionGrant } from "../kernel/permissions.ts";
+import type { PermissionGrant } from "../contract/permissions.ts";
 
 /** One `required_providers` entry. */
 export interface RequiredProvider {
@@ -206,7 +210,7 @@ function sourceProblem(source: string): string {
  * import { parseHcl } from "./hcl/mod.ts";
  * import assert from "node:assert/strict";
  * const { body } = parseHcl('settings {\n  log_levle = "debug"\n}\n', "agent.hcl");
- * const diagnostics: import("./diagnostic.ts").Diagnostic[] = [];
+ * const diagnostics: import("../contract/diagnostic.ts").Diagnostic[] = [];
  * decodeAgentConfig(body, diagnostics);
  * assert.equal(diagnostics[0]?.detail, 'Did you mean "log_level"?');
  * ```

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { Diagnostic } from "./diagnostic.ts";
+import type { Diagnostic } from "../contract/diagnostic.ts";
 import { parseHcl } from "./hcl/mod.ts";
 import { classifySource, decodeAgentConfig } from "./decode.ts";
 

@@ -15,7 +15,7 @@ import {
   type EffectivePermissions,
   PERMISSION_KINDS,
   type TransportPermissions,
-} from "../kernel/permissions.ts";
+} from "../contract/permissions.ts";
 import {
   evaluatePolicy,
   type PolicyAction,
@@ -24,7 +24,7 @@ import {
   RISK_CLASSES,
   type RiskClass,
   type ToolKind,
-} from "./policy.ts";
+} from "../contract/policy.ts";
 import type { Plan, PlanProfile, PlanProvider } from "./plan.ts";
 
 /** One policy decision in the report. */

@@ -12,8 +12,8 @@
  */
 
 import { getLogger } from "@logtape/logtape";
-import { findDenoConfig } from "../kernel/_module_cache.ts";
-import { didYouMean } from "./diagnostic.ts";
+import { findDenoConfig } from "../kernel/process/_module_cache.ts";
+import { didYouMean } from "../contract/diagnostic.ts";
 import { createHash } from "node:crypto";
 import {
   basename,
@@ -35,7 +35,7 @@ import {
   type ManifestError,
   parseManifest,
   type PluginManifest,
-} from "../plugins/sdk/manifest.ts";
+} from "../contract/manifest.ts";
 import {
   BUILTIN_PLUGIN_NAMES,
   BUILTIN_SOURCE_PREFIX,

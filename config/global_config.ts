@@ -22,7 +22,7 @@
  * @module
  */
 
-import type { Diagnostic, SourceRange } from "./diagnostic.ts";
+import type { Diagnostic, SourceRange } from "../contract/diagnostic.ts";
 import {
   checkSensitiveShape,
   type EnvLookup,

@@ -7,7 +7,7 @@
  */
 
 import { dirname, join } from "node:path";
-import type { Diagnostic } from "./diagnostic.ts";
+import type { Diagnostic } from "../contract/diagnostic.ts";
 import { parseHcl } from "./hcl/mod.ts";
 import { DENO_PLATFORMS, hostPlatform } from "./checksum.ts";
 import { artifactKey, compile, isLockProblem } from "./compile.ts";

@@ -40,7 +40,7 @@
  * @module
  */
 
-import type { Diagnostic, SourceRange } from "./diagnostic.ts";
+import type { Diagnostic, SourceRange } from "../contract/diagnostic.ts";
 import {
   type Block,
   type ObjectValue,
@@ -51,7 +51,7 @@ import type {
   CapabilityEnvelope,
   ConfigAttributeSpec,
   ConfigAttrType,
-} from "../plugins/sdk/manifest.ts";
+} from "../contract/manifest.ts";
 import { E_LOCK_VERSION } from "./codes.ts";
 import {
   checkBody,

@@ -44,7 +44,7 @@ export {
   type Pos,
   type Severity,
   type SourceRange,
-} from "./diagnostic.ts";
+} from "../contract/diagnostic.ts";
 export {
   checkConfig,
   type CheckConfigOptions,
@@ -159,14 +159,14 @@ export {
   type RenderInput,
   renderJson,
   sortDiagnostics,
-} from "./render.ts";
+} from "../cli/render/check_config.ts";
 export {
   type CommandSegment,
   type ParsedCommand,
   parseShellCommand,
   type ShellParseResult,
   type UnparseableCommand,
-} from "./shell_command.ts";
+} from "../contract/shell_command.ts";
 export {
   checkCommandPattern,
   type CommandPatternCheck,
@@ -180,7 +180,7 @@ export {
   type PolicyRule,
   type RiskClass,
   type ToolKind,
-} from "./policy.ts";
+} from "../contract/policy.ts";
 export {
   type GenerationSettings,
   type ModelRef,
@@ -201,10 +201,10 @@ export type {
   CategoryName,
   PluginManifest,
   PluginRuntime,
-} from "../plugins/sdk/manifest.ts";
+} from "../contract/manifest.ts";
 export type {
   EffectivePermissions,
   PermissionKind,
-} from "../kernel/permissions.ts";
+} from "../contract/permissions.ts";
 export type * from "./hcl/ast.ts";
 export * from "./codes.ts";

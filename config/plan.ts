@@ -10,7 +10,7 @@
  * @module
  */
 
-import type { SourceRange } from "./diagnostic.ts";
+import type { SourceRange } from "../contract/diagnostic.ts";
 import {
   type JsonValue,
   type ObjectValue,
@@ -21,10 +21,10 @@ import type {
   CapabilityEnvelope,
   CategoryName,
   PluginRuntime,
-} from "../plugins/sdk/manifest.ts";
-import type { EffectivePermissions } from "../kernel/permissions.ts";
-import type { PolicyRule, RiskClass, ToolKind } from "./policy.ts";
-import { specificity } from "./policy.ts";
+} from "../contract/manifest.ts";
+import type { EffectivePermissions } from "../contract/permissions.ts";
+import type { PolicyRule, RiskClass, ToolKind } from "../contract/policy.ts";
+import { specificity } from "../contract/policy.ts";
 import type {
   GenerationSettings,
   ModelRef,

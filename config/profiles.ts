@@ -32,7 +32,11 @@
  *
  * @module
  */
-import { type Diagnostic, didYouMean, type SourceRange } from "./diagnostic.ts";
+import {
+  type Diagnostic,
+  didYouMean,
+  type SourceRange,
+} from "../contract/diagnostic.ts";
 
 // ---------------------------------------------------------------------------
 // Root profile (§7.1)

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { SourceRange } from "./diagnostic.ts";
+import type { SourceRange } from "../contract/diagnostic.ts";
 import {
   BOUND_ATTRIBUTES,
   canSpawn,

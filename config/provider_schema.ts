@@ -13,8 +13,8 @@
  * @module
  */
 
-import type { Diagnostic, SourceRange } from "./diagnostic.ts";
-import { didYouMean } from "./diagnostic.ts";
+import type { Diagnostic, SourceRange } from "../contract/diagnostic.ts";
+import { didYouMean } from "../contract/diagnostic.ts";
 import {
   type Body,
   checkSensitiveShape,
@@ -30,7 +30,7 @@ import {
   CONFIG_ATTR_TYPES,
   type ConfigAttributeSpec,
   type ConfigAttrType,
-} from "../plugins/sdk/manifest.ts";
+} from "../contract/manifest.ts";
 import {
   E_MISSING_ATTR,
   E_SCHEMA_INVALID,

@@ -37,7 +37,7 @@
  * @module
  */
 import semverModule from "semver";
-import type { Diagnostic, SourceRange } from "./diagnostic.ts";
+import type { Diagnostic, SourceRange } from "../contract/diagnostic.ts";
 
 /** The seven constraint operators (`=` is also what a bare version means). */
 export type ConstraintOperator = "=" | "!=" | ">" | ">=" | "<" | "<=" | "~>";

@@ -29,32 +29,32 @@ export {
   type PluginHostOptions,
   type PluginSpec,
   SDK_ENV_NAMES,
-} from "./plugin_host.ts";
+} from "./plugin/host.ts";
 export {
   type CallbackEndpoint,
   type CallbackHost,
   type CallbackImpl,
   InProcessCallbackHost,
   type OpenEndpointOptions,
-} from "./callback_host.ts";
+} from "./callback/host.ts";
 export {
   IsolatedCallbackHost,
   type IsolatedCallbackHostOptions,
-} from "./isolated_callback_host.ts";
+} from "./callback/isolated_host.ts";
 export {
   type CallbackServiceOptions,
   createCallbackService,
   type ExactTokenCounter,
   KERNEL_OWNED_KINDS,
   type KernelServices,
-} from "./callback_service.ts";
+} from "./callback/service.ts";
 export {
   type GrantHolder,
   type LiveSession,
   SESSION_ACCESS_DENIED_MESSAGE,
   sessionAccessDenied,
   SessionRegistry,
-} from "./session_registry.ts";
+} from "./state/session_registry.ts";
 export {
   type BoundedMetric,
   boundMetric,
@@ -70,7 +70,7 @@ export {
   spanProblem,
   type TelemetryRelay,
   type TelemetrySettings,
-} from "./telemetry_relay.ts";
+} from "./telemetry/relay.ts";
 export {
   denoPermissionFlags,
   type EffectivePermissions,
@@ -83,16 +83,16 @@ export {
   resolvePermissions,
   type ResolvePermissionsOptions,
   type TransportPermissions,
-} from "./permissions.ts";
+} from "../contract/permissions.ts";
 export {
   describeExit,
   type ExitInfo,
   PluginCrashedError,
   PluginStartError,
   type PluginStartErrorCode,
-} from "./errors.ts";
-export type { PluginIdentity } from "./plugin_identity.ts";
-export { fallbackTokenCount } from "./tokens.ts";
+} from "./plugin/errors.ts";
+export type { PluginIdentity } from "../contract/plugin_identity.ts";
+export { fallbackTokenCount } from "../contract/tokens.ts";
 // State backend (issue 4): the session store, the event kinds, the hash
 // chain and the event bus.
 export {
@@ -122,15 +122,15 @@ export {
   type SessionStoreOptions,
   type UnreadableSession,
   type VerifyResult,
-} from "./session_store.ts";
+} from "./state/session_store.ts";
 export {
   DEFAULT_BUSY_TIMEOUT_MS,
   defaultSessionsDir,
   SCHEMA_VERSION,
   SqliteSessionStore,
   type SqliteSessionStoreOptions,
-} from "./sqlite_session_store.ts";
-export { MemorySessionStore } from "./memory_session_store.ts";
+} from "./state/sqlite_session_store.ts";
+export { MemorySessionStore } from "./state/memory_session_store.ts";
 export {
   EVENT_KINDS,
   type EventKindInfo,
@@ -138,7 +138,7 @@ export {
   type EventKindText,
   eventTopic,
   tryEventKindFromText,
-} from "./event_kinds.ts";
+} from "./state/event_kinds.ts";
 export {
   canonicalEventBytes,
   chainGenesis,
@@ -148,7 +148,7 @@ export {
   type StoredHashedEvent,
   verifyChain,
   type VerifyChainOptions,
-} from "./hash_chain.ts";
+} from "./state/hash_chain.ts";
 export {
   DuplicateEventIdError,
   InvalidStatusTransitionError,
@@ -164,14 +164,14 @@ export {
   type StateGrpcStatus,
   StorageError,
   UnspecifiedEventKindError,
-} from "./state_errors.ts";
+} from "./state/errors.ts";
 export {
   createUlidGenerator,
   isUlid,
   ulid,
   type UlidGenerator,
   ulidTime,
-} from "./ulid.ts";
+} from "./state/ulid.ts";
 export {
   type BusStats,
   DEFAULT_SUBSCRIBE_QUEUE_BOUND,
@@ -181,14 +181,14 @@ export {
   type PluginPublication,
   type SubscribeOptions,
   Subscription,
-} from "./event_bus.ts";
+} from "./bus/event_bus.ts";
 export {
   filterMatches,
   pluginTopic,
   type TopicIdentity,
   validateFilter,
   validateTopic,
-} from "./bus_topic.ts";
+} from "./bus/topic.ts";
 export {
   BusError,
   type BusErrorCode,
@@ -197,7 +197,7 @@ export {
   InvalidTopicError,
   InvalidTopicFilterError,
   SubscriberOverflowError,
-} from "./bus_errors.ts";
+} from "./bus/errors.ts";
 // Agent loop (issue 6): sessions, turns, hook dispatch, the plan/apply gate,
 // bounds and retries, resume and replay.
 export {
@@ -298,7 +298,7 @@ export {
   type CostOptions,
   pickPricingTier,
   type UsageCounts,
-} from "./agent/cost.ts";
+} from "../contract/cost.ts";
 export {
   callHash,
   canonicalJson,

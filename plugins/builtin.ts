@@ -12,7 +12,7 @@
  * @module
  */
 import { fileURLToPath } from "node:url";
-import { parseManifest, type PluginManifest } from "./sdk/manifest.ts";
+import { parseManifest, type PluginManifest } from "../contract/manifest.ts";
 
 /** Names of the first-party plugins. */
 export const BUILTIN_PLUGIN_NAMES: readonly string[] = [

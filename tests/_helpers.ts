@@ -7,7 +7,7 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import { configure, type LogRecord, reset } from "@logtape/logtape";
 import type { Plugin, PluginHost } from "../kernel/mod.ts";
-import type { PermissionGrant } from "../kernel/permissions.ts";
+import type { PermissionGrant } from "../contract/permissions.ts";
 import {
   parseManifest,
   type PluginManifest,

@@ -43,7 +43,7 @@
  * @module
  */
 import { dirname } from "node:path";
-import { type Kernel, openKernel } from "../kernel/agent_kernel.ts";
+import { type Kernel, openKernel } from "../kernel/kernel.ts";
 import type { SessionEvent } from "../kernel/agent/session_events.ts";
 import { makeProject, type Project } from "./_agent_project.ts";
 import { REPO } from "./_helpers.ts";

@@ -10,7 +10,7 @@
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { openKernel, openSessions } from "../kernel/agent_kernel.ts";
+import { openKernel, openSessions } from "../kernel/kernel.ts";
 import type { SessionEvent } from "../kernel/agent/session_events.ts";
 import { SessionStatus } from "../proto/gen/pluggableharness/session/v1/types_pb.ts";
 import { PATH } from "./_helpers.ts";

@@ -30,7 +30,7 @@ Deno.test("check-config examples/anthropic --locked exits 0 with ANTHROPIC_API_K
     [
       "run",
       "-A",
-      "config/check_config.ts",
+      "cli/commands/check_config.ts",
       "examples/anthropic",
       "--locked",
       "--no-cache",
@@ -79,7 +79,7 @@ Deno.test("check-config examples/anthropic names the unset ANTHROPIC_API_KEY", a
     [
       "run",
       "-A",
-      "config/check_config.ts",
+      "cli/commands/check_config.ts",
       "examples/anthropic",
       "--locked",
       "--no-cache",

@@ -10,7 +10,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { openKernel } from "../kernel/agent_kernel.ts";
+import { openKernel } from "../kernel/kernel.ts";
 import type { SessionEvent } from "../kernel/agent/session_events.ts";
 import type { ApprovalRequest } from "../kernel/mod.ts";
 import { serveWiki, WIKI_PORT } from "../examples/everyday/serve_wiki.ts";
@@ -67,7 +67,7 @@ Deno.test("examples/everyday: check-config --locked passes and --explain shows A
     const r = await deno([
       "run",
       "-A",
-      "config/check_config.ts",
+      "cli/commands/check_config.ts",
       EXAMPLE,
       "--locked",
       "--no-cache",
@@ -82,7 +82,7 @@ Deno.test("examples/everyday: check-config --locked passes and --explain shows A
     const explain = await deno([
       "run",
       "-A",
-      "config/check_config.ts",
+      "cli/commands/check_config.ts",
       dir,
       "--locked",
       "--explain",

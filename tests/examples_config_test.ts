@@ -17,7 +17,7 @@ Deno.test("check-config examples --locked exits 0", async () => {
   const r = await deno([
     "run",
     "-A",
-    "config/check_config.ts",
+    "cli/commands/check_config.ts",
     "examples",
     "--locked",
     "--no-cache",

@@ -20,7 +20,7 @@ Deno.test("check-config examples/exec --locked exits 0", async () => {
   const r = await deno([
     "run",
     "-A",
-    "config/check_config.ts",
+    "cli/commands/check_config.ts",
     EXAMPLE,
     "--locked",
     "--no-cache",
@@ -35,7 +35,7 @@ Deno.test("check-config examples/exec --locked exits 0", async () => {
   const explain = await deno([
     "run",
     "-A",
-    "config/check_config.ts",
+    "cli/commands/check_config.ts",
     EXAMPLE,
     "--explain",
     "--no-cache",
@@ -47,7 +47,7 @@ Deno.test("check-config examples/exec --locked exits 0", async () => {
   const json = await deno([
     "run",
     "-A",
-    "config/check_config.ts",
+    "cli/commands/check_config.ts",
     EXAMPLE,
     "--json",
     "--no-cache",

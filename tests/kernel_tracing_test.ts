@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import type { JsonObject } from "@bufbuild/protobuf";
-import { openKernel } from "../kernel/agent_kernel.ts";
+import { openKernel } from "../kernel/kernel.ts";
 import {
   collect,
   FakeHook,

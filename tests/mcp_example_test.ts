@@ -22,7 +22,7 @@ Deno.test("check-config examples/mcp --locked exits 0", async () => {
   const r = await deno([
     "run",
     "-A",
-    "config/check_config.ts",
+    "cli/commands/check_config.ts",
     "examples/mcp",
     "--locked",
     "--no-cache",

@@ -9,7 +9,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { openKernel } from "../kernel/agent_kernel.ts";
+import { openKernel } from "../kernel/kernel.ts";
 import type { SessionEvent } from "../kernel/mod.ts";
 import { agent, jsonLines, makeProject, README } from "./_agent_project.ts";
 import { PATH } from "./_helpers.ts";

@@ -29,7 +29,7 @@ for (const example of ["openai", "openai-compatible"]) {
     const r = await deno([
       "run",
       "-A",
-      "config/check_config.ts",
+      "cli/commands/check_config.ts",
       `examples/${example}`,
       "--locked",
       "--no-cache",

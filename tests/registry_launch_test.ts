@@ -81,7 +81,7 @@ Deno.test("a kernel loaded from a remote URL launches a builtin plugin with --ca
     // The plugin's own modules came from the remote origin, not the checkout.
     assert.ok(served.includes("/plugins/echo/main.ts"));
     assert.ok(served.includes("/plugins/sdk/serve.ts"));
-    assert.ok(served.includes("/kernel/_callback_gateway_main.ts"));
+    assert.ok(served.includes("/kernel/callback/_gateway_main.ts"));
   } finally {
     await server.shutdown();
     await Deno.remove(cwd, { recursive: true });

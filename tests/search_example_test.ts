@@ -24,7 +24,7 @@ Deno.test("check-config examples/search --locked exits 0", async () => {
   const r = await deno([
     "run",
     "-A",
-    "config/check_config.ts",
+    "cli/commands/check_config.ts",
     "examples/search",
     "--locked",
     "--no-cache",

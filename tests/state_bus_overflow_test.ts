@@ -5,9 +5,9 @@
  * events in sequence order; and no write fails because of either.
  */
 import assert from "node:assert/strict";
-import { EventBus } from "../kernel/event_bus.ts";
-import { SubscriberOverflowError } from "../kernel/bus_errors.ts";
-import { SqliteSessionStore } from "../kernel/sqlite_session_store.ts";
+import { EventBus } from "../kernel/bus/event_bus.ts";
+import { SubscriberOverflowError } from "../kernel/bus/errors.ts";
+import { SqliteSessionStore } from "../kernel/state/sqlite_session_store.ts";
 import { eventFor } from "./fixtures/state/writer_main.ts";
 
 Deno.test("a slow subscriber's overflow closes it alone; order is kept for every other subscriber", async () => {

@@ -7,13 +7,13 @@
  */
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { SqliteSessionStore } from "../kernel/sqlite_session_store.ts";
+import { SqliteSessionStore } from "../kernel/state/sqlite_session_store.ts";
 import {
   SchemaTooNewError,
   SessionUnreadableError,
-} from "../kernel/state_errors.ts";
-import { SCHEMA_VERSION } from "../kernel/_sqlite_schema.ts";
-import type { EventRecord } from "../kernel/session_store.ts";
+} from "../kernel/state/errors.ts";
+import { SCHEMA_VERSION } from "../kernel/state/_sqlite_schema.ts";
+import type { EventRecord } from "../kernel/state/session_store.ts";
 import { captureLogs, renderRecord } from "./_helpers.ts";
 import { eventFor, payloadFor } from "./fixtures/state/writer_main.ts";
 

@@ -8,8 +8,8 @@
  */
 import assert from "node:assert/strict";
 import { EventKind } from "../proto/gen/pluggableharness/kernel/v1/types_pb.ts";
-import { SqliteSessionStore } from "../kernel/sqlite_session_store.ts";
-import type { EventRecord } from "../kernel/session_store.ts";
+import { SqliteSessionStore } from "../kernel/state/sqlite_session_store.ts";
+import type { EventRecord } from "../kernel/state/session_store.ts";
 import { REPO } from "./_helpers.ts";
 import { PAYLOAD_BYTES, payloadFor } from "./fixtures/state/writer_main.ts";
 

@@ -7,7 +7,7 @@
  * one sequence and one chain.
  */
 import assert from "node:assert/strict";
-import { SqliteSessionStore } from "../kernel/sqlite_session_store.ts";
+import { SqliteSessionStore } from "../kernel/state/sqlite_session_store.ts";
 import { REPO } from "./_helpers.ts";
 
 const WRITER = `${REPO}/tests/fixtures/state/writer_main.ts`;

@@ -16,7 +16,7 @@ Deno.test("check-config examples/task --locked exits 0", async () => {
   const r = await deno([
     "run",
     "-A",
-    "config/check_config.ts",
+    "cli/commands/check_config.ts",
     "examples/task",
     "--locked",
     "--no-cache",

@@ -7,7 +7,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { openKernel } from "../kernel/agent_kernel.ts";
+import { openKernel } from "../kernel/kernel.ts";
 import type { SessionEvent } from "../kernel/agent/session_events.ts";
 import { agent, jsonLines, makeProject, type Turn } from "./_agent_project.ts";
 import { interpretAnswer } from "../cli/agent_commands.ts";

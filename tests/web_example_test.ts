@@ -18,7 +18,7 @@ Deno.test("check-config examples/web --locked exits 0", async () => {
   const r = await deno([
     "run",
     "-A",
-    "config/check_config.ts",
+    "cli/commands/check_config.ts",
     "examples/web",
     "--locked",
     "--no-cache",

@@ -25,7 +25,7 @@
 
 import type { Body, Expr, ObjectItem, TemplatePart } from "./ast.ts";
 import { SourceMap } from "./_source.ts";
-import type { SourceRange } from "../diagnostic.ts";
+import type { SourceRange } from "../../contract/diagnostic.ts";
 
 /** hcl2json would fail converting this (valid) file. */
 export class Unconvertible extends Error {

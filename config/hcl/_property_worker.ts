@@ -12,7 +12,7 @@
 
 /// <reference lib="deno.worker" />
 
-import type { SourceRange } from "../diagnostic.ts";
+import type { SourceRange } from "../../contract/diagnostic.ts";
 import type { Body, Expr, TemplatePart } from "./ast.ts";
 import { checkSensitiveShape, evaluate, parseHcl } from "./mod.ts";
 import { mutate, readFixtures, seededRandom } from "./_testing.ts";

@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { Pos, SourceRange } from "../diagnostic.ts";
+import type { Pos, SourceRange } from "../../contract/diagnostic.ts";
 
 /** Position lookup for one source text. */
 export class SourceMap {

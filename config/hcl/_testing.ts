@@ -22,7 +22,7 @@
  * @module
  */
 
-import type { Diagnostic } from "../diagnostic.ts";
+import type { Diagnostic } from "../../contract/diagnostic.ts";
 import type { Body } from "./ast.ts";
 import { evaluate } from "./evaluate.ts";
 import { checkSensitiveShape } from "./sensitive.ts";

@@ -10,7 +10,7 @@
  * @module
  */
 
-import type { SourceRange } from "../diagnostic.ts";
+import type { SourceRange } from "../../contract/diagnostic.ts";
 
 /** The contents of a file or of a block: attributes and nested blocks. */
 export interface Body {

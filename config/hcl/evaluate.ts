@@ -19,7 +19,7 @@ import {
   type Diagnostic,
   didYouMean,
   type SourceRange,
-} from "../diagnostic.ts";
+} from "../../contract/diagnostic.ts";
 import type { BinaryOp, Expr, TemplatePart } from "./ast.ts";
 import {
   E_ENV_UNSET,

@@ -47,7 +47,12 @@
  * @module
  */
 
-export type { Diagnostic, Pos, Severity, SourceRange } from "../diagnostic.ts";
+export type {
+  Diagnostic,
+  Pos,
+  Severity,
+  SourceRange,
+} from "../../contract/diagnostic.ts";
 export type {
   Attribute,
   BinaryExpr,

@@ -21,7 +21,7 @@ import {
   type Diagnostic,
   levenshtein,
   type SourceRange,
-} from "../diagnostic.ts";
+} from "../../contract/diagnostic.ts";
 import type {
   Attribute,
   BinaryOp,

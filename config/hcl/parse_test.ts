@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { Diagnostic, SourceRange } from "../diagnostic.ts";
+import type { Diagnostic, SourceRange } from "../../contract/diagnostic.ts";
 import type { Expr } from "./ast.ts";
 import { MAX_NESTING, parseHcl, sourceText } from "./mod.ts";
 

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { Diagnostic } from "../diagnostic.ts";
+import type { Diagnostic } from "../../contract/diagnostic.ts";
 import type { Expr } from "./ast.ts";
 import { E_SECRET_SHAPE } from "./codes.ts";
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { formatDiagnostic } from "../diagnostic.ts";
+import { formatDiagnostic } from "../../contract/diagnostic.ts";
 import { checkSensitiveShape, parseHcl } from "./mod.ts";
 
 function check(src: string) {

@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { SourceRange } from "../diagnostic.ts";
+import type { SourceRange } from "../../contract/diagnostic.ts";
 
 /**
  * Returns the source text covered by a range (by its byte offsets).

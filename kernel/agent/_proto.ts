@@ -20,9 +20,9 @@ import {
   ToolErrorCategory,
   ToolErrorSchema,
 } from "../../proto/gen/pluggableharness/tool/v1/errors_pb.ts";
-import { CATEGORY_NAMES } from "../../plugins/sdk/manifest.ts";
-import type { PluginIdentity } from "../plugin_identity.ts";
-import type { Producer } from "../session_store.ts";
+import { CATEGORY_NAMES } from "../../contract/manifest.ts";
+import type { PluginIdentity } from "../../contract/plugin_identity.ts";
+import type { Producer } from "../state/session_store.ts";
 import { sortJsonKeys } from "./doom_loop.ts";
 import { toolErrorText } from "./session_events.ts";
 

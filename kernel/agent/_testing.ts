@@ -49,8 +49,8 @@ import {
   DispatchHookResponseSchema,
 } from "../../proto/gen/pluggableharness/hook/v1/rpc_response_pb.ts";
 import { HookDecision } from "../../proto/gen/pluggableharness/hook/v1/types_pb.ts";
-import type { PluginIdentity } from "../plugin_identity.ts";
-import { MemorySessionStore } from "../memory_session_store.ts";
+import type { PluginIdentity } from "../../contract/plugin_identity.ts";
+import { MemorySessionStore } from "../state/memory_session_store.ts";
 import { sleep } from "./_async.ts";
 import type {
   EndpointCallOptions,

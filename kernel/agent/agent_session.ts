@@ -41,7 +41,7 @@ import {
   toBinary,
 } from "@bufbuild/protobuf";
 import { getLogger } from "@logtape/logtape";
-import { commandArgument, type PolicyCall } from "../../config/policy.ts";
+import { commandArgument, type PolicyCall } from "../../contract/policy.ts";
 import { Category } from "../../proto/gen/pluggableharness/common/v1/types_pb.ts";
 import {
   type Message,
@@ -87,17 +87,20 @@ import {
   ToolSchemaSchema,
 } from "../../proto/gen/pluggableharness/tool/v1/types_pb.ts";
 import { OutputStream } from "../../proto/gen/pluggableharness/tool/v1/events_pb.ts";
-import { planItemEntriesOf } from "../_convert.ts";
-import { PluginCrashedError } from "../errors.ts";
-import type { PluginIdentity } from "../plugin_identity.ts";
-import type { LiveSession, SessionRegistry } from "../session_registry.ts";
+import { planItemEntriesOf } from "../state/_convert.ts";
+import { PluginCrashedError } from "../plugin/errors.ts";
+import type { PluginIdentity } from "../../contract/plugin_identity.ts";
+import type {
+  LiveSession,
+  SessionRegistry,
+} from "../state/session_registry.ts";
 import {
   KERNEL_PRODUCER,
   SESSION_STATUS_TEXT,
   type SessionLog,
   type SessionStore,
-} from "../session_store.ts";
-import { ulid } from "../ulid.ts";
+} from "../state/session_store.ts";
+import { ulid } from "../state/ulid.ts";
 import {
   abortable,
   AbortedIteration,
@@ -133,7 +136,7 @@ import {
   passThroughAssembler,
   preambleSections,
 } from "./context_assembly.ts";
-import { CostBudget } from "./cost.ts";
+import { CostBudget } from "../../contract/cost.ts";
 import { callHash, DoomLoopDetector, sortJsonKeys } from "./doom_loop.ts";
 import type { HookEndpoint, ModelEndpoint, ToolEndpoint } from "./endpoints.ts";
 import {
@@ -1637,7 +1640,7 @@ export class AgentSession implements AsyncDisposable {
   /**
    * What policy judges: kind, provider, tool and risk, and the arguments'
    * string `command` when there is one (a shell line such as `exec.bash`'s:
-   * policy then judges each of its segments, config/policy.ts).
+   * policy then judges each of its segments, contract/policy.ts).
    */
   #policyCall(r: CallRecord): PolicyCall {
     const s = r.entry!.schema;

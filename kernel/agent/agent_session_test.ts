@@ -11,10 +11,10 @@ import { HookDecision } from "../../proto/gen/pluggableharness/hook/v1/types_pb.
 import { SessionStatus } from "../../proto/gen/pluggableharness/session/v1/types_pb.ts";
 import { ToolErrorCategory } from "../../proto/gen/pluggableharness/tool/v1/errors_pb.ts";
 import type { StreamCompletionRequest } from "../../proto/gen/pluggableharness/model/v1/rpc_request_pb.ts";
-import type { PolicyRule } from "../../config/policy.ts";
-import { eventKindInfo } from "../event_kinds.ts";
-import { SessionRegistry } from "../session_registry.ts";
-import type { MemorySessionStore } from "../memory_session_store.ts";
+import type { PolicyRule } from "../../contract/policy.ts";
+import { eventKindInfo } from "../state/event_kinds.ts";
+import { SessionRegistry } from "../state/session_registry.ts";
+import type { MemorySessionStore } from "../state/memory_session_store.ts";
 import { toolError } from "./_proto.ts";
 import { SchemaType } from "../../proto/gen/pluggableharness/schema/v1/types_pb.ts";
 import {
@@ -42,7 +42,7 @@ import {
   runSession,
   type RunSessionOptions,
 } from "./agent_session.ts";
-import { CostBudget } from "./cost.ts";
+import { CostBudget } from "../../contract/cost.ts";
 import { replaySession } from "./history.ts";
 import type { SessionEvent } from "./session_events.ts";
 import type { HookSubscription, SessionSpec } from "./session_spec.ts";
@@ -1514,7 +1514,7 @@ Deno.test("a successful terminates_turn call ends the loop after its post-tool-c
 });
 
 Deno.test("out-of-scope calls, invalid arguments, tool errors and crashes become error results", async () => {
-  const { PluginCrashedError } = await import("../errors.ts");
+  const { PluginCrashedError } = await import("../plugin/errors.ts");
   const pre = new FakeHook("pre");
   const h = setup({
     ops: [
@@ -2041,7 +2041,7 @@ Deno.test("§6.2 MUST 6: the kernel sets call_context (session, turn, working di
 });
 
 Deno.test("§6.2 circuit breaker: after 3 crashed calls in a row a provider is no longer called this session", async () => {
-  const { PluginCrashedError } = await import("../errors.ts");
+  const { PluginCrashedError } = await import("../plugin/errors.ts");
   let calls = 0;
   const h = setup({
     ops: [{

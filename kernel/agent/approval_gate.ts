@@ -30,8 +30,8 @@ import {
   evaluatePolicy,
   type PolicyCall,
   type PolicyRule,
-} from "../../config/policy.ts";
-import { parseShellCommand } from "../../config/shell_command.ts";
+} from "../../contract/policy.ts";
+import { parseShellCommand } from "../../contract/shell_command.ts";
 import { firstAnswer } from "./_first_answer.ts";
 import {
   AgentError,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import type { PolicyRule } from "../../config/policy.ts";
-import { evaluatePolicy } from "../../config/policy.ts";
+import type { PolicyRule } from "../../contract/policy.ts";
+import { evaluatePolicy } from "../../contract/policy.ts";
 import { ApprovalGate } from "./approval_gate.ts";
 
 function gate(persisted: PolicyRule[], scope: "session" | "always") {

@@ -14,7 +14,7 @@ import {
   type Message,
   Stability,
 } from "../../proto/gen/pluggableharness/content/v1/types_pb.ts";
-import { fallbackTokenCount } from "../tokens.ts";
+import { fallbackTokenCount } from "../../contract/tokens.ts";
 import { textBlock } from "./_proto.ts";
 import type { PreambleSection } from "./session_spec.ts";
 

@@ -36,8 +36,8 @@ import {
   SESSION_STATUS_TEXT,
   type SessionLog,
   type SessionStore,
-} from "../session_store.ts";
-import { ulid } from "../ulid.ts";
+} from "../state/session_store.ts";
+import { ulid } from "../state/ulid.ts";
 import { toolError, toolResultBlock } from "./_proto.ts";
 import {
   applyEventOf,

@@ -40,8 +40,8 @@ import {
   HookMode,
 } from "../../proto/gen/pluggableharness/hook/v1/types_pb.ts";
 import { ModelRefSchema } from "../../proto/gen/pluggableharness/model/v1/types_pb.ts";
-import { PluginCrashedError } from "../errors.ts";
-import type { PluginIdentity } from "../plugin_identity.ts";
+import { PluginCrashedError } from "../plugin/errors.ts";
+import type { PluginIdentity } from "../../contract/plugin_identity.ts";
 import { producerRefOfIdentity } from "./_proto.ts";
 import {
   type HookEndpoint,

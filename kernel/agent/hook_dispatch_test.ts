@@ -4,7 +4,7 @@ import { HookPayloadSchema } from "../../proto/gen/pluggableharness/hook/v1/even
 import { HookErrorCategory } from "../../proto/gen/pluggableharness/hook/v1/errors_pb.ts";
 import { HookDecision } from "../../proto/gen/pluggableharness/hook/v1/types_pb.ts";
 import { Role } from "../../proto/gen/pluggableharness/content/v1/types_pb.ts";
-import { PluginCrashedError } from "../errors.ts";
+import { PluginCrashedError } from "../plugin/errors.ts";
 import { ack, FakeHook, hang, type HookBehaviour } from "./_testing.ts";
 import { HookDispatcher, type HookFailure } from "./hook_dispatch.ts";
 import { HookChainAbortedError, TurnCancelledError } from "./errors.ts";

@@ -46,11 +46,11 @@ import {
   UsageSchema,
 } from "../../proto/gen/pluggableharness/model/v1/types_pb.ts";
 import { chooseModel, type TurnRequirements } from "../../config/profiles.ts";
-import { PluginCrashedError } from "../errors.ts";
-import type { PluginIdentity } from "../plugin_identity.ts";
-import { ulid } from "../ulid.ts";
+import { PluginCrashedError } from "../plugin/errors.ts";
+import type { PluginIdentity } from "../../contract/plugin_identity.ts";
+import { ulid } from "../state/ulid.ts";
 import { durationMs } from "./_proto.ts";
-import { computeCostUsd } from "./cost.ts";
+import { computeCostUsd } from "../../contract/cost.ts";
 import { sortJsonKeys } from "./doom_loop.ts";
 import type { ModelEndpoint } from "./endpoints.ts";
 import {

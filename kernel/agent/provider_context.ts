@@ -47,7 +47,7 @@ import {
   type MemoryRecord,
   MemoryType,
 } from "../../proto/gen/pluggableharness/memory/v1/types_pb.ts";
-import { fallbackTokenCount } from "../tokens.ts";
+import { fallbackTokenCount } from "../../contract/tokens.ts";
 import type {
   ContextAssembler,
   ContextAssembly,

@@ -41,8 +41,8 @@ import { HookPoint } from "../../proto/gen/pluggableharness/common/v1/types_pb.t
 import type {
   RiskClass as PolicyRisk,
   ToolKind as PolicyKind,
-} from "../../config/policy.ts";
-import { type UsageCounts, usageCounts } from "./cost.ts";
+} from "../../contract/policy.ts";
+import { type UsageCounts, usageCounts } from "../../contract/cost.ts";
 import type { HookModeName, HookPointName } from "./session_spec.ts";
 
 /** A session's status as stored text. */

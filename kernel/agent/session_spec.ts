@@ -7,7 +7,7 @@
  * @module
  */
 import type { ToolSchema } from "../../proto/gen/pluggableharness/tool/v1/types_pb.ts";
-import type { PolicyRule } from "../../config/policy.ts";
+import type { PolicyRule } from "../../contract/policy.ts";
 import type { GenerationSettings } from "../../config/profiles.ts";
 
 /** The profile's scope of one provider whose tools may change. */

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { Diagnostic } from "../../config/diagnostic.ts";
+import type { Diagnostic } from "../../contract/diagnostic.ts";
 import type { Plan, PlanProfile } from "../../config/plan.ts";
 import { resolveToolScope, selectRootProfile } from "../../config/profiles.ts";
 import type { ToolSchema } from "../../proto/gen/pluggableharness/tool/v1/types_pb.ts";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { create } from "@bufbuild/protobuf";
 import { HookPayloadSchema } from "../../proto/gen/pluggableharness/hook/v1/events_pb.ts";
 import { HookDecision } from "../../proto/gen/pluggableharness/hook/v1/types_pb.ts";
-import type { PolicyRule } from "../../config/policy.ts";
+import type { PolicyRule } from "../../contract/policy.ts";
 import {
   ack,
   collect,

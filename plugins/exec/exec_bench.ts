@@ -5,8 +5,8 @@
  *
  *   deno bench -A plugins/exec/exec_bench.ts
  */
-import { parseShellCommand } from "../../config/shell_command.ts";
-import { evaluatePolicy, type PolicyRule } from "../../config/policy.ts";
+import { parseShellCommand } from "../../contract/shell_command.ts";
+import { evaluatePolicy, type PolicyRule } from "../../contract/policy.ts";
 import { ShellProcess } from "./_process.ts";
 
 const TYPICAL = "git status --short && git diff --stat | tail -5";

@@ -31,7 +31,7 @@
  */
 import type { JsonObject, MessageInitShape } from "@bufbuild/protobuf";
 import { isAbsolute, relative, resolve } from "node:path";
-import { parseShellCommand } from "../../config/shell_command.ts";
+import { parseShellCommand } from "../../contract/shell_command.ts";
 import { Code, GrpcStatusError } from "../../proto/grpc_adapter.ts";
 import {
   type RenderTreeSchema,

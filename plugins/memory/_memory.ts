@@ -7,7 +7,7 @@
  * @module
  */
 import { isAbsolute, resolve } from "node:path";
-import { expandPath } from "../../kernel/permissions.ts";
+import { expandPath } from "../../contract/permissions.ts";
 
 /** A variable the plugin may read, else `undefined` (never throws). */
 function envOf(name: string): string | undefined {

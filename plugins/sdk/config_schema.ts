@@ -13,7 +13,7 @@ import {
   CONFIG_ATTR_TYPES,
   type ConfigAttributeSpec,
   type PluginManifest,
-} from "./manifest.ts";
+} from "../../contract/manifest.ts";
 
 function attribute(
   a: ConfigAttributeSpec,

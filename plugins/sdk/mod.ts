@@ -70,7 +70,7 @@ export {
   type PluginManifest,
   type PluginRuntime,
   readManifest,
-} from "./manifest.ts";
+} from "../../contract/manifest.ts";
 export {
   Code,
   GrpcStatusError,

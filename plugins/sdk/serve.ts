@@ -34,7 +34,7 @@ import {
 } from "../../proto/gen/grpc/health/v1/health_pb.ts";
 import type { KernelCallbackService } from "../../proto/gen/pluggableharness/kernel/v1/service_pb.ts";
 import { createPluginLogger, type PluginLogger } from "./logger.ts";
-import type { CategoryName } from "./manifest.ts";
+import type { CategoryName } from "../../contract/manifest.ts";
 
 /** The typed client of the kernel's callback service. */
 export type KernelClient = ServiceClient<typeof KernelCallbackService>;

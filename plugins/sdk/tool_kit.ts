@@ -23,7 +23,10 @@ import {
 import type { ToolErrorCategory } from "../../proto/gen/pluggableharness/tool/v1/errors_pb.ts";
 import type { InvokeResponseSchema } from "../../proto/gen/pluggableharness/tool/v1/rpc_response_pb.ts";
 import type { Category } from "../../proto/gen/pluggableharness/common/v1/types_pb.ts";
-import { CATEGORY_NAMES, type PluginManifest } from "./manifest.ts";
+import {
+  CATEGORY_NAMES,
+  type PluginManifest,
+} from "../../contract/manifest.ts";
 
 /** A schema of the tool-schema subset, as `create()` takes it. */
 export type SchemaInit = MessageInitShape<typeof SchemaSchema>;

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { EventKind } from "../../proto/gen/pluggableharness/kernel/v1/types_pb.ts";
 import { SessionStatus } from "../../proto/gen/pluggableharness/session/v1/types_pb.ts";
 import type { BusEvent } from "../../proto/gen/pluggableharness/kernel/v1/events_pb.ts";
-import { EventBus } from "../../kernel/event_bus.ts";
+import { EventBus } from "../../kernel/bus/event_bus.ts";
 import {
   type EmitInput,
   type EventRecord,
@@ -17,7 +17,7 @@ import {
   type Producer,
   type SessionLog,
   type SessionStore,
-} from "../../kernel/session_store.ts";
+} from "../../kernel/state/session_store.ts";
 import {
   DuplicateEventIdError,
   InvalidStatusTransitionError,
@@ -26,8 +26,8 @@ import {
   SessionExistsError,
   SessionNotFoundError,
   UnspecifiedEventKindError,
-} from "../../kernel/state_errors.ts";
-import { isUlid, ulid } from "../../kernel/ulid.ts";
+} from "../../kernel/state/errors.ts";
+import { isUlid, ulid } from "../../kernel/state/ulid.ts";
 
 /** A store under test and how to dispose of it. */
 export interface StoreFixture {

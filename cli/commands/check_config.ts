@@ -1,0 +1,282 @@
+/**
+ * `check-config [dir] [--json] [--locked] [--explain]`: checks the agent
+ * configuration of a project and says, before any agent runs, whether
+ * `agent.hcl` is valid, whether every provider is locked to an exact,
+ * checksummed version, and that no plugin gets more than it declares.
+ *
+ *     deno task check-config examples --locked
+ *
+ * Exit codes: 0 valid; 1 invalid configuration; 2 lock file missing (with
+ * `--locked`), unreadable, outdated or mismatched; 3 usage error.
+ *
+ * An unchanged run replays its cached result (see `_cache.ts`); only a miss
+ * loads the compiler.
+ *
+ * @module
+ */
+
+import { parseArgs } from "node:util";
+import { isAbsolute, join, relative, resolve } from "node:path";
+import { computeCacheKey, lookup, store } from "./_check_config_cache.ts";
+import { globalConfigPath } from "../../config/_xdg.ts";
+
+/** Where a CLI command reads and writes, so that tests capture output. */
+export interface CliIo {
+  /** Writes to standard output. */
+  stdout(text: string): void;
+  /** Writes to standard error. */
+  stderr(text: string): void;
+  /** Whether standard output is a terminal (colour only then). */
+  isTerminal: boolean;
+  /** The environment (`NO_COLOR`, `XDG_*`, `HOME`, and what `env()` reads). */
+  env: Readonly<Record<string, string | undefined>>;
+  /** The current directory. */
+  cwd: string;
+  /**
+   * The platform whose checksums are checked.
+   * @default {the host's}
+   */
+  platform?: string;
+}
+
+/**
+ * The process's own streams, environment and directory.
+ *
+ * @returns An {@linkcode CliIo} for a real run.
+ */
+export function processIo(): CliIo {
+  const enc = new TextEncoder();
+  const write = (stream: typeof Deno.stdout, text: string) => {
+    const bytes = enc.encode(text);
+    let off = 0;
+    while (off < bytes.length) off += stream.writeSync(bytes.subarray(off));
+  };
+  return {
+    stdout: (t) => write(Deno.stdout, t),
+    stderr: (t) => write(Deno.stderr, t),
+    isTerminal: Deno.stdout.isTerminal(),
+    env: Deno.env.toObject(),
+    cwd: Deno.cwd(),
+  };
+}
+
+/** The `--help` text of `check-config`. */
+export const CHECK_CONFIG_HELP: string =
+  `Usage: check-config [dir] [--json] [--locked] [--explain]
+
+Checks the agent configuration in dir (default: the current directory):
+agent.hcl, .agent/agent.lock.hcl, the global $XDG_CONFIG_HOME/agent/config.hcl
+and the manifest of every plugin available locally. Prints every problem with
+its source line, grouped by file, then a one-line summary.
+
+Options:
+  --json       Print one JSON document: format_version, valid, the
+               diagnostics and, when valid, the plan (secrets redacted)
+  --locked     Require a complete, current lock file (for CI)
+  --explain    Show, per profile, the tools in scope, each plugin's
+               permissions as the Deno flags it will get, and the policy
+               outcome per tool
+  --no-cache   Neither use nor update the result cache
+  --no-color   Never colour the output (also: NO_COLOR, or not a terminal)
+  -h, --help   Show this help
+
+Exit codes: 0 valid; 1 invalid configuration; 2 lock file missing (with
+--locked), unreadable, outdated or not matching; 3 usage error.
+`;
+
+/** The usage line printed with a usage error. */
+export const CHECK_CONFIG_USAGE =
+  "Usage: check-config [dir] [--json] [--locked] [--explain] [--no-cache] [--no-color]";
+
+/** The usage-error exit code. */
+export const EXIT_USAGE = 3;
+
+/**
+ * Runs `check-config`.
+ *
+ * @example Usage
+ * ```ts
+ * import { run } from "./check_config.ts";
+ * import assert from "node:assert/strict";
+ * let out = "";
+ * const code = await run(["examples", "--locked", "--json", "--no-cache"], {
+ *   stdout: (t) => (out += t), stderr: () => {}, isTerminal: false,
+ *   env: { HOME: "/nonexistent" }, cwd: Deno.cwd(),
+ * });
+ * assert.equal(code, 0);
+ * assert.equal(JSON.parse(out).valid, true);
+ * ```
+ *
+ * @param args The arguments after the command name.
+ * @param io Streams, environment, directory.
+ * @returns The exit code.
+ */
+export async function run(
+  args: readonly string[],
+  io: CliIo = processIo(),
+): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...args],
+      allowPositionals: true,
+      strict: true,
+      options: {
+        json: { type: "boolean" },
+        locked: { type: "boolean" },
+        explain: { type: "boolean" },
+        "no-cache": { type: "boolean" },
+        "no-color": { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+  } catch (err) {
+    io.stderr(
+      `${CHECK_CONFIG_USAGE}\nerror: ${
+        err instanceof Error ? err.message : err
+      }\n`,
+    );
+    return EXIT_USAGE;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    io.stdout(CHECK_CONFIG_HELP);
+    return 0;
+  }
+  if (positionals.length > 1) {
+    io.stderr(
+      `${CHECK_CONFIG_USAGE}\nerror: expected at most one directory, got ${positionals.length}: ${
+        positionals.map((p) => JSON.stringify(p)).join(" ")
+      }\n`,
+    );
+    return EXIT_USAGE;
+  }
+  const dir = resolve(io.cwd, positionals[0] ?? ".");
+  try {
+    if (!(await Deno.stat(dir)).isDirectory) {
+      io.stderr(
+        `${CHECK_CONFIG_USAGE}\nerror: "${
+          positionals[0]
+        }" is not a directory\n`,
+      );
+      return EXIT_USAGE;
+    }
+  } catch {
+    io.stderr(
+      `${CHECK_CONFIG_USAGE}\nerror: there is no directory "${
+        positionals[0] ?? "."
+      }"\n`,
+    );
+    return EXIT_USAGE;
+  }
+  const color = io.isTerminal && !values["no-color"] && !io.env.NO_COLOR &&
+    !values.json;
+  const flags = [
+    values.json ? "--json" : "",
+    values.locked ? "--locked" : "",
+    values.explain ? "--explain" : "",
+  ].filter(Boolean);
+  const { hostPlatform } = await import("../../config/checksum.ts");
+  const platform = io.platform ?? hostPlatform();
+  const globalPath = globalConfigPath(io.env);
+  // --explain runs the context chain, whose inputs (AGENTS.md files, the
+  // memory store) the cache key does not cover: never cached.
+  const useCache = !values["no-cache"] && !values.explain;
+  let key: string | undefined;
+  if (useCache) {
+    key = await computeCacheKey({
+      dir,
+      flags: [...flags, `cwd=${io.cwd}`],
+      color,
+      platform,
+      globalPath: globalPath === undefined
+        ? undefined
+        : resolve(dir, globalPath),
+    });
+    const hit = await lookup(key, io.env);
+    if (hit) {
+      if (hit.stdout) io.stdout(hit.stdout);
+      if (hit.stderr) io.stderr(hit.stderr);
+      return hit.exitCode;
+    }
+  }
+
+  const { checkConfig } = await import("../../config/check.ts");
+  const { renderHuman, renderJson } = await import("../render/check_config.ts");
+  const result = await checkConfig(dir, {
+    locked: values.locked ?? false,
+    env: io.env,
+    platform,
+  });
+  let explain;
+  if (values.explain && result.plan) {
+    const { explainPlan } = await import("../../config/explain.ts");
+    const { SDK_ENV_NAMES } = await import("../../kernel/plugin/host.ts");
+    explain = explainPlan(result.plan, SDK_ENV_NAMES);
+    if (
+      result.plan.providers.some((p) =>
+        p.category === "context" || p.category === "memory"
+      )
+    ) {
+      const { measureContextChain } = await import("../../kernel/kernel.ts");
+      try {
+        const m = await measureContextChain(dir, result.plan, io.env);
+        if (m) {
+          explain.context = {
+            sections: m.sections.map((s) => ({ ...s })),
+            tokens: m.sections.reduce((n, s) => n + s.tokens, 0),
+            problems: m.reports.filter((r) => r.outcome !== "ok").map((r) =>
+              `${r.provider}: ${r.outcome.replaceAll("_", " ")}${
+                r.message ? ` (${r.message})` : ""
+              }`
+            ),
+          };
+        }
+      } catch (err) {
+        explain.context = {
+          sections: [],
+          tokens: 0,
+          problems: [
+            `the context chain could not be run: ${
+              err instanceof Error ? err.message : String(err)
+            }`,
+          ],
+        };
+      }
+    }
+  }
+  const displayFile = (f: string) => {
+    if (f.startsWith("~") || isAbsolute(f)) return f;
+    const r = relative(io.cwd, join(dir, f));
+    return r === "" ? "." : r.split("\\").join("/");
+  };
+  let stdout: string;
+  if (values.json) {
+    stdout = renderJson(result, explain);
+  } else {
+    stdout = renderHuman(result, {
+      color,
+      displayFile,
+      locked: values.locked ?? false,
+    });
+    if (explain) {
+      const { formatExplain } = await import("../../config/explain.ts");
+      stdout += "\n" + formatExplain(explain);
+    } else if (values.explain) {
+      stdout += "\n(--explain needs a valid configuration.)\n";
+    }
+  }
+  io.stdout(stdout);
+  if (useCache && key !== undefined) {
+    const fingerprints = [...result.fingerprints];
+    await store(key, { exitCode: result.exitCode, stdout, stderr: "" }, {
+      fingerprints,
+      envNames: result.envNames,
+    }, io.env);
+  }
+  return result.exitCode;
+}
+
+if (import.meta.main) {
+  Deno.exit(await run(Deno.args));
+}

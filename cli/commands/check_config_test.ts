@@ -1,0 +1,188 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import {
+  COMPILE_FIXTURES,
+  tempProject,
+} from "../../config/_compile_testing.ts";
+import { CHECK_CONFIG_HELP, type CliIo, run } from "./check_config.ts";
+import { lockConfig } from "../../config/lock.ts";
+
+const ESC = "\x1b[";
+
+function io(
+  cwd: string,
+  env: Record<string, string> = {},
+  isTerminal = false,
+): CliIo & { out: () => string; err: () => string } {
+  let out = "";
+  let err = "";
+  return {
+    stdout: (t) => (out += t),
+    stderr: (t) => (err += t),
+    isTerminal,
+    env: { HOME: "/nonexistent-home", ...env },
+    cwd,
+    platform: "linux_amd64",
+    out: () => out,
+    err: () => err,
+  };
+}
+
+const PLUGIN_MANIFEST = JSON.stringify({
+  name: "p",
+  version: "1.0.0",
+  category: "tool",
+  protocol_version: 1,
+  runtime: "deno",
+  entrypoint: "main.ts",
+  config_schema: [{ name: "key", type: "string", sensitive: true }],
+});
+
+async function project(): Promise<string> {
+  return await tempProject({
+    "agent.hcl":
+      'required_providers {\n  p = { source = "./plugin", version = "1.0.0" }\n}\nprovider "p" {\n  key = env("P_KEY")\n}\n',
+    "plugin/plugin.json": PLUGIN_MANIFEST,
+    "plugin/main.ts": 'import "./lib.ts";\n',
+    "plugin/lib.ts": "export const v = 1;\n",
+  });
+}
+
+Deno.test("check-config --help prints the usage, flags and exit codes", async () => {
+  const t = io(Deno.cwd());
+  assert.equal(await run(["--help"], t), 0);
+  assert.equal(t.out(), CHECK_CONFIG_HELP);
+  assert.match(t.out(), /--locked/);
+  assert.match(t.out(), /3 usage error/);
+});
+
+Deno.test("check-config exits 3 on a usage error, with the usage and error: on stderr", async () => {
+  for (
+    const args of [["--frobnicate"], ["a", "b"], ["--json=yes"], [
+      "does-not-exist",
+    ]]
+  ) {
+    const t = io(Deno.cwd());
+    assert.equal(await run(args, t), 3, args.join(" "));
+    assert.equal(t.out(), "");
+    assert.match(t.err(), /^Usage: check-config/);
+    assert.match(t.err(), /\nerror: /);
+  }
+});
+
+Deno.test("check-config colours only on a terminal, and never with NO_COLOR or --no-color or --json", async () => {
+  const dir = join(COMPILE_FIXTURES, "invalid", "conflicting_policies");
+  const tty = io(dir, {}, true);
+  await run([".", "--no-cache"], tty);
+  assert.ok(tty.out().includes(ESC));
+  for (
+    const [env, args] of [[{ NO_COLOR: "1" }, []], [{}, [
+      "--no-color",
+    ]]] as const
+  ) {
+    const t = io(dir, env, true);
+    await run([".", "--no-cache", ...args], t);
+    assert.ok(!t.out().includes(ESC));
+  }
+  const plain = io(dir, {}, false);
+  await run([".", "--no-cache"], plain);
+  assert.ok(!plain.out().includes(ESC));
+});
+
+Deno.test("check-config names files relative to the current directory", async () => {
+  const dir = join(COMPILE_FIXTURES, "invalid", "conflicting_policies");
+  const t = io(join(dir, ".."));
+  assert.equal(await run(["conflicting_policies", "--no-cache"], t), 1);
+  assert.match(t.out(), /--> conflicting_policies\/agent\.hcl:6:1/);
+  assert.match(t.out(), /^conflicting_policies\/agent\.hcl: 2 errors/);
+});
+
+Deno.test("check-config caches its result and notices every input change", async () => {
+  const dir = await project();
+  const cache = await Deno.makeTempDir({ prefix: "ph-agent-cache-" });
+  const env = { XDG_CACHE_HOME: cache, P_KEY: "first-secret-value" };
+  const check = async (extra: Record<string, string> = {}) => {
+    const t = io(dir, { ...env, ...extra });
+    const code = await run([".", "--locked"], t);
+    return { code, out: t.out() };
+  };
+  try {
+    assert.equal((await check()).code, 2); // no lock file
+    assert.ok((await lockConfig(dir, { globalConfig: null, env })).ok);
+    const fresh = await check();
+    assert.equal(fresh.code, 0);
+    const entries = [
+      ...Deno.readDirSync(join(cache, "ph-agent", "check-config")),
+    ]
+      .filter((e) => e.name.endsWith(".json"));
+    assert.equal(entries.length, 2);
+    // The cache holds no environment value in clear.
+    for (const e of entries) {
+      const text = await Deno.readTextFile(
+        join(cache, "ph-agent", "check-config", e.name),
+      );
+      assert.ok(!text.includes("first-secret-value"));
+    }
+    assert.deepEqual(await check(), fresh); // replayed
+    // A plugin module changes: the cached result is not reused.
+    await Deno.writeTextFile(
+      join(dir, "plugin", "lib.ts"),
+      "export const v = 2;\n",
+    );
+    assert.equal((await check()).code, 2);
+    assert.ok((await lockConfig(dir, { globalConfig: null, env })).ok);
+    assert.equal((await check()).code, 0);
+    // An env() variable becomes unset: not reused either.
+    const unset = io(dir, { XDG_CACHE_HOME: cache });
+    assert.equal(await run([".", "--locked"], unset), 1);
+    assert.match(unset.out(), /E_ENV_UNSET/);
+    // agent.hcl changes.
+    await Deno.writeTextFile(
+      join(dir, "agent.hcl"),
+      (await Deno.readTextFile(join(dir, "agent.hcl"))) + "bogus {\n}\n",
+    );
+    assert.equal((await check()).code, 1);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+    await Deno.remove(cache, { recursive: true });
+  }
+});
+
+Deno.test("check-config --json writes one versioned document; --explain adds the report", async () => {
+  const dir = join(COMPILE_FIXTURES, "valid", "full");
+  const env = {
+    XDG_CONFIG_HOME: join(dir, "xdg"),
+    CLAUDE_API_KEY: "k1",
+    KV_TOKEN: "k2",
+    KV_CLIENT_KEY: "k3",
+  };
+  const t = io(dir, env);
+  assert.equal(
+    await run([".", "--json", "--explain", "--no-cache", "--locked"], t),
+    0,
+  );
+  const doc = JSON.parse(t.out());
+  assert.deepEqual(Object.keys(doc), [
+    "format_version",
+    "valid",
+    "exit_code",
+    "error_count",
+    "warning_count",
+    "diagnostics",
+    "plan",
+    "explain",
+  ]);
+  assert.equal(doc.explain.profiles[0].name, "default");
+  assert.ok(doc.explain.sdkEnv.length > 0);
+  const human = io(dir, env);
+  assert.equal(await run([".", "--explain", "--no-cache"], human), 0);
+  assert.match(human.out(), /Profile "auditor"/);
+  assert.match(
+    human.out(),
+    /deno flags: --allow-env=<sdk env>,KV_REGION --allow-read=<socket dir>,\.\/data/,
+  );
+  assert.match(
+    human.out(),
+    /drop, resource, critical: deny {2}\[policy "never_drop"\]/,
+  );
+});

@@ -1,0 +1,472 @@
+/**
+ * Sub-agents (kernel.md §6.7, config.md §7.5–7.7): the kernel side of
+ * `RunSession`. A plugin invoked for session P asks for a child session
+ * under a named `agent_profile`; the {@linkcode SubagentSupervisor} runs it
+ * to its end and answers with the child's final message, its terminal
+ * status and its whole-subtree usage.
+ *
+ * The rules, all computed from the kernel's in-memory session tree (the
+ * {@linkcode SessionRegistry}'s live sessions), never from storage:
+ *
+ * - **Fresh context.** The child's history starts with the prompt alone;
+ *   nothing of the parent's history crosses over, and only the child's
+ *   final message crosses back.
+ * - **Depth.** `remaining(child) = min(remaining(P) − 1, child max_depth)`,
+ *   further narrowed by the request's `remaining_depth`. Recursion is
+ *   denied by default: a profile without `max_depth` gets 0. A parent with
+ *   no remaining depth is refused (`FAILED_PRECONDITION`), and a session
+ *   whose remaining depth is 0 has its spawn-capable tools removed from its
+ *   registry ({@linkcode capSpawnTools}).
+ * - **Spawn-capable tools.** A tool operation is spawn-capable when its name
+ *   is one of {@linkcode SPAWN_CAPABLE_TOOL_NAMES} (`spawn_subagent`, the
+ *   reference name). `ToolSchema` has no field to declare it, so the name is
+ *   the declaration; any other tool that calls `RunSession` is still
+ *   refused at run time by the depth check.
+ * - **Cost.** The child's budget node hangs below P's, so every dollar it
+ *   (or its descendants) spends is debited at every ancestor:
+ *   `remaining(child) = min(remaining(P), request value, child max_cost_usd)`.
+ *   A request value of 0 (proto3's unset) does not narrow.
+ * - **Scope.** `scoped_providers` may narrow the profile's providers (tool
+ *   providers, and the model chain when model providers are named); naming
+ *   a provider outside the profile is `INVALID_ARGUMENT`.
+ * - **Concurrency.** At most `max_concurrent_subagents` children of one
+ *   parent run at once ({@linkcode DEFAULT_MAX_CONCURRENT_SUBAGENTS} when
+ *   unset); further spawns queue in arrival order. The parent's turn joins
+ *   on all of them because each tool call awaits its `RunSession`.
+ * - **Cancellation.** A child runs under the parent's current turn signal,
+ *   the caller's call signal and the supervisor's own: cancelling the parent
+ *   cancels every in-flight child (and, through their turn signals, their
+ *   children). A cancelled child still records `cancelled` durably.
+ * - **No sibling channel.** The supervisor offers nothing that addresses
+ *   another session: a child is only ever reachable through the
+ *   `RunSession` call that created it, and every session-scoped RPC needs a
+ *   grant on the named session, which a sibling's plugin never holds.
+ *
+ * @module
+ */
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import { Code, GrpcStatusError } from "../../proto/grpc_status.ts";
+import { Category } from "../../proto/gen/pluggableharness/common/v1/types_pb.ts";
+import type { RunSessionRequest } from "../../proto/gen/pluggableharness/kernel/v1/rpc_request_pb.ts";
+import type { RunSessionResultSchema } from "../../proto/gen/pluggableharness/kernel/v1/rpc_response_pb.ts";
+import { SessionStatus } from "../../proto/gen/pluggableharness/session/v1/types_pb.ts";
+import type { ToolSchema } from "../../proto/gen/pluggableharness/tool/v1/types_pb.ts";
+import { type AgentDeps, runSession } from "./agent_session.ts";
+import { CostBudget } from "../../contract/cost.ts";
+import type { SessionSpec } from "./session_spec.ts";
+import type { PluginIdentity } from "../../contract/plugin_identity.ts";
+import type { SessionRegistry } from "../state/session_registry.ts";
+import { SESSION_STATUS_TEXT } from "../state/session_store.ts";
+
+/** The operation names that make a tool spawn-capable. */
+export const SPAWN_CAPABLE_TOOL_NAMES: ReadonlySet<string> = new Set([
+  "spawn_subagent",
+]);
+
+/**
+ * The remaining depth of a root session whose profile sets no `max_depth`
+ * (the spec leaves `kernel_default_max_depth` open; ref-impl is unbounded).
+ */
+export const KERNEL_DEFAULT_MAX_DEPTH = 3;
+
+/** The cap on a parent's in-flight children when its profile sets none. */
+export const DEFAULT_MAX_CONCURRENT_SUBAGENTS = 4;
+
+/**
+ * Whether a tool operation can start a child session.
+ *
+ * @param schema The operation's schema.
+ * @returns True for the names in {@linkcode SPAWN_CAPABLE_TOOL_NAMES}.
+ */
+export function isSpawnCapable(schema: Pick<ToolSchema, "name">): boolean {
+  return SPAWN_CAPABLE_TOOL_NAMES.has(schema.name);
+}
+
+/**
+ * Removes every spawn-capable tool from a spec when its session's remaining
+ * depth is 0 or less (schema removal: the model never sees them).
+ *
+ * @example Usage
+ * ```ts
+ * import { capSpawnTools } from "./subagents.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const tools = new Map([["agents", [{ name: "spawn_subagent" }, { name: "peek" }]]]);
+ * const spec = { profile: "p", models: [], tools } as never;
+ * const capped = capSpawnTools(spec, 0);
+ * assert.deepEqual(capped.tools?.get("agents")?.map((s) => s.name), ["peek"]);
+ * assert.equal(capSpawnTools(spec, 1), spec);
+ * ```
+ *
+ * @param spec The session's spec.
+ * @param remainingDepth The session's remaining depth.
+ * @returns The spec, without spawn-capable tools when the depth is spent.
+ */
+export function capSpawnTools(
+  spec: SessionSpec,
+  remainingDepth: number,
+): SessionSpec {
+  if (remainingDepth > 0 || spec.tools === undefined) return spec;
+  const tools = new Map<string, readonly ToolSchema[]>();
+  for (const [provider, schemas] of spec.tools) {
+    const kept = schemas.filter((s) => !isSpawnCapable(s));
+    if (kept.length > 0) tools.set(provider, kept);
+  }
+  // A provider whose tools are re-read each turn must not bring them back.
+  const dynamicTools = spec.dynamicTools && new Map(
+    [...spec.dynamicTools].map(([provider, scope]) => [provider, {
+      ...scope,
+      exclude: [...(scope.exclude ?? []), ...SPAWN_CAPABLE_TOOL_NAMES],
+    }]),
+  );
+  return { ...spec, tools, ...(dynamicTools ? { dynamicTools } : {}) };
+}
+
+/**
+ * The remaining depth of a root session.
+ *
+ * @param maxDepth The root profile's `max_depth`.
+ * @returns `max_depth ?? KERNEL_DEFAULT_MAX_DEPTH`.
+ */
+export function rootRemainingDepth(maxDepth: number | undefined): number {
+  return maxDepth ?? KERNEL_DEFAULT_MAX_DEPTH;
+}
+
+/**
+ * A child's remaining depth: `min(parent − 1, max_depth)`, where an unset
+ * `max_depth` is 0 (recursion is denied by default), narrowed by the
+ * request's value, never below 0.
+ *
+ * @example Usage
+ * ```ts
+ * import { childRemainingDepth } from "./subagents.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(childRemainingDepth(3, undefined), 0); // recursion denied by default
+ * assert.equal(childRemainingDepth(3, 5), 2);         // the parent's budget wins
+ * assert.equal(childRemainingDepth(3, 5, 1), 1);      // the request narrows
+ * ```
+ *
+ * @param parentRemaining The parent's remaining depth.
+ * @param maxDepth The child profile's `max_depth`.
+ * @param requested The request's `remaining_depth`, if any.
+ * @returns The child's remaining depth.
+ */
+export function childRemainingDepth(
+  parentRemaining: number,
+  maxDepth: number | undefined,
+  requested?: number,
+): number {
+  return Math.max(
+    0,
+    Math.min(parentRemaining - 1, maxDepth ?? 0, requested ?? Infinity),
+  );
+}
+
+/** What the supervisor needs to know about a profile. */
+export interface SubagentProfile {
+  /** The spec a session of the profile runs with (tools not yet depth-capped). */
+  readonly spec: SessionSpec;
+  /** `max_depth`. */
+  readonly maxDepth?: number;
+  /** `max_concurrent_subagents`. */
+  readonly maxConcurrentSubagents?: number;
+}
+
+/** Options of {@linkcode SubagentSupervisor}. */
+export interface SubagentSupervisorOptions {
+  /** The live sessions (the in-memory session tree). */
+  readonly registry: SessionRegistry;
+  /** Store, plugins and effects (read when a child starts). */
+  readonly deps: () => AgentDeps;
+  /**
+   * A profile by name; `undefined` when no such profile is declared.
+   *
+   * @throws When the profile cannot run (its tools or model are not loaded).
+   */
+  readonly profile: (name: string) => SubagentProfile | undefined;
+}
+
+type RunSessionResultInit = MessageInitShape<typeof RunSessionResultSchema>;
+
+interface Slots {
+  active: number;
+  readonly waiters: (() => void)[];
+}
+
+interface Totals {
+  input: number;
+  output: number;
+}
+
+const STATUS_OF_TEXT = new Map<string, SessionStatus>(
+  Object.entries(SESSION_STATUS_TEXT).map(([k, v]) => [v, Number(k)]),
+);
+
+function status(
+  code: ConstructorParameters<typeof GrpcStatusError>[0],
+  message: string,
+): GrpcStatusError {
+  return new GrpcStatusError(code, message);
+}
+
+/** Runs child sessions for `RunSession`. */
+export class SubagentSupervisor {
+  readonly #options: SubagentSupervisorOptions;
+  readonly #slots = new Map<string, Slots>();
+  readonly #totals = new Map<string, Totals>();
+  readonly #inflight = new Set<Promise<unknown>>();
+  readonly #closing = new AbortController();
+
+  /**
+   * Creates the supervisor.
+   *
+   * @param options The registry, the deps and the profiles.
+   */
+  constructor(options: SubagentSupervisorOptions) {
+    this.#options = options;
+  }
+
+  /** Children running now, across all parents. */
+  get running(): number {
+    let n = 0;
+    for (const s of this.#slots.values()) n += s.active;
+    return n;
+  }
+
+  /**
+   * Runs a child session to its end (the `RunSession` handler).
+   *
+   * @param caller The calling plugin (authorized on the parent).
+   * @param request The validated request.
+   * @param signal Aborts when the caller cancels its call.
+   * @returns The child's id, final message, status and subtree usage.
+   * @throws {GrpcStatusError} `PERMISSION_DENIED` (parent not live or not
+   * granted), `NOT_FOUND` (unknown profile), `INVALID_ARGUMENT` (widened
+   * scope), `FAILED_PRECONDITION` (no depth left, or the profile cannot
+   * run), `RESOURCE_EXHAUSTED` (no cost budget left), `CANCELLED`
+   * (cancelled while queued).
+   */
+  run(
+    caller: PluginIdentity,
+    request: RunSessionRequest,
+    signal: AbortSignal,
+  ): Promise<RunSessionResultInit> {
+    const p = this.#run(caller, request, signal);
+    this.#inflight.add(p);
+    const done = () => this.#inflight.delete(p);
+    p.then(done, done);
+    return p;
+  }
+
+  /**
+   * Cancels every running child and waits until each has ended (its status
+   * durably recorded).
+   */
+  async close(): Promise<void> {
+    this.#closing.abort(new Error("the kernel is closing"));
+    while (this.#inflight.size > 0) {
+      await Promise.allSettled([...this.#inflight]);
+    }
+  }
+
+  async #run(
+    caller: PluginIdentity,
+    request: RunSessionRequest,
+    callSignal: AbortSignal,
+  ): Promise<RunSessionResultInit> {
+    const { registry } = this.#options;
+    const parentId = request.parentSessionId;
+    const parent = registry.authorize(caller, parentId);
+    if (!(parent.remainingDepth > 0)) {
+      throw status(
+        Code.FAILED_PRECONDITION,
+        `session ${parentId} cannot spawn a sub-agent: its remaining depth is ${parent.remainingDepth}`,
+      );
+    }
+    let profile: SubagentProfile | undefined;
+    try {
+      profile = this.#options.profile(request.profile);
+    } catch (err) {
+      throw status(
+        Code.FAILED_PRECONDITION,
+        `profile "${request.profile}" cannot run: ${
+          err instanceof Error ? err.message : String(err)
+        }`,
+      );
+    }
+    if (!profile) {
+      throw status(
+        Code.NOT_FOUND,
+        `no agent_profile named "${request.profile}" is declared`,
+      );
+    }
+    const remainingDepth = childRemainingDepth(
+      parent.remainingDepth,
+      profile.maxDepth,
+      request.remainingDepth,
+    );
+    const spec = capSpawnTools(
+      narrowScope(profile.spec, request.scopedProviders),
+      remainingDepth,
+    );
+    const budget = new CostBudget(
+      request.remainingCostBudgetUsd > 0
+        ? request.remainingCostBudgetUsd
+        : undefined,
+      parent.budget,
+    );
+    if (budget.exhausted) {
+      throw status(
+        Code.RESOURCE_EXHAUSTED,
+        `session ${parentId} has no cost budget left for a sub-agent`,
+      );
+    }
+    const signal = AbortSignal.any(
+      [callSignal, parent.turnSignal, this.#closing.signal].filter((
+        s,
+      ): s is AbortSignal => s !== undefined),
+    );
+    const cap = parent.profile === undefined
+      ? undefined
+      : this.#options.profile(parent.profile)?.maxConcurrentSubagents;
+    const release = await this.#acquire(
+      parentId,
+      cap ?? DEFAULT_MAX_CONCURRENT_SUBAGENTS,
+      signal,
+    );
+    let childId: string | undefined;
+    try {
+      const run = runSession(spec, this.#options.deps(), {
+        prompt: request.prompt,
+        signal,
+        parentSessionId: parentId,
+        depth: (parent.depth ?? 0) + 1,
+        parentBudget: budget,
+        remainingDepth,
+      });
+      let totals: Totals = { input: 0, output: 0 };
+      try {
+        for await (const e of run) {
+          if (e.type === "session_started") {
+            childId = e.sessionId;
+            this.#totals.set(childId, totals);
+          } else if (e.type === "message" && e.usage) {
+            totals.input += e.usage.inputTokens;
+            totals.output += e.usage.outputTokens;
+          }
+        }
+      } catch (err) {
+        throw status(
+          Code.FAILED_PRECONDITION,
+          `the sub-agent of profile "${request.profile}" cannot start: ${
+            err instanceof Error ? err.message : String(err)
+          }`,
+        );
+      }
+      const result = await run.result;
+      totals = this.#totals.get(result.sessionId) ?? totals;
+      // A grandchild's usage rolls into its parent's subtree totals.
+      const up = this.#totals.get(parentId);
+      if (up) {
+        up.input += totals.input;
+        up.output += totals.output;
+      }
+      return {
+        sessionId: result.sessionId,
+        ...(result.finalMessage ? { finalMessage: result.finalMessage } : {}),
+        status: STATUS_OF_TEXT.get(result.status) ?? SessionStatus.FAILED,
+        totalCostUsd: budget.spentUsd,
+        totalInputTokens: BigInt(totals.input),
+        totalOutputTokens: BigInt(totals.output),
+      };
+    } finally {
+      if (childId !== undefined) this.#totals.delete(childId);
+      release();
+    }
+  }
+
+  /** Waits for one of the parent's `cap` slots (FIFO). */
+  async #acquire(
+    parentId: string,
+    cap: number,
+    signal: AbortSignal,
+  ): Promise<() => void> {
+    let slots = this.#slots.get(parentId);
+    if (!slots) {
+      slots = { active: 0, waiters: [] };
+      this.#slots.set(parentId, slots);
+    }
+    const s = slots;
+    if (s.active >= cap) {
+      await new Promise<void>((resolve, reject) => {
+        const onAbort = () => {
+          const i = s.waiters.indexOf(wake);
+          if (i >= 0) s.waiters.splice(i, 1);
+          reject(status(
+            Code.CANCELLED,
+            "the sub-agent was cancelled while it waited for a slot",
+          ));
+        };
+        const wake = () => {
+          signal.removeEventListener("abort", onAbort);
+          resolve();
+        };
+        if (signal.aborted) return onAbort();
+        signal.addEventListener("abort", onAbort, { once: true });
+        s.waiters.push(wake);
+      });
+    } else {
+      s.active++;
+    }
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = s.waiters.shift();
+      if (next) return next(); // the slot passes to the next waiter
+      s.active--;
+      if (s.active === 0) this.#slots.delete(parentId);
+    };
+  }
+}
+
+/**
+ * Narrows a profile's spec to the requested providers: tool providers not
+ * named are dropped, and the model chain keeps only the named model
+ * providers when any is named. Naming a provider the profile does not have
+ * is `INVALID_ARGUMENT` (scope may narrow, never widen).
+ */
+function narrowScope(
+  spec: SessionSpec,
+  refs: RunSessionRequest["scopedProviders"],
+): SessionSpec {
+  if (refs.length === 0) return spec;
+  const tools = spec.tools ?? new Map<string, readonly ToolSchema[]>();
+  const models = new Set(spec.models.map((m) => m.provider));
+  const keepTools = new Set<string>();
+  const keepModels = new Set<string>();
+  for (const ref of refs) {
+    const inProfile = ref.category === Category.TOOL
+      ? tools.has(ref.name)
+      : ref.category === Category.MODEL
+      ? models.has(ref.name)
+      : false;
+    if (!inProfile) {
+      throw status(
+        Code.INVALID_ARGUMENT,
+        `scoped_providers may only narrow the profile's providers: "${ref.name}" (${
+          Category[ref.category]
+        }) is not in profile "${spec.profile}"`,
+      );
+    }
+    (ref.category === Category.TOOL ? keepTools : keepModels).add(ref.name);
+  }
+  return {
+    ...spec,
+    tools: new Map([...tools].filter(([p]) => keepTools.has(p))),
+    models: keepModels.size === 0
+      ? spec.models
+      : spec.models.filter((m) => keepModels.has(m.provider)),
+  };
+}

@@ -1,0 +1,629 @@
+/**
+ * The part of a session log that both stores share: input validation, the
+ * per-session write queue with group commit, the republish on the bus after
+ * commit, and handle reference counting. A store supplies a
+ * {@linkcode SessionBackend} that commits a batch atomically and reads.
+ *
+ * @module
+ */
+import { getLogger } from "@logtape/logtape";
+import { EventKind } from "../../proto/gen/pluggableharness/kernel/v1/types_pb.ts";
+import { SessionStatus } from "../../proto/gen/pluggableharness/session/v1/types_pb.ts";
+import { CATEGORY_NAMES } from "../../contract/manifest.ts";
+import type { EventBus } from "../bus/event_bus.ts";
+import { type EventKindInfo, eventKindInfo } from "./event_kinds.ts";
+import {
+  type CostLedgerEntry,
+  type CostLedgerRecord,
+  type EmitInput,
+  type EmittedEvent,
+  type EventRecord,
+  KERNEL_PRODUCER,
+  type PlanItemEntry,
+  type PlanItemRecord,
+  type Producer,
+  type ProducerRecord,
+  type ReadEventsOptions,
+  type RecoveryReport,
+  SESSION_STATUS_TEXT,
+  type SessionLog,
+  type SessionRecord,
+  type VerifyResult,
+} from "./session_store.ts";
+import {
+  ReservedProducerError,
+  SessionClosedError,
+  StorageError,
+} from "./errors.ts";
+import { createUlidGenerator } from "./ulid.ts";
+import { eventHash } from "./hash_chain.ts";
+
+const log = getLogger(["ph-agent", "kernel", "state"]);
+
+/** The default number of writes committed in one transaction. */
+export const DEFAULT_MAX_BATCH_SIZE = 512;
+/** Events fetched per read page. */
+export const READ_PAGE_SIZE = 1000;
+
+/** A normalized cost row (tokens as numbers). */
+export interface CostRow {
+  readonly providerName: string;
+  readonly modelId: string;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cacheWriteTokens: number;
+  readonly cacheReadTokens: number;
+  readonly costUsd: number;
+}
+
+/** A validated emit with its kernel-assigned id and timestamp. */
+export interface EmitOp {
+  readonly type: "emit";
+  readonly id: string;
+  readonly timestamp: string;
+  readonly info: EventKindInfo;
+  readonly producer: Producer;
+  readonly schemaVersion: string;
+  readonly payload: Uint8Array;
+  readonly cost: readonly CostRow[];
+  readonly planItems: readonly PlanItemEntry[];
+}
+
+/**
+ * The chained hash of an emit written at `sequence` after `prev` (one
+ * place for both stores).
+ */
+export function emitOpHash(
+  prev: Uint8Array,
+  sequence: number,
+  op: EmitOp,
+): Uint8Array {
+  const p = op.producer;
+  return eventHash(prev, {
+    sequence,
+    id: op.id,
+    timestamp: op.timestamp,
+    kind: op.info.text,
+    producerCategory: p.category,
+    producerName: p.name,
+    producerVersion: p.version,
+    schemaVersion: op.schemaVersion,
+    payload: op.payload,
+    cost: op.cost,
+    planItems: op.planItems,
+  });
+}
+
+/** A status change. */
+export interface StatusOp {
+  readonly type: "status";
+  readonly status: SessionStatus;
+  readonly at: string;
+}
+
+/** One queued write. */
+export type WriteOp = EmitOp | StatusOp;
+
+/** The outcome of one write of a batch. */
+export type WriteOutcome =
+  | { readonly ok: true; readonly sequence: number }
+  | { readonly ok: false; readonly error: Error };
+
+/** What a store implements per open session. */
+export interface SessionBackend {
+  readonly sessionId: string;
+  readonly recovery?: RecoveryReport;
+  /**
+   * Commits the writes in order, atomically per write: a write that fails
+   * leaves nothing behind and does not fail the others. Sequences are
+   * assigned here, in commit order.
+   */
+  commit(ops: readonly WriteOp[]): WriteOutcome[];
+  /** Up to `limit` events with `sequence > after` (and a kind in `kinds`). */
+  readPage(
+    kinds: readonly string[] | undefined,
+    after: number,
+    limit: number,
+  ): EventRecord[];
+  info(): SessionRecord;
+  costUsd(): number;
+  costLedger(): CostLedgerRecord[];
+  planItems(): PlanItemRecord[];
+  producers(): ProducerRecord[];
+  verify(): VerifyResult;
+  close(): void;
+}
+
+const CATEGORIES = new Set<string>(CATEGORY_NAMES);
+const DECISIONS = new Set<string>(["allow", "ask", "deny"]);
+
+function nonEmpty(value: unknown, what: string): string {
+  if (typeof value !== "string" || value === "") {
+    throw new TypeError(
+      `Cannot accept event: ${what} must be a non-empty string`,
+    );
+  }
+  return value;
+}
+
+function tokens(value: unknown, what: string): number {
+  const n = typeof value === "bigint" ? Number(value) : value;
+  if (typeof n !== "number" || !Number.isSafeInteger(n) || n < 0) {
+    throw new RangeError(
+      `Cannot accept cost: ${what} must be a non-negative integer, got ${
+        String(value)
+      }`,
+    );
+  }
+  return n;
+}
+
+function normalizeCost(c: CostLedgerEntry): CostRow {
+  if (typeof c.costUsd !== "number" || !Number.isFinite(c.costUsd)) {
+    throw new RangeError(
+      `Cannot accept cost: costUsd must be a finite number, got ${c.costUsd}`,
+    );
+  }
+  return {
+    providerName: nonEmpty(c.providerName, "cost.providerName"),
+    modelId: nonEmpty(c.modelId, "cost.modelId"),
+    inputTokens: tokens(c.inputTokens, "inputTokens"),
+    outputTokens: tokens(c.outputTokens, "outputTokens"),
+    cacheWriteTokens: tokens(c.cacheWriteTokens ?? 0, "cacheWriteTokens"),
+    cacheReadTokens: tokens(c.cacheReadTokens ?? 0, "cacheReadTokens"),
+    costUsd: c.costUsd,
+  };
+}
+
+function normalizePlanItem(p: PlanItemEntry): PlanItemEntry {
+  if (!DECISIONS.has(p.decision)) {
+    throw new RangeError(
+      `Cannot accept plan item: decision must be allow, ask or deny (never pending), got ${
+        JSON.stringify(p.decision)
+      }`,
+    );
+  }
+  return {
+    turnId: nonEmpty(p.turnId, "planItem.turnId"),
+    toolCallId: nonEmpty(p.toolCallId, "planItem.toolCallId"),
+    providerName: nonEmpty(p.providerName, "planItem.providerName"),
+    toolName: nonEmpty(p.toolName, "planItem.toolName"),
+    decision: p.decision,
+    decidedBy: nonEmpty(p.decidedBy, "planItem.decidedBy"),
+  };
+}
+
+/**
+ * Validates an emit, normalizes its companion rows and attaches the
+ * kernel-assigned id and timestamp.
+ */
+export function validateEmit(
+  input: EmitInput,
+  id: string,
+  timestamp: string,
+): EmitOp {
+  const info = eventKindInfo(input.kind, "Emit");
+  const p = input.producer;
+  if (!p || typeof p !== "object") {
+    throw new TypeError("Cannot accept event: a producer is required");
+  }
+  if (p.category === "kernel") {
+    if (
+      p.name !== KERNEL_PRODUCER.name || p.version !== KERNEL_PRODUCER.version
+    ) {
+      throw new ReservedProducerError(
+        `the kernel category is reserved to the producer kernel/kernel@1, got kernel/${p.name}@${p.version}`,
+      );
+    }
+    if (info.kind !== EventKind.PLAN && info.kind !== EventKind.APPLY) {
+      throw new ReservedProducerError(
+        `the reserved kernel producer writes plan and apply events only, not ${info.text}`,
+      );
+    }
+  } else if (!CATEGORIES.has(p.category)) {
+    throw new TypeError(
+      `Cannot accept event: producer category ${
+        JSON.stringify(p.category)
+      } is not one of ${CATEGORY_NAMES.join(", ")}`,
+    );
+  }
+  const producer: Producer = {
+    category: p.category,
+    name: nonEmpty(p.name, "producer.name"),
+    version: nonEmpty(p.version, "producer.version"),
+  };
+  const schemaVersion = nonEmpty(input.schemaVersion, "schemaVersion");
+  if (!(input.payload instanceof Uint8Array)) {
+    throw new TypeError("Cannot accept event: payload must be a Uint8Array");
+  }
+  nonEmpty(id, "id");
+  if (input.cost !== undefined && info.kind !== EventKind.MESSAGE) {
+    throw new TypeError(
+      `Cannot accept event: only message events carry a cost, not ${info.text}`,
+    );
+  }
+  if (info.kind === EventKind.PLAN) {
+    if (!Array.isArray(input.planItems)) {
+      throw new TypeError(
+        "Cannot accept event: a plan event needs its planItems (an empty list for an empty plan)",
+      );
+    }
+  } else if (input.planItems !== undefined) {
+    throw new TypeError(
+      `Cannot accept event: only plan events carry plan items, not ${info.text}`,
+    );
+  }
+  return {
+    type: "emit",
+    id,
+    timestamp,
+    info,
+    producer,
+    schemaVersion,
+    payload: input.payload,
+    cost: input.cost ? [normalizeCost(input.cost)] : [],
+    planItems: (input.planItems ?? []).map(normalizePlanItem),
+  };
+}
+
+interface Pending {
+  op: WriteOp;
+  /** Emits resolve with an {@linkcode EmittedEvent}, status changes with 0. */
+  resolve: (value: EmittedEvent | number) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Options of {@linkcode SessionCore}. */
+export interface SessionCoreOptions {
+  bus?: EventBus;
+  now?: () => Date;
+  maxBatchSize?: number;
+  /** Called once when the last handle closes. */
+  onClosed?: () => void;
+}
+
+/**
+ * One open session's writer: the sole write queue, shared by every handle
+ * on the session.
+ */
+export class SessionCore {
+  readonly backend: SessionBackend;
+  readonly #bus: EventBus | undefined;
+  readonly #now: () => Date;
+  readonly #maxBatch: number;
+  readonly #onClosed: (() => void) | undefined;
+  readonly #nextId = createUlidGenerator();
+  #queue: Pending[] = [];
+  #head = 0;
+  #scheduled = false;
+  #idle: PromiseWithResolvers<void> | undefined;
+  #refs = 0;
+  #closed = false;
+
+  constructor(backend: SessionBackend, options: SessionCoreOptions = {}) {
+    this.backend = backend;
+    this.#bus = options.bus;
+    this.#now = options.now ?? (() => new Date());
+    this.#maxBatch = Math.max(
+      1,
+      options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE,
+    );
+    this.#onClosed = options.onClosed;
+  }
+
+  get sessionId(): string {
+    return this.backend.sessionId;
+  }
+
+  /** Hands out a new handle. */
+  acquire(): SessionLog {
+    if (this.#closed) throw new SessionClosedError(this.sessionId);
+    this.#refs++;
+    return new SessionHandle(this);
+  }
+
+  /** Releases one handle; the last one drains the queue and closes. */
+  async release(): Promise<void> {
+    if (--this.#refs > 0) return;
+    await this.drain();
+    if (this.#refs > 0 || this.#closed) return;
+    this.#closed = true;
+    try {
+      this.backend.close();
+    } finally {
+      this.#onClosed?.();
+    }
+  }
+
+  /** Whether the writer is closed. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Drains the queue and closes the writer whatever handles remain. */
+  async shutdown(): Promise<void> {
+    await this.drain();
+    if (this.#closed) return;
+    this.#closed = true;
+    try {
+      this.backend.close();
+    } finally {
+      this.#onClosed?.();
+    }
+  }
+
+  /** Resolves once the queue is empty. */
+  drain(): Promise<void> {
+    if (!this.#scheduled) return Promise.resolve();
+    this.#idle ??= Promise.withResolvers<void>();
+    return this.#idle.promise;
+  }
+
+  /** Queues an emit; resolves after its commit and republish. */
+  emit(input: EmitInput): Promise<EmittedEvent> {
+    let op: EmitOp;
+    try {
+      const now = this.#now();
+      op = validateEmit(
+        input,
+        input.id ?? this.#nextId(now.getTime()),
+        now.toISOString(),
+      );
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.#enqueue(op) as Promise<EmittedEvent>;
+  }
+
+  /** Queues a status change; resolves with the updated record. */
+  async setStatus(status: SessionStatus): Promise<SessionRecord> {
+    if (
+      !(status in SESSION_STATUS_TEXT) || status === SessionStatus.UNSPECIFIED
+    ) {
+      throw new RangeError(
+        `Cannot set session status: ${status} is not a valid status`,
+      );
+    }
+    await this.#enqueue({
+      type: "status",
+      status,
+      at: this.#now().toISOString(),
+    });
+    return this.backend.info();
+  }
+
+  /** Streams events by sequence, page by page. */
+  readEvents(options: ReadEventsOptions): AsyncIterableIterator<EventRecord> {
+    const kinds = options.kinds?.map((k) =>
+      eventKindInfo(k, "ReadEvents filter").text
+    );
+    const from = options.fromSequence ?? 1;
+    if (!Number.isSafeInteger(from)) {
+      throw new RangeError(
+        `Cannot read events: fromSequence must be an integer, got ${from}`,
+      );
+    }
+    const limit = options.limit ?? Infinity;
+    if (!(limit >= 0)) {
+      throw new RangeError(
+        `Cannot read events: limit must not be negative, got ${limit}`,
+      );
+    }
+    return this.#pages(
+      kinds && kinds.length > 0 ? kinds : undefined,
+      Math.max(0, from - 1),
+      limit,
+    );
+  }
+
+  async *#pages(
+    kinds: readonly string[] | undefined,
+    after: number,
+    limit: number,
+  ): AsyncGenerator<EventRecord> {
+    let remaining = limit;
+    let cursor = after;
+    while (remaining > 0) {
+      const page = this.backend.readPage(
+        kinds,
+        cursor,
+        Math.min(READ_PAGE_SIZE, remaining),
+      );
+      for (const e of page) yield e;
+      if (page.length < Math.min(READ_PAGE_SIZE, remaining)) return;
+      remaining -= page.length;
+      cursor = page[page.length - 1].sequence;
+    }
+  }
+
+  #enqueue(op: WriteOp): Promise<EmittedEvent | number> {
+    if (this.#closed) {
+      return Promise.reject(new SessionClosedError(this.sessionId));
+    }
+    const { promise, resolve, reject } = Promise.withResolvers<
+      EmittedEvent | number
+    >();
+    this.#queue.push({ op, resolve, reject });
+    if (!this.#scheduled) {
+      this.#scheduled = true;
+      queueMicrotask(() => this.#flush());
+    }
+    return promise;
+  }
+
+  /**
+   * Commits one batch (everything queued, up to the batch size). When more
+   * is queued, the next batch waits for a macrotask, so the consumers of
+   * the events just republished get to drain their bus queues in between
+   * (one synchronous run of many batches would overflow every bounded
+   * subscriber).
+   */
+  #flush(): void {
+    const queued = this.#queue;
+    const end = Math.min(queued.length, this.#head + this.#maxBatch);
+    const batch = queued.slice(this.#head, end);
+    this.#head = end;
+    if (end === queued.length) {
+      this.#queue = [];
+      this.#head = 0;
+    } else if (end >= 4096) {
+      // Under sustained load the queue may never empty: drop what was
+      // committed so it does not pin payloads.
+      this.#queue = queued.slice(end);
+      this.#head = 0;
+    }
+    let outcomes: WriteOutcome[];
+    try {
+      outcomes = this.backend.commit(batch.map((p) => p.op));
+    } catch (cause) {
+      const error = new StorageError(
+        this.sessionId,
+        `commit ${batch.length} writes`,
+        { cause },
+      );
+      outcomes = batch.map(() => ({ ok: false, error }));
+    }
+    // Strictly after the commit: republish, then acknowledge.
+    for (let i = 0; i < batch.length; i++) {
+      const o = outcomes[i];
+      const op = batch[i].op;
+      if (o.ok && op.type === "emit") this.#republish(op, o.sequence);
+    }
+    for (let i = 0; i < batch.length; i++) {
+      const o = outcomes[i];
+      const { op, resolve, reject } = batch[i];
+      if (!o.ok) reject(o.error);
+      else if (op.type === "emit") {
+        resolve({ id: op.id, sequence: o.sequence, timestamp: op.timestamp });
+      } else resolve(o.sequence);
+    }
+    if (this.#queue.length > this.#head) {
+      setTimeout(() => this.#flush(), 0);
+      return;
+    }
+    this.#scheduled = false;
+    const idle = this.#idle;
+    this.#idle = undefined;
+    idle?.resolve();
+  }
+
+  #republish(op: EmitOp, sequence: number): void {
+    if (!this.#bus) return;
+    try {
+      this.#bus.publishKernel(op.info.topic, {
+        payload: op.payload,
+        payloadType: op.info.payloadType,
+        schemaVersion: op.schemaVersion,
+        sequence: BigInt(sequence),
+      });
+    } catch (error) {
+      log.warn(
+        "Could not republish event {sequence} of session {session} on {topic}; the event is stored: {error}",
+        { sequence, session: this.sessionId, topic: op.info.topic, error },
+      );
+    }
+  }
+}
+
+/** One handle on a {@linkcode SessionCore}; closing it is idempotent. */
+class SessionHandle implements SessionLog {
+  readonly #core: SessionCore;
+  #closed = false;
+  #closing: Promise<void> | undefined;
+
+  constructor(core: SessionCore) {
+    this.#core = core;
+  }
+
+  get sessionId(): string {
+    return this.#core.sessionId;
+  }
+
+  get recovery(): RecoveryReport | undefined {
+    return this.#core.backend.recovery;
+  }
+
+  #check(): void {
+    if (this.#closed || this.#core.closed) {
+      throw new SessionClosedError(this.sessionId);
+    }
+  }
+
+  emit(input: EmitInput): Promise<EmittedEvent> {
+    if (this.#closed) {
+      return Promise.reject(new SessionClosedError(this.sessionId));
+    }
+    return this.#core.emit(input);
+  }
+
+  readEvents(
+    options: ReadEventsOptions = {},
+  ): AsyncIterableIterator<EventRecord> {
+    this.#check();
+    return this.#core.readEvents(options);
+  }
+
+  async info(): Promise<SessionRecord> {
+    this.#check();
+    return await this.#core.backend.info();
+  }
+
+  async setStatus(status: SessionStatus): Promise<SessionRecord> {
+    this.#check();
+    return await this.#core.setStatus(status);
+  }
+
+  async costUsd(): Promise<number> {
+    this.#check();
+    return await this.#core.backend.costUsd();
+  }
+
+  async costLedger(): Promise<CostLedgerRecord[]> {
+    this.#check();
+    return await this.#core.backend.costLedger();
+  }
+
+  async planItems(): Promise<PlanItemRecord[]> {
+    this.#check();
+    return await this.#core.backend.planItems();
+  }
+
+  async producers(): Promise<ProducerRecord[]> {
+    this.#check();
+    return await this.#core.backend.producers();
+  }
+
+  async missingProducers(
+    installed: Iterable<Producer>,
+  ): Promise<ProducerRecord[]> {
+    this.#check();
+    const have = new Set<string>();
+    for (const p of installed) have.add(producerKey(p));
+    return (await this.#core.backend.producers()).filter((p) =>
+      p.category !== "kernel" && !have.has(producerKey(p))
+    );
+  }
+
+  async verify(): Promise<VerifyResult> {
+    this.#check();
+    await this.#core.drain();
+    return this.#core.backend.verify();
+  }
+
+  close(): Promise<void> {
+    if (!this.#closed) {
+      this.#closed = true;
+      this.#closing = this.#core.release();
+    }
+    return this.#closing ?? Promise.resolve();
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+}
+
+/** `category/name@version`, the identity key of a producer build. */
+export function producerKey(p: Producer): string {
+  return `${p.category}/${p.name}@${p.version}`;
+}
