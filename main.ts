@@ -33,6 +33,7 @@ import {
   runCommand,
   sessionsCommand,
 } from "./cli/agent_commands.ts";
+import { BUILTINS } from "./plugins/builtin.ts";
 
 export type { AgentIo, CliIo };
 
@@ -118,8 +119,8 @@ async function lock(args: string[], io: CliIo): Promise<number> {
   }
   const dir = resolve(io.cwd, parsed.positionals[0] ?? ".");
   const { lockConfig } = await import("./config/lock.ts");
-  const { renderHuman } = await import("./cli/render/check_config.ts");
-  const r = await lockConfig(dir, { env: io.env });
+  const { renderHuman } = await import("./config/render.ts");
+  const r = await lockConfig(dir, { builtins: BUILTINS, env: io.env });
   if (!r.ok) {
     io.stderr(
       renderHuman({

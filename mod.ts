@@ -67,11 +67,9 @@ export {
   type PluginStartErrorCode,
 } from "./kernel/plugin/errors.ts";
 export {
-  checkConfig,
   type CheckConfigOptions,
   type CheckExitCode,
   type CheckResult,
-  compileConfig,
   ConfigError,
   type Diagnostic,
   type Fingerprint,
@@ -124,7 +122,6 @@ export {
   type KernelSession,
   type KernelSessionOptions,
   type KernelSessions,
-  openKernel,
   type OpenKernelOptions,
   openSessions,
   type PromptResult,
@@ -166,3 +163,89 @@ export type {
 export type { UsageCounts } from "./contract/cost.ts";
 export type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 export { SessionStatus } from "./proto/gen/pluggableharness/session/v1/types_pb.ts";
+
+import {
+  checkConfig as checkConfigWith,
+  type CheckConfigOptions as CheckOptions,
+  type CheckResult as Checked,
+  compileConfig as compileConfigWith,
+  type Diagnostic as Diag,
+  type Plan as CompiledPlan,
+} from "./config/mod.ts";
+import {
+  type Kernel as RunningKernel,
+  openKernel as openKernelWith,
+  type OpenKernelOptions as KernelOptions,
+} from "./kernel/kernel.ts";
+import { BUILTINS } from "./plugins/builtin.ts";
+
+/**
+ * Compiles `dir/agent.hcl`, launches every provider it names with its grant
+ * and returns a running {@linkcode Kernel} (see `kernel/kernel.ts`). The
+ * first-party plugins of this package are available as `builtin/<name>`.
+ *
+ * @example Usage
+ * ```ts ignore
+ * import { openKernel } from "@ph/agent";
+ * await using kernel = await openKernel("./my-project");
+ * ```
+ *
+ * @param dir The project directory.
+ * @param options Lock, environment, sessions directory, persistence.
+ * @returns The running kernel.
+ * @throws {ConfigError} When the configuration or the lock file is invalid.
+ */
+export function openKernel(
+  dir: string,
+  options: KernelOptions = {},
+): Promise<RunningKernel> {
+  return openKernelWith(dir, { builtins: BUILTINS, ...options });
+}
+
+/**
+ * Checks a project's configuration (`agent.hcl`, the lock file, the global
+ * config and the local plugins' manifests) with this package's first-party
+ * plugins available.
+ *
+ * @example Usage
+ * ```ts
+ * import { checkConfig } from "@ph/agent";
+ * import assert from "node:assert/strict";
+ * const r = await checkConfig("examples", { locked: true, globalConfig: null });
+ * assert.equal(r.exitCode, 0);
+ * ```
+ *
+ * @param dir The project directory.
+ * @param options `locked`, the environment, the global config and platform.
+ * @returns The plan (when valid), the diagnostics and the exit code.
+ */
+export function checkConfig(
+  dir: string,
+  options: CheckOptions = {},
+): Promise<Checked> {
+  return checkConfigWith(dir, { builtins: BUILTINS, ...options });
+}
+
+/**
+ * Compiles a project's configuration with this package's first-party plugins
+ * available.
+ *
+ * @example Usage
+ * ```ts
+ * import { compileConfig } from "@ph/agent";
+ * import assert from "node:assert/strict";
+ * const { plan } = await compileConfig("examples", { globalConfig: null });
+ * assert.ok(plan);
+ * ```
+ *
+ * @param dir The project directory.
+ * @param options The environment, the global config and platform.
+ * @returns The plan and the warnings.
+ * @throws {ConfigError} Carrying every diagnostic, when there is an error.
+ */
+export function compileConfig(
+  dir: string,
+  options: CheckOptions = {},
+): Promise<{ plan: CompiledPlan; diagnostics: Diag[] }> {
+  return compileConfigWith(dir, { builtins: BUILTINS, ...options });
+}

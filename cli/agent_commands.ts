@@ -31,6 +31,7 @@ import { SESSION_STATUS_TEXT } from "../kernel/state/session_store.ts";
 import { SessionNotFoundError, StateError } from "../kernel/state/errors.ts";
 import { SessionNotResumableError } from "../kernel/agent/errors.ts";
 import { EventRenderer, styleFor } from "./render/events.ts";
+import { BUILTINS } from "../plugins/builtin.ts";
 
 /** Exit code: the run succeeded. */
 export const EXIT_OK = 0;
@@ -243,6 +244,7 @@ export async function runCommand(
     let kernel;
     try {
       kernel = await openKernel(dir, {
+        builtins: BUILTINS,
         env: io.env,
         locked: v.locked === true,
       });
@@ -553,6 +555,7 @@ export async function interactiveCommand(
   let kernel;
   try {
     kernel = await openKernel(dir, {
+      builtins: BUILTINS,
       env: io.env,
       locked: v.locked === true,
       persistAlways: tty,

@@ -22,6 +22,7 @@ import {
   FIXTURE_PLATFORM,
   fixtureEnv,
 } from "./_compile_testing.ts";
+import { BUILTINS } from "../plugins/builtin.ts";
 
 /** What the worker reports. */
 export interface CompilePropertyReport {
@@ -40,11 +41,20 @@ export interface CompilePropertyReport {
 self.onmessage = async (e: MessageEvent<{ seed: number; cases: number }>) => {
   const bases: CompileInputs[] = [];
   for (const f of compileFixtures("valid")) {
-    bases.push(await loadConfigInputs(f.dir, { env: fixtureEnv(f.dir) }));
+    bases.push(
+      await loadConfigInputs(f.dir, {
+        builtins: BUILTINS,
+        env: fixtureEnv(f.dir),
+      }),
+    );
   }
   const examples = new URL("../examples/", import.meta.url).pathname;
   bases.push(
-    await loadConfigInputs(examples, { env: FIXTURE_ENV, globalConfig: null }),
+    await loadConfigInputs(examples, {
+      builtins: BUILTINS,
+      env: FIXTURE_ENV,
+      globalConfig: null,
+    }),
   );
   const random = seededRandom(e.data.seed);
   const failures: string[] = [];

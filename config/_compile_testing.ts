@@ -23,6 +23,7 @@ import { compile, type CompileResult, type PluginArtifact } from "./compile.ts";
 import { parseManifest } from "../contract/manifest.ts";
 import type { Diagnostic } from "../contract/diagnostic.ts";
 import type { ToolDeclaration } from "./plan.ts";
+import { BUILTINS } from "../plugins/builtin.ts";
 
 /** The fixture root. */
 export const COMPILE_FIXTURES: string = fileURLToPath(
@@ -129,6 +130,7 @@ export async function relockFixture(fixture: CompileFixture): Promise<void> {
   const lockPath = join(fixture.dir, ".agent", "agent.lock.hcl");
   // Keep hand-written forge entries: lockConfig keeps what it cannot resolve.
   const r = await lockConfig(fixture.dir, {
+    builtins: BUILTINS,
     env: fixtureEnv(fixture.dir),
     now: FIXTURE_NOW,
     dryRun: true,

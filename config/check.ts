@@ -89,9 +89,14 @@ export function exitCodeFor(diagnostics: readonly Diagnostic[]): CheckExitCode {
  *
  * @example Usage
  * ```ts
+ * import { BUILTINS } from "../plugins/builtin.ts";
  * import { checkConfig } from "./check.ts";
  * import assert from "node:assert/strict";
- * const r = await checkConfig("examples", { locked: true, globalConfig: null });
+ * const r = await checkConfig("examples", {
+ *   locked: true,
+ *   globalConfig: null,
+ *   builtins: BUILTINS,
+ * });
  * assert.equal(r.exitCode, 0);
  * assert.equal(r.plan?.profiles[0]?.name, "default");
  * ```
@@ -131,9 +136,13 @@ export async function checkConfig(
  *
  * @example Usage
  * ```ts
+ * import { BUILTINS } from "../plugins/builtin.ts";
  * import { compileConfig } from "./check.ts";
  * import assert from "node:assert/strict";
- * const { plan, diagnostics } = await compileConfig("examples", { globalConfig: null });
+ * const { plan, diagnostics } = await compileConfig("examples", {
+ *   globalConfig: null,
+ *   builtins: BUILTINS,
+ * });
  * assert.equal(diagnostics.filter((d) => d.severity === "error").length, 0);
  * assert.ok(plan.providers.length > 0);
  * ```

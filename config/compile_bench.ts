@@ -18,10 +18,14 @@ import { compile } from "./compile.ts";
 import { checkConfig } from "./check.ts";
 import { loadConfigInputs } from "./files.ts";
 import { generateConfig } from "./hcl/_testing.ts";
+import { BUILTINS } from "../plugins/builtin.ts";
 
 const REPO = new URL("../", import.meta.url).pathname;
 const EXAMPLES = join(REPO, "examples");
-const examples = await loadConfigInputs(EXAMPLES, { globalConfig: null });
+const examples = await loadConfigInputs(EXAMPLES, {
+  builtins: BUILTINS,
+  globalConfig: null,
+});
 const LARGE = generateConfig(500);
 const large = { dir: "/project", agent: { path: "agent.hcl", text: LARGE } };
 
@@ -44,7 +48,11 @@ Deno.bench(
 Deno.bench("checkConfig('examples') with I/O and deno info (warm)", {
   group: "compile",
 }, async () => {
-  await checkConfig(EXAMPLES, { globalConfig: null, locked: true });
+  await checkConfig(EXAMPLES, {
+    builtins: BUILTINS,
+    globalConfig: null,
+    locked: true,
+  });
 });
 
 // Deno's own cache must stay where it is when XDG_CACHE_HOME moves.

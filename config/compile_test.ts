@@ -14,6 +14,7 @@ import { compile } from "./compile.ts";
 import { loadConfigInputs } from "./files.ts";
 import { planToJson } from "./plan.ts";
 import { explainPlan, formatExplain } from "./explain.ts";
+import { BUILTINS } from "../plugins/builtin.ts";
 
 const SUM_B = `sha256:${"b".repeat(64)}`;
 const FS = artifact({
@@ -48,6 +49,7 @@ function lockFor(fields: Partial<Record<string, string>> = {}): string {
 Deno.test("compile() gives byte-identical plan JSON for the same inputs", async () => {
   const dir = join(COMPILE_FIXTURES, "valid", "full");
   const inputs = await loadConfigInputs(dir, {
+    builtins: BUILTINS,
     env: FIXTURE_ENV,
     globalConfig: null,
   });
@@ -55,6 +57,7 @@ Deno.test("compile() gives byte-identical plan JSON for the same inputs", async 
     planToJson(compile(inputs, { platform: FIXTURE_PLATFORM }).plan!),
   );
   const again = await loadConfigInputs(dir, {
+    builtins: BUILTINS,
     env: FIXTURE_ENV,
     globalConfig: null,
   });

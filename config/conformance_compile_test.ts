@@ -33,6 +33,7 @@ import { planToJson, revealProviderConfig } from "./plan.ts";
 import { run } from "../cli/commands/check_config.ts";
 import { Secret } from "./hcl/mod.ts";
 import type { Diagnostic } from "../contract/diagnostic.ts";
+import { BUILTINS } from "../plugins/builtin.ts";
 
 const KV_DIR = join(COMPILE_FIXTURES, "_plugins", "kv");
 const CTX_DIR = join(COMPILE_FIXTURES, "_plugins", "ctx");
@@ -96,12 +97,18 @@ Deno.test("§8.1 row 1: the project config is a single agent.hcl at the project 
     "sub/agent.hcl": "this is not read {",
   });
   try {
-    const r = await checkConfig(dir, { globalConfig: null });
+    const r = await checkConfig(dir, {
+      builtins: BUILTINS,
+      globalConfig: null,
+    });
     assert.equal(r.exitCode, 0);
     assert.deepEqual(r.plan?.policies.map((p) => p.name), ["a"]);
     assert.deepEqual(codes(r.diagnostics), ["W_EXTRA_HCL"]);
     await Deno.remove(join(dir, "agent.hcl"));
-    const missing = await checkConfig(dir, { globalConfig: null });
+    const missing = await checkConfig(dir, {
+      builtins: BUILTINS,
+      globalConfig: null,
+    });
     assert.deepEqual(errorCodes(missing.diagnostics), ["E_NO_CONFIG"]);
   } finally {
     await Deno.remove(dir, { recursive: true });
@@ -475,6 +482,7 @@ Deno.test("§8.1 row 26: lock-file checksums cover every platform the kernel ins
   });
   try {
     const r = await lockConfig(dir, {
+      builtins: BUILTINS,
       globalConfig: null,
       now: FIXTURE_NOW,
       dryRun: true,
@@ -507,12 +515,22 @@ Deno.test("§8.1 row 27: the checksum is re-verified on every check, not only wh
     }, version = "1.0.0" }\n}\n`,
   });
   try {
-    assert.ok((await lockConfig(dir, { globalConfig: null })).ok);
-    const first = await checkConfig(dir, { locked: true, globalConfig: null });
+    assert.ok(
+      (await lockConfig(dir, { builtins: BUILTINS, globalConfig: null })).ok,
+    );
+    const first = await checkConfig(dir, {
+      builtins: BUILTINS,
+      locked: true,
+      globalConfig: null,
+    });
     assert.equal(first.exitCode, 0);
     // A module the entrypoint imports changes: the next check notices.
     await Deno.writeTextFile(join(plugin, "lib.ts"), "export const x = 2;\n");
-    const second = await checkConfig(dir, { locked: true, globalConfig: null });
+    const second = await checkConfig(dir, {
+      builtins: BUILTINS,
+      locked: true,
+      globalConfig: null,
+    });
     assert.deepEqual(errorCodes(second.diagnostics), ["E_CHECKSUM_MISMATCH"]);
     assert.equal(second.exitCode, 2);
   } finally {
@@ -764,6 +782,7 @@ Deno.test("§8.2 row 39: the decode and secret-resolution path is not logged; fi
   try {
     const dir = join(COMPILE_FIXTURES, "valid", "full");
     const inputs = await loadConfigInputs(dir, {
+      builtins: BUILTINS,
       env: FIXTURE_ENV,
       globalConfig: null,
     });
@@ -875,6 +894,7 @@ Deno.test("§8.2 row 56: with a dev_overrides entry the plugin is used directly,
   });
   try {
     const r = await checkConfig(dir, {
+      builtins: BUILTINS,
       locked: true,
       env: { XDG_CONFIG_HOME: join(dir, "xdg") },
     });
@@ -885,6 +905,7 @@ Deno.test("§8.2 row 56: with a dev_overrides entry the plugin is used directly,
     assert.equal(p.version, "1.4.2"); // not "~> 9.0", and not checked
     assert.equal(p.lock, undefined);
     const locked = await lockConfig(dir, {
+      builtins: BUILTINS,
       env: { XDG_CONFIG_HOME: join(dir, "xdg") },
       dryRun: true,
     });
@@ -1053,7 +1074,10 @@ Deno.test("check-config: the row-38 secret never appears in any output (human, J
     ) {
       assert.equal(await run([".", "--no-cache", ...args], io), 0);
     }
-    assert.ok((await lockConfig(dir, { env, globalConfig: null })).ok);
+    assert.ok(
+      (await lockConfig(dir, { builtins: BUILTINS, env, globalConfig: null }))
+        .ok,
+    );
     out += await Deno.readTextFile(join(dir, ".agent", "agent.lock.hcl"));
     assert.ok(out.includes('"token": "(sensitive)"'));
     assert.ok(!out.includes(secret), "a secret leaked into an output");

@@ -239,9 +239,10 @@ function explainProvider(
  *
  * @example Usage
  * ```ts ignore
+ * import { BUILTINS } from "../plugins/builtin.ts";
  * import { explainPlan, formatExplain } from "./explain.ts";
  * import { compileConfig } from "./check.ts";
- * const { plan } = await compileConfig("examples");
+ * const { plan } = await compileConfig("examples", { builtins: BUILTINS });
  * console.log(formatExplain(explainPlan(plan)));
  * ```
  *

@@ -12,7 +12,6 @@
  */
 
 import { getLogger } from "@logtape/logtape";
-import { findDenoConfig } from "../kernel/process/_module_cache.ts";
 import { didYouMean } from "../contract/diagnostic.ts";
 import { createHash } from "node:crypto";
 import {
@@ -37,10 +36,9 @@ import {
   type PluginManifest,
 } from "../contract/manifest.ts";
 import {
-  BUILTIN_PLUGIN_NAMES,
   BUILTIN_SOURCE_PREFIX,
-  resolveBuiltin,
-} from "../plugins/builtin.ts";
+  type BuiltinCatalog,
+} from "../contract/builtins.ts";
 import {
   ArtifactError,
   computeArtifactChecksum,
@@ -98,6 +96,14 @@ export interface LoadConfigInputsOptions {
    * @default {Deno.execPath()}
    */
   deno?: string;
+  /**
+   * The first-party plugins that `builtin/<name>` sources name. The config
+   * compiler never imports the plugins: the CLI and the root module pass
+   * `BUILTINS` from `plugins/builtin.ts`. Without it, every builtin source
+   * is reported as unavailable.
+   * @default {none}
+   */
+  builtins?: BuiltinCatalog;
 }
 
 /**
@@ -289,8 +295,14 @@ export async function readPluginManifest(
   }
 }
 
-function unknownBuiltin(name: string): string {
-  const hint = didYouMean(name, BUILTIN_PLUGIN_NAMES);
+function unknownBuiltin(
+  name: string,
+  builtins: BuiltinCatalog | undefined,
+): string {
+  if (builtins === undefined) {
+    return `The first-party plugin "${name}" is not available here: no builtin catalog was passed to the config compiler (the "builtins" option)`;
+  }
+  const hint = didYouMean(name, builtins.names);
   return `There is no first-party plugin "${name}" in this version of @ph/agent${
     hint ? `; did you mean "${BUILTIN_SOURCE_PREFIX}${hint}"?` : ""
   }`;
@@ -363,18 +375,19 @@ async function loadBuiltin(
   home: string | undefined,
   deno: string | undefined,
   fingerprints: Fingerprint[],
+  builtins: BuiltinCatalog | undefined,
 ): Promise<PluginArtifact> {
-  if (!BUILTIN_PLUGIN_NAMES.includes(name)) {
-    return { error: unknownBuiltin(name) };
+  if (builtins === undefined || !builtins.names.includes(name)) {
+    return { error: unknownBuiltin(name, builtins) };
   }
-  const url = new URL(`../plugins/${name}/plugin.json`, import.meta.url);
+  const url = builtins.manifestUrl(name);
   if (url.protocol === "file:") {
     return loadArtifact(fileURLToPath(url), dir, home, deno, fingerprints);
   }
   // The package runs from a registry: its plugins are remote modules.
   try {
-    const b = await resolveBuiltin(source);
-    if (b === undefined) return { error: unknownBuiltin(name) };
+    const b = await builtins.resolve(source);
+    if (b === undefined) return { error: unknownBuiltin(name, builtins) };
     const digest = await computeRemoteArtifactChecksum(
       b.entrypoint,
       b.manifest,
@@ -411,9 +424,13 @@ async function manifestOf(path: string): Promise<string> {
  *
  * @example Usage
  * ```ts
+ * import { BUILTINS } from "../plugins/builtin.ts";
  * import { compile, loadConfigInputs } from "./mod.ts";
  * import assert from "node:assert/strict";
- * const inputs = await loadConfigInputs("examples", { globalConfig: null });
+ * const inputs = await loadConfigInputs("examples", {
+ *   globalConfig: null,
+ *   builtins: BUILTINS,
+ * });
  * const { plan } = compile(inputs, { locked: true });
  * assert.ok(plan?.locked);
  * ```
@@ -512,7 +529,16 @@ export async function loadConfigInputs(
       const name = source.slice(BUILTIN_SOURCE_PREFIX.length);
       add(
         source,
-        () => loadBuiltin(name, source, root, home, options.deno, fingerprints),
+        () =>
+          loadBuiltin(
+            name,
+            source,
+            root,
+            home,
+            options.deno,
+            fingerprints,
+            options.builtins,
+          ),
       );
     } else if (kind === "path") {
       const key = artifactKey("path", source, root);
@@ -536,4 +562,24 @@ export async function loadConfigInputs(
     a.path < b.path ? -1 : a.path > b.path ? 1 : 0
   );
   return inputs;
+}
+
+/**
+ * The nearest `deno.json` or `deno.jsonc` at or above `dir`: the config (and
+ * import map) Deno uses for modules there.
+ *
+ * @param dir The directory to start from.
+ * @returns The config file's path, or `undefined` when there is none.
+ */
+export async function findDenoConfig(dir: string): Promise<string | undefined> {
+  for (let d = dir;; d = dirname(d)) {
+    for (const name of ["deno.json", "deno.jsonc"]) {
+      try {
+        if ((await Deno.stat(join(d, name))).isFile) return join(d, name);
+      } catch {
+        // not here
+      }
+    }
+    if (dirname(d) === d) return undefined;
+  }
 }

@@ -88,8 +88,9 @@ function sameEntry(a: LockedProvider, b: LockedProvider): boolean {
  *
  * @example Usage
  * ```ts ignore
+ * import { BUILTINS } from "../plugins/builtin.ts";
  * import { lockConfig } from "./lock.ts";
- * const r = await lockConfig("examples");
+ * const r = await lockConfig("examples", { builtins: BUILTINS });
  * for (const c of r.changes) console.log(c.name, c.status, c.version);
  * ```
  *

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { COMPILE_FIXTURES, tempProject } from "./_compile_testing.ts";
 import { lockConfig } from "./lock.ts";
 import { parseLockFile } from "./lock_file.ts";
+import { BUILTINS } from "../plugins/builtin.ts";
 
 const CTX_DIR = join(COMPILE_FIXTURES, "_plugins", "ctx");
 const CONFIG = `required_providers {
@@ -18,6 +19,7 @@ Deno.test("lockConfig() writes a deterministic file and keeps resolved_at when n
   const dir = await tempProject({ "agent.hcl": CONFIG });
   try {
     const first = await lockConfig(dir, {
+      builtins: BUILTINS,
       globalConfig: null,
       now: new Date("2026-01-01T00:00:00.123Z"),
     });
@@ -36,6 +38,7 @@ Deno.test("lockConfig() writes a deterministic file and keeps resolved_at when n
       "token_budget",
     ]);
     const again = await lockConfig(dir, {
+      builtins: BUILTINS,
       globalConfig: null,
       now: new Date("2027-06-06T00:00:00Z"),
     });
@@ -62,7 +65,11 @@ Deno.test("lockConfig() keeps a forge provider's entry and refuses one it cannot
     ".agent/agent.lock.hcl": entry,
   });
   try {
-    const kept = await lockConfig(dir, { globalConfig: null, dryRun: true });
+    const kept = await lockConfig(dir, {
+      builtins: BUILTINS,
+      globalConfig: null,
+      dryRun: true,
+    });
     assert.ok(kept.ok);
     assert.deepEqual(kept.changes.map((c) => [c.name, c.status, c.version]), [[
       "claude",
@@ -73,7 +80,11 @@ Deno.test("lockConfig() keeps a forge provider's entry and refuses one it cannot
       join(dir, "agent.hcl"),
       forge.replace("~> 2.0", "~> 3.0"),
     );
-    const refused = await lockConfig(dir, { globalConfig: null, dryRun: true });
+    const refused = await lockConfig(dir, {
+      builtins: BUILTINS,
+      globalConfig: null,
+      dryRun: true,
+    });
     assert.equal(refused.ok, false);
     assert.deepEqual(refused.diagnostics.map((d) => d.code), [
       "E_PROVIDER_NOT_LOCKED",
@@ -87,7 +98,11 @@ Deno.test("lockConfig() keeps a forge provider's entry and refuses one it cannot
 Deno.test("lockConfig() refuses an invalid configuration, but not an unset env()", async () => {
   const dir = await tempProject({ "agent.hcl": CONFIG + "\nbogus {\n}\n" });
   try {
-    const r = await lockConfig(dir, { globalConfig: null, dryRun: true });
+    const r = await lockConfig(dir, {
+      builtins: BUILTINS,
+      globalConfig: null,
+      dryRun: true,
+    });
     assert.equal(r.ok, false);
     assert.deepEqual(r.diagnostics.map((d) => d.code), ["E_UNKNOWN_BLOCK"]);
     await Deno.writeTextFile(
@@ -98,7 +113,12 @@ Deno.test("lockConfig() refuses an invalid configuration, but not an unset env()
       ),
     );
     assert.ok(
-      (await lockConfig(dir, { globalConfig: null, env: {}, dryRun: true })).ok,
+      (await lockConfig(dir, {
+        builtins: BUILTINS,
+        globalConfig: null,
+        env: {},
+        dryRun: true,
+      })).ok,
     );
   } finally {
     await Deno.remove(dir, { recursive: true });

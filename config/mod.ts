@@ -22,10 +22,15 @@
  *
  * @example Check a project
  * ```ts
+ * import { BUILTINS } from "../plugins/builtin.ts";
  * import { checkConfig, planToJson } from "./mod.ts";
  * import assert from "node:assert/strict";
  *
- * const result = await checkConfig("examples", { locked: true, globalConfig: null });
+ * const result = await checkConfig("examples", {
+ *   locked: true,
+ *   globalConfig: null,
+ *   builtins: BUILTINS,
+ * });
  * assert.equal(result.exitCode, 0);
  * const json = planToJson(result.plan!) as { providers: { name: string }[] };
  * assert.deepEqual(json.providers.map((p) => p.name), ["echo", "notes"]);
@@ -67,6 +72,7 @@ export {
 } from "./compile.ts";
 export {
   CONFIG_FILE_NAME,
+  findDenoConfig,
   type Fingerprint,
   loadConfigInputs,
   type LoadConfigInputsOptions,
@@ -159,7 +165,7 @@ export {
   type RenderInput,
   renderJson,
   sortDiagnostics,
-} from "../cli/render/check_config.ts";
+} from "./render.ts";
 export {
   type CommandSegment,
   type ParsedCommand,

@@ -330,8 +330,9 @@ function boundsJson(b: ProfileBounds): JsonValue {
  *
  * @example Usage
  * ```ts ignore
+ * import { BUILTINS } from "../plugins/builtin.ts";
  * import { compileConfig, planToJson } from "./mod.ts";
- * const { plan } = await compileConfig("examples");
+ * const { plan } = await compileConfig("examples", { builtins: BUILTINS });
  * console.log(JSON.stringify(planToJson(plan), null, 2));
  * ```
  *

@@ -11,7 +11,6 @@ import type {
   PricingTier,
   Usage,
 } from "../proto/gen/pluggableharness/model/v1/types_pb.ts";
-import { PricingError } from "../kernel/agent/errors.ts";
 
 /**
  * The tier of `pricing` that matches a usage event at `atMs` with
@@ -201,5 +200,23 @@ export class CostBudget {
     this.#remaining -= usd;
     this.#spent += usd;
     this.parent?.debit(usd);
+  }
+}
+
+/** No pricing tier of a non-free model matches a usage event. */
+export class PricingError extends Error {
+  /** The stable code (for `--json` output). */
+  readonly code = "pricing_no_tier" as const;
+  /**
+   * Creates the error.
+   *
+   * @param modelId The model id.
+   * @param inputTokens The usage's input tokens.
+   */
+  constructor(modelId: string, inputTokens: number) {
+    super(
+      `Cannot price usage of model "${modelId}": no pricing tier matches now and ${inputTokens} input tokens`,
+    );
+    this.name = "PricingError";
   }
 }

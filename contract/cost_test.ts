@@ -6,7 +6,7 @@ import {
   UsageSchema,
 } from "../proto/gen/pluggableharness/model/v1/types_pb.ts";
 import { computeCostUsd, CostBudget, pickPricingTier } from "./cost.ts";
-import { PricingError } from "../kernel/agent/errors.ts";
+import { PricingError } from "./cost.ts";
 
 function near(actual: number, expected: number): void {
   assert.ok(Math.abs(actual - expected) < 1e-12, `${actual} != ${expected}`);

@@ -30,7 +30,7 @@ import {
   revealProviderConfig,
 } from "../config/mod.ts";
 import type { PolicyRule } from "../contract/policy.ts";
-import { resolveBuiltin } from "../plugins/builtin.ts";
+import type { BuiltinCatalog } from "../contract/builtins.ts";
 import { type PluginManifest, readManifest } from "../contract/manifest.ts";
 import { ModelService } from "../proto/gen/pluggableharness/model/v1/service_pb.ts";
 import { ToolService } from "../proto/gen/pluggableharness/tool/v1/service_pb.ts";
@@ -215,6 +215,14 @@ export interface OpenKernelOptions {
   readonly persistAlways?: boolean;
   /** Aborting stops plugin launches in progress. */
   readonly signal?: AbortSignal;
+  /**
+   * The first-party plugins that `builtin/<name>` sources name. The kernel
+   * never imports plugins: the root module (`@ph/agent`) and the CLI pass
+   * `BUILTINS` from `plugins/builtin.ts`. Without it a builtin source is a
+   * configuration error.
+   * @default {none}
+   */
+  readonly builtins?: BuiltinCatalog;
 }
 
 /** Options of {@linkcode Kernel.session} and {@linkcode Kernel.run}. */
@@ -399,6 +407,7 @@ interface Launchable {
 async function launchableOf(
   dir: string,
   p: PlanProvider,
+  builtins: BuiltinCatalog | undefined,
 ): Promise<Launchable> {
   const folder = p.devOverride ??
     (p.sourceKind === "path" ? p.location ?? p.source : undefined);
@@ -413,7 +422,7 @@ async function launchableOf(
     };
   }
   if (p.sourceKind === "builtin") {
-    const b = await resolveBuiltin(p.source);
+    const b = await builtins?.resolve(p.source);
     if (!b) throw new ProviderError(p.name, `unknown builtin "${p.source}"`);
     return { manifest: b.manifest, entrypoint: b.entrypoint };
   }
@@ -689,6 +698,7 @@ export async function openKernel(
   const { plan, diagnostics } = await compileConfig(root, {
     env,
     locked: options.locked ?? false,
+    ...(options.builtins ? { builtins: options.builtins } : {}),
   });
   if (hasErrors(diagnostics)) throw new ConfigError(diagnostics);
   const plainEnv: Record<string, string> = {};
@@ -745,7 +755,11 @@ export async function openKernel(
     const toolSchemas = new Map<string, ToolSchema[]>();
     const defaultModels: ModelChainEntry[] = [];
     const launched = await Promise.allSettled(plan.providers.map(async (p) => {
-      const { manifest, entrypoint } = await launchableOf(root, p);
+      const { manifest, entrypoint } = await launchableOf(
+        root,
+        p,
+        options.builtins,
+      );
       const config = revealProviderConfig(p) as JsonObject;
       let plugin: Plugin;
       try {
@@ -992,6 +1006,7 @@ export interface MeasuredContext {
  * @param dir The project directory.
  * @param plan The compiled plan.
  * @param env The environment (for granted variables).
+ * @param builtins The first-party plugins `builtin/<name>` names.
  * @returns The sections, or `undefined` when the plan has no context or
  * memory provider.
  */
@@ -999,6 +1014,7 @@ export async function measureContextChain(
   dir: string,
   plan: Plan,
   env: Readonly<Record<string, string | undefined>> = Deno.env.toObject(),
+  builtins?: BuiltinCatalog,
 ): Promise<MeasuredContext | undefined> {
   const wanted = plan.providers.filter((p) =>
     p.category === "context" || p.category === "memory"
@@ -1016,7 +1032,7 @@ export async function measureContextChain(
   });
   const chain: ChainProvider[] = [];
   for (const p of wanted) {
-    const { manifest, entrypoint } = await launchableOf(root, p);
+    const { manifest, entrypoint } = await launchableOf(root, p, builtins);
     const config = revealProviderConfig(p) as JsonObject;
     const plugin = await host.launch({
       manifest,

@@ -12,7 +12,14 @@
  * @module
  */
 import { fileURLToPath } from "node:url";
-import { parseManifest, type PluginManifest } from "../contract/manifest.ts";
+import { parseManifest } from "../contract/manifest.ts";
+import {
+  BUILTIN_SOURCE_PREFIX,
+  type BuiltinCatalog,
+  type BuiltinPlugin,
+} from "../contract/builtins.ts";
+
+export { BUILTIN_SOURCE_PREFIX, type BuiltinCatalog, type BuiltinPlugin };
 
 /** Names of the first-party plugins. */
 export const BUILTIN_PLUGIN_NAMES: readonly string[] = [
@@ -30,19 +37,6 @@ export const BUILTIN_PLUGIN_NAMES: readonly string[] = [
   "user",
   "web",
 ];
-
-/** The source prefix of first-party plugins. */
-export const BUILTIN_SOURCE_PREFIX = "builtin/";
-
-/** What the kernel needs to launch a first-party plugin. */
-export interface BuiltinPlugin {
-  /** The plugin's manifest. */
-  manifest: PluginManifest;
-  /** A local path (checkout) or a remote module URL (registry). */
-  entrypoint: string;
-  /** `builtin/<name>`. */
-  source: string;
-}
 
 /**
  * Resolves `builtin/<name>` to a launchable plugin.
@@ -72,3 +66,13 @@ export async function resolveBuiltin(
     source,
   };
 }
+
+/**
+ * The first-party plugins of this package, as the config compiler and the
+ * kernel take them (`builtins` options).
+ */
+export const BUILTINS: BuiltinCatalog = {
+  names: BUILTIN_PLUGIN_NAMES,
+  manifestUrl: (name) => new URL(`./${name}/plugin.json`, import.meta.url),
+  resolve: resolveBuiltin,
+};

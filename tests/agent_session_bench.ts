@@ -47,6 +47,7 @@ import { type Kernel, openKernel } from "../kernel/kernel.ts";
 import type { SessionEvent } from "../kernel/agent/session_events.ts";
 import { makeProject, type Project } from "./_agent_project.ts";
 import { REPO } from "./_helpers.ts";
+import { BUILTINS } from "../plugins/builtin.ts";
 
 const MAIN = `${REPO}/main.ts`;
 // The projects' HOME is temporary: keep Deno's (warm) cache where it is.
@@ -289,6 +290,7 @@ const loop = await readLoopProject();
   const SESSIONS = 5;
   const turns: TurnTimes = { gross: [], tool: [], net: [] };
   await using kernel = await openKernel(loop.dir, {
+    builtins: BUILTINS,
     env: loop.env,
     sessionsDir: `${loop.env.XDG_STATE_HOME}/agent/sessions`,
   });

@@ -15,6 +15,7 @@ import type { SessionEvent } from "../kernel/agent/session_events.ts";
 import { SessionStatus } from "../proto/gen/pluggableharness/session/v1/types_pb.ts";
 import { PATH } from "./_helpers.ts";
 import type { Turn } from "./_agent_project.ts";
+import { BUILTINS } from "../plugins/builtin.ts";
 
 const SPAWNER = fileURLToPath(new URL("./fixtures/spawner", import.meta.url));
 
@@ -87,6 +88,7 @@ ${
   }
   const sessionsDir = `${root}/sessions`;
   const kernel = await openKernel(dir, {
+    builtins: BUILTINS,
     env: { PATH, HOME: root, XDG_STATE_HOME: `${root}/state` },
     sessionsDir,
   });

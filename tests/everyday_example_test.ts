@@ -15,6 +15,7 @@ import type { SessionEvent } from "../kernel/agent/session_events.ts";
 import type { ApprovalRequest } from "../kernel/mod.ts";
 import { serveWiki, WIKI_PORT } from "../examples/everyday/serve_wiki.ts";
 import { PATH, REPO, runDeno } from "./_helpers.ts";
+import { BUILTINS } from "../plugins/builtin.ts";
 
 const EXAMPLE = `${REPO}/examples/everyday`;
 
@@ -144,6 +145,7 @@ Deno.test("examples/everyday: the session uses every provider end to end", async
     const before = await Deno.readTextFile(`${dir}/src/convert.ts`);
 
     await using kernel = await openKernel(dir, {
+      builtins: BUILTINS,
       locked: true,
       env: {
         PATH,

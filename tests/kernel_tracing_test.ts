@@ -20,6 +20,7 @@ import {
 import { runSession } from "../kernel/agent/agent_session.ts";
 import { createOtelTracer } from "../kernel/agent/tracing.ts";
 import { makeProject } from "./_agent_project.ts";
+import { BUILTINS } from "../plugins/builtin.ts";
 
 interface ExportedSpan {
   name: string;
@@ -212,7 +213,10 @@ settings {
     { append: true },
   );
   {
-    await using kernel = await openKernel(project.dir, { env: project.env });
+    await using kernel = await openKernel(project.dir, {
+      builtins: BUILTINS,
+      env: project.env,
+    });
     const outcome = await kernel.run("Read notes.md").result;
     assert.equal(outcome.status, "completed");
   }

@@ -19,6 +19,7 @@ import {
   responsesSse,
   startFakeOpenAI,
 } from "./_fake_openai.ts";
+import { BUILTINS } from "../plugins/builtin.ts";
 
 const KEY = "sk-e2e-0123456789abcdefSECRET";
 
@@ -318,6 +319,7 @@ agent_profile "default" {
       },
     );
     await using kernel = await openKernel(dir, {
+      builtins: BUILTINS,
       env: {
         PATH,
         HOME: root,

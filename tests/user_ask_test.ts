@@ -11,6 +11,7 @@ import { openKernel } from "../kernel/kernel.ts";
 import type { SessionEvent } from "../kernel/agent/session_events.ts";
 import { agent, jsonLines, makeProject, type Turn } from "./_agent_project.ts";
 import { interpretAnswer } from "../cli/agent_commands.ts";
+import { BUILTINS } from "../plugins/builtin.ts";
 
 const ASK: Turn = {
   text: "One question first.",
@@ -93,6 +94,7 @@ Deno.test("ask_user from mod.ts: the answer callback and an external resolveInte
     ],
   });
   await using kernel = await openKernel(p.dir, {
+    builtins: BUILTINS,
     env: p.env,
     sessionsDir: `${p.env.XDG_STATE_HOME}/agent/sessions`,
   });

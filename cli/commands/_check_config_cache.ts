@@ -63,13 +63,15 @@ async function hashFile(path: string): Promise<string | null> {
 async function codeStamp(): Promise<string> {
   const here = new URL(".", import.meta.url);
   if (here.protocol !== "file:") return here.href;
+  // Everything that shapes check-config's output: the command and its
+  // renderer, the compiler and the vocabulary beneath it.
   const dirs = [
     fileURLToPath(here),
+    fileURLToPath(new URL("../../config/", here)),
     fileURLToPath(new URL("../../config/hcl/", here)),
+    fileURLToPath(new URL("../../contract/", here)),
   ];
   const extra = [
-    fileURLToPath(new URL("../../contract/permissions.ts", here)),
-    fileURLToPath(new URL("../../contract/manifest.ts", here)),
     fileURLToPath(new URL("../../plugins/builtin.ts", here)),
   ];
   const parts: string[] = [];

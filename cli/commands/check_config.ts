@@ -19,6 +19,7 @@ import { parseArgs } from "node:util";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { computeCacheKey, lookup, store } from "./_check_config_cache.ts";
 import { globalConfigPath } from "../../config/_xdg.ts";
+import { BUILTINS } from "../../plugins/builtin.ts";
 
 /** Where a CLI command reads and writes, so that tests capture output. */
 export interface CliIo {
@@ -202,8 +203,9 @@ export async function run(
   }
 
   const { checkConfig } = await import("../../config/check.ts");
-  const { renderHuman, renderJson } = await import("../render/check_config.ts");
+  const { renderHuman, renderJson } = await import("../../config/render.ts");
   const result = await checkConfig(dir, {
+    builtins: BUILTINS,
     locked: values.locked ?? false,
     env: io.env,
     platform,
@@ -220,7 +222,12 @@ export async function run(
     ) {
       const { measureContextChain } = await import("../../kernel/kernel.ts");
       try {
-        const m = await measureContextChain(dir, result.plan, io.env);
+        const m = await measureContextChain(
+          dir,
+          result.plan,
+          io.env,
+          BUILTINS,
+        );
         if (m) {
           explain.context = {
             sections: m.sections.map((s) => ({ ...s })),

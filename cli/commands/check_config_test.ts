@@ -6,6 +6,7 @@ import {
 } from "../../config/_compile_testing.ts";
 import { CHECK_CONFIG_HELP, type CliIo, run } from "./check_config.ts";
 import { lockConfig } from "../../config/lock.ts";
+import { BUILTINS } from "../../plugins/builtin.ts";
 
 const ESC = "\x1b[";
 
@@ -108,7 +109,10 @@ Deno.test("check-config caches its result and notices every input change", async
   };
   try {
     assert.equal((await check()).code, 2); // no lock file
-    assert.ok((await lockConfig(dir, { globalConfig: null, env })).ok);
+    assert.ok(
+      (await lockConfig(dir, { builtins: BUILTINS, globalConfig: null, env }))
+        .ok,
+    );
     const fresh = await check();
     assert.equal(fresh.code, 0);
     const entries = [
@@ -130,7 +134,10 @@ Deno.test("check-config caches its result and notices every input change", async
       "export const v = 2;\n",
     );
     assert.equal((await check()).code, 2);
-    assert.ok((await lockConfig(dir, { globalConfig: null, env })).ok);
+    assert.ok(
+      (await lockConfig(dir, { builtins: BUILTINS, globalConfig: null, env }))
+        .ok,
+    );
     assert.equal((await check()).code, 0);
     // An env() variable becomes unset: not reused either.
     const unset = io(dir, { XDG_CACHE_HOME: cache });

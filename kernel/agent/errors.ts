@@ -197,23 +197,6 @@ export class SessionNotResumableError extends AgentError {
   }
 }
 
-/** No pricing tier of a non-free model matches a usage event. */
-export class PricingError extends AgentError {
-  /**
-   * Creates the error.
-   *
-   * @param modelId The model id.
-   * @param inputTokens The usage's input tokens.
-   */
-  constructor(modelId: string, inputTokens: number) {
-    super(
-      "pricing_no_tier",
-      `Cannot price usage of model "${modelId}": no pricing tier matches now and ${inputTokens} input tokens`,
-    );
-    this.name = "PricingError";
-  }
-}
-
 /** The turn was cancelled (an aborted signal); not a failed turn. */
 export class TurnCancelledError extends AgentError {
   /** Creates the error. */
@@ -222,3 +205,5 @@ export class TurnCancelledError extends AgentError {
     this.name = "TurnCancelledError";
   }
 }
+
+export { PricingError } from "../../contract/cost.ts";

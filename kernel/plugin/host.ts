@@ -67,10 +67,10 @@ import type { PluginIdentity } from "../../contract/plugin_identity.ts";
 import {
   denoCacheDir,
   ensureCached,
-  findDenoConfig,
   importFlag,
   isRemoteSpecifier,
 } from "../process/_module_cache.ts";
+import { findDenoConfig } from "../../config/mod.ts";
 import { logAt } from "../telemetry/_log.ts";
 import {
   drain,

@@ -6,7 +6,6 @@
  *
  * @module
  */
-import { dirname, join } from "node:path";
 
 const warmed = new Map<string, Promise<void>>();
 
@@ -65,24 +64,4 @@ export function denoCacheDir(): string {
 export function importFlag(specifier: string): string[] {
   if (!/^https?:/.test(specifier)) return [];
   return [`--allow-import=${new URL(specifier).host}`];
-}
-
-/**
- * The nearest `deno.json` or `deno.jsonc` at or above `dir`: the config (and
- * import map) Deno uses for modules there.
- *
- * @param dir The directory to start from.
- * @returns The config file's path, or `undefined` when there is none.
- */
-export async function findDenoConfig(dir: string): Promise<string | undefined> {
-  for (let d = dir;; d = dirname(d)) {
-    for (const name of ["deno.json", "deno.jsonc"]) {
-      try {
-        if ((await Deno.stat(join(d, name))).isFile) return join(d, name);
-      } catch {
-        // not here
-      }
-    }
-    if (dirname(d) === d) return undefined;
-  }
 }

@@ -20,7 +20,7 @@
  * @module
  */
 import { basename, dirname, join } from "node:path";
-import { confine, type ConfinedPath, resolveRoots } from "./_paths.ts";
+import { confine, type ConfinedPath, resolveRoots } from "../sdk/roots.ts";
 import {
   type CallInput,
   classify,

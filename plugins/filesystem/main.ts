@@ -82,7 +82,7 @@ import {
   target,
   ToolFailure,
 } from "./_tools.ts";
-import { parseRootsConfig, RootsConfigError } from "./_paths.ts";
+import { parseRootsConfig, RootsConfigError } from "../sdk/roots.ts";
 import manifestJson from "./plugin.json" with { type: "json" };
 
 type Event = MessageInitShape<typeof InvokeResponseSchema>;

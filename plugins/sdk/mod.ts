@@ -77,3 +77,21 @@ export {
   type HandlerContext,
   type ServiceImpl,
 } from "../../proto/grpc_adapter.ts";
+export {
+  confine,
+  type ConfinedPath,
+  isInside,
+  parseRootsConfig,
+  PathError,
+  type ResolvedRoot,
+  resolveRoots,
+  RootsConfigError,
+} from "./roots.ts";
+export {
+  type ArgumentType,
+  checkArgumentTypes,
+  classify,
+  failureEvent,
+  type FailureKind,
+  ToolFailure,
+} from "./tool_failure.ts";

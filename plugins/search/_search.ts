@@ -2,7 +2,7 @@
  * The search plugin's operations, independent of gRPC: `glob` (files by
  * path pattern) and `grep` (files by content, JavaScript regular
  * expressions), both confined to the configured roots with the filesystem
- * plugin's confinement (`plugins/filesystem/_paths.ts`), both streaming a
+ * plugin's confinement (`plugins/sdk/roots.ts`), both streaming a
  * `.gitignore`-aware walk and bounded in what they return.
  *
  * @module
@@ -14,12 +14,12 @@ import {
   isInside,
   type ResolvedRoot,
   resolveRoots,
-} from "../filesystem/_paths.ts";
+} from "../sdk/roots.ts";
 import {
   checkArgumentTypes,
   classify,
   ToolFailure,
-} from "../filesystem/_tools.ts";
+} from "../sdk/tool_failure.ts";
 import { compileGlob, type Glob, GlobError, globMatches } from "./_glob.ts";
 import { mapOrdered, Slicer, walk } from "./_walk.ts";
 

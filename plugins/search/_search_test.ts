@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ToolFailure } from "../filesystem/_tools.ts";
+import { ToolFailure } from "../sdk/tool_failure.ts";
 import { globFiles, grepFiles, type SearchInput } from "./_search.ts";
 import { makeTree } from "./_testing.ts";
 

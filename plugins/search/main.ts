@@ -39,7 +39,7 @@ import {
   RiskClass,
   ToolKind,
 } from "../../proto/gen/pluggableharness/tool/v1/types_pb.ts";
-import { classify, failureEvent, ToolFailure } from "../filesystem/_tools.ts";
+import { classify, failureEvent, ToolFailure } from "../sdk/tool_failure.ts";
 import {
   configSchemaOf,
   describeResponse,
@@ -61,7 +61,7 @@ import {
   MAX_LIMIT,
   type SearchInput,
 } from "./_search.ts";
-import { parseRootsConfig, RootsConfigError } from "../filesystem/_paths.ts";
+import { parseRootsConfig, RootsConfigError } from "../sdk/roots.ts";
 import manifestJson from "./plugin.json" with { type: "json" };
 
 type Event = MessageInitShape<typeof InvokeResponseSchema>;

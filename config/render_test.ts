@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import type { Diagnostic } from "../../contract/diagnostic.ts";
-import { renderHuman, renderJson, sortDiagnostics } from "./check_config.ts";
+import type { Diagnostic } from "../contract/diagnostic.ts";
+import { renderHuman, renderJson, sortDiagnostics } from "./render.ts";
 
 const at = (file: string, byte: number) => ({
   file,

@@ -10,12 +10,12 @@ import {
   type Diagnostic,
   formatDiagnostic,
   type SourceRange,
-} from "../../contract/diagnostic.ts";
-import type { JsonValue } from "../../config/hcl/mod.ts";
-import { LOCK_FILE_PATH } from "../../config/lock_file.ts";
-import { type Plan, planToJson } from "../../config/plan.ts";
-import type { ExplainReport } from "../../config/explain.ts";
-import type { CheckExitCode } from "../../config/check.ts";
+} from "../contract/diagnostic.ts";
+import type { JsonValue } from "./hcl/mod.ts";
+import { LOCK_FILE_PATH } from "./lock_file.ts";
+import { type Plan, planToJson } from "./plan.ts";
+import type { ExplainReport } from "./explain.ts";
+import type { CheckExitCode } from "./check.ts";
 
 /** The `format_version` of the `--json` document. */
 export const JSON_FORMAT_VERSION = "1";
