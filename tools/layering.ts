@@ -164,14 +164,50 @@ export function formatProblem(problem: Problem): string {
  * @param options The Deno executable.
  * @returns The problems; empty when the tree keeps the layering.
  * @throws {Error} When `rootDir` is not a directory, `deno info` fails, a
- * checked module cannot be loaded (the message names the module), or
- * `deno.json` is not valid JSON.
+ * checked module cannot be loaded or an import cannot be resolved (the
+ * message names the module and the import), or `deno.json` is not valid
+ * JSON.
  */
 export async function checkLayering(
   rootDir: string,
   rules: readonly LayerRule[] = LAYER_RULES,
   options: CheckLayeringOptions = {},
 ): Promise<Problem[]> {
+  const imports = await readLocalImports(rootDir, rules, options);
+  return findProblems(imports, rules.map(compileRule));
+}
+
+/** A local import of a checked module, as the module graph has it. */
+export interface LocalImport {
+  /** The importing module, relative to the root, with `/` separators. */
+  readonly file: string;
+  /** The imported module, relative to the root. */
+  readonly imported: string;
+  /** The specifier as written. */
+  readonly specifier: string;
+  /** 1-based line of the specifier. */
+  readonly line: number;
+  /** 1-based column of the specifier (its opening quote). */
+  readonly col: number;
+}
+
+/**
+ * Returns every local import of the modules `rules` covers (tests and
+ * excluded files left out), in file order: what {@linkcode checkLayering}
+ * judges, for tools that want the whole list (every import behind a folder
+ * edge, say).
+ *
+ * @param rootDir The repository root (where `deno.json` is).
+ * @param rules The rules table that says which modules are checked.
+ * @param options The Deno executable.
+ * @returns The imports, sorted by file, line and column.
+ * @throws {Error} As {@linkcode checkLayering}.
+ */
+export async function readLocalImports(
+  rootDir: string,
+  rules: readonly LayerRule[] = LAYER_RULES,
+  options: CheckLayeringOptions = {},
+): Promise<LocalImport[]> {
   const root = resolve(rootDir);
   try {
     if (!(await Deno.stat(root)).isDirectory) {
@@ -189,16 +225,7 @@ export async function checkLayering(
   );
   if (files.length === 0) return [];
   const imports = await readImports(root, files, config.path, options);
-  return findProblems(imports, compiled);
-}
-
-/** A local import found in the graph. */
-interface Import {
-  readonly file: string;
-  readonly imported: string;
-  readonly specifier: string;
-  readonly line: number;
-  readonly col: number;
+  return imports.sort(byPosition);
 }
 
 interface CompiledRule {
@@ -264,11 +291,11 @@ function folderOf(file: string): string {
 }
 
 function findProblems(
-  imports: readonly Import[],
+  imports: readonly LocalImport[],
   rules: readonly CompiledRule[],
 ): Problem[] {
   const problems: Problem[] = [];
-  const toProblem = (i: Import, kind: Problem["kind"], rule: string) => ({
+  const toProblem = (i: LocalImport, kind: Problem["kind"], rule: string) => ({
     kind,
     ...i,
     importerFolder: folderOf(i.file),
@@ -276,7 +303,7 @@ function findProblems(
     rule,
   });
   // The first import of each folder edge, in file order, stands for it.
-  const edges = new Map<string, Map<string, Import>>();
+  const edges = new Map<string, Map<string, LocalImport>>();
   for (const i of [...imports].sort(byPosition)) {
     const rule = ruleOf(rules, i.file)!;
     if (!isAllowed(rule, i.file, i.imported)) {
@@ -517,7 +544,7 @@ async function readImports(
   files: readonly string[],
   configPath: string | undefined,
   options: CheckLayeringOptions,
-): Promise<Import[]> {
+): Promise<LocalImport[]> {
   const tmp = await Deno.makeTempDir({ prefix: "layering_" });
   try {
     const entry = join(tmp, "entry.ts");
@@ -554,7 +581,7 @@ function importsOf(
   root: string,
   files: ReadonlySet<string>,
   modules: readonly InfoModule[],
-): Import[] {
+): LocalImport[] {
   const local = (specifier: string | undefined) => {
     if (!specifier?.startsWith("file:")) return undefined;
     return relative(root, fileURLToPath(specifier)).split(sep).join("/");
@@ -564,7 +591,7 @@ function importsOf(
     const file = local(m.specifier);
     if (file !== undefined && m.error) errors.set(file, m.error);
   }
-  const imports: Import[] = [];
+  const imports: LocalImport[] = [];
   for (const m of modules) {
     const file = local(m.specifier);
     if (file === undefined || !files.has(file)) continue;

@@ -6,6 +6,7 @@ import {
   LAYER_RULES,
   main,
   type Problem,
+  readLocalImports,
 } from "./layering.ts";
 
 /** Writes `files` (path → text) under a new temporary directory. */
@@ -95,6 +96,28 @@ Deno.test("checkLayering() reports forbidden directions and each edge of a folde
       importedFolder: "kernel/",
       rule: CONFIG_CYCLE,
     });
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("readLocalImports() lists every local import of the checked modules, type-only and dynamic ones included", async () => {
+  const root = await fixture(VIOLATING_TREE);
+  try {
+    const imports = await readLocalImports(root);
+    assert.deepEqual(
+      imports.map((i) => `${i.file}:${i.line}:${i.col} ${i.imported}`),
+      [
+        "config/a.ts:3:19 kernel/b.ts",
+        "config/a.ts:4:27 plugins/sdk/types.ts",
+        "config/a.ts:6:34 cli/run.ts",
+        "config/a2.ts:1:19 kernel/b.ts",
+        "kernel/b.ts:1:19 config/c.ts",
+        "kernel/b.ts:2:27 plugins/sdk/types.ts",
+        "plugins/x/main.ts:1:19 plugins/y/z.ts",
+      ],
+    );
+    assert.equal(imports[1].specifier, "../plugins/sdk/types.ts");
   } finally {
     await Deno.remove(root, { recursive: true });
   }
