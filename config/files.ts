@@ -37,15 +37,13 @@ import {
   type PluginManifest,
 } from "../plugins/sdk/manifest.ts";
 import {
+  BUILTIN_CHECKSUMS_FILE,
   BUILTIN_PLUGIN_NAMES,
   BUILTIN_SOURCE_PREFIX,
+  builtinChecksum,
   resolveBuiltin,
 } from "../plugins/builtin.ts";
-import {
-  ArtifactError,
-  computeArtifactChecksum,
-  computeRemoteArtifactChecksum,
-} from "./checksum.ts";
+import { ArtifactError, computeArtifactChecksum } from "./checksum.ts";
 import {
   artifactKey,
   type CompileInputs,
@@ -371,20 +369,20 @@ async function loadBuiltin(
   if (url.protocol === "file:") {
     return loadArtifact(fileURLToPath(url), dir, home, deno, fingerprints);
   }
-  // The package runs from a registry: its plugins are remote modules.
+  // The package runs from a registry: its plugins are remote modules,
+  // served rewritten from the registry's URLs, so their checksum is the
+  // checkout's digest the package ships (plugins/builtin.ts).
   try {
     const b = await resolveBuiltin(source);
     if (b === undefined) return { error: unknownBuiltin(name) };
-    const digest = await computeRemoteArtifactChecksum(
-      b.entrypoint,
-      b.manifest,
-      deno ? { deno } : {},
-    );
-    return {
-      manifest: b.manifest,
-      checksum: digest.checksum,
-      origin: url.href,
-    };
+    const checksum = await builtinChecksum(name);
+    if (checksum === undefined) {
+      return {
+        error:
+          `The first-party plugin "${name}" has no recorded checksum in this package (${BUILTIN_CHECKSUMS_FILE})`,
+      };
+    }
+    return { manifest: b.manifest, checksum, origin: url.href };
   } catch (err) {
     return {
       error: `The first-party plugin "${name}" cannot be read: ${

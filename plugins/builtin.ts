@@ -9,6 +9,14 @@
  * it once (which caches its whole graph; plugin modules guard `serve()`
  * with `import.meta.main`).
  *
+ * The lock file records a first-party plugin's checksum as computed in a
+ * checkout (its manifest and every local module of its graph, by content).
+ * A registry serves those modules rewritten and from its own URLs, so the
+ * package ships the checkout's digests in `builtin_checksums.json`
+ * (regenerated and verified by `plugins/builtin_test.ts`): a lock file
+ * written in a checkout then holds when the package runs from a registry,
+ * and the other way round.
+ *
  * @module
  */
 import { fileURLToPath } from "node:url";
@@ -71,4 +79,55 @@ export async function resolveBuiltin(
     entrypoint: entry.protocol === "file:" ? fileURLToPath(entry) : entry.href,
     source,
   };
+}
+
+/** What `builtin_checksums.json` holds. */
+interface ChecksumTable {
+  /** The table's format (1). */
+  format: number;
+  /** `sha256:<hex>` by plugin name. */
+  checksums: Record<string, string>;
+}
+
+/** The file, beside this module, with the digests of the first-party plugins. */
+export const BUILTIN_CHECKSUMS_FILE = "builtin_checksums.json";
+
+/**
+ * The lock-file checksum of a first-party plugin as shipped in this version
+ * of the package: its digest in a checkout, read from
+ * `builtin_checksums.json`. Used when the package runs from a registry,
+ * where the plugin's files cannot be hashed as they are in a checkout.
+ *
+ * @example Usage
+ * ```ts
+ * import { builtinChecksum } from "./builtin.ts";
+ * import assert from "node:assert/strict";
+ * assert.match((await builtinChecksum("echo"))!, /^sha256:[0-9a-f]{64}$/);
+ * assert.equal(await builtinChecksum("no-such-plugin"), undefined);
+ * ```
+ *
+ * @param name The plugin's name, e.g. `filesystem`.
+ * @returns `sha256:<hex>`, or `undefined` when the table has no entry.
+ * @throws {Error} When the table cannot be read or has the wrong shape.
+ */
+export async function builtinChecksum(
+  name: string,
+): Promise<string | undefined> {
+  const url = new URL(`./${BUILTIN_CHECKSUMS_FILE}`, import.meta.url);
+  const raw: unknown = url.protocol === "file:"
+    ? JSON.parse(await Deno.readTextFile(url))
+    : (await import(url.href, { with: { type: "json" } })).default;
+  const table = raw as Partial<ChecksumTable> | null;
+  if (
+    typeof table !== "object" || table === null || table.format !== 1 ||
+    typeof table.checksums !== "object" || table.checksums === null
+  ) {
+    throw new Error(
+      `Cannot read "${url.href}": expected {"format": 1, "checksums": {...}}`,
+    );
+  }
+  const value = Object.hasOwn(table.checksums, name)
+    ? table.checksums[name]
+    : undefined;
+  return typeof value === "string" ? value : undefined;
 }
