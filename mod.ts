@@ -166,3 +166,11 @@ export type {
 export type { UsageCounts } from "./kernel/agent/cost.ts";
 export type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 export { SessionStatus } from "./proto/gen/pluggableharness/session/v1/types_pb.ts";
+
+// `deno run -A jsr:@ph/agent [args]` runs this module: behave as the `agent`
+// command line then. The CLI is imported lazily so that a library import of
+// this module stays as cheap as its re-exports.
+if (import.meta.main) {
+  const { run } = await import("./main.ts");
+  Deno.exit(await run(Deno.args));
+}
