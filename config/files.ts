@@ -375,7 +375,7 @@ async function loadBuiltin(
   try {
     const b = await resolveBuiltin(source);
     if (b === undefined) return { error: unknownBuiltin(name) };
-    const checksum = await builtinChecksum(name);
+    const checksum = builtinChecksum(name);
     if (checksum === undefined) {
       return {
         error:

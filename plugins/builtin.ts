@@ -21,6 +21,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { parseManifest, type PluginManifest } from "./sdk/manifest.ts";
+import checksumTable from "./builtin_checksums.json" with { type: "json" };
 
 /** Names of the first-party plugins. */
 export const BUILTIN_PLUGIN_NAMES: readonly string[] = [
@@ -102,28 +103,24 @@ export const BUILTIN_CHECKSUMS_FILE = "builtin_checksums.json";
  * ```ts
  * import { builtinChecksum } from "./builtin.ts";
  * import assert from "node:assert/strict";
- * assert.match((await builtinChecksum("echo"))!, /^sha256:[0-9a-f]{64}$/);
- * assert.equal(await builtinChecksum("no-such-plugin"), undefined);
+ * assert.match(builtinChecksum("echo")!, /^sha256:[0-9a-f]{64}$/);
+ * assert.equal(builtinChecksum("no-such-plugin"), undefined);
  * ```
  *
  * @param name The plugin's name, e.g. `filesystem`.
  * @returns `sha256:<hex>`, or `undefined` when the table has no entry.
- * @throws {Error} When the table cannot be read or has the wrong shape.
+ * @throws {Error} When the table has the wrong shape.
  */
-export async function builtinChecksum(
-  name: string,
-): Promise<string | undefined> {
-  const url = new URL(`./${BUILTIN_CHECKSUMS_FILE}`, import.meta.url);
-  const raw: unknown = url.protocol === "file:"
-    ? JSON.parse(await Deno.readTextFile(url))
-    : (await import(url.href, { with: { type: "json" } })).default;
-  const table = raw as Partial<ChecksumTable> | null;
+export function builtinChecksum(name: string): string | undefined {
+  const table = checksumTable as Partial<ChecksumTable> | null;
   if (
     typeof table !== "object" || table === null || table.format !== 1 ||
     typeof table.checksums !== "object" || table.checksums === null
   ) {
     throw new Error(
-      `Cannot read "${url.href}": expected {"format": 1, "checksums": {...}}`,
+      `Cannot read "${
+        new URL(`./${BUILTIN_CHECKSUMS_FILE}`, import.meta.url).href
+      }": expected {"format": 1, "checksums": {...}}`,
     );
   }
   const value = Object.hasOwn(table.checksums, name)

@@ -44,12 +44,15 @@ Deno.test("builtin_checksums.json records each first-party plugin's checkout dig
     { format: 1, checksums: digests },
     `${BUILTIN_CHECKSUMS_FILE} is stale: run UPDATE_GOLDEN=1 ./denow test -A plugins/builtin_test.ts`,
   );
-  for (const name of BUILTIN_PLUGIN_NAMES) {
-    assert.equal(await builtinChecksum(name), digests[name]);
+  // What the module loaded (before a rewrite, when updating).
+  if (Deno.env.get("UPDATE_GOLDEN") !== "1") {
+    for (const name of BUILTIN_PLUGIN_NAMES) {
+      assert.equal(builtinChecksum(name), digests[name]);
+    }
   }
 });
 
-Deno.test("builtinChecksum() has no entry for a name that is not a first-party plugin", async () => {
-  assert.equal(await builtinChecksum("toString"), undefined);
-  assert.equal(await builtinChecksum("nope"), undefined);
+Deno.test("builtinChecksum() has no entry for a name that is not a first-party plugin", () => {
+  assert.equal(builtinChecksum("toString"), undefined);
+  assert.equal(builtinChecksum("nope"), undefined);
 });
