@@ -5,7 +5,7 @@
  *     agent run "prompt" [--profile P] [--json] [--on-ask deny|fail]
  *                        [--resume ID] [--dir D] [--approve-all] [--locked]
  *     agent sessions list | show ID | replay ID | verify ID
- *     agent check-config [dir] [--json] [--locked] [--explain]
+ *     agent check-config [dir] [--json] [--locked] [--require-env] [--explain]
  *     agent lock [dir]
  *
  * Run it with `deno task agent <command>`. Exit codes of `agent` and
