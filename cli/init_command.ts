@@ -114,22 +114,33 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
-async function readLine(
+/** Reads lines from a stream, keeping what a read brought past the line. */
+function lineReader(
   stream: ReadableStream<Uint8Array>,
-): Promise<string | undefined> {
+): { next(): Promise<string | undefined>; close(): void } {
   const reader = stream.getReader();
   const decoder = new TextDecoder();
-  let text = "";
-  try {
-    while (!text.includes("\n")) {
-      const { value, done } = await reader.read();
-      if (done) return text === "" ? undefined : text;
-      text += decoder.decode(value, { stream: true });
-    }
-    return text.slice(0, text.indexOf("\n")).replace(/\r$/, "");
-  } finally {
-    reader.releaseLock();
-  }
+  let buffer = "";
+  let done = false;
+  return {
+    async next() {
+      while (!buffer.includes("\n") && !done) {
+        const r = await reader.read();
+        if (r.done) done = true;
+        else buffer += decoder.decode(r.value, { stream: true });
+      }
+      const nl = buffer.indexOf("\n");
+      if (nl < 0) {
+        const rest = buffer;
+        buffer = "";
+        return rest === "" ? undefined : rest;
+      }
+      const line = buffer.slice(0, nl).replace(/\r$/, "");
+      buffer = buffer.slice(nl + 1);
+      return line;
+    },
+    close: () => reader.releaseLock(),
+  };
 }
 
 async function askProvider(
@@ -143,16 +154,21 @@ async function askProvider(
   3. An OpenAI-compatible server on this machine, no key (Ollama at ${LOCAL_BASE_URL})
 `,
   );
-  while (true) {
-    io.stderr("answer 1, 2 or 3 [1]: ");
-    const line = await readLine(stdin);
-    if (line === undefined) return undefined;
-    const a = line.trim().toLowerCase();
-    if (a === "" || a === "1" || a === "anthropic") {
-      return { provider: "anthropic" };
+  const lines = lineReader(stdin);
+  try {
+    while (true) {
+      io.stderr("answer 1, 2 or 3 [1]: ");
+      const line = await lines.next();
+      if (line === undefined) return undefined;
+      const a = line.trim().toLowerCase();
+      if (a === "" || a === "1" || a === "anthropic") {
+        return { provider: "anthropic" };
+      }
+      if (a === "2" || a === "openai") return { provider: "openai" };
+      if (a === "3" || a === "local") return { provider: "local" };
     }
-    if (a === "2" || a === "openai") return { provider: "openai" };
-    if (a === "3" || a === "local") return { provider: "local" };
+  } finally {
+    lines.close();
   }
 }
 
@@ -357,8 +373,10 @@ export async function initCommand(
   };
   try {
     if (!await exists(dir)) {
+      let top = dir;
+      while (!await exists(dirname(top))) top = dirname(top);
       await Deno.mkdir(dir, { recursive: true });
-      undo.push(() => Deno.remove(dir, { recursive: true }));
+      undo.push(() => Deno.remove(top, { recursive: true }));
     }
     const agentPath = join(dir, CONFIG_FILE_NAME);
     await Deno.writeTextFile(agentPath, text, { createNew: true });
