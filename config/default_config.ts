@@ -295,12 +295,10 @@ function alternatives(current: DefaultModelProvider): string[] {
  * @example Usage
  * ```ts
  * import { defaultConfigText } from "./default_config.ts";
- * import { compile } from "./compile.ts";
  * import assert from "node:assert/strict";
  * const text = defaultConfigText({ provider: "openai" });
  * assert.match(text, /source = "builtin\/openai"/);
- * const { diagnostics } = compile({ dir: "/p", agent: { path: "agent.hcl", text } });
- * assert.ok(diagnostics.some((d) => d.code === "E_ENV_UNSET")); // OPENAI_API_KEY
+ * assert.match(text, /api_key += env\("OPENAI_API_KEY"\)/);
  * ```
  *
  * @param choice The model provider and its base URL.

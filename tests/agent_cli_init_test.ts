@@ -191,6 +191,21 @@ Deno.test("agent init refuses to overwrite an existing file: exit 1, names it, w
       );
     });
   }
+  await t.step(
+    "a lock that fails undoes agent.hcl and the new directory",
+    async () => {
+      await using d = await tempDir();
+      await Deno.mkdir(`${d.env.XDG_CONFIG_HOME}/agent`, { recursive: true });
+      await Deno.writeTextFile(
+        `${d.env.XDG_CONFIG_HOME}/agent/config.hcl`,
+        "frob {\n",
+      );
+      const r = await cli(d, ["init", "--yes", "new/project"]);
+      assert.equal(r.code, 1, r.err);
+      assert.match(r.err, /Cannot write the lock file; nothing was written/);
+      assert.deepEqual(await tree(d.dir), []);
+    },
+  );
   await t.step("an invalid deno.json", async () => {
     await using d = await tempDir();
     await Deno.writeTextFile(`${d.dir}/deno.json`, "{ nope");

@@ -16,11 +16,7 @@ import {
   defaultConfigText,
   modelChoiceFromEnv,
 } from "../config/default_config.ts";
-import {
-  startFakeAnthropic,
-  textReply,
-  toolReply,
-} from "./_fake_anthropic.ts";
+import { startFakeAnthropic, textReply, toolReply } from "./_fake_anthropic.ts";
 import { chatChunk, chatSse, startFakeOpenAI } from "./_fake_openai.ts";
 import { PATH } from "./_helpers.ts";
 
