@@ -5,6 +5,7 @@
  *     agent run "prompt" [--profile P] [--json] [--on-ask deny|fail]
  *                        [--resume ID] [--dir D] [--approve-all] [--locked]
  *     agent sessions list | show ID | replay ID | verify ID
+ *     agent init [dir] [--yes] [--provider P] [--ci github]
  *     agent check-config [dir] [--json] [--locked] [--require-env] [--explain]
  *     agent lock [dir]
  *
@@ -41,6 +42,10 @@ export const AGENT_HELP: string = `Usage: agent [command] [options]
 
 A scriptable, permission-scoped AI-agent harness.
 
+Without agent.hcl in the directory, agent and agent run use the built-in
+default configuration (the one agent init writes), with the model provider
+that ANTHROPIC_API_KEY or OPENAI_API_KEY selects.
+
 Commands:
   (none)               An interactive session in the current directory:
                        agent [--profile P] [--resume ID] [--dir D] [--locked]
@@ -48,6 +53,8 @@ Commands:
                        [--profile P] [--json] [--on-ask deny|fail]
                        [--resume ID] [--dir D] [--approve-all] [--locked]
   sessions             Stored sessions: list | show ID | replay ID | verify ID
+  init [dir]           Write agent.hcl (the default configuration, commented)
+                       and its lock file (see: agent init -h)
   check-config [dir]   Check agent.hcl, the lock file, the global config and
                        the local plugins' manifests (see: agent check-config -h)
   lock [dir]           Write .agent/agent.lock.hcl for the providers available
@@ -189,6 +196,10 @@ export async function run(
       return await checkConfig(rest, io);
     case "lock":
       return await lock(rest, io);
+    case "init": {
+      const { initCommand } = await import("./cli/init_command.ts");
+      return await initCommand(rest, io);
+    }
     case undefined:
       return await interactiveCommand([], io);
     default:
@@ -198,7 +209,7 @@ export async function run(
         USAGE,
         `unknown command ${
           JSON.stringify(command)
-        }: expected run, sessions, check-config or lock`,
+        }: expected run, sessions, init, check-config or lock`,
       );
   }
 }

@@ -258,7 +258,7 @@ export function compile(
       "error",
       E_NO_CONFIG,
       "No agent.hcl",
-      "There is no agent.hcl in the project directory. The project configuration is a single file named agent.hcl at the project root.",
+      'There is no agent.hcl in the project directory. The project configuration is a single file named agent.hcl at the project root: run "agent init" to write one.',
       undefined,
     ));
     return result();

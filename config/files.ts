@@ -60,6 +60,12 @@ const log = getLogger(["ph-agent", "config"]);
 /** The project file's name. */
 export const CONFIG_FILE_NAME = "agent.hcl";
 
+/**
+ * The shown path of {@linkcode LoadConfigInputsOptions.defaultConfig} (in
+ * diagnostics and as the plan's `sourceFile`).
+ */
+export const DEFAULT_CONFIG_PATH = "<built-in agent.hcl>";
+
 /** A file the result depends on, with the hash of its content. */
 export interface Fingerprint {
   /** Absolute path. */
@@ -91,6 +97,15 @@ export interface LoadConfigInputsOptions {
    * @default {globalConfigPath(env)}
    */
   globalConfig?: string | null;
+  /**
+   * The configuration to compile when the directory has no `agent.hcl`
+   * (the zero-config run: see `config/default_config.ts`). Its diagnostics
+   * name {@linkcode DEFAULT_CONFIG_PATH}; the lock file is then not read,
+   * since it belongs to a project's own `agent.hcl`. Ignored when
+   * `agent.hcl` exists.
+   * @default {undefined}
+   */
+  defaultConfig?: string;
   /**
    * The `deno` executable that lists Deno plugins' module graphs.
    * @default {Deno.execPath()}
@@ -430,11 +445,20 @@ export async function loadConfigInputs(
   const fingerprints: Fingerprint[] = [];
   const inputs: LoadedInputs = { dir: root, fingerprints };
 
-  const agentText = await readText(join(root, CONFIG_FILE_NAME));
-  if (agentText !== undefined) {
-    inputs.agent = { path: CONFIG_FILE_NAME, text: agentText };
+  let agentText = await readText(join(root, CONFIG_FILE_NAME));
+  let agentPath = CONFIG_FILE_NAME;
+  const isDefault = agentText === undefined &&
+    options.defaultConfig !== undefined;
+  if (isDefault) {
+    agentText = options.defaultConfig;
+    agentPath = DEFAULT_CONFIG_PATH;
   }
-  const lockText = await readText(join(root, LOCK_FILE_PATH));
+  if (agentText !== undefined) {
+    inputs.agent = { path: agentPath, text: agentText };
+  }
+  const lockText = isDefault
+    ? undefined
+    : await readText(join(root, LOCK_FILE_PATH));
   if (lockText !== undefined) {
     inputs.lock = { path: LOCK_FILE_PATH, text: lockText };
   }
@@ -467,7 +491,7 @@ export async function loadConfigInputs(
   const names = new Set<string>();
   const agentBody = agentText === undefined
     ? undefined
-    : parseHcl(agentText, CONFIG_FILE_NAME).body;
+    : parseHcl(agentText, agentPath).body;
   const globalBody = inputs.global === undefined
     ? undefined
     : parseHcl(inputs.global.text, inputs.global.path).body;

@@ -67,6 +67,7 @@ export {
 } from "./compile.ts";
 export {
   CONFIG_FILE_NAME,
+  DEFAULT_CONFIG_PATH,
   type Fingerprint,
   loadConfigInputs,
   type LoadConfigInputsOptions,
