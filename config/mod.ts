@@ -69,6 +69,7 @@ export {
   CONFIG_FILE_NAME,
   type Fingerprint,
   loadConfigInputs,
+  readPluginManifest,
   type LoadConfigInputsOptions,
   type LoadedInputs,
 } from "./files.ts";
@@ -152,6 +153,25 @@ export {
   formatExplain,
 } from "./explain.ts";
 export {
+  type BoundChange,
+  type ChangeKind,
+  diffPlans,
+  EMPTY_PLAN,
+  type GrantChange,
+  type LoosenedCall,
+  type PlanDiff,
+  type PolicyChange,
+  type PolicyRuleSide,
+  type ProfileChange,
+  type ProviderChange,
+  type ProviderSide,
+} from "./plan_diff.ts";
+export {
+  type AgentConfig,
+  decodeAgentConfig,
+  type RequiredProvider,
+} from "./decode.ts";
+export {
   diagnosticToJson,
   JSON_FORMAT_VERSION,
   renderHuman,
@@ -171,6 +191,7 @@ export {
   checkCommandPattern,
   type CommandPatternCheck,
   evaluatePolicy,
+  formatPolicyMatch,
   matchesCommandPattern,
   type PolicyAction,
   type PolicyCall,
