@@ -199,9 +199,7 @@ export async function planCommand(
       [],
     );
   }
-  const broken = [before, after].filter((s) =>
-    s.hasConfig && s.exitCode !== 0
-  );
+  const broken = [before, after].filter((s) => s.hasConfig && s.exitCode !== 0);
   if (broken.length > 0) {
     const code = broken.some((s) => s.exitCode === 1) ? 1 : 2;
     return fail(
@@ -211,7 +209,7 @@ export async function planCommand(
       } ${
         code === 1
           ? "is invalid"
-          : "has a lock file problem (run \"agent lock\" and commit it)"
+          : 'has a lock file problem (run "agent lock" and commit it)'
       }`,
       broken,
     );

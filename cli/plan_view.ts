@@ -89,7 +89,9 @@ export function renderPlanText(
   const chg = (s: string) => style.yellow(s);
   const widen = (w: boolean) => (w ? `  ${style.bold("(widens)")}` : "");
   out.push(
-    `agent plan: ${meta.dir === "." ? "" : `${meta.dir}/`}agent.hcl in the working tree against ${meta.baseRef} (${
+    `agent plan: ${
+      meta.dir === "." ? "" : `${meta.dir}/`
+    }agent.hcl in the working tree against ${meta.baseRef} (${
       meta.baseCommit.slice(0, 12)
     }, ${meta.baseHow})`,
   );
@@ -132,7 +134,11 @@ export function renderPlanText(
           );
         } else if (a.version) parts.push(a.version);
         if (b.checksum !== a.checksum) {
-          parts.push(`${shortSum(b.checksum)} -> ${shortSum(a.checksum)}`);
+          parts.push(
+            `${shortSum(b.checksum)} -> ${shortSum(a.checksum)}${
+              p.update === "rebuilt" ? " (rebuilt: same version)" : ""
+            }`,
+          );
         }
         out.push(chg(`  ~ ${pad(p.name, w)}  ${parts.join(", ")}`));
         const tb = b.tools ?? [];
@@ -187,7 +193,9 @@ export function renderPlanText(
   if (diff.loosened.length > 0) {
     out.push("", style.bold("Runs with less asking"));
     for (const l of diff.loosened) {
-      const tool = l.tool === "*" ? `${l.provider} (any tool)` : `${l.provider}.${l.tool}`;
+      const tool = l.tool === "*"
+        ? `${l.provider} (any tool)`
+        : `${l.provider}.${l.tool}`;
       const risks = l.risks.length === 5 ? "any risk" : l.risks.join(", ");
       out.push(
         `  ${tool}, ${l.kind}, ${risks}: ${l.before} -> ${
@@ -209,7 +217,9 @@ export function renderPlanText(
       if (p.models) {
         const s = (m: string[]) =>
           m.length === 0 ? "(kernel built-in)" : m.join(" -> ");
-        out.push(chg(`      ~ model ${s(p.models.before)} => ${s(p.models.after)}`));
+        out.push(
+          chg(`      ~ model ${s(p.models.before)} => ${s(p.models.after)}`),
+        );
       }
       for (const t of p.toolsAdded) out.push(add(`      + tools ${t}`));
       for (const t of p.toolsRemoved) out.push(del(`      - tools ${t}`));
@@ -346,6 +356,7 @@ export function renderPlanJson(diff: PlanDiff, meta: PlanViewMeta): string {
         ? { before: [...p.models.before], after: [...p.models.after] }
         : null,
       tools_added: [...p.toolsAdded],
+      tools_widening: [...p.toolsWidening],
       tools_removed: [...p.toolsRemoved],
       slash_commands_added: [...p.slashCommandsAdded],
       slash_commands_removed: [...p.slashCommandsRemoved],

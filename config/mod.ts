@@ -69,9 +69,9 @@ export {
   CONFIG_FILE_NAME,
   type Fingerprint,
   loadConfigInputs,
-  readPluginManifest,
   type LoadConfigInputsOptions,
   type LoadedInputs,
+  readPluginManifest,
 } from "./files.ts";
 export {
   type LockChange,

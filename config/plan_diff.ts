@@ -22,8 +22,8 @@
 import semver from "semver";
 import {
   type EffectivePermissions,
-  type PermissionKind,
   PERMISSION_KINDS,
+  type PermissionKind,
 } from "../kernel/permissions.ts";
 import type { Plan, PlanProfile, PlanProvider } from "./plan.ts";
 import {
@@ -151,8 +151,10 @@ export interface ProfileChange {
   name: string;
   /** The model chain (`provider/id`), when it changed. */
   models?: { before: string[]; after: string[] };
-  /** Tool scope entries added (each widens). */
+  /** Tool scope entries added. */
   toolsAdded: string[];
+  /** The added entries the base did not cover (`p.*` covers `p.x`): each widens. */
+  toolsWidening: string[];
   /** Tool scope entries removed. */
   toolsRemoved: string[];
   /** Slash commands added. */
@@ -161,7 +163,7 @@ export interface ProfileChange {
   slashCommandsRemoved: string[];
   /** Bounds, budgets and sub-agent depth that changed. */
   bounds: BoundChange[];
-  /** Whether the profile gains a tool. */
+  /** Whether the profile gains a tool it did not have. */
   widens: boolean;
 }
 
@@ -247,7 +249,13 @@ function diffProviders(base: Plan, head: Plan): ProviderChange[] {
     const sa = side(head, p);
     const update = updateOf(sb, sa);
     if (update === undefined) continue;
-    out.push({ change: "changed", name: p.name, before: sb, after: sa, update });
+    out.push({
+      change: "changed",
+      name: p.name,
+      before: sb,
+      after: sa,
+      update,
+    });
   }
   for (const p of base.providers) {
     if (!after.has(p.name)) {
@@ -481,13 +489,22 @@ function diffProfile(
     change,
     name,
     toolsAdded: ta.filter((t) => !tb.includes(t)),
+    toolsWidening: [],
     toolsRemoved: tb.filter((t) => !ta.includes(t)),
     slashCommandsAdded: sa.filter((s) => !sb.includes(s)),
     slashCommandsRemoved: sb.filter((s) => !sa.includes(s)),
     bounds,
     widens: false,
   };
-  out.widens = out.toolsAdded.length > 0;
+  // An added entry the base already covered ("p.*" covers "p.x") gives
+  // the model nothing new.
+  const covered = (entry: string) => {
+    const dot = entry.indexOf(".");
+    return tb.includes(entry) ||
+      (dot > 0 && tb.includes(`${entry.slice(0, dot)}.*`));
+  };
+  out.toolsWidening = out.toolsAdded.filter((t) => !covered(t));
+  out.widens = out.toolsWidening.length > 0;
   if (mb.join("\n") !== ma.join("\n")) out.models = { before: mb, after: ma };
   const changed = change !== "changed" || out.models !== undefined ||
     out.toolsAdded.length + out.toolsRemoved.length +
@@ -543,7 +560,7 @@ function reasonsOf(d: Omit<PlanDiff, "widens" | "reasons">): string[] {
     );
   }
   for (const p of d.profiles) {
-    for (const t of p.toolsAdded) {
+    for (const t of p.toolsWidening) {
       reasons.push(`profile "${p.name}" gains tools "${t}"`);
     }
   }
