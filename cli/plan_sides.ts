@@ -140,13 +140,14 @@ async function commitOf(ref: string, dir: string): Promise<string | undefined> {
  * @param dir The project directory.
  * @param ref The `--base` value, if given.
  * @returns The base.
- * @throws {PlanBaseError} When the ref is not a commit, or there is no
- * default branch.
+ * @throws {PlanBaseError} When `dir` is not in a git work tree, the ref is
+ * not a commit, or there is no default branch.
  */
 export async function resolveBase(
   dir: string,
   ref: string | undefined,
 ): Promise<PlanBase> {
+  await repositoryPrefix(dir);
   if (ref !== undefined) {
     const commit = ref.startsWith("-") ? undefined : await commitOf(ref, dir);
     if (commit === undefined) {
