@@ -229,6 +229,15 @@ Deno.test("agent plan compares the working tree, uncommitted changes included; a
     assert.match(text, /~ max_turns 10 -> 5 \(lowered\)/);
     assert.match(text, /\nDoes not widen: 3 changes, none grants/);
     assert.doesNotMatch(text, /widens/);
+    assert.doesNotMatch(text, /\x1b\[/);
+
+    // Colour only on a terminal, and never with NO_COLOR.
+    const tty = { ...io(dir), isTerminal: true };
+    assert.equal(await run(["plan", "--base", "HEAD"], tty), 0);
+    assert.match(tty.out(), /\x1b\[31m  - tool/);
+    const noColor = { ...io(dir, { NO_COLOR: "1" }), isTerminal: true };
+    assert.equal(await run(["plan", "--base", "HEAD"], noColor), 0);
+    assert.doesNotMatch(noColor.out(), /\x1b\[/);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -259,7 +268,7 @@ Deno.test("agent plan against a base without agent.hcl counts everything as adde
   }
 });
 
-Deno.test("agent plan exits 3 naming a --base that is not a commit, or a directory outside git", async () => {
+Deno.test("agent plan exits 3 naming a --base that is not a commit or a directory outside git, and 1 on an invalid configuration", async () => {
   const dir = await makeRepo();
   const outside = await Deno.makeTempDir({ prefix: "agent-plan-nogit-" });
   try {
@@ -283,6 +292,23 @@ Deno.test("agent plan exits 3 naming a --base that is not a commit, or a directo
       assert.equal(await run(["plan", "--base", "HEAD"], o), 3);
       assert.match(o.err(), /is not inside a git repository/);
     }
+    // An invalid working tree: exit 1, the diagnostics on stderr.
+    await write(dir, "agent.hcl", "required_providers {\n  tool = 3\n}\n");
+    const bad = io(dir);
+    assert.equal(await run(["plan", "--base", "HEAD"], bad), 1);
+    assert.equal(bad.out(), "");
+    assert.match(bad.err(), /The configuration in the working tree:\n/);
+    assert.match(
+      bad.err(),
+      /\nerror: cannot compare: the configuration in the working tree is invalid\n$/,
+    );
+    const badJson = io(dir);
+    assert.equal(await run(["plan", "--base", "HEAD", "--json"], badJson), 1);
+    const doc = JSON.parse(badJson.out());
+    assert.equal(doc.valid, false);
+    assert.equal(doc.sides[0].side, "working tree");
+    assert.ok(doc.sides[0].diagnostics.length > 0);
+
     const h = io(dir);
     assert.equal(await run(["plan", "-h"], h), 0);
     assert.match(
