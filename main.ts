@@ -8,13 +8,15 @@
  *     agent init [dir] [--yes] [--provider P] [--ci github]
  *     agent check-config [dir] [--json] [--locked] [--require-env] [--explain]
  *     agent lock [dir]
+ *     agent plan [dir] [--base GIT_REF] [--json]
  *
  * Run it with `deno task agent <command>`. Exit codes of `agent` and
  * `agent run`: 0 success, 1 task error, 2 config or lock invalid, 3 usage,
  * 4 policy denied a required action, 5 a bound fired, 6 provider error
  * (130 interrupted). `check-config`: 0 valid; 1 invalid configuration; 2
  * the lock file is missing (with `--locked`), outdated or does not match;
- * 3 usage error.
+ * 3 usage error. `plan`: 0 nothing widens; 10 a permission, an allow or a
+ * tool widens; 1, 2 and 3 as `check-config`.
  *
  * @module
  */
@@ -59,6 +61,9 @@ Commands:
                        the local plugins' manifests (see: agent check-config -h)
   lock [dir]           Write .agent/agent.lock.hcl for the providers available
                        locally: version, checksums, envelope and config schema
+  plan [dir]           What a change lets the agent do: the capability diff of
+                       the working tree against a base commit (see: agent plan
+                       -h): [--base GIT_REF] [--json]; exit 10 when it widens
 
 Options:
   -h, --help           Show this help (or a command's, after the command)
@@ -200,6 +205,10 @@ export async function run(
       const { initCommand } = await import("./cli/init_command.ts");
       return await initCommand(rest, io);
     }
+    case "plan": {
+      const { planCommand } = await import("./cli/plan_command.ts");
+      return await planCommand(rest, io);
+    }
     case undefined:
       return await interactiveCommand([], io);
     default:
@@ -209,7 +218,7 @@ export async function run(
         USAGE,
         `unknown command ${
           JSON.stringify(command)
-        }: expected run, sessions, init, check-config or lock`,
+        }: expected run, sessions, init, check-config, lock or plan`,
       );
   }
 }

@@ -72,6 +72,7 @@ export {
   loadConfigInputs,
   type LoadConfigInputsOptions,
   type LoadedInputs,
+  readPluginManifest,
 } from "./files.ts";
 export {
   type LockChange,
@@ -153,6 +154,25 @@ export {
   formatExplain,
 } from "./explain.ts";
 export {
+  type BoundChange,
+  type ChangeKind,
+  diffPlans,
+  EMPTY_PLAN,
+  type GrantChange,
+  type LoosenedCall,
+  type PlanDiff,
+  type PolicyChange,
+  type PolicyRuleSide,
+  type ProfileChange,
+  type ProviderChange,
+  type ProviderSide,
+} from "./plan_diff.ts";
+export {
+  type AgentConfig,
+  decodeAgentConfig,
+  type RequiredProvider,
+} from "./decode.ts";
+export {
   diagnosticToJson,
   JSON_FORMAT_VERSION,
   renderHuman,
@@ -172,6 +192,7 @@ export {
   checkCommandPattern,
   type CommandPatternCheck,
   evaluatePolicy,
+  formatPolicyMatch,
   matchesCommandPattern,
   type PolicyAction,
   type PolicyCall,
