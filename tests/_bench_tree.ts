@@ -20,27 +20,50 @@
  * runs one command at a time). Processes re-parented here are counted as
  * `strays` (0 when the kernel cleans up after itself).
  *
- * **Memory.** Every {@linkcode SAMPLE_MS} ms the tree (the child and its
- * descendants, from `/proc/<pid>/task/<tid>/children`) is listed and each
- * process's `Rss` and `Pss` are read from `/proc/<pid>/smaps_rollup`; the
- * peaks of the per-sample sums are kept. The RSS sum counts pages shared by
- * several processes (the `deno` executable) once per process; the PSS sum
- * splits them between the processes that map them, so it is the memory the
- * tree costs the machine. A peak that lasts less than a sampling interval
- * can be missed.
+ * **Memory.** Every {@linkcode SAMPLE_MS} ms each process of the tree has
+ * its resident set read from `/proc/<pid>/statm` (a counter: about 10 µs
+ * through a file kept open; synchronous reads, because Deno's asynchronous
+ * file calls cost several times the CPU of the read; 10 ms, because each
+ * timer wake-up of this process costs CPU too), and every
+ * {@linkcode PSS_MS} ms its `Rss` and `Pss` from
+ * `/proc/<pid>/smaps_rollup`; the peaks of the per-sample sums are kept.
+ * `smaps_rollup` is read less often because the kernel computes it by
+ * walking all the process's mappings: 0.6–30 ms of CPU for one Deno
+ * process on a busy 2-core machine, so reading it every few ms for four
+ * processes kept a core busy and slowed the very tree being measured. The PSS peak can
+ * therefore miss a short rise; the tree's memory climbs while the plugins
+ * start and then stays flat through the turns, where it is sampled many
+ * times. The tree (the child and its descendants, from
+ * `/proc/<pid>/task/<tid>/children`) is listed again every
+ * {@linkcode LIST_MS} ms, so a new process is counted within that time of
+ * its start, long before its peak. {@linkcode TreeRun.observerCpuMs}
+ * reports the CPU this process spent meanwhile (the sampler, and the fake
+ * servers it hosts), i.e. the load competing with the tree.
+ *
+ * The RSS sum counts pages shared by several processes (the `deno`
+ * executable) once per process; the PSS sum splits them between the
+ * processes that map them, so it is the memory the tree costs the machine.
  *
  * @module
  */
 
-/** Milliseconds between two memory samples. */
-export const SAMPLE_MS = 4;
+/** Milliseconds between two RSS samples. */
+export const SAMPLE_MS = 10;
+
+/** Milliseconds between two PSS samples. */
+export const PSS_MS = 200;
+
+/** Milliseconds between two listings of the tree's processes. */
+export const LIST_MS = 50;
 
 /** How long strays may run after the child exits before they are killed. */
 const STRAY_GRACE_MS = 5_000;
 
 const PR_SET_CHILD_SUBREAPER = 36;
+const RUSAGE_SELF = 0;
 const RUSAGE_CHILDREN = -1;
 const WNOHANG = 1;
+const SC_PAGESIZE = 30;
 
 let libc:
   | Deno.DynamicLibrary<{
@@ -50,6 +73,7 @@ let libc:
     };
     getrusage: { parameters: ["i32", "buffer"]; result: "i32" };
     wait4: { parameters: ["i32", "buffer", "i32", "buffer"]; result: "i32" };
+    sysconf: { parameters: ["i32"]; result: "i64" };
   }>
   | undefined;
 
@@ -64,6 +88,7 @@ function lib(): NonNullable<typeof libc> {
     prctl: { parameters: ["i32", "u64", "u64", "u64", "u64"], result: "i32" },
     getrusage: { parameters: ["i32", "buffer"], result: "i32" },
     wait4: { parameters: ["i32", "buffer", "i32", "buffer"], result: "i32" },
+    sysconf: { parameters: ["i32"], result: "i64" },
   });
   if (libc.symbols.prctl(PR_SET_CHILD_SUBREAPER, 1n, 0n, 0n, 0n) !== 0) {
     throw new Error("Cannot become a child subreaper: prctl failed");
@@ -71,13 +96,13 @@ function lib(): NonNullable<typeof libc> {
   return libc;
 }
 
-/** User + sys time of all reaped children so far, in microseconds. */
-function childrenCpuUs(): number {
+/** User + sys time of this process or of all its reaped children, µs. */
+function cpuUs(who: typeof RUSAGE_SELF | typeof RUSAGE_CHILDREN): number {
   // struct rusage on 64-bit Linux starts with ru_utime and ru_stime, each
   // a struct timeval { long tv_sec; long tv_usec; }.
   const buf = new BigInt64Array(18);
-  if (lib().symbols.getrusage(RUSAGE_CHILDREN, buf) !== 0) {
-    throw new Error("Cannot read the children's CPU time: getrusage failed");
+  if (lib().symbols.getrusage(who, buf) !== 0) {
+    throw new Error("Cannot read the CPU time: getrusage failed");
   }
   return Number(
     buf[0]! * 1_000_000n + buf[1]! + buf[2]! * 1_000_000n +
@@ -91,13 +116,16 @@ function reapOne(): number {
 }
 
 /** The pids of `pid`'s children (all threads). */
-async function childrenOf(pid: number | "self"): Promise<number[]> {
+function childrenOf(pid: number | "self"): number[] {
   const out: number[] = [];
   try {
-    for await (const t of Deno.readDir(`/proc/${pid}/task`)) {
-      const kids = await Deno.readTextFile(
-        `/proc/${pid}/task/${t.name}/children`,
-      ).catch(() => "");
+    for (const t of Deno.readDirSync(`/proc/${pid}/task`)) {
+      let kids = "";
+      try {
+        kids = Deno.readTextFileSync(`/proc/${pid}/task/${t.name}/children`);
+      } catch {
+        // the thread is gone
+      }
       for (const k of kids.split(/\s+/)) if (k) out.push(Number(k));
     }
   } catch {
@@ -107,27 +135,96 @@ async function childrenOf(pid: number | "self"): Promise<number[]> {
 }
 
 /**
- * `pid` and all its descendants.
+ * The descendants of a process. Synchronous: /proc answers at once, and
+ * Deno's asynchronous file calls cost several times the CPU of a read.
  *
- * @param pid The root.
- * @returns The pids, the root first.
+ * @param pid The root, or `"self"` for this process.
+ * @returns The pids, parents before their children, the root left out.
  */
-export async function processTree(pid: number): Promise<number[]> {
-  const out = [pid];
-  for (let i = 0; i < out.length; i++) out.push(...await childrenOf(out[i]!));
+export function descendants(pid: number | "self"): number[] {
+  const out: number[] = [];
+  const todo = [pid];
+  while (todo.length) {
+    for (const k of childrenOf(todo.pop()!)) {
+      out.push(k);
+      todo.push(k);
+    }
+  }
   return out;
 }
 
-/** `Rss` and `Pss` of one process in kB (0 once it has gone). */
-async function memoryKb(pid: number): Promise<{ rss: number; pss: number }> {
-  try {
-    const s = await Deno.readTextFile(`/proc/${pid}/smaps_rollup`);
+/** A /proc file kept open and read again from the start on each sample. */
+class ProcFile {
+  #file: Deno.FsFile | undefined;
+  #buf: Uint8Array;
+  #dec = new TextDecoder();
+
+  constructor(path: string, size: number) {
+    this.#buf = new Uint8Array(size);
+    try {
+      this.#file = Deno.openSync(path);
+    } catch {
+      this.#file = undefined; // already gone
+    }
+  }
+
+  /** The file's text, or "" once the process has gone. */
+  read(): string {
+    if (!this.#file) return "";
+    try {
+      this.#file.seekSync(0, Deno.SeekMode.Start);
+      const n = this.#file.readSync(this.#buf) ?? 0;
+      return this.#dec.decode(this.#buf.subarray(0, n));
+    } catch {
+      this.close();
+      return "";
+    }
+  }
+
+  close(): void {
+    try {
+      this.#file?.close();
+    } catch {
+      // already closed
+    }
+    this.#file = undefined;
+  }
+}
+
+/** One process's memory, from /proc. */
+class MemoryProbe {
+  #pid: number;
+  #statm: ProcFile;
+
+  constructor(pid: number) {
+    this.#pid = pid;
+    // statm looks the process's memory up on each read, so the open file
+    // stays right across exec. smaps_rollup binds to the memory of the
+    // moment it is opened: it is opened anew on each read.
+    this.#statm = new ProcFile(`/proc/${pid}/statm`, 256);
+  }
+
+  /** Resident pages (0 once the process has gone). */
+  residentPages(): number {
+    return Number(this.#statm.read().split(" ")[1] ?? 0);
+  }
+
+  /** `Rss` and `Pss` in kB (0 once the process has gone). */
+  smapsKb(): { rss: number; pss: number } {
+    let s = "";
+    try {
+      s = Deno.readTextFileSync(`/proc/${this.#pid}/smaps_rollup`);
+    } catch {
+      // gone
+    }
     return {
       rss: Number(/^Rss:\s+(\d+) kB/m.exec(s)?.[1] ?? 0),
       pss: Number(/^Pss:\s+(\d+) kB/m.exec(s)?.[1] ?? 0),
     };
-  } catch {
-    return { rss: 0, pss: 0 };
+  }
+
+  close(): void {
+    this.#statm.close();
   }
 }
 
@@ -174,6 +271,11 @@ export interface TreeRun {
   peakPssBytes: number;
   /** The most processes seen in the tree at once. */
   processes: number;
+  /**
+   * CPU this process spent meanwhile (the sampler, and whatever else it
+   * serves, e.g. a fake server): load the measured tree competed with.
+   */
+  observerCpuMs: number;
   /** Descendants left running or unreaped when the child exited. */
   strays: number;
   /** The child's exit code. */
@@ -195,7 +297,8 @@ export interface TreeRun {
  */
 export async function measureTree(cmd: TreeCommand): Promise<TreeRun> {
   lib();
-  const cpuBefore = childrenCpuUs();
+  const cpuBefore = cpuUs(RUSAGE_CHILDREN);
+  const selfBefore = cpuUs(RUSAGE_SELF);
   const spawnedAt = performance.now();
   const child = new Deno.Command(cmd.command, {
     args: cmd.args,
@@ -213,37 +316,62 @@ export async function measureTree(cmd: TreeCommand): Promise<TreeRun> {
   });
   const stdout = new Response(child.stdout).text();
   const stderr = new Response(child.stderr).text();
-  let running = true;
   let peakRss = 0;
   let peakPss = 0;
   let processes = 0;
-  let seen: number[] = [child.pid];
-  const sampler = (async () => {
-    while (running) {
-      const pids = await processTree(child.pid);
-      seen = [...new Set([...seen, ...pids])];
-      const mem = await Promise.all(pids.map(memoryKb));
-      if (!running) break; // the pid may have been reused
-      peakRss = Math.max(peakRss, mem.reduce((a, m) => a + m.rss, 0) * 1024);
-      peakPss = Math.max(peakPss, mem.reduce((a, m) => a + m.pss, 0) * 1024);
-      processes = Math.max(processes, pids.length);
-      await new Promise((r) => setTimeout(r, SAMPLE_MS));
+  const pageBytes = Number(lib().symbols.sysconf(SC_PAGESIZE));
+  const probes = new Map<number, MemoryProbe>();
+  let listedAt = -Infinity;
+  let pssAt = -Infinity;
+  const sample = () => {
+    const now = performance.now();
+    // Listing the tree reads a file per thread of every process: do it
+    // less often than the memory, which is one open file per process.
+    if (now - listedAt >= LIST_MS) {
+      listedAt = now;
+      for (const pid of [child.pid, ...descendants(child.pid)]) {
+        if (!probes.has(pid)) probes.set(pid, new MemoryProbe(pid));
+      }
     }
-  })();
+    let rss = 0;
+    let alive = 0;
+    for (const p of probes.values()) {
+      const pages = p.residentPages();
+      rss += pages * pageBytes;
+      if (pages > 0) alive++;
+    }
+    if (now - pssAt >= PSS_MS) {
+      pssAt = now;
+      let pssKb = 0;
+      let rssKb = 0;
+      for (const p of probes.values()) {
+        const m = p.smapsKb();
+        pssKb += m.pss;
+        rssKb += m.rss;
+      }
+      peakPss = Math.max(peakPss, pssKb * 1024);
+      rss = Math.max(rss, rssKb * 1024);
+    }
+    peakRss = Math.max(peakRss, rss);
+    processes = Math.max(processes, alive);
+  };
+  const sampler = setInterval(sample, SAMPLE_MS);
+  sample();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timedOut = new Promise<"timeout">((resolve) => {
     timer = setTimeout(() => resolve("timeout"), cmd.timeoutMs);
   });
   const first = await Promise.race([status, timedOut]);
   if (first === "timeout") {
-    killAll([...await processTree(child.pid), ...seen]);
+    killAll([child.pid, ...descendants(child.pid)]);
   }
   const s = await status;
   clearTimeout(timer);
-  running = false;
-  await sampler;
+  clearInterval(sampler);
+  for (const p of probes.values()) p.close();
   const strays = await reapStrays();
-  const cpuMs = (childrenCpuUs() - cpuBefore) / 1000;
+  const cpuMs = (cpuUs(RUSAGE_CHILDREN) - cpuBefore) / 1000;
+  const observerCpuMs = (cpuUs(RUSAGE_SELF) - selfBefore) / 1000;
   const [out, err] = await Promise.all([stdout, stderr]);
   if (first === "timeout") {
     throw new Error(
@@ -257,6 +385,7 @@ export async function measureTree(cmd: TreeCommand): Promise<TreeRun> {
     exitedAt,
     wallMs: exitedAt - spawnedAt,
     cpuMs,
+    observerCpuMs,
     peakRssBytes: peakRss,
     peakPssBytes: peakPss,
     processes,
@@ -289,7 +418,7 @@ async function reapStrays(): Promise<number> {
         `Cannot reap the processes left behind: ${count} reaped, the rest ignore SIGKILL`,
       );
     }
-    if (now > killAt) killAll(await childrenOf("self"));
+    if (now > killAt) killAll(childrenOf("self"));
     await new Promise((r) => setTimeout(r, 5));
   }
 }

@@ -53,7 +53,7 @@ import {
   PROVIDERS,
   startBenchModel,
 } from "./_bench_models.ts";
-import { measureTree, type TreeRun } from "./_bench_tree.ts";
+import { descendants, measureTree, type TreeRun } from "./_bench_tree.ts";
 
 const REPO = new URL("../", import.meta.url).pathname.replace(/\/$/, "");
 const MAIN = `${REPO}/main.ts`;
@@ -242,6 +242,11 @@ export interface ConfigResult {
   processes: number;
   /** Processes left behind by the kernel, all runs (0 expected). */
   strays: number;
+  /**
+   * CPU the benchmark process itself spent during a run (the fake server
+   * and the memory sampler): load competing with the tree, ms.
+   */
+  observerCpuMs: Stat;
   /** The figures. */
   figures: RunFigures;
   /** Medians over the baseline's (see the module doc for which). */
@@ -424,6 +429,7 @@ function configResult(c: Config, baseline: BaselineFigures): ConfigResult {
     modelRequests: c.reads + 1,
     processes: Math.max(...runs.map((r) => r.tree.processes)),
     strays: runs.reduce((a, r) => a + r.tree.strays, 0),
+    observerCpuMs: stat(runs.map((r) => r.tree.observerCpuMs)),
     figures,
     ratios: {
       startMs: figures.startMs.median / baseline.wallMs.median,
@@ -479,7 +485,7 @@ export async function runBench(
   const models: BenchModel[] = [];
   const onSigint = () => {
     // Whatever runs now dies with us; leave nothing behind.
-    for (const child of processTreeSync()) {
+    for (const child of descendants("self")) {
       try {
         Deno.kill(child, "SIGKILL");
       } catch {
@@ -552,31 +558,6 @@ export async function runBench(
   }
 }
 
-/** This process's descendants, read synchronously (for the SIGINT handler). */
-function processTreeSync(): number[] {
-  const out: number[] = [];
-  const todo: (number | "self")[] = ["self"];
-  while (todo.length) {
-    const p = todo.pop()!;
-    try {
-      for (const t of Deno.readDirSync(`/proc/${p}/task`)) {
-        const kids = Deno.readTextFileSync(
-          `/proc/${p}/task/${t.name}/children`,
-        );
-        for (const k of kids.split(/\s+/)) {
-          if (k) {
-            out.push(Number(k));
-            todo.push(Number(k));
-          }
-        }
-      }
-    } catch {
-      // gone
-    }
-  }
-  return out;
-}
-
 const ms = (x: number) => `${x < 10 ? x.toFixed(2) : x.toFixed(1)} ms`;
 const mib = (x: number) => `${(x / 2 ** 20).toFixed(1)} MiB`;
 
@@ -643,7 +624,11 @@ export function formatReport(r: BenchReport): string {
     `processes in the tree: ${
       r.configurations.map((c) => `${c.provider}/${c.reads}: ${c.processes}`)
         .join(", ")
-    }; left behind: ${strays}`,
+    }; left behind: ${strays}; the benchmark's own CPU per run (fake server, sampler): ${
+      r.configurations.map((c) =>
+        `${c.provider}/${c.reads}: ${ms(c.observerCpuMs.median)}`
+      ).join(", ")
+    }`,
     "",
     line(rows[0]!),
     line(widths.map((w) => "-".repeat(w))),
