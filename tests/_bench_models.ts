@@ -11,10 +11,10 @@
  *   bench wraps that array's `push` and stamps model requests
  *   (`POST /v1/messages`, `POST /v1/chat/completions`);
  * - **response end**: each reply's frames (chunks) are handed to the fake
- *   as an array whose iterator stamps the moment the fake asks for the
- *   element after the last one, i.e. when the last frame has been written
- *   and the fake goes on to close the stream. Replies are written with no
- *   gap between frames.
+ *   as an array whose iterator stamps the moment the fake takes the last
+ *   frame to write it (the fake writes it at once, then closes the stream;
+ *   no byte of it can reach the client earlier, so no turn gap is
+ *   understated). Replies are written with no gap between frames.
  *
  * If a fake stops iterating its replies this way, the stamps are missing and
  * the bench fails saying so, instead of printing wrong figures.
@@ -44,7 +44,7 @@ export type Provider = typeof PROVIDERS[number];
 export interface ModelTimeline {
   /** Arrival of each model request (body read), `performance.now()` ms. */
   requests: number[];
-  /** End of each model response (last byte written), same clock. */
+  /** End of each model response (its last frame written), same clock. */
   responseEnds: number[];
 }
 
@@ -79,13 +79,15 @@ export function finalAnswer(reads: number): string {
   return `Read ${reads} notes; each says hello.`;
 }
 
-/** A copy of `items` whose iteration calls `onEnd` after the last item. */
+/** A copy of `items` whose iteration calls `onEnd` as it hands out the last item. */
 function stamped<T>(items: readonly T[], onEnd: () => void): T[] {
   const copy = [...items];
   Object.defineProperty(copy, Symbol.iterator, {
     value: function* () {
-      yield* items;
-      onEnd();
+      for (let i = 0; i < items.length; i++) {
+        if (i === items.length - 1) onEnd();
+        yield items[i]!;
+      }
     },
   });
   return copy;

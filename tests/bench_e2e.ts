@@ -21,7 +21,7 @@
  * - **start → first model request**: from just before the process is
  *   spawned to the fake server having read the first model request;
  * - **turn gap p50 / p90**: for each tool turn, from the end of a model
- *   response (the fake wrote its last byte) to the next model request (read
+ *   response (the fake writes its last frame) to the next model request (read
  *   by the fake): SSE parsing in the model plugin, the kernel, the
  *   `read_file` round trip, and building and sending the next request; p50
  *   and p90 over the run's gaps (a 1-read run has one);
