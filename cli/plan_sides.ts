@@ -211,16 +211,17 @@ async function showAt(
   return r.stdout;
 }
 
-/** Compiles with unset `env()` variables as empty strings. */
+/** Compiles with unset `env()` variables as warnings (empty secrets). */
 function compileWithoutSecrets(
   inputs: CompileInputs,
   platform: string,
   label: string,
 ): PlanSide {
-  const env: Record<string, string | undefined> = { ...inputs.env };
+  const env = inputs.env ?? {};
   const unsetEnv = Object.keys(env).filter((k) => env[k] === undefined).sort();
-  for (const k of unsetEnv) env[k] = "";
-  const r = compile({ ...inputs, env }, { locked: false, platform });
+  // No secrets in review: an unset env() is a W_ENV_UNSET warning, as in
+  // check-config, and the value compiles as an empty secret.
+  const r = compile(inputs, { locked: false, platform, requireEnv: false });
   const side: PlanSide = {
     label,
     hasConfig: inputs.agent !== undefined,
