@@ -5,15 +5,18 @@
  *     agent run "prompt" [--profile P] [--json] [--on-ask deny|fail]
  *                        [--resume ID] [--dir D] [--approve-all] [--locked]
  *     agent sessions list | show ID | replay ID | verify ID
- *     agent check-config [dir] [--json] [--locked] [--explain]
+ *     agent init [dir] [--yes] [--provider P] [--ci github]
+ *     agent check-config [dir] [--json] [--locked] [--require-env] [--explain]
  *     agent lock [dir]
+ *     agent plan [dir] [--base GIT_REF] [--json]
  *
  * Run it with `deno task agent <command>`. Exit codes of `agent` and
  * `agent run`: 0 success, 1 task error, 2 config or lock invalid, 3 usage,
  * 4 policy denied a required action, 5 a bound fired, 6 provider error
  * (130 interrupted). `check-config`: 0 valid; 1 invalid configuration; 2
  * the lock file is missing (with `--locked`), outdated or does not match;
- * 3 usage error.
+ * 3 usage error. `plan`: 0 nothing widens; 10 a permission, an allow or a
+ * tool widens; 1, 2 and 3 as `check-config`.
  *
  * @module
  */
@@ -42,6 +45,10 @@ export const AGENT_HELP: string = `Usage: agent [command] [options]
 
 A scriptable, permission-scoped AI-agent harness.
 
+Without agent.hcl in the directory, agent and agent run use the built-in
+default configuration (the one agent init writes), with the model provider
+that ANTHROPIC_API_KEY or OPENAI_API_KEY selects.
+
 Commands:
   (none)               An interactive session in the current directory:
                        agent [--profile P] [--resume ID] [--dir D] [--locked]
@@ -49,10 +56,15 @@ Commands:
                        [--profile P] [--json] [--on-ask deny|fail]
                        [--resume ID] [--dir D] [--approve-all] [--locked]
   sessions             Stored sessions: list | show ID | replay ID | verify ID
+  init [dir]           Write agent.hcl (the default configuration, commented)
+                       and its lock file (see: agent init -h)
   check-config [dir]   Check agent.hcl, the lock file, the global config and
                        the local plugins' manifests (see: agent check-config -h)
   lock [dir]           Write .agent/agent.lock.hcl for the providers available
                        locally: version, checksums, envelope and config schema
+  plan [dir]           What a change lets the agent do: the capability diff of
+                       the working tree against a base commit (see: agent plan
+                       -h): [--base GIT_REF] [--json]; exit 10 when it widens
 
 Options:
   -h, --help           Show this help (or a command's, after the command)
@@ -190,6 +202,14 @@ export async function run(
       return await checkConfig(rest, io);
     case "lock":
       return await lock(rest, io);
+    case "init": {
+      const { initCommand } = await import("./cli/init_command.ts");
+      return await initCommand(rest, io);
+    }
+    case "plan": {
+      const { planCommand } = await import("./cli/plan_command.ts");
+      return await planCommand(rest, io);
+    }
     case undefined:
       return await interactiveCommand([], io);
     default:
@@ -199,7 +219,7 @@ export async function run(
         USAGE,
         `unknown command ${
           JSON.stringify(command)
-        }: expected run, sessions, check-config or lock`,
+        }: expected run, sessions, init, check-config, lock or plan`,
       );
   }
 }

@@ -249,3 +249,11 @@ export function compileConfig(
 ): Promise<{ plan: CompiledPlan; diagnostics: Diag[] }> {
   return compileConfigWith(dir, { builtins: BUILTINS, ...options });
 }
+
+// `deno run -A jsr:@ph/agent [args]` runs this module: behave as the `agent`
+// command line then. The CLI is imported lazily so that a library import of
+// this module stays as cheap as its re-exports.
+if (import.meta.main) {
+  const { run } = await import("./main.ts");
+  Deno.exit(await run(Deno.args));
+}

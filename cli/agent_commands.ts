@@ -32,6 +32,7 @@ import { SessionNotFoundError, StateError } from "../kernel/state/errors.ts";
 import { SessionNotResumableError } from "../kernel/agent/errors.ts";
 import { EventRenderer, styleFor } from "./render/events.ts";
 import { BUILTINS } from "../plugins/builtin.ts";
+import { zeroConfig } from "./zero_config.ts";
 
 /** Exit code: the run succeeded. */
 export const EXIT_OK = 0;
@@ -76,7 +77,8 @@ Options:
   --json          One JSON event per line on stdout, the session id first
   --on-ask MODE   deny | fail: what an ask becomes (default: deny)
   --resume ID     Continue a stored session (the prompt is then optional)
-  --dir D         The project directory (holding agent.hcl)
+  --dir D         The project directory (holding agent.hcl; without one,
+                  the built-in default runs: see agent init -h)
   --approve-all   Approve every ask (once) — for sandboxes and demos
   --locked        Require .agent/agent.lock.hcl to match every provider
   -h, --help      Show this help
@@ -243,10 +245,13 @@ export async function runCommand(
   try {
     let kernel;
     try {
+      const config = await zeroConfig(dir, io, { locked: v.locked === true });
+      if (config.kind === "exit") return config.code;
       kernel = await openKernel(dir, {
         builtins: BUILTINS,
         env: io.env,
         locked: v.locked === true,
+        ...(config.kind === "default" ? { defaultConfig: config.text } : {}),
       });
     } catch (err) {
       return reportError(io, err);
@@ -542,7 +547,7 @@ export async function interactiveCommand(
       usage,
       `unknown command ${
         JSON.stringify(parsed.positionals[0])
-      }: expected run, sessions, check-config or lock (or no command for an interactive session)`,
+      }: expected run, sessions, init, check-config or lock (or no command for an interactive session)`,
     );
   }
   const v = parsed.values;
@@ -554,11 +559,14 @@ export async function interactiveCommand(
   const dir = resolve(io.cwd, (v.dir as string | undefined) ?? ".");
   let kernel;
   try {
+    const config = await zeroConfig(dir, io, { locked: v.locked === true });
+    if (config.kind === "exit") return config.code;
     kernel = await openKernel(dir, {
       builtins: BUILTINS,
       env: io.env,
       locked: v.locked === true,
       persistAlways: tty,
+      ...(config.kind === "default" ? { defaultConfig: config.text } : {}),
     });
   } catch (err) {
     return reportError(io, err);

@@ -30,6 +30,14 @@ export interface CheckConfigOptions extends LoadConfigInputsOptions {
    * @default {the host's}
    */
   platform?: string;
+  /**
+   * Whether an unset `env()` variable is an error (`E_ENV_UNSET`) or a
+   * warning (`W_ENV_UNSET`, what `check-config` reports unless
+   * `--require-env`). {@linkcode compileConfig} always requires it: a plan
+   * it returns is about to run.
+   * @default {true}
+   */
+  requireEnv?: boolean;
 }
 
 /** `check-config`'s exit codes. */
@@ -112,6 +120,7 @@ export async function checkConfig(
   const inputs = await loadConfigInputs(dir, options);
   const r = compile(inputs, {
     locked: options.locked ?? false,
+    requireEnv: options.requireEnv ?? true,
     ...(options.platform ? { platform: options.platform } : {}),
   });
   const exitCode = exitCodeFor(r.diagnostics);
@@ -148,7 +157,8 @@ export async function checkConfig(
  * ```
  *
  * @param dir The project directory.
- * @param options `locked`, the environment, the global config and platform.
+ * @param options `locked`, the environment, the global config and platform
+ *   (`requireEnv` is always `true` here).
  * @returns The plan and the warnings.
  * @throws {ConfigError} Carrying every diagnostic, when there is an error.
  */
@@ -156,7 +166,8 @@ export async function compileConfig(
   dir: string,
   options: CheckConfigOptions = {},
 ): Promise<{ plan: Plan; diagnostics: Diagnostic[] }> {
-  const r = await checkConfig(dir, options);
+  // Config MUST 6: every env() variable is set when the agent runs.
+  const r = await checkConfig(dir, { ...options, requireEnv: true });
   if (r.plan === undefined) throw new ConfigError(r.diagnostics);
   return { plan: r.plan, diagnostics: r.diagnostics };
 }

@@ -141,6 +141,15 @@ export interface CompileOptions {
    * @default {hostPlatform()}
    */
   platform?: string;
+  /**
+   * Whether an `env()` variable that is unset is an error (`E_ENV_UNSET`:
+   * config MUST 6, the agent is about to run) or a warning (`W_ENV_UNSET`:
+   * the configuration is only checked, e.g. in CI without secrets; the
+   * call then stands for an empty {@linkcode Secret}, so such a plan must
+   * not be run).
+   * @default {true}
+   */
+  requireEnv?: boolean;
 }
 
 /** What {@linkcode compile} returns. */
@@ -237,6 +246,7 @@ export function compile(
   const envNames = Object.keys(env).sort();
   const platform = options.platform ?? hostPlatform();
   const locked = options.locked ?? false;
+  const requireEnv = options.requireEnv ?? true;
   const result = (plan?: Plan): CompileResult => ({
     plan: diagnostics.some((d) => d.severity === "error") ? undefined : plan,
     diagnostics,
@@ -248,7 +258,7 @@ export function compile(
       "error",
       E_NO_CONFIG,
       "No agent.hcl",
-      "There is no agent.hcl in the project directory. The project configuration is a single file named agent.hcl at the project root.",
+      'There is no agent.hcl in the project directory. The project configuration is a single file named agent.hcl at the project root: run "agent init" to write one.',
       undefined,
     ));
     return result();
@@ -271,7 +281,9 @@ export function compile(
   // A': the global config.
   let global: GlobalConfig = { devOverrides: {}, devOverrideRanges: {} };
   if (inputs.global) {
-    const g = decodeGlobalConfig(inputs.global.text, inputs.global.path, env);
+    const g = decodeGlobalConfig(inputs.global.text, inputs.global.path, env, {
+      requireEnv,
+    });
     diagnostics.push(...g.diagnostics);
     if (g.config) global = g.config;
   }
@@ -320,6 +332,7 @@ export function compile(
       locked,
       platform,
       env,
+      requireEnv,
       diagnostics,
     });
     const lockTrouble = diagnostics.slice(before).some((d) =>
@@ -395,6 +408,7 @@ interface ResolveContext {
   locked: boolean;
   platform: string;
   env: Readonly<Record<string, string | undefined>>;
+  requireEnv: boolean;
   diagnostics: Diagnostic[];
 }
 
@@ -568,6 +582,7 @@ function resolveProvider(
     const r = decodeProviderBody(block?.block.body, schema, {
       provider: name,
       env: ctx.env,
+      requireEnv: ctx.requireEnv,
       header,
     });
     diagnostics.push(...r.diagnostics);

@@ -39,11 +39,7 @@ import {
   BUILTIN_SOURCE_PREFIX,
   type BuiltinCatalog,
 } from "../contract/builtins.ts";
-import {
-  ArtifactError,
-  computeArtifactChecksum,
-  computeRemoteArtifactChecksum,
-} from "./checksum.ts";
+import { ArtifactError, computeArtifactChecksum } from "./checksum.ts";
 import {
   artifactKey,
   type CompileInputs,
@@ -59,6 +55,12 @@ const log = getLogger(["ph-agent", "config"]);
 
 /** The project file's name. */
 export const CONFIG_FILE_NAME = "agent.hcl";
+
+/**
+ * The shown path of {@linkcode LoadConfigInputsOptions.defaultConfig} (in
+ * diagnostics and as the plan's `sourceFile`).
+ */
+export const DEFAULT_CONFIG_PATH = "<built-in agent.hcl>";
 
 /** A file the result depends on, with the hash of its content. */
 export interface Fingerprint {
@@ -91,6 +93,15 @@ export interface LoadConfigInputsOptions {
    * @default {globalConfigPath(env)}
    */
   globalConfig?: string | null;
+  /**
+   * The configuration to compile when the directory has no `agent.hcl`
+   * (the zero-config run: see `config/default_config.ts`). Its diagnostics
+   * name {@linkcode DEFAULT_CONFIG_PATH}; the lock file is then not read,
+   * since it belongs to a project's own `agent.hcl`. Ignored when
+   * `agent.hcl` exists.
+   * @default {undefined}
+   */
+  defaultConfig?: string;
   /**
    * The `deno` executable that lists Deno plugins' module graphs.
    * @default {Deno.execPath()}
@@ -384,20 +395,20 @@ async function loadBuiltin(
   if (url.protocol === "file:") {
     return loadArtifact(fileURLToPath(url), dir, home, deno, fingerprints);
   }
-  // The package runs from a registry: its plugins are remote modules.
+  // The package runs from a registry: its plugins are remote modules,
+  // served rewritten from the registry's URLs, so their checksum is the
+  // checkout's digest the package ships (plugins/builtin.ts).
   try {
     const b = await builtins.resolve(source);
     if (b === undefined) return { error: unknownBuiltin(name, builtins) };
-    const digest = await computeRemoteArtifactChecksum(
-      b.entrypoint,
-      b.manifest,
-      deno ? { deno } : {},
-    );
-    return {
-      manifest: b.manifest,
-      checksum: digest.checksum,
-      origin: url.href,
-    };
+    const checksum = builtins.checksum(name);
+    if (checksum === undefined) {
+      return {
+        error:
+          `The first-party plugin "${name}" has no recorded checksum in this package (${builtins.checksumsFile})`,
+      };
+    }
+    return { manifest: b.manifest, checksum, origin: url.href };
   } catch (err) {
     return {
       error: `The first-party plugin "${name}" cannot be read: ${
@@ -449,11 +460,20 @@ export async function loadConfigInputs(
   const fingerprints: Fingerprint[] = [];
   const inputs: LoadedInputs = { dir: root, fingerprints };
 
-  const agentText = await readText(join(root, CONFIG_FILE_NAME));
-  if (agentText !== undefined) {
-    inputs.agent = { path: CONFIG_FILE_NAME, text: agentText };
+  let agentText = await readText(join(root, CONFIG_FILE_NAME));
+  let agentPath = CONFIG_FILE_NAME;
+  const isDefault = agentText === undefined &&
+    options.defaultConfig !== undefined;
+  if (isDefault) {
+    agentText = options.defaultConfig;
+    agentPath = DEFAULT_CONFIG_PATH;
   }
-  const lockText = await readText(join(root, LOCK_FILE_PATH));
+  if (agentText !== undefined) {
+    inputs.agent = { path: agentPath, text: agentText };
+  }
+  const lockText = isDefault
+    ? undefined
+    : await readText(join(root, LOCK_FILE_PATH));
   if (lockText !== undefined) {
     inputs.lock = { path: LOCK_FILE_PATH, text: lockText };
   }
@@ -486,7 +506,7 @@ export async function loadConfigInputs(
   const names = new Set<string>();
   const agentBody = agentText === undefined
     ? undefined
-    : parseHcl(agentText, CONFIG_FILE_NAME).body;
+    : parseHcl(agentText, agentPath).body;
   const globalBody = inputs.global === undefined
     ? undefined
     : parseHcl(inputs.global.text, inputs.global.path).body;

@@ -92,12 +92,15 @@ export interface DecodeGlobalConfigResult {
  * @param text The file's text.
  * @param file Its path as shown.
  * @param env The environment `env()` reads.
+ * @param options `requireEnv`: whether an unset variable is an error (the
+ *   default) or a warning.
  * @returns The config and the diagnostics.
  */
 export function decodeGlobalConfig(
   text: string,
   file: string,
   env: EnvLookup | Readonly<Record<string, string | undefined>>,
+  options: { requireEnv?: boolean } = {},
 ): DecodeGlobalConfigResult {
   const parsed = parseHcl(text, file);
   const diagnostics: Diagnostic[] = [...parsed.diagnostics];
@@ -187,6 +190,7 @@ export function decodeGlobalConfig(
           const r = evaluate(authAttr.expr, {
             allowEnv: true,
             env,
+            requireEnv: options.requireEnv ?? true,
             place: 'attribute "auth" of mirror',
           });
           diagnostics.push(...r.diagnostics);

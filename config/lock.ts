@@ -104,10 +104,10 @@ export async function lockConfig(
 ): Promise<LockResult> {
   const inputs = await loadConfigInputs(dir, options);
   const path = join(inputs.dir, LOCK_FILE_PATH);
-  const checked = compile(inputs, { locked: false });
+  // Locking needs no secrets: an unset env() variable is only a warning.
+  const checked = compile(inputs, { locked: false, requireEnv: false });
   const diagnostics: Diagnostic[] = checked.diagnostics.filter((d) =>
-    d.severity === "error" && !isLockProblem(d, LOCK_FILE_PATH) &&
-    d.code !== "E_ENV_UNSET"
+    d.severity === "error" && !isLockProblem(d, LOCK_FILE_PATH)
   );
   const result = (extra: Partial<LockResult>): LockResult => ({
     ok: false,
@@ -129,6 +129,7 @@ export async function lockConfig(
       inputs.global.text,
       inputs.global.path,
       inputs.env ?? {},
+      { requireEnv: false },
     ).config
       ?.devOverrides ?? {}
     : {};

@@ -72,11 +72,13 @@ export {
 } from "./compile.ts";
 export {
   CONFIG_FILE_NAME,
+  DEFAULT_CONFIG_PATH,
   findDenoConfig,
   type Fingerprint,
   loadConfigInputs,
   type LoadConfigInputsOptions,
   type LoadedInputs,
+  readPluginManifest,
 } from "./files.ts";
 export {
   type LockChange,
@@ -158,6 +160,25 @@ export {
   formatExplain,
 } from "./explain.ts";
 export {
+  type BoundChange,
+  type ChangeKind,
+  diffPlans,
+  EMPTY_PLAN,
+  type GrantChange,
+  type LoosenedCall,
+  type PlanDiff,
+  type PolicyChange,
+  type PolicyRuleSide,
+  type ProfileChange,
+  type ProviderChange,
+  type ProviderSide,
+} from "./plan_diff.ts";
+export {
+  type AgentConfig,
+  decodeAgentConfig,
+  type RequiredProvider,
+} from "./decode.ts";
+export {
   diagnosticToJson,
   JSON_FORMAT_VERSION,
   renderHuman,
@@ -177,6 +198,7 @@ export {
   checkCommandPattern,
   type CommandPatternCheck,
   evaluatePolicy,
+  formatPolicyMatch,
   matchesCommandPattern,
   type PolicyAction,
   type PolicyCall,

@@ -236,6 +236,12 @@ export interface DecodeProviderBodyOptions {
    */
   env?: EnvLookup | Readonly<Record<string, string | undefined>>;
   /**
+   * Whether an unset `env()` variable is an error (`E_ENV_UNSET`) or a
+   * warning (`W_ENV_UNSET`).
+   * @default {true}
+   */
+  requireEnv?: boolean;
+  /**
    * Attribute names to skip (already handled by the caller).
    * @default {GRANT_ATTRIBUTES}
    */
@@ -362,6 +368,7 @@ export function decodeProviderBody(
       const r = evaluate(expr, {
         allowEnv: true,
         env: options.env ?? {},
+        requireEnv: options.requireEnv ?? true,
         place: `attribute "${spec.name}" of ${where}`,
       });
       diagnostics.push(...r.diagnostics);

@@ -38,6 +38,18 @@ export interface BuiltinCatalog {
    * not a first-party plugin.
    */
   resolve(source: string): Promise<BuiltinPlugin | undefined>;
+  /**
+   * The lock-file checksum of a first-party plugin as shipped in this
+   * version of the package (its digest in a checkout). Used when the package
+   * runs from a registry, where the plugin's files cannot be hashed as they
+   * are in a checkout.
+   *
+   * @param name A name from {@linkcode BuiltinCatalog.names}.
+   * @returns `sha256:<hex>`, or `undefined` when none is recorded.
+   */
+  checksum(name: string): string | undefined;
+  /** Where the recorded checksums are kept (for messages). */
+  readonly checksumsFile: string;
 }
 
 /** The source prefix of first-party plugins. */

@@ -22,6 +22,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import type { JsonObject } from "@bufbuild/protobuf";
 import {
   compileConfig,
+  CONFIG_FILE_NAME,
   ConfigError,
   type Diagnostic,
   hasErrors,
@@ -213,6 +214,14 @@ export interface OpenKernelOptions {
    * @default {false}
    */
   readonly persistAlways?: boolean;
+  /**
+   * The `agent.hcl` text to compile when `dir` has none (the CLI's
+   * zero-config run, from `config/default_config.ts`). The lock file is
+   * then not read, and ALWAYS approvals are not persisted (there is no
+   * `agent.hcl` to append them to: nothing is written into `dir`).
+   * Ignored when `dir/agent.hcl` exists. @default {undefined}
+   */
+  readonly defaultConfig?: string;
   /** Aborting stops plugin launches in progress. */
   readonly signal?: AbortSignal;
   /**
@@ -699,6 +708,9 @@ export async function openKernel(
     env,
     locked: options.locked ?? false,
     ...(options.builtins ? { builtins: options.builtins } : {}),
+    ...(options.defaultConfig !== undefined
+      ? { defaultConfig: options.defaultConfig }
+      : {}),
   });
   if (hasErrors(diagnostics)) throw new ConfigError(diagnostics);
   const plainEnv: Record<string, string> = {};
@@ -868,7 +880,7 @@ export async function openKernel(
       models,
       tools,
       hooks,
-      ...(options.persistAlways
+      ...(options.persistAlways && plan.sourceFile === CONFIG_FILE_NAME
         ? { persistAlwaysRule: alwaysPersister(root) }
         : {}),
     };

@@ -9,6 +9,14 @@
  * it once (which caches its whole graph; plugin modules guard `serve()`
  * with `import.meta.main`).
  *
+ * The lock file records a first-party plugin's checksum as computed in a
+ * checkout (its manifest and every local module of its graph, by content).
+ * A registry serves those modules rewritten and from its own URLs, so the
+ * package ships the checkout's digests in `builtin_checksums.json`
+ * (regenerated and verified by `plugins/builtin_test.ts`): a lock file
+ * written in a checkout then holds when the package runs from a registry,
+ * and the other way round.
+ *
  * @module
  */
 import { fileURLToPath } from "node:url";
@@ -20,6 +28,7 @@ import {
 } from "../contract/builtins.ts";
 
 export { BUILTIN_SOURCE_PREFIX, type BuiltinCatalog, type BuiltinPlugin };
+import checksumTable from "./builtin_checksums.json" with { type: "json" };
 
 /** Names of the first-party plugins. */
 export const BUILTIN_PLUGIN_NAMES: readonly string[] = [
@@ -67,6 +76,53 @@ export async function resolveBuiltin(
   };
 }
 
+/** What `builtin_checksums.json` holds. */
+interface ChecksumTable {
+  /** The table's format (1). */
+  format: number;
+  /** `sha256:<hex>` by plugin name. */
+  checksums: Record<string, string>;
+}
+
+/** The file, beside this module, with the digests of the first-party plugins. */
+export const BUILTIN_CHECKSUMS_FILE = "builtin_checksums.json";
+
+/**
+ * The lock-file checksum of a first-party plugin as shipped in this version
+ * of the package: its digest in a checkout, read from
+ * `builtin_checksums.json`. Used when the package runs from a registry,
+ * where the plugin's files cannot be hashed as they are in a checkout.
+ *
+ * @example Usage
+ * ```ts
+ * import { builtinChecksum } from "./builtin.ts";
+ * import assert from "node:assert/strict";
+ * assert.match(builtinChecksum("echo")!, /^sha256:[0-9a-f]{64}$/);
+ * assert.equal(builtinChecksum("no-such-plugin"), undefined);
+ * ```
+ *
+ * @param name The plugin's name, e.g. `filesystem`.
+ * @returns `sha256:<hex>`, or `undefined` when the table has no entry.
+ * @throws {Error} When the table has the wrong shape.
+ */
+export function builtinChecksum(name: string): string | undefined {
+  const table = checksumTable as Partial<ChecksumTable> | null;
+  if (
+    typeof table !== "object" || table === null || table.format !== 1 ||
+    typeof table.checksums !== "object" || table.checksums === null
+  ) {
+    throw new Error(
+      `Cannot read "${
+        new URL(`./${BUILTIN_CHECKSUMS_FILE}`, import.meta.url).href
+      }": expected {"format": 1, "checksums": {...}}`,
+    );
+  }
+  const value = Object.hasOwn(table.checksums, name)
+    ? table.checksums[name]
+    : undefined;
+  return typeof value === "string" ? value : undefined;
+}
+
 /**
  * The first-party plugins of this package, as the config compiler and the
  * kernel take them (`builtins` options).
@@ -75,4 +131,6 @@ export const BUILTINS: BuiltinCatalog = {
   names: BUILTIN_PLUGIN_NAMES,
   manifestUrl: (name) => new URL(`./${name}/plugin.json`, import.meta.url),
   resolve: resolveBuiltin,
+  checksum: builtinChecksum,
+  checksumsFile: BUILTIN_CHECKSUMS_FILE,
 };

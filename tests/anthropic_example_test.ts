@@ -74,21 +74,48 @@ Deno.test("check-config examples/anthropic --locked exits 0 with ANTHROPIC_API_K
   );
 });
 
-Deno.test("check-config examples/anthropic names the unset ANTHROPIC_API_KEY", async () => {
-  const r = await deno(
-    [
-      "run",
-      "-A",
-      "cli/commands/check_config.ts",
-      "examples/anthropic",
-      "--locked",
-      "--no-cache",
-    ],
-    BASE,
-  );
-  assert.equal(r.code, 1, r.stdout + r.stderr);
+Deno.test("check-config examples/anthropic --locked passes without ANTHROPIC_API_KEY, warning W_ENV_UNSET; --require-env fails", async () => {
+  const args = [
+    "run",
+    "-A",
+    "cli/commands/check_config.ts",
+    "examples/anthropic",
+    "--locked",
+    "--no-cache",
+  ];
+  const r = await deno(args, BASE);
+  assert.equal(r.code, 0, r.stdout + r.stderr);
   assert.match(
-    r.stdout + r.stderr,
-    /E_ENV_UNSET.*"ANTHROPIC_API_KEY" is not set/,
+    r.stdout,
+    /warning\[W_ENV_UNSET\]: Environment variable "ANTHROPIC_API_KEY" is not set\n {2}--> examples\/anthropic\/agent\.hcl:\d+:\d+\n/,
+  );
+  assert.match(r.stdout, /in attribute "api_key" of provider "claude"/);
+  assert.match(r.stdout, /^The configuration is valid, with 1 warning: /m);
+
+  const json = await deno([...args, "--json"], BASE);
+  assert.equal(json.code, 0, json.stderr);
+  const doc = JSON.parse(json.stdout);
+  assert.equal(doc.valid, true);
+  assert.deepEqual(
+    doc.diagnostics.map((d: { severity: string; code: string }) => [
+      d.severity,
+      d.code,
+    ]),
+    [["warning", "W_ENV_UNSET"]],
+  );
+
+  const strict = await deno([...args, "--require-env"], BASE);
+  assert.equal(strict.code, 1, strict.stdout + strict.stderr);
+  assert.match(
+    strict.stdout,
+    /error\[E_ENV_UNSET\]: Environment variable "ANTHROPIC_API_KEY" is not set/,
+  );
+  const strictJson = await deno([...args, "--require-env", "--json"], BASE);
+  assert.equal(strictJson.code, 1);
+  assert.deepEqual(
+    JSON.parse(strictJson.stdout).diagnostics.map((
+      d: { severity: string; code: string },
+    ) => [d.severity, d.code]),
+    [["error", "E_ENV_UNSET"]],
   );
 });

@@ -6,57 +6,14 @@
  * runs a kernel from that URL with no local config.
  */
 import assert from "node:assert/strict";
-import { PATH, REPO } from "./_helpers.ts";
-
-const imports: Record<string, string> =
-  JSON.parse(await Deno.readTextFile(`${REPO}/deno.json`)).imports;
-
-/** Rewrites bare specifiers through the import map, as a registry publish does. */
-function rewrite(source: string): string {
-  return source.replace(
-    /((?:from|import)\s*\(?\s*)"([^"]+)"/g,
-    (all, head: string, spec: string) => {
-      if (/^(\.|\/|[a-z]+:)/.test(spec)) return all;
-      if (imports[spec]) return `${head}"${imports[spec]}"`;
-      const prefix = Object.keys(imports).find((k) =>
-        k.endsWith("/") && spec.startsWith(k)
-      );
-      if (prefix) {
-        return `${head}"${imports[prefix]!.replace(/^npm:\//, "npm:")}${
-          spec.slice(prefix.length)
-        }"`;
-      }
-      return all;
-    },
-  );
-}
+import { PATH } from "./_helpers.ts";
+import { servePackage } from "./_package_server.ts";
 
 Deno.test("a kernel loaded from a remote URL launches a builtin plugin with --cached-only", async () => {
-  const served: string[] = [];
-  const server = Deno.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    onListen: () => {},
-  }, async (req) => {
-    const path = decodeURIComponent(new URL(req.url).pathname);
-    served.push(path);
-    try {
-      const text = await Deno.readTextFile(`${REPO}${path}`);
-      if (path.endsWith(".json")) {
-        return new Response(text, {
-          headers: { "content-type": "application/json" },
-        });
-      }
-      return new Response(rewrite(text), {
-        headers: { "content-type": "application/typescript" },
-      });
-    } catch {
-      return new Response("not found", { status: 404 });
-    }
-  });
+  await using server = servePackage();
+  const { base, served } = server;
   const cwd = await Deno.makeTempDir({ prefix: "ph-agent-remote-" });
   try {
-    const base = `http://127.0.0.1:${server.addr.port}`;
     const out = await new Deno.Command(Deno.execPath(), {
       args: [
         "run",
@@ -83,7 +40,6 @@ Deno.test("a kernel loaded from a remote URL launches a builtin plugin with --ca
     assert.ok(served.includes("/plugins/sdk/serve.ts"));
     assert.ok(served.includes("/kernel/callback/_gateway_main.ts"));
   } finally {
-    await server.shutdown();
     await Deno.remove(cwd, { recursive: true });
   }
 });

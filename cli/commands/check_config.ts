@@ -1,5 +1,6 @@
 /**
- * `check-config [dir] [--json] [--locked] [--explain]`: checks the agent
+ * `check-config [dir] [--json] [--locked] [--require-env] [--explain]`:
+ * checks the agent
  * configuration of a project and says, before any agent runs, whether
  * `agent.hcl` is valid, whether every provider is locked to an exact,
  * checksummed version, and that no plugin gets more than it declares.
@@ -8,6 +9,10 @@
  *
  * Exit codes: 0 valid; 1 invalid configuration; 2 lock file missing (with
  * `--locked`), unreadable, outdated or mismatched; 3 usage error.
+ *
+ * It needs no secrets: an `env()` variable that is unset is the warning
+ * `W_ENV_UNSET` (the agent needs it when it runs), an error only with
+ * `--require-env`.
  *
  * An unchanged run replays its cached result (see `_cache.ts`); only a miss
  * loads the compiler.
@@ -63,17 +68,24 @@ export function processIo(): CliIo {
 
 /** The `--help` text of `check-config`. */
 export const CHECK_CONFIG_HELP: string =
-  `Usage: check-config [dir] [--json] [--locked] [--explain]
+  `Usage: check-config [dir] [--json] [--locked] [--require-env] [--explain]
 
 Checks the agent configuration in dir (default: the current directory):
 agent.hcl, .agent/agent.lock.hcl, the global $XDG_CONFIG_HOME/agent/config.hcl
 and the manifest of every plugin available locally. Prints every problem with
 its source line, grouped by file, then a one-line summary.
 
+It needs no secrets: an env("NAME") variable that is not set is a warning
+(W_ENV_UNSET, naming the variable and the attribute), since the agent only
+needs it when it runs (where it is an error).
+
 Options:
   --json       Print one JSON document: format_version, valid, the
                diagnostics and, when valid, the plan (secrets redacted)
   --locked     Require a complete, current lock file (for CI)
+  --require-env
+               Make an unset env() variable an error (E_ENV_UNSET), as when
+               the agent runs
   --explain    Show, per profile, the tools in scope, each plugin's
                permissions as the Deno flags it will get, and the policy
                outcome per tool
@@ -87,7 +99,7 @@ Exit codes: 0 valid; 1 invalid configuration; 2 lock file missing (with
 
 /** The usage line printed with a usage error. */
 export const CHECK_CONFIG_USAGE =
-  "Usage: check-config [dir] [--json] [--locked] [--explain] [--no-cache] [--no-color]";
+  "Usage: check-config [dir] [--json] [--locked] [--require-env] [--explain] [--no-cache] [--no-color]";
 
 /** The usage-error exit code. */
 export const EXIT_USAGE = 3;
@@ -125,6 +137,7 @@ export async function run(
       options: {
         json: { type: "boolean" },
         locked: { type: "boolean" },
+        "require-env": { type: "boolean" },
         explain: { type: "boolean" },
         "no-cache": { type: "boolean" },
         "no-color": { type: "boolean" },
@@ -175,6 +188,7 @@ export async function run(
   const flags = [
     values.json ? "--json" : "",
     values.locked ? "--locked" : "",
+    values["require-env"] ? "--require-env" : "",
     values.explain ? "--explain" : "",
   ].filter(Boolean);
   const { hostPlatform } = await import("../../config/checksum.ts");
@@ -207,6 +221,7 @@ export async function run(
   const result = await checkConfig(dir, {
     builtins: BUILTINS,
     locked: values.locked ?? false,
+    requireEnv: values["require-env"] ?? false,
     env: io.env,
     platform,
   });

@@ -139,10 +139,19 @@ Deno.test("check-config caches its result and notices every input change", async
         .ok,
     );
     assert.equal((await check()).code, 0);
-    // An env() variable becomes unset: not reused either.
+    // An env() variable becomes unset: not reused either (a warning now).
     const unset = io(dir, { XDG_CACHE_HOME: cache });
-    assert.equal(await run([".", "--locked"], unset), 1);
-    assert.match(unset.out(), /E_ENV_UNSET/);
+    assert.equal(await run([".", "--locked"], unset), 0);
+    assert.match(unset.out(), /warning\[W_ENV_UNSET\]/);
+    // --require-env is part of the key: its error is not the warning's replay.
+    const required = io(dir, { XDG_CACHE_HOME: cache });
+    assert.equal(await run([".", "--locked", "--require-env"], required), 1);
+    assert.match(required.out(), /error\[E_ENV_UNSET\]/);
+    // Set again: neither the warning nor the error is replayed.
+    assert.deepEqual(await check(), fresh);
+    const set = io(dir, env);
+    assert.equal(await run([".", "--locked", "--require-env"], set), 0);
+    assert.doesNotMatch(set.out(), /ENV_UNSET/);
     // agent.hcl changes.
     await Deno.writeTextFile(
       join(dir, "agent.hcl"),

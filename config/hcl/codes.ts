@@ -24,8 +24,18 @@ export const E_FUNCTION_NOT_ALLOWED = "E_FUNCTION_NOT_ALLOWED";
 /** A reference to a variable (`var.x`, `foo`): agent configuration has none. */
 export const E_VARIABLE_NOT_ALLOWED = "E_VARIABLE_NOT_ALLOWED";
 
-/** `env("NAME")` with `NAME` unset in the environment. */
+/**
+ * `env("NAME")` with `NAME` unset in the environment, when the environment
+ * is required (the agent runs, or `check-config --require-env`).
+ */
 export const E_ENV_UNSET = "E_ENV_UNSET";
+
+/**
+ * `env("NAME")` with `NAME` unset, when the environment is not required
+ * (`check-config` without `--require-env`: a CI job that lints the
+ * configuration has no secrets).
+ */
+export const W_ENV_UNSET = "W_ENV_UNSET";
 
 /** A sensitive attribute not written exactly as `env("LITERAL")`. */
 export const E_SECRET_SHAPE = "E_SECRET_SHAPE";

@@ -27,6 +27,7 @@ import {
   E_INVALID_VALUE,
   E_SYNTAX,
   E_VARIABLE_NOT_ALLOWED,
+  W_ENV_UNSET,
 } from "./codes.ts";
 import {
   defineKey,
@@ -52,6 +53,14 @@ export interface EvalContext {
    * @default {Deno.env.get}
    */
   env?: EnvLookup | Readonly<Record<string, string | undefined>>;
+  /**
+   * Whether an unset `env()` variable is an error (`E_ENV_UNSET`: the agent
+   * is about to run) or a warning (`W_ENV_UNSET`: the configuration is only
+   * checked, as in CI without secrets). With `false`, the call evaluates to
+   * an empty {@linkcode Secret} so that the rest of the value is checked.
+   * @default {true}
+   */
+  requireEnv?: boolean;
   /**
    * Names the place being evaluated in messages, e.g.
    * `provider "claude", attribute "api_key"`.
@@ -843,6 +852,17 @@ class Evaluator {
         `env("${nameV}")${this.#where()} needs the variable "${nameV}", but reading the environment is not permitted. Run with --allow-env=${nameV}.`,
         e.range,
       );
+    }
+    if (value === undefined && this.ctx.requireEnv === false) {
+      this.diags.push({
+        severity: "warning",
+        code: W_ENV_UNSET,
+        summary: `Environment variable "${nameV}" is not set`,
+        detail:
+          `env("${nameV}")${this.#where()} reads the environment variable "${nameV}", which is not set here. The agent needs it when it runs (an empty value counts as set); check-config --require-env makes this an error.`,
+        range: e.range,
+      });
+      return new Secret("");
     }
     if (value === undefined) {
       return this.fail(

@@ -222,6 +222,34 @@ Deno.test("evaluate() allows env() only where the context says so", () => {
   assert.equal((fn.value as Secret).reveal(), "");
 });
 
+Deno.test("evaluate() with requireEnv: false warns W_ENV_UNSET and yields an empty secret", () => {
+  const r = run('{ key = env("CLAUDE_API_KEY"), n = 1 }', {
+    allowEnv: true,
+    env: {},
+    requireEnv: false,
+    place: 'attribute "api_key" of provider "claude"',
+  });
+  assert.equal(r.diagnostics.length, 1);
+  const d = r.diagnostics[0]!;
+  assert.equal(d.severity, "warning");
+  assert.equal(d.code, "W_ENV_UNSET");
+  assert.equal(d.summary, 'Environment variable "CLAUDE_API_KEY" is not set');
+  assert.match(d.detail!, /in attribute "api_key" of provider "claude"/);
+  assert.deepEqual([d.range!.start.line, d.range!.start.column], [1, 13]);
+  const value = r.value as Record<string, unknown>;
+  assert.ok(value.key instanceof Secret);
+  assert.equal((value.key as Secret).reveal(), "");
+  assert.equal(value.n, 1);
+  // A set variable is read as usual, with no warning.
+  const set = run('env("K")', {
+    allowEnv: true,
+    env: { K: "v" },
+    requireEnv: false,
+  });
+  assert.deepEqual(set.diagnostics, []);
+  assert.equal((set.value as Secret).reveal(), "v");
+});
+
 Deno.test("evaluate() reports an unset variable by name and place, with E_ENV_UNSET", () => {
   const r = run('env("CLAUDE_API_KEY")', {
     allowEnv: true,

@@ -96,6 +96,7 @@ export {
   E_SECRET_SHAPE,
   E_SYNTAX,
   E_VARIABLE_NOT_ALLOWED,
+  W_ENV_UNSET,
 } from "./codes.ts";
 export {
   type EnvLookup,

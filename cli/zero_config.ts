@@ -1,0 +1,81 @@
+/**
+ * The zero-config first run of `agent` and `agent run`: in a directory
+ * without `agent.hcl`, the built-in default configuration
+ * (`config/default_config.ts`, the text `agent init` writes) is compiled
+ * instead, with the model provider the environment's API key selects, and
+ * one line on stderr says so.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import type { CliIo } from "./commands/check_config.ts";
+import {
+  defaultConfigText,
+  describeChoice,
+  modelChoiceFromEnv,
+} from "../config/default_config.ts";
+import { CONFIG_FILE_NAME } from "../config/files.ts";
+
+/** Exit code of a zero-config run that cannot start (as a config error). */
+const EXIT_CONFIG = 2;
+
+/** What {@linkcode zeroConfig} decided. */
+export type ZeroConfig =
+  /** The directory has `agent.hcl`: open it as usual. */
+  | { readonly kind: "project" }
+  /** No `agent.hcl`: open the kernel with this default text. */
+  | { readonly kind: "default"; readonly text: string }
+  /** No `agent.hcl` and no way to run: the message was printed. */
+  | { readonly kind: "exit"; readonly code: number };
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.stat(path);
+    return true;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return false;
+    throw err;
+  }
+}
+
+/**
+ * Decides how `agent`/`agent run` configure a project directory: its own
+ * `agent.hcl`, or the built-in default (printing the one-line notice that
+ * names `agent init`), or an exit (code 2) with the reason: `--locked`
+ * without `agent.hcl`, an invalid base URL, or neither API key set.
+ *
+ * @param dir The project directory (absolute).
+ * @param io Where to print, and the environment.
+ * @param options `locked`: whether `--locked` was given.
+ * @returns What to do.
+ */
+export async function zeroConfig(
+  dir: string,
+  io: CliIo,
+  options: { locked: boolean },
+): Promise<ZeroConfig> {
+  if (await exists(join(dir, CONFIG_FILE_NAME))) return { kind: "project" };
+  if (options.locked) {
+    io.stderr(
+      `error: --locked needs agent.hcl and its lock file, but there is no agent.hcl in "${dir}": run "agent init" to write both (the built-in default configuration has no lock file)\n`,
+    );
+    return { kind: "exit", code: EXIT_CONFIG };
+  }
+  const { choice, error } = modelChoiceFromEnv(io.env);
+  if (error !== undefined) {
+    io.stderr(`error: ${error}\n`);
+    return { kind: "exit", code: EXIT_CONFIG };
+  }
+  if (choice === undefined) {
+    io.stderr(
+      `error: there is no agent.hcl in "${dir}" and no API key to run the built-in default configuration: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or run "agent init" to write an agent.hcl (e.g. for a local OpenAI-compatible server)\n`,
+    );
+    return { kind: "exit", code: EXIT_CONFIG };
+  }
+  io.stderr(
+    `note: no agent.hcl here: using the built-in default configuration (${
+      describeChoice(choice)
+    }; tools confined to this directory; file changes and shell commands are asked for); run "agent init" to write it to agent.hcl and make it explicit\n`,
+  );
+  return { kind: "default", text: defaultConfigText(choice) };
+}
