@@ -7,71 +7,62 @@
  * runs with only the permissions its manifest declares and the operator
  * grants.
  *
- * This root module holds what every user of the package needs to reason about
- * plugins: the manifest format, the permission model and the errors a launch
- * can end with. The plugin host is in `@ph/agent/kernel`, the plugin SDK in
+ * This root module holds what a script running sessions needs:
+ * {@linkcode openKernel} and {@linkcode openSessions}, the session, event,
+ * outcome and approval types, {@linkcode sessionExitCode},
+ * {@linkcode checkConfig} and {@linkcode compileConfig} (with this package's
+ * first-party plugins available), and the errors a run can end with
+ * ({@linkcode ConfigError}, {@linkcode ProviderError},
+ * {@linkcode PluginStartError}, {@linkcode PluginCrashedError}).
+ *
+ * Everything else has its own entry point: the shared vocabulary (manifests,
+ * permissions, diagnostics, the policy DSL) in `@ph/agent/contract`, the
+ * config compiler and its plan types in `@ph/agent/config`, the plugin host
+ * and the agent loop's parts in `@ph/agent/kernel`, the plugin SDK in
  * `@ph/agent/plugin`, and the wire contracts in `@ph/agent/proto` and
  * `@ph/agent/proto/<area>`.
  *
- * @example What a plugin may do, before it runs
- * ```ts
- * import { parseManifest, resolvePermissions } from "@ph/agent";
- * import assert from "node:assert/strict";
+ * @example Check a project, then run a prompt
+ * ```ts ignore
+ * import { checkConfig, openKernel, sessionExitCode } from "@ph/agent";
  *
- * const manifest = parseManifest({
- *   name: "gh", version: "1.0.0", category: "tool", protocol_version: 1,
- *   runtime: "deno", entrypoint: "main.ts",
- *   capabilities: { env: ["GITHUB_TOKEN"], run: ["git"] },
- * }, "gh/plugin.json");
- * const { effective, denied } = resolvePermissions(
- *   manifest.capabilities,
- *   { env: ["GITHUB_TOKEN"] },
- *   { cwd: "/repo" },
- * );
- * assert.deepEqual(effective.env, ["GITHUB_TOKEN"]);
- * assert.deepEqual(denied, [{ kind: "run", value: "git" }]);
+ * const checked = await checkConfig("./my-project");
+ * if (checked.exitCode !== 0) Deno.exit(2);
+ * await using kernel = await openKernel("./my-project");
+ * const run = kernel.run("Summarize notes.md", { profile: "default" });
+ * for await (const event of run) {
+ *   if (event.type === "text_delta") console.log(event.text);
+ * }
+ * Deno.exit(sessionExitCode(await run.result));
  * ```
  *
  * @module
  */
 export {
-  type CapabilityEnvelope,
-  CATEGORY_NAMES,
-  type CategoryName,
-  CONFIG_ATTR_TYPES,
-  type ConfigAttributeSpec,
-  type ConfigAttrType,
-  ManifestError,
-  type ManifestTool,
-  parseManifest,
-  type PluginManifest,
-  type PluginRuntime,
-  readManifest,
-} from "./contract/manifest.ts";
-export {
-  type EffectivePermissions,
-  formatDenials,
-  PERMISSION_KINDS,
-  type PermissionDenial,
-  type PermissionGrant,
-  type PermissionKind,
-  type PermissionResolution,
-  resolvePermissions,
-  type ResolvePermissionsOptions,
-} from "./contract/permissions.ts";
-export {
-  describeExit,
   type ExitInfo,
   PluginCrashedError,
   PluginStartError,
   type PluginStartErrorCode,
 } from "./kernel/plugin/errors.ts";
+/**
+ * The configuration types that {@linkcode checkConfig} and
+ * {@linkcode compileConfig} return or take (the plan and everything it
+ * names). The config compiler itself is `@ph/agent/config`; manifests,
+ * permissions and the policy DSL are `@ph/agent/contract`.
+ */
 export {
+  type BuiltinCatalog,
+  type BuiltinPlugin,
+  type CapabilityEnvelope,
+  type CategoryName,
   type CheckConfigOptions,
   type CheckExitCode,
   type CheckResult,
+  type ConfigAttributeSpec,
+  type ConfigAttrType,
   ConfigError,
   type Diagnostic,
+  type EffectivePermissions,
   type Fingerprint,
   type GenerationSettings,
   type GlobalConfig,
@@ -79,16 +70,20 @@ export {
   type HookPoint,
   type LoadConfigInputsOptions,
   type LogLevel,
+  type ManifestTool,
   type ModelRef,
   type ModelRouting,
   type ObjectValue,
   type ObservabilitySettings,
+  type PermissionKind,
   type Plan,
   type PlanHook,
   type PlanLockEntry,
   type PlanPermissions,
   type PlanProfile,
   type PlanProvider,
+  type PluginManifest,
+  type PluginRuntime,
   type PolicyAction,
   type PolicyMatch,
   type PolicyMatchKind,
@@ -99,7 +94,7 @@ export {
   type RegistryMirrorEntry,
   type RetrySettings,
   type RiskClass,
-  Secret,
+  type Secret,
   type Settings,
   type Severity,
   type SourceKind,

@@ -1,5 +1,6 @@
 /**
- * The config compiler: `agent.hcl` → diagnostics → a typed {@linkcode Plan}.
+ * The config compiler (`@ph/agent/config`): `agent.hcl` → diagnostics → a
+ * typed {@linkcode Plan}.
  * No plugin process, no network: it reads the project's single `agent.hcl`,
  * the lock file `.agent/agent.lock.hcl`, the global
  * `$XDG_CONFIG_HOME/agent/config.hcl`, and the manifests of the plugins
@@ -17,8 +18,15 @@
  *   {@linkcode checkCapabilities} runs the stage-B checks once plugins have
  *   said what they support.
  *
- * This folder owns configuration only: it never starts a plugin. It reuses
- * the kernel's pure permission function to show effective permissions.
+ * This folder owns configuration only: it never starts a plugin, opens a
+ * session or touches the network. The vocabulary it shares with the kernel
+ * and the plugins (manifests, permissions, diagnostics, the policy DSL) is
+ * in `contract/` and re-exported here where the plan's types name it.
+ *
+ * **Layering.** `config/` imports only `contract/` and `proto/`. It must not
+ * import `kernel/`, `plugins/` (the first-party catalogue comes in through
+ * the `builtins` option, typed by `contract/`'s `BuiltinCatalog`) or `cli/`.
+ * `deno task layering` enforces this.
  *
  * @example Check a project
  * ```ts
@@ -152,6 +160,7 @@ export {
   type ToolDeclaration,
 } from "./plan.ts";
 export {
+  type ExplainContext,
   type ExplainOutcome,
   explainPlan,
   type ExplainProfile,
@@ -227,9 +236,11 @@ export {
 export type {
   CapabilityEnvelope,
   CategoryName,
+  ManifestTool,
   PluginManifest,
   PluginRuntime,
 } from "../contract/manifest.ts";
+export type { BuiltinCatalog, BuiltinPlugin } from "../contract/builtins.ts";
 export type {
   EffectivePermissions,
   PermissionKind,

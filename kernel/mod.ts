@@ -1,12 +1,23 @@
 /**
- * The microkernel (`@ph/agent/kernel`): plugin lifecycle over the go-plugin
- * compatible transport, the kernel callback service and the permission
- * model that scopes every plugin.
+ * The microkernel (`@ph/agent/kernel`): it runs a compiled plan — launches
+ * every plugin over the go-plugin compatible transport, serves their
+ * callback channel, stores sessions and events, relays telemetry, and drives
+ * the agent loop. `kernel/kernel.ts` (`openKernel`) ties these together; the
+ * root module `@ph/agent` exports it with the first-party plugins plugged
+ * in.
  *
- * This folder owns launching, supervising and stopping plugin processes,
- * serving their callback channel, and deciding their permissions. It does
- * not parse `agent.hcl` (see `config/`) and holds no opinion about models,
- * tools or context: those are plugins.
+ * This folder owns launching, supervising and stopping plugin processes
+ * (`plugin/`, `process/`), the callback service (`callback/`), the session
+ * store (`state/`), the event bus (`bus/`), the telemetry relay
+ * (`telemetry/`) and the agent loop (`agent/`). It does not parse
+ * `agent.hcl` (it calls `config/`) and holds no opinion about models, tools
+ * or context: those are plugins.
+ *
+ * **Layering.** `kernel/` imports only `config/`, `contract/` and `proto/`.
+ * It must not import `plugins/` (first-party plugins arrive through the
+ * `builtins` option as a `contract/` `BuiltinCatalog`) or `cli/`; within
+ * the folder, a subfolder never imports its parent's files.
+ * `deno task layering` enforces this.
  *
  * @example Launch the example plugin and call it
  * ```ts ignore

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "echo" {
   source      = "builtin/echo"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:37:05Z"
+  resolved_at = "2026-12-01T23:37:16Z"
   checksums = {
-    "darwin_amd64"  = "sha256:a365f335faaa4756112de667679e0609dc348f364ab1b386051e2deac9c715b2"
-    "darwin_arm64"  = "sha256:a365f335faaa4756112de667679e0609dc348f364ab1b386051e2deac9c715b2"
-    "linux_amd64"   = "sha256:a365f335faaa4756112de667679e0609dc348f364ab1b386051e2deac9c715b2"
-    "linux_arm64"   = "sha256:a365f335faaa4756112de667679e0609dc348f364ab1b386051e2deac9c715b2"
-    "windows_amd64" = "sha256:a365f335faaa4756112de667679e0609dc348f364ab1b386051e2deac9c715b2"
+    "darwin_amd64"  = "sha256:c84895b7156c9ee230db59e481ac5b6700cafdda674246c10c18efad713d0d37"
+    "darwin_arm64"  = "sha256:c84895b7156c9ee230db59e481ac5b6700cafdda674246c10c18efad713d0d37"
+    "linux_amd64"   = "sha256:c84895b7156c9ee230db59e481ac5b6700cafdda674246c10c18efad713d0d37"
+    "linux_arm64"   = "sha256:c84895b7156c9ee230db59e481ac5b6700cafdda674246c10c18efad713d0d37"
+    "windows_amd64" = "sha256:c84895b7156c9ee230db59e481ac5b6700cafdda674246c10c18efad713d0d37"
   }
   envelope = {
     env   = []
@@ -36,13 +36,13 @@ provider "echo" {
 provider "notes" {
   source      = "./plugins/notes"
   version     = "0.2.0"
-  resolved_at = "2026-11-30T14:37:05Z"
+  resolved_at = "2026-12-01T23:37:16Z"
   checksums = {
-    "darwin_amd64"  = "sha256:9adb33a8965d45684eed8c0d8cb44932b4fef22c21113ece3d52e5f795aa1702"
-    "darwin_arm64"  = "sha256:9adb33a8965d45684eed8c0d8cb44932b4fef22c21113ece3d52e5f795aa1702"
-    "linux_amd64"   = "sha256:9adb33a8965d45684eed8c0d8cb44932b4fef22c21113ece3d52e5f795aa1702"
-    "linux_arm64"   = "sha256:9adb33a8965d45684eed8c0d8cb44932b4fef22c21113ece3d52e5f795aa1702"
-    "windows_amd64" = "sha256:9adb33a8965d45684eed8c0d8cb44932b4fef22c21113ece3d52e5f795aa1702"
+    "darwin_amd64"  = "sha256:bce6ce166483138c75889babe0452204f23f3f951d818d438e8e4878eb944b8a"
+    "darwin_arm64"  = "sha256:bce6ce166483138c75889babe0452204f23f3f951d818d438e8e4878eb944b8a"
+    "linux_amd64"   = "sha256:bce6ce166483138c75889babe0452204f23f3f951d818d438e8e4878eb944b8a"
+    "linux_arm64"   = "sha256:bce6ce166483138c75889babe0452204f23f3f951d818d438e8e4878eb944b8a"
+    "windows_amd64" = "sha256:bce6ce166483138c75889babe0452204f23f3f951d818d438e8e4878eb944b8a"
   }
   envelope = {
     env   = []

@@ -9,6 +9,16 @@
  * go-plugin's health, broker, controller and stdio services, and connects
  * to the kernel's callback channel (broker ID 1) as soon as it is announced.
  *
+ * This folder owns the plugin side of the transport and helpers for writing
+ * plugins (tool schemas and results, config schemas, logging, roots). It
+ * re-exports the manifest format from `contract/`.
+ *
+ * **Layering.** `plugins/sdk/` imports only `contract/` and `proto/`: a
+ * plugin built on it never pulls in the config compiler or the kernel. It
+ * must not import `config/`, `kernel/`, `cli/` or any first-party plugin;
+ * first-party plugins (`plugins/<name>/`) import the SDK, `contract/` and
+ * `proto/` only, never each other. `deno task layering` enforces this.
+ *
  * @example A tool plugin skeleton
  * ```ts ignore
  * import { serve, service } from "@ph/agent/plugin";

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "claude" {
   source      = "builtin/anthropic"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:37:05Z"
+  resolved_at = "2026-12-01T23:37:47Z"
   checksums = {
-    "darwin_amd64"  = "sha256:09609392dbc415acdae87a76f51ae7b215ea2802cd60501ec89142d2e28cf333"
-    "darwin_arm64"  = "sha256:09609392dbc415acdae87a76f51ae7b215ea2802cd60501ec89142d2e28cf333"
-    "linux_amd64"   = "sha256:09609392dbc415acdae87a76f51ae7b215ea2802cd60501ec89142d2e28cf333"
-    "linux_arm64"   = "sha256:09609392dbc415acdae87a76f51ae7b215ea2802cd60501ec89142d2e28cf333"
-    "windows_amd64" = "sha256:09609392dbc415acdae87a76f51ae7b215ea2802cd60501ec89142d2e28cf333"
+    "darwin_amd64"  = "sha256:a862ad110908884377131bdf2a4aeb40ec671006f40e3f1a2e3baf356e779179"
+    "darwin_arm64"  = "sha256:a862ad110908884377131bdf2a4aeb40ec671006f40e3f1a2e3baf356e779179"
+    "linux_amd64"   = "sha256:a862ad110908884377131bdf2a4aeb40ec671006f40e3f1a2e3baf356e779179"
+    "linux_arm64"   = "sha256:a862ad110908884377131bdf2a4aeb40ec671006f40e3f1a2e3baf356e779179"
+    "windows_amd64" = "sha256:a862ad110908884377131bdf2a4aeb40ec671006f40e3f1a2e3baf356e779179"
   }
   envelope = {
     env   = []
@@ -59,13 +59,13 @@ provider "claude" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:37:05Z"
+  resolved_at = "2026-12-01T23:37:47Z"
   checksums = {
-    "darwin_amd64"  = "sha256:1ea3323f49d8f1350987bbf991f1139fb245331991c213cff9d076faeb803c42"
-    "darwin_arm64"  = "sha256:1ea3323f49d8f1350987bbf991f1139fb245331991c213cff9d076faeb803c42"
-    "linux_amd64"   = "sha256:1ea3323f49d8f1350987bbf991f1139fb245331991c213cff9d076faeb803c42"
-    "linux_arm64"   = "sha256:1ea3323f49d8f1350987bbf991f1139fb245331991c213cff9d076faeb803c42"
-    "windows_amd64" = "sha256:1ea3323f49d8f1350987bbf991f1139fb245331991c213cff9d076faeb803c42"
+    "darwin_amd64"  = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
+    "darwin_arm64"  = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
+    "linux_amd64"   = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
+    "linux_arm64"   = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
+    "windows_amd64" = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "ask" {
   source      = "builtin/user"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:37:05Z"
+  resolved_at = "2026-12-01T23:37:28Z"
   checksums = {
-    "darwin_amd64"  = "sha256:11798fbe3b6872793a2aac7d565f0a976990f615f9a08c8f1e6378b2641fa58a"
-    "darwin_arm64"  = "sha256:11798fbe3b6872793a2aac7d565f0a976990f615f9a08c8f1e6378b2641fa58a"
-    "linux_amd64"   = "sha256:11798fbe3b6872793a2aac7d565f0a976990f615f9a08c8f1e6378b2641fa58a"
-    "linux_arm64"   = "sha256:11798fbe3b6872793a2aac7d565f0a976990f615f9a08c8f1e6378b2641fa58a"
-    "windows_amd64" = "sha256:11798fbe3b6872793a2aac7d565f0a976990f615f9a08c8f1e6378b2641fa58a"
+    "darwin_amd64"  = "sha256:537b682e6dcdd3748824b64237291019ca30039cea710ea3e21bb581df3d3928"
+    "darwin_arm64"  = "sha256:537b682e6dcdd3748824b64237291019ca30039cea710ea3e21bb581df3d3928"
+    "linux_amd64"   = "sha256:537b682e6dcdd3748824b64237291019ca30039cea710ea3e21bb581df3d3928"
+    "linux_arm64"   = "sha256:537b682e6dcdd3748824b64237291019ca30039cea710ea3e21bb581df3d3928"
+    "windows_amd64" = "sha256:537b682e6dcdd3748824b64237291019ca30039cea710ea3e21bb581df3d3928"
   }
   envelope = {
     env   = []
@@ -27,13 +27,13 @@ provider "ask" {
 provider "docs" {
   source      = "builtin/agents-md"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:37:05Z"
+  resolved_at = "2026-12-01T23:37:28Z"
   checksums = {
-    "darwin_amd64"  = "sha256:4272f98bdecd8428523942faeb177f4f1b464c3362c8ca6bbbc12bba145f0e47"
-    "darwin_arm64"  = "sha256:4272f98bdecd8428523942faeb177f4f1b464c3362c8ca6bbbc12bba145f0e47"
-    "linux_amd64"   = "sha256:4272f98bdecd8428523942faeb177f4f1b464c3362c8ca6bbbc12bba145f0e47"
-    "linux_arm64"   = "sha256:4272f98bdecd8428523942faeb177f4f1b464c3362c8ca6bbbc12bba145f0e47"
-    "windows_amd64" = "sha256:4272f98bdecd8428523942faeb177f4f1b464c3362c8ca6bbbc12bba145f0e47"
+    "darwin_amd64"  = "sha256:051bdcf31c2215a0c6fd7d9ca84ab1222d540d785a00c0b8466201fd8690c891"
+    "darwin_arm64"  = "sha256:051bdcf31c2215a0c6fd7d9ca84ab1222d540d785a00c0b8466201fd8690c891"
+    "linux_amd64"   = "sha256:051bdcf31c2215a0c6fd7d9ca84ab1222d540d785a00c0b8466201fd8690c891"
+    "linux_arm64"   = "sha256:051bdcf31c2215a0c6fd7d9ca84ab1222d540d785a00c0b8466201fd8690c891"
+    "windows_amd64" = "sha256:051bdcf31c2215a0c6fd7d9ca84ab1222d540d785a00c0b8466201fd8690c891"
   }
   envelope = {
     env   = []
@@ -72,13 +72,13 @@ provider "docs" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:37:05Z"
+  resolved_at = "2026-12-01T23:37:28Z"
   checksums = {
-    "darwin_amd64"  = "sha256:1ea3323f49d8f1350987bbf991f1139fb245331991c213cff9d076faeb803c42"
-    "darwin_arm64"  = "sha256:1ea3323f49d8f1350987bbf991f1139fb245331991c213cff9d076faeb803c42"
-    "linux_amd64"   = "sha256:1ea3323f49d8f1350987bbf991f1139fb245331991c213cff9d076faeb803c42"
-    "linux_arm64"   = "sha256:1ea3323f49d8f1350987bbf991f1139fb245331991c213cff9d076faeb803c42"
-    "windows_amd64" = "sha256:1ea3323f49d8f1350987bbf991f1139fb245331991c213cff9d076faeb803c42"
+    "darwin_amd64"  = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
+    "darwin_arm64"  = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
+    "linux_amd64"   = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
+    "linux_arm64"   = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
+    "windows_amd64" = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
   }
   envelope = {
     env   = []
@@ -101,13 +101,13 @@ provider "fs" {
 provider "graph" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:37:05Z"
+  resolved_at = "2026-12-01T23:37:28Z"
   checksums = {
-    "darwin_amd64"  = "sha256:084453a36e4c23a4002eab57f2e126c2f82f20fd39386d2498cb95749faea25b"
-    "darwin_arm64"  = "sha256:084453a36e4c23a4002eab57f2e126c2f82f20fd39386d2498cb95749faea25b"
-    "linux_amd64"   = "sha256:084453a36e4c23a4002eab57f2e126c2f82f20fd39386d2498cb95749faea25b"
-    "linux_arm64"   = "sha256:084453a36e4c23a4002eab57f2e126c2f82f20fd39386d2498cb95749faea25b"
-    "windows_amd64" = "sha256:084453a36e4c23a4002eab57f2e126c2f82f20fd39386d2498cb95749faea25b"
+    "darwin_amd64"  = "sha256:df73868b669d3e0e34aa0d72c09a8749ac5086edc73f6e6125b89107f0b21547"
+    "darwin_arm64"  = "sha256:df73868b669d3e0e34aa0d72c09a8749ac5086edc73f6e6125b89107f0b21547"
+    "linux_amd64"   = "sha256:df73868b669d3e0e34aa0d72c09a8749ac5086edc73f6e6125b89107f0b21547"
+    "linux_arm64"   = "sha256:df73868b669d3e0e34aa0d72c09a8749ac5086edc73f6e6125b89107f0b21547"
+    "windows_amd64" = "sha256:df73868b669d3e0e34aa0d72c09a8749ac5086edc73f6e6125b89107f0b21547"
   }
   envelope = {
     env   = ["DENO_DIR"]
@@ -230,13 +230,13 @@ provider "graph" {
 provider "memory" {
   source      = "builtin/memory"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:37:05Z"
+  resolved_at = "2026-12-01T23:37:28Z"
   checksums = {
-    "darwin_amd64"  = "sha256:a22df4f33d067f93e9b5bac5756f9d705cd8682b05a108b92e6b64883db3da7e"
-    "darwin_arm64"  = "sha256:a22df4f33d067f93e9b5bac5756f9d705cd8682b05a108b92e6b64883db3da7e"
-    "linux_amd64"   = "sha256:a22df4f33d067f93e9b5bac5756f9d705cd8682b05a108b92e6b64883db3da7e"
-    "linux_arm64"   = "sha256:a22df4f33d067f93e9b5bac5756f9d705cd8682b05a108b92e6b64883db3da7e"
-    "windows_amd64" = "sha256:a22df4f33d067f93e9b5bac5756f9d705cd8682b05a108b92e6b64883db3da7e"
+    "darwin_amd64"  = "sha256:86939b286d012fe9ab7f3c44f6a5c462bece88152b0f1d45c35ba72c69ae63b4"
+    "darwin_arm64"  = "sha256:86939b286d012fe9ab7f3c44f6a5c462bece88152b0f1d45c35ba72c69ae63b4"
+    "linux_amd64"   = "sha256:86939b286d012fe9ab7f3c44f6a5c462bece88152b0f1d45c35ba72c69ae63b4"
+    "linux_arm64"   = "sha256:86939b286d012fe9ab7f3c44f6a5c462bece88152b0f1d45c35ba72c69ae63b4"
+    "windows_amd64" = "sha256:86939b286d012fe9ab7f3c44f6a5c462bece88152b0f1d45c35ba72c69ae63b4"
   }
   envelope = {
     env   = ["HOME", "XDG_DATA_HOME"]
@@ -292,13 +292,13 @@ provider "memory" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:37:05Z"
+  resolved_at = "2026-12-01T23:37:28Z"
   checksums = {
-    "darwin_amd64"  = "sha256:ea55ba39c1796af66c3fa8b2e99fe1e4ddeeb317d2c6a9b4e59719cfe6e661f7"
-    "darwin_arm64"  = "sha256:ea55ba39c1796af66c3fa8b2e99fe1e4ddeeb317d2c6a9b4e59719cfe6e661f7"
-    "linux_amd64"   = "sha256:ea55ba39c1796af66c3fa8b2e99fe1e4ddeeb317d2c6a9b4e59719cfe6e661f7"
-    "linux_arm64"   = "sha256:ea55ba39c1796af66c3fa8b2e99fe1e4ddeeb317d2c6a9b4e59719cfe6e661f7"
-    "windows_amd64" = "sha256:ea55ba39c1796af66c3fa8b2e99fe1e4ddeeb317d2c6a9b4e59719cfe6e661f7"
+    "darwin_amd64"  = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
+    "darwin_arm64"  = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
+    "linux_amd64"   = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
+    "linux_arm64"   = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
+    "windows_amd64" = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
   }
   envelope = {
     env   = []
@@ -328,13 +328,13 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:37:05Z"
+  resolved_at = "2026-12-01T23:37:28Z"
   checksums = {
-    "darwin_amd64"  = "sha256:398bfd602f5b31ddef8a7e55cd0e1b7bd0c565d32b1309288b07642c5795bfb4"
-    "darwin_arm64"  = "sha256:398bfd602f5b31ddef8a7e55cd0e1b7bd0c565d32b1309288b07642c5795bfb4"
-    "linux_amd64"   = "sha256:398bfd602f5b31ddef8a7e55cd0e1b7bd0c565d32b1309288b07642c5795bfb4"
-    "linux_arm64"   = "sha256:398bfd602f5b31ddef8a7e55cd0e1b7bd0c565d32b1309288b07642c5795bfb4"
-    "windows_amd64" = "sha256:398bfd602f5b31ddef8a7e55cd0e1b7bd0c565d32b1309288b07642c5795bfb4"
+    "darwin_amd64"  = "sha256:e300fcd4245d4564d8f6dd8a5cb6de440c9d83b702ce7b4fa7904d789f38201b"
+    "darwin_arm64"  = "sha256:e300fcd4245d4564d8f6dd8a5cb6de440c9d83b702ce7b4fa7904d789f38201b"
+    "linux_amd64"   = "sha256:e300fcd4245d4564d8f6dd8a5cb6de440c9d83b702ce7b4fa7904d789f38201b"
+    "linux_arm64"   = "sha256:e300fcd4245d4564d8f6dd8a5cb6de440c9d83b702ce7b4fa7904d789f38201b"
+    "windows_amd64" = "sha256:e300fcd4245d4564d8f6dd8a5cb6de440c9d83b702ce7b4fa7904d789f38201b"
   }
   envelope = {
     env   = []
@@ -357,13 +357,13 @@ provider "search" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:37:05Z"
+  resolved_at = "2026-12-01T23:37:28Z"
   checksums = {
-    "darwin_amd64"  = "sha256:9e132cdd2956da9e3649c6d5f2e3520c80c888e0f7f3f1215404861deaaf5ba1"
-    "darwin_arm64"  = "sha256:9e132cdd2956da9e3649c6d5f2e3520c80c888e0f7f3f1215404861deaaf5ba1"
-    "linux_amd64"   = "sha256:9e132cdd2956da9e3649c6d5f2e3520c80c888e0f7f3f1215404861deaaf5ba1"
-    "linux_arm64"   = "sha256:9e132cdd2956da9e3649c6d5f2e3520c80c888e0f7f3f1215404861deaaf5ba1"
-    "windows_amd64" = "sha256:9e132cdd2956da9e3649c6d5f2e3520c80c888e0f7f3f1215404861deaaf5ba1"
+    "darwin_amd64"  = "sha256:793f7f6938f547f63cf36220733d6453d770ca90446371af25a00d29a414ae46"
+    "darwin_arm64"  = "sha256:793f7f6938f547f63cf36220733d6453d770ca90446371af25a00d29a414ae46"
+    "linux_amd64"   = "sha256:793f7f6938f547f63cf36220733d6453d770ca90446371af25a00d29a414ae46"
+    "linux_arm64"   = "sha256:793f7f6938f547f63cf36220733d6453d770ca90446371af25a00d29a414ae46"
+    "windows_amd64" = "sha256:793f7f6938f547f63cf36220733d6453d770ca90446371af25a00d29a414ae46"
   }
   envelope = {
     env   = []
@@ -418,13 +418,13 @@ provider "sh" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:37:05Z"
+  resolved_at = "2026-12-01T23:37:28Z"
   checksums = {
-    "darwin_amd64"  = "sha256:f530c9ff7a86cd308915b982beadae2d1ff841be61be5c2671d291b5dc05080a"
-    "darwin_arm64"  = "sha256:f530c9ff7a86cd308915b982beadae2d1ff841be61be5c2671d291b5dc05080a"
-    "linux_amd64"   = "sha256:f530c9ff7a86cd308915b982beadae2d1ff841be61be5c2671d291b5dc05080a"
-    "linux_arm64"   = "sha256:f530c9ff7a86cd308915b982beadae2d1ff841be61be5c2671d291b5dc05080a"
-    "windows_amd64" = "sha256:f530c9ff7a86cd308915b982beadae2d1ff841be61be5c2671d291b5dc05080a"
+    "darwin_amd64"  = "sha256:8d5ab284b632931dcf2ef7c76e510880c04f5801f617014d302d7c84d51700aa"
+    "darwin_arm64"  = "sha256:8d5ab284b632931dcf2ef7c76e510880c04f5801f617014d302d7c84d51700aa"
+    "linux_amd64"   = "sha256:8d5ab284b632931dcf2ef7c76e510880c04f5801f617014d302d7c84d51700aa"
+    "linux_arm64"   = "sha256:8d5ab284b632931dcf2ef7c76e510880c04f5801f617014d302d7c84d51700aa"
+    "windows_amd64" = "sha256:8d5ab284b632931dcf2ef7c76e510880c04f5801f617014d302d7c84d51700aa"
   }
   envelope = {
     env   = []
@@ -439,13 +439,13 @@ provider "tasks" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:37:05Z"
+  resolved_at = "2026-12-01T23:37:28Z"
   checksums = {
-    "darwin_amd64"  = "sha256:f84c5c37c05fa13bc785627cf7565a66f897f5db12b4ae0380e278520688581d"
-    "darwin_arm64"  = "sha256:f84c5c37c05fa13bc785627cf7565a66f897f5db12b4ae0380e278520688581d"
-    "linux_amd64"   = "sha256:f84c5c37c05fa13bc785627cf7565a66f897f5db12b4ae0380e278520688581d"
-    "linux_arm64"   = "sha256:f84c5c37c05fa13bc785627cf7565a66f897f5db12b4ae0380e278520688581d"
-    "windows_amd64" = "sha256:f84c5c37c05fa13bc785627cf7565a66f897f5db12b4ae0380e278520688581d"
+    "darwin_amd64"  = "sha256:76476cae06197bea8166c9f078b278d5b7f11b17fca6b5f58a3a28037aa2aa3f"
+    "darwin_arm64"  = "sha256:76476cae06197bea8166c9f078b278d5b7f11b17fca6b5f58a3a28037aa2aa3f"
+    "linux_amd64"   = "sha256:76476cae06197bea8166c9f078b278d5b7f11b17fca6b5f58a3a28037aa2aa3f"
+    "linux_arm64"   = "sha256:76476cae06197bea8166c9f078b278d5b7f11b17fca6b5f58a3a28037aa2aa3f"
+    "windows_amd64" = "sha256:76476cae06197bea8166c9f078b278d5b7f11b17fca6b5f58a3a28037aa2aa3f"
   }
   envelope = {
     env   = []

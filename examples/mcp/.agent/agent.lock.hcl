@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "files" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:37:06Z"
+  resolved_at = "2026-12-01T23:38:04Z"
   checksums = {
-    "darwin_amd64"  = "sha256:084453a36e4c23a4002eab57f2e126c2f82f20fd39386d2498cb95749faea25b"
-    "darwin_arm64"  = "sha256:084453a36e4c23a4002eab57f2e126c2f82f20fd39386d2498cb95749faea25b"
-    "linux_amd64"   = "sha256:084453a36e4c23a4002eab57f2e126c2f82f20fd39386d2498cb95749faea25b"
-    "linux_arm64"   = "sha256:084453a36e4c23a4002eab57f2e126c2f82f20fd39386d2498cb95749faea25b"
-    "windows_amd64" = "sha256:084453a36e4c23a4002eab57f2e126c2f82f20fd39386d2498cb95749faea25b"
+    "darwin_amd64"  = "sha256:df73868b669d3e0e34aa0d72c09a8749ac5086edc73f6e6125b89107f0b21547"
+    "darwin_arm64"  = "sha256:df73868b669d3e0e34aa0d72c09a8749ac5086edc73f6e6125b89107f0b21547"
+    "linux_amd64"   = "sha256:df73868b669d3e0e34aa0d72c09a8749ac5086edc73f6e6125b89107f0b21547"
+    "linux_arm64"   = "sha256:df73868b669d3e0e34aa0d72c09a8749ac5086edc73f6e6125b89107f0b21547"
+    "windows_amd64" = "sha256:df73868b669d3e0e34aa0d72c09a8749ac5086edc73f6e6125b89107f0b21547"
   }
   envelope = {
     env   = ["DENO_DIR"]
@@ -135,13 +135,13 @@ provider "files" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:37:06Z"
+  resolved_at = "2026-12-01T23:38:04Z"
   checksums = {
-    "darwin_amd64"  = "sha256:ea55ba39c1796af66c3fa8b2e99fe1e4ddeeb317d2c6a9b4e59719cfe6e661f7"
-    "darwin_arm64"  = "sha256:ea55ba39c1796af66c3fa8b2e99fe1e4ddeeb317d2c6a9b4e59719cfe6e661f7"
-    "linux_amd64"   = "sha256:ea55ba39c1796af66c3fa8b2e99fe1e4ddeeb317d2c6a9b4e59719cfe6e661f7"
-    "linux_arm64"   = "sha256:ea55ba39c1796af66c3fa8b2e99fe1e4ddeeb317d2c6a9b4e59719cfe6e661f7"
-    "windows_amd64" = "sha256:ea55ba39c1796af66c3fa8b2e99fe1e4ddeeb317d2c6a9b4e59719cfe6e661f7"
+    "darwin_amd64"  = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
+    "darwin_arm64"  = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
+    "linux_amd64"   = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
+    "linux_arm64"   = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
+    "windows_amd64" = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:37:06Z"
+  resolved_at = "2026-12-01T23:37:58Z"
   checksums = {
-    "darwin_amd64"  = "sha256:1ea3323f49d8f1350987bbf991f1139fb245331991c213cff9d076faeb803c42"
-    "darwin_arm64"  = "sha256:1ea3323f49d8f1350987bbf991f1139fb245331991c213cff9d076faeb803c42"
-    "linux_amd64"   = "sha256:1ea3323f49d8f1350987bbf991f1139fb245331991c213cff9d076faeb803c42"
-    "linux_arm64"   = "sha256:1ea3323f49d8f1350987bbf991f1139fb245331991c213cff9d076faeb803c42"
-    "windows_amd64" = "sha256:1ea3323f49d8f1350987bbf991f1139fb245331991c213cff9d076faeb803c42"
+    "darwin_amd64"  = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
+    "darwin_arm64"  = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
+    "linux_amd64"   = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
+    "linux_arm64"   = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
+    "windows_amd64" = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
   }
   envelope = {
     env   = []
@@ -35,13 +35,13 @@ provider "fs" {
 provider "openai" {
   source      = "builtin/openai"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:41:51Z"
+  resolved_at = "2026-12-01T23:37:58Z"
   checksums = {
-    "darwin_amd64"  = "sha256:3ae89e9dd2e5579904cafa7d5358a1380f85a2af32b5cc777e349493cc66327f"
-    "darwin_arm64"  = "sha256:3ae89e9dd2e5579904cafa7d5358a1380f85a2af32b5cc777e349493cc66327f"
-    "linux_amd64"   = "sha256:3ae89e9dd2e5579904cafa7d5358a1380f85a2af32b5cc777e349493cc66327f"
-    "linux_arm64"   = "sha256:3ae89e9dd2e5579904cafa7d5358a1380f85a2af32b5cc777e349493cc66327f"
-    "windows_amd64" = "sha256:3ae89e9dd2e5579904cafa7d5358a1380f85a2af32b5cc777e349493cc66327f"
+    "darwin_amd64"  = "sha256:484ae680e0a41a4e0d7d785d44bde0edc739536d9c9eacb070131eaec9cbecca"
+    "darwin_arm64"  = "sha256:484ae680e0a41a4e0d7d785d44bde0edc739536d9c9eacb070131eaec9cbecca"
+    "linux_amd64"   = "sha256:484ae680e0a41a4e0d7d785d44bde0edc739536d9c9eacb070131eaec9cbecca"
+    "linux_arm64"   = "sha256:484ae680e0a41a4e0d7d785d44bde0edc739536d9c9eacb070131eaec9cbecca"
+    "windows_amd64" = "sha256:484ae680e0a41a4e0d7d785d44bde0edc739536d9c9eacb070131eaec9cbecca"
   }
   envelope = {
     env   = []

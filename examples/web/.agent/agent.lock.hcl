@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:37:07Z"
+  resolved_at = "2026-12-01T23:37:35Z"
   checksums = {
-    "darwin_amd64"  = "sha256:ea55ba39c1796af66c3fa8b2e99fe1e4ddeeb317d2c6a9b4e59719cfe6e661f7"
-    "darwin_arm64"  = "sha256:ea55ba39c1796af66c3fa8b2e99fe1e4ddeeb317d2c6a9b4e59719cfe6e661f7"
-    "linux_amd64"   = "sha256:ea55ba39c1796af66c3fa8b2e99fe1e4ddeeb317d2c6a9b4e59719cfe6e661f7"
-    "linux_arm64"   = "sha256:ea55ba39c1796af66c3fa8b2e99fe1e4ddeeb317d2c6a9b4e59719cfe6e661f7"
-    "windows_amd64" = "sha256:ea55ba39c1796af66c3fa8b2e99fe1e4ddeeb317d2c6a9b4e59719cfe6e661f7"
+    "darwin_amd64"  = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
+    "darwin_arm64"  = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
+    "linux_amd64"   = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
+    "linux_arm64"   = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
+    "windows_amd64" = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:37:07Z"
+  resolved_at = "2026-12-01T23:37:35Z"
   checksums = {
-    "darwin_amd64"  = "sha256:f84c5c37c05fa13bc785627cf7565a66f897f5db12b4ae0380e278520688581d"
-    "darwin_arm64"  = "sha256:f84c5c37c05fa13bc785627cf7565a66f897f5db12b4ae0380e278520688581d"
-    "linux_amd64"   = "sha256:f84c5c37c05fa13bc785627cf7565a66f897f5db12b4ae0380e278520688581d"
-    "linux_arm64"   = "sha256:f84c5c37c05fa13bc785627cf7565a66f897f5db12b4ae0380e278520688581d"
-    "windows_amd64" = "sha256:f84c5c37c05fa13bc785627cf7565a66f897f5db12b4ae0380e278520688581d"
+    "darwin_amd64"  = "sha256:76476cae06197bea8166c9f078b278d5b7f11b17fca6b5f58a3a28037aa2aa3f"
+    "darwin_arm64"  = "sha256:76476cae06197bea8166c9f078b278d5b7f11b17fca6b5f58a3a28037aa2aa3f"
+    "linux_amd64"   = "sha256:76476cae06197bea8166c9f078b278d5b7f11b17fca6b5f58a3a28037aa2aa3f"
+    "linux_arm64"   = "sha256:76476cae06197bea8166c9f078b278d5b7f11b17fca6b5f58a3a28037aa2aa3f"
+    "windows_amd64" = "sha256:76476cae06197bea8166c9f078b278d5b7f11b17fca6b5f58a3a28037aa2aa3f"
   }
   envelope = {
     env   = []

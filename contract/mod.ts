@@ -1,0 +1,150 @@
+/**
+ * The contract (`@ph/agent/contract`): the vocabulary every layer shares.
+ * The plugin manifest and its capability envelope, the permission model,
+ * diagnostics and {@linkcode ConfigError}, the policy DSL and the shell
+ * parser its `command` matches use, a plugin's identity, the fallback token
+ * count, cost and pricing, and the first-party plugin catalogue interface.
+ *
+ * Everything here is pure data and pure functions: no plugin process, no
+ * network, no session state.
+ *
+ * The contract functions whose signatures take generated protobuf messages
+ * (`fallbackTokenCount`, `pickPricingTier`, `computeCostUsd`) are exported
+ * from `@ph/agent/kernel` instead, next to the wire types they take, so that
+ * this entry point's documentation stays free of generated code.
+ *
+ * **Layering.** `contract/` imports only `proto/` (and `npm:`/`node:`
+ * packages). It must not import `config/`, `kernel/`, `plugins/` or `cli/`:
+ * every one of those imports it. `deno task layering` enforces this.
+ *
+ * @example What a plugin may do, before it runs
+ * ```ts
+ * import { parseManifest, resolvePermissions } from "@ph/agent/contract";
+ * import assert from "node:assert/strict";
+ *
+ * const manifest = parseManifest({
+ *   name: "gh", version: "1.0.0", category: "tool", protocol_version: 1,
+ *   runtime: "deno", entrypoint: "main.ts",
+ *   capabilities: { env: ["GITHUB_TOKEN"], run: ["git"] },
+ * }, "gh/plugin.json");
+ * const { effective, denied } = resolvePermissions(
+ *   manifest.capabilities,
+ *   { env: ["GITHUB_TOKEN"] },
+ *   { cwd: "/repo" },
+ * );
+ * assert.deepEqual(effective.env, ["GITHUB_TOKEN"]);
+ * assert.deepEqual(denied, [{ kind: "run", value: "git" }]);
+ * ```
+ *
+ * @example Decide a tool call with the policy DSL
+ * ```ts
+ * import { evaluatePolicy } from "@ph/agent/contract";
+ * import assert from "node:assert/strict";
+ *
+ * const decision = evaluatePolicy(
+ *   [
+ *     { name: "exec_ok", match: { provider: "exec" }, action: "allow" },
+ *     { name: "no_rm", match: { command: "rm *" }, action: "deny" },
+ *   ],
+ *   {
+ *     kind: "resource", provider: "exec", toolName: "bash", risk: "high",
+ *     command: "make && rm -rf build",
+ *   },
+ * );
+ * assert.equal(decision.action, "deny");
+ * assert.equal(decision.decidedBy, `no_rm (segment "rm -rf build")`);
+ * ```
+ *
+ * @module
+ */
+export {
+  type CapabilityEnvelope,
+  CATEGORY_NAMES,
+  type CategoryName,
+  CONFIG_ATTR_TYPES,
+  type ConfigAttributeSpec,
+  type ConfigAttrType,
+  ManifestError,
+  type ManifestTool,
+  parseManifest,
+  type PluginManifest,
+  type PluginRuntime,
+  readManifest,
+} from "./manifest.ts";
+export {
+  ANY_GRANTED,
+  denoPermissionFlags,
+  type EffectivePermissions,
+  expandPath,
+  formatDenials,
+  PERMISSION_KINDS,
+  type PermissionDenial,
+  type PermissionGrant,
+  type PermissionKind,
+  type PermissionResolution,
+  resolvePermissions,
+  type ResolvePermissionsOptions,
+  type TransportPermissions,
+} from "./permissions.ts";
+export {
+  ConfigError,
+  type Diagnostic,
+  didYouMean,
+  formatDiagnostic,
+  type FormatOptions,
+  hasErrors,
+  levenshtein,
+  type Pos,
+  type Severity,
+  type SourceRange,
+} from "./diagnostic.ts";
+export {
+  checkCommandPattern,
+  checkPolicies,
+  commandArgument,
+  type CommandPatternCheck,
+  compareSpecificity,
+  detectConflicts,
+  emptyMatchWarnings,
+  evaluatePolicy,
+  formatPolicyMatch,
+  matchesCall,
+  matchesCommandPattern,
+  normalizePolicy,
+  type NormalizePolicyResult,
+  POLICY_ACTIONS,
+  POLICY_MATCH_KINDS,
+  type PolicyAction,
+  type PolicyCall,
+  type PolicyDecision,
+  type PolicyMatch,
+  type PolicyMatchKind,
+  type PolicyRule,
+  type PolicySourceRanges,
+  RISK_CLASSES,
+  type RiskClass,
+  type Specificity,
+  specificity,
+  type ToolKind,
+} from "./policy.ts";
+export {
+  type CommandSegment,
+  MAX_COMMAND_DEPTH,
+  type ParsedCommand,
+  parseShellCommand,
+  quoteShellWord,
+  type ShellParseResult,
+  type UnparseableCommand,
+} from "./shell_command.ts";
+export type { PluginIdentity } from "./plugin_identity.ts";
+export {
+  CostBudget,
+  type CostOptions,
+  PricingError,
+  type UsageCounts,
+} from "./cost.ts";
+export {
+  BUILTIN_SOURCE_PREFIX,
+  type BuiltinCatalog,
+  type BuiltinPlugin,
+} from "./builtins.ts";
