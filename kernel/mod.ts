@@ -201,11 +201,7 @@ export {
 // Agent loop (issue 6): sessions, turns, hook dispatch, the plan/apply gate,
 // bounds and retries, resume and replay.
 export {
-  type AgentDeps,
   AgentSession,
-  type ErrorInfo,
-  exitCodeOf,
-  finalAnswerInstruction,
   type OpenSessionOptions,
   runSession,
   type RunSessionOptions,
@@ -213,7 +209,11 @@ export {
   type SendResult,
   type SessionResult,
   type SessionRun,
-} from "./agent/agent_session.ts";
+} from "./agent/session.ts";
+export type { AgentDeps } from "./agent/agent_deps.ts";
+export type { ErrorInfo } from "./agent/errors.ts";
+export { exitCodeOf } from "./agent/exit_codes.ts";
+export { finalAnswerInstruction } from "./agent/bounds.ts";
 export {
   BUILTIN_DEFAULT_BOUNDS,
   type ContextBudgetSettings,

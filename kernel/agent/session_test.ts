@@ -34,14 +34,10 @@ import {
   textPreview,
   ToolKind,
 } from "./_testing.ts";
-import {
-  type AgentDeps,
-  AgentSession,
-  exitCodeOf,
-  pathsOf,
-  runSession,
-  type RunSessionOptions,
-} from "./agent_session.ts";
+import { AgentSession, runSession, type RunSessionOptions } from "./session.ts";
+import type { AgentDeps } from "./agent_deps.ts";
+import { pathsOf } from "./_call_record.ts";
+import { exitCodeOf } from "./exit_codes.ts";
 import { CostBudget } from "../../contract/cost.ts";
 import { replaySession } from "./history.ts";
 import type { SessionEvent } from "./session_events.ts";
