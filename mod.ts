@@ -129,7 +129,7 @@ export {
   sessionExitCode,
   type SessionOutcome,
 } from "./kernel/kernel.ts";
-export type { SessionRun } from "./kernel/agent/session.ts";
+export type { SessionRun } from "./kernel/agent/session_types.ts";
 export type { ErrorInfo } from "./kernel/agent/errors.ts";
 export type { Approver } from "./kernel/agent/approval_gate.ts";
 export type {

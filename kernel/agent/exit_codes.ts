@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { SessionResult } from "./session.ts";
+import type { SessionResult } from "./session_types.ts";
 
 /** Exit code: the run succeeded. */
 export const EXIT_OK = 0;

@@ -2,7 +2,7 @@
  * The agent loop (kernel.md §6): {@linkcode AgentSession} runs one session
  * — `session-start`, then for each prompt the turns of `RunTurn` until
  * DoneCheck succeeds or a bound fires, then `session-end` — and
- * {@linkcode runSession} runs a session for one prompt as a stream of
+ * `run_session.ts` runs a session for one prompt as a stream of
  * {@linkcode SessionEvent}s with a final {@linkcode SessionResult}.
  *
  * This file owns the session's lifecycle (open or resume, send, close) and
@@ -103,93 +103,16 @@ import {
 import { ToolDispatcher } from "./tool_dispatch.ts";
 import { type KernelSpan, NOOP_TRACER } from "./tracing.ts";
 import { TurnDriver } from "./turn.ts";
+import type {
+  OpenSessionOptions,
+  SendOptions,
+  SendResult,
+  SessionResult,
+  SessionRun,
+} from "./session_types.ts";
 
 const log = getLogger(["ph-agent", "kernel", "agent"]);
 
-/** Options of {@linkcode AgentSession.open}. */
-export interface OpenSessionOptions {
-  /** Resume this session (completed, cancelled, or left running by a dead process). */
-  readonly resumeSessionId?: string;
-  /** Answers approvals interactively. */
-  readonly approve?: Approver;
-  /** Answers interactive calls (`ask_user`). */
-  readonly answer?: InteractiveAnswerer;
-  /** Receives every event of the session (all prompts). */
-  readonly onEvent?: (event: SessionEvent) => void;
-  /** The parent session (sub-agents; recorded in `session_meta`). */
-  readonly parentSessionId?: string;
-  /** The depth in the session tree. @default {0} */
-  readonly depth?: number;
-  /** The parent session's live cost budget (debited by this session's spend). */
-  readonly parentBudget?: CostBudget;
-  /** The span the `session` span nests under (a sub-agent's spawning call). */
-  readonly parentSpan?: KernelSpan;
-  /**
-   * Sub-agent spawns still allowed below this session (what `GetSession`
-   * and `RunSession` read). @default {Infinity}
-   */
-  readonly remainingDepth?: number;
-}
-
-/** Options of {@linkcode AgentSession.send}. */
-export interface SendOptions {
-  /** Cancels this prompt's turn (the session stays open). */
-  readonly signal?: AbortSignal;
-  /**
-   * Buffer this prompt's events for iteration; set `false` when they are
-   * consumed through {@linkcode OpenSessionOptions.onEvent}.
-   * @default {true}
-   */
-  readonly events?: boolean;
-}
-
-/** How one prompt ended. */
-export interface SendResult {
-  /**
-   * `done`: DoneCheck succeeded; `cancelled`: the signal aborted the turn;
-   * `bound`: a bound or the doom loop fired (the session has ended);
-   * `failed`: an error ended the session.
-   */
-  readonly outcome: "done" | "cancelled" | "bound" | "failed";
-  /** The last assistant message of the prompt. */
-  readonly finalMessage?: Message;
-  /** Its text. */
-  readonly finalText: string;
-  /** Turns (model calls) this prompt took. */
-  readonly turns: number;
-  /** The bound that fired. */
-  readonly boundFired?: BoundName;
-  /** The error, when one ended the turn. */
-  readonly error?: ErrorInfo;
-}
-
-/** How a session ended. */
-export interface SessionResult {
-  /** The session. */
-  readonly sessionId: string;
-  /** Its profile. */
-  readonly profile: string;
-  /** The terminal status. */
-  readonly status: SessionStatusText;
-  /** The last assistant message. */
-  readonly finalMessage?: Message;
-  /** Its text. */
-  readonly finalText: string;
-  /** The session's cost rollup (`SUM(cost_ledger.cost_usd)`), resumed spend included. */
-  readonly totalCostUsd: number;
-  /** Turns run by this process. */
-  readonly turns: number;
-  /** The bound that fired (`doom_loop` ends as `completed`). */
-  readonly boundFired?: BoundName;
-  /** The error that ended the session, if any. */
-  readonly error?: ErrorInfo;
-}
-
-/** A running prompt or session: its events, and its result. */
-export interface SessionRun<R> extends AsyncIterable<SessionEvent> {
-  /** Resolves when it is over (also when nobody iterates the events). */
-  readonly result: Promise<R>;
-}
 /**
  * One agent session: open (or resume) it, send prompts, close it.
  *
@@ -848,76 +771,4 @@ export class AgentSession implements AsyncDisposable {
     });
     return result;
   }
-}
-
-/** Options of {@linkcode runSession}. */
-export interface RunSessionOptions extends Omit<OpenSessionOptions, "onEvent"> {
-  /** The user's prompt (optional when resuming a session that ends with a user message). */
-  readonly prompt?: string;
-  /** Cancels the turn; the session then ends `cancelled`. */
-  readonly signal?: AbortSignal;
-}
-
-/**
- * Runs a session for one prompt: opens (or resumes) it, sends the prompt,
- * and closes it. Iterate the result for the events — `session_started`
- * first, `session_ended` last — and await `result` for the outcome. The
- * session runs whether or not anyone iterates.
- *
- * @example Usage
- * ```ts ignore
- * import { runSession } from "@ph/agent/kernel";
- * const run = runSession(spec, deps, { prompt: "Fix the typo in README.md", approve });
- * for await (const event of run) if (event.type === "text_delta") console.log(event.text);
- * const { status, finalText } = await run.result;
- * ```
- *
- * @param spec The session's inputs.
- * @param deps Store, plugins and effects.
- * @param options Prompt, signal, approver, resume.
- * @returns The events and the result. `result` rejects only when the
- * session cannot be opened (then iteration throws the same error).
- */
-export function runSession(
-  spec: SessionSpec,
-  deps: AgentDeps,
-  options: RunSessionOptions = {},
-): SessionRun<SessionResult> {
-  const queue = new EventQueue<SessionEvent>();
-  const { prompt, signal, ...open } = options;
-  const result = (async () => {
-    let session: AgentSession;
-    try {
-      session = await AgentSession.open(spec, deps, {
-        ...open,
-        onEvent: (e) => queue.push(e),
-      });
-    } catch (err) {
-      queue.close(err);
-      throw err;
-    }
-    let sent: SendResult;
-    try {
-      sent = await session.send(prompt, {
-        ...(signal ? { signal } : {}),
-        events: false,
-      }).result;
-    } catch (err) {
-      await session.close();
-      queue.close(err);
-      throw err;
-    }
-    try {
-      return await session.close(
-        sent.outcome === "cancelled" ? "cancelled" : undefined,
-      );
-    } finally {
-      queue.close();
-    }
-  })();
-  result.catch(() => {});
-  return {
-    result,
-    [Symbol.asyncIterator]: () => queue[Symbol.asyncIterator](),
-  };
 }

@@ -34,7 +34,8 @@ import {
   textPreview,
   ToolKind,
 } from "./_testing.ts";
-import { AgentSession, runSession, type RunSessionOptions } from "./session.ts";
+import { AgentSession } from "./session.ts";
+import { runSession, type RunSessionOptions } from "./run_session.ts";
 import type { AgentDeps } from "./agent_deps.ts";
 import { pathsOf } from "./_call_record.ts";
 import { exitCodeOf } from "./exit_codes.ts";

@@ -52,7 +52,7 @@ import type { RunSessionResultSchema } from "../../proto/gen/pluggableharness/ke
 import { SessionStatus } from "../../proto/gen/pluggableharness/session/v1/types_pb.ts";
 import type { ToolSchema } from "../../proto/gen/pluggableharness/tool/v1/types_pb.ts";
 import type { AgentDeps } from "./agent_deps.ts";
-import { runSession } from "./session.ts";
+import { runSession } from "./run_session.ts";
 import { CostBudget } from "../../contract/cost.ts";
 import type { SessionSpec } from "./session_spec.ts";
 import type { PluginIdentity } from "../../contract/plugin_identity.ts";

@@ -18,7 +18,7 @@ import {
   ToolKind,
 } from "./_testing.ts";
 import type { AgentDeps } from "./agent_deps.ts";
-import { runSession } from "./session.ts";
+import { runSession } from "./run_session.ts";
 import { HookChainAbortedError, TurnCancelledError } from "./errors.ts";
 import { HookDispatcher } from "./hook_dispatch.ts";
 import type { HookSubscription, SessionSpec } from "./session_spec.ts";
