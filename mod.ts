@@ -124,7 +124,8 @@ export {
   sessionExitCode,
   type SessionOutcome,
 } from "./kernel/kernel.ts";
-export type { ErrorInfo, SessionRun } from "./kernel/agent/agent_session.ts";
+export type { SessionRun } from "./kernel/agent/session_types.ts";
+export type { ErrorInfo } from "./kernel/agent/errors.ts";
 export type { Approver } from "./kernel/agent/approval_gate.ts";
 export type {
   InteractiveAnswerer,

@@ -30,24 +30,26 @@ import {
 import { SESSION_STATUS_TEXT } from "../kernel/state/session_store.ts";
 import { SessionNotFoundError, StateError } from "../kernel/state/errors.ts";
 import { SessionNotResumableError } from "../kernel/agent/errors.ts";
+import {
+  EXIT_CONFIG,
+  EXIT_OK,
+  EXIT_PROVIDER,
+  EXIT_TASK_ERROR,
+  EXIT_USAGE,
+} from "../kernel/agent/exit_codes.ts";
 import { EventRenderer, styleFor } from "./render/events.ts";
 import { BUILTINS } from "../plugins/builtin.ts";
 import { zeroConfig } from "./zero_config.ts";
 
-/** Exit code: the run succeeded. */
-export const EXIT_OK = 0;
-/** Exit code: the task failed (the model or a tool could not finish it). */
-export const EXIT_TASK_ERROR = 1;
-/** Exit code: the configuration or the lock file is invalid. */
-export const EXIT_CONFIG = 2;
-/** Exit code: a usage error (unknown option, missing argument). */
-export const EXIT_USAGE = 3;
-/** Exit code: policy denied a required action (`--on-ask fail` hit an ask). */
-export const EXIT_POLICY = 4;
-/** Exit code: a bound fired (max_turns, max_cost_usd, max_wall_clock_s, doom loop). */
-export const EXIT_BOUND = 5;
-/** Exit code: a provider failed (could not start, crashed, or a model error). */
-export const EXIT_PROVIDER = 6;
+export {
+  EXIT_BOUND,
+  EXIT_CONFIG,
+  EXIT_OK,
+  EXIT_POLICY,
+  EXIT_PROVIDER,
+  EXIT_TASK_ERROR,
+  EXIT_USAGE,
+} from "../kernel/agent/exit_codes.ts";
 
 /** The streams of the session commands: {@linkcode CliIo} plus input. */
 export interface AgentIo extends CliIo {

@@ -36,16 +36,16 @@ import { type PluginManifest, readManifest } from "../contract/manifest.ts";
 import { ModelService } from "../proto/gen/pluggableharness/model/v1/service_pb.ts";
 import { ToolService } from "../proto/gen/pluggableharness/tool/v1/service_pb.ts";
 import type { ToolSchema } from "../proto/gen/pluggableharness/tool/v1/types_pb.ts";
-import {
-  type AgentDeps,
-  AgentSession,
-  type ErrorInfo,
-  exitCodeOf,
-  runSession,
-  type SendResult,
-  type SessionResult,
-  type SessionRun,
-} from "./agent/agent_session.ts";
+import { AgentSession } from "./agent/session.ts";
+import { runSession } from "./agent/run_session.ts";
+import type {
+  SendResult,
+  SessionResult,
+  SessionRun,
+} from "./agent/session_types.ts";
+import type { AgentDeps } from "./agent/agent_deps.ts";
+import type { ErrorInfo } from "./agent/errors.ts";
+import { exitCodeOf } from "./agent/exit_codes.ts";
 import type { BoundName, SessionStatusText } from "./agent/session_events.ts";
 import type { Approver } from "./agent/approval_gate.ts";
 import type { InteractiveAnswerer } from "./agent/interactive_gate.ts";

@@ -211,20 +211,19 @@ export {
 } from "./bus/errors.ts";
 // Agent loop (issue 6): sessions, turns, hook dispatch, the plan/apply gate,
 // bounds and retries, resume and replay.
-export {
-  type AgentDeps,
-  AgentSession,
-  type ErrorInfo,
-  exitCodeOf,
-  finalAnswerInstruction,
-  type OpenSessionOptions,
-  runSession,
-  type RunSessionOptions,
-  type SendOptions,
-  type SendResult,
-  type SessionResult,
-  type SessionRun,
-} from "./agent/agent_session.ts";
+export { AgentSession } from "./agent/session.ts";
+export { runSession, type RunSessionOptions } from "./agent/run_session.ts";
+export type {
+  OpenSessionOptions,
+  SendOptions,
+  SendResult,
+  SessionResult,
+  SessionRun,
+} from "./agent/session_types.ts";
+export type { AgentDeps } from "./agent/agent_deps.ts";
+export type { ErrorInfo } from "./agent/errors.ts";
+export { exitCodeOf } from "./agent/exit_codes.ts";
+export { finalAnswerInstruction } from "./agent/bounds.ts";
 export {
   BUILTIN_DEFAULT_BOUNDS,
   type ContextBudgetSettings,

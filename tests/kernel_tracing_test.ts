@@ -17,7 +17,7 @@ import {
   op,
   ToolKind,
 } from "../kernel/agent/_testing.ts";
-import { runSession } from "../kernel/agent/agent_session.ts";
+import { runSession } from "../kernel/agent/run_session.ts";
 import { createOtelTracer } from "../kernel/agent/tracing.ts";
 import { makeProject } from "./_agent_project.ts";
 import { BUILTINS } from "../plugins/builtin.ts";

@@ -59,7 +59,7 @@ import type {
   ToolEndpoint,
 } from "./endpoints.ts";
 import type { SessionEvent } from "./session_events.ts";
-import type { SessionRun } from "./agent_session.ts";
+import type { SessionRun } from "./session_types.ts";
 
 /** An identity of a fake plugin. */
 export function identity(

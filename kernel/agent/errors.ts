@@ -5,6 +5,8 @@
  *
  * @module
  */
+import { PluginCrashedError } from "../plugin/errors.ts";
+import { AbortedIteration } from "./_async.ts";
 
 /** The stable codes of {@linkcode AgentError} subclasses. */
 export type AgentErrorCode =
@@ -207,3 +209,53 @@ export class TurnCancelledError extends AgentError {
 }
 
 export { PricingError } from "../../contract/cost.ts";
+
+/** An error as plain data. */
+export interface ErrorInfo {
+  /** The stable code (`rate_limited`, `approval_required`, …). */
+  readonly code: string;
+  /** The message. */
+  readonly message: string;
+}
+
+/**
+ * An error as plain data: its stable `code` when it has one, else
+ * `internal`.
+ *
+ * @param err Anything thrown.
+ * @returns The code and message.
+ */
+export function errorInfo(err: unknown): ErrorInfo {
+  if (err instanceof AgentError) {
+    return { code: err.code, message: err.message };
+  }
+  if (err instanceof PluginCrashedError) {
+    return { code: err.code, message: err.message };
+  }
+  if (
+    err && typeof err === "object" && "code" in err &&
+    typeof err.code === "string"
+  ) {
+    return {
+      code: err.code,
+      message: err instanceof Error ? err.message : String(err),
+    };
+  }
+  return {
+    code: "internal",
+    message: err instanceof Error ? err.message : String(err),
+  };
+}
+
+/**
+ * Whether an error ended a turn because it was cancelled (the signal
+ * aborted), rather than because something failed.
+ *
+ * @param err Anything thrown.
+ * @param signal The turn's signal.
+ * @returns True for a cancellation.
+ */
+export function isCancellation(err: unknown, signal: AbortSignal): boolean {
+  return signal.aborted || err instanceof TurnCancelledError ||
+    err instanceof AbortedIteration;
+}

@@ -51,7 +51,8 @@ import type { RunSessionRequest } from "../../proto/gen/pluggableharness/kernel/
 import type { RunSessionResultSchema } from "../../proto/gen/pluggableharness/kernel/v1/rpc_response_pb.ts";
 import { SessionStatus } from "../../proto/gen/pluggableharness/session/v1/types_pb.ts";
 import type { ToolSchema } from "../../proto/gen/pluggableharness/tool/v1/types_pb.ts";
-import { type AgentDeps, runSession } from "./agent_session.ts";
+import type { AgentDeps } from "./agent_deps.ts";
+import { runSession } from "./run_session.ts";
 import { CostBudget } from "../../contract/cost.ts";
 import type { SessionSpec } from "./session_spec.ts";
 import type { PluginIdentity } from "../../contract/plugin_identity.ts";

@@ -17,7 +17,8 @@ import {
   type ScriptedTurn,
   ToolKind,
 } from "./_testing.ts";
-import { type AgentDeps, runSession } from "./agent_session.ts";
+import type { AgentDeps } from "./agent_deps.ts";
+import { runSession } from "./run_session.ts";
 import { HookChainAbortedError, TurnCancelledError } from "./errors.ts";
 import { HookDispatcher } from "./hook_dispatch.ts";
 import type { HookSubscription, SessionSpec } from "./session_spec.ts";

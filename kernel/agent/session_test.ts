@@ -34,14 +34,11 @@ import {
   textPreview,
   ToolKind,
 } from "./_testing.ts";
-import {
-  type AgentDeps,
-  AgentSession,
-  exitCodeOf,
-  pathsOf,
-  runSession,
-  type RunSessionOptions,
-} from "./agent_session.ts";
+import { AgentSession } from "./session.ts";
+import { runSession, type RunSessionOptions } from "./run_session.ts";
+import type { AgentDeps } from "./agent_deps.ts";
+import { pathsOf } from "./_call_record.ts";
+import { exitCodeOf } from "./exit_codes.ts";
 import { CostBudget } from "../../contract/cost.ts";
 import { replaySession } from "./history.ts";
 import type { SessionEvent } from "./session_events.ts";

@@ -1,0 +1,86 @@
+/**
+ * One tool call of a turn as the dispatcher tracks it
+ * ({@linkcode CallRecord}): from its `tool_use` block, through its call,
+ * plan item and span, to its outcome; and what policy judges of it
+ * ({@linkcode policyCallOf}).
+ *
+ * @module
+ */
+import type { JsonObject } from "@bufbuild/protobuf";
+import { commandArgument, type PolicyCall } from "../../contract/policy.ts";
+import type { ToolUseBlock } from "../../proto/gen/pluggableharness/content/v1/types_pb.ts";
+import type { PlanItem } from "../../proto/gen/pluggableharness/plan/v1/types_pb.ts";
+import type { ToolCall } from "../../proto/gen/pluggableharness/tool/v1/types_pb.ts";
+import type { ToolEntry } from "./_tool_index.ts";
+import type { StoredOutcome } from "./history.ts";
+import { riskText, toolKindText } from "./session_events.ts";
+import type { KernelSpan } from "./tracing.ts";
+
+/** A call of the current turn. */
+export interface CallRecord {
+  /** The model's block. */
+  readonly toolUse: ToolUseBlock;
+  /** The tool it names, when in scope. */
+  readonly entry: ToolEntry | undefined;
+  /** The call as sent (absent for an out-of-scope tool). */
+  call?: ToolCall;
+  /** Its plan item. */
+  planItem?: PlanItem;
+  /** Its terminal outcome. */
+  outcome?: StoredOutcome;
+  /** The policy, hook or answer that denied it. */
+  deniedBy?: string;
+  /** Its `tool.execute` span. */
+  span?: KernelSpan;
+}
+
+/**
+ * What policy judges: kind, provider, tool and risk, and the arguments'
+ * string `command` when there is one (a shell line such as `exec.bash`'s:
+ * policy then judges each of its segments, contract/policy.ts).
+ *
+ * @param r A call with an entry.
+ * @returns The policy input.
+ */
+export function policyCallOf(r: CallRecord): PolicyCall {
+  const s = r.entry!.schema;
+  const command = commandArgument(r.call?.arguments ?? r.toolUse.arguments);
+  return {
+    kind: toolKindText(s.kind)!,
+    provider: r.entry!.provider,
+    toolName: s.name,
+    risk: riskText(s.risk, s.kind),
+    ...(command !== undefined ? { command } : {}),
+  };
+}
+
+/**
+ * The paths a call's arguments name: a string `path`, and the `path` of
+ * each object of a `files` list (multi-file edits).
+ *
+ * @param input The call's arguments.
+ * @returns The paths, in order.
+ */
+export function pathsOf(input: JsonObject): string[] {
+  const out: string[] = [];
+  if (typeof input.path === "string" && input.path !== "") out.push(input.path);
+  if (Array.isArray(input.files)) {
+    for (const f of input.files) {
+      if (
+        f && typeof f === "object" && !Array.isArray(f) &&
+        typeof f.path === "string" && f.path !== ""
+      ) out.push(f.path);
+    }
+  }
+  return out;
+}
+
+/** The turn a batch of tool calls belongs to. */
+export interface ToolTurn {
+  /** The turn's id. */
+  readonly turnId: string;
+  /** Cancels the turn. */
+  readonly signal: AbortSignal;
+  /** Each call's outcome by `tool_use` id, as it settles (step 15 reads it). */
+  readonly outcomes: Map<string, StoredOutcome>;
+}

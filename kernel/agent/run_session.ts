@@ -1,0 +1,89 @@
+/**
+ * {@linkcode runSession}: one prompt's session — open (or resume), send,
+ * close — as a stream of session events with a final result.
+ *
+ * @module
+ */
+import { EventQueue } from "./_async.ts";
+import type { AgentDeps } from "./agent_deps.ts";
+import { AgentSession } from "./session.ts";
+import type { SessionEvent } from "./session_events.ts";
+import type { SessionSpec } from "./session_spec.ts";
+import type {
+  OpenSessionOptions,
+  SendResult,
+  SessionResult,
+  SessionRun,
+} from "./session_types.ts";
+
+/** Options of {@linkcode runSession}. */
+export interface RunSessionOptions extends Omit<OpenSessionOptions, "onEvent"> {
+  /** The user's prompt (optional when resuming a session that ends with a user message). */
+  readonly prompt?: string;
+  /** Cancels the turn; the session then ends `cancelled`. */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Runs a session for one prompt: opens (or resumes) it, sends the prompt,
+ * and closes it. Iterate the result for the events — `session_started`
+ * first, `session_ended` last — and await `result` for the outcome. The
+ * session runs whether or not anyone iterates.
+ *
+ * @example Usage
+ * ```ts ignore
+ * import { runSession } from "@ph/agent/kernel";
+ * const run = runSession(spec, deps, { prompt: "Fix the typo in README.md", approve });
+ * for await (const event of run) if (event.type === "text_delta") console.log(event.text);
+ * const { status, finalText } = await run.result;
+ * ```
+ *
+ * @param spec The session's inputs.
+ * @param deps Store, plugins and effects.
+ * @param options Prompt, signal, approver, resume.
+ * @returns The events and the result. `result` rejects only when the
+ * session cannot be opened (then iteration throws the same error).
+ */
+export function runSession(
+  spec: SessionSpec,
+  deps: AgentDeps,
+  options: RunSessionOptions = {},
+): SessionRun<SessionResult> {
+  const queue = new EventQueue<SessionEvent>();
+  const { prompt, signal, ...open } = options;
+  const result = (async () => {
+    let session: AgentSession;
+    try {
+      session = await AgentSession.open(spec, deps, {
+        ...open,
+        onEvent: (e) => queue.push(e),
+      });
+    } catch (err) {
+      queue.close(err);
+      throw err;
+    }
+    let sent: SendResult;
+    try {
+      sent = await session.send(prompt, {
+        ...(signal ? { signal } : {}),
+        events: false,
+      }).result;
+    } catch (err) {
+      await session.close();
+      queue.close(err);
+      throw err;
+    }
+    try {
+      return await session.close(
+        sent.outcome === "cancelled" ? "cancelled" : undefined,
+      );
+    } finally {
+      queue.close();
+    }
+  })();
+  result.catch(() => {});
+  return {
+    result,
+    [Symbol.asyncIterator]: () => queue[Symbol.asyncIterator](),
+  };
+}

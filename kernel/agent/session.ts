@@ -1,0 +1,774 @@
+/**
+ * The agent loop (kernel.md §6): {@linkcode AgentSession} runs one session
+ * — `session-start`, then for each prompt the turns of `RunTurn` until
+ * DoneCheck succeeds or a bound fires, then `session-end` — and
+ * `run_session.ts` runs a session for one prompt as a stream of
+ * {@linkcode SessionEvent}s with a final {@linkcode SessionResult}.
+ *
+ * This file owns the session's lifecycle (open or resume, send, close) and
+ * the loop over turns; the parts of `RunTurn` each have a file of their own:
+ *
+ * 1. context-assemble (the `ContextAssembler`) over the history
+ *    and the chosen model's budget — `turn.ts`;
+ * 2. `pre-model-call` (transform may rewrite this request's messages only;
+ *    plan mode and the final-answer turn withhold tool specs here);
+ * 3. `StreamCompletion` with retries and fallback (text deltas are yielded
+ *    live) — `model_call.ts`;
+ * 4. the accumulated message is persisted (`message` + `cost_ledger`) —
+ *    `session_log_writer.ts`;
+ * 5. `post-model-response`;
+ * 6. no `tool_use` → DoneCheck (implicit done);
+ * 7. `pre-tool-call` per call in declaration order (veto-bearing) —
+ *    `tool_dispatch.ts`;
+ * 8. calls split by kind;
+ * 9. data-source calls: policy precheck, then concurrently by key;
+ *    9b. interactive calls: precheck, then one at a time;
+ * 10. the plan from resource calls, with previews (5 s deadline) —
+ *     `plan_gate.ts`;
+ * 11. policy per item, then the `plan-ready` chain; the `plan` event;
+ * 12. apply per concurrency key; an ask blocks only its own item;
+ * 13. `post-tool-call` for every call in `tool_use` order;
+ * 14. the `apply` event and `post-apply`;
+ * 15. history += message + tool results in `tool_use` order;
+ * 16. the doom-loop check; 17. the bounds check — `bounds.ts`;
+ * 18. loop — DoneCheck (no tool use, or a successful `terminates_turn`
+ *     call) first, then a fired bound: one more turn without tools and a
+ *     synthetic instruction asking for the final answer, then the end.
+ *
+ * Crashed tool providers trip the `circuit_breaker.ts`; the spans are
+ * `session_spans.ts`'s; the exit code of a result is `exit_codes.ts`'s.
+ *
+ * @module
+ */
+import { create, type JsonObject } from "@bufbuild/protobuf";
+import { getLogger } from "@logtape/logtape";
+import {
+  type Message,
+  MessageSchema,
+  Role,
+} from "../../proto/gen/pluggableharness/content/v1/types_pb.ts";
+import {
+  type HookPayload,
+  HookPayloadSchema,
+} from "../../proto/gen/pluggableharness/hook/v1/events_pb.ts";
+import { SessionStatus } from "../../proto/gen/pluggableharness/session/v1/types_pb.ts";
+import type { PluginIdentity } from "../../contract/plugin_identity.ts";
+import { CostBudget } from "../../contract/cost.ts";
+import type { LiveSession } from "../state/session_registry.ts";
+import {
+  SESSION_STATUS_TEXT,
+  type SessionLog,
+} from "../state/session_store.ts";
+import { ulid } from "../state/ulid.ts";
+import { EventQueue, sleep as defaultSleep } from "./_async.ts";
+import { textBlock } from "./_proto.ts";
+import type { SessionCore } from "./_session_core.ts";
+import { ToolIndex } from "./_tool_index.ts";
+import type { AgentDeps } from "./agent_deps.ts";
+import { ApprovalGate, type Approver } from "./approval_gate.ts";
+import { BOUND_STATUS, finalAnswerInstruction, firedBound } from "./bounds.ts";
+import { DoomLoopDetector } from "./doom_loop.ts";
+import type { ModelEndpoint } from "./endpoints.ts";
+import {
+  type ErrorInfo,
+  errorInfo,
+  HookChainAbortedError,
+  isCancellation,
+  SessionNotResumableError,
+  TurnCancelledError,
+} from "./errors.ts";
+import { rebuildHistory, toolResultsMessage } from "./history.ts";
+import { HookDispatcher, type HookFailure } from "./hook_dispatch.ts";
+import {
+  type InteractiveAnswerer,
+  InteractiveGate,
+} from "./interactive_gate.ts";
+import { ModelRouter, StreamCancelledError } from "./model_call.ts";
+import {
+  type BoundName,
+  hookErrorEventOf,
+  messageEventOf,
+  messageText,
+  type SessionEvent,
+  type SessionStatusText,
+} from "./session_events.ts";
+import { type ModelSpend, SessionLogWriter } from "./session_log_writer.ts";
+import { SessionSpans } from "./session_spans.ts";
+import {
+  type HookPointName,
+  type ResolvedSessionSpec,
+  resolveSessionSpec,
+  type SessionSpec,
+} from "./session_spec.ts";
+import { ToolDispatcher } from "./tool_dispatch.ts";
+import { type KernelSpan, NOOP_TRACER } from "./tracing.ts";
+import { TurnDriver } from "./turn.ts";
+import type {
+  OpenSessionOptions,
+  SendOptions,
+  SendResult,
+  SessionResult,
+  SessionRun,
+} from "./session_types.ts";
+
+const log = getLogger(["ph-agent", "kernel", "agent"]);
+
+/**
+ * One agent session: open (or resume) it, send prompts, close it.
+ *
+ * @example Usage
+ * ```ts ignore
+ * import { AgentSession } from "@ph/agent/kernel";
+ * await using session = await AgentSession.open(spec, deps, { approve });
+ * const run = session.send("Rename foo to bar");
+ * for await (const event of run) if (event.type === "text_delta") console.log(event.text);
+ * console.log((await run.result).finalText);
+ * ```
+ */
+export class AgentSession implements AsyncDisposable {
+  /** The session's ULID. */
+  readonly sessionId: string;
+  /** Its profile. */
+  readonly profile: string;
+  /** True when an existing session was resumed. */
+  readonly resumed: boolean;
+
+  readonly #spec: ResolvedSessionSpec;
+  readonly #log: SessionLog;
+  readonly #history: Message[];
+  readonly #gate: ApprovalGate;
+  readonly #interactive: InteractiveGate;
+  readonly #hooks: HookDispatcher;
+  readonly #doom: DoomLoopDetector;
+  readonly #budget: CostBudget;
+  readonly #writer: SessionLogWriter;
+  readonly #spans: SessionSpans;
+  readonly #driver: TurnDriver;
+  readonly #now: () => number;
+  readonly #openedAt: number;
+  readonly #onEvent: ((event: SessionEvent) => void) | undefined;
+  readonly #userProducer: ModelEndpoint;
+  readonly #live: LiveSession | undefined;
+  #unregister: () => void = () => {};
+  #busy = false;
+  #sink: EventQueue<SessionEvent> | undefined;
+  #lastOutcome: SendResult["outcome"] | undefined;
+  #lastFinal: Message | undefined;
+  #bound: BoundName | undefined;
+  #error: ErrorInfo | undefined;
+  #ended: Promise<SessionResult> | undefined;
+
+  private constructor(init: {
+    spec: ResolvedSessionSpec;
+    deps: AgentDeps;
+    log: SessionLog;
+    history: Message[];
+    resumed: boolean;
+    options: OpenSessionOptions;
+    priorTurns: number;
+    priorSpend: number;
+    userProducer: ModelEndpoint;
+    tools: ToolIndex;
+  }) {
+    const { spec, deps, options } = init;
+    this.#spec = spec;
+    this.#log = init.log;
+    this.#writer = new SessionLogWriter(init.log);
+    this.sessionId = init.log.sessionId;
+    this.profile = spec.profile;
+    this.resumed = init.resumed;
+    this.#history = init.history;
+    this.#now = deps.now ?? Date.now;
+    this.#openedAt = this.#now();
+    this.#onEvent = options.onEvent;
+    this.#userProducer = init.userProducer;
+    this.#budget = new CostBudget(spec.bounds.maxCostUsd, options.parentBudget);
+    if (init.priorSpend > 0) this.#budget.debit(init.priorSpend);
+    this.#doom = new DoomLoopDetector(spec.doomLoop);
+    const tracer = deps.tracer ?? NOOP_TRACER;
+    const spans = new SessionSpans(tracer, {
+      "session.id": this.sessionId,
+      "session.profile": spec.profile,
+      "session.resumed": init.resumed,
+      "session.parent_id": options.parentSessionId,
+      "session.depth": options.depth,
+    }, options.parentSpan);
+    this.#spans = spans;
+    const grant = (identity: PluginIdentity) =>
+      deps.registry?.grant(identity, this.sessionId) ?? (() => {});
+    this.#gate = new ApprovalGate({
+      sessionId: this.sessionId,
+      profile: spec.profile,
+      rules: spec.policies,
+      onAsk: spec.onAsk,
+      askTimeoutMs: spec.askTimeoutMs,
+      ...(options.approve ? { approve: options.approve } : {}),
+      ...(deps.persistAlwaysRule
+        ? { persistAlwaysRule: deps.persistAlwaysRule }
+        : {}),
+      emit: (e) => this.#emit(e),
+    });
+    this.#interactive = new InteractiveGate({
+      onAsk: spec.onAsk,
+      askTimeoutMs: spec.askTimeoutMs,
+      ...(options.answer ? { answer: options.answer } : {}),
+      emit: (e) => this.#emit(e),
+    });
+    this.#hooks = new HookDispatcher({
+      sessionId: this.sessionId,
+      subscriptions: spec.hooks,
+      endpoints: deps.hooks ?? new Map(),
+      defaultTimeoutMs: spec.defaultHookTimeoutMs,
+      onHookError: (f) => this.#recordHookError(f),
+      grant,
+      tracer,
+      parentSpan: () => spans.hookParent(),
+    });
+    const router = new ModelRouter({
+      chain: spec.models,
+      endpoints: deps.models,
+      retry: spec.retry,
+      now: this.#now,
+      sleep: deps.sleep ?? defaultSleep,
+      random: deps.random ?? Math.random,
+      grant,
+    });
+    const core: SessionCore = {
+      sessionId: this.sessionId,
+      spec,
+      deps,
+      history: this.#history,
+      filesTouched: new Set<string>(),
+      writer: this.#writer,
+      hooks: this.#hooks,
+      spans,
+      emit: (e) => this.#emit(e),
+      dispatchQuiet: (point, payload, signal) =>
+        this.#dispatchQuiet(point, payload, signal),
+      recordAssistant: (message, spend, turnId, stopReason) =>
+        this.#recordAssistant(message, spend, turnId, stopReason),
+    };
+    this.#driver = new TurnDriver(core, {
+      router,
+      dispatcher: new ToolDispatcher(core, {
+        gate: this.#gate,
+        interactive: this.#interactive,
+        doom: this.#doom,
+      }),
+      tools: init.tools,
+      priorTurns: init.priorTurns,
+      openedAt: this.#openedAt,
+    });
+    if (deps.registry) {
+      this.#live = {
+        log: init.log,
+        remainingDepth: options.remainingDepth ?? Infinity,
+        remainingCostBudgetUsd: this.#budget.remainingUsd,
+        profile: spec.profile,
+        depth: options.depth ?? (options.parentSessionId ? 1 : 0),
+        budget: this.#budget,
+        resolveInteractive: (callId, response) =>
+          this.#interactive.resolve(callId, response),
+      };
+      this.#unregister = deps.registry.register(this.#live);
+    }
+  }
+
+  /**
+   * Opens a new session, or resumes one, and dispatches `session-start`.
+   *
+   * @param spec The session's inputs.
+   * @param deps Store, plugins and effects.
+   * @param options Resume, approver, event listener, parent.
+   * @returns The open session.
+   * @throws {TypeError} When a scoped tool provider or hook provider has no
+   * endpoint, or no model provider of the chain is loaded.
+   * @throws {SessionNotResumableError} When resuming a `failed` or `error_max_*` session.
+   */
+  static async open(
+    spec: SessionSpec,
+    deps: AgentDeps,
+    options: OpenSessionOptions = {},
+  ): Promise<AgentSession> {
+    const resolved = resolveSessionSpec(spec);
+    const tools = new ToolIndex(
+      resolved.tools,
+      deps.tools ?? new Map(),
+      resolved.planMode,
+    );
+    for (const h of resolved.hooks) {
+      if (!deps.hooks?.has(h.provider)) {
+        throw new TypeError(
+          `Cannot subscribe "${h.provider}" to "${h.point}": no hook endpoint is loaded for it`,
+        );
+      }
+    }
+    const userProducer = resolved.models
+      .map((m) => deps.models.get(m.provider))
+      .find((e) => e !== undefined);
+    if (!userProducer) {
+      throw new TypeError(
+        `Cannot open a session of profile "${resolved.profile}": no model provider of its chain is loaded`,
+      );
+    }
+    let sessionLog: SessionLog;
+    let history: Message[] = [];
+    let priorSpend = 0;
+    if (options.resumeSessionId !== undefined) {
+      sessionLog = await deps.store.open(options.resumeSessionId);
+      try {
+        const info = await sessionLog.info();
+        if (
+          info.status !== SessionStatus.RUNNING &&
+          info.status !== SessionStatus.COMPLETED &&
+          info.status !== SessionStatus.CANCELLED
+        ) {
+          throw new SessionNotResumableError(
+            sessionLog.sessionId,
+            SESSION_STATUS_TEXT[info.status],
+          );
+        }
+        if (info.status !== SessionStatus.RUNNING) {
+          await sessionLog.setStatus(SessionStatus.RUNNING);
+        } else {
+          log.warn(
+            "Resuming session {sessionId}, which is still marked running (its process ended without closing it)",
+            { sessionId: info.sessionId },
+          );
+        }
+        history = await rebuildHistory(sessionLog);
+        priorSpend = await sessionLog.costUsd();
+      } catch (err) {
+        await sessionLog.close();
+        throw err;
+      }
+    } else {
+      sessionLog = await deps.store.create({
+        profile: resolved.profile,
+        ...(options.parentSessionId !== undefined
+          ? {
+            parentSessionId: options.parentSessionId,
+            depth: options.depth ?? 1,
+          }
+          : {}),
+      });
+    }
+    const session = new AgentSession({
+      spec: resolved,
+      deps,
+      log: sessionLog,
+      history,
+      resumed: options.resumeSessionId !== undefined,
+      options,
+      priorTurns: history.filter((m) => m.role === Role.ASSISTANT).length,
+      priorSpend,
+      userProducer,
+      tools,
+    });
+    session.#emit({
+      type: "session_started",
+      sessionId: session.sessionId,
+      profile: resolved.profile,
+      resumed: session.resumed,
+    });
+    await session.#dispatchQuiet(
+      "session-start",
+      create(HookPayloadSchema, {
+        payload: {
+          case: "sessionStart",
+          value: {
+            sessionId: session.sessionId,
+            profile: resolved.profile,
+            workingDirectory: resolved.workingDirectory,
+            ...(options.parentSessionId !== undefined
+              ? { parentSessionId: options.parentSessionId }
+              : {}),
+          },
+        },
+      }),
+      new AbortController().signal,
+    );
+    return session;
+  }
+
+  /** The durable history (what the next turn assembles from). */
+  get history(): readonly Message[] {
+    return this.#history;
+  }
+
+  /** True once the session has ended. */
+  get ended(): boolean {
+    return this.#ended !== undefined;
+  }
+
+  /** Dollars spent in this session (resumed spend included). */
+  get costUsd(): number {
+    return this.#budget.spentUsd;
+  }
+
+  /**
+   * Answers a pending approval from outside (another frontend); the first
+   * answer wins.
+   *
+   * @param planItemId The plan item.
+   * @param answer Decision and scope.
+   * @returns True when this answer was the first for a pending ask.
+   */
+  resolveApproval(
+    planItemId: string,
+    answer: {
+      decision: "allow" | "deny";
+      scope: "once" | "session" | "always";
+    },
+  ): boolean {
+    return this.#gate.resolve(planItemId, answer);
+  }
+
+  /**
+   * Answers a pending interactive call (`ask_user`) from outside the
+   * `answer` callback; the first answer wins and becomes the call's result.
+   *
+   * @param callId The interactive call.
+   * @param response The answer, e.g. `{ answer: "yes" }`.
+   * @returns True when this answer was the first for a pending call.
+   */
+  resolveInteractive(callId: string, response: JsonObject): boolean {
+    return this.#interactive.resolve(callId, response);
+  }
+
+  /**
+   * Sends a prompt and runs turns until DoneCheck succeeds, a bound fires,
+   * an error ends the session, or the signal cancels the turn (the session
+   * then stays open). Without a prompt, a resumed session continues from
+   * its history when it ends with a user message.
+   *
+   * @param prompt The user's text.
+   * @param options Signal and event buffering.
+   * @returns The prompt's events and result.
+   * @throws {TypeError} When the session has ended or a prompt is running.
+   */
+  send(
+    prompt: string | undefined,
+    options: SendOptions = {},
+  ): SessionRun<SendResult> {
+    if (this.#ended) {
+      throw new TypeError(
+        `Cannot send to session "${this.sessionId}": it has ended`,
+      );
+    }
+    if (this.#busy) {
+      throw new TypeError(
+        `Cannot send to session "${this.sessionId}": a prompt is still running`,
+      );
+    }
+    if (prompt === undefined && this.#history.length === 0) {
+      throw new TypeError(
+        `Cannot continue session "${this.sessionId}" without a prompt: its history is empty`,
+      );
+    }
+    this.#busy = true;
+    const queue = new EventQueue<SessionEvent>();
+    this.#sink = options.events === false ? undefined : queue;
+    const result = this.#runPrompt(prompt, options.signal).finally(() => {
+      this.#busy = false;
+      this.#sink = undefined;
+      queue.close();
+    });
+    return {
+      result,
+      [Symbol.asyncIterator]: () => queue[Symbol.asyncIterator](),
+    };
+  }
+
+  /**
+   * Ends the session: persists the terminal status, then dispatches
+   * `session-end` (the status is durable even if a hook hangs or the turn
+   * was cancelled). Idempotent.
+   *
+   * @param status The status; by default `cancelled` when the last prompt
+   * was cancelled, else `completed`.
+   * @returns The result.
+   */
+  close(status?: "completed" | "cancelled"): Promise<SessionResult> {
+    if (!this.#ended) {
+      const s = status === "cancelled" ||
+          (status === undefined && this.#lastOutcome === "cancelled")
+        ? SessionStatus.CANCELLED
+        : SessionStatus.COMPLETED;
+      this.#ended = this.#finish(s);
+    }
+    return this.#ended;
+  }
+
+  /** Closes the session. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  // -------------------------------------------------------------------------
+
+  #emit(event: SessionEvent): void {
+    try {
+      this.#onEvent?.(event);
+    } catch (err) {
+      log.error("A session event listener failed: {error}", {
+        error: err instanceof Error ? err.message : String(err),
+      });
+    }
+    this.#sink?.push(event);
+  }
+
+  async #runPrompt(
+    prompt: string | undefined,
+    outer: AbortSignal | undefined,
+  ): Promise<SendResult> {
+    const ac = new AbortController();
+    const onAbort = () => ac.abort(outer!.reason);
+    if (outer?.aborted) ac.abort(outer.reason);
+    outer?.addEventListener("abort", onAbort, { once: true });
+    const signal = ac.signal;
+    if (this.#live) this.#live.turnSignal = signal; // sub-agents cancel with it
+    const turnsBefore = this.#driver.turns;
+    let bound: BoundName | undefined;
+    let finalTurn = false;
+    let last: Message | undefined;
+    const result = (
+      outcome: SendResult["outcome"],
+      error?: unknown,
+    ): SendResult => {
+      this.#lastOutcome = outcome;
+      if (last) this.#lastFinal = last;
+      return {
+        outcome,
+        ...(last ? { finalMessage: last } : {}),
+        finalText: messageText(last),
+        turns: this.#driver.turns - turnsBefore,
+        ...(bound ? { boundFired: bound } : {}),
+        ...(error !== undefined ? { error: errorInfo(error) } : {}),
+      };
+    };
+    try {
+      if (prompt !== undefined) {
+        await this.#appendUser(prompt);
+      } else if (this.#history.at(-1)?.role === Role.ASSISTANT) {
+        return result("done");
+      }
+      for (;;) {
+        const turn = await this.#driver.run(finalTurn, signal);
+        last = turn.message;
+        this.#lastFinal = last;
+        if (finalTurn) {
+          await this.#end(BOUND_STATUS[bound!], undefined);
+          return result("bound");
+        }
+        if (turn.done) return result("done");
+        // Step 16, then step 17: each fires the same graceful path.
+        bound = this.#doom.fired ? "doom_loop" : this.#checkBounds();
+        if (bound) {
+          this.#bound = bound;
+          log.info(
+            "Session {sessionId}: {bound} fired; running the final-answer turn",
+            {
+              sessionId: this.sessionId,
+              bound,
+            },
+          );
+          this.#emit({ type: "bound_fired", bound });
+          await this.#appendUser(finalAnswerInstruction(bound));
+          finalTurn = true;
+        }
+      }
+    } catch (err) {
+      if (isCancellation(err, signal)) {
+        await this.#afterCancel(err);
+        return result("cancelled");
+      }
+      log.error("Session {sessionId} failed: {error}", {
+        sessionId: this.sessionId,
+        error: err instanceof Error ? err.message : String(err),
+      });
+      if (finalTurn && bound) {
+        this.#error = errorInfo(err);
+        await this.#end(BOUND_STATUS[bound], err);
+        return result("bound", err);
+      }
+      await this.#end(SessionStatus.FAILED, err);
+      return result("failed", err);
+    } finally {
+      outer?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /** Ends the session from inside a prompt (bound fired or failure). */
+  async #end(status: SessionStatus, err: unknown): Promise<void> {
+    if (err !== undefined) this.#error = errorInfo(err);
+    this.#ended ??= this.#finish(status);
+    await this.#ended;
+  }
+
+  #checkBounds(): BoundName | undefined {
+    return firedBound(this.#spec.bounds, {
+      turns: this.#driver.priorTurns + this.#driver.turns,
+      budget: this.#budget,
+      elapsedMs: this.#now() - this.#openedAt,
+    });
+  }
+
+  async #afterCancel(err: unknown): Promise<void> {
+    if (err instanceof StreamCancelledError) {
+      const p = err.partial;
+      if (p.content.length > 0 || p.costUsd > 0) {
+        const message = create(MessageSchema, {
+          role: Role.ASSISTANT,
+          content: p.content,
+          id: ulid(),
+          producedByModelId: p.model.id,
+          producedByProvider: p.model.provider,
+        });
+        try {
+          await this.#recordAssistant(message, {
+            usage: p.usage,
+            costUsd: p.costUsd,
+            model: p.model,
+            identity: p.identity,
+          });
+          this.#history.push(message);
+        } catch (e) {
+          log.error("Cannot persist the partial message: {error}", {
+            error: e instanceof Error ? e.message : String(e),
+          });
+        }
+      }
+    }
+    // Keep the history well-formed: answer any unanswered tool use.
+    const tail = this.#history.at(-1);
+    if (tail?.role === Role.ASSISTANT) {
+      const results = toolResultsMessage(tail, this.#driver.outcomes);
+      if (results) this.#history.push(results);
+    }
+  }
+
+  async #appendUser(text: string): Promise<void> {
+    const message = create(MessageSchema, {
+      role: Role.USER,
+      content: [textBlock(text)],
+      id: ulid(),
+    });
+    await this.#writer.userMessage(message, this.#userProducer.identity);
+    this.#history.push(message);
+    this.#emit(messageEventOf(message));
+  }
+
+  /**
+   * Persists an assistant message with its cost, debits the budget once,
+   * and emits the `message` event.
+   */
+  async #recordAssistant(
+    message: Message,
+    r: ModelSpend,
+    turnId?: string,
+    stopReason?: string,
+  ): Promise<void> {
+    await this.#writer.assistantMessage(message, r);
+    // Debit once per model call, in memory (never re-summed from storage).
+    this.#budget.debit(r.costUsd);
+    if (this.#live) {
+      this.#live.remainingCostBudgetUsd = this.#budget.remainingUsd;
+    }
+    this.#emit(messageEventOf(message, {
+      ...(turnId !== undefined ? { turnId } : {}),
+      model: { provider: r.model.provider, id: r.model.id },
+      usage: r.usage,
+      costUsd: r.costUsd,
+      ...(stopReason !== undefined ? { stopReason } : {}),
+    }));
+  }
+
+  async #recordHookError(f: HookFailure): Promise<void> {
+    this.#emit(hookErrorEventOf(f.error, f.subscription.provider));
+    await this.#writer.hookError(f);
+  }
+
+  /** Dispatches a point whose chain cannot deny; an aborted chain is logged. */
+  async #dispatchQuiet(
+    point: HookPointName,
+    payload: HookPayload,
+    signal: AbortSignal,
+  ): Promise<void> {
+    if (!this.#hooks.has(point)) return;
+    try {
+      await this.#hooks.dispatch(point, payload, signal);
+    } catch (err) {
+      if (err instanceof HookChainAbortedError) return; // already recorded
+      if (
+        (point === "session-start" || point === "session-end") &&
+        !(err instanceof TurnCancelledError)
+      ) {
+        log.error("The {point} chain failed: {error}", {
+          point,
+          error: err instanceof Error ? err.message : String(err),
+        });
+        return;
+      }
+      throw err;
+    }
+  }
+
+  // ------------------------------------------------------------------- end
+
+  async #finish(status: SessionStatus): Promise<SessionResult> {
+    try {
+      await this.#log.setStatus(status);
+    } catch (err) {
+      log.error("Cannot record the status of session {sessionId}: {error}", {
+        sessionId: this.sessionId,
+        error: err instanceof Error ? err.message : String(err),
+      });
+    }
+    await this.#dispatchQuiet(
+      "session-end",
+      create(HookPayloadSchema, {
+        payload: {
+          case: "sessionEnd",
+          value: { sessionId: this.sessionId, status },
+        },
+      }),
+      new AbortController().signal,
+    );
+    let total = this.#budget.spentUsd;
+    try {
+      total = await this.#log.costUsd();
+    } catch {
+      // keep the in-memory figure
+    }
+    this.#unregister();
+    this.#spans.endSession(status, {
+      turns: this.#driver.turns,
+      costUsd: this.#budget.spentUsd,
+      bound: this.#bound,
+      error: this.#error,
+    });
+    await this.#log.close();
+    const result: SessionResult = {
+      sessionId: this.sessionId,
+      profile: this.profile,
+      status: SESSION_STATUS_TEXT[status] as SessionStatusText,
+      ...(this.#lastFinal ? { finalMessage: this.#lastFinal } : {}),
+      finalText: messageText(this.#lastFinal),
+      totalCostUsd: total,
+      turns: this.#driver.turns,
+      ...(this.#bound ? { boundFired: this.#bound } : {}),
+      ...(this.#error ? { error: this.#error } : {}),
+    };
+    this.#emit({
+      type: "session_ended",
+      sessionId: this.sessionId,
+      status: result.status,
+      finalText: result.finalText,
+      totalCostUsd: total,
+      ...(result.boundFired ? { boundFired: result.boundFired } : {}),
+      ...(result.error ? { error: result.error } : {}),
+    });
+    return result;
+  }
+}

@@ -1,0 +1,487 @@
+/**
+ * The turn driver (kernel.md §6, `RunTurn`): {@linkcode TurnDriver} runs
+ * one turn of a session — choose the model, context-assemble (step 1),
+ * `pre-model-call` (2), the model call (3) and its persisted message and
+ * cost (4), `post-model-response` (5), DoneCheck when there is no tool use
+ * (6), then tool dispatch (7–14) and the tool results in the history (15).
+ * It owns the session's tool index (refreshed when a provider's tools may
+ * change) and counts the turns; the loop over turns and the bounds are the
+ * session's.
+ *
+ * @module
+ */
+import { create, equals, type MessageInitShape } from "@bufbuild/protobuf";
+import { getLogger } from "@logtape/logtape";
+import type { GenerationSettings } from "../../config/profiles.ts";
+import type { TurnRequirements } from "../../config/profiles.ts";
+import type { Message } from "../../proto/gen/pluggableharness/content/v1/types_pb.ts";
+import { HookPayloadSchema } from "../../proto/gen/pluggableharness/hook/v1/events_pb.ts";
+import {
+  type StreamCompletionRequest,
+  StreamCompletionRequestSchema,
+} from "../../proto/gen/pluggableharness/model/v1/rpc_request_pb.ts";
+import type {
+  GenerationParamsSchema,
+  ToolDeclaration,
+} from "../../proto/gen/pluggableharness/model/v1/types_pb.ts";
+import { ToolErrorCategory } from "../../proto/gen/pluggableharness/tool/v1/errors_pb.ts";
+import {
+  type ToolSchema,
+  ToolSchemaSchema,
+} from "../../proto/gen/pluggableharness/tool/v1/types_pb.ts";
+import { ulid } from "../state/ulid.ts";
+import type { ToolTurn } from "./_call_record.ts";
+import { producerRefOfIdentity, toolError } from "./_proto.ts";
+import type { SessionCore } from "./_session_core.ts";
+import { ToolIndex } from "./_tool_index.ts";
+import {
+  type ContextAssembly,
+  passThroughAssembler,
+  preambleSections,
+} from "./context_assembly.ts";
+import type { ToolEndpoint } from "./endpoints.ts";
+import { isCancellation } from "./errors.ts";
+import { type StoredOutcome, toolResultsMessage } from "./history.ts";
+import {
+  historyHasImages,
+  type ModelChoice,
+  type ModelResponse,
+  type ModelRouter,
+  stopReasonText,
+} from "./model_call.ts";
+import { sectionTokens } from "./provider_context.ts";
+import { endModelSpan, traceHeaders } from "./session_spans.ts";
+import type { ToolDispatcher } from "./tool_dispatch.ts";
+import { endSpanWithError } from "./tracing.ts";
+
+const log = getLogger(["ph-agent", "kernel", "agent"]);
+
+/** How a turn ended. */
+export interface TurnOutcome {
+  /** DoneCheck succeeded (no tool use, or a `terminates_turn` call). */
+  readonly done: boolean;
+  /** The turn's assistant message. */
+  readonly message: Message;
+}
+
+/** What a {@linkcode TurnDriver} needs besides the session. */
+export interface TurnDriverOptions {
+  /** Chooses and calls the model. */
+  readonly router: ModelRouter;
+  /** Dispatches the turn's tool calls. */
+  readonly dispatcher: ToolDispatcher;
+  /** The session's tools at open. */
+  readonly tools: ToolIndex;
+  /** Turns of the session before this process (resumed). */
+  readonly priorTurns: number;
+  /** When this process opened the session (epoch ms). */
+  readonly openedAt: number;
+}
+
+/** The model chosen for a turn and what the turn asks of it. */
+interface TurnModel {
+  readonly choice: ModelChoice;
+  readonly requirements: TurnRequirements;
+  readonly declarations: ToolDeclaration[];
+  readonly budgetTokens: number;
+}
+
+/** Runs the turns of one session. */
+export class TurnDriver {
+  /** Turns of the session before this process (resumed). */
+  readonly priorTurns: number;
+  readonly #core: SessionCore;
+  readonly #router: ModelRouter;
+  readonly #dispatcher: ToolDispatcher;
+  readonly #openedAt: number;
+  #tools: ToolIndex;
+  #currentTools: ReadonlyMap<string, readonly ToolSchema[]>;
+  #turns = 0;
+  #outcomes = new Map<string, StoredOutcome>();
+
+  /**
+   * Creates the driver of a session.
+   *
+   * @param core The session.
+   * @param options Router, dispatcher, tools and counters.
+   */
+  constructor(core: SessionCore, options: TurnDriverOptions) {
+    this.#core = core;
+    this.#router = options.router;
+    this.#dispatcher = options.dispatcher;
+    this.#tools = options.tools;
+    this.#currentTools = core.spec.tools;
+    this.priorTurns = options.priorTurns;
+    this.#openedAt = options.openedAt;
+  }
+
+  /** Turns run by this process. */
+  get turns(): number {
+    return this.#turns;
+  }
+
+  /** The outcomes of the current turn's calls so far, by `tool_use` id. */
+  get outcomes(): ReadonlyMap<string, StoredOutcome> {
+    return this.#outcomes;
+  }
+
+  /**
+   * Runs one turn under a `turn` span.
+   *
+   * @param final The final-answer turn (tools withheld).
+   * @param signal Cancels the turn.
+   * @returns Whether DoneCheck succeeded, and the message.
+   */
+  async run(final: boolean, signal: AbortSignal): Promise<TurnOutcome> {
+    const spans = this.#core.spans;
+    if (!spans.tracer.enabled) return this.#turn(final, signal);
+    const span = spans.tracer.startSpan("turn", {
+      "session.id": this.#core.sessionId,
+      "turn.number": this.priorTurns + this.#turns + 1,
+      "turn.final": final,
+    }, spans.session);
+    spans.turn = span;
+    try {
+      const out = await this.#turn(final, signal);
+      span.setAttribute("turn.done", out.done);
+      span.end({ code: "ok" });
+      return out;
+    } catch (err) {
+      endSpanWithError(span, err, isCancellation(err, signal));
+      throw err;
+    } finally {
+      spans.turn = undefined;
+    }
+  }
+
+  async #turn(final: boolean, signal: AbortSignal): Promise<TurnOutcome> {
+    const core = this.#core;
+    const turnId = ulid();
+    this.#turns++;
+    this.#outcomes = new Map();
+    if (!final && core.spec.dynamicTools.size) {
+      await this.#refreshTools(signal);
+    }
+    const model = await this.#chooseModel(final, turnId, signal);
+    const assembled = await this.#assemble(model, turnId, signal);
+    const messages = await this.#preModelCall(
+      assembled.messages,
+      model.choice,
+      signal,
+    );
+    const generation = core.spec.generation;
+    const request = create(StreamCompletionRequestSchema, {
+      messages,
+      modelId: model.choice.model.id,
+      tools: model.declarations,
+      ...(hasGeneration(generation)
+        ? { params: generationParams(generation) }
+        : {}),
+      assembledContext: assembled.sections,
+      callContext: {
+        sessionId: core.sessionId,
+        turnId,
+        workingDirectory: core.spec.workingDirectory,
+      },
+    });
+    const response = await this.#callModel(request, model, turnId, signal);
+    const message = response.message;
+
+    // Step 5: post-model-response (after the message is persisted).
+    await core.dispatchQuiet(
+      "post-model-response",
+      create(HookPayloadSchema, {
+        payload: {
+          case: "postModelResponse",
+          value: {
+            message,
+            model: producerRefOfIdentity(response.endpoint.identity),
+            usage: response.usage,
+            costUsd: response.costUsd,
+          },
+        },
+      }),
+      signal,
+    );
+    core.history.push(message);
+
+    // Step 6: no tool use → DoneCheck.
+    const uses = message.content.flatMap((b) =>
+      b.block.case === "toolUse" ? [b.block.value] : []
+    );
+    if (uses.length === 0) return { done: true, message };
+    if (final) {
+      // Tools were withheld; answer any stray tool use so the history stays
+      // well-formed, and end.
+      const stray = new Map<string, StoredOutcome>(uses.map((u) => [u.id, {
+        error: toolError(
+          ToolErrorCategory.INVALID_ARGUMENTS,
+          "Tools are not available in the final-answer turn.",
+        ),
+      }]));
+      core.history.push(toolResultsMessage(message, stray)!);
+      return { done: false, message };
+    }
+
+    const t: ToolTurn = { turnId, signal, outcomes: this.#outcomes };
+    const done = await this.#dispatcher.run(
+      t,
+      this.#tools,
+      uses,
+      response.invalidArguments,
+    );
+    // Step 15: the tool results, in tool_use order.
+    core.history.push(toolResultsMessage(message, this.#outcomes)!);
+    return { done, message };
+  }
+
+  /**
+   * Chooses the turn's model for what the turn needs, and announces the
+   * turn (`turn_started`) with its context budget.
+   */
+  async #chooseModel(
+    final: boolean,
+    turnId: string,
+    signal: AbortSignal,
+  ): Promise<TurnModel> {
+    const spec = this.#core.spec;
+    const declarations = final ? [] : this.#tools.declarations();
+    const generation = spec.generation;
+    const requirements = {
+      toolUse: declarations.length > 0,
+      vision: historyHasImages(this.#core.history),
+      thinking: generation.thinkingEffort !== undefined ||
+        (generation.thinkingBudgetTokens ?? 0) > 0,
+      generation,
+    };
+    const choice = await this.#router.choose(requirements, 0, signal);
+    const window = Number(choice.spec.contextWindow);
+    const budgetTokens = window -
+      (spec.context.reservedOutputTokens ??
+        generation.maxOutputTokens ??
+        Number(choice.spec.maxOutputTokens)) -
+      (spec.context.systemOverheadTokens ?? 0);
+    this.#core.emit({
+      type: "turn_started",
+      turn: this.priorTurns + this.#turns,
+      turnId,
+      model: { provider: choice.model.provider, id: choice.model.id },
+      contextBudgetTokens: budgetTokens,
+      final,
+    });
+    this.#core.spans.turn?.setAttributes({
+      "turn.id": turnId,
+      "model.provider": choice.model.provider,
+      "model.id": choice.model.id,
+    });
+    return { choice, requirements, declarations, budgetTokens };
+  }
+
+  /** Step 1: context-assemble over the history and the model's budget. */
+  async #assemble(
+    model: TurnModel,
+    turnId: string,
+    signal: AbortSignal,
+  ): Promise<ContextAssembly> {
+    const core = this.#core;
+    const spec = core.spec;
+    const { choice } = model;
+    const assembled = await (core.deps.contextAssembler ?? passThroughAssembler)
+      .assemble({
+        history: core.history,
+        budgetTokens: model.budgetTokens,
+        model: {
+          provider: choice.model.provider,
+          id: choice.model.id,
+          contextWindow: Number(choice.spec.contextWindow),
+        },
+        sections: preambleSections(spec.systemPrompt, spec.preamble),
+        sessionId: core.sessionId,
+        turnId,
+        workingDirectory: spec.workingDirectory,
+        filesTouched: [...core.filesTouched],
+        signal,
+      });
+    if (assembled.sections.length) {
+      const sections = assembled.sections.map((s) => ({
+        provider: s.provider,
+        label: s.label,
+        tokens: sectionTokens(s),
+      }));
+      core.emit({
+        type: "context_assembled",
+        turnId,
+        sections,
+        tokens: sections.reduce((n, s) => n + s.tokens, 0),
+      });
+    }
+    return assembled;
+  }
+
+  /** Step 2: pre-model-call (transforms rewrite this request only). */
+  async #preModelCall(
+    messages: Message[],
+    choice: ModelChoice,
+    signal: AbortSignal,
+  ): Promise<Message[]> {
+    const hooks = this.#core.hooks;
+    if (!hooks.has("pre-model-call")) return messages;
+    const out = await hooks.dispatch(
+      "pre-model-call",
+      create(HookPayloadSchema, {
+        payload: {
+          case: "preModelCall",
+          value: {
+            messages,
+            model: { provider: choice.model.provider, id: choice.model.id },
+          },
+        },
+      }),
+      signal,
+    );
+    if (out.payload.payload.case === "preModelCall") {
+      return out.payload.payload.value.messages;
+    }
+    return messages;
+  }
+
+  /** Steps 3–4: the model call, then the message and its cost. */
+  async #callModel(
+    request: StreamCompletionRequest,
+    model: TurnModel,
+    turnId: string,
+    signal: AbortSignal,
+  ): Promise<ModelResponse> {
+    const core = this.#core;
+    const { choice } = model;
+    const b = core.spec.bounds;
+    const modelSpan = core.spans.tracer.startSpan("model.call", {
+      "model.provider": choice.model.provider,
+      "model.id": choice.model.id,
+      "model.tools": model.declarations.length,
+    }, core.spans.turn);
+    const fail = (err: unknown): never => {
+      endSpanWithError(modelSpan, err, isCancellation(err, signal));
+      throw err;
+    };
+    const response = await this.#router.complete({
+      request,
+      choice,
+      requirements: model.requirements,
+      signal,
+      ...(b.maxWallClockS !== undefined
+        ? { deadlineMs: this.#openedAt + b.maxWallClockS * 1000 }
+        : {}),
+      ...traceHeaders(modelSpan),
+    }, {
+      onTextDelta: (text) => core.emit({ type: "text_delta", turnId, text }),
+      onThinkingDelta: (text) =>
+        core.emit({ type: "thinking_delta", turnId, text }),
+      onRetry: (r) =>
+        core.emit({
+          type: "model_retry",
+          turnId,
+          provider: r.model.provider,
+          modelId: r.model.id,
+          category: r.category,
+          attempt: r.attempt,
+          delayMs: r.delayMs,
+          ...(r.fallback
+            ? { fallback: { provider: r.fallback.provider, id: r.fallback.id } }
+            : {}),
+        }),
+    }).catch(fail);
+    await core.recordAssistant(
+      response.message,
+      {
+        usage: response.usage,
+        costUsd: response.costUsd,
+        model: response.model,
+        identity: response.endpoint.identity,
+      },
+      turnId,
+      stopReasonText(response.stopReason),
+    ).catch(fail);
+    endModelSpan(modelSpan, response);
+    return response;
+  }
+
+  /**
+   * Reads `GetSchema` again of the providers whose tools may change (an
+   * MCP server's `tools/list_changed`) and rebuilds the tool index when
+   * an answer differs. A provider that fails to answer keeps its last
+   * schemas (logged).
+   */
+  async #refreshTools(signal: AbortSignal): Promise<void> {
+    const spec = this.#core.spec;
+    const endpoints = this.#core.deps.tools ?? new Map<string, ToolEndpoint>();
+    let changed = false;
+    const next = new Map(this.#currentTools);
+    await Promise.all([...spec.dynamicTools].map(async ([provider, scope]) => {
+      const endpoint = endpoints.get(provider);
+      if (!endpoint) return;
+      let schemas: ToolSchema[];
+      try {
+        schemas = await endpoint.schemas({ signal, timeoutMs: 5_000 });
+      } catch (err) {
+        log.warn(
+          "Cannot refresh the tools of {provider}: {error}; keeping the last list",
+          {
+            provider,
+            error: err instanceof Error ? err.message : String(err),
+          },
+        );
+        return;
+      }
+      const scoped = (scope.all
+        ? schemas
+        : schemas.filter((s) =>
+          scope.names.includes(s.name)
+        ))
+        .filter((s) => !scope.exclude?.includes(s.name));
+      const before = next.get(provider) ?? [];
+      const same = before.length === scoped.length &&
+        before.every((s, i) => equals(ToolSchemaSchema, s, scoped[i]!));
+      if (!same) {
+        next.set(provider, scoped);
+        changed = true;
+      }
+    }));
+    if (!changed) return;
+    this.#currentTools = next;
+    this.#tools = new ToolIndex(next, endpoints, spec.planMode);
+    this.#core.emit({
+      type: "warning",
+      code: "tools_changed",
+      message: `The tools changed: ${
+        this.#tools.entries.map((e) => `${e.provider}.${e.schema.name}`)
+          .join(", ") || "(none)"
+      }`,
+    });
+  }
+}
+
+function hasGeneration(g: GenerationSettings): boolean {
+  return g.thinkingEffort !== undefined ||
+    g.thinkingBudgetTokens !== undefined || g.maxOutputTokens !== undefined ||
+    g.temperature !== undefined || (g.stopSequences?.length ?? 0) > 0;
+}
+
+/** The request's `GenerationParams` (already checked against the model). */
+function generationParams(
+  g: GenerationSettings,
+): MessageInitShape<typeof GenerationParamsSchema> {
+  return {
+    ...(g.thinkingEffort !== undefined
+      ? { thinkingEffort: g.thinkingEffort }
+      : {}),
+    ...(g.thinkingBudgetTokens !== undefined
+      ? { thinkingBudgetTokens: BigInt(g.thinkingBudgetTokens) }
+      : {}),
+    ...(g.maxOutputTokens !== undefined
+      ? { maxOutputTokens: BigInt(g.maxOutputTokens) }
+      : {}),
+    ...(g.temperature !== undefined ? { temperature: g.temperature } : {}),
+    stopSequences: [...(g.stopSequences ?? [])],
+  };
+}
