@@ -16,13 +16,10 @@ import type { JsonObject } from "@bufbuild/protobuf";
 import { getLogger } from "@logtape/logtape";
 import { isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { APP_PROTOCOL_VERSION } from "../../proto/handshake.ts";
 import type { PluginManifest } from "../../contract/manifest.ts";
-import {
-  type EffectivePermissions,
-  formatDenials,
-  type PermissionGrant,
-  resolvePermissions,
+import type {
+  EffectivePermissions,
+  PermissionGrant,
 } from "../../contract/permissions.ts";
 import type { PluginIdentity } from "../../contract/plugin_identity.ts";
 import type {
@@ -42,7 +39,6 @@ import {
   type ProcessCommand,
   type ProcessLauncher,
 } from "../process/launcher.ts";
-import { PluginStartError, type PluginStartErrorCode } from "./errors.ts";
 import { pluginCommand } from "./_command_line.ts";
 import { announceCallbacks, checkHealth, relayStdio } from "./_connection.ts";
 import { loadGrpcAdapter } from "./_grpc.ts";
@@ -50,6 +46,7 @@ import { awaitHandshake } from "./handshake.ts";
 import { watchOutput } from "./_output.ts";
 import { Plugin } from "./plugin.ts";
 import { StartFailure } from "./_start_failure.ts";
+import { type LaunchTarget, preflight, startError } from "./_preflight.ts";
 
 export { SDK_ENV_NAMES } from "./_command_line.ts";
 
@@ -155,17 +152,6 @@ function freePort(): number {
 
 const DEFAULT_LAUNCHER: ProcessLauncher = new DenoCommandLauncher();
 
-/** One launch's plugin, resolved against the host's defaults. */
-interface LaunchTarget {
-  name: string;
-  /** The executable, or the Deno module's absolute path or URL. */
-  path: string;
-  remote: boolean;
-  cwd: string;
-  kernelEnv: Record<string, string>;
-  startTimeoutMs: number;
-}
-
 /** A plugin's callback endpoint, opened on first use. */
 interface CallbackChannel {
   open(): Promise<CallbackEndpoint>;
@@ -180,86 +166,6 @@ interface PreparedLaunch {
   command: ProcessCommand;
   /** Closes the callback endpoint and removes the plugin's directory. */
   cleanup(): Promise<void>;
-}
-
-function startError(
-  target: LaunchTarget,
-  code: PluginStartErrorCode,
-  detail: string,
-  tail = "",
-  cause?: unknown,
-): PluginStartError {
-  return new PluginStartError(
-    code,
-    target.name,
-    target.path,
-    detail,
-    tail,
-    cause ? { cause } : undefined,
-  );
-}
-
-/**
- * Refuses a launch before anything starts: another protocol version,
- * permissions the operator did not grant, a missing or non-executable
- * entrypoint.
- *
- * @returns The plugin's effective permissions.
- */
-async function preflight(
-  spec: PluginSpec,
-  target: LaunchTarget,
-): Promise<EffectivePermissions> {
-  const { manifest } = spec;
-  if (manifest.protocolVersion !== APP_PROTOCOL_VERSION) {
-    throw startError(
-      target,
-      "plugin_version_mismatch",
-      `it declares protocol version ${manifest.protocolVersion}, this kernel speaks ${APP_PROTOCOL_VERSION}`,
-    );
-  }
-  const { effective, denied } = resolvePermissions(
-    manifest.capabilities,
-    spec.grant ?? {},
-    { cwd: target.cwd, env: target.kernelEnv },
-  );
-  if (denied.length > 0) {
-    throw startError(
-      target,
-      "plugin_permission_denied",
-      `its manifest asks for permissions the operator did not grant: ${
-        formatDenials(denied)
-      }`,
-    );
-  }
-  if (!target.remote) {
-    let stat: Deno.FileInfo;
-    try {
-      stat = await Deno.stat(target.path);
-    } catch (err) {
-      throw startError(
-        target,
-        "plugin_not_found",
-        "the file does not exist",
-        "",
-        err,
-      );
-    }
-    if (!stat.isFile) {
-      throw startError(target, "plugin_not_found", "it is not a regular file");
-    }
-    if (
-      manifest.runtime === "executable" &&
-      ((stat.mode ?? 0o755) & 0o111) === 0
-    ) {
-      throw startError(
-        target,
-        "plugin_not_executable",
-        "the file is not executable (expected an executable bit, e.g. chmod +x)",
-      );
-    }
-  }
-  return effective;
 }
 
 /**
@@ -365,7 +271,7 @@ export class PluginHost implements AsyncDisposable {
   ): Promise<Plugin> {
     const target = this.#target(spec, options);
     // 1. Preflight.
-    const effective = await preflight(spec, target);
+    const effective = await preflight(spec.manifest, spec.grant ?? {}, target);
     // 2. Environment and command.
     const prepared = await this.#prepare(spec, target, effective, options);
     // 3. Spawn in its own process group.
