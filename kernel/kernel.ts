@@ -78,7 +78,7 @@ import { ContextService } from "../proto/gen/pluggableharness/context/v1/service
 import { MemoryService } from "../proto/gen/pluggableharness/memory/v1/service_pb.ts";
 import { Code, GrpcStatusError } from "../proto/grpc_status.ts";
 import { createOtelTracer, otelTracerOptionsOf } from "./agent/tracing.ts";
-import type { Plugin } from "./plugin/host.ts";
+import type { Plugin } from "./plugin/plugin.ts";
 import { PluginHost } from "./plugin/host.ts";
 import { EventBus } from "./bus/event_bus.ts";
 import {

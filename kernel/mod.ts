@@ -35,12 +35,19 @@ export {
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
   DEFAULT_START_TIMEOUT_MS,
   type LaunchOptions,
-  Plugin,
   PluginHost,
   type PluginHostOptions,
   type PluginSpec,
   SDK_ENV_NAMES,
 } from "./plugin/host.ts";
+export { Plugin } from "./plugin/plugin.ts";
+export {
+  DenoCommandLauncher,
+  type LaunchedProcess,
+  type ProcessCommand,
+  type ProcessLauncher,
+  type ProcessStatus,
+} from "./process/launcher.ts";
 export {
   type CallbackEndpoint,
   type CallbackHost,

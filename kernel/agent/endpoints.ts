@@ -33,7 +33,7 @@ import type { DispatchHookResponse } from "../../proto/gen/pluggableharness/hook
 import { HookSubscriberService } from "../../proto/gen/pluggableharness/hook/v1/service_pb.ts";
 import { ContextService } from "../../proto/gen/pluggableharness/context/v1/service_pb.ts";
 import { MemoryService } from "../../proto/gen/pluggableharness/memory/v1/service_pb.ts";
-import type { Plugin } from "../plugin/host.ts";
+import type { Plugin } from "../plugin/plugin.ts";
 import type { PluginIdentity } from "../../contract/plugin_identity.ts";
 import { ModelCallError, type ModelErrorCode } from "./errors.ts";
 import type {

@@ -46,6 +46,12 @@ import {
   importFlag,
   isRemoteSpecifier,
 } from "../process/_module_cache.ts";
+import {
+  DenoCommandLauncher,
+  type LaunchedProcess,
+  type ProcessLauncher,
+  type ProcessStatus,
+} from "../process/launcher.ts";
 
 const GATEWAY_MODULE = new URL("./_gateway_main.ts", import.meta.url).href;
 const log = getLogger(["ph-agent", "kernel", "callback-gateway"]);
@@ -67,6 +73,11 @@ export interface IsolatedCallbackHostOptions {
    * @default {10000}
    */
   startTimeoutMs?: number;
+  /**
+   * Starts the gateway process.
+   * @default {a DenoCommandLauncher}
+   */
+  launcher?: ProcessLauncher;
 }
 
 interface Endpoint {
@@ -82,7 +93,7 @@ interface Endpoint {
 }
 
 interface Gateway {
-  child: Deno.ChildProcess;
+  child: LaunchedProcess;
   conn: Deno.UnixConn;
   writer: FrameWriter;
   done: Promise<void>;
@@ -143,7 +154,9 @@ export class IsolatedCallbackHost implements CallbackHost {
       DENO_NO_UPDATE_CHECK: "1",
       NO_COLOR: "1",
     };
-    const child = new Deno.Command(Deno.execPath(), {
+    const launcher = this.#options.launcher ?? new DenoCommandLauncher();
+    const child = launcher.start({
+      command: Deno.execPath(),
       args: [
         "run",
         "--cached-only",
@@ -161,12 +174,8 @@ export class IsolatedCallbackHost implements CallbackHost {
       ],
       cwd: remote ? root : dirname(fileURLToPath(GATEWAY_MODULE)),
       env: childEnv,
-      clearEnv: true,
-      stdin: "null",
       stdout: "null",
-      stderr: "piped",
-      detached: true,
-    }).spawn();
+    });
     const stderrChunks: string[] = [];
     let stderrBytes = 0;
     const stderrDone = (async () => {
@@ -209,11 +218,7 @@ export class IsolatedCallbackHost implements CallbackHost {
         }),
       ]);
     } catch (err) {
-      try {
-        Deno.kill(-child.pid, "SIGKILL");
-      } catch {
-        // gone
-      }
+      child.kill("SIGKILL");
       await child.status;
       throw err;
     } finally {
@@ -328,7 +333,7 @@ export class IsolatedCallbackHost implements CallbackHost {
     }
   }
 
-  #onExit(gw: Gateway, status: Deno.CommandStatus): void {
+  #onExit(gw: Gateway, status: ProcessStatus): void {
     try {
       gw.conn.close();
     } catch {
@@ -432,13 +437,7 @@ export class IsolatedCallbackHost implements CallbackHost {
     } catch {
       // closed
     }
-    const timer = setTimeout(() => {
-      try {
-        Deno.kill(-gw.child.pid, "SIGKILL");
-      } catch {
-        // gone
-      }
-    }, 2000);
+    const timer = setTimeout(() => gw.child.kill("SIGKILL"), 2000);
     await gw.child.status;
     clearTimeout(timer);
     await gw.done;

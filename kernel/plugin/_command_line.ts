@@ -1,0 +1,173 @@
+/**
+ * A plugin's command line and environment: the go-plugin handshake
+ * variables, `PATH` and exactly the variables its grant names (nothing
+ * else of the kernel's environment), and for a Deno plugin `deno run`
+ * with its effective permissions as flags (never `-A`), its own
+ * `deno.json` and the exact socket grants the transport needs.
+ *
+ * @module
+ */
+import { dirname, join } from "node:path";
+import { GRPC_JS_ENV } from "../../proto/grpc_status.ts";
+import {
+  APP_PROTOCOL_VERSION,
+  HANDSHAKE_ENV,
+  MAGIC_COOKIE_KEY,
+  MAGIC_COOKIE_VALUE,
+  PLUGIN_SOCKET_NAME,
+} from "../../proto/handshake.ts";
+import type { PluginRuntime } from "../../contract/manifest.ts";
+import {
+  denoPermissionFlags,
+  type EffectivePermissions,
+} from "../../contract/permissions.ts";
+import type { PluginIdentity } from "../../contract/plugin_identity.ts";
+import { findDenoConfig } from "../../config/mod.ts";
+import { denoCacheDir, importFlag } from "../process/_module_cache.ts";
+import type { ProcessCommand } from "../process/launcher.ts";
+
+/**
+ * Variables the plugin SDK and `@grpc/grpc-js` read; a Deno plugin gets
+ * `--allow-env` for these names (values are only present when the kernel
+ * sets them).
+ */
+export const SDK_ENV_NAMES: readonly string[] = [
+  MAGIC_COOKIE_KEY,
+  ...Object.values(HANDSHAKE_ENV),
+  "TMPDIR",
+  "OTEL_RESOURCE_ATTRIBUTES",
+  ...GRPC_JS_ENV,
+];
+
+/** Where a plugin listens and the kernel serves its callbacks. */
+export interface PluginTransport {
+  /** Listen on TCP 127.0.0.1 instead of a unix socket. */
+  tcp: boolean;
+  /** The TCP port the plugin must listen on (with `tcp`). */
+  port: number;
+  /** The plugin's private directory (its unix socket lives there). */
+  dir: string;
+  /** The callback endpoint's address (a socket path, or `host:port`). */
+  callbackAddress: string;
+}
+
+/** What {@linkcode pluginCommand} needs. */
+export interface PluginCommandOptions {
+  /** The plugin's identity (for `OTEL_RESOURCE_ATTRIBUTES`). */
+  identity: PluginIdentity;
+  /** How the plugin runs. */
+  runtime: PluginRuntime;
+  /** The executable, or the Deno module's path or URL. */
+  path: string;
+  /** True when `path` is a remote Deno module. */
+  remote: boolean;
+  /** The permissions the plugin runs with. */
+  effective: EffectivePermissions;
+  /** The environment that granted variables are copied from. */
+  kernelEnv: Record<string, string>;
+  /** The working directory of the plugin (the kernel's). */
+  cwd: string;
+  /** Its sockets. */
+  transport: PluginTransport;
+}
+
+/**
+ * Builds the environment of a plugin: the handshake variables, `PATH`,
+ * the telemetry resource attributes and the granted variables the kernel
+ * has (a `*` pattern copies nothing).
+ *
+ * @param options The plugin, its grant and transport.
+ * @returns The whole environment of the child.
+ */
+export function pluginEnv(
+  options: Omit<PluginCommandOptions, "runtime" | "path" | "remote" | "cwd">,
+): Record<string, string> {
+  const { identity, kernelEnv, transport: { tcp, port, dir } } = options;
+  const env: Record<string, string> = {
+    [MAGIC_COOKIE_KEY]: MAGIC_COOKIE_VALUE,
+    [HANDSHAKE_ENV.protocolVersions]: String(APP_PROTOCOL_VERSION),
+    [HANDSHAKE_ENV.minPort]: String(tcp ? port : 10000),
+    [HANDSHAKE_ENV.maxPort]: String(tcp ? port : 25000),
+    PATH: kernelEnv.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+    OTEL_RESOURCE_ATTRIBUTES: [
+      ["category", identity.category],
+      ["name", identity.name],
+      ["version", identity.version],
+    ].map(([k, v]) =>
+      `pluggableharness.producer.${k}=${encodeURIComponent(v!)}`
+    )
+      .join(","),
+  };
+  if (!tcp) {
+    env[HANDSHAKE_ENV.unixSocketDir] = dir;
+    env.TMPDIR = dir;
+  }
+  for (const v of options.effective.env) {
+    if (v.endsWith("*")) continue;
+    if (kernelEnv[v] !== undefined) env[v] = kernelEnv[v];
+  }
+  return env;
+}
+
+/**
+ * Builds what to start for a plugin: the executable itself, or `deno run`
+ * with the plugin's permission flags, its own config and its module.
+ *
+ * @param options The plugin, its grant and transport.
+ * @returns The command, arguments, environment and working directory.
+ * @throws {RangeError} If a granted value cannot be expressed as a Deno flag.
+ */
+export async function pluginCommand(
+  options: PluginCommandOptions,
+): Promise<ProcessCommand> {
+  const env = pluginEnv(options);
+  // Every plugin runs in the kernel's working directory, so that relative
+  // paths in its config and tool arguments mean what the operator meant.
+  const cwd = options.cwd;
+  if (options.runtime !== "deno") {
+    return { command: options.path, args: [], env, cwd };
+  }
+  env.DENO_DIR = denoCacheDir();
+  env.DENO_NO_UPDATE_CHECK = "1";
+  env.NO_COLOR = "1";
+  const flags = denoTransportFlags(options.effective, options.transport);
+  const args = [
+    "run",
+    "--cached-only",
+    "--no-prompt",
+    ...await denoConfigFlags(options.path, options.remote),
+    ...flags,
+    options.path,
+  ];
+  return { command: Deno.execPath(), args, env, cwd };
+}
+
+/** The `deno run` permission flags: the grant plus the transport's needs. */
+function denoTransportFlags(
+  effective: EffectivePermissions,
+  { tcp, port, dir, callbackAddress }: PluginTransport,
+): string[] {
+  // Deno needs an exact "unix:<path>" net grant per socket it binds or
+  // dials; on TCP, exactly the two loopback ports.
+  const loopback = tcp
+    ? [`127.0.0.1:${port}`, callbackAddress]
+    : [`unix:${join(dir, PLUGIN_SOCKET_NAME)}`, `unix:${callbackAddress}`];
+  return denoPermissionFlags(effective, {
+    env: SDK_ENV_NAMES,
+    socketDirs: tcp ? [] : [dir],
+    loopback,
+  });
+}
+
+/** `--config`/`--no-config` and, for a remote module, its import flag. */
+async function denoConfigFlags(
+  path: string,
+  remote: boolean,
+): Promise<string[]> {
+  // A remote module may import from its own origin only.
+  if (remote) return ["--no-config", ...importFlag(path)];
+  // The plugin's own deno.json (its import map), found from its module's
+  // directory, never the project's.
+  const config = await findDenoConfig(dirname(path));
+  return config ? ["--config", config] : ["--no-config"];
+}
