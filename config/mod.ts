@@ -185,8 +185,14 @@ export {
 export {
   type AgentConfig,
   decodeAgentConfig,
+  type ProviderBlock,
   type RequiredProvider,
 } from "./decode.ts";
+export type {
+  ConstraintOperator,
+  VersionCondition,
+  VersionConstraint,
+} from "./version_constraint.ts";
 export {
   diagnosticToJson,
   JSON_FORMAT_VERSION,
