@@ -21,22 +21,14 @@
  * @module
  */
 
-import { parseArgs } from "node:util";
-import { resolve } from "node:path";
-import {
-  type CliIo,
-  EXIT_USAGE,
-  processIo,
-  run as checkConfig,
-} from "./cli/commands/check_config.ts";
-import denoJson from "./deno.json" with { type: "json" };
-import {
-  type AgentIo,
-  interactiveCommand,
-  runCommand,
-  sessionsCommand,
-} from "./cli/agent_commands.ts";
-import { BUILTINS } from "./plugins/builtin.ts";
+import denoJson from "../deno.json" with { type: "json" };
+import { type AgentIo, type CliIo, processAgentIo } from "./commands/io.ts";
+import { usageError } from "./commands/_common.ts";
+import { run as checkConfig } from "./commands/check_config.ts";
+import { runCommand } from "./commands/run.ts";
+import { sessionsCommand } from "./commands/sessions.ts";
+import { interactiveCommand } from "./commands/interactive.ts";
+import { lockCommand } from "./commands/lock.ts";
 
 export type { AgentIo, CliIo };
 
@@ -81,87 +73,7 @@ Exit codes (agent, agent run):
   130 interrupted (Ctrl-C)
 `;
 
-/** The `--help` text of `agent lock`. */
-export const LOCK_HELP: string = `Usage: agent lock [dir]
-
-Writes dir/.agent/agent.lock.hcl (dir defaults to the current directory) for
-every provider available locally (builtin/<name> and path sources): its
-version, the checksum of its artifact, its capability envelope and its config
-schema. Forge providers keep their existing entries (they cannot be resolved
-offline); dev_overrides names are never written. An unchanged project is
-written byte for byte the same.
-
-Options:
-  -h, --help   Show this help
-`;
-
 const USAGE = "Usage: agent [command] [options]   (agent --help)";
-
-function usageError(io: CliIo, usage: string, message: string): number {
-  io.stderr(`${usage}\nerror: ${message}\n`);
-  return EXIT_USAGE;
-}
-
-async function lock(args: string[], io: CliIo): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      strict: true,
-      options: { help: { type: "boolean", short: "h" } },
-    });
-  } catch (err) {
-    return usageError(
-      io,
-      "Usage: agent lock [dir]",
-      err instanceof Error ? err.message : String(err),
-    );
-  }
-  if (parsed.values.help) {
-    io.stdout(LOCK_HELP);
-    return 0;
-  }
-  if (parsed.positionals.length > 1) {
-    return usageError(
-      io,
-      "Usage: agent lock [dir]",
-      "expected at most one directory",
-    );
-  }
-  const dir = resolve(io.cwd, parsed.positionals[0] ?? ".");
-  const { lockConfig } = await import("./config/lock.ts");
-  const { renderHuman } = await import("./config/render.ts");
-  const r = await lockConfig(dir, { builtins: BUILTINS, env: io.env });
-  if (!r.ok) {
-    io.stderr(
-      renderHuman({
-        exitCode: 1,
-        plan: undefined,
-        diagnostics: r.diagnostics,
-        sources: r.sources,
-      }).replace(/\n[^\n]*\n$/, "\n"),
-    );
-    io.stderr(
-      `Cannot write the lock file: ${
-        r.diagnostics.filter((d) => d.severity === "error").length
-      } error(s).\n`,
-    );
-    return 1;
-  }
-  for (const c of r.changes) {
-    const what = c.status === "locked"
-      ? "locked"
-      : c.status === "unchanged"
-      ? "unchanged"
-      : "kept (not resolvable here)";
-    io.stderr(`  ${c.name}: ${c.version ?? "-"} from ${c.source}, ${what}\n`);
-  }
-  io.stderr(
-    r.changed ? `Wrote ${r.path}\n` : `${r.path} is up to date\n`,
-  );
-  return 0;
-}
 
 /**
  * Runs the `agent` command line.
@@ -201,13 +113,13 @@ export async function run(
     case "check-config":
       return await checkConfig(rest, io);
     case "lock":
-      return await lock(rest, io);
+      return await lockCommand(rest, io);
     case "init": {
-      const { initCommand } = await import("./cli/init_command.ts");
+      const { initCommand } = await import("./commands/init.ts");
       return await initCommand(rest, io);
     }
     case "plan": {
-      const { planCommand } = await import("./cli/plan_command.ts");
+      const { planCommand } = await import("./commands/plan.ts");
       return await planCommand(rest, io);
     }
     case undefined:
@@ -222,25 +134,6 @@ export async function run(
         }: expected run, sessions, init, check-config, lock or plan`,
       );
   }
-}
-
-/**
- * The process's own streams, with standard input and Ctrl-C.
- *
- * @returns An {@linkcode AgentIo} for a real run.
- */
-export function processAgentIo(): AgentIo {
-  return {
-    ...processIo(),
-    get stdin() {
-      return Deno.stdin.readable;
-    },
-    stdinIsTerminal: Deno.stdin.isTerminal(),
-    onInterrupt(handler) {
-      Deno.addSignalListener("SIGINT", handler);
-      return () => Deno.removeSignalListener("SIGINT", handler);
-    },
-  };
 }
 
 if (import.meta.main) {
