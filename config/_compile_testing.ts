@@ -17,7 +17,8 @@
 
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type CliIo, run } from "../cli/commands/check_config.ts";
+import { run } from "../cli/commands/check_config.ts";
+import type { CliIo } from "../cli/commands/io.ts";
 import { lockConfig } from "./lock.ts";
 import { compile, type CompileResult, type PluginArtifact } from "./compile.ts";
 import { parseManifest } from "../contract/manifest.ts";

@@ -17,7 +17,7 @@ import {
   INIT_TASKS,
   PACKAGE_SPECIFIER,
   WORKFLOW_PATH,
-} from "../cli/init_command.ts";
+} from "../cli/commands/init.ts";
 import { startFakeAnthropic, textReply } from "./_fake_anthropic.ts";
 import { PATH } from "./_helpers.ts";
 

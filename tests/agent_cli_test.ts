@@ -1,6 +1,7 @@
 /** The `agent` command line (main.ts): subcommands, help, version, usage errors. */
 import assert from "node:assert/strict";
-import { AGENT_HELP, LOCK_HELP, run } from "../main.ts";
+import { AGENT_HELP, run } from "../main.ts";
+import { LOCK_HELP } from "../cli/commands/lock.ts";
 import denoJson from "../deno.json" with { type: "json" };
 import { REPO } from "./_helpers.ts";
 

@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { openKernel } from "../kernel/kernel.ts";
 import type { SessionEvent } from "../kernel/agent/session_events.ts";
 import { agent, jsonLines, makeProject, type Turn } from "./_agent_project.ts";
-import { interpretAnswer } from "../cli/agent_commands.ts";
+import { interpretAnswer } from "../cli/commands/interactive.ts";
 import { BUILTINS } from "../plugins/builtin.ts";
 
 const ASK: Turn = {

@@ -25,46 +25,8 @@ import { isAbsolute, join, relative, resolve } from "node:path";
 import { computeCacheKey, lookup, store } from "./_check_config_cache.ts";
 import { globalConfigPath } from "../../config/_xdg.ts";
 import { BUILTINS } from "../../plugins/builtin.ts";
-
-/** Where a CLI command reads and writes, so that tests capture output. */
-export interface CliIo {
-  /** Writes to standard output. */
-  stdout(text: string): void;
-  /** Writes to standard error. */
-  stderr(text: string): void;
-  /** Whether standard output is a terminal (colour only then). */
-  isTerminal: boolean;
-  /** The environment (`NO_COLOR`, `XDG_*`, `HOME`, and what `env()` reads). */
-  env: Readonly<Record<string, string | undefined>>;
-  /** The current directory. */
-  cwd: string;
-  /**
-   * The platform whose checksums are checked.
-   * @default {the host's}
-   */
-  platform?: string;
-}
-
-/**
- * The process's own streams, environment and directory.
- *
- * @returns An {@linkcode CliIo} for a real run.
- */
-export function processIo(): CliIo {
-  const enc = new TextEncoder();
-  const write = (stream: typeof Deno.stdout, text: string) => {
-    const bytes = enc.encode(text);
-    let off = 0;
-    while (off < bytes.length) off += stream.writeSync(bytes.subarray(off));
-  };
-  return {
-    stdout: (t) => write(Deno.stdout, t),
-    stderr: (t) => write(Deno.stderr, t),
-    isTerminal: Deno.stdout.isTerminal(),
-    env: Deno.env.toObject(),
-    cwd: Deno.cwd(),
-  };
-}
+import { type CliIo, processIo } from "./io.ts";
+import { errorText, usageError, useColor } from "./_common.ts";
 
 /** The `--help` text of `check-config`. */
 export const CHECK_CONFIG_HELP: string =
@@ -100,9 +62,6 @@ Exit codes: 0 valid; 1 invalid configuration; 2 lock file missing (with
 /** The usage line printed with a usage error. */
 export const CHECK_CONFIG_USAGE =
   "Usage: check-config [dir] [--json] [--locked] [--require-env] [--explain] [--no-cache] [--no-color]";
-
-/** The usage-error exit code. */
-export const EXIT_USAGE = 3;
 
 /**
  * Runs `check-config`.
@@ -145,12 +104,7 @@ export async function run(
       },
     });
   } catch (err) {
-    io.stderr(
-      `${CHECK_CONFIG_USAGE}\nerror: ${
-        err instanceof Error ? err.message : err
-      }\n`,
-    );
-    return EXIT_USAGE;
+    return usageError(io, CHECK_CONFIG_USAGE, errorText(err));
   }
   const { values, positionals } = parsed;
   if (values.help) {
@@ -158,33 +112,34 @@ export async function run(
     return 0;
   }
   if (positionals.length > 1) {
-    io.stderr(
-      `${CHECK_CONFIG_USAGE}\nerror: expected at most one directory, got ${positionals.length}: ${
+    return usageError(
+      io,
+      CHECK_CONFIG_USAGE,
+      `expected at most one directory, got ${positionals.length}: ${
         positionals.map((p) => JSON.stringify(p)).join(" ")
-      }\n`,
+      }`,
     );
-    return EXIT_USAGE;
   }
   const dir = resolve(io.cwd, positionals[0] ?? ".");
   try {
     if (!(await Deno.stat(dir)).isDirectory) {
-      io.stderr(
-        `${CHECK_CONFIG_USAGE}\nerror: "${
-          positionals[0]
-        }" is not a directory\n`,
+      return usageError(
+        io,
+        CHECK_CONFIG_USAGE,
+        `"${positionals[0]}" is not a directory`,
       );
-      return EXIT_USAGE;
     }
   } catch {
-    io.stderr(
-      `${CHECK_CONFIG_USAGE}\nerror: there is no directory "${
-        positionals[0] ?? "."
-      }"\n`,
+    return usageError(
+      io,
+      CHECK_CONFIG_USAGE,
+      `there is no directory "${positionals[0] ?? "."}"`,
     );
-    return EXIT_USAGE;
   }
-  const color = io.isTerminal && !values["no-color"] && !io.env.NO_COLOR &&
-    !values.json;
+  const color = useColor(io, {
+    noColor: values["no-color"],
+    json: values.json,
+  });
   const flags = [
     values.json ? "--json" : "",
     values.locked ? "--locked" : "",

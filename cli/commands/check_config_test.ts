@@ -4,7 +4,8 @@ import {
   COMPILE_FIXTURES,
   tempProject,
 } from "../../config/_compile_testing.ts";
-import { CHECK_CONFIG_HELP, type CliIo, run } from "./check_config.ts";
+import { CHECK_CONFIG_HELP, run } from "./check_config.ts";
+import type { CliIo } from "./io.ts";
 import { lockConfig } from "../../config/lock.ts";
 import { BUILTINS } from "../../plugins/builtin.ts";
 

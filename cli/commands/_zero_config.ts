@@ -8,16 +8,14 @@
  * @module
  */
 import { join } from "node:path";
-import type { CliIo } from "./commands/check_config.ts";
 import {
   defaultConfigText,
   describeChoice,
   modelChoiceFromEnv,
-} from "../config/default_config.ts";
-import { CONFIG_FILE_NAME } from "../config/files.ts";
-
-/** Exit code of a zero-config run that cannot start (as a config error). */
-const EXIT_CONFIG = 2;
+} from "../../config/default_config.ts";
+import { CONFIG_FILE_NAME } from "../../config/files.ts";
+import type { CliIo } from "./io.ts";
+import { EXIT_CONFIG } from "./exit_codes.ts";
 
 /** What {@linkcode zeroConfig} decided. */
 export type ZeroConfig =

@@ -31,9 +31,9 @@ import {
   type Plan,
   type PluginArtifact,
   readPluginManifest,
-} from "../config/mod.ts";
-import { parseHcl } from "../config/hcl/mod.ts";
-import { BUILTINS } from "../plugins/builtin.ts";
+} from "../../config/mod.ts";
+import { parseHcl } from "../../config/hcl/mod.ts";
+import { BUILTINS } from "../../plugins/builtin.ts";
 
 /** A problem with the repository or the base ref (exit 3). */
 export class PlanBaseError extends Error {

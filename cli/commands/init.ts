@@ -11,18 +11,19 @@
  */
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import denoJson from "../deno.json" with { type: "json" };
+import denoJson from "../../deno.json" with { type: "json" };
 import {
   defaultConfigText,
   describeChoice,
   LOCAL_BASE_URL,
   type ModelChoice,
   modelChoiceFromEnv,
-} from "../config/default_config.ts";
-import { CONFIG_FILE_NAME } from "../config/files.ts";
-import { LOCK_FILE_PATH } from "../config/lock_file.ts";
-import type { AgentIo } from "./agent_commands.ts";
-import { BUILTINS } from "../plugins/builtin.ts";
+} from "../../config/default_config.ts";
+import { CONFIG_FILE_NAME } from "../../config/files.ts";
+import { LOCK_FILE_PATH } from "../../config/lock_file.ts";
+import { BUILTINS } from "../../plugins/builtin.ts";
+import type { AgentIo } from "./io.ts";
+import { errorText, usageError } from "./_common.ts";
 
 /** The `--help` text of `agent init`. */
 export const INIT_HELP: string =
@@ -54,7 +55,6 @@ Exit codes: 0 written, 1 a file exists or a step failed (nothing written),
 `;
 
 const USAGE = "Usage: agent init [dir] [options]   (agent init -h)";
-const EXIT_USAGE = 3;
 
 /** The path of the workflow `--ci github` writes. */
 export const WORKFLOW_PATH = ".github/workflows/agent-check.yml";
@@ -98,11 +98,6 @@ jobs:
       - name: agent check-config --locked
         run: deno run -A ${PACKAGE_SPECIFIER} check-config --locked --json
 `;
-}
-
-function usageError(io: AgentIo, message: string): number {
-  io.stderr(`${USAGE}\nerror: ${message}\n`);
-  return EXIT_USAGE;
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -249,10 +244,6 @@ async function planDenoJson(
   };
 }
 
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
 /**
  * `agent init [dir] [--yes] [--provider P] [--ci github]`.
  *
@@ -278,7 +269,7 @@ export async function initCommand(
       },
     });
   } catch (err) {
-    return usageError(io, errorText(err));
+    return usageError(io, USAGE, errorText(err));
   }
   const v = parsed.values;
   if (v.help) {
@@ -286,11 +277,12 @@ export async function initCommand(
     return 0;
   }
   if (parsed.positionals.length > 1) {
-    return usageError(io, "expected at most one directory");
+    return usageError(io, USAGE, "expected at most one directory");
   }
   if (v.ci !== undefined && v.ci !== "github") {
     return usageError(
       io,
+      USAGE,
       `--ci must be "github", not ${JSON.stringify(v.ci)}`,
     );
   }
@@ -300,6 +292,7 @@ export async function initCommand(
   ) {
     return usageError(
       io,
+      USAGE,
       `--provider must be "anthropic", "openai" or "local", not ${
         JSON.stringify(v.provider)
       }`,
@@ -386,8 +379,8 @@ export async function initCommand(
 
     const agentDir = join(dir, dirname(LOCK_FILE_PATH));
     const hadAgentDir = await exists(agentDir);
-    const { lockConfig } = await import("../config/lock.ts");
-    const { renderHuman } = await import("../config/render.ts");
+    const { lockConfig } = await import("../../config/lock.ts");
+    const { renderHuman } = await import("../../config/render.ts");
     const lock = await lockConfig(dir, { builtins: BUILTINS, env: io.env });
     if (lock.ok) {
       undo.push(async () => {

@@ -11,7 +11,6 @@
 
 import { parseArgs } from "node:util";
 import { relative, resolve } from "node:path";
-import type { CliIo } from "./commands/check_config.ts";
 import {
   diagnosticToJson,
   diffPlans,
@@ -19,23 +18,23 @@ import {
   type JsonValue,
   renderHuman,
   sortDiagnostics,
-} from "../config/mod.ts";
-import { styleFor } from "./render/events.ts";
+} from "../../config/mod.ts";
+import { styleFor } from "../render/events.ts";
+import {
+  PLAN_JSON_FORMAT_VERSION,
+  renderPlanJson,
+  renderPlanText,
+} from "../render/plan.ts";
+import type { CliIo } from "./io.ts";
+import { EXIT_WIDENS } from "./exit_codes.ts";
+import { errorText, usageError, useColor } from "./_common.ts";
 import {
   compileBase,
   compileWorkingTree,
   PlanBaseError,
   type PlanSide,
   resolveBase,
-} from "./plan_sides.ts";
-import {
-  PLAN_JSON_FORMAT_VERSION,
-  renderPlanJson,
-  renderPlanText,
-} from "./plan_view.ts";
-
-/** `agent plan`'s exit code when the change widens what the agent may do. */
-export const EXIT_WIDENS = 10;
+} from "./_plan_sides.ts";
 
 /** The usage line of `agent plan`. */
 export const PLAN_USAGE = "Usage: agent plan [dir] [--base GIT_REF] [--json]";
@@ -70,11 +69,6 @@ Exit codes: 0 nothing widens; 10 a permission, an allow or a tool widens;
 1 invalid configuration; 2 lock file problem; 3 usage error (a --base that
 is not a commit, not a git repository, no default branch).
 `;
-
-function usageError(io: CliIo, message: string): number {
-  io.stderr(`${PLAN_USAGE}\nerror: ${message}\n`);
-  return 3;
-}
 
 function failureJson(
   sides: readonly PlanSide[],
@@ -120,7 +114,7 @@ export async function planCommand(
       },
     });
   } catch (err) {
-    return usageError(io, err instanceof Error ? err.message : String(err));
+    return usageError(io, PLAN_USAGE, errorText(err));
   }
   const { values, positionals } = parsed;
   if (values.help) {
@@ -130,21 +124,26 @@ export async function planCommand(
   if (positionals.length > 1) {
     return usageError(
       io,
+      PLAN_USAGE,
       `expected at most one directory, got ${positionals.length}`,
     );
   }
-  if (values.base === "") return usageError(io, "--base needs a git ref");
+  if (values.base === "") {
+    return usageError(io, PLAN_USAGE, "--base needs a git ref");
+  }
   const shownDir = positionals[0] ?? ".";
   const dir = resolve(io.cwd, shownDir);
   try {
     if (!(await Deno.stat(dir)).isDirectory) {
-      return usageError(io, `"${shownDir}" is not a directory`);
+      return usageError(io, PLAN_USAGE, `"${shownDir}" is not a directory`);
     }
   } catch {
-    return usageError(io, `there is no directory "${shownDir}"`);
+    return usageError(io, PLAN_USAGE, `there is no directory "${shownDir}"`);
   }
-  const color = io.isTerminal && !values["no-color"] && !io.env.NO_COLOR &&
-    !values.json;
+  const color = useColor(io, {
+    noColor: values["no-color"],
+    json: values.json,
+  });
   const style = styleFor(color);
   const sideOptions = {
     env: io.env,
@@ -157,7 +156,9 @@ export async function planCommand(
     base = await resolveBase(dir, values.base);
     before = await compileBase(dir, base, sideOptions);
   } catch (err) {
-    if (err instanceof PlanBaseError) return usageError(io, err.message);
+    if (err instanceof PlanBaseError) {
+      return usageError(io, PLAN_USAGE, err.message);
+    }
     throw err;
   }
   const after = await compileWorkingTree(dir, sideOptions);

@@ -16,8 +16,8 @@ import {
   type PolicyMatch,
   type PolicyRuleSide,
   type ProviderSide,
-} from "../config/mod.ts";
-import type { Style } from "./render/events.ts";
+} from "../../config/mod.ts";
+import type { Style } from "./events.ts";
 
 /** The `format_version` of `agent plan --json`. */
 export const PLAN_JSON_FORMAT_VERSION = "1";

@@ -1,0 +1,294 @@
+/**
+ * `agent` with no command: a line-based interactive session on the library
+ * API ({@linkcode openKernel}), with approvals and questions asked on the
+ * terminal; its arguments, its help and its exit code.
+ *
+ * @module
+ */
+import { resolve } from "node:path";
+import { openKernel, sessionExitCode } from "../../kernel/kernel.ts";
+import type { Approver } from "../../kernel/agent/approval_gate.ts";
+import type { InteractiveAnswerer } from "../../kernel/agent/interactive_gate.ts";
+import type { ApprovalAnswer } from "../../kernel/agent/session_events.ts";
+import { BUILTINS } from "../../plugins/builtin.ts";
+import { EventRenderer, styleFor } from "../render/events.ts";
+import type { AgentIo } from "./io.ts";
+import { EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
+import { parseOptions, usageError, useColor } from "./_common.ts";
+import { reportError } from "./_report_error.ts";
+import { zeroConfig } from "./_zero_config.ts";
+
+/**
+ * Reads lines from a byte stream. One read is in flight at a time; a
+ * waiter that gives up (its signal aborts, e.g. an approval question whose
+ * turn was interrupted) leaves the next line to the next waiter.
+ */
+class LineReader {
+  readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
+  readonly #decoder = new TextDecoder();
+  #buffer = "";
+  #done = false;
+  #pending: Promise<string | undefined> | undefined;
+
+  constructor(stream: ReadableStream<Uint8Array>) {
+    this.#reader = stream.getReader();
+  }
+
+  async #read(): Promise<string | undefined> {
+    while (true) {
+      const nl = this.#buffer.indexOf("\n");
+      if (nl >= 0) {
+        const line = this.#buffer.slice(0, nl).replace(/\r$/, "");
+        this.#buffer = this.#buffer.slice(nl + 1);
+        return line;
+      }
+      if (this.#done) {
+        if (this.#buffer === "") return undefined;
+        const line = this.#buffer;
+        this.#buffer = "";
+        return line;
+      }
+      const { value, done } = await this.#reader.read();
+      if (done) {
+        this.#done = true;
+        this.#buffer += this.#decoder.decode();
+      } else this.#buffer += this.#decoder.decode(value, { stream: true });
+    }
+  }
+
+  /**
+   * The next line; `undefined` at the end of input or when the signal
+   * aborts (the line then goes to the next caller).
+   */
+  async next(signal?: AbortSignal): Promise<string | undefined> {
+    if (signal?.aborted) return undefined;
+    this.#pending ??= this.#read();
+    const pending = this.#pending;
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<"aborted">((resolve) => {
+      onAbort = () => resolve("aborted");
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+    try {
+      const r = await Promise.race([pending, aborted]);
+      if (r === "aborted") return undefined;
+      this.#pending = undefined;
+      return r;
+    } finally {
+      if (onAbort) signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  cancel(): void {
+    this.#reader.cancel().catch(() => {});
+  }
+}
+
+/** The `--help` text of interactive `agent`. */
+export const INTERACTIVE_HELP: string =
+  `Interactive session: type a prompt and press Enter. Plans are shown with their
+diff and asked for: y = approve once, s = approve for the session, a = always
+(written to agent.hcl as a policy), n = reject. Ctrl-C interrupts the running
+turn; /exit (or Ctrl-D) ends the session.
+`;
+
+/**
+ * `agent` with no command: a line-based interactive session on the
+ * project directory. Without a terminal on standard input it never
+ * prompts for approvals (asks are denied) and reads prompts line by line.
+ *
+ * @param args Options (`--profile`, `--resume`, `--dir`, `--locked`).
+ * @param io Streams, environment, directory.
+ * @returns The exit code.
+ */
+export async function interactiveCommand(
+  args: readonly string[],
+  io: AgentIo,
+): Promise<number> {
+  const usage =
+    "Usage: agent [--profile P] [--resume ID] [--dir D] [--locked]   (agent --help)";
+  const parsed = parseOptions(io, usage, args, {
+    profile: { type: "string" },
+    resume: { type: "string" },
+    dir: { type: "string" },
+    locked: { type: "boolean" },
+  });
+  if (!parsed) return EXIT_USAGE;
+  if (parsed.positionals.length > 0) {
+    return usageError(
+      io,
+      usage,
+      `unknown command ${
+        JSON.stringify(parsed.positionals[0])
+      }: expected run, sessions, init, check-config or lock (or no command for an interactive session)`,
+    );
+  }
+  const v = parsed.values;
+  const stdin = io.stdin;
+  if (!stdin) {
+    return usageError(io, usage, "no standard input to read prompts from");
+  }
+  const tty = io.stdinIsTerminal === true;
+  const dir = resolve(io.cwd, (v.dir as string | undefined) ?? ".");
+  let kernel;
+  try {
+    const config = await zeroConfig(dir, io, { locked: v.locked === true });
+    if (config.kind === "exit") return config.code;
+    kernel = await openKernel(dir, {
+      builtins: BUILTINS,
+      env: io.env,
+      locked: v.locked === true,
+      persistAlways: tty,
+      ...(config.kind === "default" ? { defaultConfig: config.text } : {}),
+    });
+  } catch (err) {
+    return reportError(io, err);
+  }
+  await using _k = kernel;
+  const style = styleFor(useColor(io));
+  const renderer = new EventRenderer(
+    { out: (t) => io.stdout(t), err: (t) => io.stderr(t) },
+    style,
+  );
+  const lines = new LineReader(stdin);
+  const approve: Approver = async (request, { signal }) => {
+    const scopes = request.scopes;
+    io.stderr(
+      style.yellow(
+        `approve ${request.provider}.${request.tool}? [y]es once / [s]ession${
+          scopes.includes("always") ? " / [a]lways" : ""
+        } / [n]o: `,
+      ),
+    );
+    while (true) {
+      const answer = (await lines.next(signal))?.trim().toLowerCase();
+      const pick = (
+        decision: "allow" | "deny",
+        scope: ApprovalAnswer["scope"],
+      ) => ({ decision, scope }) as ApprovalAnswer;
+      if (answer === undefined || answer === "n" || answer === "no") {
+        return pick("deny", "once");
+      }
+      if (answer === "y" || answer === "yes") return pick("allow", "once");
+      if (answer === "s" || answer === "session") {
+        return pick("allow", "session");
+      }
+      if (
+        (answer === "a" || answer === "always") && scopes.includes("always")
+      ) {
+        return pick("allow", "always");
+      }
+      io.stderr("please answer y, s, a or n: ");
+    }
+  };
+  const answer: InteractiveAnswerer = async (request, { signal }) => {
+    const p = request.prompt;
+    const options = Array.isArray(p.options)
+      ? p.options.flatMap((o) =>
+        o && typeof o === "object" && !Array.isArray(o) &&
+          typeof o.label === "string"
+          ? [{
+            label: o.label,
+            description: typeof o.description === "string" ? o.description : "",
+          }]
+          : []
+      )
+      : [];
+    const multi = p.multi_select === true;
+    io.stderr(style.yellow(`\n? ${String(p.question ?? "")}\n`));
+    options.forEach((o, i) =>
+      io.stderr(
+        `  ${i + 1}. ${o.label}${
+          o.description ? style.dim(` — ${o.description}`) : ""
+        }\n`,
+      )
+    );
+    io.stderr(
+      style.yellow(
+        options.length
+          ? `answer (${
+            multi ? "numbers separated by commas" : "a number"
+          }, or your own words): `
+          : "answer: ",
+      ),
+    );
+    const line = (await lines.next(signal))?.trim() ?? "";
+    return { answer: interpretAnswer(line, options.map((o) => o.label)) };
+  };
+  let session;
+  try {
+    session = await kernel.session({
+      ...(v.profile !== undefined ? { profile: v.profile as string } : {}),
+      ...(v.resume !== undefined ? { resumeId: v.resume as string } : {}),
+      onAsk: tty ? "callback" : "deny",
+      ...(tty ? { approve, answer } : {}),
+      onEvent: (e) => {
+        if (e.type === "session_started" || e.type === "session_ended") {
+          renderer.render(e);
+        }
+      },
+    });
+  } catch (err) {
+    lines.cancel();
+    return reportError(io, err);
+  }
+  if (tty) io.stderr(style.dim(INTERACTIVE_HELP));
+  let current: AbortController | undefined;
+  const unsubscribe = io.onInterrupt?.(() => {
+    if (current) {
+      current.abort(new Error("interrupted"));
+      io.stderr(style.yellow("\ninterrupted\n"));
+    } else {
+      io.stderr(style.dim("\n(/exit ends the session)\n"));
+      if (tty) io.stderr("> ");
+    }
+  });
+  let code = EXIT_OK;
+  try {
+    while (!session.ended) {
+      if (tty) io.stderr("> ");
+      const line = await lines.next();
+      if (line === undefined || line.trim() === "/exit") break;
+      if (line.trim() === "") continue;
+      current = new AbortController();
+      const turn = session.send(line, { signal: current.signal });
+      for await (const e of turn) renderer.render(e);
+      const r = await turn.result;
+      current = undefined;
+      if (r.outcome === "bound" || r.outcome === "failed") break;
+    }
+  } catch (err) {
+    code = reportError(io, err);
+  } finally {
+    unsubscribe?.();
+    lines.cancel();
+  }
+  const outcome = await session.close();
+  return code !== EXIT_OK
+    ? code
+    : sessionExitCode(outcome) === 130
+    ? EXIT_OK
+    : sessionExitCode(outcome);
+}
+
+/**
+ * An answer line as the model should read it: option numbers (`2`, or
+ * `1, 3`) become their labels; anything else is the user's own words.
+ *
+ * @param line The line the user typed.
+ * @param labels The options' labels.
+ * @returns The answer text.
+ */
+export function interpretAnswer(
+  line: string,
+  labels: readonly string[],
+): string {
+  const parts = line.split(",").map((x) => x.trim()).filter((x) => x !== "");
+  if (
+    labels.length && parts.length &&
+    parts.every((x) => /^\d+$/.test(x) && +x >= 1 && +x <= labels.length)
+  ) {
+    return parts.map((x) => labels[+x - 1]!).join(", ");
+  }
+  return line;
+}

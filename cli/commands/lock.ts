@@ -1,0 +1,92 @@
+/**
+ * `agent lock [dir]`: writes `.agent/agent.lock.hcl` for the providers
+ * available locally (`lockConfig` of `config/lock.ts` does the work); its arguments,
+ * its help and its report on stderr.
+ *
+ * @module
+ */
+import { resolve } from "node:path";
+import { BUILTINS } from "../../plugins/builtin.ts";
+import type { CliIo } from "./io.ts";
+import { errorText, usageError } from "./_common.ts";
+import { parseArgs } from "node:util";
+
+/** The `--help` text of `agent lock`. */
+export const LOCK_HELP: string = `Usage: agent lock [dir]
+
+Writes dir/.agent/agent.lock.hcl (dir defaults to the current directory) for
+every provider available locally (builtin/<name> and path sources): its
+version, the checksum of its artifact, its capability envelope and its config
+schema. Forge providers keep their existing entries (they cannot be resolved
+offline); dev_overrides names are never written. An unchanged project is
+written byte for byte the same.
+
+Options:
+  -h, --help   Show this help
+`;
+
+const USAGE = "Usage: agent lock [dir]";
+
+/**
+ * Runs `agent lock`.
+ *
+ * @param args The arguments after `lock`.
+ * @param io Streams, environment, directory.
+ * @returns The exit code: 0 written or up to date, 1 the configuration is
+ * invalid (nothing written), 3 usage error.
+ */
+export async function lockCommand(
+  args: readonly string[],
+  io: CliIo,
+): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...args],
+      allowPositionals: true,
+      strict: true,
+      options: { help: { type: "boolean", short: "h" } },
+    });
+  } catch (err) {
+    return usageError(io, USAGE, errorText(err));
+  }
+  if (parsed.values.help) {
+    io.stdout(LOCK_HELP);
+    return 0;
+  }
+  if (parsed.positionals.length > 1) {
+    return usageError(io, USAGE, "expected at most one directory");
+  }
+  const dir = resolve(io.cwd, parsed.positionals[0] ?? ".");
+  const { lockConfig } = await import("../../config/lock.ts");
+  const { renderHuman } = await import("../../config/render.ts");
+  const r = await lockConfig(dir, { builtins: BUILTINS, env: io.env });
+  if (!r.ok) {
+    io.stderr(
+      renderHuman({
+        exitCode: 1,
+        plan: undefined,
+        diagnostics: r.diagnostics,
+        sources: r.sources,
+      }).replace(/\n[^\n]*\n$/, "\n"),
+    );
+    io.stderr(
+      `Cannot write the lock file: ${
+        r.diagnostics.filter((d) => d.severity === "error").length
+      } error(s).\n`,
+    );
+    return 1;
+  }
+  for (const c of r.changes) {
+    const what = c.status === "locked"
+      ? "locked"
+      : c.status === "unchanged"
+      ? "unchanged"
+      : "kept (not resolvable here)";
+    io.stderr(`  ${c.name}: ${c.version ?? "-"} from ${c.source}, ${what}\n`);
+  }
+  io.stderr(
+    r.changed ? `Wrote ${r.path}\n` : `${r.path} is up to date\n`,
+  );
+  return 0;
+}

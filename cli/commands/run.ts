@@ -1,0 +1,148 @@
+/**
+ * `agent run "prompt"`: one prompt, non-interactively, on the library API
+ * ({@linkcode openKernel}); its arguments, its help and its exit code.
+ *
+ * @module
+ */
+import { resolve } from "node:path";
+import {
+  type KernelSessionOptions,
+  openKernel,
+  sessionExitCode,
+} from "../../kernel/kernel.ts";
+import type { Approver } from "../../kernel/agent/approval_gate.ts";
+import type { OnAsk } from "../../kernel/agent/session_spec.ts";
+import { BUILTINS } from "../../plugins/builtin.ts";
+import { EventRenderer, styleFor } from "../render/events.ts";
+import type { AgentIo } from "./io.ts";
+import { EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
+import { parseOptions, usageError, useColor } from "./_common.ts";
+import { reportError } from "./_report_error.ts";
+import { zeroConfig } from "./_zero_config.ts";
+
+/** The `--help` text of `agent run`. */
+export const RUN_HELP: string =
+  `Usage: agent run "prompt" [--profile P] [--json] [--on-ask deny|fail]
+                [--resume ID] [--dir D] [--approve-all] [--locked]
+
+Runs one prompt non-interactively in the project in D (default: the current
+directory) and exits. Never prompts: a plan item whose policy says "ask" is
+denied (--on-ask deny, the default; the model sees the denial) or ends the
+run with exit code 4 (--on-ask fail), unless --approve-all approves it.
+
+Options:
+  --profile P     The agent_profile to run (default: "default")
+  --json          One JSON event per line on stdout, the session id first
+  --on-ask MODE   deny | fail: what an ask becomes (default: deny)
+  --resume ID     Continue a stored session (the prompt is then optional)
+  --dir D         The project directory (holding agent.hcl; without one,
+                  the built-in default runs: see agent init -h)
+  --approve-all   Approve every ask (once) — for sandboxes and demos
+  --locked        Require .agent/agent.lock.hcl to match every provider
+  -h, --help      Show this help
+
+Exit codes: 0 success, 1 task error, 2 config or lock invalid, 3 usage,
+4 policy denied a required action, 5 a bound fired, 6 provider error,
+130 interrupted.
+`;
+
+const approveAll: Approver = () =>
+  Promise.resolve({ decision: "allow", scope: "once" });
+
+/**
+ * `agent run`.
+ *
+ * @param args The arguments after `run`.
+ * @param io Streams, environment, directory.
+ * @returns The exit code.
+ */
+export async function runCommand(
+  args: readonly string[],
+  io: AgentIo,
+): Promise<number> {
+  const usage = `Usage: agent run "prompt" [options]   (agent run --help)`;
+  const parsed = parseOptions(io, usage, args, {
+    help: { type: "boolean", short: "h" },
+    profile: { type: "string" },
+    json: { type: "boolean" },
+    "on-ask": { type: "string" },
+    resume: { type: "string" },
+    dir: { type: "string" },
+    "approve-all": { type: "boolean" },
+    locked: { type: "boolean" },
+  });
+  if (!parsed) return EXIT_USAGE;
+  const v = parsed.values;
+  if (v.help) {
+    io.stdout(RUN_HELP);
+    return EXIT_OK;
+  }
+  const onAsk = v["on-ask"] as string | undefined;
+  if (onAsk !== undefined && onAsk !== "deny" && onAsk !== "fail") {
+    return usageError(
+      io,
+      usage,
+      `--on-ask must be "deny" or "fail", not ${JSON.stringify(onAsk)}`,
+    );
+  }
+  if (parsed.positionals.length > 1) {
+    return usageError(
+      io,
+      usage,
+      'expected one prompt (quote it: agent run "fix the typo")',
+    );
+  }
+  const prompt = parsed.positionals[0] as string | undefined;
+  if (prompt === undefined && v.resume === undefined) {
+    return usageError(io, usage, "a prompt is required");
+  }
+  if (prompt !== undefined && prompt.trim() === "") {
+    return usageError(io, usage, "the prompt is empty");
+  }
+  const dir = resolve(io.cwd, (v.dir as string | undefined) ?? ".");
+  const json = v.json === true;
+  const ac = new AbortController();
+  const unsubscribe = io.onInterrupt?.(() =>
+    ac.abort(new Error("interrupted"))
+  );
+  try {
+    let kernel;
+    try {
+      const config = await zeroConfig(dir, io, { locked: v.locked === true });
+      if (config.kind === "exit") return config.code;
+      kernel = await openKernel(dir, {
+        builtins: BUILTINS,
+        env: io.env,
+        locked: v.locked === true,
+        ...(config.kind === "default" ? { defaultConfig: config.text } : {}),
+      });
+    } catch (err) {
+      return reportError(io, err);
+    }
+    await using _k = kernel;
+    const options: KernelSessionOptions = {
+      ...(v.profile !== undefined ? { profile: v.profile as string } : {}),
+      ...(v.resume !== undefined ? { resumeId: v.resume as string } : {}),
+      onAsk: (onAsk as OnAsk | undefined) ?? "deny",
+      ...(v["approve-all"] ? { approve: approveAll } : {}),
+      signal: ac.signal,
+    };
+    const run = kernel.run(prompt, options);
+    const renderer = new EventRenderer(
+      { out: (t) => io.stdout(t), err: (t) => io.stderr(t) },
+      styleFor(useColor(io)),
+    );
+    try {
+      for await (const event of run) {
+        if (json) io.stdout(`${JSON.stringify(event)}\n`);
+        else renderer.render(event);
+      }
+      const outcome = await run.result;
+      return sessionExitCode(outcome);
+    } catch (err) {
+      return reportError(io, err);
+    }
+  } finally {
+    unsubscribe?.();
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * The `agent` command line:
+ *
+ *     agent                                  (an interactive session)
+ *     agent run "prompt" [--profile P] [--json] [--on-ask deny|fail]
+ *                        [--resume ID] [--dir D] [--approve-all] [--locked]
+ *     agent sessions list | show ID | replay ID | verify ID
+ *     agent init [dir] [--yes] [--provider P] [--ci github]
+ *     agent check-config [dir] [--json] [--locked] [--require-env] [--explain]
+ *     agent lock [dir]
+ *     agent plan [dir] [--base GIT_REF] [--json]
+ *
+ * Run it with `deno task agent <command>`. Exit codes of `agent` and
+ * `agent run`: 0 success, 1 task error, 2 config or lock invalid, 3 usage,
+ * 4 policy denied a required action, 5 a bound fired, 6 provider error
+ * (130 interrupted). `check-config`: 0 valid; 1 invalid configuration; 2
+ * the lock file is missing (with `--locked`), outdated or does not match;
+ * 3 usage error. `plan`: 0 nothing widens; 10 a permission, an allow or a
+ * tool widens; 1, 2 and 3 as `check-config`.
+ *
+ * @module
+ */
+
+import denoJson from "../deno.json" with { type: "json" };
+import { type AgentIo, type CliIo, processAgentIo } from "./commands/io.ts";
+import { usageError } from "./commands/_common.ts";
+import { run as checkConfig } from "./commands/check_config.ts";
+import { runCommand } from "./commands/run.ts";
+import { sessionsCommand } from "./commands/sessions.ts";
+import { interactiveCommand } from "./commands/interactive.ts";
+import { lockCommand } from "./commands/lock.ts";
+
+export type { AgentIo, CliIo };
+
+/** The `--help` text of `agent`. */
+export const AGENT_HELP: string = `Usage: agent [command] [options]
+
+A scriptable, permission-scoped AI-agent harness.
+
+Without agent.hcl in the directory, agent and agent run use the built-in
+default configuration (the one agent init writes), with the model provider
+that ANTHROPIC_API_KEY or OPENAI_API_KEY selects.
+
+Commands:
+  (none)               An interactive session in the current directory:
+                       agent [--profile P] [--resume ID] [--dir D] [--locked]
+  run "prompt"         Run one prompt non-interactively (see: agent run -h):
+                       [--profile P] [--json] [--on-ask deny|fail]
+                       [--resume ID] [--dir D] [--approve-all] [--locked]
+  sessions             Stored sessions: list | show ID | replay ID | verify ID
+  init [dir]           Write agent.hcl (the default configuration, commented)
+                       and its lock file (see: agent init -h)
+  check-config [dir]   Check agent.hcl, the lock file, the global config and
+                       the local plugins' manifests (see: agent check-config -h)
+  lock [dir]           Write .agent/agent.lock.hcl for the providers available
+                       locally: version, checksums, envelope and config schema
+  plan [dir]           What a change lets the agent do: the capability diff of
+                       the working tree against a base commit (see: agent plan
+                       -h): [--base GIT_REF] [--json]; exit 10 when it widens
+
+Options:
+  -h, --help           Show this help (or a command's, after the command)
+  --version            Show the version
+
+Exit codes (agent, agent run):
+  0  success
+  1  task error (the session failed)
+  2  config or lock invalid
+  3  usage error
+  4  policy denied a required action (--on-ask fail met an ask)
+  5  a bound fired (max_turns, max_cost_usd, max_wall_clock_s, doom loop)
+  6  provider error (a plugin could not start, crashed, or the model failed)
+  130 interrupted (Ctrl-C)
+`;
+
+const USAGE = "Usage: agent [command] [options]   (agent --help)";
+
+/**
+ * Runs the `agent` command line.
+ *
+ * @example Usage
+ * ```ts
+ * import { run } from "./main.ts";
+ * import assert from "node:assert/strict";
+ * let out = "";
+ * const io = { stdout: (t: string) => (out += t), stderr: () => {}, isTerminal: false, env: {}, cwd: Deno.cwd() };
+ * assert.equal(await run(["--version"], io), 0);
+ * assert.match(out, /^agent \d+\.\d+\.\d+/);
+ * ```
+ *
+ * @param args The arguments after `agent`.
+ * @param io Streams, environment, directory.
+ * @returns The exit code.
+ */
+export async function run(
+  args: readonly string[],
+  io: AgentIo = processAgentIo(),
+): Promise<number> {
+  const [command, ...rest] = args;
+  switch (command) {
+    case "run":
+      return await runCommand(rest, io);
+    case "sessions":
+      return await sessionsCommand(rest, io);
+    case "-h":
+    case "--help":
+    case "help":
+      io.stdout(AGENT_HELP);
+      return 0;
+    case "--version":
+      io.stdout(`agent ${denoJson.version} (deno ${Deno.version.deno})\n`);
+      return 0;
+    case "check-config":
+      return await checkConfig(rest, io);
+    case "lock":
+      return await lockCommand(rest, io);
+    case "init": {
+      const { initCommand } = await import("./commands/init.ts");
+      return await initCommand(rest, io);
+    }
+    case "plan": {
+      const { planCommand } = await import("./commands/plan.ts");
+      return await planCommand(rest, io);
+    }
+    case undefined:
+      return await interactiveCommand([], io);
+    default:
+      if (command.startsWith("-")) return await interactiveCommand(args, io);
+      return usageError(
+        io,
+        USAGE,
+        `unknown command ${
+          JSON.stringify(command)
+        }: expected run, sessions, init, check-config, lock or plan`,
+      );
+  }
+}
+
+if (import.meta.main) {
+  Deno.exit(await run(Deno.args));
+}
