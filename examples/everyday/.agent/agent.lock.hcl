@@ -230,13 +230,13 @@ provider "graph" {
 provider "memory" {
   source      = "builtin/memory"
   version     = "0.1.0"
-  resolved_at = "2026-12-01T23:37:28Z"
+  resolved_at = "2026-12-02T00:01:32Z"
   checksums = {
-    "darwin_amd64"  = "sha256:86939b286d012fe9ab7f3c44f6a5c462bece88152b0f1d45c35ba72c69ae63b4"
-    "darwin_arm64"  = "sha256:86939b286d012fe9ab7f3c44f6a5c462bece88152b0f1d45c35ba72c69ae63b4"
-    "linux_amd64"   = "sha256:86939b286d012fe9ab7f3c44f6a5c462bece88152b0f1d45c35ba72c69ae63b4"
-    "linux_arm64"   = "sha256:86939b286d012fe9ab7f3c44f6a5c462bece88152b0f1d45c35ba72c69ae63b4"
-    "windows_amd64" = "sha256:86939b286d012fe9ab7f3c44f6a5c462bece88152b0f1d45c35ba72c69ae63b4"
+    "darwin_amd64"  = "sha256:b2ca9ac6025cc59cf2bbeff80b5dd0902c49a5fa777a63806ff56f372470d321"
+    "darwin_arm64"  = "sha256:b2ca9ac6025cc59cf2bbeff80b5dd0902c49a5fa777a63806ff56f372470d321"
+    "linux_amd64"   = "sha256:b2ca9ac6025cc59cf2bbeff80b5dd0902c49a5fa777a63806ff56f372470d321"
+    "linux_arm64"   = "sha256:b2ca9ac6025cc59cf2bbeff80b5dd0902c49a5fa777a63806ff56f372470d321"
+    "windows_amd64" = "sha256:b2ca9ac6025cc59cf2bbeff80b5dd0902c49a5fa777a63806ff56f372470d321"
   }
   envelope = {
     env   = ["HOME", "XDG_DATA_HOME"]
@@ -292,13 +292,13 @@ provider "memory" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-01T23:37:28Z"
+  resolved_at = "2026-12-02T00:01:32Z"
   checksums = {
-    "darwin_amd64"  = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
-    "darwin_arm64"  = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
-    "linux_amd64"   = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
-    "linux_arm64"   = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
-    "windows_amd64" = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
+    "darwin_amd64"  = "sha256:a11f103d7cdfc732e16b0fe63cbb8e3bdd794cc1277ba22767dbe52f949329a3"
+    "darwin_arm64"  = "sha256:a11f103d7cdfc732e16b0fe63cbb8e3bdd794cc1277ba22767dbe52f949329a3"
+    "linux_amd64"   = "sha256:a11f103d7cdfc732e16b0fe63cbb8e3bdd794cc1277ba22767dbe52f949329a3"
+    "linux_arm64"   = "sha256:a11f103d7cdfc732e16b0fe63cbb8e3bdd794cc1277ba22767dbe52f949329a3"
+    "windows_amd64" = "sha256:a11f103d7cdfc732e16b0fe63cbb8e3bdd794cc1277ba22767dbe52f949329a3"
   }
   envelope = {
     env   = []
@@ -357,13 +357,13 @@ provider "search" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-01T23:37:28Z"
+  resolved_at = "2026-12-02T00:01:32Z"
   checksums = {
-    "darwin_amd64"  = "sha256:793f7f6938f547f63cf36220733d6453d770ca90446371af25a00d29a414ae46"
-    "darwin_arm64"  = "sha256:793f7f6938f547f63cf36220733d6453d770ca90446371af25a00d29a414ae46"
-    "linux_amd64"   = "sha256:793f7f6938f547f63cf36220733d6453d770ca90446371af25a00d29a414ae46"
-    "linux_arm64"   = "sha256:793f7f6938f547f63cf36220733d6453d770ca90446371af25a00d29a414ae46"
-    "windows_amd64" = "sha256:793f7f6938f547f63cf36220733d6453d770ca90446371af25a00d29a414ae46"
+    "darwin_amd64"  = "sha256:7d2d567d445529ef60b77cca852880ff106d7c1580dcf2737b657fcddbe8264c"
+    "darwin_arm64"  = "sha256:7d2d567d445529ef60b77cca852880ff106d7c1580dcf2737b657fcddbe8264c"
+    "linux_amd64"   = "sha256:7d2d567d445529ef60b77cca852880ff106d7c1580dcf2737b657fcddbe8264c"
+    "linux_arm64"   = "sha256:7d2d567d445529ef60b77cca852880ff106d7c1580dcf2737b657fcddbe8264c"
+    "windows_amd64" = "sha256:7d2d567d445529ef60b77cca852880ff106d7c1580dcf2737b657fcddbe8264c"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-01T23:37:21Z"
+  resolved_at = "2026-12-02T00:01:22Z"
   checksums = {
-    "darwin_amd64"  = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
-    "darwin_arm64"  = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
-    "linux_amd64"   = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
-    "linux_arm64"   = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
-    "windows_amd64" = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
+    "darwin_amd64"  = "sha256:a11f103d7cdfc732e16b0fe63cbb8e3bdd794cc1277ba22767dbe52f949329a3"
+    "darwin_arm64"  = "sha256:a11f103d7cdfc732e16b0fe63cbb8e3bdd794cc1277ba22767dbe52f949329a3"
+    "linux_amd64"   = "sha256:a11f103d7cdfc732e16b0fe63cbb8e3bdd794cc1277ba22767dbe52f949329a3"
+    "linux_arm64"   = "sha256:a11f103d7cdfc732e16b0fe63cbb8e3bdd794cc1277ba22767dbe52f949329a3"
+    "windows_amd64" = "sha256:a11f103d7cdfc732e16b0fe63cbb8e3bdd794cc1277ba22767dbe52f949329a3"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-01T23:37:21Z"
+  resolved_at = "2026-12-02T00:01:22Z"
   checksums = {
-    "darwin_amd64"  = "sha256:793f7f6938f547f63cf36220733d6453d770ca90446371af25a00d29a414ae46"
-    "darwin_arm64"  = "sha256:793f7f6938f547f63cf36220733d6453d770ca90446371af25a00d29a414ae46"
-    "linux_amd64"   = "sha256:793f7f6938f547f63cf36220733d6453d770ca90446371af25a00d29a414ae46"
-    "linux_arm64"   = "sha256:793f7f6938f547f63cf36220733d6453d770ca90446371af25a00d29a414ae46"
-    "windows_amd64" = "sha256:793f7f6938f547f63cf36220733d6453d770ca90446371af25a00d29a414ae46"
+    "darwin_amd64"  = "sha256:7d2d567d445529ef60b77cca852880ff106d7c1580dcf2737b657fcddbe8264c"
+    "darwin_arm64"  = "sha256:7d2d567d445529ef60b77cca852880ff106d7c1580dcf2737b657fcddbe8264c"
+    "linux_amd64"   = "sha256:7d2d567d445529ef60b77cca852880ff106d7c1580dcf2737b657fcddbe8264c"
+    "linux_arm64"   = "sha256:7d2d567d445529ef60b77cca852880ff106d7c1580dcf2737b657fcddbe8264c"
+    "windows_amd64" = "sha256:7d2d567d445529ef60b77cca852880ff106d7c1580dcf2737b657fcddbe8264c"
   }
   envelope = {
     env   = []
