@@ -11,11 +11,11 @@ import { ConfigError, formatDiagnostic } from "../config/mod.ts";
 import type { CliIo } from "./commands/check_config.ts";
 import {
   type KernelSessionOptions,
-  openKernel,
-  openSessions,
   ProviderError,
   sessionExitCode,
-} from "../kernel/kernel.ts";
+} from "../kernel/api.ts";
+import { openKernel } from "../kernel/kernel.ts";
+import { openSessions } from "../kernel/open_sessions.ts";
 import type { Approver } from "../kernel/agent/approval_gate.ts";
 import type { InteractiveAnswerer } from "../kernel/agent/interactive_gate.ts";
 import type {
