@@ -9,11 +9,7 @@
 import { join } from "node:path";
 import type { PolicyRule } from "../contract/policy.ts";
 import { CONFIG_FILE_NAME } from "./files.ts";
-
-/** A quoted HCL string: JSON escapes, and `${` / `%{` kept literal. */
-function hclString(s: string): string {
-  return JSON.stringify(s).replaceAll("${", "$${").replaceAll("%{", "%%{");
-}
+import { hclString } from "./lock_file.ts";
 
 /**
  * The `policy` block of a rule, as {@linkcode appendPolicyRule} appends it:

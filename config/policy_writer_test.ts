@@ -55,3 +55,25 @@ Deno.test("appendPolicyRule appends a block that decodes back to the same rule a
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("appendPolicyRule keeps ${ and %{ in a rule's command literal, so it decodes back unchanged", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const command = 'echo ${HOME} %{ if x } "q" \\ \b';
+    await appendPolicyRule(dir, {
+      name: "1st",
+      match: { command },
+      action: "deny",
+    });
+    const text = await Deno.readTextFile(join(dir, "agent.hcl"));
+    assert.match(text, /policy "_1st" \{/);
+    const { body, diagnostics } = parseHcl(text, "agent.hcl");
+    assert.deepEqual(diagnostics, []);
+    const decoded: Diagnostic[] = [];
+    const config = decodeAgentConfig(body, decoded);
+    assert.deepEqual(decoded.filter((d) => d.severity === "error"), []);
+    assert.deepEqual(config.policies.map((p) => p.match), [{ command }]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
