@@ -118,12 +118,12 @@ export {
   type KernelSessionOptions,
   type KernelSessions,
   type OpenKernelOptions,
-  openSessions,
   type PromptResult,
   ProviderError,
   sessionExitCode,
   type SessionOutcome,
-} from "./kernel/kernel.ts";
+} from "./kernel/api.ts";
+export { openSessions } from "./kernel/open_sessions.ts";
 export type { SessionRun } from "./kernel/agent/session_types.ts";
 export type { ErrorInfo } from "./kernel/agent/errors.ts";
 export type { Approver } from "./kernel/agent/approval_gate.ts";
@@ -168,11 +168,11 @@ import {
   type Diagnostic as Diag,
   type Plan as CompiledPlan,
 } from "./config/mod.ts";
-import {
-  type Kernel as RunningKernel,
-  openKernel as openKernelWith,
-  type OpenKernelOptions as KernelOptions,
-} from "./kernel/kernel.ts";
+import type {
+  Kernel as RunningKernel,
+  OpenKernelOptions as KernelOptions,
+} from "./kernel/api.ts";
+import { openKernel as openKernelWith } from "./kernel/kernel.ts";
 import { BUILTINS } from "./plugins/builtin.ts";
 
 /**

@@ -159,6 +159,7 @@ export {
   type SourceKind,
   type ToolDeclaration,
 } from "./plan.ts";
+export { appendPolicyRule, policyBlockOf } from "./policy_writer.ts";
 export {
   type ExplainContext,
   type ExplainOutcome,

@@ -43,7 +43,8 @@
  * @module
  */
 import { dirname } from "node:path";
-import { type Kernel, openKernel } from "../kernel/kernel.ts";
+import type { Kernel } from "../kernel/api.ts";
+import { openKernel } from "../kernel/kernel.ts";
 import type { SessionEvent } from "../kernel/agent/session_events.ts";
 import { makeProject, type Project } from "./_agent_project.ts";
 import { REPO } from "./_helpers.ts";

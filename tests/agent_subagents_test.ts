@@ -10,7 +10,8 @@
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { openKernel, openSessions } from "../kernel/kernel.ts";
+import { openKernel } from "../kernel/kernel.ts";
+import { openSessions } from "../kernel/open_sessions.ts";
 import type { SessionEvent } from "../kernel/agent/session_events.ts";
 import { SessionStatus } from "../proto/gen/pluggableharness/session/v1/types_pb.ts";
 import { PATH } from "./_helpers.ts";

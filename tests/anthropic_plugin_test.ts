@@ -17,7 +17,7 @@ import {
 } from "@bufbuild/protobuf";
 import { configure, type LogRecord, reset } from "@logtape/logtape";
 import { PluginHost } from "../kernel/mod.ts";
-import { StreamAccumulator } from "../kernel/agent/model_call.ts";
+import { StreamAccumulator } from "../kernel/agent/stream_accumulator.ts";
 import { Code, GrpcStatusError } from "../proto/grpc_adapter.ts";
 import { Category } from "../proto/gen/pluggableharness/common/v1/types_pb.ts";
 import {

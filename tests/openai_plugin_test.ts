@@ -14,7 +14,7 @@ import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { configure, type LogRecord } from "@logtape/logtape";
 import { countChatCompletionTokens } from "gpt-tokenizer/model/gpt-5.4";
 import { type Plugin, PluginHost } from "../kernel/mod.ts";
-import { StreamAccumulator } from "../kernel/agent/model_call.ts";
+import { StreamAccumulator } from "../kernel/agent/stream_accumulator.ts";
 import { computeCostUsd } from "../contract/cost.ts";
 import { Code, GrpcStatusError } from "../proto/grpc_adapter.ts";
 import { Category } from "../proto/gen/pluggableharness/common/v1/types_pb.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 import { ConfigError, formatDiagnostic } from "../../config/mod.ts";
-import { ProviderError } from "../../kernel/kernel.ts";
+import { ProviderError } from "../../kernel/api.ts";
 import {
   PluginCrashedError,
   PluginStartError,

@@ -190,7 +190,9 @@ export async function run(
         p.category === "context" || p.category === "memory"
       )
     ) {
-      const { measureContextChain } = await import("../../kernel/kernel.ts");
+      const { measureContextChain } = await import(
+        "../../kernel/context_probe.ts"
+      );
       try {
         const m = await measureContextChain(
           dir,

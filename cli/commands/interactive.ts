@@ -6,7 +6,8 @@
  * @module
  */
 import { resolve } from "node:path";
-import { openKernel, sessionExitCode } from "../../kernel/kernel.ts";
+import { openKernel } from "../../kernel/kernel.ts";
+import { sessionExitCode } from "../../kernel/api.ts";
 import type { Approver } from "../../kernel/agent/approval_gate.ts";
 import type { InteractiveAnswerer } from "../../kernel/agent/interactive_gate.ts";
 import type { ApprovalAnswer } from "../../kernel/agent/session_events.ts";

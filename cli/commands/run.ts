@@ -5,11 +5,11 @@
  * @module
  */
 import { resolve } from "node:path";
+import { openKernel } from "../../kernel/kernel.ts";
 import {
   type KernelSessionOptions,
-  openKernel,
   sessionExitCode,
-} from "../../kernel/kernel.ts";
+} from "../../kernel/api.ts";
 import type { Approver } from "../../kernel/agent/approval_gate.ts";
 import type { OnAsk } from "../../kernel/agent/session_spec.ts";
 import { BUILTINS } from "../../plugins/builtin.ts";

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { openSessions } from "../../kernel/kernel.ts";
+import { openSessions } from "../../kernel/open_sessions.ts";
 import type { SessionEvent } from "../../kernel/agent/session_events.ts";
 import { SESSION_STATUS_TEXT } from "../../kernel/state/session_store.ts";
 import { EventRenderer, styleFor } from "../render/events.ts";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { StreamEventSchema } from "../../proto/gen/pluggableharness/model/v1/events_pb.ts";
-import { StreamAccumulator } from "./model_call.ts";
+import { StreamAccumulator } from "./stream_accumulator.ts";
 
 const ev = (e: MessageInitShape<typeof StreamEventSchema>) =>
   create(StreamEventSchema, e);

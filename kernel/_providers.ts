@@ -1,0 +1,293 @@
+/**
+ * Launching a plan's providers: where each one's manifest and entrypoint
+ * are ({@linkcode launchableOf}), starting it with its grant and its
+ * revealed configuration, and configuring it by category — model, tool,
+ * context and memory (the context chain, {@linkcode chainProviderOf}),
+ * hook subscribers — into the endpoints the agent loop runs on
+ * ({@linkcode launchProviders}).
+ *
+ * @module
+ */
+import { isAbsolute, join, resolve } from "node:path";
+import type { JsonObject } from "@bufbuild/protobuf";
+import {
+  type Plan,
+  type PlanProvider,
+  revealProviderConfig,
+} from "../config/mod.ts";
+import type { BuiltinCatalog } from "../contract/builtins.ts";
+import { type PluginManifest, readManifest } from "../contract/manifest.ts";
+import { ContextService } from "../proto/gen/pluggableharness/context/v1/service_pb.ts";
+import { MemoryService } from "../proto/gen/pluggableharness/memory/v1/service_pb.ts";
+import { ModelService } from "../proto/gen/pluggableharness/model/v1/service_pb.ts";
+import { ToolService } from "../proto/gen/pluggableharness/tool/v1/service_pb.ts";
+import type { ToolSchema } from "../proto/gen/pluggableharness/tool/v1/types_pb.ts";
+import { Code, GrpcStatusError } from "../proto/grpc_status.ts";
+import {
+  contextEndpointOf,
+  type HookEndpoint,
+  hookEndpointOf,
+  memoryEndpointOf,
+  type ModelEndpoint,
+  modelEndpointOf,
+  type ToolEndpoint,
+  toolEndpointOf,
+} from "./agent/endpoints.ts";
+import type { ChainProvider } from "./agent/provider_context.ts";
+import type { ModelChainEntry } from "./agent/session_spec.ts";
+import type { Plugin } from "./plugin/plugin.ts";
+import type { PluginHost } from "./plugin/host.ts";
+import { ProviderError } from "./api.ts";
+
+/** What a provider runs: its manifest and its entrypoint's path. */
+export interface Launchable {
+  /** The plugin's manifest. */
+  manifest: PluginManifest;
+  /** The absolute path (or URL) of its entrypoint. */
+  entrypoint: string;
+}
+
+/**
+ * Where a provider's plugin is: a `dev_overrides` or `path` source's
+ * folder (its `plugin.json`), or a builtin from the catalogue.
+ *
+ * @param dir The absolute project directory (relative paths start here).
+ * @param p The provider.
+ * @param builtins The first-party plugins `builtin/<name>` names.
+ * @returns Its manifest and entrypoint.
+ * @throws {ProviderError} For an unknown builtin or a forge source.
+ */
+export async function launchableOf(
+  dir: string,
+  p: PlanProvider,
+  builtins: BuiltinCatalog | undefined,
+): Promise<Launchable> {
+  const folder = p.devOverride ??
+    (p.sourceKind === "path" ? p.location ?? p.source : undefined);
+  if (folder !== undefined) {
+    const abs = isAbsolute(folder) ? folder : resolve(dir, folder);
+    const manifest = await readManifest(join(abs, "plugin.json"));
+    return {
+      manifest,
+      entrypoint: isAbsolute(manifest.entrypoint)
+        ? manifest.entrypoint
+        : join(abs, manifest.entrypoint),
+    };
+  }
+  if (p.sourceKind === "builtin") {
+    const b = await builtins?.resolve(p.source);
+    if (!b) throw new ProviderError(p.name, `unknown builtin "${p.source}"`);
+    return { manifest: b.manifest, entrypoint: b.entrypoint };
+  }
+  throw new ProviderError(
+    p.name,
+    `the forge source "${p.source}" cannot be run yet: this kernel runs builtin/<name> and path sources only (use a dev_overrides path in the global config to run a local checkout)`,
+  );
+}
+
+/**
+ * Configures a launched context or memory plugin and returns its place in
+ * the context chain.
+ *
+ * @param plugin The launched plugin.
+ * @param p Its provider.
+ * @param config Its revealed configuration.
+ * @returns Its chain entry.
+ */
+export async function chainProviderOf(
+  plugin: Plugin,
+  p: PlanProvider,
+  config: JsonObject,
+): Promise<ChainProvider> {
+  if (p.category === "context") {
+    await plugin.client(ContextService).configure({ config });
+    return await contextEndpointOf(plugin, p.name, p.tokenBudget);
+  }
+  await plugin.client(MemoryService).configure({ config });
+  return await memoryEndpointOf(plugin, p.name, p.tokenBudget);
+}
+
+/**
+ * The environment plugins are launched with: `env` without its unset
+ * variables.
+ *
+ * @param env The environment.
+ * @returns The variables that are set.
+ */
+export function plainEnvOf(
+  env: Readonly<Record<string, string | undefined>>,
+): Record<string, string> {
+  const plainEnv: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) {
+    if (v !== undefined) plainEnv[k] = v;
+  }
+  return plainEnv;
+}
+
+/** The endpoints of a plan's launched providers. */
+export interface LaunchedProviders {
+  /** The context and memory providers, in declaration order. */
+  readonly chain: readonly ChainProvider[];
+  /** The model providers, by local name. */
+  readonly models: Map<string, ModelEndpoint>;
+  /** The tool providers (and memory providers serving tools), by name. */
+  readonly tools: Map<string, ToolEndpoint>;
+  /** The hook subscribers (memory providers included), by name. */
+  readonly hooks: Map<string, HookEndpoint>;
+  /** Each tool provider's tool schemas, by name. */
+  readonly toolSchemas: Map<string, ToolSchema[]>;
+  /** Each model provider's first model, in declaration order. */
+  readonly defaultModels: ModelChainEntry[];
+}
+
+/** Options of {@linkcode launchProviders}. */
+export interface LaunchProvidersOptions {
+  /** The first-party plugins `builtin/<name>` names. @default {none} */
+  readonly builtins?: BuiltinCatalog | undefined;
+  /** Aborting stops plugin launches in progress. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** The maps {@linkcode configureProvider} fills. */
+type Endpoints = Omit<LaunchedProviders, "chain"> & {
+  readonly chain: Map<string, ChainProvider>;
+};
+
+/**
+ * Launches every provider of a plan on `host` with its grant and
+ * configures it. Every launch settles before the first failure is thrown,
+ * so none is left half-started.
+ *
+ * @param host The plugin host (its working directory is `dir`).
+ * @param dir The absolute project directory.
+ * @param plan The compiled plan.
+ * @param options The builtins and an abort signal.
+ * @returns The endpoints.
+ * @throws {ProviderError} When a provider cannot be started or configured.
+ */
+export async function launchProviders(
+  host: PluginHost,
+  dir: string,
+  plan: Plan,
+  options: LaunchProvidersOptions = {},
+): Promise<LaunchedProviders> {
+  const hooked = new Set([
+    ...plan.hooks.map((h) => h.provider),
+    // Memory providers are implicitly subscribed (plugins.md §6.4).
+    ...plan.providers.filter((p) => p.category === "memory").map((p) => p.name),
+  ]);
+  const into: Endpoints = {
+    chain: new Map(),
+    models: new Map(),
+    tools: new Map(),
+    hooks: new Map(),
+    toolSchemas: new Map(),
+    defaultModels: [],
+  };
+  const launched = await Promise.allSettled(plan.providers.map(async (p) => {
+    const { manifest, entrypoint } = await launchableOf(
+      dir,
+      p,
+      options.builtins,
+    );
+    const config = revealProviderConfig(p) as JsonObject;
+    let plugin: Plugin;
+    try {
+      plugin = await host.launch({
+        manifest,
+        entrypoint,
+        grant: p.permissions.granted,
+        config,
+        source: p.source,
+      }, options.signal ? { signal: options.signal } : {});
+    } catch (err) {
+      throw new ProviderError(
+        p.name,
+        `cannot start: ${err instanceof Error ? err.message : String(err)}`,
+        { cause: err },
+      );
+    }
+    try {
+      await configureProvider(plugin, manifest, p, config, hooked, into);
+    } catch (err) {
+      throw err instanceof ProviderError ? err : new ProviderError(
+        p.name,
+        `cannot configure: ${err instanceof Error ? err.message : String(err)}`,
+        { cause: err },
+      );
+    }
+    if (hooked.has(p.name)) into.hooks.set(p.name, hookEndpointOf(plugin));
+  }));
+  // Every launch has settled (none is left half-started): report the first failure.
+  for (const r of launched) if (r.status === "rejected") throw r.reason;
+  // Keep the declaration order of the model providers for the default chain.
+  const order = new Map(plan.providers.map((p, i) => [p.name, i]));
+  into.defaultModels.sort((a, b) =>
+    order.get(a.provider)! - order.get(b.provider)!
+  );
+  const chain = plan.providers.flatMap((p) => {
+    const c = into.chain.get(p.name);
+    return c ? [c] : [];
+  });
+  return { ...into, chain };
+}
+
+/**
+ * Configures one launched plugin by its manifest's category and records
+ * its endpoints.
+ */
+async function configureProvider(
+  plugin: Plugin,
+  manifest: PluginManifest,
+  p: PlanProvider,
+  config: JsonObject,
+  hooked: ReadonlySet<string>,
+  into: Endpoints,
+): Promise<void> {
+  switch (manifest.category) {
+    case "model": {
+      await plugin.client(ModelService).configure({ config });
+      const endpoint = modelEndpointOf(plugin, p.name);
+      into.models.set(p.name, endpoint);
+      const caps = await endpoint.capabilities();
+      const first = caps.models[0];
+      if (first) into.defaultModels.push({ provider: p.name, id: first.id });
+      break;
+    }
+    case "tool": {
+      await plugin.client(ToolService).configure({ config });
+      const endpoint = toolEndpointOf(plugin);
+      into.tools.set(p.name, endpoint);
+      into.toolSchemas.set(p.name, await endpoint.schemas());
+      break;
+    }
+    case "context":
+    case "memory": {
+      into.chain.set(p.name, await chainProviderOf(plugin, p, config));
+      if (manifest.category === "context") break;
+      // The memory tools (`remember`, `forget`, `search`), when the
+      // plugin serves ToolService too.
+      const endpoint = toolEndpointOf(plugin);
+      let schemas: ToolSchema[];
+      try {
+        schemas = await endpoint.schemas();
+      } catch (err) {
+        if (
+          err instanceof GrpcStatusError &&
+          err.code === Code.UNIMPLEMENTED
+        ) break;
+        throw err;
+      }
+      await plugin.client(ToolService).configure({ config });
+      into.tools.set(p.name, endpoint);
+      into.toolSchemas.set(p.name, schemas);
+      break;
+    }
+    default:
+      if (!hooked.has(p.name)) {
+        throw new Error(
+          `its category "${manifest.category}" is not run by this kernel yet (model and tool providers are; others only as hook subscribers)`,
+        );
+      }
+  }
+}

@@ -1,0 +1,306 @@
+/**
+ * The public types of the kernel's library API ({@linkcode Kernel},
+ * {@linkcode KernelSession}, {@linkcode KernelSessions}, their options and
+ * results) and {@linkcode ProviderError}. `kernel/kernel.ts` implements
+ * them ({@linkcode openKernel}); the root module `@ph/agent` re-exports
+ * them.
+ *
+ * @module
+ */
+import type { JsonObject } from "@bufbuild/protobuf";
+import type { Diagnostic, Plan } from "../config/mod.ts";
+import type { BuiltinCatalog } from "../contract/builtins.ts";
+import type { ErrorInfo } from "./agent/errors.ts";
+import { exitCodeOf } from "./agent/exit_codes.ts";
+import type { SessionRun } from "./agent/session_types.ts";
+import type {
+  BoundName,
+  SessionEvent,
+  SessionStatusText,
+} from "./agent/session_events.ts";
+import type { Approver } from "./agent/approval_gate.ts";
+import type { InteractiveAnswerer } from "./agent/interactive_gate.ts";
+import type { OnAsk } from "./agent/session_spec.ts";
+import type {
+  ListSessionsOptions,
+  ListSessionsResult,
+  VerifyResult,
+} from "./state/session_store.ts";
+
+/** How one prompt ended ({@linkcode KernelSession.send}). */
+export interface PromptResult {
+  /**
+   * `done`: the model finished; `cancelled`: the signal aborted the turn
+   * (the session stays open); `bound`: a bound or the doom loop fired (the
+   * session has ended); `failed`: an error ended the session.
+   */
+  readonly outcome: "done" | "cancelled" | "bound" | "failed";
+  /** The text of the prompt's last assistant message. */
+  readonly finalText: string;
+  /** Turns (model calls) the prompt took. */
+  readonly turns: number;
+  /** The bound that fired. */
+  readonly boundFired?: BoundName;
+  /** The error, when one ended the turn. */
+  readonly error?: ErrorInfo;
+}
+
+/** How a session ended. */
+export interface SessionOutcome {
+  /** The session's ULID. */
+  readonly sessionId: string;
+  /** Its profile. */
+  readonly profile: string;
+  /** The terminal status. */
+  readonly status: SessionStatusText;
+  /** The text of the last assistant message. */
+  readonly finalText: string;
+  /** What the session cost in USD (resumed spend included). */
+  readonly totalCostUsd: number;
+  /** Turns run by this process. */
+  readonly turns: number;
+  /** The bound that fired (a doom loop ends `completed` with this set). */
+  readonly boundFired?: BoundName;
+  /** The error that ended the session. */
+  readonly error?: ErrorInfo;
+}
+
+/**
+ * The `agent` exit code of a session outcome: 0 success, 1 task error, 4
+ * policy denied a required action (`on_ask = "fail"` hit an ask), 5 a
+ * bound fired (or the doom loop), 6 provider error, 130 cancelled.
+ *
+ * @example Usage
+ * ```ts
+ * import { sessionExitCode } from "@ph/agent";
+ * import assert from "node:assert/strict";
+ * const base = { sessionId: "s", profile: "default", finalText: "", totalCostUsd: 0, turns: 1 };
+ * assert.equal(sessionExitCode({ ...base, status: "completed" }), 0);
+ * assert.equal(sessionExitCode({ ...base, status: "error_max_turns", boundFired: "max_turns" }), 5);
+ * ```
+ *
+ * @param outcome How the session ended.
+ * @returns The exit code.
+ */
+export function sessionExitCode(outcome: SessionOutcome): number {
+  return exitCodeOf(outcome);
+}
+
+/** Options of {@linkcode openKernel}. */
+export interface OpenKernelOptions {
+  /**
+   * Require a complete lock file that matches every provider
+   * (`.agent/agent.lock.hcl`); otherwise {@linkcode openKernel} throws a
+   * {@linkcode ConfigError}. @default {false}
+   */
+  readonly locked?: boolean;
+  /**
+   * The environment: what `env()` in `agent.hcl` reads, where the sessions
+   * directory is found (`XDG_STATE_HOME`, `HOME`), and what granted
+   * variables plugins receive. @default {Deno.env.toObject()}
+   */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Where session files are kept.
+   * @default {$XDG_STATE_HOME/agent/sessions}
+   */
+  readonly sessionsDir?: string;
+  /**
+   * Write ALWAYS approvals as `policy` blocks appended to `agent.hcl` (so
+   * they hold for later sessions). Without it an ALWAYS answer is refused.
+   * @default {false}
+   */
+  readonly persistAlways?: boolean;
+  /**
+   * The `agent.hcl` text to compile when `dir` has none (the CLI's
+   * zero-config run, from `config/default_config.ts`). The lock file is
+   * then not read, and ALWAYS approvals are not persisted (there is no
+   * `agent.hcl` to append them to: nothing is written into `dir`).
+   * Ignored when `dir/agent.hcl` exists. @default {undefined}
+   */
+  readonly defaultConfig?: string;
+  /** Aborting stops plugin launches in progress. */
+  readonly signal?: AbortSignal;
+  /**
+   * The first-party plugins that `builtin/<name>` sources name. The kernel
+   * never imports plugins: the root module (`@ph/agent`) and the CLI pass
+   * `BUILTINS` from `plugins/builtin.ts`. Without it a builtin source is a
+   * configuration error.
+   * @default {none}
+   */
+  readonly builtins?: BuiltinCatalog;
+}
+
+/** Options of {@linkcode Kernel.session} and {@linkcode Kernel.run}. */
+export interface KernelSessionOptions {
+  /** The `agent_profile` to run. @default {"default"} */
+  readonly profile?: string;
+  /** Resume this stored session instead of starting a new one. */
+  readonly resumeId?: string;
+  /**
+   * What an ask nobody answers becomes: `deny`, `fail` (the session ends
+   * `failed` with `approval_required`) or `callback` (wait for
+   * {@linkcode KernelSessionOptions.approve} up to the ask timeout, then
+   * deny). @default {"deny"}
+   */
+  readonly onAsk?: OnAsk;
+  /** Answers approval requests (plan items whose policy says `ask`). */
+  readonly approve?: Approver;
+  /**
+   * Answers interactive calls (`ask_user`): the answer, e.g.
+   * `{ answer: "yes" }`, becomes the call's result. Without it, `on_ask`
+   * decides (the model is told nobody answered, or the session fails).
+   */
+  readonly answer?: InteractiveAnswerer;
+  /** How long an ask waits for `approve`, in milliseconds. @default {300000} */
+  readonly askTimeoutMs?: number;
+  /** Cancels the running turn (every prompt of the session). */
+  readonly signal?: AbortSignal;
+  /**
+   * Receives every event of the session, `session_started` to
+   * `session_ended` ({@linkcode Kernel.session} only: iterate
+   * {@linkcode Kernel.run} instead).
+   */
+  readonly onEvent?: (event: SessionEvent) => void;
+}
+
+/** Options of {@linkcode KernelSession.send}. */
+export interface KernelSendOptions {
+  /** Cancels this prompt's turn; the session stays open. */
+  readonly signal?: AbortSignal;
+}
+
+/** Stored sessions: list, replay and verify them. */
+export interface KernelSessions {
+  /**
+   * The stored sessions, most recently started first.
+   *
+   * @param options Filters.
+   * @returns The sessions and the files that could not be read.
+   */
+  list(options?: ListSessionsOptions): Promise<ListSessionsResult>;
+  /**
+   * Replays a stored session's events without calling any model.
+   *
+   * @param sessionId The session.
+   * @returns The events, `session_started` first.
+   */
+  replay(sessionId: string): AsyncIterable<SessionEvent>;
+  /**
+   * Verifies a session's hash chain.
+   *
+   * @param sessionId The session.
+   * @returns `ok`, or the first bad event and why.
+   */
+  verify(sessionId: string): Promise<VerifyResult>;
+}
+
+/** One open session of a {@linkcode Kernel}. */
+export interface KernelSession extends AsyncDisposable {
+  /** The session's ULID (give it to `resumeId` to resume). */
+  readonly sessionId: string;
+  /** Its profile. */
+  readonly profile: string;
+  /** True when a stored session was resumed. */
+  readonly resumed: boolean;
+  /** True once the session has ended (closed, or a bound fired). */
+  readonly ended: boolean;
+  /**
+   * Sends a prompt and runs turns until the model is done, a bound fires
+   * or the signal cancels the turn. Iterate the result for this prompt's
+   * events; await `result` for how it ended.
+   *
+   * @param prompt The user's text.
+   * @param options A signal for this prompt.
+   * @returns The events and the result.
+   */
+  send(prompt: string, options?: KernelSendOptions): SessionRun<PromptResult>;
+  /**
+   * Answers a pending approval from outside the `approve` callback; the
+   * first answer wins.
+   *
+   * @param planItemId The plan item.
+   * @param answer The decision and its scope.
+   * @returns True when this answer was the first.
+   */
+  resolveApproval(
+    planItemId: string,
+    answer: {
+      decision: "allow" | "deny";
+      scope: "once" | "session" | "always";
+    },
+  ): boolean;
+  /**
+   * Answers a pending interactive call (`ask_user`) from outside the
+   * `answer` callback; the first answer wins.
+   *
+   * @param callId The call (`interactive_requested.callId`).
+   * @param response The answer, e.g. `{ answer: "yes" }`.
+   * @returns True when this answer was the first.
+   */
+  resolveInteractive(callId: string, response: JsonObject): boolean;
+  /**
+   * Ends the session (idempotent).
+   *
+   * @returns How it ended.
+   */
+  close(): Promise<SessionOutcome>;
+}
+
+/** A running kernel: its plan, its plugins, its sessions. */
+export interface Kernel extends AsyncDisposable {
+  /** The absolute project directory (the sessions' working directory). */
+  readonly dir: string;
+  /** The compiled configuration. */
+  readonly plan: Plan;
+  /** The warnings the configuration compiled with. */
+  readonly diagnostics: readonly Diagnostic[];
+  /** The stored sessions. */
+  readonly sessions: KernelSessions;
+  /**
+   * Opens (or resumes) a session.
+   *
+   * @param options Profile, resume, approvals, signal.
+   * @returns The open session.
+   * @throws {ConfigError} When the profile is unknown or its tools or model
+   * are not loaded.
+   */
+  session(options?: KernelSessionOptions): Promise<KernelSession>;
+  /**
+   * Runs a session for one prompt: `session_started` first (with the
+   * session id), `session_ended` last.
+   *
+   * @param prompt The user's text (optional when resuming a session that
+   * ends with a user message).
+   * @param options Profile, resume, approvals, signal.
+   * @returns The events and the session's result.
+   */
+  run(
+    prompt: string | undefined,
+    options?: KernelSessionOptions,
+  ): SessionRun<SessionOutcome>;
+  /** Stops every plugin and closes the session store (idempotent). */
+  close(): Promise<void>;
+}
+
+/**
+ * A provider that could not be started or configured. The CLI maps it to
+ * exit code 6.
+ */
+export class ProviderError extends Error {
+  /** The provider's local name. */
+  readonly provider: string;
+
+  /**
+   * Creates the error.
+   *
+   * @param provider The provider's local name.
+   * @param message What went wrong.
+   * @param options The cause.
+   */
+  constructor(provider: string, message: string, options?: ErrorOptions) {
+    super(`Provider "${provider}": ${message}`, options);
+    this.name = "ProviderError";
+    this.provider = provider;
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * The session store on its own, without a configuration or plugins
+ * ({@linkcode openSessions}, what `agent sessions` needs), and where it is
+ * kept ({@linkcode sessionsDirOf}).
+ *
+ * @module
+ */
+import type { KernelSessions, OpenKernelOptions } from "./api.ts";
+import { replaySession } from "./agent/history.ts";
+
+/**
+ * Opens the session store alone (no configuration, no plugins): what
+ * `agent sessions` needs.
+ *
+ * @param options The environment or the sessions directory.
+ * @returns The stored sessions, and a way to close the store.
+ */
+export function openSessions(
+  options: Pick<OpenKernelOptions, "env" | "sessionsDir"> = {},
+): KernelSessions & AsyncDisposable {
+  const env = options.env ?? Deno.env.toObject();
+  const dir = options.sessionsDir ?? sessionsDirOf(env);
+  const store = import("./state/sqlite_session_store.ts").then((m) =>
+    new m.SqliteSessionStore({ dir })
+  );
+  store.catch(() => {});
+  return {
+    list: async (o) => (await store).list(o),
+    replay: async function* (id) {
+      yield* replaySession(await store, id);
+    },
+    verify: async (id) => (await store).verify(id),
+    [Symbol.asyncDispose]: async () => (await store).close(),
+  };
+}
+
+/**
+ * The sessions directory: `$XDG_STATE_HOME/agent/sessions` when
+ * `XDG_STATE_HOME` is an absolute path, else
+ * `$HOME/.local/state/agent/sessions`.
+ *
+ * @example Usage
+ * ```ts
+ * import { sessionsDirOf } from "./open_sessions.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(sessionsDirOf({ HOME: "/home/a" }), "/home/a/.local/state/agent/sessions");
+ * ```
+ *
+ * @param env The environment.
+ * @returns The directory.
+ * @throws {Error} When neither variable locates it.
+ */
+export function sessionsDirOf(
+  env: Readonly<Record<string, string | undefined>>,
+): string {
+  const xdg = env.XDG_STATE_HOME;
+  if (xdg && xdg.startsWith("/")) return `${xdg}/agent/sessions`;
+  if (!env.HOME) {
+    throw new Error(
+      "Cannot locate the sessions directory: neither XDG_STATE_HOME nor HOME is set",
+    );
+  }
+  return `${env.HOME}/.local/state/agent/sessions`;
+}
