@@ -6,13 +6,13 @@
  */
 import assert from "node:assert/strict";
 import {
-  checkPolicies,
   evaluatePolicy,
-  normalizePolicy,
   type PolicyCall,
   type PolicyRule,
   type ToolKind,
 } from "../contract/policy.ts";
+import { normalizePolicy } from "../contract/policy_normalize.ts";
+import { checkPolicies } from "../contract/policy_checks.ts";
 import {
   chooseModel,
   orderSubscribers,

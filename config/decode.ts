@@ -20,11 +20,9 @@ import {
   E_UNKNOWN_BLOCK,
   E_UNKNOWN_PROVIDER,
 } from "./codes.ts";
-import {
-  checkPolicies,
-  normalizePolicy,
-  type PolicyRule,
-} from "../contract/policy.ts";
+import type { PolicyRule } from "../contract/policy.ts";
+import { normalizePolicy } from "../contract/policy_normalize.ts";
+import { checkPolicies } from "../contract/policy_checks.ts";
 import {
   type GenerationSettings,
   type ModelRef,

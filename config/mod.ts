@@ -206,9 +206,11 @@ export {
 export {
   checkCommandPattern,
   type CommandPatternCheck,
+  matchesCommandPattern,
+} from "../contract/command_pattern.ts";
+export {
   evaluatePolicy,
   formatPolicyMatch,
-  matchesCommandPattern,
   type PolicyAction,
   type PolicyCall,
   type PolicyDecision,

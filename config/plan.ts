@@ -24,7 +24,7 @@ import type {
 } from "../contract/manifest.ts";
 import type { EffectivePermissions } from "../contract/permissions.ts";
 import type { PolicyRule, RiskClass, ToolKind } from "../contract/policy.ts";
-import { specificity } from "../contract/policy.ts";
+import { specificity } from "../contract/policy_specificity.ts";
 import type {
   GenerationSettings,
   ModelRef,
