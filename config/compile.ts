@@ -67,7 +67,7 @@ import type {
   PlanProvider,
   ToolDeclaration,
 } from "./plan.ts";
-import { resolveToolScope } from "./profiles.ts";
+import { resolveToolScope } from "./tool_scope.ts";
 import { satisfies } from "./version_constraint.ts";
 import { decodeProviderBody, validateConfigSchema } from "./provider_schema.ts";
 import { diag, headerRange } from "./_schema.ts";

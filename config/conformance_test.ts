@@ -13,15 +13,15 @@ import {
 } from "../contract/policy.ts";
 import { normalizePolicy } from "../contract/policy_normalize.ts";
 import { checkPolicies } from "../contract/policy_checks.ts";
+import { chooseModel } from "./model_routing.ts";
+import { orderSubscribers } from "./hook_order.ts";
 import {
-  chooseModel,
-  orderSubscribers,
   remainingDepth,
   resolveSlashCommands,
-  resolveToolScope,
   selectRootProfile,
   toolsForDepth,
 } from "./profiles.ts";
+import { resolveToolScope } from "./tool_scope.ts";
 import {
   CONSTRAINT_OPERATORS,
   parseVersionConstraint,

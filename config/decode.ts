@@ -23,14 +23,13 @@ import {
 import type { PolicyRule } from "../contract/policy.ts";
 import { normalizePolicy } from "../contract/policy_normalize.ts";
 import { checkPolicies } from "../contract/policy_checks.ts";
-import {
-  type GenerationSettings,
-  type ModelRef,
-  type ModelRouting,
-  parseToolScope,
-  type ProfileBounds,
-  validateBounds,
-} from "./profiles.ts";
+import type {
+  GenerationSettings,
+  ModelRef,
+  ModelRouting,
+} from "./model_routing.ts";
+import { parseToolScope } from "./tool_scope.ts";
+import { type ProfileBounds, validateBounds } from "./profile_bounds.ts";
 import {
   formatVersionConstraint,
   isSatisfiable,

@@ -224,9 +224,9 @@ export {
   type GenerationSettings,
   type ModelRef,
   type ModelRouting,
-  type ProfileBounds,
-  type ToolScopeEntry,
-} from "./profiles.ts";
+} from "./model_routing.ts";
+export { type ProfileBounds } from "./profile_bounds.ts";
+export { type ToolScopeEntry } from "./tool_scope.ts";
 export {
   type EnvLookup,
   type JsonValue,

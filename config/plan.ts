@@ -29,9 +29,9 @@ import type {
   GenerationSettings,
   ModelRef,
   ModelRouting,
-  ProfileBounds,
-  ToolScopeEntry,
-} from "./profiles.ts";
+} from "./model_routing.ts";
+import type { ProfileBounds } from "./profile_bounds.ts";
+import type { ToolScopeEntry } from "./tool_scope.ts";
 import { type GlobalConfig, globalConfigToJson } from "./global_config.ts";
 
 /** How a provider's `source` is resolved. */

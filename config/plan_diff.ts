@@ -37,7 +37,7 @@ import {
   type ToolKind,
 } from "../contract/policy.ts";
 import { defaultSettings } from "./decode.ts";
-import { BOUND_ATTRIBUTES, type ProfileBounds } from "./profiles.ts";
+import { BOUND_ATTRIBUTES, type ProfileBounds } from "./profile_bounds.ts";
 
 /** How an entry differs between the base and the working tree. */
 export type ChangeKind = "added" | "removed" | "changed";

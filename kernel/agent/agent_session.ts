@@ -124,7 +124,7 @@ import {
 import { concurrencyKey, INTERACTIVE_LOCK, KeyedQueue } from "./concurrency.ts";
 import { sectionTokens } from "./provider_context.ts";
 import { schemaViolation } from "./schema_check.ts";
-import type { GenerationSettings } from "../../config/profiles.ts";
+import type { GenerationSettings } from "../../config/model_routing.ts";
 import type { GenerationParamsSchema } from "../../proto/gen/pluggableharness/model/v1/types_pb.ts";
 import type { Schema } from "../../proto/gen/pluggableharness/schema/v1/types_pb.ts";
 import {
