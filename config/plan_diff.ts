@@ -36,7 +36,7 @@ import {
   type RiskClass,
   type ToolKind,
 } from "../contract/policy.ts";
-import { defaultSettings } from "./decode.ts";
+import { defaultSettings } from "./decode_settings.ts";
 import { BOUND_ATTRIBUTES, type ProfileBounds } from "./profile_bounds.ts";
 
 /** How an entry differs between the base and the working tree. */
