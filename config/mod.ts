@@ -68,16 +68,18 @@ export {
 } from "./check.ts";
 export {
   artifactKey,
-  checkCapabilities,
   compile,
   type CompileInputs,
   type CompileOptions,
   type CompileResult,
   isLockProblem,
   type PluginArtifact,
-  type ProviderCapabilities,
   type SourceFile,
 } from "./compile.ts";
+export {
+  checkCapabilities,
+  type ProviderCapabilities,
+} from "./check_capabilities.ts";
 export {
   CONFIG_FILE_NAME,
   DEFAULT_CONFIG_PATH,
