@@ -16,7 +16,7 @@
  */
 
 import type { Diagnostic, SourceRange } from "../contract/diagnostic.ts";
-import { didYouMean } from "../contract/diagnostic.ts";
+
 import { type ObjectValue, parseHcl } from "./hcl/mod.ts";
 import { isAbsolute, relative, resolve } from "node:path";
 import {
@@ -34,7 +34,6 @@ import {
   E_CHECKSUM_MISMATCH,
   E_CHECKSUM_MISSING,
   E_ENVELOPE_GROWN,
-  E_HOOK_POINT_UNSUPPORTED,
   E_LOCK_MISSING,
   E_LOCK_OUTDATED,
   E_NO_CONFIG,
@@ -60,17 +59,15 @@ import {
   type LockFile,
   parseLockFile,
 } from "./lock_file.ts";
-import type {
-  Plan,
-  PlanHook,
-  PlanProfile,
-  PlanProvider,
-  ToolDeclaration,
-} from "./plan.ts";
-import { resolveToolScope } from "./profiles.ts";
+import type { Plan, PlanProvider, ToolDeclaration } from "./plan.ts";
+
 import { satisfies } from "./version_constraint.ts";
 import { decodeProviderBody, validateConfigSchema } from "./provider_schema.ts";
 import { diag, headerRange } from "./_schema.ts";
+import {
+  checkProfileTools,
+  type ProviderCapabilities,
+} from "./check_capabilities.ts";
 
 /** A file given to {@linkcode compile}. */
 export interface SourceFile {
@@ -779,77 +776,4 @@ function relativize(
     write: e.write.map(rel),
     net: [...e.net],
   };
-}
-
-/** What a running (or described) plugin advertises, for stage-B checks. */
-export interface ProviderCapabilities {
-  /** The tool (and `direct_invoke` command) names it advertises. */
-  tools?: readonly string[];
-  /** The hook points it supports (`supported_hook_points`). */
-  hookPoints?: readonly string[];
-}
-
-function checkProfileTools(
-  profiles: readonly PlanProfile[],
-  caps: ReadonlyMap<string, ProviderCapabilities>,
-): Diagnostic[] {
-  const loaded = new Map<string, readonly string[]>();
-  for (const [name, c] of caps) if (c.tools) loaded.set(name, c.tools);
-  const out: Diagnostic[] = [];
-  for (const profile of profiles) {
-    out.push(...resolveToolScope(profile.tools, loaded).diagnostics);
-  }
-  return out;
-}
-
-/**
- * The stage-B checks that need what plugins advertise (config.md §4.3,
- * stage B step 5), for the kernel once plugins run or for any caller that
- * knows their capabilities: a `hook` block naming a point its plugin does
- * not support (`E_HOOK_POINT_UNSUPPORTED`), and a profile's tool naming a
- * tool its (loaded) provider does not advertise (`E_TOOL_UNKNOWN`).
- * Providers missing from `capabilities` are not checked.
- *
- * @example Usage
- * ```ts
- * import { checkCapabilities } from "./compile.ts";
- * import assert from "node:assert/strict";
- * const range = { file: "agent.hcl", start: { line: 4, column: 1, byte: 60 }, end: { line: 4, column: 18, byte: 77 } };
- * const [d] = checkCapabilities(
- *   { profiles: [], hooks: [{ point: "post-apply", provider: "journal", mode: "observe", position: 60, range }] },
- *   new Map([["journal", { hookPoints: ["session-end"] }]]),
- * );
- * assert.equal(d?.code, "E_HOOK_POINT_UNSUPPORTED");
- * ```
- *
- * @param plan The plan's profiles and hooks.
- * @param capabilities What each provider advertises, by local name.
- * @returns The problems.
- */
-export function checkCapabilities(
-  plan: {
-    readonly profiles: readonly PlanProfile[];
-    readonly hooks: readonly PlanHook[];
-  },
-  capabilities: ReadonlyMap<string, ProviderCapabilities>,
-): Diagnostic[] {
-  const out: Diagnostic[] = [];
-  for (const hook of plan.hooks) {
-    const points = capabilities.get(hook.provider)?.hookPoints;
-    if (points === undefined || points.includes(hook.point)) continue;
-    const hint = didYouMean(hook.point, points);
-    out.push(diag(
-      "error",
-      E_HOOK_POINT_UNSUPPORTED,
-      `Provider "${hook.provider}" does not support hook point "${hook.point}"`,
-      `${hint ? `Did you mean "${hint}"? ` : ""}Its plugin supports ${
-        points.length === 0
-          ? "no hook point"
-          : points.map((p) => `"${p}"`).join(", ")
-      }.`,
-      hook.range,
-    ));
-  }
-  out.push(...checkProfileTools(plan.profiles, capabilities));
-  return out;
 }

@@ -20,7 +20,8 @@ import {
   SUM_A,
   tempProject,
 } from "./_compile_testing.ts";
-import { checkCapabilities, compile } from "./compile.ts";
+import { compile } from "./compile.ts";
+import { checkCapabilities } from "./check_capabilities.ts";
 import { checksumsEqual, DENO_PLATFORMS } from "./checksum.ts";
 import { checkConfig, exitCodeFor } from "./check.ts";
 import { classifySource } from "./decode.ts";

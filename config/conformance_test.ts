@@ -6,22 +6,22 @@
  */
 import assert from "node:assert/strict";
 import {
-  checkPolicies,
   evaluatePolicy,
-  normalizePolicy,
   type PolicyCall,
   type PolicyRule,
   type ToolKind,
 } from "../contract/policy.ts";
+import { normalizePolicy } from "../contract/policy_normalize.ts";
+import { checkPolicies } from "../contract/policy_checks.ts";
+import { chooseModel } from "./model_routing.ts";
+import { orderSubscribers } from "./hook_order.ts";
 import {
-  chooseModel,
-  orderSubscribers,
   remainingDepth,
   resolveSlashCommands,
-  resolveToolScope,
   selectRootProfile,
   toolsForDepth,
 } from "./profiles.ts";
+import { resolveToolScope } from "./tool_scope.ts";
 import {
   CONSTRAINT_OPERATORS,
   parseVersionConstraint,

@@ -68,16 +68,18 @@ export {
 } from "./check.ts";
 export {
   artifactKey,
-  checkCapabilities,
   compile,
   type CompileInputs,
   type CompileOptions,
   type CompileResult,
   isLockProblem,
   type PluginArtifact,
-  type ProviderCapabilities,
   type SourceFile,
 } from "./compile.ts";
+export {
+  checkCapabilities,
+  type ProviderCapabilities,
+} from "./check_capabilities.ts";
 export {
   CONFIG_FILE_NAME,
   DEFAULT_CONFIG_PATH,
@@ -213,9 +215,11 @@ export {
 export {
   checkCommandPattern,
   type CommandPatternCheck,
+  matchesCommandPattern,
+} from "../contract/command_pattern.ts";
+export {
   evaluatePolicy,
   formatPolicyMatch,
-  matchesCommandPattern,
   type PolicyAction,
   type PolicyCall,
   type PolicyDecision,
@@ -229,9 +233,9 @@ export {
   type GenerationSettings,
   type ModelRef,
   type ModelRouting,
-  type ProfileBounds,
-  type ToolScopeEntry,
-} from "./profiles.ts";
+} from "./model_routing.ts";
+export { type ProfileBounds } from "./profile_bounds.ts";
+export { type ToolScopeEntry } from "./tool_scope.ts";
 export {
   type EnvLookup,
   type JsonValue,

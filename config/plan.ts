@@ -24,14 +24,14 @@ import type {
 } from "../contract/manifest.ts";
 import type { EffectivePermissions } from "../contract/permissions.ts";
 import type { PolicyRule, RiskClass, ToolKind } from "../contract/policy.ts";
-import { specificity } from "../contract/policy.ts";
+import { specificity } from "../contract/policy_specificity.ts";
 import type {
   GenerationSettings,
   ModelRef,
   ModelRouting,
-  ProfileBounds,
-  ToolScopeEntry,
-} from "./profiles.ts";
+} from "./model_routing.ts";
+import type { ProfileBounds } from "./profile_bounds.ts";
+import type { ToolScopeEntry } from "./tool_scope.ts";
 import { type GlobalConfig, globalConfigToJson } from "./global_config.ts";
 
 /** How a provider's `source` is resolved. */

@@ -36,8 +36,8 @@ import {
   type RiskClass,
   type ToolKind,
 } from "../contract/policy.ts";
-import { defaultSettings } from "./decode.ts";
-import { BOUND_ATTRIBUTES, type ProfileBounds } from "./profiles.ts";
+import { defaultSettings } from "./decode_settings.ts";
+import { BOUND_ATTRIBUTES, type ProfileBounds } from "./profile_bounds.ts";
 
 /** How an entry differs between the base and the working tree. */
 export type ChangeKind = "added" | "removed" | "changed";

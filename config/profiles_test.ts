@@ -2,27 +2,32 @@ import assert from "node:assert/strict";
 import type { SourceRange } from "../contract/diagnostic.ts";
 import {
   BOUND_ATTRIBUTES,
+  type ProfileBounds,
+  validateBounds,
+} from "./profile_bounds.ts";
+import {
   canSpawn,
-  chooseModel,
   DEFAULT_PROFILE_NAME,
-  implicitSubscriberPosition,
+  remainingCost,
+  remainingDepth,
+  resolveSlashCommands,
+  selectRootProfile,
+  toolsForDepth,
+} from "./profiles.ts";
+import {
+  chooseModel,
   type IneligibleReason,
   type ModelCapabilities,
   type ModelRef,
   type ModelRouting,
-  orderSubscribers,
+  type TurnRequirements,
+} from "./model_routing.ts";
+import { implicitSubscriberPosition, orderSubscribers } from "./hook_order.ts";
+import {
   parseToolScope,
   parseToolScopeEntry,
-  type ProfileBounds,
-  remainingCost,
-  remainingDepth,
-  resolveSlashCommands,
   resolveToolScope,
-  selectRootProfile,
-  toolsForDepth,
-  type TurnRequirements,
-  validateBounds,
-} from "./profiles.ts";
+} from "./tool_scope.ts";
 
 function at(line: number): SourceRange {
   return {

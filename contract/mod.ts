@@ -99,19 +99,10 @@ export {
   type SourceRange,
 } from "./diagnostic.ts";
 export {
-  checkCommandPattern,
-  checkPolicies,
   commandArgument,
-  type CommandPatternCheck,
-  compareSpecificity,
-  detectConflicts,
-  emptyMatchWarnings,
   evaluatePolicy,
   formatPolicyMatch,
   matchesCall,
-  matchesCommandPattern,
-  normalizePolicy,
-  type NormalizePolicyResult,
   POLICY_ACTIONS,
   POLICY_MATCH_KINDS,
   type PolicyAction,
@@ -120,13 +111,30 @@ export {
   type PolicyMatch,
   type PolicyMatchKind,
   type PolicyRule,
-  type PolicySourceRanges,
   RISK_CLASSES,
   type RiskClass,
-  type Specificity,
-  specificity,
   type ToolKind,
 } from "./policy.ts";
+export {
+  normalizePolicy,
+  type NormalizePolicyResult,
+  type PolicySourceRanges,
+} from "./policy_normalize.ts";
+export {
+  compareSpecificity,
+  type Specificity,
+  specificity,
+} from "./policy_specificity.ts";
+export {
+  checkPolicies,
+  detectConflicts,
+  emptyMatchWarnings,
+} from "./policy_checks.ts";
+export {
+  checkCommandPattern,
+  type CommandPatternCheck,
+  matchesCommandPattern,
+} from "./command_pattern.ts";
 export {
   type CommandSegment,
   MAX_COMMAND_DEPTH,

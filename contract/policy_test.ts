@@ -1,24 +1,27 @@
 import assert from "node:assert/strict";
 import type { SourceRange } from "./diagnostic.ts";
 import {
-  checkCommandPattern,
-  checkPolicies,
-  compareSpecificity,
-  detectConflicts,
-  emptyMatchWarnings,
   evaluatePolicy,
   formatPolicyMatch,
   matchesCall,
-  matchesCommandPattern,
-  normalizePolicy,
   type PolicyCall,
   type PolicyDecision,
   type PolicyMatch,
   type PolicyRule,
   type RiskClass,
-  specificity,
   type ToolKind,
 } from "./policy.ts";
+import { normalizePolicy } from "./policy_normalize.ts";
+import { compareSpecificity, specificity } from "./policy_specificity.ts";
+import {
+  checkPolicies,
+  detectConflicts,
+  emptyMatchWarnings,
+} from "./policy_checks.ts";
+import {
+  checkCommandPattern,
+  matchesCommandPattern,
+} from "./command_pattern.ts";
 
 function at(line: number): SourceRange {
   return {

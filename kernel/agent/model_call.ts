@@ -44,7 +44,10 @@ import {
   StopReason,
   type Usage,
 } from "../../proto/gen/pluggableharness/model/v1/types_pb.ts";
-import { chooseModel, type TurnRequirements } from "../../config/profiles.ts";
+import {
+  chooseModel,
+  type TurnRequirements,
+} from "../../config/model_routing.ts";
 import { PluginCrashedError } from "../plugin/errors.ts";
 import type { PluginIdentity } from "../../contract/plugin_identity.ts";
 import { ulid } from "../state/ulid.ts";

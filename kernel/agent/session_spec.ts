@@ -8,7 +8,7 @@
  */
 import type { ToolSchema } from "../../proto/gen/pluggableharness/tool/v1/types_pb.ts";
 import type { PolicyRule } from "../../contract/policy.ts";
-import type { GenerationSettings } from "../../config/profiles.ts";
+import type { GenerationSettings } from "../../config/model_routing.ts";
 
 /** The profile's scope of one provider whose tools may change. */
 export interface DynamicToolScope {

@@ -10,7 +10,8 @@
  */
 import type { Diagnostic } from "../../contract/diagnostic.ts";
 import type { Plan, PlanProfile } from "../../config/plan.ts";
-import { resolveToolScope, selectRootProfile } from "../../config/profiles.ts";
+import { resolveToolScope } from "../../config/tool_scope.ts";
+import { selectRootProfile } from "../../config/profiles.ts";
 import type { ToolSchema } from "../../proto/gen/pluggableharness/tool/v1/types_pb.ts";
 import {
   BUILTIN_DEFAULT_BOUNDS,

@@ -12,8 +12,10 @@
  */
 import { create, equals, type MessageInitShape } from "@bufbuild/protobuf";
 import { getLogger } from "@logtape/logtape";
-import type { GenerationSettings } from "../../config/profiles.ts";
-import type { TurnRequirements } from "../../config/profiles.ts";
+import type {
+  GenerationSettings,
+  TurnRequirements,
+} from "../../config/model_routing.ts";
 import type { Message } from "../../proto/gen/pluggableharness/content/v1/types_pb.ts";
 import { HookPayloadSchema } from "../../proto/gen/pluggableharness/hook/v1/events_pb.ts";
 import {

@@ -1,0 +1,311 @@
+/**
+ * Stage A decoding of `agent_profile` blocks (config.md §2.5, §7): the
+ * profile's closed schema, its `model {}` chain, tool scope, loop bounds
+ * and `generation {}` settings. Private to `config/`; `decode.ts` calls it.
+ *
+ * @module
+ */
+import type { Diagnostic, SourceRange } from "../contract/diagnostic.ts";
+import type { Attribute, Block } from "./hcl/mod.ts";
+import { E_MISSING_FIELD } from "./codes.ts";
+import type {
+  GenerationSettings,
+  ModelRef,
+  ModelRouting,
+} from "./model_routing.ts";
+import { parseToolScope } from "./tool_scope.ts";
+import { type ProfileBounds, validateBounds } from "./profile_bounds.ts";
+import type { PlanProfile } from "./plan.ts";
+import {
+  checkBody,
+  diag,
+  evalAttr,
+  headerRange,
+  itemRanges,
+} from "./_schema.ts";
+
+/** Reports a provider name that `required_providers` does not declare. */
+export type UnknownProvider = (
+  name: string,
+  what: string,
+  range: SourceRange,
+) => void;
+
+const PROFILE_SCHEMA = {
+  attributes: {
+    tools: { type: "list(string)" },
+    slash_commands: { type: "list(string)" },
+    max_turns: { type: "number" },
+    max_cost_usd: { type: "number" },
+    max_wall_clock_s: { type: "number" },
+    max_depth: { type: "number" },
+    max_concurrent_subagents: { type: "number" },
+    doom_loop_threshold: { type: "number" },
+  },
+  blocks: {
+    model: { labels: [], unique: "type" },
+    generation: { labels: [], unique: "type" },
+  },
+} as const;
+
+const BOUND_OF: Readonly<Record<string, keyof ProfileBounds>> = {
+  max_turns: "maxTurns",
+  max_cost_usd: "maxCostUsd",
+  max_wall_clock_s: "maxWallClockS",
+  max_depth: "maxDepth",
+  max_concurrent_subagents: "maxConcurrentSubagents",
+  doom_loop_threshold: "doomLoopThreshold",
+};
+
+/**
+ * Decodes an `agent_profile "<name>"` block (config.md §2.5): its closed
+ * schema, the `model {}` chain, the tool scope, `slash_commands`, the loop
+ * bounds and `generation {}`.
+ *
+ * @param block The block.
+ * @param declaredNames The local names `required_providers` declares.
+ * @param unknownProvider Reports a provider name that is not declared.
+ * @param diagnostics Where problems go.
+ * @returns The profile, or `undefined` when the block is unusable.
+ */
+export function decodeProfile(
+  block: Block,
+  declaredNames: ReadonlySet<string>,
+  unknownProvider: UnknownProvider,
+  diagnostics: Diagnostic[],
+): PlanProfile | undefined {
+  const name = block.labels[0]!.value;
+  const where = `agent_profile "${name}"`;
+  const { attrs, blocks } = checkBody(
+    block.body,
+    PROFILE_SCHEMA,
+    where,
+    diagnostics,
+    headerRange(block),
+  );
+  const modelBlock = blocks.get("model")?.[0];
+  const model = modelBlock === undefined ? undefined : decodeModelRouting(
+    modelBlock,
+    where,
+    declaredNames,
+    unknownProvider,
+    diagnostics,
+  );
+  const list = (n: string): string[] | undefined => {
+    const a = attrs.get(n);
+    return a
+      ? evalAttr(a, "list(string)", where, diagnostics) as string[] | undefined
+      : undefined;
+  };
+  const toolsAttr = attrs.get("tools");
+  const toolList = list("tools");
+  const scope = parseToolScope(toolList, {
+    ranges: toolsAttr ? itemRanges(toolsAttr.expr) : [],
+    declaredProviders: declaredNames,
+    profile: name,
+  });
+  diagnostics.push(...scope.diagnostics);
+  const slash = list("slash_commands") ?? [];
+  const bounds = decodeBounds(attrs, name, where, diagnostics);
+  const profile: PlanProfile = {
+    name,
+    tools: scope.entries,
+    slashCommands: [...new Set(slash)],
+    bounds,
+    range: headerRange(block),
+  };
+  if (model !== undefined) profile.model = model;
+  const genBlock = blocks.get("generation")?.[0];
+  if (genBlock !== undefined) {
+    const generation = decodeGeneration(genBlock, where, diagnostics);
+    if (generation) profile.generation = generation;
+  }
+  return profile;
+}
+
+// A profile's `model {}` block: the `primary` reference and the `fallback`
+// chain; `undefined` when any reference is missing or invalid.
+function decodeModelRouting(
+  modelBlock: Block,
+  where: string,
+  declaredNames: ReadonlySet<string>,
+  unknownProvider: UnknownProvider,
+  diagnostics: Diagnostic[],
+): ModelRouting | undefined {
+  const mb = checkBody(
+    modelBlock.body,
+    {
+      attributes: {},
+      blocks: {
+        primary: { labels: [], unique: "type" },
+        fallback: { labels: [] },
+      },
+    },
+    `the model block of ${where}`,
+    diagnostics,
+    headerRange(modelBlock),
+  );
+  const ref = (b: Block): ModelRef | undefined => {
+    const rb = checkBody(
+      b.body,
+      {
+        attributes: {
+          provider: { type: "string", required: true },
+          id: { type: "string", required: true },
+        },
+        blocks: {},
+      },
+      `${b.type} of ${where}`,
+      diagnostics,
+      headerRange(b),
+    );
+    const p = rb.attrs.get("provider");
+    const i = rb.attrs.get("id");
+    const pv = p
+      ? evalAttr(p, "string", `${b.type} of ${where}`, diagnostics)
+      : undefined;
+    const iv = i
+      ? evalAttr(i, "string", `${b.type} of ${where}`, diagnostics)
+      : undefined;
+    if (typeof pv !== "string" || typeof iv !== "string") return undefined;
+    if (!declaredNames.has(pv)) {
+      unknownProvider(pv, `A model's provider`, p!.expr.range);
+      return undefined;
+    }
+    return { provider: pv, id: iv, range: headerRange(b) };
+  };
+  const primaryBlock = mb.blocks.get("primary")?.[0];
+  if (primaryBlock === undefined) {
+    diagnostics.push(diag(
+      "error",
+      E_MISSING_FIELD,
+      `Missing primary model in ${where}`,
+      'A model block needs exactly one primary { provider = "...", id = "..." } block, then any fallback blocks in order of preference.',
+      headerRange(modelBlock),
+    ));
+  }
+  const primary = primaryBlock ? ref(primaryBlock) : undefined;
+  const fallbacks = (mb.blocks.get("fallback") ?? []).map(ref);
+  if (primary !== undefined && fallbacks.every((f) => f !== undefined)) {
+    return { primary, fallbacks: fallbacks as ModelRef[] };
+  }
+  return undefined;
+}
+
+// The loop bounds (`max_turns`, …) a profile sets, checked together.
+function decodeBounds(
+  attrs: ReadonlyMap<string, Attribute>,
+  name: string,
+  where: string,
+  diagnostics: Diagnostic[],
+): ProfileBounds {
+  const bounds: ProfileBounds = {};
+  const boundRanges: { [K in keyof ProfileBounds]?: SourceRange } = {};
+  for (const [attrName, field] of Object.entries(BOUND_OF)) {
+    const a = attrs.get(attrName);
+    if (a === undefined) continue;
+    const v = evalAttr(a, "number", where, diagnostics);
+    if (typeof v === "number") {
+      bounds[field] = v;
+      boundRanges[field] = a.expr.range;
+    }
+  }
+  diagnostics.push(
+    ...validateBounds(bounds, { profile: name, ranges: boundRanges }),
+  );
+  return bounds;
+}
+
+/**
+ * `generation {}` in a profile: the request's generation parameters. Types
+ * and ranges are checked here; each value is checked against the chosen
+ * model's declared capabilities per turn.
+ */
+function decodeGeneration(
+  block: Block,
+  profile: string,
+  diagnostics: Diagnostic[],
+): GenerationSettings | undefined {
+  const where = `the generation block of ${profile}`;
+  const { attrs } = checkBody(
+    block.body,
+    {
+      attributes: {
+        thinking_effort: { type: "string" },
+        thinking_budget_tokens: { type: "number" },
+        max_output_tokens: { type: "number" },
+        temperature: { type: "number" },
+        stop_sequences: { type: "list(string)" },
+      },
+      blocks: {},
+    },
+    where,
+    diagnostics,
+    headerRange(block),
+  );
+  const out: GenerationSettings = {};
+  let ok = true;
+  const bad = (name: string, detail: string, range: SourceRange) => {
+    ok = false;
+    diagnostics.push(
+      diag(
+        "error",
+        "E_INVALID_VALUE",
+        `Invalid ${name} in ${where}`,
+        detail,
+        range,
+      ),
+    );
+  };
+  const effort = attrs.get("thinking_effort");
+  if (effort) {
+    const v = evalAttr(effort, "string", where, diagnostics);
+    if (typeof v === "string") {
+      if (v.trim() === "") {
+        bad(
+          "thinking_effort",
+          'Expected an effort level such as "high", got an empty string.',
+          effort.expr.range,
+        );
+      } else out.thinkingEffort = v;
+    } else ok = false;
+  }
+  for (
+    const [name, field, min] of [
+      ["thinking_budget_tokens", "thinkingBudgetTokens", 0],
+      ["max_output_tokens", "maxOutputTokens", 1],
+    ] as const
+  ) {
+    const a = attrs.get(name);
+    if (!a) continue;
+    const v = evalAttr(a, "number", where, diagnostics);
+    if (typeof v !== "number") {
+      ok = false;
+    } else if (!Number.isSafeInteger(v) || v < min) {
+      bad(
+        name,
+        `Expected a whole number of tokens of at least ${min}, got ${v}.`,
+        a.expr.range,
+      );
+    } else out[field] = v;
+  }
+  const t = attrs.get("temperature");
+  if (t) {
+    const v = evalAttr(t, "number", where, diagnostics);
+    if (typeof v !== "number") ok = false;
+    else if (!Number.isFinite(v) || v < 0) {
+      bad(
+        "temperature",
+        `Expected a finite number of at least 0, got ${v}.`,
+        t.expr.range,
+      );
+    } else out.temperature = v;
+  }
+  const stops = attrs.get("stop_sequences");
+  if (stops) {
+    const v = evalAttr(stops, "list(string)", where, diagnostics);
+    if (Array.isArray(v)) out.stopSequences = v as string[];
+    else ok = false;
+  }
+  return ok ? out : undefined;
+}
