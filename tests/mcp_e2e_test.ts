@@ -41,7 +41,6 @@ provider "mem" {
   env         = { MEMORY_FILE_PATH = "@DIR@/memory.jsonl" }
   tool_prefix = "mem_"
   allow_run   = ["deno"]
-  allow_env   = ["DENO_DIR"]
 }
 
 policy "memory_writes_ask" {

@@ -24,7 +24,7 @@ import { PATH, REPO } from "./_helpers.ts";
 
 const ENTRY = `${REPO}/plugins/mcp/main.ts`;
 const FLAKY = `${REPO}/plugins/mcp/testdata/flaky_server.ts`;
-const GRANT = { run: ["deno"], env: ["DENO_DIR"] };
+const GRANT = { run: ["deno"] };
 
 function flakyConfig(extra: JsonObject = {}, flags: string[] = []): JsonObject {
   return {

@@ -25,7 +25,7 @@ import {
 import { PATH, REPO } from "./_helpers.ts";
 
 const ENTRY = `${REPO}/plugins/mcp/main.ts`;
-const GRANT = { run: ["deno"], env: ["DENO_DIR"] };
+const GRANT = { run: ["deno"] };
 const SERVER = (name: string) =>
   `npm:@modelcontextprotocol/server-${name}@2026.8.31`;
 
