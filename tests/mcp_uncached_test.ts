@@ -12,6 +12,7 @@
 import assert from "node:assert/strict";
 import { PluginHost } from "../kernel/mod.ts";
 import { readManifest } from "../plugins/sdk/mod.ts";
+import { DENO_RUNTIME_ENV_NAMES } from "../plugins/sdk/runtime_env.ts";
 import { ToolService } from "../proto/gen/pluggableharness/tool/v1/service_pb.ts";
 import { DENO_ENV, invoke, PATH, REPO } from "./_helpers.ts";
 import { serveNpmRegistry } from "./_npm_registry.ts";
@@ -129,4 +130,14 @@ Deno.test("mcp bridge: a server whose npm package is not cached yet is downloade
     await Deno.remove(cache, { recursive: true });
     await Deno.remove(cwd, { recursive: true });
   }
+});
+
+Deno.test("mcp manifest: inherit_env's default is Deno's runtime settings, which the kernel gives every Deno plugin", async () => {
+  const manifest = await readManifest(`${REPO}/plugins/mcp/plugin.json`);
+  const inherit = manifest.configSchema?.find((a) => a.name === "inherit_env");
+  assert.deepEqual(JSON.parse(inherit?.defaultJson ?? "null"), [
+    ...DENO_RUNTIME_ENV_NAMES,
+  ]);
+  // Nothing to grant: the envelope declares no variables.
+  assert.deepEqual(manifest.capabilities.env, []);
 });
