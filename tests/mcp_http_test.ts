@@ -35,7 +35,6 @@ async function startEverything(port: number) {
     args: [
       "run",
       "--no-prompt",
-      "--cached-only",
       `--allow-net=[::]:${port}`,
       // Its logging library enumerates the environment, which holds only
       // PORT and Deno's runtime settings.
@@ -134,7 +133,10 @@ Deno.test("mcp bridge: server-everything over streamable HTTP", async () => {
   const url = `http://127.0.0.1:${port}/mcp`;
   let server: AsyncDisposable | undefined = await startEverything(port);
   try {
-    await using host = new PluginHost({ env: { PATH }, cwd: REPO });
+    await using host = new PluginHost({
+      env: { PATH, ...DENO_ENV },
+      cwd: REPO,
+    });
     const plugin = await launchMcp(host, [`127.0.0.1:${port}`]);
     const tool = plugin.client(ToolService);
     await tool.configure({
@@ -184,7 +186,7 @@ Deno.test("mcp bridge: server-everything over streamable HTTP", async () => {
 });
 
 Deno.test("mcp bridge: a url host that is not granted is refused by Deno, by name", async () => {
-  await using host = new PluginHost({ env: { PATH }, cwd: REPO });
+  await using host = new PluginHost({ env: { PATH, ...DENO_ENV }, cwd: REPO });
   const plugin = await host.launch({
     manifest: await readManifest(`${REPO}/plugins/mcp/plugin.json`),
     entrypoint: ENTRY,
