@@ -40,6 +40,10 @@ import {
   HealthCheckResponse_ServingStatus,
 } from "../proto/gen/grpc/health/v1/health_pb.ts";
 import type { PluginManifest } from "../plugins/sdk/manifest.ts";
+import {
+  DENO_RUNTIME_ENV_NAMES,
+  denoRuntimeEnv,
+} from "../plugins/sdk/runtime_env.ts";
 import type {
   CallbackEndpoint,
   CallbackHost,
@@ -66,6 +70,7 @@ import {
 import type { PluginIdentity } from "./plugin_identity.ts";
 import {
   denoCacheDir,
+  denoNpmRegistry,
   ensureCached,
   findDenoConfig,
   importFlag,
@@ -740,6 +745,16 @@ export class PluginHost implements AsyncDisposable {
     // paths in its config and tool arguments mean what the operator meant.
     const childCwd = cwd;
     if (manifest.runtime === "deno") {
+      // Deno's runtime settings (TLS roots, proxies) reach every Deno
+      // plugin from the kernel's environment as PATH does: its runtime
+      // needs them to reach the network, and a plugin that starts Deno
+      // itself (mcp) passes them on. The cache and the npm registry are the
+      // kernel process's own: `--cached-only` loads the plugin's modules
+      // from that cache, laid out by registry host.
+      Object.assign(env, denoRuntimeEnv(kernelEnv));
+      delete env.NPM_CONFIG_REGISTRY;
+      const registry = denoNpmRegistry();
+      if (registry !== undefined) env.NPM_CONFIG_REGISTRY = registry;
       env.DENO_DIR = denoCacheDir();
       env.DENO_NO_UPDATE_CHECK = "1";
       env.NO_COLOR = "1";
@@ -749,7 +764,7 @@ export class PluginHost implements AsyncDisposable {
         ? [`127.0.0.1:${port}`, endpointAddress]
         : [`unix:${join(dir, PLUGIN_SOCKET_NAME)}`, `unix:${endpointAddress}`];
       const flags = denoPermissionFlags(effective, {
-        env: SDK_ENV_NAMES,
+        env: [...SDK_ENV_NAMES, ...DENO_RUNTIME_ENV_NAMES],
         socketDirs: tcp ? [] : [dir],
         loopback,
       });

@@ -6,16 +6,16 @@ lock_file_version = 1
 provider "files" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-11-30T14:37:06Z"
+  resolved_at = "2026-12-01T23:28:44Z"
   checksums = {
-    "darwin_amd64"  = "sha256:084453a36e4c23a4002eab57f2e126c2f82f20fd39386d2498cb95749faea25b"
-    "darwin_arm64"  = "sha256:084453a36e4c23a4002eab57f2e126c2f82f20fd39386d2498cb95749faea25b"
-    "linux_amd64"   = "sha256:084453a36e4c23a4002eab57f2e126c2f82f20fd39386d2498cb95749faea25b"
-    "linux_arm64"   = "sha256:084453a36e4c23a4002eab57f2e126c2f82f20fd39386d2498cb95749faea25b"
-    "windows_amd64" = "sha256:084453a36e4c23a4002eab57f2e126c2f82f20fd39386d2498cb95749faea25b"
+    "darwin_amd64"  = "sha256:ec84c5be49f52c4180597cf68b131ab909242aa936af184b0f8b744e2be7b4a8"
+    "darwin_arm64"  = "sha256:ec84c5be49f52c4180597cf68b131ab909242aa936af184b0f8b744e2be7b4a8"
+    "linux_amd64"   = "sha256:ec84c5be49f52c4180597cf68b131ab909242aa936af184b0f8b744e2be7b4a8"
+    "linux_arm64"   = "sha256:ec84c5be49f52c4180597cf68b131ab909242aa936af184b0f8b744e2be7b4a8"
+    "windows_amd64" = "sha256:ec84c5be49f52c4180597cf68b131ab909242aa936af184b0f8b744e2be7b4a8"
   }
   envelope = {
-    env   = ["DENO_DIR"]
+    env   = []
     run   = ["*"]
     read  = []
     write = []
@@ -50,8 +50,8 @@ provider "files" {
       type         = "list(string)"
       required     = false
       sensitive    = false
-      description  = "Variables copied from the plugin's own environment into the stdio server's (each must be readable by the plugin). DENO_DIR lets a Deno-run server find the module cache."
-      default_json = "[\"DENO_DIR\"]"
+      description  = "Variables copied from the plugin's own environment into the stdio server's, when set (each must be readable by the plugin). Setting it replaces the default: Deno's runtime settings, which the kernel gives every Deno plugin, so that a Deno-run server finds the module cache and reaches the npm registry through the same TLS roots and proxy."
+      default_json = "[\"DENO_DIR\",\"DENO_CERT\",\"DENO_TLS_CA_STORE\",\"NODE_EXTRA_CA_CERTS\",\"HTTPS_PROXY\",\"HTTP_PROXY\",\"ALL_PROXY\",\"NO_PROXY\",\"NPM_CONFIG_REGISTRY\"]"
     },
     {
       name        = "cwd"
