@@ -247,8 +247,9 @@ function explainProvider(
  * ```
  *
  * @param plan The plan.
- * @param sdkEnv The variables the plugin SDK reads (the kernel's
- *   `SDK_ENV_NAMES`), shown once instead of in every flag.
+ * @param sdkEnv The variables every Deno plugin may read (the kernel's
+ *   `SDK_ENV_NAMES` and Deno's runtime settings), shown once instead of in
+ *   every flag.
  * @returns The report.
  */
 export function explainPlan(
@@ -417,7 +418,7 @@ export function formatExplain(report: ExplainReport): string {
   }
   if (report.sdkEnv.length > 0) {
     lines.push(
-      `${SDK_ENV_PLACEHOLDER} stands for the ${report.sdkEnv.length} variables the plugin SDK and gRPC read (names only; values are set by the kernel): ${
+      `${SDK_ENV_PLACEHOLDER} stands for the ${report.sdkEnv.length} variables the plugin SDK, gRPC and Deno's runtime read (names only; values are set by the kernel, Deno's runtime settings copied from its environment when set): ${
         report.sdkEnv.join(", ")
       }. <socket dir> is the plugin's private socket directory, created per launch.`,
       "",

@@ -8,7 +8,7 @@
  */
 import type { AgentIo } from "../main.ts";
 import { run } from "../main.ts";
-import { PATH, REPO } from "./_helpers.ts";
+import { DENO_ENV, PATH, REPO } from "./_helpers.ts";
 
 export { REPO };
 
@@ -108,6 +108,9 @@ agent_profile "default" {
     dir,
     env: {
       PATH,
+      // The cache and Deno's network settings, for Deno children (an MCP
+      // server run as `deno run npm:…`); HOME is temporary.
+      ...DENO_ENV,
       HOME: root,
       XDG_STATE_HOME: `${root}/state`,
       NO_COLOR: "1",

@@ -13,7 +13,9 @@ import {
   type PluginManifest,
   readManifest,
 } from "../plugins/sdk/mod.ts";
+import { denoRuntimeEnv } from "../contract/runtime_env.ts";
 import { ToolService } from "../proto/gen/pluggableharness/tool/v1/service_pb.ts";
+import { denoCacheDir } from "../kernel/process/_module_cache.ts";
 
 export const REPO = new URL("../", import.meta.url).pathname.replace(/\/$/, "");
 export const ECHO_ENTRY = `${REPO}/plugins/echo/main.ts`;
@@ -21,6 +23,19 @@ export const PROBE_ENTRY = `${REPO}/tests/fixtures/probe/main.ts`;
 
 /** The test process's PATH, for hosts whose environment is otherwise empty. */
 export const PATH = Deno.env.get("PATH") ?? "/usr/bin:/bin";
+
+/**
+ * Deno's runtime settings of the test process, for a Deno child whose
+ * environment is emptied or whose HOME is temporary: `DENO_DIR`, always
+ * (the cache this process uses, so that the child finds what `.ci/run` and
+ * this run fetched instead of starting from an empty cache of its own), and
+ * the TLS, proxy and npm registry settings that are set (so that it fetches
+ * what is missing the way this process can).
+ */
+export const DENO_ENV: Readonly<Record<string, string>> = {
+  ...denoRuntimeEnv(Deno.env.toObject()),
+  DENO_DIR: denoCacheDir(),
+};
 
 export async function launchEcho(
   host: PluginHost,
@@ -137,7 +152,9 @@ export interface DenoRun {
 
 /**
  * Runs `deno <args>` in the repository, without colour, and captures its
- * output (the example and CLI tests).
+ * output (the example and CLI tests). The child always gets
+ * {@linkcode DENO_ENV}, so it shares this process's cache even with an
+ * emptied environment or another HOME.
  *
  * @param args The arguments after `deno`.
  * @param options More environment, and whether to start from an empty one.
@@ -150,7 +167,7 @@ export async function runDeno(
   const out = await new Deno.Command(Deno.execPath(), {
     args,
     cwd: REPO,
-    env: { NO_COLOR: "1", ...options.env },
+    env: { NO_COLOR: "1", ...DENO_ENV, ...options.env },
     ...(options.clearEnv ? { clearEnv: true } : {}),
     stdout: "piped",
     stderr: "piped",

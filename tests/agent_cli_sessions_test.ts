@@ -7,7 +7,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { runDeno } from "./_helpers.ts";
+import { DENO_ENV, runDeno } from "./_helpers.ts";
 import {
   agent,
   jsonLines,
@@ -94,11 +94,7 @@ Deno.test("agent run killed (SIGKILL) mid-turn; --resume continues the session",
     ],
     cwd: p.dir,
     // The project's HOME is a temporary directory: keep Deno's own cache.
-    env: {
-      ...p.env,
-      DENO_DIR: Deno.env.get("DENO_DIR") ??
-        `${Deno.env.get("HOME")}/.cache/deno`,
-    },
+    env: { ...p.env, ...DENO_ENV },
     clearEnv: true,
     stdout: "piped",
     stderr: "null",

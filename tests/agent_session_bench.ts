@@ -47,18 +47,10 @@ import type { Kernel } from "../kernel/api.ts";
 import { openKernel } from "../kernel/kernel.ts";
 import type { SessionEvent } from "../kernel/agent/session_events.ts";
 import { makeProject, type Project } from "./_agent_project.ts";
-import { REPO } from "./_helpers.ts";
+import { DENO_ENV, REPO } from "./_helpers.ts";
 import { BUILTINS } from "../plugins/builtin.ts";
 
 const MAIN = `${REPO}/main.ts`;
-// The projects' HOME is temporary: keep Deno's (warm) cache where it is.
-const DENO_DIR = Deno.env.get("DENO_DIR") ??
-  JSON.parse(
-    new TextDecoder().decode(
-      (await new Deno.Command(Deno.execPath(), { args: ["info", "--json"] })
-        .output()).stdout,
-    ),
-  ).denoDir as string;
 const TOOL_TURNS = 20;
 const STARTUP_RUNS = 10;
 
@@ -188,7 +180,8 @@ async function cliRun(
       "--dir",
       project.dir,
     ],
-    env: { ...project.env, DENO_DIR },
+    // The projects' HOME is temporary: keep Deno's (warm) cache where it is.
+    env: { ...project.env, ...DENO_ENV },
     clearEnv: true,
     stdout: "piped",
     stderr: "piped",

@@ -14,8 +14,8 @@ const deno = (args: string[], env: Record<string, string>) =>
 
 const HOME = Deno.env.get("HOME") ?? "/root";
 const PATH = Deno.env.get("PATH") ?? "/usr/bin:/bin";
-const DENO_DIR = Deno.env.get("DENO_DIR");
-const BASE = { HOME, PATH, ...(DENO_DIR ? { DENO_DIR } : {}) };
+// runDeno adds DENO_ENV (the cache and Deno's network settings).
+const BASE = { HOME, PATH };
 const KEY = "sk-ant-example-not-a-real-key-0000";
 
 Deno.test("check-config examples/anthropic --locked exits 0 with ANTHROPIC_API_KEY set", async () => {

@@ -14,20 +14,10 @@ import { openKernel } from "../kernel/kernel.ts";
 import type { SessionEvent } from "../kernel/agent/session_events.ts";
 import type { ApprovalRequest } from "../kernel/mod.ts";
 import { serveWiki, WIKI_PORT } from "../examples/everyday/serve_wiki.ts";
-import { PATH, REPO, runDeno } from "./_helpers.ts";
+import { DENO_ENV, PATH, REPO, runDeno } from "./_helpers.ts";
 import { BUILTINS } from "../plugins/builtin.ts";
 
 const EXAMPLE = `${REPO}/examples/everyday`;
-
-// The run's HOME is temporary: keep Deno's (warm) cache where it is, for
-// the MCP server that runs as `deno run npm:…`.
-const DENO_DIR = Deno.env.get("DENO_DIR") ??
-  JSON.parse(
-    new TextDecoder().decode(
-      (await new Deno.Command(Deno.execPath(), { args: ["info", "--json"] })
-        .output()).stdout,
-    ),
-  ).denoDir as string;
 
 /** Files a run writes into the project; never copied. */
 const RUN_DATA = /^\.agent\/(memory\.sqlite|graph\.jsonl)/;
@@ -58,7 +48,6 @@ Deno.test("examples/everyday: check-config --locked passes and --explain shows A
     const dir = `${root}/everyday`;
     const env = {
       HOME: root,
-      DENO_DIR,
       EVERYDAY_GRAPH_FILE: `${dir}/.agent/graph.jsonl`,
     };
     if (Deno.env.get("UPDATE_GOLDEN") === "1") {
@@ -153,7 +142,9 @@ Deno.test("examples/everyday: the session uses every provider end to end", async
         XDG_STATE_HOME: `${root}/state`,
         XDG_DATA_HOME: `${root}/data`,
         XDG_CONFIG_HOME: `${root}/config`,
-        DENO_DIR,
+        // The run's HOME is temporary: keep Deno's cache and network
+        // settings, for the MCP server that runs as `deno run npm:…`.
+        ...DENO_ENV,
         NO_COLOR: "1",
         EVERYDAY_GRAPH_FILE: `${dir}/.agent/graph.jsonl`,
       },

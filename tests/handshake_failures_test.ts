@@ -10,7 +10,7 @@ import {
   type PluginStartErrorCode,
 } from "../kernel/mod.ts";
 import { parseManifest } from "../plugins/sdk/mod.ts";
-import { ECHO_ENTRY, PATH, pidAlive, REPO } from "./_helpers.ts";
+import { DENO_ENV, ECHO_ENTRY, PATH, pidAlive, REPO } from "./_helpers.ts";
 
 const manifest = parseManifest(
   {
@@ -100,7 +100,7 @@ Deno.test("the SDK refuses to run without the magic cookie, explaining itself", 
     args: ["run", "-A", ECHO_ENTRY],
     cwd: `${REPO}/plugins/echo`,
     clearEnv: true,
-    env: { PATH },
+    env: { PATH, ...DENO_ENV },
     stdout: "piped",
     stderr: "piped",
   }).output();

@@ -37,11 +37,10 @@ async function memoryProject(turns: Record<string, unknown>[]) {
     extraProviders: `
 provider "mem" {
   command     = "deno"
-  args        = ["run", "--no-prompt", "--cached-only", "--allow-read=@DIR@", "--allow-write=@DIR@", "--allow-env=MEMORY_FILE_PATH", "npm:@modelcontextprotocol/server-memory@2026.8.31"]
+  args        = ["run", "--no-prompt", "--allow-read=@DIR@", "--allow-write=@DIR@", "--allow-env=MEMORY_FILE_PATH", "npm:@modelcontextprotocol/server-memory@2026.8.31"]
   env         = { MEMORY_FILE_PATH = "@DIR@/memory.jsonl" }
   tool_prefix = "mem_"
   allow_run   = ["deno"]
-  allow_env   = ["DENO_DIR"]
 }
 
 policy "memory_writes_ask" {

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { agent } from "./_agent_project.ts";
-import { PATH, REPO, runDeno } from "./_helpers.ts";
+import { DENO_ENV, PATH, REPO, runDeno } from "./_helpers.ts";
 
 const deno = async (args: string[]) => {
   const r = await runDeno(args);
@@ -58,6 +58,9 @@ Deno.test("examples/mcp runs: MCP reads run freely, the MCP write is asked for",
         HOME: root,
         XDG_STATE_HOME: `${root}/state`,
         NO_COLOR: "1",
+        // Deno's network settings reach the MCP server (the cache is the
+        // kernel's own either way).
+        ...DENO_ENV,
       },
       [Symbol.asyncDispose]: () => Promise.resolve(),
     }, ["run", "Summarize the notes", "--approve-all"]);

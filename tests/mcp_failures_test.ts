@@ -20,11 +20,11 @@ import {
   RiskClass,
   ToolKind,
 } from "../proto/gen/pluggableharness/tool/v1/types_pb.ts";
-import { PATH, REPO } from "./_helpers.ts";
+import { DENO_ENV, PATH, REPO } from "./_helpers.ts";
 
 const ENTRY = `${REPO}/plugins/mcp/main.ts`;
 const FLAKY = `${REPO}/plugins/mcp/testdata/flaky_server.ts`;
-const GRANT = { run: ["deno"], env: ["DENO_DIR"] };
+const GRANT = { run: ["deno"] };
 
 function flakyConfig(extra: JsonObject = {}, flags: string[] = []): JsonObject {
   return {
@@ -109,7 +109,7 @@ function statusError(code: number, pattern: RegExp) {
 }
 
 Deno.test("mcp bridge: crashes, hangs, list_changed and content, through a real plugin", async (t) => {
-  await using host = new PluginHost({ env: { PATH }, cwd: REPO });
+  await using host = new PluginHost({ env: { PATH, ...DENO_ENV }, cwd: REPO });
   const plugin = await launch(host);
   const tool = plugin.client(ToolService);
 
@@ -161,14 +161,17 @@ Deno.test("mcp bridge: crashes, hangs, list_changed and content, through a real 
   );
 
   await t.step(
-    "the server's environment: empty plus inherit_env and env",
+    "the server's environment: empty plus inherit_env (Deno's runtime settings that are set) and env",
     async () => {
       const names: string[] = JSON.parse(await text(plugin, "environment"));
       const own = ["DENO_NODE_SHIM_ACTIVE", "PATH", "npm_config_user_agent"];
-      assert.deepEqual(names.filter((n) => !own.includes(n)), [
-        "DENO_DIR",
-        "FLAKY_VAR",
-      ]);
+      assert.deepEqual(
+        names.filter((n) => !own.includes(n)).sort(),
+        [
+          ...Object.keys(DENO_ENV),
+          "FLAKY_VAR",
+        ].sort(),
+      );
     },
   );
 
@@ -302,7 +305,7 @@ Deno.test("mcp bridge: crashes, hangs, list_changed and content, through a real 
 });
 
 Deno.test("mcp bridge: servers that cannot start and bad provider blocks fail Configure clearly", async () => {
-  await using host = new PluginHost({ env: { PATH }, cwd: REPO });
+  await using host = new PluginHost({ env: { PATH, ...DENO_ENV }, cwd: REPO });
   const plugin = await launch(host);
   const configure = (config: JsonObject) =>
     plugin.client(ToolService).configure({ config });

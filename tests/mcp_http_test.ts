@@ -17,7 +17,7 @@ import { ToolErrorCategory } from "../proto/gen/pluggableharness/tool/v1/errors_
 import type { ToolEvent } from "../proto/gen/pluggableharness/tool/v1/events_pb.ts";
 import { ToolService } from "../proto/gen/pluggableharness/tool/v1/service_pb.ts";
 import { ToolKind } from "../proto/gen/pluggableharness/tool/v1/types_pb.ts";
-import { PATH, REPO } from "./_helpers.ts";
+import { DENO_ENV, PATH, REPO } from "./_helpers.ts";
 
 const ENTRY = `${REPO}/plugins/mcp/main.ts`;
 
@@ -35,10 +35,9 @@ async function startEverything(port: number) {
     args: [
       "run",
       "--no-prompt",
-      "--cached-only",
       `--allow-net=[::]:${port}`,
       // Its logging library enumerates the environment, which holds only
-      // PORT and DENO_DIR.
+      // PORT and Deno's runtime settings.
       "--allow-env",
       "npm:@modelcontextprotocol/server-everything@2026.8.31",
       "streamableHttp",
@@ -46,8 +45,7 @@ async function startEverything(port: number) {
     clearEnv: true,
     env: {
       PORT: String(port),
-      DENO_DIR: Deno.env.get("DENO_DIR") ??
-        `${Deno.env.get("HOME")}/.cache/deno`,
+      ...DENO_ENV,
     },
     cwd,
     stdin: "null",
@@ -104,7 +102,7 @@ async function launchMcp(
   return await host.launch({
     manifest,
     entrypoint: ENTRY,
-    grant: { run: ["deno"], env: ["DENO_DIR"], net },
+    grant: { run: ["deno"], net },
   });
 }
 
@@ -135,7 +133,10 @@ Deno.test("mcp bridge: server-everything over streamable HTTP", async () => {
   const url = `http://127.0.0.1:${port}/mcp`;
   let server: AsyncDisposable | undefined = await startEverything(port);
   try {
-    await using host = new PluginHost({ env: { PATH }, cwd: REPO });
+    await using host = new PluginHost({
+      env: { PATH, ...DENO_ENV },
+      cwd: REPO,
+    });
     const plugin = await launchMcp(host, [`127.0.0.1:${port}`]);
     const tool = plugin.client(ToolService);
     await tool.configure({
@@ -185,11 +186,11 @@ Deno.test("mcp bridge: server-everything over streamable HTTP", async () => {
 });
 
 Deno.test("mcp bridge: a url host that is not granted is refused by Deno, by name", async () => {
-  await using host = new PluginHost({ env: { PATH }, cwd: REPO });
+  await using host = new PluginHost({ env: { PATH, ...DENO_ENV }, cwd: REPO });
   const plugin = await host.launch({
     manifest: await readManifest(`${REPO}/plugins/mcp/plugin.json`),
     entrypoint: ENTRY,
-    grant: { run: ["deno"], env: ["DENO_DIR"] },
+    grant: { run: ["deno"] },
   });
   const port = freePort();
   await assert.rejects(

@@ -2,8 +2,10 @@
  * The `mcp` bridge through a real plugin subprocess, against the real MCP
  * servers from npm run under Deno over stdio: server-memory,
  * server-filesystem and server-everything. Each server gets exactly the
- * Deno permissions it needs and an empty environment plus DENO_DIR (so
- * that it finds the module cache) and what the provider block sets.
+ * Deno permissions it needs and an empty environment plus Deno's runtime
+ * settings (DENO_DIR, so that it finds the module cache, and the TLS and
+ * proxy settings that are set, so that it could download what the cache
+ * lacks) and what the provider block sets.
  */
 import assert from "node:assert/strict";
 import type { JsonObject } from "@bufbuild/protobuf";
@@ -22,10 +24,10 @@ import {
   ToolKind,
   type ToolSchema,
 } from "../proto/gen/pluggableharness/tool/v1/types_pb.ts";
-import { PATH, REPO } from "./_helpers.ts";
+import { DENO_ENV, PATH, REPO } from "./_helpers.ts";
 
 const ENTRY = `${REPO}/plugins/mcp/main.ts`;
-const GRANT = { run: ["deno"], env: ["DENO_DIR"] };
+const GRANT = { run: ["deno"] };
 const SERVER = (name: string) =>
   `npm:@modelcontextprotocol/server-${name}@2026.8.31`;
 
@@ -119,13 +121,12 @@ Deno.test("mcp bridge: server-memory over stdio", async () => {
     await Deno.makeTempDir({ prefix: "ph-mcp-mem-" }),
   );
   try {
-    await using host = new PluginHost({ env: { PATH }, cwd: dir });
+    await using host = new PluginHost({ env: { PATH, ...DENO_ENV }, cwd: dir });
     const plugin = await launchMcp(host, {
       command: "deno",
       args: [
         "run",
         "--no-prompt",
-        "--cached-only",
         `--allow-read=${dir}`,
         `--allow-write=${dir}`,
         "--allow-env=MEMORY_FILE_PATH",
@@ -213,13 +214,12 @@ Deno.test("mcp bridge: server-filesystem over stdio, with a tool allow-list", as
   );
   try {
     await Deno.writeTextFile(`${dir}/hello.txt`, "hello from disk\n");
-    await using host = new PluginHost({ env: { PATH }, cwd: dir });
+    await using host = new PluginHost({ env: { PATH, ...DENO_ENV }, cwd: dir });
     const plugin = await launchMcp(host, {
       command: "deno",
       args: [
         "run",
         "--no-prompt",
-        "--cached-only",
         `--allow-read=${dir}`,
         `--allow-write=${dir}`,
         "--allow-env=__MINIMATCH_TESTING_PLATFORM__",
@@ -279,7 +279,6 @@ Deno.test("mcp bridge: server-filesystem over stdio, with a tool allow-list", as
           args: [
             "run",
             "--no-prompt",
-            "--cached-only",
             `--allow-read=${dir}`,
             "--allow-env=__MINIMATCH_TESTING_PLATFORM__",
             SERVER("filesystem"),
@@ -303,13 +302,12 @@ Deno.test("mcp bridge: server-everything over stdio (content kinds, schemas, env
     await Deno.makeTempDir({ prefix: "ph-mcp-ev-" }),
   );
   try {
-    await using host = new PluginHost({ env: { PATH }, cwd: dir });
+    await using host = new PluginHost({ env: { PATH, ...DENO_ENV }, cwd: dir });
     const plugin = await launchMcp(host, {
       command: "deno",
       args: [
         "run",
         "--no-prompt",
-        "--cached-only",
         // get-env reports the whole environment, which needs every
         // variable: it sees only what the bridge passed, nothing more.
         "--allow-env",
@@ -374,7 +372,9 @@ Deno.test("mcp bridge: server-everything over stdio (content kinds, schemas, env
     assert.match(String(resource?.uri), /2/);
     assert.equal(typeof resource?.text, "string");
 
-    // The server's environment: empty, plus DENO_DIR and the block's env.
+    // The server's environment: empty, plus Deno's runtime settings that
+    // are set (the kernel's environment here is PATH and DENO_ENV) and the
+    // block's env.
     const env = JSON.parse(String((await ok(plugin, "ev_get-env")).text));
     // Deno's npm runtime adds its own markers (and a PATH holding only its
     // node shim); nothing comes from the plugin's or the kernel's
@@ -382,7 +382,7 @@ Deno.test("mcp bridge: server-everything over stdio (content kinds, schemas, env
     const own = ["DENO_NODE_SHIM_ACTIVE", "PATH", "npm_config_user_agent"];
     assert.deepEqual(
       Object.keys(env).filter((k) => !own.includes(k)).sort(),
-      ["DENO_DIR", "EVERYTHING_PROBE"],
+      [...Object.keys(DENO_ENV), "EVERYTHING_PROBE"].sort(),
     );
     assert.equal(env.PATH, `${env.DENO_DIR}/node_compat_bin`);
     assert.equal(env.EVERYTHING_PROBE, "set-by-agent-hcl");

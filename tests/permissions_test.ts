@@ -63,6 +63,49 @@ Deno.test("the plugin's environment holds only the handshake variables, PATH and
   assert.ok(!String(stdout).includes(SECRET));
 });
 
+Deno.test("Deno's runtime settings reach a Deno plugin, which may read them without a grant", async () => {
+  const cert = "/etc/ssl/certs/corp-root.pem";
+  await using host = new PluginHost({
+    env: {
+      PATH,
+      NODE_EXTRA_CA_CERTS: cert,
+      https_proxy: "http://proxy.invalid:3128",
+      NO_PROXY: "127.0.0.1,localhost",
+      // Not passed on: the plugin's modules are in the kernel process's
+      // cache, under the kernel process's registry (else it would not start).
+      NPM_CONFIG_REGISTRY: "http://npm.invalid/",
+      DENO_AUTH_TOKENS: SECRET,
+    },
+  });
+  const probe = await launchProbe(host, { run: ["env"] }, { run: ["env"] });
+  const { stdout } = await invoke(probe, "run", { cmd: "env" });
+  const env = Object.fromEntries(
+    String(stdout).trim().split("\n").map((l) => [
+      l.slice(0, l.indexOf("=")),
+      l.slice(l.indexOf("=") + 1),
+    ]),
+  );
+  assert.equal(env.NODE_EXTRA_CA_CERTS, cert);
+  // A lower-case proxy is given under the upper-case name Deno also reads:
+  // grpc-js reads only the lower-case one, and must not see it.
+  assert.equal(env.HTTPS_PROXY, "http://proxy.invalid:3128");
+  assert.equal(env.https_proxy, undefined);
+  assert.equal(env.NO_PROXY, "127.0.0.1,localhost");
+  assert.equal(env.NPM_CONFIG_REGISTRY, Deno.env.get("NPM_CONFIG_REGISTRY"));
+  assert.equal(env.DENO_AUTH_TOKENS, undefined, "credentials stay out");
+  assert.ok(!String(stdout).includes(SECRET));
+  assert.deepEqual(await invoke(probe, "getenv", { name: "HTTPS_PROXY" }), {
+    value: "http://proxy.invalid:3128",
+  });
+  assert.deepEqual(await invoke(probe, "getenv", { name: "NO_PROXY" }), {
+    value: "127.0.0.1,localhost",
+  });
+  assert.match(
+    String((await invoke(probe, "getenv", { name: "DENO_AUTH_TOKENS" })).error),
+    /NotCapable: Requires env access to "DENO_AUTH_TOKENS"/,
+  );
+});
+
 Deno.test("running a binary that is not granted is refused inside the plugin", async () => {
   await using host = new PluginHost({ env: { PATH } });
   const probe = await launchProbe(host);

@@ -184,7 +184,13 @@ export async function run(
   if (values.explain && result.plan) {
     const { explainPlan } = await import("../../config/explain.ts");
     const { SDK_ENV_NAMES } = await import("../../kernel/plugin/host.ts");
-    explain = explainPlan(result.plan, SDK_ENV_NAMES);
+    const { DENO_RUNTIME_ENV_NAMES } = await import(
+      "../../contract/runtime_env.ts"
+    );
+    explain = explainPlan(result.plan, [
+      ...SDK_ENV_NAMES,
+      ...DENO_RUNTIME_ENV_NAMES,
+    ]);
     if (
       result.plan.providers.some((p) =>
         p.category === "context" || p.category === "memory"

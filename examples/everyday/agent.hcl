@@ -76,7 +76,6 @@ provider "graph" {
   tool_prefix          = "graph_"
   call_timeout_seconds = 30
   allow_run            = ["deno"]
-  allow_env            = ["DENO_DIR"]
 }
 
 # ask_user: needs no permission.

@@ -4,10 +4,12 @@
 # script.json, so no API key is needed) lists the directory, reads
 # notes.md and writes SUMMARY.md — the write is asked for first.
 #
-# The server starts with an empty environment plus DENO_DIR (inherit_env's
-# default, so that Deno finds its module cache) and with exactly the Deno
-# permissions its arguments give it: this directory, and the one variable
-# its glob library probes.
+# The server starts with an empty environment plus Deno's runtime settings
+# (inherit_env's default: DENO_DIR, so that Deno finds its module cache, and
+# the TLS, proxy and npm registry settings when they are set, so that it can
+# download the package the first time) and with exactly the Deno permissions
+# its arguments give it: this directory, and the one variable its glob
+# library probes.
 
 required_providers {
   scripted = { source = "builtin/scripted", version = "~> 0.1" }
@@ -31,7 +33,6 @@ provider "files" {
   tool_prefix          = "files_"
   call_timeout_seconds = 30
   allow_run            = ["deno"]
-  allow_env            = ["DENO_DIR"]
 }
 
 # Read-only MCP tools (readOnlyHint) are data sources and run freely; the

@@ -23,7 +23,15 @@ import {
 } from "../../contract/permissions.ts";
 import type { PluginIdentity } from "../../contract/plugin_identity.ts";
 import { findDenoConfig } from "../../config/mod.ts";
-import { denoCacheDir, importFlag } from "../process/_module_cache.ts";
+import {
+  denoCacheDir,
+  denoNpmRegistry,
+  importFlag,
+} from "../process/_module_cache.ts";
+import {
+  DENO_RUNTIME_ENV_NAMES,
+  denoRuntimeEnv,
+} from "../../contract/runtime_env.ts";
 import type { ProcessCommand } from "../process/launcher.ts";
 
 /**
@@ -127,6 +135,16 @@ export async function pluginCommand(
   if (options.runtime !== "deno") {
     return { command: options.path, args: [], env, cwd };
   }
+  // Deno's runtime settings (TLS roots, proxies) reach every Deno plugin
+  // from the kernel's environment as PATH does: its runtime needs them to
+  // reach the network, and a plugin that starts Deno itself (mcp) passes
+  // them on. The cache and the npm registry are the kernel process's own:
+  // `--cached-only` loads the plugin's modules from that cache, laid out by
+  // registry host.
+  Object.assign(env, denoRuntimeEnv(options.kernelEnv));
+  delete env.NPM_CONFIG_REGISTRY;
+  const registry = denoNpmRegistry();
+  if (registry !== undefined) env.NPM_CONFIG_REGISTRY = registry;
   env.DENO_DIR = denoCacheDir();
   env.DENO_NO_UPDATE_CHECK = "1";
   env.NO_COLOR = "1";
@@ -153,7 +171,7 @@ function denoTransportFlags(
     ? [`127.0.0.1:${port}`, callbackAddress]
     : [`unix:${join(dir, PLUGIN_SOCKET_NAME)}`, `unix:${callbackAddress}`];
   return denoPermissionFlags(effective, {
-    env: SDK_ENV_NAMES,
+    env: [...SDK_ENV_NAMES, ...DENO_RUNTIME_ENV_NAMES],
     socketDirs: tcp ? [] : [dir],
     loopback,
   });

@@ -32,6 +32,26 @@ export function ensureCached(specifier: string): Promise<void> {
   return p;
 }
 
+function processEnv(name: string): string | undefined {
+  try {
+    return Deno.env.get(name);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The npm registry of the running process (`NPM_CONFIG_REGISTRY`), when
+ * set. Deno keeps npm packages in its cache under the registry's host, so a
+ * child that loads them with `--cached-only` from the same cache must use
+ * the same registry.
+ *
+ * @returns The registry URL, or `undefined` for Deno's default.
+ */
+export function denoNpmRegistry(): string | undefined {
+  return processEnv("NPM_CONFIG_REGISTRY");
+}
+
 /**
  * The Deno cache directory of the running process, which children started
  * with `--cached-only` must share (they get it as `DENO_DIR`, since their
@@ -40,13 +60,7 @@ export function ensureCached(specifier: string): Promise<void> {
  * @returns The cache directory.
  */
 export function denoCacheDir(): string {
-  const env = (k: string) => {
-    try {
-      return Deno.env.get(k);
-    } catch {
-      return undefined;
-    }
-  };
+  const env = processEnv;
   const explicit = env("DENO_DIR");
   if (explicit) return explicit;
   const xdg = env("XDG_CACHE_HOME");

@@ -42,6 +42,7 @@ import {
   McpBridge,
   type ServerSpec,
 } from "./_bridge.ts";
+import { DENO_RUNTIME_ENV_NAMES } from "../../contract/runtime_env.ts";
 import manifestJson from "./plugin.json" with { type: "json" };
 
 type Event = MessageInitShape<typeof InvokeResponseSchema>;
@@ -117,7 +118,11 @@ function seconds(cfg: JsonObject, name: string, fallback: number): number {
 
 /**
  * The stdio server's environment: empty, plus `inherit_env` copied from
- * the plugin's own environment, plus `env`.
+ * the plugin's own environment, plus `env`. The default `inherit_env` is
+ * Deno's runtime settings ({@linkcode DENO_RUNTIME_ENV_NAMES}), which the
+ * kernel gives every Deno plugin when they are set: a `deno run npm:…`
+ * server finds the kernel's module cache and, for what the cache lacks,
+ * reaches the registry through the same TLS roots and proxy.
  */
 function serverEnv(
   inherit: readonly string[],
@@ -132,8 +137,12 @@ function serverEnv(
     } catch {
       if (!explicit) continue;
       bad(
-        `config attribute "inherit_env" names "${name}", which this plugin may not read: its manifest declares only ${
-          manifest.capabilities.env.join(", ") || "no variables"
+        `config attribute "inherit_env" names "${name}", which this plugin may not read: it may read Deno's runtime settings (${
+          DENO_RUNTIME_ENV_NAMES.join(", ")
+        })${
+          manifest.capabilities.env.length > 0
+            ? ` and ${manifest.capabilities.env.join(", ")}`
+            : ""
         }; set the value with env = { ${name} = env("${name}") } instead`,
       );
     }
@@ -198,7 +207,7 @@ export function bridgeOptionsOf(
         command,
         args: stringList(cfg, "args") ?? [],
         env: serverEnv(
-          inherit ?? ["DENO_DIR"],
+          inherit ?? DENO_RUNTIME_ENV_NAMES,
           stringMap(cfg, "env"),
           inherit !== undefined,
         ),

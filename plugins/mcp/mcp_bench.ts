@@ -31,7 +31,7 @@ const host = new PluginHost({
 const plugin = await host.launch({
   manifest: await readManifest(new URL("./plugin.json", import.meta.url)),
   entrypoint: new URL("./main.ts", import.meta.url).pathname,
-  grant: { run: ["deno"], env: ["DENO_DIR"] },
+  grant: { run: ["deno"] },
 });
 const tool = plugin.client(ToolService);
 await tool.configure({ config: server });

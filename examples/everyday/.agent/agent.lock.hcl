@@ -6,7 +6,7 @@ lock_file_version = 1
 provider "ask" {
   source      = "builtin/user"
   version     = "0.1.0"
-  resolved_at = "2026-12-01T23:37:28Z"
+  resolved_at = "2026-12-02T00:22:45Z"
   checksums = {
     "darwin_amd64"  = "sha256:537b682e6dcdd3748824b64237291019ca30039cea710ea3e21bb581df3d3928"
     "darwin_arm64"  = "sha256:537b682e6dcdd3748824b64237291019ca30039cea710ea3e21bb581df3d3928"
@@ -27,7 +27,7 @@ provider "ask" {
 provider "docs" {
   source      = "builtin/agents-md"
   version     = "0.1.0"
-  resolved_at = "2026-12-01T23:37:28Z"
+  resolved_at = "2026-12-02T00:22:45Z"
   checksums = {
     "darwin_amd64"  = "sha256:051bdcf31c2215a0c6fd7d9ca84ab1222d540d785a00c0b8466201fd8690c891"
     "darwin_arm64"  = "sha256:051bdcf31c2215a0c6fd7d9ca84ab1222d540d785a00c0b8466201fd8690c891"
@@ -72,7 +72,7 @@ provider "docs" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-01T23:37:28Z"
+  resolved_at = "2026-12-02T00:22:45Z"
   checksums = {
     "darwin_amd64"  = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
     "darwin_arm64"  = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
@@ -101,16 +101,16 @@ provider "fs" {
 provider "graph" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-01T23:37:28Z"
+  resolved_at = "2026-12-02T00:22:45Z"
   checksums = {
-    "darwin_amd64"  = "sha256:df73868b669d3e0e34aa0d72c09a8749ac5086edc73f6e6125b89107f0b21547"
-    "darwin_arm64"  = "sha256:df73868b669d3e0e34aa0d72c09a8749ac5086edc73f6e6125b89107f0b21547"
-    "linux_amd64"   = "sha256:df73868b669d3e0e34aa0d72c09a8749ac5086edc73f6e6125b89107f0b21547"
-    "linux_arm64"   = "sha256:df73868b669d3e0e34aa0d72c09a8749ac5086edc73f6e6125b89107f0b21547"
-    "windows_amd64" = "sha256:df73868b669d3e0e34aa0d72c09a8749ac5086edc73f6e6125b89107f0b21547"
+    "darwin_amd64"  = "sha256:55209071031b36a33ba5dc984f5fc9d6af1972a66a282e8fb1518f736289bc5a"
+    "darwin_arm64"  = "sha256:55209071031b36a33ba5dc984f5fc9d6af1972a66a282e8fb1518f736289bc5a"
+    "linux_amd64"   = "sha256:55209071031b36a33ba5dc984f5fc9d6af1972a66a282e8fb1518f736289bc5a"
+    "linux_arm64"   = "sha256:55209071031b36a33ba5dc984f5fc9d6af1972a66a282e8fb1518f736289bc5a"
+    "windows_amd64" = "sha256:55209071031b36a33ba5dc984f5fc9d6af1972a66a282e8fb1518f736289bc5a"
   }
   envelope = {
-    env   = ["DENO_DIR"]
+    env   = []
     run   = ["*"]
     read  = []
     write = []
@@ -145,8 +145,8 @@ provider "graph" {
       type         = "list(string)"
       required     = false
       sensitive    = false
-      description  = "Variables copied from the plugin's own environment into the stdio server's (each must be readable by the plugin). DENO_DIR lets a Deno-run server find the module cache."
-      default_json = "[\"DENO_DIR\"]"
+      description  = "Variables copied from the plugin's own environment into the stdio server's, when set (each must be readable by the plugin). Setting it replaces the default: Deno's runtime settings, which the kernel gives every Deno plugin, so that a Deno-run server finds the module cache and reaches the npm registry through the same TLS roots and proxy."
+      default_json = "[\"DENO_DIR\",\"DENO_CERT\",\"DENO_TLS_CA_STORE\",\"NODE_EXTRA_CA_CERTS\",\"HTTPS_PROXY\",\"HTTP_PROXY\",\"ALL_PROXY\",\"NO_PROXY\",\"NPM_CONFIG_REGISTRY\"]"
     },
     {
       name        = "cwd"
@@ -230,7 +230,7 @@ provider "graph" {
 provider "memory" {
   source      = "builtin/memory"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:01:32Z"
+  resolved_at = "2026-12-02T00:22:45Z"
   checksums = {
     "darwin_amd64"  = "sha256:b2ca9ac6025cc59cf2bbeff80b5dd0902c49a5fa777a63806ff56f372470d321"
     "darwin_arm64"  = "sha256:b2ca9ac6025cc59cf2bbeff80b5dd0902c49a5fa777a63806ff56f372470d321"
@@ -292,7 +292,7 @@ provider "memory" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:01:32Z"
+  resolved_at = "2026-12-02T00:22:45Z"
   checksums = {
     "darwin_amd64"  = "sha256:a11f103d7cdfc732e16b0fe63cbb8e3bdd794cc1277ba22767dbe52f949329a3"
     "darwin_arm64"  = "sha256:a11f103d7cdfc732e16b0fe63cbb8e3bdd794cc1277ba22767dbe52f949329a3"
@@ -328,7 +328,7 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-12-01T23:37:28Z"
+  resolved_at = "2026-12-02T00:22:45Z"
   checksums = {
     "darwin_amd64"  = "sha256:e300fcd4245d4564d8f6dd8a5cb6de440c9d83b702ce7b4fa7904d789f38201b"
     "darwin_arm64"  = "sha256:e300fcd4245d4564d8f6dd8a5cb6de440c9d83b702ce7b4fa7904d789f38201b"
@@ -357,7 +357,7 @@ provider "search" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:01:32Z"
+  resolved_at = "2026-12-02T00:22:45Z"
   checksums = {
     "darwin_amd64"  = "sha256:7d2d567d445529ef60b77cca852880ff106d7c1580dcf2737b657fcddbe8264c"
     "darwin_arm64"  = "sha256:7d2d567d445529ef60b77cca852880ff106d7c1580dcf2737b657fcddbe8264c"
@@ -418,7 +418,7 @@ provider "sh" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-01T23:37:28Z"
+  resolved_at = "2026-12-02T00:22:45Z"
   checksums = {
     "darwin_amd64"  = "sha256:8d5ab284b632931dcf2ef7c76e510880c04f5801f617014d302d7c84d51700aa"
     "darwin_arm64"  = "sha256:8d5ab284b632931dcf2ef7c76e510880c04f5801f617014d302d7c84d51700aa"
@@ -439,7 +439,7 @@ provider "tasks" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-01T23:37:28Z"
+  resolved_at = "2026-12-02T00:22:45Z"
   checksums = {
     "darwin_amd64"  = "sha256:76476cae06197bea8166c9f078b278d5b7f11b17fca6b5f58a3a28037aa2aa3f"
     "darwin_arm64"  = "sha256:76476cae06197bea8166c9f078b278d5b7f11b17fca6b5f58a3a28037aa2aa3f"

@@ -6,16 +6,16 @@ lock_file_version = 1
 provider "files" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-01T23:38:04Z"
+  resolved_at = "2026-12-02T00:22:46Z"
   checksums = {
-    "darwin_amd64"  = "sha256:df73868b669d3e0e34aa0d72c09a8749ac5086edc73f6e6125b89107f0b21547"
-    "darwin_arm64"  = "sha256:df73868b669d3e0e34aa0d72c09a8749ac5086edc73f6e6125b89107f0b21547"
-    "linux_amd64"   = "sha256:df73868b669d3e0e34aa0d72c09a8749ac5086edc73f6e6125b89107f0b21547"
-    "linux_arm64"   = "sha256:df73868b669d3e0e34aa0d72c09a8749ac5086edc73f6e6125b89107f0b21547"
-    "windows_amd64" = "sha256:df73868b669d3e0e34aa0d72c09a8749ac5086edc73f6e6125b89107f0b21547"
+    "darwin_amd64"  = "sha256:55209071031b36a33ba5dc984f5fc9d6af1972a66a282e8fb1518f736289bc5a"
+    "darwin_arm64"  = "sha256:55209071031b36a33ba5dc984f5fc9d6af1972a66a282e8fb1518f736289bc5a"
+    "linux_amd64"   = "sha256:55209071031b36a33ba5dc984f5fc9d6af1972a66a282e8fb1518f736289bc5a"
+    "linux_arm64"   = "sha256:55209071031b36a33ba5dc984f5fc9d6af1972a66a282e8fb1518f736289bc5a"
+    "windows_amd64" = "sha256:55209071031b36a33ba5dc984f5fc9d6af1972a66a282e8fb1518f736289bc5a"
   }
   envelope = {
-    env   = ["DENO_DIR"]
+    env   = []
     run   = ["*"]
     read  = []
     write = []
@@ -50,8 +50,8 @@ provider "files" {
       type         = "list(string)"
       required     = false
       sensitive    = false
-      description  = "Variables copied from the plugin's own environment into the stdio server's (each must be readable by the plugin). DENO_DIR lets a Deno-run server find the module cache."
-      default_json = "[\"DENO_DIR\"]"
+      description  = "Variables copied from the plugin's own environment into the stdio server's, when set (each must be readable by the plugin). Setting it replaces the default: Deno's runtime settings, which the kernel gives every Deno plugin, so that a Deno-run server finds the module cache and reaches the npm registry through the same TLS roots and proxy."
+      default_json = "[\"DENO_DIR\",\"DENO_CERT\",\"DENO_TLS_CA_STORE\",\"NODE_EXTRA_CA_CERTS\",\"HTTPS_PROXY\",\"HTTP_PROXY\",\"ALL_PROXY\",\"NO_PROXY\",\"NPM_CONFIG_REGISTRY\"]"
     },
     {
       name        = "cwd"
@@ -135,7 +135,7 @@ provider "files" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:03:07Z"
+  resolved_at = "2026-12-02T00:22:46Z"
   checksums = {
     "darwin_amd64"  = "sha256:a11f103d7cdfc732e16b0fe63cbb8e3bdd794cc1277ba22767dbe52f949329a3"
     "darwin_arm64"  = "sha256:a11f103d7cdfc732e16b0fe63cbb8e3bdd794cc1277ba22767dbe52f949329a3"
