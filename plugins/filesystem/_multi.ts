@@ -20,12 +20,28 @@
  * @module
  */
 import { basename, dirname, join } from "node:path";
-import { confine, type ConfinedPath, resolveRoots } from "../sdk/roots.ts";
+import {
+  closeFile,
+  createTempIn,
+  lstatOrUndefined,
+  makeDirectories,
+  randomSuffix,
+  removeIfSame,
+  renameVerified,
+  type TempFile,
+  writeAll,
+} from "../sdk/confined_fs.ts";
+import {
+  confine,
+  type ConfinedPath,
+  type ResolvedRoot,
+  resolveRoots,
+} from "../sdk/roots.ts";
 import {
   type CallInput,
   classify,
   looksBinary,
-  randomSuffix,
+  readVerified,
   replaceExact,
   ToolFailure,
 } from "./_tools.ts";
@@ -39,6 +55,8 @@ export const MULTI_MAX_EDITS = 100;
 export interface MultiFilePlan {
   /** The confined target. */
   target: ConfinedPath;
+  /** The roots it was confined to (verified again when it is written). */
+  roots: readonly ResolvedRoot[];
   /** `edit` (a list of replacements) or `write` (complete content). */
   mode: "edit" | "write";
   /** The current bytes, or undefined when the file does not exist. */
@@ -230,35 +248,38 @@ export function checkMultiArguments(
  * @throws {ToolFailure} Classified.
  */
 export async function multiTargets(input: CallInput): Promise<ConfinedPath[]> {
+  return (await confineAll(input)).targets;
+}
+
+async function confineAll(
+  input: CallInput,
+): Promise<{ targets: ConfinedPath[]; roots: readonly ResolvedRoot[] }> {
   const specs = checkMultiArguments(input.args);
   const roots = await resolveRoots(input.roots, input.workingDirectory);
-  const out: ConfinedPath[] = [];
+  const targets: ConfinedPath[] = [];
   for (const spec of specs) {
     try {
-      out.push(await confine(spec.path, input.workingDirectory, roots));
+      targets.push(await confine(spec.path, input.workingDirectory, roots));
     } catch (err) {
       throw classify(err, `Cannot edit "${spec.path}"`);
     }
   }
-  return out;
+  return { targets, roots };
 }
 
+/** The bytes of a confined file, read through a verified handle. */
 async function readBytes(
   path: ConfinedPath,
+  roots: readonly ResolvedRoot[],
   action: string,
 ): Promise<Uint8Array | undefined> {
   try {
-    const info = await Deno.stat(path.real);
-    if (info.isDirectory) {
-      throw new ToolFailure(
-        "invalid_arguments",
-        `${action}: it is a directory`,
-      );
-    }
-    return await Deno.readFile(path.real);
+    return await readVerified(path, roots, action);
   } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return undefined;
-    throw classify(err, action);
+    if (err instanceof ToolFailure && err.kind === "not_found") {
+      return undefined;
+    }
+    throw err;
   }
 }
 
@@ -287,7 +308,7 @@ export async function planMultiEdit(
   input: CallInput,
 ): Promise<MultiFilePlan[]> {
   const specs = checkMultiArguments(input.args);
-  const targets = await multiTargets(input);
+  const { targets, roots } = await confineAll(input);
   const seen = new Map<string, number>();
   targets.forEach((t, i) => {
     const before = seen.get(t.real);
@@ -304,12 +325,15 @@ export async function planMultiEdit(
   for (const [i, spec] of specs.entries()) {
     const path = targets[i]!;
     const action = `Cannot edit "${path.absolute}" (files[${i}])`;
-    const oldBytes = path.exists ? await readBytes(path, action) : undefined;
+    const oldBytes = path.exists
+      ? await readBytes(path, roots, action)
+      : undefined;
     const oldText = oldBytes === undefined ? undefined : decode(oldBytes);
     const oldIsBinary = oldBytes !== undefined && oldText === undefined;
     if (spec.content !== undefined) {
       plans.push({
         target: path,
+        roots,
         mode: "write",
         oldBytes,
         oldText,
@@ -346,6 +370,7 @@ export async function planMultiEdit(
     }
     plans.push({
       target: path,
+      roots,
       mode: "edit",
       oldBytes,
       oldText,
@@ -376,43 +401,27 @@ export interface CommittedFile {
 interface Staged {
   plan: MultiFilePlan;
   data: Uint8Array;
-  tmp: string;
+  tmp: TempFile | undefined;
   mode: number | undefined;
   backup?: string;
   renamed: boolean;
 }
 
 async function bytesEqual(
-  path: string,
+  plan: MultiFilePlan,
   expected: Uint8Array | undefined,
 ): Promise<boolean> {
-  let now: Uint8Array | undefined;
-  try {
-    const info = await Deno.lstat(path);
-    if (!info.isFile && !info.isSymlink) return false;
-    now = await Deno.readFile(path);
-  } catch (err) {
-    if (!(err instanceof Deno.errors.NotFound)) throw err;
-  }
+  const info = lstatOrUndefined(plan.target.real);
+  if (info !== undefined && !info.isFile) return false;
+  const now = info === undefined ? undefined : await readBytes(
+    plan.target,
+    plan.roots,
+    `Cannot read "${plan.target.absolute}"`,
+  );
   if (now === undefined || expected === undefined) return now === expected;
   if (now.length !== expected.length) return false;
   for (let i = 0; i < now.length; i++) if (now[i] !== expected[i]) return false;
   return true;
-}
-
-/** The first missing directory on the way to `dir`, if any. */
-async function firstMissing(dir: string): Promise<string | undefined> {
-  let missing: string | undefined;
-  for (let d = dir; dirname(d) !== d; d = dirname(d)) {
-    try {
-      await Deno.stat(d);
-      return missing;
-    } catch (err) {
-      if (!(err instanceof Deno.errors.NotFound)) throw err;
-      missing = d;
-    }
-  }
-  return missing;
 }
 
 /**
@@ -442,7 +451,9 @@ export async function commitAll(
       if (s.renamed) {
         try {
           if (s.backup) await Deno.rename(s.backup, s.plan.target.real);
-          else await Deno.remove(s.plan.target.real);
+          else if (!removeIfSame(s.plan.target.real, s.tmp)) {
+            throw new Error("it is no longer the file written");
+          }
           s.renamed = false;
           s.backup = undefined;
         } catch (err) {
@@ -453,11 +464,15 @@ export async function commitAll(
           );
         }
       }
-      await Deno.remove(s.tmp).catch(() => {});
-      if (s.backup) await Deno.remove(s.backup).catch(() => {});
+      if (s.tmp) {
+        closeFile(s.tmp);
+        if (!s.renamed) removeIfSame(s.tmp.path, s.tmp);
+      }
+      if (s.backup) removeIfSame(s.backup, undefined);
     }
+    // Innermost first, and only if empty: never a tree through a swapped path.
     for (const d of createdDirs.reverse()) {
-      await Deno.remove(d, { recursive: true }).catch(() => {});
+      await Deno.remove(d).catch(() => {});
     }
     return stuck;
   };
@@ -480,15 +495,17 @@ export async function commitAll(
     );
   };
 
-  // 1. Stage: every new text in a synced temporary file beside its target.
+  // 1. Stage: every new text in a synced temporary file beside its target,
+  // created in a directory verified to be inside the roots.
   for (const plan of plans) {
     const real = plan.target.real;
-    const action = `Cannot write "${plan.target.absolute}"`;
+    const shown = plan.target.absolute;
+    const action = `Cannot write "${shown}"`;
     const dir = dirname(real);
     const s: Staged = {
       plan,
       data: encoder.encode(plan.newText),
-      tmp: join(dir, `.${basename(real)}.${randomSuffix()}.tmp`),
+      tmp: undefined,
       mode: undefined,
       renamed: false,
     };
@@ -496,39 +513,31 @@ export async function commitAll(
       if (signal?.aborted) {
         throw new ToolFailure("cancelled", "Cancelled before any file changed");
       }
-      const missing = await firstMissing(dir);
-      if (missing) {
-        await Deno.mkdir(dir, { recursive: true });
-        createdDirs.push(missing);
+      createdDirs.push(...makeDirectories(dir, plan.roots, shown));
+      const info = lstatOrUndefined(real);
+      if (info?.isDirectory) {
+        throw new ToolFailure(
+          "invalid_arguments",
+          `${action}: it is a directory`,
+        );
       }
-      try {
-        const info = await Deno.stat(real);
-        if (info.isDirectory) {
-          throw new ToolFailure(
-            "invalid_arguments",
-            `${action}: it is a directory`,
-          );
-        }
-        s.mode = info.mode === null ? undefined : info.mode & 0o7777;
-      } catch (err) {
-        if (!(err instanceof Deno.errors.NotFound)) throw err;
+      if (info?.isSymlink) {
+        throw new ToolFailure(
+          "permission_denied",
+          `Refusing "${shown}": it became a symbolic link after it was resolved`,
+        );
       }
-      const file = await Deno.open(s.tmp, {
-        write: true,
-        createNew: true,
-        mode: s.mode ?? 0o666,
-      });
+      if (info) s.mode = info.mode === null ? undefined : info.mode & 0o7777;
       staged.push(s);
-      try {
-        let written = 0;
-        while (written < s.data.length) {
-          written += await file.write(s.data.subarray(written));
-        }
-        await file.syncData();
-      } finally {
-        file.close();
-      }
-      if (s.mode !== undefined) await Deno.chmod(s.tmp, s.mode).catch(() => {});
+      s.tmp = createTempIn(
+        dir,
+        basename(real),
+        s.mode ?? 0o666,
+        plan.roots,
+        shown,
+      );
+      writeAll(s.tmp, s.data, s.mode);
+      closeFile(s.tmp);
     } catch (err) {
       await fail(err, action);
     }
@@ -543,7 +552,7 @@ export async function commitAll(
       if (signal?.aborted) {
         throw new ToolFailure("cancelled", "Cancelled");
       }
-      if (!(await bytesEqual(real, s.plan.oldBytes))) {
+      if (!(await bytesEqual(s.plan, s.plan.oldBytes))) {
         throw new ToolFailure(
           "concurrency_conflict",
           `"${s.plan.target.absolute}" changed since it was read`,
@@ -561,8 +570,17 @@ export async function commitAll(
         }
         s.backup = backup;
       }
-      await Deno.rename(s.tmp, real);
-      s.renamed = true;
+      try {
+        renameVerified(
+          s.tmp!,
+          basename(real),
+          s.plan.roots,
+          s.plan.target.absolute,
+        );
+      } finally {
+        // Renamed unless the temporary file is still where it was made.
+        s.renamed = lstatOrUndefined(s.tmp!.path) === undefined;
+      }
     } catch (err) {
       await fail(err, action);
     }
@@ -570,7 +588,7 @@ export async function commitAll(
 
   // 3. Done: drop the backups.
   for (const s of staged) {
-    if (s.backup) await Deno.remove(s.backup).catch(() => {});
+    if (s.backup) removeIfSame(s.backup, undefined);
   }
   return staged.map((s) => ({
     path: s.plan.target.absolute,

@@ -6,8 +6,28 @@
  *
  * @module
  */
-import { basename, dirname, join } from "node:path";
-import { confine, type ConfinedPath, resolveRoots } from "../sdk/roots.ts";
+import { basename, dirname } from "node:path";
+import {
+  closeFile,
+  createTempIn,
+  lstatOrUndefined,
+  makeDirectories,
+  openVerified,
+  randomSuffix,
+  readAll,
+  readChunk,
+  removeIfSame,
+  renameVerified,
+  type TempFile,
+  type VerifiedFile,
+  writeAll,
+} from "../sdk/confined_fs.ts";
+import {
+  confine,
+  type ConfinedPath,
+  type ResolvedRoot,
+  resolveRoots,
+} from "../sdk/roots.ts";
 import {
   type ArgumentType,
   checkArgumentTypes,
@@ -67,6 +87,8 @@ export interface ReadResult {
 export interface FilePlan {
   /** The confined target. */
   target: ConfinedPath;
+  /** The roots it was confined to (verified again when it is written). */
+  roots: readonly ResolvedRoot[];
   /** The current text, or undefined when the file does not exist. */
   oldText: string | undefined;
   /** True when the current file is not UTF-8 text (overwrite only). */
@@ -139,12 +161,27 @@ function positiveInteger(
  * @throws {PathError} If it escapes the roots or cannot be resolved.
  */
 export async function target(input: CallInput): Promise<ConfinedPath> {
+  return (await confined(input)).path;
+}
+
+/**
+ * Confines the call's `path` argument and keeps the resolved roots, which
+ * the use of the path verifies against again.
+ *
+ * @param input The roots and the call.
+ * @returns The confined path and the roots.
+ * @throws {PathError} If it escapes the roots or cannot be resolved.
+ */
+export async function confined(
+  input: CallInput,
+): Promise<{ path: ConfinedPath; roots: readonly ResolvedRoot[] }> {
   const roots = await resolveRoots(input.roots, input.workingDirectory);
-  return await confine(
+  const path = await confine(
     String(input.args.path),
     input.workingDirectory,
     roots,
   );
+  return { path, roots };
 }
 
 function cancelled(what: string): ToolFailure {
@@ -204,8 +241,9 @@ export async function readFile(input: CallInput): Promise<ReadResult> {
     READ_MAX_LINES,
   );
   let path: ConfinedPath;
+  let roots: readonly ResolvedRoot[];
   try {
-    path = await target(input);
+    ({ path, roots } = await confined(input));
   } catch (err) {
     throw classify(err, `Cannot read "${input.args.path}"`);
   }
@@ -213,16 +251,10 @@ export async function readFile(input: CallInput): Promise<ReadResult> {
   if (!path.exists) {
     throw new ToolFailure("not_found", `${action}: it does not exist`);
   }
-  let file: Deno.FsFile;
+  let file: VerifiedFile;
   try {
-    const info = await Deno.stat(path.real);
-    if (info.isDirectory) {
-      throw new ToolFailure(
-        "invalid_arguments",
-        `${action}: it is a directory`,
-      );
-    }
-    file = await Deno.open(path.real, { read: true });
+    // Opened, then verified: what is read is the file inside the roots.
+    file = openVerified(path.real, roots, path.absolute);
   } catch (err) {
     throw classify(err, action);
   }
@@ -260,8 +292,8 @@ export async function readFile(input: CallInput): Promise<ReadResult> {
     let first = true;
     for (;;) {
       if (input.signal?.aborted) throw cancelled(`reading "${path.absolute}"`);
-      const n = await file.read(buf);
-      if (n === null) break;
+      const n = await readChunk(file, buf);
+      if (n === 0) break;
       const chunk = buf.subarray(0, n);
       if (first && looksBinary(chunk)) {
         throw new ToolFailure(
@@ -301,7 +333,7 @@ export async function readFile(input: CallInput): Promise<ReadResult> {
   } catch (err) {
     throw classify(err, action);
   } finally {
-    file.close();
+    closeFile(file);
   }
   if (offset > 1 && offset > lineNo) {
     throw new ToolFailure(
@@ -327,24 +359,40 @@ export async function readFile(input: CallInput): Promise<ReadResult> {
   };
 }
 
-async function readText(
+/**
+ * Reads a confined file through a verified handle
+ * ({@linkcode openVerified}).
+ *
+ * @param path The confined path.
+ * @param roots The roots it was confined to.
+ * @param action The message prefix.
+ * @returns The bytes, or undefined when the file does not exist.
+ * @throws {ToolFailure} Classified.
+ */
+export async function readVerified(
   path: ConfinedPath,
+  roots: readonly ResolvedRoot[],
   action: string,
-): Promise<{ text: string | undefined; binary: boolean }> {
-  if (!path.exists) return { text: undefined, binary: false };
-  let bytes: Uint8Array;
+): Promise<Uint8Array | undefined> {
+  if (!path.exists) return undefined;
+  let file: VerifiedFile | undefined;
   try {
-    const info = await Deno.stat(path.real);
-    if (info.isDirectory) {
-      throw new ToolFailure(
-        "invalid_arguments",
-        `${action}: it is a directory`,
-      );
-    }
-    bytes = await Deno.readFile(path.real);
+    file = openVerified(path.real, roots, path.absolute);
+    return (await readAll(file))!;
   } catch (err) {
     throw classify(err, action);
+  } finally {
+    if (file) closeFile(file);
   }
+}
+
+async function readText(
+  path: ConfinedPath,
+  roots: readonly ResolvedRoot[],
+  action: string,
+): Promise<{ text: string | undefined; binary: boolean }> {
+  const bytes = await readVerified(path, roots, action);
+  if (bytes === undefined) return { text: undefined, binary: false };
   if (looksBinary(bytes)) return { text: undefined, binary: true };
   try {
     return {
@@ -369,14 +417,16 @@ async function readText(
 export async function planWrite(input: CallInput): Promise<FilePlan> {
   checkArguments("write_file", input.args);
   let path: ConfinedPath;
+  let roots: readonly ResolvedRoot[];
   try {
-    path = await target(input);
+    ({ path, roots } = await confined(input));
   } catch (err) {
     throw classify(err, `Cannot write "${input.args.path}"`);
   }
-  const old = await readText(path, `Cannot write "${path.absolute}"`);
+  const old = await readText(path, roots, `Cannot write "${path.absolute}"`);
   return {
     target: path,
+    roots,
     oldText: old.text,
     oldIsBinary: old.binary,
     newText: String(input.args.content),
@@ -466,8 +516,9 @@ export async function planEdit(input: CallInput): Promise<FilePlan> {
     );
   }
   let path: ConfinedPath;
+  let roots: readonly ResolvedRoot[];
   try {
-    path = await target(input);
+    ({ path, roots } = await confined(input));
   } catch (err) {
     throw classify(err, `Cannot edit "${input.args.path}"`);
   }
@@ -478,7 +529,7 @@ export async function planEdit(input: CallInput): Promise<FilePlan> {
       `${action}: it does not exist (to create it, use write_file)`,
     );
   }
-  const old = await readText(path, action);
+  const old = await readText(path, roots, action);
   if (old.text === undefined) {
     throw new ToolFailure(
       "invalid_arguments",
@@ -494,6 +545,7 @@ export async function planEdit(input: CallInput): Promise<FilePlan> {
   );
   return {
     target: path,
+    roots,
     oldText: old.text,
     oldIsBinary: false,
     newText: text,
@@ -501,84 +553,77 @@ export async function planEdit(input: CallInput): Promise<FilePlan> {
   };
 }
 
-/** Twelve random hex digits, for temporary file names. */
-export function randomSuffix(): string {
-  return Array.from(
-    crypto.getRandomValues(new Uint8Array(6)),
-    (b) => b.toString(16).padStart(2, "0"),
-  ).join("");
-}
+export { randomSuffix };
 
 /**
  * Applies a plan atomically: writes a temporary file beside the target
- * (same directory, so the same filesystem), syncs it, gives it the old
- * file's mode, then renames it over the target. Missing parent directories
- * are created. A cancellation before the rename leaves nothing behind.
+ * (same directory, so the same filesystem), created in a directory
+ * verified to be inside the roots and verified itself before anything is
+ * written through it, syncs it, gives it the old file's mode, then renames
+ * it over the target and verifies that the target is the file written
+ * (see `plugins/sdk/confined_fs.ts`). Missing parent directories are
+ * created one verified level at a time. A cancellation before the rename
+ * leaves nothing behind.
  *
  * @param plan The plan.
  * @param signal Aborts when the call is cancelled.
  * @returns Bytes written and whether the file was created.
  * @throws {ToolFailure} Classified (`cancelled` says nothing was written).
  */
-export async function commit(
+export function commit(
   plan: FilePlan,
   signal?: AbortSignal,
 ): Promise<{ bytes: number; created: boolean }> {
   const real = plan.target.real;
-  const action = `Cannot write "${plan.target.absolute}"`;
-  const dir = dirname(real);
+  const shown = plan.target.absolute;
+  const action = `Cannot write "${shown}"`;
   const data = new TextEncoder().encode(plan.newText);
   let mode: number | undefined;
   let created = true;
-  try {
-    await Deno.mkdir(dir, { recursive: true });
-    try {
-      const info = await Deno.stat(real);
-      if (info.isDirectory) {
-        throw new ToolFailure(
-          "invalid_arguments",
-          `${action}: it is a directory`,
-        );
-      }
-      created = false;
-      mode = info.mode === null ? undefined : info.mode & 0o7777;
-    } catch (err) {
-      if (!(err instanceof Deno.errors.NotFound)) throw err;
-    }
-  } catch (err) {
-    throw classify(err, action);
-  }
-  const tmp = join(dir, `.${basename(real)}.${randomSuffix()}.tmp`);
+  let tmp: TempFile | undefined;
   let renamed = false;
   try {
-    const file = await Deno.open(tmp, {
-      write: true,
-      createNew: true,
-      mode: mode ?? 0o666,
-    });
-    try {
-      let written = 0;
-      while (written < data.length) {
-        written += await file.write(data.subarray(written));
-      }
-      await file.syncData();
-    } finally {
-      file.close();
+    makeDirectories(dirname(real), plan.roots, shown);
+    const info = lstatOrUndefined(real);
+    if (info?.isDirectory) {
+      throw new ToolFailure(
+        "invalid_arguments",
+        `${action}: it is a directory`,
+      );
     }
-    if (mode !== undefined) {
-      await Deno.chmod(tmp, mode).catch(() => {}); // not on every platform
+    if (info?.isSymlink) {
+      throw new ToolFailure(
+        "permission_denied",
+        `Refusing "${shown}": it became a symbolic link after it was resolved`,
+      );
     }
+    if (info) {
+      created = false;
+      mode = info.mode === null ? undefined : info.mode & 0o7777;
+    }
+    tmp = createTempIn(
+      dirname(real),
+      basename(real),
+      mode ?? 0o666,
+      plan.roots,
+      shown,
+    );
+    writeAll(tmp, data, mode);
+    closeFile(tmp);
     if (signal?.aborted) {
-      throw cancelled(`nothing was written to "${plan.target.absolute}"`);
+      throw cancelled(`nothing was written to "${shown}"`);
     }
-    await Deno.rename(tmp, real);
+    renameVerified(tmp, basename(real), plan.roots, shown);
     renamed = true;
   } catch (err) {
-    throw classify(err, action);
+    return Promise.reject(classify(err, action));
   } finally {
-    if (!renamed) await Deno.remove(tmp).catch(() => {});
+    if (tmp) {
+      closeFile(tmp);
+      if (!renamed) removeIfSame(tmp.path, tmp);
+    }
   }
-  return { bytes: data.length, created };
+  return Promise.resolve({ bytes: data.length, created });
 }
 
 /** Lines in a text (a final line without a newline counts). */

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-01T23:37:58Z"
+  resolved_at = "2026-12-02T00:14:28Z"
   checksums = {
-    "darwin_amd64"  = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
-    "darwin_arm64"  = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
-    "linux_amd64"   = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
-    "linux_arm64"   = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
-    "windows_amd64" = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
+    "darwin_amd64"  = "sha256:ba97514ba913789f28a8436aede1bf13d2264e82f40be5c8ffb27959e4ef7f62"
+    "darwin_arm64"  = "sha256:ba97514ba913789f28a8436aede1bf13d2264e82f40be5c8ffb27959e4ef7f62"
+    "linux_amd64"   = "sha256:ba97514ba913789f28a8436aede1bf13d2264e82f40be5c8ffb27959e4ef7f62"
+    "linux_arm64"   = "sha256:ba97514ba913789f28a8436aede1bf13d2264e82f40be5c8ffb27959e4ef7f62"
+    "windows_amd64" = "sha256:ba97514ba913789f28a8436aede1bf13d2264e82f40be5c8ffb27959e4ef7f62"
   }
   envelope = {
     env   = []
