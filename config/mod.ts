@@ -114,6 +114,8 @@ export {
   DENO_PLATFORMS,
   type DigestedFile,
   hostPlatform,
+  ModuleGraphError,
+  pluginModuleRoots,
 } from "./checksum.ts";
 export {
   decodeGlobalConfig,
