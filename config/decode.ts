@@ -68,6 +68,11 @@ import {
   keyRanges,
 } from "./_schema.ts";
 import type { PermissionGrant } from "../contract/permissions.ts";
+import {
+  DEFAULT_SANDBOX_MODE,
+  SANDBOX_MODES,
+  type SandboxMode,
+} from "../contract/sandbox.ts";
 
 /** One `required_providers` entry. */
 export interface RequiredProvider {
@@ -820,6 +825,7 @@ export function defaultSettings(): Settings {
     observability: { ...DEFAULT_OBSERVABILITY },
     observabilityDeclared: false,
     eventBus: { subscribeQueueBound: DEFAULT_SUBSCRIBE_QUEUE_BOUND },
+    sandbox: DEFAULT_SANDBOX_MODE,
   };
 }
 
@@ -832,6 +838,7 @@ function decodeSettings(block: Block, diagnostics: Diagnostic[]): Settings {
         default_frontend: { type: "string" },
         log_level: { type: "string" },
         telemetry: { type: "bool" },
+        sandbox: { type: "string" },
       },
       blocks: {
         retry: { labels: [], unique: "type" },
@@ -862,6 +869,18 @@ function decodeSettings(block: Block, diagnostics: Diagnostic[]): Settings {
     )
   ) s.logLevel = level as LogLevel;
   const telemetry = get("telemetry", "bool");
+  const sandbox = get("sandbox", "string");
+  if (
+    typeof sandbox === "string" &&
+    checkEnum(
+      sandbox,
+      SANDBOX_MODES,
+      "sandbox",
+      "settings",
+      attrs.get("sandbox")!.expr.range,
+      diagnostics,
+    )
+  ) s.sandbox = sandbox as SandboxMode;
 
   const retry = blocks.get("retry")?.[0];
   if (retry !== undefined) {

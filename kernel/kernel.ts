@@ -411,6 +411,8 @@ export class ProviderError extends Error {
 interface Launchable {
   manifest: PluginManifest;
   entrypoint: string;
+  /** The plugin's folder (what the OS sandbox binds as its own files). */
+  root?: string;
 }
 
 async function launchableOf(
@@ -428,6 +430,7 @@ async function launchableOf(
       entrypoint: isAbsolute(manifest.entrypoint)
         ? manifest.entrypoint
         : join(abs, manifest.entrypoint),
+      root: abs,
     };
   }
   if (p.sourceKind === "builtin") {
@@ -734,6 +737,7 @@ export async function openKernel(
   const host = new PluginHost({
     env: plainEnv,
     cwd: root,
+    sandbox: plan.settings.sandbox,
     onSpawn: () => spawned.resolve(),
     services: {
       sessions: registry,
@@ -767,7 +771,7 @@ export async function openKernel(
     const toolSchemas = new Map<string, ToolSchema[]>();
     const defaultModels: ModelChainEntry[] = [];
     const launched = await Promise.allSettled(plan.providers.map(async (p) => {
-      const { manifest, entrypoint } = await launchableOf(
+      const { manifest, entrypoint, root: pluginRoot } = await launchableOf(
         root,
         p,
         options.builtins,
@@ -778,6 +782,7 @@ export async function openKernel(
         plugin = await host.launch({
           manifest,
           entrypoint,
+          ...(pluginRoot ? { root: pluginRoot } : {}),
           grant: p.permissions.granted,
           config,
           source: p.source,
@@ -1040,15 +1045,21 @@ export async function measureContextChain(
   await using host = new PluginHost({
     env: plainEnv,
     cwd: root,
+    sandbox: plan.settings.sandbox,
     services: { sessions: new SessionRegistry() },
   });
   const chain: ChainProvider[] = [];
   for (const p of wanted) {
-    const { manifest, entrypoint } = await launchableOf(root, p, builtins);
+    const { manifest, entrypoint, root: pluginRoot } = await launchableOf(
+      root,
+      p,
+      builtins,
+    );
     const config = revealProviderConfig(p) as JsonObject;
     const plugin = await host.launch({
       manifest,
       entrypoint,
+      ...(pluginRoot ? { root: pluginRoot } : {}),
       grant: p.permissions.granted,
       config,
       source: p.source,

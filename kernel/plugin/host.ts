@@ -45,6 +45,7 @@ import {
 import {
   DEFAULT_BWRAP,
   probeSandbox,
+  programPaths,
   sandboxCommand,
   sandboxedProcess,
   type SandboxView,
@@ -636,8 +637,8 @@ export class PluginHost implements AsyncDisposable {
  * the folders its module graph may load from; for an executable, its
  * folder), the Deno executable, the Deno cache and the plugin's Deno
  * config read-only, its granted read (ro) and write (rw) paths, its
- * private socket directory (rw) and, for absolute `run` grants, those
- * programs.
+ * private socket directory (rw) and the programs it is granted to run
+ * (found on its `PATH`; the system's programs are always bound).
  */
 function sandboxView(
   spec: PluginSpec,
@@ -659,12 +660,14 @@ function sandboxView(
     const config = i >= 0 ? command.args[i + 1] : undefined;
     if (config) readOnly.push(config, join(dirname(config), "deno.lock"));
   }
-  readOnly.push(...effective.read, ...effective.run.filter(isAbsolute));
+  readOnly.push(...effective.read);
+  for (const program of effective.run) {
+    readOnly.push(...programPaths(program, command.env.PATH ?? ""));
+  }
   return {
     readOnly,
     readWrite: [dir, ...effective.write],
     network: tcp || effective.net.length > 0,
-    programs: !deno || effective.run.length > 0,
     cwd: target.cwd,
   };
 }

@@ -15,7 +15,7 @@
  *
  * @module
  */
-import { dirname, isAbsolute } from "node:path";
+import { isAbsolute, join } from "node:path";
 import type {
   LaunchedProcess,
   ProcessCommand,
@@ -33,32 +33,27 @@ export interface SandboxView {
   readWrite: readonly string[];
   /** Keep the host's network namespace (a plugin granted `net`, or TCP transport). */
   network: boolean;
-  /**
-   * Bind the system's programs (`/usr`, `/bin`, `/sbin`) read-only, for an
-   * executable plugin or one granted `run`; otherwise only the system
-   * libraries are bound.
-   */
-  programs: boolean;
   /** The working directory inside (created empty when no bound path covers it). */
   cwd: string;
 }
 
-// The system libraries every dynamically linked program (Deno included)
-// needs, and the loader's cache. Not secrets.
-const LIBRARY_PATHS = [
+// The system's programs and libraries (every dynamically linked program,
+// Deno included, needs them; a shell plugin and the commands a plugin is
+// granted to run need the programs), and the loader's cache: no secrets.
+// Binding the programs always also keeps Deno's own "Requires run access"
+// answer for a program that is not granted.
+const SYSTEM_PATHS = [
+  "/usr",
+  "/bin",
+  "/sbin",
   "/lib",
   "/lib32",
   "/lib64",
   "/libx32",
-  "/usr/lib",
-  "/usr/lib32",
-  "/usr/lib64",
-  "/usr/libx32",
   "/etc/ld.so.cache",
   "/etc/ld.so.conf",
   "/etc/ld.so.conf.d",
 ];
-const PROGRAM_PATHS = ["/usr", "/bin", "/sbin"];
 // Name resolution and TLS roots, for a plugin that may use the network.
 const NETWORK_PATHS = [
   "/etc/resolv.conf",
@@ -96,7 +91,7 @@ function within(path: string, root: string): boolean {
  * import assert from "node:assert/strict";
  * const args = bwrapArgs({
  *   readOnly: ["/srv/plugin"], readWrite: ["/tmp/p1"], network: false,
- *   programs: false, cwd: "/srv/project",
+ *   cwd: "/srv/project",
  * });
  * assert.ok(args.includes("--unshare-all"));
  * assert.ok(!args.includes("--share-net"));
@@ -119,11 +114,7 @@ export function bwrapArgs(view: SandboxView): string[] {
     "--tmpfs",
     "/tmp",
   ];
-  const system = [
-    ...LIBRARY_PATHS,
-    ...(view.programs ? PROGRAM_PATHS : []),
-    ...(view.network ? NETWORK_PATHS : []),
-  ];
+  const system = [...SYSTEM_PATHS, ...(view.network ? NETWORK_PATHS : [])];
   for (const p of system) {
     const st = lstat(p);
     if (st === undefined) continue;
@@ -218,7 +209,6 @@ async function runProbe(bwrap: string): Promise<SandboxProbe> {
     readOnly: [],
     readWrite: [],
     network: false,
-    programs: true,
     cwd: "/",
   };
   try {
@@ -247,15 +237,38 @@ async function runProbe(bwrap: string): Promise<SandboxProbe> {
 }
 
 /**
- * The directory of a file, or the path itself for a directory (what a
- * view binds for a plugin's own files).
+ * Where a granted program is: an absolute path as it is, a bare name
+ * looked up on `PATH` (the file found and, when it is a symbolic link,
+ * its target), so that the view can bind it.
  *
- * @param path A file or directory.
- * @returns The directory to bind.
+ * @example Usage
+ * ```ts
+ * import { programPaths } from "./sandbox.ts";
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(programPaths("/opt/x/tool", "/usr/bin"), ["/opt/x/tool"]);
+ * assert.deepEqual(programPaths("no-such-program-here", "/nonexistent"), []);
+ * ```
+ *
+ * @param program A `run` grant.
+ * @param path The `PATH` the plugin gets.
+ * @returns The paths to bind (none when it is not found).
  */
-export function folderOf(path: string): string {
-  const st = lstat(path);
-  return st?.isDirectory ? path : dirname(path);
+export function programPaths(program: string, path: string): string[] {
+  if (isAbsolute(program)) return [program];
+  if (program.includes("/")) return [];
+  for (const dir of path.split(":")) {
+    if (!isAbsolute(dir)) continue;
+    const candidate = join(dir, program);
+    const st = lstat(candidate);
+    if (st === undefined || st.isDirectory) continue;
+    try {
+      const real = Deno.realPathSync(candidate);
+      return real === candidate ? [candidate] : [candidate, real];
+    } catch {
+      return [candidate];
+    }
+  }
+  return [];
 }
 
 // Linux signal numbers, for the status bubblewrap reports (128 + n).
