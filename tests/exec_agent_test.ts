@@ -197,8 +197,8 @@ policy "any_command" {
       // The command writes sleep.pid into the project: in the OS sandbox
       // a command may write only where the provider is granted to.
       extraProviders: EXEC_PROVIDER.replace(
-        "allow_read = [\".\"]",
-        "allow_read = [\".\"]\n  allow_write = [\".\"]",
+        'allow_read = ["."]',
+        'allow_read = ["."]\n  allow_write = ["."]',
       ),
       policies: allowAll,
       tools: ["sh.*"],

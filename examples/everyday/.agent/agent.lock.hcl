@@ -357,19 +357,19 @@ provider "search" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-01T23:37:28Z"
+  resolved_at = "2026-12-02T00:19:38Z"
   checksums = {
-    "darwin_amd64"  = "sha256:793f7f6938f547f63cf36220733d6453d770ca90446371af25a00d29a414ae46"
-    "darwin_arm64"  = "sha256:793f7f6938f547f63cf36220733d6453d770ca90446371af25a00d29a414ae46"
-    "linux_amd64"   = "sha256:793f7f6938f547f63cf36220733d6453d770ca90446371af25a00d29a414ae46"
-    "linux_arm64"   = "sha256:793f7f6938f547f63cf36220733d6453d770ca90446371af25a00d29a414ae46"
-    "windows_amd64" = "sha256:793f7f6938f547f63cf36220733d6453d770ca90446371af25a00d29a414ae46"
+    "darwin_amd64"  = "sha256:cad1fdd524ca5f6b4bf9017b213f821eb5146c3507968801d7423e13063a0b31"
+    "darwin_arm64"  = "sha256:cad1fdd524ca5f6b4bf9017b213f821eb5146c3507968801d7423e13063a0b31"
+    "linux_amd64"   = "sha256:cad1fdd524ca5f6b4bf9017b213f821eb5146c3507968801d7423e13063a0b31"
+    "linux_arm64"   = "sha256:cad1fdd524ca5f6b4bf9017b213f821eb5146c3507968801d7423e13063a0b31"
+    "windows_amd64" = "sha256:cad1fdd524ca5f6b4bf9017b213f821eb5146c3507968801d7423e13063a0b31"
   }
   envelope = {
     env   = []
     run   = ["bash"]
     read  = ["."]
-    write = []
+    write = ["*"]
     net   = []
   }
   config_schema = [
