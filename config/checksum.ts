@@ -116,6 +116,61 @@ export class ArtifactError extends Error {
   }
 }
 
+/**
+ * A Deno plugin's module graph loads a local file outside the folders it
+ * may load from (its own folder and this package's SDK tree): a literal
+ * `import("/etc/passwd", { with: { type: "text" } })` is not checked
+ * against `--allow-read` by Deno, so such a plugin is refused up front.
+ */
+export class ModuleGraphError extends ArtifactError {
+  /** The file outside the allowed folders. */
+  readonly file: string;
+  /**
+   * Creates the error.
+   *
+   * @param message What was refused.
+   * @param file The file outside the allowed folders.
+   */
+  constructor(message: string, file: string) {
+    super(message);
+    this.name = "ModuleGraphError";
+    this.file = file;
+  }
+}
+
+/**
+ * The folders a local Deno plugin's modules may come from: the plugin's
+ * own folder, and, when this package runs from a checkout, the package's
+ * plugin SDK and the modules the SDK imports (`plugins/sdk`, `contract`,
+ * `proto`). The OS sandbox binds exactly these folders read-only.
+ *
+ * @example Usage
+ * ```ts
+ * import { pluginModuleRoots } from "./checksum.ts";
+ * import assert from "node:assert/strict";
+ * const roots = pluginModuleRoots("/srv/plugins/notes");
+ * assert.equal(roots[0], "/srv/plugins/notes");
+ * ```
+ *
+ * @param pluginDir The plugin's folder (its manifest's directory).
+ * @returns Absolute folders.
+ */
+export function pluginModuleRoots(pluginDir: string): string[] {
+  const roots = [resolve(pluginDir)];
+  for (const rel of ["../plugins/sdk/", "../contract/", "../proto/"]) {
+    const u = new URL(rel, import.meta.url);
+    if (u.protocol === "file:") roots.push(fileURLToPath(u).replace(/\/$/, ""));
+  }
+  return roots;
+}
+
+function underAny(path: string, roots: readonly string[]): boolean {
+  return roots.some((root) => {
+    const rel = relative(root, path);
+    return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+  });
+}
+
 /** Options for {@linkcode computeArtifactChecksum}. */
 export interface ComputeArtifactChecksumOptions {
   /**
@@ -161,7 +216,19 @@ export async function computeArtifactChecksum(
       root,
       options.deno ?? Deno.execPath(),
     );
-    for (const p of graph.files) paths.add(p);
+    const roots = pluginModuleRoots(root);
+    for (const p of graph.files) {
+      if (!underAny(p, roots)) {
+        const by = graph.importers?.[p];
+        throw new ModuleGraphError(
+          `Its module graph loads "${p}"${
+            by ? ` (imported by "${by}")` : ""
+          }, outside the plugin's folder "${root}" and the plugin SDK: a Deno plugin may load local files only from its own folder`,
+          p,
+        );
+      }
+      paths.add(p);
+    }
     for (const m of graph.modules) modules.add(m);
   }
   const files: DigestedFile[] = [];
@@ -255,12 +322,18 @@ interface DenoInfo {
     local?: string;
     kind?: string;
     error?: string;
+    dependencies?: {
+      code?: { specifier?: string };
+      type?: { specifier?: string };
+    }[];
   }[];
 }
 
 interface Graph {
   files: string[];
   modules: string[];
+  /** A module that imports each local file, by the file's path. */
+  importers?: Record<string, string>;
 }
 
 interface CachedGraph extends Graph {
@@ -331,7 +404,11 @@ async function moduleGraph(
           cached.inputs.map((i) => hashFile(i.path)),
         );
         if (hashes.every((h, i) => h === cached.inputs[i]!.sha256)) {
-          return { files: cached.files, modules: cached.modules };
+          return {
+            files: cached.files,
+            modules: cached.modules,
+            ...(cached.importers ? { importers: cached.importers } : {}),
+          };
         }
       }
     } catch {
@@ -353,6 +430,7 @@ async function moduleGraph(
         key,
         files: graph.files,
         modules: graph.modules,
+        ...(graph.importers ? { importers: graph.importers } : {}),
         inputs,
       };
       await Deno.mkdir(dirname(cachePath), { recursive: true });
@@ -409,6 +487,21 @@ async function denoInfoGraph(
   }
   const files: string[] = [];
   const modules: string[] = [];
+  const importers: Record<string, string> = {};
+  const localOf = (specifier: string): string => {
+    const local = fileURLToPath(specifier);
+    return isAbsolute(local) ? local : join(root, local);
+  };
+  for (const m of info.modules ?? []) {
+    if (!m.specifier.startsWith("file:")) continue;
+    for (const d of m.dependencies ?? []) {
+      for (const s of [d.code?.specifier, d.type?.specifier]) {
+        if (s?.startsWith("file:")) {
+          importers[localOf(s)] ??= localOf(m.specifier);
+        }
+      }
+    }
+  }
   for (const m of info.modules ?? []) {
     if (m.error !== undefined) {
       throw new ArtifactError(
@@ -424,5 +517,5 @@ async function denoInfoGraph(
       modules.push(m.specifier);
     }
   }
-  return { files, modules };
+  return { files, modules, importers };
 }

@@ -23,6 +23,11 @@ import {
   evalAttr,
   headerRange,
 } from "./_schema.ts";
+import {
+  DEFAULT_SANDBOX_MODE,
+  SANDBOX_MODES,
+  type SandboxMode,
+} from "../contract/sandbox.ts";
 
 /**
  * The settings used when `settings {}` or any of its blocks is absent.
@@ -38,6 +43,7 @@ export function defaultSettings(): Settings {
     observability: { ...DEFAULT_OBSERVABILITY },
     observabilityDeclared: false,
     eventBus: { subscribeQueueBound: DEFAULT_SUBSCRIBE_QUEUE_BOUND },
+    sandbox: DEFAULT_SANDBOX_MODE,
   };
 }
 
@@ -62,6 +68,7 @@ export function decodeSettings(
         default_frontend: { type: "string" },
         log_level: { type: "string" },
         telemetry: { type: "bool" },
+        sandbox: { type: "string" },
       },
       blocks: {
         retry: { labels: [], unique: "type" },
@@ -92,6 +99,18 @@ export function decodeSettings(
     )
   ) s.logLevel = level as LogLevel;
   const telemetry = get("telemetry", "bool");
+  const sandbox = get("sandbox", "string");
+  if (
+    typeof sandbox === "string" &&
+    checkEnum(
+      sandbox,
+      SANDBOX_MODES,
+      "sandbox",
+      "settings",
+      attrs.get("sandbox")!.expr.range,
+      diagnostics,
+    )
+  ) s.sandbox = sandbox as SandboxMode;
 
   const retry = blocks.get("retry")?.[0];
   if (retry !== undefined) {

@@ -39,7 +39,11 @@ import {
   BUILTIN_SOURCE_PREFIX,
   type BuiltinCatalog,
 } from "../contract/builtins.ts";
-import { ArtifactError, computeArtifactChecksum } from "./checksum.ts";
+import {
+  ArtifactError,
+  computeArtifactChecksum,
+  ModuleGraphError,
+} from "./checksum.ts";
 import {
   artifactKey,
   type CompileInputs,
@@ -369,6 +373,11 @@ async function loadArtifact(
     if (tools !== undefined) artifact.tools = tools;
     return artifact;
   } catch (err) {
+    if (err instanceof ModuleGraphError) {
+      return {
+        error: `The plugin at "${shown}" is refused: ${err.message}`,
+      };
+    }
     if (err instanceof ArtifactError) {
       return {
         error:

@@ -116,6 +116,8 @@ export {
   DENO_PLATFORMS,
   type DigestedFile,
   hostPlatform,
+  ModuleGraphError,
+  pluginModuleRoots,
 } from "./checksum.ts";
 export {
   decodeGlobalConfig,

@@ -23,6 +23,7 @@ import type {
   PluginRuntime,
 } from "../contract/manifest.ts";
 import type { EffectivePermissions } from "../contract/permissions.ts";
+import type { SandboxMode } from "../contract/sandbox.ts";
 import type { PolicyRule, RiskClass, ToolKind } from "../contract/policy.ts";
 import { specificity } from "../contract/policy_specificity.ts";
 import type {
@@ -244,6 +245,11 @@ export interface Settings {
   observabilityDeclared: boolean;
   /** Event bus settings. */
   eventBus: { subscribeQueueBound: number };
+  /**
+   * The OS sandbox under plugins (`sandbox = "required" | "auto" | "off"`,
+   * default `auto`).
+   */
+  sandbox: SandboxMode;
 }
 
 /** The default `retry {}`. */
@@ -435,6 +441,7 @@ export function planToJson(plan: Plan): JsonValue {
       default_frontend: s.defaultFrontend ?? null,
       log_level: s.logLevel,
       telemetry: s.telemetry,
+      sandbox: s.sandbox,
       retry: {
         base_delay_ms: s.retry.baseDelayMs,
         backoff_factor: s.retry.backoffFactor,

@@ -156,3 +156,8 @@ export {
   type BuiltinCatalog,
   type BuiltinPlugin,
 } from "./builtins.ts";
+export {
+  DEFAULT_SANDBOX_MODE,
+  SANDBOX_MODES,
+  type SandboxMode,
+} from "./sandbox.ts";

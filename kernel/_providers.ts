@@ -45,6 +45,8 @@ export interface Launchable {
   manifest: PluginManifest;
   /** The absolute path (or URL) of its entrypoint. */
   entrypoint: string;
+  /** The plugin's folder (what the OS sandbox binds as its own files). */
+  root?: string;
 }
 
 /**
@@ -72,6 +74,7 @@ export async function launchableOf(
       entrypoint: isAbsolute(manifest.entrypoint)
         ? manifest.entrypoint
         : join(abs, manifest.entrypoint),
+      root: abs,
     };
   }
   if (p.sourceKind === "builtin") {
@@ -185,7 +188,7 @@ export async function launchProviders(
     defaultModels: [],
   };
   const launched = await Promise.allSettled(plan.providers.map(async (p) => {
-    const { manifest, entrypoint } = await launchableOf(
+    const { manifest, entrypoint, root: pluginRoot } = await launchableOf(
       dir,
       p,
       options.builtins,
@@ -196,6 +199,7 @@ export async function launchProviders(
       plugin = await host.launch({
         manifest,
         entrypoint,
+        ...(pluginRoot ? { root: pluginRoot } : {}),
         grant: p.permissions.granted,
         config,
         source: p.source,

@@ -68,15 +68,21 @@ export async function measureContextChain(
   await using host = new PluginHost({
     env: plainEnvOf(env),
     cwd: root,
+    sandbox: plan.settings.sandbox,
     services: { sessions: new SessionRegistry() },
   });
   const chain: ChainProvider[] = [];
   for (const p of wanted) {
-    const { manifest, entrypoint } = await launchableOf(root, p, builtins);
+    const { manifest, entrypoint, root: pluginRoot } = await launchableOf(
+      root,
+      p,
+      builtins,
+    );
     const config = revealProviderConfig(p) as JsonObject;
     const plugin = await host.launch({
       manifest,
       entrypoint,
+      ...(pluginRoot ? { root: pluginRoot } : {}),
       grant: p.permissions.granted,
       config,
       source: p.source,

@@ -428,6 +428,7 @@ function startRuntime(
   const host = new PluginHost({
     env: plainEnvOf(env),
     cwd: root,
+    sandbox: plan.settings.sandbox,
     onSpawn: () => spawned.resolve(),
     services: {
       sessions: registry,

@@ -15,7 +15,8 @@ export type PluginStartErrorCode =
   | "plugin_exited_before_handshake"
   | "plugin_start_timeout"
   | "plugin_handshake_invalid"
-  | "plugin_health_failed";
+  | "plugin_health_failed"
+  | "plugin_sandbox_unavailable";
 
 /**
  * A plugin could not be started. The message names the plugin, its path,

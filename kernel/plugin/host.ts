@@ -14,7 +14,7 @@
  */
 import type { JsonObject } from "@bufbuild/protobuf";
 import { getLogger } from "@logtape/logtape";
-import { isAbsolute, join, resolve } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { PluginManifest } from "../../contract/manifest.ts";
 import type {
@@ -22,6 +22,11 @@ import type {
   PermissionGrant,
 } from "../../contract/permissions.ts";
 import type { PluginIdentity } from "../../contract/plugin_identity.ts";
+import {
+  DEFAULT_SANDBOX_MODE,
+  type SandboxMode,
+} from "../../contract/sandbox.ts";
+import { pluginModuleRoots } from "../../config/mod.ts";
 import type {
   CallbackEndpoint,
   CallbackHost,
@@ -32,7 +37,19 @@ import {
   createCallbackService,
   type KernelServices,
 } from "../callback/service.ts";
-import { ensureCached, isRemoteSpecifier } from "../process/_module_cache.ts";
+import {
+  denoCacheDir,
+  ensureCached,
+  isRemoteSpecifier,
+} from "../process/_module_cache.ts";
+import {
+  DEFAULT_BWRAP,
+  probeSandbox,
+  programPaths,
+  sandboxCommand,
+  sandboxedProcess,
+  type SandboxView,
+} from "../process/sandbox.ts";
 import {
   DenoCommandLauncher,
   type LaunchedProcess,
@@ -70,6 +87,12 @@ export interface PluginSpec {
   config?: JsonObject;
   /** Install address recorded in the identity, e.g. `builtin:echo`. */
   source?: string;
+  /**
+   * The plugin's folder (its manifest's directory): what the OS sandbox
+   * binds read-only as the plugin's own files.
+   * @default {the entrypoint's directory}
+   */
+  root?: string;
 }
 
 /** Per-launch options. */
@@ -139,6 +162,24 @@ export interface PluginHostOptions {
    * @default {a new temporary directory}
    */
   runtimeDir?: string;
+  /**
+   * The OS sandbox (bubblewrap, Linux): `required` refuses to start a
+   * plugin when it cannot be built, `auto` uses it when it works and
+   * warns when it does not, `off` runs plugins unsandboxed (a warning).
+   * @default {"auto"}
+   */
+  sandbox?: SandboxMode;
+  /**
+   * The `bwrap` executable.
+   * @default {"bwrap"}
+   */
+  bwrap?: string;
+  /**
+   * Receives the one-line warning about plugins running without the OS
+   * sandbox (once per host).
+   * @default {a line on stderr}
+   */
+  onWarning?: (message: string) => void;
 }
 
 const log = getLogger(["ph-agent", "kernel", "plugin-host"]);
@@ -164,6 +205,8 @@ interface PreparedLaunch {
   effective: EffectivePermissions;
   callbacks: CallbackChannel;
   command: ProcessCommand;
+  /** Whether the command runs in the OS sandbox. */
+  sandboxed: boolean;
   /** Closes the callback endpoint and removes the plugin's directory. */
   cleanup(): Promise<void>;
 }
@@ -186,6 +229,7 @@ export class PluginHost implements AsyncDisposable {
   #callbackHost: Promise<CallbackHost> | undefined;
   #preSpawn = 0;
   #ownsCallbackHost = false;
+  #warned = false;
   #onUnload = () => this.killAllNow();
 
   /**
@@ -270,10 +314,17 @@ export class PluginHost implements AsyncDisposable {
     spawned: () => void,
   ): Promise<Plugin> {
     const target = this.#target(spec, options);
-    // 1. Preflight.
+    // 1. Preflight, and whether the OS sandbox wraps the plugin.
     const effective = await preflight(spec.manifest, spec.grant ?? {}, target);
+    const sandboxed = await this.#sandboxed(target);
     // 2. Environment and command.
-    const prepared = await this.#prepare(spec, target, effective, options);
+    const prepared = await this.#prepare(
+      spec,
+      target,
+      effective,
+      options,
+      sandboxed,
+    );
     // 3. Spawn in its own process group.
     const child = await this.#spawn(prepared, target);
     spawned();
@@ -300,6 +351,48 @@ export class PluginHost implements AsyncDisposable {
   }
 
   /**
+   * Whether the next plugin runs in the OS sandbox: under `required` a
+   * host where bubblewrap does not work refuses the launch; under `auto`
+   * it warns once and runs unsandboxed; `off` warns once.
+   */
+  async #sandboxed(target: LaunchTarget): Promise<boolean> {
+    const mode = this.#options.sandbox ?? DEFAULT_SANDBOX_MODE;
+    if (mode === "off") {
+      this.#warn(
+        'plugins run without the OS sandbox (settings { sandbox = "off" }): a plugin can read every file and environment this user can',
+      );
+      return false;
+    }
+    const probe = await probeSandbox(this.#options.bwrap ?? DEFAULT_BWRAP);
+    if (probe.available) return true;
+    if (mode === "required") {
+      throw startError(
+        target,
+        "plugin_sandbox_unavailable",
+        `the OS sandbox is required (settings { sandbox = "required" }) but cannot be built: ${probe.reason}`,
+      );
+    }
+    this.#warn(
+      `plugins run without the OS sandbox: ${probe.reason}; a plugin can read every file and environment this user can (install bubblewrap, or set settings { sandbox = "off" } to accept this)`,
+    );
+    return false;
+  }
+
+  #warn(message: string): void {
+    if (this.#warned) return;
+    this.#warned = true;
+    const onWarning = this.#options.onWarning ??
+      ((m: string) => {
+        try {
+          Deno.stderr.writeSync(new TextEncoder().encode(`WARNING: ${m}\n`));
+        } catch {
+          // no stderr
+        }
+      });
+    onWarning(message);
+  }
+
+  /**
    * Creates the plugin's private directory and callback channel, caches a
    * remote module and builds its command line.
    */
@@ -308,6 +401,7 @@ export class PluginHost implements AsyncDisposable {
     target: LaunchTarget,
     effective: EffectivePermissions,
     options: LaunchOptions,
+    sandboxed: boolean,
   ): Promise<PreparedLaunch> {
     const { manifest } = spec;
     const runtimeDir = await this.#dir();
@@ -339,7 +433,7 @@ export class PluginHost implements AsyncDisposable {
     const callbackAddress = tcp
       ? (await callbacks.open()).address
       : join(dir, CALLBACK_SOCKET_NAME);
-    const command = await pluginCommand({
+    let command = await pluginCommand({
       identity,
       runtime: manifest.runtime,
       path: target.path,
@@ -349,11 +443,18 @@ export class PluginHost implements AsyncDisposable {
       cwd: target.cwd,
       transport: { tcp, port, dir, callbackAddress },
     });
+    if (sandboxed) {
+      command = sandboxCommand(
+        command,
+        sandboxView(spec, target, effective, command, dir, tcp),
+        this.#options.bwrap ?? DEFAULT_BWRAP,
+      );
+    }
     const cleanup = async () => {
       await callbacks.close();
       await Deno.remove(dir, { recursive: true }).catch(() => {});
     };
-    return { identity, effective, callbacks, command, cleanup };
+    return { identity, effective, callbacks, command, sandboxed, cleanup };
   }
 
   /**
@@ -398,9 +499,10 @@ export class PluginHost implements AsyncDisposable {
     target: LaunchTarget,
   ): Promise<LaunchedProcess> {
     try {
-      return (this.#options.launcher ?? DEFAULT_LAUNCHER).start(
+      const child = (this.#options.launcher ?? DEFAULT_LAUNCHER).start(
         prepared.command,
       );
+      return prepared.sandboxed ? sandboxedProcess(child) : child;
     } catch (err) {
       await prepared.cleanup();
       const permission = err instanceof Deno.errors.PermissionDenied;
@@ -528,6 +630,46 @@ export class PluginHost implements AsyncDisposable {
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }
+}
+
+/**
+ * What a sandboxed plugin sees: its own files (for a local Deno plugin,
+ * the folders its module graph may load from; for an executable, its
+ * folder), the Deno executable, the Deno cache and the plugin's Deno
+ * config read-only, its granted read (ro) and write (rw) paths, its
+ * private socket directory (rw) and the programs it is granted to run
+ * (found on its `PATH`; the system's programs are always bound).
+ */
+function sandboxView(
+  spec: PluginSpec,
+  target: LaunchTarget,
+  effective: EffectivePermissions,
+  command: ProcessCommand,
+  dir: string,
+  tcp: boolean,
+): SandboxView {
+  const readOnly: string[] = [];
+  const deno = spec.manifest.runtime === "deno";
+  if (!target.remote) {
+    const root = spec.root ?? dirname(target.path);
+    readOnly.push(...(deno ? pluginModuleRoots(root) : [root]));
+  }
+  if (deno) {
+    readOnly.push(Deno.execPath(), denoCacheDir());
+    const i = command.args.indexOf("--config");
+    const config = i >= 0 ? command.args[i + 1] : undefined;
+    if (config) readOnly.push(config, join(dirname(config), "deno.lock"));
+  }
+  readOnly.push(...effective.read);
+  for (const program of effective.run) {
+    readOnly.push(...programPaths(program, command.env.PATH ?? ""));
+  }
+  return {
+    readOnly,
+    readWrite: [dir, ...effective.write],
+    network: tcp || effective.net.length > 0,
+    cwd: target.cwd,
+  };
 }
 
 /** Resolves a module-relative path (for first-party plugins). */
