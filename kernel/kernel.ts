@@ -68,6 +68,7 @@ import type {
 } from "./agent/session_spec.ts";
 import { sessionSpecFromPlan } from "./agent/session_spec_from_plan.ts";
 import { ulid } from "./state/ulid.ts";
+import { defaultInstallationKeyPath } from "./state/installation_key.ts";
 import {
   type ChainProvider,
   type ChainReport,
@@ -856,7 +857,7 @@ export async function openKernel(
     );
     const { SqliteSessionStore } = await sqliteModule;
     store = new SqliteSessionStore({
-      dir: options.sessionsDir ?? sessionsDirOf(env),
+      ...stateLocationsOf(env, options.sessionsDir),
       bus,
     });
     // The kernel's own spans: exported only with telemetry and traces on.
@@ -915,9 +916,9 @@ export function openSessions(
   options: Pick<OpenKernelOptions, "env" | "sessionsDir"> = {},
 ): KernelSessions & AsyncDisposable {
   const env = options.env ?? Deno.env.toObject();
-  const dir = options.sessionsDir ?? sessionsDirOf(env);
+  const where = stateLocationsOf(env, options.sessionsDir);
   const store = import("./state/sqlite_session_store.ts").then((m) =>
-    new m.SqliteSessionStore({ dir })
+    new m.SqliteSessionStore(where)
   );
   store.catch(() => {});
   return {
@@ -928,6 +929,23 @@ export function openSessions(
     verify: async (id) => (await store).verify(id),
     [Symbol.asyncDispose]: async () => (await store).close(),
   };
+}
+
+/**
+ * The sessions directory, the chain heads beside it
+ * (`$XDG_STATE_HOME/agent/heads`) and the installation key
+ * (`$XDG_DATA_HOME/agent/installation.key`), from the kernel's
+ * environment. An explicit sessions directory keeps its heads inside it.
+ */
+function stateLocationsOf(
+  env: Readonly<Record<string, string | undefined>>,
+  sessionsDir: string | undefined,
+): { dir: string; headsDir: string; keyPath: string } {
+  const dir = sessionsDir ?? sessionsDirOf(env);
+  const headsDir = sessionsDir === undefined
+    ? `${dir.slice(0, dir.lastIndexOf("/"))}/heads`
+    : `${dir}/heads`;
+  return { dir, headsDir, keyPath: defaultInstallationKeyPath((k) => env[k]) };
 }
 
 function sessionsDirOf(env: Readonly<Record<string, string | undefined>>) {
