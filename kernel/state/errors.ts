@@ -368,8 +368,8 @@ export class StorageError extends StateError {
 
 /**
  * The installation key that keys the session chain cannot be used: missing
- * (when it must not be created), readable or writable by others, owned by
- * another user, not a regular file, or not 32 bytes long.
+ * (when it must not be created), readable or writable by others, not a
+ * regular file, or not 32 bytes long.
  */
 export class InstallationKeyError extends StateError {
   /** The key file. */

@@ -150,13 +150,6 @@ function readChecked(path: string): Uint8Array {
       }, readable or writable by others; it may have leaked. Run "chmod 600 ${path}" if you are sure it did not, or delete it to start a new key (sessions keyed with the old one then verify as keyed by an unknown key)`,
     );
   }
-  const uid = Deno.uid();
-  if (info.uid !== null && uid !== null && info.uid !== uid) {
-    throw new InstallationKeyError(
-      path,
-      `it belongs to user ${info.uid}, not to the current user ${uid}`,
-    );
-  }
   const bytes = Deno.readFileSync(path);
   if (bytes.length !== INSTALLATION_KEY_BYTES) {
     throw new InstallationKeyError(
@@ -188,8 +181,8 @@ function readChecked(path: string): Uint8Array {
  * @param options Whether to create a missing key.
  * @returns The key.
  * @throws {InstallationKeyError} When the file is missing (without
- * `create`), has group or other permission bits, belongs to another user,
- * is not a regular file or is not 32 bytes long.
+ * `create`), has group or other permission bits, is not a regular file or
+ * is not 32 bytes long.
  */
 export function loadInstallationKey(
   path: string,
