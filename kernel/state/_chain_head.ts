@@ -1,5 +1,5 @@
 /**
- * The chain head kept outside the session file (kernel.md §3.13): per
+ * The chain head kept outside the session file (kernel.md §3.15): per
  * session its id, scheme, last committed sequence and hash, MACed with the
  * installation key, rewritten after each committed append batch. Deleting
  * the newest events of a session (and fixing `sqlite_sequence`) leaves a

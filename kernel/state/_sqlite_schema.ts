@@ -11,7 +11,7 @@
  *    step adds the column and computes the chain over the rows already in
  *    the file, in sequence order, so a migrated file verifies from then on
  *    (it cannot vouch for edits made before the migration).
- * 3. `chain`: one row naming the chain's scheme and key (kernel.md §3.13).
+ * 3. `chain`: one row naming the chain's scheme and key (kernel.md §3.15).
  *    Existing files keep their public chain and are marked `sha256`
  *    (legacy); a new file is marked `hmac-sha256` with the installation
  *    key's id when it is created.

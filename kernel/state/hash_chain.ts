@@ -27,7 +27,7 @@
  * copied in from another session do not verify either. `session_meta` (the
  * one table updated in place) and `producers` (derived) are not chained.
  *
- * ## The keyed chain (kernel.md §3.13)
+ * ## The keyed chain (kernel.md §3.15)
  *
  * The chain above uses a public function, so anyone who can write the file
  * can edit a row and recompute every later hash. Sessions created since

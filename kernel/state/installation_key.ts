@@ -10,7 +10,7 @@
  * private temporary file that is then hard-linked to the final name, so a
  * second process racing the first either wins the link or reads the
  * winner's complete key, never a partial one. Only the kernel reads it;
- * plugins never get it (kernel.md §3.13).
+ * plugins never get it (kernel.md §3.15).
  *
  * A key file that others may read or write (any group or other permission
  * bit) is refused, not silently repaired: it may already have been copied,
