@@ -146,6 +146,7 @@ export type {
 } from "./kernel/agent/session_events.ts";
 export type {
   ChainFailure,
+  HeadCheck,
   ListSessionsOptions,
   ListSessionsResult,
   SessionRecord,

@@ -76,7 +76,7 @@ import {
   launchProviders,
   plainEnvOf,
 } from "./_providers.ts";
-import { sessionsDirOf } from "./open_sessions.ts";
+import { stateLocationsOf } from "./open_sessions.ts";
 
 function promptResultOf(r: SendResult): PromptResult {
   return {
@@ -339,7 +339,7 @@ export async function openKernel(
     });
     const { SqliteSessionStore } = await runtime.sqliteModule;
     store = new SqliteSessionStore({
-      dir: options.sessionsDir ?? sessionsDirOf(env),
+      ...stateLocationsOf(env, options.sessionsDir),
       bus: runtime.bus,
     });
     const deps = await agentDepsOf(root, plan, {

@@ -116,12 +116,14 @@ export { fallbackTokenCount } from "../contract/tokens.ts";
 export {
   canChangeStatus,
   type ChainFailure,
+  type ChainScheme,
   type CostLedgerEntry,
   type CostLedgerRecord,
   type CreateSessionOptions,
   type EmitInput,
   type EmittedEvent,
   type EventRecord,
+  type HeadCheck,
   KERNEL_PRODUCER,
   type ListSessionsOptions,
   type ListSessionsResult,
@@ -148,7 +150,10 @@ export {
   SqliteSessionStore,
   type SqliteSessionStoreOptions,
 } from "./state/sqlite_session_store.ts";
-export { MemorySessionStore } from "./state/memory_session_store.ts";
+export {
+  MemorySessionStore,
+  type MemorySessionStoreOptions,
+} from "./state/memory_session_store.ts";
 export {
   EVENT_KINDS,
   type EventKindInfo,
@@ -160,15 +165,31 @@ export {
 export {
   canonicalEventBytes,
   chainGenesis,
+  type ChainHasher,
+  chainHasher,
+  type ChainHead,
   eventHash,
   HASH_BYTES,
   type HashedEvent,
+  headMac,
+  keyedChainGenesis,
+  keyedEventHash,
   type StoredHashedEvent,
   verifyChain,
   type VerifyChainOptions,
 } from "./state/hash_chain.ts";
 export {
+  defaultInstallationKeyPath,
+  INSTALLATION_KEY_BYTES,
+  type InstallationKey,
+  installationKeyFromBytes,
+  installationKeyId,
+  loadInstallationKey,
+  type LoadInstallationKeyOptions,
+} from "./state/installation_key.ts";
+export {
   DuplicateEventIdError,
+  InstallationKeyError,
   InvalidStatusTransitionError,
   MalformedEventRowError,
   ReservedProducerError,

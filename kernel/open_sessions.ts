@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { defaultInstallationKeyPath } from "./state/installation_key.ts";
 import type { KernelSessions, OpenKernelOptions } from "./api.ts";
 import { replaySession } from "./agent/history.ts";
 
@@ -19,9 +20,9 @@ export function openSessions(
   options: Pick<OpenKernelOptions, "env" | "sessionsDir"> = {},
 ): KernelSessions & AsyncDisposable {
   const env = options.env ?? Deno.env.toObject();
-  const dir = options.sessionsDir ?? sessionsDirOf(env);
+  const where = stateLocationsOf(env, options.sessionsDir);
   const store = import("./state/sqlite_session_store.ts").then((m) =>
-    new m.SqliteSessionStore({ dir })
+    new m.SqliteSessionStore(where)
   );
   store.catch(() => {});
   return {
@@ -61,4 +62,26 @@ export function sessionsDirOf(
     );
   }
   return `${env.HOME}/.local/state/agent/sessions`;
+}
+
+/**
+ * Where the state backend keeps its files: the sessions directory, the
+ * chain heads kept outside the session files
+ * (`$XDG_STATE_HOME/agent/heads`) and the installation key
+ * (`$XDG_DATA_HOME/agent/installation.key`), from the kernel's environment.
+ * An explicit sessions directory keeps its heads inside it.
+ *
+ * @param env The environment.
+ * @param sessionsDir An explicit sessions directory.
+ * @returns The store's locations.
+ */
+export function stateLocationsOf(
+  env: Readonly<Record<string, string | undefined>>,
+  sessionsDir: string | undefined,
+): { dir: string; headsDir: string; keyPath: string } {
+  const dir = sessionsDir ?? sessionsDirOf(env);
+  const headsDir = sessionsDir === undefined
+    ? `${dir.slice(0, dir.lastIndexOf("/"))}/heads`
+    : `${dir}/heads`;
+  return { dir, headsDir, keyPath: defaultInstallationKeyPath((k) => env[k]) };
 }

@@ -24,7 +24,10 @@ async function withSession(
 ): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "ph-state-corrupt-" });
   try {
-    const store = new SqliteSessionStore({ dir });
+    const store = new SqliteSessionStore({
+      dir,
+      keyPath: `${dir}/key/installation.key`,
+    });
     const s = await store.create({ profile: "damaged" });
     await Promise.all(
       Array.from({ length: EVENTS }, (_, i) => s.emit(eventFor(i + 1))),
@@ -36,9 +39,12 @@ async function withSession(
   }
 }
 
-/** The files of a directory, without SQLite's -wal/-shm companions. */
+/**
+ * The files of a directory, without SQLite's -wal/-shm companions (the
+ * chain heads and the test's key live in subdirectories).
+ */
 function listDir(dir: string): string[] {
-  return [...Deno.readDirSync(dir)].map((e) => e.name)
+  return [...Deno.readDirSync(dir)].filter((e) => e.isFile).map((e) => e.name)
     .filter((n) => !/-(wal|shm)$/.test(n)).sort();
 }
 
@@ -63,7 +69,10 @@ Deno.test("a file with overwritten bytes is salvaged; the original is kept as .c
     bytes.fill(0xa5, page * pageSize + 8, (page + 1) * pageSize);
     await Deno.writeFile(path, bytes);
 
-    await using store = new SqliteSessionStore({ dir });
+    await using store = new SqliteSessionStore({
+      dir,
+      keyPath: `${dir}/key/installation.key`,
+    });
     const s = await store.open(id);
     const report = s.recovery;
     assert.ok(report, "the file was recovered");
@@ -105,7 +114,10 @@ Deno.test("a truncated file is salvaged up to the cut", async () => {
   await withSession(async ({ dir, id, path }) => {
     const size = (await Deno.stat(path)).size;
     await Deno.truncate(path, Math.floor(size * 0.6));
-    await using store = new SqliteSessionStore({ dir });
+    await using store = new SqliteSessionStore({
+      dir,
+      keyPath: `${dir}/key/installation.key`,
+    });
     const s = await store.open(id);
     assert.ok(s.recovery, "the file was recovered");
     const events = await readAll(store, id);
@@ -122,7 +134,10 @@ Deno.test("a truncated file is salvaged up to the cut", async () => {
 Deno.test("a file truncated to nothing is refused as unreadable and left in place", async () => {
   await withSession(async ({ dir, id, path }) => {
     await Deno.truncate(path, 0);
-    await using store = new SqliteSessionStore({ dir });
+    await using store = new SqliteSessionStore({
+      dir,
+      keyPath: `${dir}/key/installation.key`,
+    });
     await assert.rejects(
       store.open(id),
       (e: unknown) =>
@@ -141,7 +156,10 @@ Deno.test("a file whose header is destroyed cannot be salvaged: named error, fil
     const bytes = await Deno.readFile(path);
     bytes.fill(0x42, 0, 100);
     await Deno.writeFile(path, bytes);
-    await using store = new SqliteSessionStore({ dir });
+    await using store = new SqliteSessionStore({
+      dir,
+      keyPath: `${dir}/key/installation.key`,
+    });
     await assert.rejects(
       store.open(id),
       (e: unknown) =>
@@ -167,7 +185,10 @@ Deno.test("a file from a newer kernel is refused with a clear error and never mo
     db.exec(`PRAGMA user_version = ${SCHEMA_VERSION + 1}`);
     db.close();
     const before = await Deno.readFile(path);
-    await using store = new SqliteSessionStore({ dir });
+    await using store = new SqliteSessionStore({
+      dir,
+      keyPath: `${dir}/key/installation.key`,
+    });
     await assert.rejects(
       store.open(id),
       (e: unknown) =>

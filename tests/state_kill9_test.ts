@@ -79,7 +79,10 @@ async function checkSurvivors(
   sessionId: string,
   acks: Ack[],
 ): Promise<number> {
-  await using store = new SqliteSessionStore({ dir });
+  await using store = new SqliteSessionStore({
+    dir,
+    keyPath: `${dir}/key/installation.key`,
+  });
   const session = await store.open(sessionId);
   assert.equal(session.recovery, undefined, "the file needed no salvage");
   const events: EventRecord[] = [];
@@ -122,7 +125,10 @@ for (
   Deno.test(`every acknowledged emit survives kill -9 of the writer (${name})`, async () => {
     const dir = await Deno.makeTempDir({ prefix: "ph-state-kill9-" });
     try {
-      const store = new SqliteSessionStore({ dir });
+      const store = new SqliteSessionStore({
+        dir,
+        keyPath: `${dir}/key/installation.key`,
+      });
       const s = await store.create({ profile: "kill9" });
       await store.close();
       const killAfterMs = 150 + Math.floor(Math.random() * 300);

@@ -7,7 +7,10 @@
  */
 import { openSessions } from "../../kernel/open_sessions.ts";
 import type { SessionEvent } from "../../kernel/agent/session_events.ts";
-import { SESSION_STATUS_TEXT } from "../../kernel/state/session_store.ts";
+import {
+  SESSION_STATUS_TEXT,
+  type VerifyResult,
+} from "../../kernel/state/session_store.ts";
 import { EventRenderer, styleFor } from "../render/events.ts";
 import type { AgentIo } from "./io.ts";
 import { EXIT_OK, EXIT_TASK_ERROR, EXIT_USAGE } from "./exit_codes.ts";
@@ -25,7 +28,8 @@ Stored sessions ($XDG_STATE_HOME/agent/sessions, else
   list     Every session, newest first: id, status, profile, cost, start
   show     One session's record and its transcript summary
   replay   Prints a session's events again, without calling any model
-  verify   Checks the session's hash chain (exit 1 when it is broken)
+  verify   Checks the session's keyed hash chain and its head kept outside
+           the file, and says what that proves (exit 1 when broken)
 
 Options:
   --json       JSON output (one object, or one event per line for replay)
@@ -176,19 +180,50 @@ export async function sessionsCommand(
       default: {
         const r = await store.verify(id!);
         if (json) io.stdout(`${JSON.stringify(r)}\n`);
-        if (r.ok) {
-          if (!json) {
-            io.stdout(
-              `ok: ${r.events} events, the hash chain is intact (head ${r.head})\n`,
-            );
-          }
-          return EXIT_OK;
-        }
-        if (!json) io.stdout(`broken: ${JSON.stringify(r)}\n`);
-        return EXIT_TASK_ERROR;
+        else io.stdout(verifyReport(r));
+        return r.ok ? EXIT_OK : EXIT_TASK_ERROR;
       }
     }
   } catch (err) {
     return reportError(io, err);
   }
+}
+
+/**
+ * What `agent sessions verify` proved, and what it cannot prove, in words.
+ *
+ * @param r The verification result.
+ * @returns The text for stdout.
+ */
+export function verifyReport(r: VerifyResult): string {
+  const key = "anyone without the installation key";
+  const holder =
+    "It cannot rule out changes by someone holding the installation key (the kernel's user), nor a rollback of both the session file and its head to copies saved earlier.";
+  if (!r.ok) {
+    const what = r.chain === "keyed" ? "keyed chain" : "unkeyed (legacy) chain";
+    return `broken: ${r.message} (${what}; ${r.events} events verified before the break)\n`;
+  }
+  const lines = [`ok: ${r.events} events, head ${r.head}`];
+  if (r.chain === "keyed") {
+    lines.push(
+      r.headCheck === "behind"
+        ? `keyed chain valid; the head outside the file names an earlier event (the kernel stopped between a commit and the head write): no event up to it was deleted or edited by ${key}, and every later event carries a valid keyed hash.`
+        : `keyed chain valid; head matches: no event was deleted or edited by ${key}.`,
+      holder,
+    );
+  } else {
+    lines.push(
+      "unkeyed (legacy): integrity only against accidental damage. This session was written before the chain was keyed, so anyone who can write its file could have edited it and recomputed the chain.",
+    );
+    if (r.headCheck === "match" || r.headCheck === "behind") {
+      lines.push(
+        `Its head outside the file (written since the upgrade) matches: the events it covers were not deleted or rewritten since by ${key}.`,
+      );
+    } else {
+      lines.push(
+        "It has no head outside the file, so a deletion of its newest events cannot be ruled out either.",
+      );
+    }
+  }
+  return `${lines.join("\n")}\n`;
 }

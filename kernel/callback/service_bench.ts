@@ -16,7 +16,11 @@ import { SqliteSessionStore } from "../state/sqlite_session_store.ts";
 
 const dir = await Deno.makeTempDir({ prefix: "ph-agent-bench-" });
 const bus = new EventBus();
-const store = new SqliteSessionStore({ dir, bus });
+const store = new SqliteSessionStore({
+  dir,
+  bus,
+  keyPath: `${dir}/key/installation.key`,
+});
 const sessions = new SessionRegistry();
 const host = new PluginHost({
   env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" },

@@ -13,6 +13,7 @@ import { CATEGORY_NAMES } from "../../contract/manifest.ts";
 import type { EventBus } from "../bus/event_bus.ts";
 import { type EventKindInfo, eventKindInfo } from "./event_kinds.ts";
 import {
+  type ChainScheme,
   type CostLedgerEntry,
   type CostLedgerRecord,
   type EmitInput,
@@ -36,7 +37,8 @@ import {
   StorageError,
 } from "./errors.ts";
 import { createUlidGenerator } from "./ulid.ts";
-import { eventHash } from "./hash_chain.ts";
+import type { ChainHasher } from "./hash_chain.ts";
+import type { HeadRead } from "./_chain_head.ts";
 
 const log = getLogger(["ph-agent", "kernel", "state"]);
 
@@ -74,12 +76,13 @@ export interface EmitOp {
  * place for both stores).
  */
 export function emitOpHash(
+  hasher: ChainHasher,
   prev: Uint8Array,
   sequence: number,
   op: EmitOp,
 ): Uint8Array {
   const p = op.producer;
-  return eventHash(prev, {
+  return hasher.next(prev, {
     sequence,
     id: op.id,
     timestamp: op.timestamp,
@@ -92,6 +95,53 @@ export function emitOpHash(
     cost: op.cost,
     planItems: op.planItems,
   });
+}
+
+/**
+ * Checks, before the first append after a session is opened, that the log
+ * still agrees with the head kept outside it: the head's sequence is in the
+ * log and its hash matches. A keyed session without a head, or with one
+ * that fails its MAC, is refused too. Appending otherwise would write a
+ * fresh head over a truncated or rewritten log and hide the tampering.
+ *
+ * @throws {Error} Naming what disagrees.
+ */
+export function checkHeadBeforeAppend(
+  sessionId: string,
+  scheme: ChainScheme,
+  read: HeadRead,
+  last: number,
+  hashAt: (sequence: number) => Uint8Array | undefined,
+): void {
+  const refuse = (why: string) => {
+    throw new Error(
+      `Cannot append to session "${sessionId}": ${why}; run "agent sessions verify ${sessionId}"`,
+    );
+  };
+  if (read.problem !== undefined) {
+    refuse(`its chain head cannot be trusted (${read.problem})`);
+  }
+  const head = read.head;
+  if (!head) {
+    if (scheme !== "sha256" && last > 0) {
+      refuse("its chain head is missing");
+    }
+    return;
+  }
+  if (head.scheme !== scheme) {
+    refuse(`its head was written for a ${head.scheme} chain, not ${scheme}`);
+  }
+  if (head.sequence > last) {
+    refuse(
+      `its head records ${head.sequence} events but the log holds ${last}`,
+    );
+  }
+  const h = hashAt(head.sequence);
+  if (
+    !h || h.length !== head.hash.length || h.some((b, i) => b !== head.hash[i])
+  ) {
+    refuse(`event ${head.sequence} does not match its head`);
+  }
 }
 
 /** A status change. */

@@ -7,11 +7,14 @@
  * @module
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
+import { getLogger } from "@logtape/logtape";
 import { SessionStatus } from "../../proto/gen/pluggableharness/session/v1/types_pb.ts";
 import type { EventKind } from "../../proto/gen/pluggableharness/kernel/v1/types_pb.ts";
 import { CATEGORY_NAMES } from "../../contract/manifest.ts";
 import { tryEventKindFromText } from "./event_kinds.ts";
-import { chainGenesis, verifyChain } from "./hash_chain.ts";
+import { type ChainHasher, verifyChain } from "./hash_chain.ts";
+import type { HeadStore, HeadWriter } from "./_chain_head.ts";
+import type { InstallationKey } from "./installation_key.ts";
 import {
   canChangeStatus,
   type CostLedgerRecord,
@@ -43,7 +46,9 @@ import {
   type WriteOp,
   type WriteOutcome,
 } from "./_session_log.ts";
+import { checkHeadBeforeAppend } from "./_session_log.ts";
 
+const log = getLogger(["ph-agent", "kernel", "state"]);
 const CATEGORIES = new Set<string>(CATEGORY_NAMES);
 const STATUS_BY_TEXT = new Map<string, SessionStatus>(
   Object.entries(SESSION_STATUS_TEXT).map(([k, v]) => [v, Number(k)]),
@@ -67,6 +72,18 @@ class RefusedWrite {
   constructor(readonly error: Error) {}
 }
 
+/** How one session file's chain is computed, checked and headed. */
+export interface SqliteChain {
+  /** The chain's hasher (its scheme and key). */
+  readonly hasher: ChainHasher;
+  /** The installation key (for heads and verification). */
+  readonly key: InstallationKey;
+  /** The key id the file records, for a keyed chain. */
+  readonly storedKeyId?: string;
+  /** Where the head is kept. */
+  readonly heads: HeadStore;
+}
+
 /** The backend of one open session file. */
 export class SqliteBackend implements SessionBackend {
   readonly sessionId: string;
@@ -74,6 +91,9 @@ export class SqliteBackend implements SessionBackend {
   readonly recovery?: RecoveryReport;
   readonly #db: DatabaseSync;
   readonly #genesis: Uint8Array;
+  readonly #chain: SqliteChain;
+  readonly #headWriter: HeadWriter;
+  #headChecked = false;
   readonly #producers = new Set<string>();
   readonly #s: Record<string, StatementSync>;
   readonly #pageByKinds = new Map<number, StatementSync>();
@@ -82,13 +102,16 @@ export class SqliteBackend implements SessionBackend {
     db: DatabaseSync,
     sessionId: string,
     path: string,
+    chain: SqliteChain,
     recovery?: RecoveryReport,
   ) {
     this.#db = db;
     this.sessionId = sessionId;
     this.path = path;
     if (recovery) this.recovery = recovery;
-    this.#genesis = chainGenesis(sessionId);
+    this.#chain = chain;
+    this.#genesis = chain.hasher.genesis;
+    this.#headWriter = chain.heads.writer(sessionId);
     const p = (sql: string) => db.prepare(sql);
     this.#s = {
       begin: p("BEGIN IMMEDIATE"),
@@ -98,6 +121,7 @@ export class SqliteBackend implements SessionBackend {
         `SELECT (SELECT seq FROM sqlite_sequence WHERE name = 'events') AS last,
           (SELECT hash FROM events ORDER BY sequence DESC LIMIT 1) AS hash`,
       ),
+      hashAt: p("SELECT hash FROM events WHERE sequence = ?"),
       insertEvent: p(
         `INSERT INTO events (${EVENT_COLUMNS}, hash)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -188,6 +212,8 @@ export class SqliteBackend implements SessionBackend {
     this.#s.begin.run();
     const seen: string[] = [];
     let outcomes: WriteOutcome[];
+    let wrote = 0;
+    let headHash = this.#genesis;
     try {
       const head = this.#s.head.get() as {
         last: number | null;
@@ -195,6 +221,22 @@ export class SqliteBackend implements SessionBackend {
       };
       let last = Number(head.last ?? 0);
       let prev = head.hash ?? this.#genesis;
+      if (!this.#headChecked) {
+        // Once per open: refuse to append to a log that no longer agrees
+        // with its head, so a truncation is never covered by a new head.
+        checkHeadBeforeAppend(
+          this.sessionId,
+          this.#chain.hasher.scheme,
+          this.#chain.heads.read(this.sessionId),
+          last,
+          (seq) =>
+            seq === 0
+              ? this.#genesis
+              : (this.#s.hashAt.get(seq) as { hash: Uint8Array } | undefined)
+                ?.hash,
+        );
+        this.#headChecked = true;
+      }
       outcomes = [];
       for (const op of ops) {
         if (op.type === "status") {
@@ -212,12 +254,44 @@ export class SqliteBackend implements SessionBackend {
         outcomes.push({ ok: true, sequence });
       }
       this.#s.commit.run();
+      wrote = last;
+      headHash = prev;
     } catch (error) {
       if (db.isTransaction) this.#s.rollback.run();
       throw error;
     }
     for (const k of seen) this.#producers.add(k);
+    if (seen.length > 0 || outcomes.some((o) => o.ok && o.sequence > 0)) {
+      this.#writeHead(wrote, headHash);
+    }
     return outcomes;
+  }
+
+  /** Writes the head after a commit; a failure is logged, not thrown. */
+  #writeHead(sequence: number, hash: Uint8Array): void {
+    try {
+      this.#headWriter.write({
+        sessionId: this.sessionId,
+        scheme: this.#chain.hasher.scheme,
+        sequence,
+        hash,
+      });
+    } catch (error) {
+      log.error(
+        "Could not write the chain head of session {session} after event {sequence}; verify will report the head as behind or missing: {error}",
+        { session: this.sessionId, sequence, error },
+      );
+    }
+  }
+
+  /** Writes the head of a new, empty session (sequence 0, the genesis). */
+  initHead(): void {
+    this.#headWriter.write({
+      sessionId: this.sessionId,
+      scheme: this.#chain.hasher.scheme,
+      sequence: 0,
+      hash: this.#genesis,
+    });
   }
 
   #applyStatus(op: StatusOp): RefusedWrite | undefined {
@@ -247,7 +321,7 @@ export class SqliteBackend implements SessionBackend {
     seen: string[],
   ): Uint8Array {
     const p = op.producer;
-    const hash = emitOpHash(prev, sequence, op);
+    const hash = emitOpHash(this.#chain.hasher, prev, sequence, op);
     this.#s.insertEvent.run(
       sequence,
       op.id,
@@ -451,8 +525,16 @@ export class SqliteBackend implements SessionBackend {
     // last assigned sequence are one snapshot.
     this.#db.exec("BEGIN");
     try {
+      const { head, problem } = this.#chain.heads.read(this.sessionId);
       return verifyChain(this.sessionId, hashedEvents(this.#db, true), {
         lastAssignedSequence: lastAssignedSequence(this.#db),
+        scheme: this.#chain.hasher.scheme,
+        key: this.#chain.key,
+        ...(this.#chain.storedKeyId !== undefined
+          ? { storedKeyId: this.#chain.storedKeyId }
+          : {}),
+        head,
+        ...(problem !== undefined ? { headProblem: problem } : {}),
       });
     } finally {
       this.#db.exec("COMMIT");
@@ -464,6 +546,7 @@ export class SqliteBackend implements SessionBackend {
       this.#db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
     } finally {
       this.#db.close();
+      this.#headWriter.close();
     }
   }
 }

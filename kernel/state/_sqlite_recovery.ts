@@ -243,9 +243,20 @@ export function salvageSessionFile(
     createSchema(dst, sessionId, version);
     const columns = tableColumns(version);
     for (const table of Object.keys(columns)) {
+      // The fresh schema's own chain row gives way to the original's.
+      if (table === "chain") dst.exec("DELETE FROM chain");
       const r = copyTable(src, dst, table, columns[table]);
       salvaged[table] = r.copied;
       lost[table] = r.failed;
+    }
+    if (salvaged.chain === 0) {
+      // Never guess "keyed": a lost chain row makes the file legacy, and
+      // the head kept outside the file (written for a keyed chain) then
+      // fails verification instead of passing.
+      dst.exec("INSERT INTO chain (scheme, key_id) VALUES ('sha256', NULL)");
+      notes.push(
+        "the chain row was lost: the chain is treated as unkeyed (legacy)",
+      );
     }
     // Keep the highest sequences ever assigned, so lost newest rows still
     // show up as missing when the chain is verified.

@@ -11,6 +11,10 @@
  *    step adds the column and computes the chain over the rows already in
  *    the file, in sequence order, so a migrated file verifies from then on
  *    (it cannot vouch for edits made before the migration).
+ * 3. `chain`: one row naming the chain's scheme and key (kernel.md §3.15).
+ *    Existing files keep their public chain and are marked `sha256`
+ *    (legacy); a new file is marked `hmac-sha256` with the installation
+ *    key's id when it is created.
  *
  * A new file runs the baseline and then every step, in one transaction, so
  * new and migrated files are built by the same code. A future revision adds
@@ -28,7 +32,7 @@ import type { CostRow } from "./_session_log.ts";
 import type { PlanItemDecision, PlanItemEntry } from "./session_store.ts";
 
 /** The newest schema revision this kernel writes and reads. */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /** Revision 1: kernel.md §3.3, exactly. Never edit; add a migration. */
 export const BASELINE_DDL = `
@@ -112,7 +116,29 @@ export const MIGRATIONS: readonly Migration[] = [
       }
     },
   },
+  {
+    to: 3,
+    description: "add the chain table (existing chains stay unkeyed: legacy)",
+    up(db) {
+      db.exec(
+        `CREATE TABLE chain (scheme TEXT NOT NULL, key_id TEXT);
+         INSERT INTO chain (scheme, key_id) VALUES ('sha256', NULL);`,
+      );
+    },
+  },
 ];
+
+/** The chain row of a file at revision 3 or later. */
+export function chainRow(
+  db: DatabaseSync,
+): { scheme: string; keyId: string | undefined } | undefined {
+  const rows = db.prepare("SELECT scheme, key_id FROM chain").all() as {
+    scheme: string;
+    key_id: string | null;
+  }[];
+  if (rows.length !== 1) return undefined;
+  return { scheme: rows[0].scheme, keyId: rows[0].key_id ?? undefined };
+}
 
 /** The columns of each table at a revision (for salvage). */
 export function tableColumns(version: number): Record<string, string[]> {
@@ -161,6 +187,7 @@ export function tableColumns(version: number): Record<string, string[]> {
       "decided_by",
     ],
     producers: ["category", "name", "version", "first_seen_sequence"],
+    ...(version >= 3 ? { chain: ["scheme", "key_id"] } : {}),
   };
 }
 

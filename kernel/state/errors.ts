@@ -29,7 +29,8 @@ export type StateErrorCode =
   | "session_schema_too_new"
   | "session_unreadable"
   | "session_status_transition_invalid"
-  | "storage_failure";
+  | "storage_failure"
+  | "installation_key_unusable";
 
 /**
  * The base class of every state backend error. Catch it to handle them all;
@@ -362,5 +363,35 @@ export class StorageError extends StateError {
     );
     this.name = "StorageError";
     this.sessionId = sessionId;
+  }
+}
+
+/**
+ * The installation key that keys the session chain cannot be used: missing
+ * (when it must not be created), readable or writable by others, not a
+ * regular file, or not 32 bytes long.
+ */
+export class InstallationKeyError extends StateError {
+  /** The key file. */
+  readonly path: string;
+  /** Why it cannot be used. */
+  readonly reason: string;
+  /**
+   * Creates the error.
+   *
+   * @param path The key file.
+   * @param reason Why.
+   * @param options Standard error options.
+   */
+  constructor(path: string, reason: string, options?: ErrorOptions) {
+    super(
+      "installation_key_unusable",
+      "FAILED_PRECONDITION",
+      `Cannot use the installation key "${path}": ${reason}`,
+      options,
+    );
+    this.name = "InstallationKeyError";
+    this.path = path;
+    this.reason = reason;
   }
 }

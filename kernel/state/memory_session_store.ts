@@ -30,7 +30,12 @@
  * @module
  */
 import { SessionStatus } from "../../proto/gen/pluggableharness/session/v1/types_pb.ts";
-import { chainGenesis, verifyChain } from "./hash_chain.ts";
+import { type ChainHasher, chainHasher, verifyChain } from "./hash_chain.ts";
+import { type HeadWriter, MemoryHeadStore } from "./_chain_head.ts";
+import {
+  type InstallationKey,
+  installationKeyFromBytes,
+} from "./installation_key.ts";
 import { eventKindInfo, tryEventKindFromText } from "./event_kinds.ts";
 import {
   canChangeStatus,
@@ -55,6 +60,7 @@ import {
   SessionNotFoundError,
 } from "./errors.ts";
 import {
+  checkHeadBeforeAppend,
   type CostRow,
   emitOpHash,
   producerKey,
@@ -87,19 +93,58 @@ interface SessionData {
   plan: PlanItemRecord[];
   producers: ProducerRecord[];
   producerKeys: Set<string>;
-  genesis: Uint8Array;
+  hasher: ChainHasher;
 }
 
 class MemoryBackend implements SessionBackend {
   readonly sessionId: string;
   readonly #d: SessionData;
+  readonly #key: InstallationKey;
+  readonly #heads: MemoryHeadStore;
+  readonly #writer: HeadWriter;
+  #headChecked = false;
 
-  constructor(data: SessionData) {
+  constructor(data: SessionData, key: InstallationKey, heads: MemoryHeadStore) {
     this.#d = data;
     this.sessionId = data.meta.sessionId;
+    this.#key = key;
+    this.#heads = heads;
+    this.#writer = heads.writer(this.sessionId);
+  }
+
+  /** Writes the head of the last event (the genesis when there is none). */
+  writeHead(): void {
+    const d = this.#d;
+    this.#writer.write({
+      sessionId: this.sessionId,
+      scheme: d.hasher.scheme,
+      sequence: d.events.length,
+      hash: d.events.at(-1)?.hash ?? d.hasher.genesis,
+    });
   }
 
   commit(ops: readonly WriteOp[]): WriteOutcome[] {
+    const d = this.#d;
+    if (!this.#headChecked) {
+      try {
+        checkHeadBeforeAppend(
+          this.sessionId,
+          d.hasher.scheme,
+          this.#heads.read(this.sessionId),
+          d.events.length,
+          (seq) => seq === 0 ? d.hasher.genesis : d.events[seq - 1]?.hash,
+        );
+      } catch (error) {
+        return ops.map(() => ({ ok: false, error: error as Error }));
+      }
+      this.#headChecked = true;
+    }
+    const outcomes = this.#apply(ops);
+    if (outcomes.some((o) => o.ok && o.sequence > 0)) this.writeHead();
+    return outcomes;
+  }
+
+  #apply(ops: readonly WriteOp[]): WriteOutcome[] {
     const d = this.#d;
     return ops.map((op): WriteOutcome => {
       if (op.type === "status") {
@@ -126,9 +171,9 @@ class MemoryBackend implements SessionBackend {
         };
       }
       const sequence = d.events.length + 1;
-      const prev = d.events.at(-1)?.hash ?? d.genesis;
+      const prev = d.events.at(-1)?.hash ?? d.hasher.genesis;
       const p = op.producer;
-      const hash = emitOpHash(prev, sequence, op);
+      const hash = emitOpHash(d.hasher, prev, sequence, op);
       const planItems = op.planItems.map((i) => {
         const row = {
           ...i,
@@ -221,6 +266,7 @@ class MemoryBackend implements SessionBackend {
   }
 
   verify(): VerifyResult {
+    const { head, problem } = this.#heads.read(this.sessionId);
     return verifyChain(
       this.sessionId,
       this.#d.events.map((e) => ({
@@ -237,15 +283,32 @@ class MemoryBackend implements SessionBackend {
         planItems: e.planItems,
         hash: e.hash,
       })),
+      {
+        scheme: this.#d.hasher.scheme,
+        key: this.#key,
+        head,
+        ...(problem !== undefined ? { headProblem: problem } : {}),
+      },
     );
   }
 
   close(): void {}
 }
 
+/** Options of {@linkcode MemorySessionStore}. */
+export interface MemorySessionStoreOptions extends SessionStoreOptions {
+  /**
+   * The key of the chain and the heads.
+   * @default {32 random bytes, kept by this store only}
+   */
+  readonly key?: InstallationKey;
+}
+
 /** An in-memory session store for tests. */
 export class MemorySessionStore implements SessionStore {
   readonly #options: SessionStoreOptions;
+  readonly #key: InstallationKey;
+  readonly #heads: MemoryHeadStore;
   readonly #now: () => Date;
   readonly #data = new Map<string, SessionData>();
   readonly #cores = new Map<string, SessionCore>();
@@ -253,10 +316,13 @@ export class MemorySessionStore implements SessionStore {
   /**
    * Creates an empty store.
    *
-   * @param options Bus, clock and batch size.
+   * @param options Bus, clock, batch size and key.
    */
-  constructor(options: SessionStoreOptions = {}) {
+  constructor(options: MemorySessionStoreOptions = {}) {
     this.#options = options;
+    this.#key = options.key ??
+      installationKeyFromBytes(crypto.getRandomValues(new Uint8Array(32)));
+    this.#heads = new MemoryHeadStore(this.#key);
     this.#now = options.now ?? (() => new Date());
   }
 
@@ -265,7 +331,7 @@ export class MemorySessionStore implements SessionStore {
     if (!core) {
       const data = this.#data.get(id);
       if (!data) throw new SessionNotFoundError(id, "this memory store");
-      core = new SessionCore(new MemoryBackend(data), {
+      core = new SessionCore(new MemoryBackend(data, this.#key, this.#heads), {
         bus: this.#options.bus,
         now: this.#now,
         maxBatchSize: this.#options.maxBatchSize,
@@ -331,8 +397,10 @@ export class MemorySessionStore implements SessionStore {
         plan: [],
         producers: [],
         producerKeys: new Set(),
-        genesis: chainGenesis(id),
+        hasher: chainHasher(id, "hmac-sha256", this.#key.bytes),
       });
+      new MemoryBackend(this.#data.get(id)!, this.#key, this.#heads)
+        .writeHead();
       return this.#acquire(id);
     });
   }
@@ -367,7 +435,8 @@ export class MemorySessionStore implements SessionStore {
     const sessions: SessionRecord[] = [];
     for (const id of ids) {
       if (sessions.length >= (options.limit ?? Infinity)) break;
-      const r = new MemoryBackend(this.#data.get(id)!).info();
+      const r = new MemoryBackend(this.#data.get(id)!, this.#key, this.#heads)
+        .info();
       if (options.status !== undefined && r.status !== options.status) continue;
       if (
         options.parentSessionId !== undefined &&

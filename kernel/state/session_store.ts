@@ -246,18 +246,49 @@ export interface PlanItemRecord extends PlanItemEntry {
   readonly eventSequence: number;
 }
 
-/** Why a hash chain does not verify. */
+/**
+ * Why a hash chain does not verify: a row problem (`missing`,
+ * `hash_mismatch`, `missing_hash`, `out_of_order`), or a problem with the
+ * head kept outside the file (`head_missing`, `head_mismatch`,
+ * `head_invalid`) or with the key (`unknown_key`).
+ */
 export type ChainFailure =
   | "missing"
   | "hash_mismatch"
   | "missing_hash"
-  | "out_of_order";
+  | "out_of_order"
+  | "head_missing"
+  | "head_mismatch"
+  | "head_invalid"
+  | "unknown_key";
+
+/**
+ * How a session's chain is computed: `hmac-sha256` keyed with the
+ * installation key (sessions created since schema revision 3), or the
+ * public `sha256` of older sessions.
+ */
+export type ChainScheme = "hmac-sha256" | "sha256";
+
+/**
+ * What the head check found: `match` (the head names the last event),
+ * `behind` (events after the head are in the file: the kernel stopped
+ * between a commit and the head write), `absent` (a legacy session that
+ * never had a head) or `unchecked` (no head was consulted).
+ */
+export type HeadCheck = "match" | "behind" | "absent" | "unchecked";
 
 /** What {@linkcode SessionLog.verify} finds. */
 export type VerifyResult =
   | {
     /** Every event chains to its predecessor. */
     readonly ok: true;
+    /**
+     * `keyed`: an HMAC chain under this installation's key; `legacy`: the
+     * public unkeyed chain, which only shows accidental damage.
+     */
+    readonly chain: "keyed" | "legacy";
+    /** What the comparison with the head kept outside the file found. */
+    readonly headCheck: HeadCheck;
     /** How many events were checked. */
     readonly events: number;
     /** The hex hash at the head of the chain. */
@@ -266,9 +297,14 @@ export type VerifyResult =
   | {
     /** The chain is broken. */
     readonly ok: false;
+    /** The chain's scheme, as the file declares it. */
+    readonly chain: "keyed" | "legacy";
     /** How many events verified before the first bad one. */
     readonly events: number;
-    /** The first sequence that is missing or does not verify. */
+    /**
+     * The first sequence that is missing or does not verify; 0 when the
+     * failure is not one event's (a missing head, an unknown key).
+     */
     readonly firstBadSequence: number;
     /** The kind of break. */
     readonly reason: ChainFailure;

@@ -86,9 +86,17 @@
 import { DatabaseSync } from "node:sqlite";
 import { getLogger } from "@logtape/logtape";
 import { SessionCore } from "./_session_log.ts";
-import { SqliteBackend } from "./_sqlite_backend.ts";
+import { SqliteBackend, type SqliteChain } from "./_sqlite_backend.ts";
+import { FileHeadStore } from "./_chain_head.ts";
+import { chainHasher } from "./hash_chain.ts";
+import {
+  defaultInstallationKeyPath,
+  type InstallationKey,
+  loadInstallationKey,
+} from "./installation_key.ts";
 import { salvageSessionFile } from "./_sqlite_recovery.ts";
 import {
+  chainRow,
   createSchema,
   migrate,
   SCHEMA_VERSION,
@@ -167,6 +175,23 @@ export interface SqliteSessionStoreOptions extends SessionStoreOptions {
    * @default {"full"}
    */
   readonly integrityCheck?: "full" | "quick";
+  /**
+   * The installation key that keys the chain and the heads. Loaded (and
+   * created on first use) from `keyPath` when absent.
+   * @default {loaded from keyPath}
+   */
+  readonly key?: InstallationKey;
+  /**
+   * The installation key file.
+   * @default {defaultInstallationKeyPath()}
+   */
+  readonly keyPath?: string;
+  /**
+   * The directory of chain heads (`<ULID>.head`), kept outside the session
+   * files.
+   * @default {`${dir}/heads`}
+   */
+  readonly headsDir?: string;
 }
 
 /**
@@ -293,7 +318,11 @@ function readRecord(path: string, busyTimeoutMs: number): SessionRecord {
 export class SqliteSessionStore implements SessionStore {
   /** The directory of session files. */
   readonly dir: string;
+  /** The directory of chain heads. */
+  readonly headsDir: string;
   readonly #options: SqliteSessionStoreOptions;
+  #key: InstallationKey | undefined;
+  #heads: FileHeadStore | undefined;
   readonly #now: () => Date;
   readonly #cores = new Map<string, SessionCore>();
   readonly #opening = new Map<string, Promise<SessionCore>>();
@@ -306,7 +335,41 @@ export class SqliteSessionStore implements SessionStore {
   constructor(options: SqliteSessionStoreOptions = {}) {
     this.#options = options;
     this.dir = options.dir ?? defaultSessionsDir();
+    this.headsDir = options.headsDir ?? `${this.dir}/heads`;
+    this.#key = options.key;
     this.#now = options.now ?? (() => new Date());
+  }
+
+  /** The installation key and the head store, loaded on first use. */
+  #keyed(): { key: InstallationKey; heads: FileHeadStore } {
+    this.#key ??= loadInstallationKey(
+      this.#options.keyPath ?? defaultInstallationKeyPath(),
+    );
+    this.#heads ??= new FileHeadStore(this.headsDir, this.#key);
+    return { key: this.#key, heads: this.#heads };
+  }
+
+  /** The chain of a file, from its `chain` row. */
+  #chainOf(db: DatabaseSync, sessionId: string, path: string): SqliteChain {
+    const { key, heads } = this.#keyed();
+    const row = chainRow(db);
+    if (!row || (row.scheme !== "sha256" && row.scheme !== "hmac-sha256")) {
+      throw new SessionUnreadableError(
+        path,
+        row
+          ? `its chain scheme ${JSON.stringify(row.scheme)} is unknown`
+          : "its chain table does not hold exactly one row",
+      );
+    }
+    if (row.scheme === "sha256") {
+      return { hasher: chainHasher(sessionId, "sha256"), key, heads };
+    }
+    return {
+      hasher: chainHasher(sessionId, "hmac-sha256", key.bytes),
+      key,
+      heads,
+      storedKeyId: row.keyId ?? "",
+    };
   }
 
   /**
@@ -393,6 +456,7 @@ export class SqliteSessionStore implements SessionStore {
       }
       throw error;
     }
+    const { key } = this.#keyed();
     let db: DatabaseSync | undefined;
     try {
       db = new DatabaseSync(path);
@@ -402,6 +466,9 @@ export class SqliteSessionStore implements SessionStore {
       db.exec("BEGIN IMMEDIATE");
       try {
         createSchema(db, sessionId);
+        db.prepare(
+          "UPDATE chain SET scheme = 'hmac-sha256', key_id = ?",
+        ).run(key.id);
         db.prepare(
           `INSERT INTO session_meta (session_id, parent_session_id, profile,
             status, depth, started_at, ended_at)
@@ -418,7 +485,14 @@ export class SqliteSessionStore implements SessionStore {
         db.exec("ROLLBACK");
         throw error;
       }
-      const core = this.#core(new SqliteBackend(db, sessionId, path));
+      const backend = new SqliteBackend(
+        db,
+        sessionId,
+        path,
+        this.#chainOf(db, sessionId, path),
+      );
+      backend.initHead();
+      const core = this.#core(backend);
       log.debug("Created session {session} at {path}", {
         session: sessionId,
         path,
@@ -530,7 +604,15 @@ export class SqliteSessionStore implements SessionStore {
             }, not the file's stem`,
         );
       }
-      return this.#core(new SqliteBackend(db, sessionId, path, recovery));
+      return this.#core(
+        new SqliteBackend(
+          db,
+          sessionId,
+          path,
+          this.#chainOf(db, sessionId, path),
+          recovery,
+        ),
+      );
     } catch (error) {
       db?.close();
       throw error;

@@ -21,7 +21,11 @@ import {
 runSessionStoreContract("SqliteSessionStore", async (bus) => {
   const dir = await Deno.makeTempDir({ prefix: "ph-state-" });
   return {
-    store: new SqliteSessionStore({ dir, bus }),
+    store: new SqliteSessionStore({
+      dir,
+      bus,
+      keyPath: `${dir}/data/installation.key`,
+    }),
     cleanup: () => Deno.remove(dir, { recursive: true }),
   };
 });
@@ -37,7 +41,11 @@ async function withStore(
   options: { bus?: EventBus } = {},
 ): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "ph-state-" });
-  const store = new SqliteSessionStore({ dir: `${dir}/sessions`, ...options });
+  const store = new SqliteSessionStore({
+    dir: `${dir}/sessions`,
+    keyPath: `${dir}/data/agent/installation.key`,
+    ...options,
+  });
   try {
     await fn(store, `${dir}/sessions`);
   } finally {
@@ -66,6 +74,7 @@ Deno.test("SqliteSessionStore creates exactly the §3.3 schema (plus events.hash
       assert.deepEqual(objects, [
         "index:idx_events_kind",
         "index:idx_events_producer",
+        "table:chain",
         "table:cost_ledger",
         "table:events",
         "table:plan_items",
@@ -161,7 +170,12 @@ Deno.test("SqliteSessionStore migrates a revision-1 file step by step and chains
     await s.close();
 
     const check = raw(path);
-    assert.equal(check.prepare("PRAGMA user_version").get()?.user_version, 2);
+    assert.equal(check.prepare("PRAGMA user_version").get()?.user_version, 3);
+    // A migrated file keeps its public chain: it is legacy, never keyed.
+    assert.deepEqual(
+      { ...check.prepare("SELECT scheme, key_id FROM chain").get() },
+      { scheme: "sha256", key_id: null },
+    );
     assert.equal(
       check.prepare("SELECT count(*) AS n FROM events WHERE length(hash) = 32")
         .get()?.n,
@@ -252,7 +266,10 @@ Deno.test("SqliteSessionStore.verify() names the first edited, deleted or reorde
 Deno.test("SqliteSessionStore keeps one sequence and one chain when a second connection writes", async () => {
   await withStore(async (store, dir) => {
     const s = await store.create({ profile: "p" });
-    const other = new SqliteSessionStore({ dir });
+    const other = new SqliteSessionStore({
+      dir,
+      keyPath: `${dir}/../data/agent/installation.key`,
+    });
     try {
       const o = await other.open(s.sessionId);
       for (let i = 0; i < 20; i++) {
@@ -349,7 +366,10 @@ Deno.test("SqliteSessionStore keeps status, cost and events across store instanc
     await s.emit(toolCall(1));
     await s.setStatus(SessionStatus.CANCELLED);
     await store.close();
-    await using again = new SqliteSessionStore({ dir });
+    await using again = new SqliteSessionStore({
+      dir,
+      keyPath: `${dir}/../data/agent/installation.key`,
+    });
     const r = await again.open(s.sessionId);
     const info = await r.info();
     assert.equal(info.status, SessionStatus.CANCELLED);
@@ -375,7 +395,10 @@ Deno.test("SqliteSessionStore.list() reads closed files without taking them over
     await child.setStatus(SessionStatus.COMPLETED);
     await store.close();
     await Deno.writeTextFile(`${dir}/notes.txt`, "not a session");
-    await using other = new SqliteSessionStore({ dir });
+    await using other = new SqliteSessionStore({
+      dir,
+      keyPath: `${dir}/../data/agent/installation.key`,
+    });
     const { sessions, unreadable } = await other.list();
     assert.deepEqual(unreadable, []);
     assert.deepEqual(sessions.map((s) => [s.sessionId, s.status, s.costUsd]), [
@@ -389,6 +412,7 @@ Deno.test("SqliteSessionStore.list() reads closed files without taking them over
       [
         `${child.sessionId}.sqlite`,
         `${root.sessionId}.sqlite`,
+        "heads",
         "notes.txt",
       ].sort(),
     );

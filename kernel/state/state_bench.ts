@@ -27,7 +27,9 @@ const GROUP = 1000;
 const SCAN = 20_000;
 
 const dir = await Deno.makeTempDir({ prefix: "ph-state-bench-" });
-const store = new SqliteSessionStore({ dir });
+// The installation key lives in the temporary directory too.
+const keyPath = `${dir}/data/installation.key`;
+const store = new SqliteSessionStore({ dir, keyPath });
 const perTxn = await store.create({ profile: "bench" });
 const grouped = await store.create({ profile: "bench" });
 
@@ -100,7 +102,11 @@ Deno.bench("open an existing session file (10000 events, 1 KB)", {
   await s.close();
 });
 
-const quick = new SqliteSessionStore({ dir, integrityCheck: "quick" });
+const quick = new SqliteSessionStore({
+  dir,
+  keyPath,
+  integrityCheck: "quick",
+});
 Deno.bench("open an existing session file (10000 events, 1 KB, quick_check)", {
   group: "open",
 }, async (b) => {
