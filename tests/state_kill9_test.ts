@@ -61,7 +61,9 @@ async function killMidStream(
         if (tag !== "ack") continue;
         acks.push({ sequence: Number(seq), id, index: Number(index) });
       }
-      if (acks.length > 0 && killTimer === undefined) {
+      // Kill a little after the 21st ack, so that enough emits are
+      // acknowledged (and more in flight) however slow the machine is.
+      if (acks.length > 20 && killTimer === undefined) {
         killTimer = setTimeout(() => child.kill("SIGKILL"), killAfterMs);
       }
     }

@@ -21,6 +21,7 @@ import type {
 } from "../process/launcher.ts";
 import { PluginStartError, type PluginStartErrorCode } from "./errors.ts";
 import { PluginHost, type PluginHostOptions, SDK_ENV_NAMES } from "./host.ts";
+import { DENO_RUNTIME_ENV_NAMES } from "../../contract/runtime_env.ts";
 
 const encoder = new TextEncoder();
 
@@ -332,7 +333,12 @@ Deno.test("a Deno plugin's command line has no -A, exactly the granted flags, an
       "--config",
       join(dir, "deno.json"),
       `--allow-env=${
-        [...SDK_ENV_NAMES, "GRANTED_TOKEN", "UNSET_TOKEN"].join(",")
+        [
+          ...SDK_ENV_NAMES,
+          ...DENO_RUNTIME_ENV_NAMES,
+          "GRANTED_TOKEN",
+          "UNSET_TOKEN",
+        ].join(",")
       }`,
       "--allow-run=echo",
       `--allow-read=${sockets},${data}`,
@@ -343,20 +349,27 @@ Deno.test("a Deno plugin's command line has no -A, exactly the granted flags, an
       join(dir, "plugin.sh"),
     ]);
     assert.ok(!command.args.some((a) => a === "-A" || a === "--allow-all"));
-    assert.deepEqual(Object.keys(command.env).sort(), [
-      "DENO_DIR",
-      "DENO_NO_UPDATE_CHECK",
-      "GRANTED_TOKEN",
-      "NO_COLOR",
-      "OTEL_RESOURCE_ATTRIBUTES",
-      "PATH",
-      "PLUGGABLEHARNESS_AGENT_PLUGIN",
-      "PLUGIN_MAX_PORT",
-      "PLUGIN_MIN_PORT",
-      "PLUGIN_PROTOCOL_VERSIONS",
-      "PLUGIN_UNIX_SOCKET_DIR",
-      "TMPDIR",
-    ]);
+    // The kernel process's own npm registry, when it has one, is the
+    // only runtime setting not taken from the (here empty) kernel env.
+    const registry = Deno.env.get("NPM_CONFIG_REGISTRY");
+    assert.deepEqual(
+      Object.keys(command.env).sort(),
+      [
+        "DENO_DIR",
+        "DENO_NO_UPDATE_CHECK",
+        "GRANTED_TOKEN",
+        "NO_COLOR",
+        ...(registry ? ["NPM_CONFIG_REGISTRY"] : []),
+        "OTEL_RESOURCE_ATTRIBUTES",
+        "PATH",
+        "PLUGGABLEHARNESS_AGENT_PLUGIN",
+        "PLUGIN_MAX_PORT",
+        "PLUGIN_MIN_PORT",
+        "PLUGIN_PROTOCOL_VERSIONS",
+        "PLUGIN_UNIX_SOCKET_DIR",
+        "TMPDIR",
+      ],
+    );
     assert.equal(command.env.PATH, "/opt/bin:/usr/bin");
     assert.equal(command.env.GRANTED_TOKEN, "tok");
     assert.equal(command.env.PLUGIN_UNIX_SOCKET_DIR, sockets);
