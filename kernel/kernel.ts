@@ -33,6 +33,7 @@ import {
 import type { PolicyRule } from "../contract/policy.ts";
 import type { BuiltinCatalog } from "../contract/builtins.ts";
 import { type PluginManifest, readManifest } from "../contract/manifest.ts";
+import { manifestNameConflict } from "../contract/plugin_identity.ts";
 import { ModelService } from "../proto/gen/pluggableharness/model/v1/service_pb.ts";
 import { ToolService } from "../proto/gen/pluggableharness/tool/v1/service_pb.ts";
 import type { ToolSchema } from "../proto/gen/pluggableharness/tool/v1/types_pb.ts";
@@ -413,7 +414,30 @@ interface Launchable {
   entrypoint: string;
 }
 
+/**
+ * The plugin of a provider, refused when its manifest claims another
+ * provider's local name or a first-party plugin's name: the plugin is
+ * known by its local name, and must not pass for another (checked again
+ * here because the plugin's files may have changed since the config was
+ * compiled).
+ */
 async function launchableOf(
+  dir: string,
+  p: PlanProvider,
+  builtins: BuiltinCatalog | undefined,
+  plan?: Plan,
+): Promise<Launchable> {
+  const l = await findLaunchable(dir, p, builtins);
+  const conflict = manifestNameConflict(
+    { localName: p.name, source: p.source, manifestName: l.manifest.name },
+    (plan?.providers ?? [p]).map((q) => q.name),
+    builtins?.names ?? [],
+  );
+  if (conflict !== undefined) throw new ProviderError(p.name, conflict);
+  return l;
+}
+
+async function findLaunchable(
   dir: string,
   p: PlanProvider,
   builtins: BuiltinCatalog | undefined,
@@ -771,6 +795,7 @@ export async function openKernel(
         root,
         p,
         options.builtins,
+        plan,
       );
       const config = revealProviderConfig(p) as JsonObject;
       let plugin: Plugin;
@@ -781,6 +806,8 @@ export async function openKernel(
           grant: p.permissions.granted,
           config,
           source: p.source,
+          name: p.name,
+          subscribe: p.permissions.subscribe ?? [],
         }, options.signal ? { signal: options.signal } : {});
       } catch (err) {
         throw new ProviderError(
@@ -1044,7 +1071,12 @@ export async function measureContextChain(
   });
   const chain: ChainProvider[] = [];
   for (const p of wanted) {
-    const { manifest, entrypoint } = await launchableOf(root, p, builtins);
+    const { manifest, entrypoint } = await launchableOf(
+      root,
+      p,
+      builtins,
+      plan,
+    );
     const config = revealProviderConfig(p) as JsonObject;
     const plugin = await host.launch({
       manifest,
@@ -1052,6 +1084,8 @@ export async function measureContextChain(
       grant: p.permissions.granted,
       config,
       source: p.source,
+      name: p.name,
+      subscribe: p.permissions.subscribe ?? [],
     });
     chain.push(await chainProviderOf(plugin, p, config));
   }
