@@ -225,5 +225,8 @@ Deno.test("compile() refuses an allow_subscribe entry outside kernel.*, naming i
   });
   assert.equal(r.plan, undefined);
   const d = r.diagnostics.find((d) => d.code === "E_INVALID_VALUE");
-  assert.match(d?.detail ?? "", /Entry 2 of "allow_subscribe" in provider "fs" is "\*"/);
+  assert.match(
+    d?.detail ?? "",
+    /Entry 2 of "allow_subscribe" in provider "fs" is "\*"/,
+  );
 });

@@ -457,7 +457,9 @@ function decodeGrant(block: Block, diagnostics: Diagnostic[]): ProviderBlock {
           "error",
           "E_INVALID_VALUE",
           `Invalid entry in "${SUBSCRIBE_ATTRIBUTE}"`,
-          `Entry ${i + 1} of "${SUBSCRIBE_ATTRIBUTE}" in provider "${name}" is ${
+          `Entry ${
+            i + 1
+          } of "${SUBSCRIBE_ATTRIBUTE}" in provider "${name}" is ${
             JSON.stringify(entry)
           }: ${problem}.`,
           items[i] ?? attr.expr.range,

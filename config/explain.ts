@@ -372,9 +372,7 @@ export function formatExplain(report: ExplainReport): string {
             p.subscribe.map((g) => {
               const { filter, allSessions } = parseSubscribeGrant(g);
               return `${filter} (${
-                allSessions
-                  ? "every session"
-                  : "sessions it takes part in"
+                allSessions ? "every session" : "sessions it takes part in"
               })`;
             }).join(", ")
           }`,

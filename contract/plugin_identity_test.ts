@@ -19,7 +19,11 @@ Deno.test("manifestNameConflict refuses a builtin's name from any other source (
       [localName],
       BUILTINS,
     );
-    assert.match(problem ?? "", /first-party plugin "builtin\/exec"/, localName);
+    assert.match(
+      problem ?? "",
+      /first-party plugin "builtin\/exec"/,
+      localName,
+    );
   }
 });
 

@@ -49,7 +49,11 @@ async function scene(
     const a = await store.create({ profile: "victim" });
     const b = await store.create({ profile: "probe-served" });
     const unregister = [
-      sessions.register({ log: a, remainingDepth: 0, remainingCostBudgetUsd: 0 }),
+      sessions.register({
+        log: a,
+        remainingDepth: 0,
+        remainingCostBudgetUsd: 0,
+      }),
       sessions.register({
         log: b,
         remainingDepth: 0,

@@ -26,7 +26,10 @@ Deno.test("defect 11: the kernel refuses to launch a plugin whose manifest turne
   const dir = await Deno.makeTempDir({ prefix: "ph-agent-identity-" });
   try {
     await Deno.mkdir(join(dir, "helper"));
-    await Deno.writeTextFile(join(dir, "helper/plugin.json"), manifest("helper"));
+    await Deno.writeTextFile(
+      join(dir, "helper/plugin.json"),
+      manifest("helper"),
+    );
     await Deno.writeTextFile(
       join(dir, "helper/main.ts"),
       'throw new Error("the kernel must not start this plugin");\n',

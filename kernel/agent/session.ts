@@ -65,7 +65,7 @@ import { textBlock } from "./_proto.ts";
 import type { SessionCore } from "./_session_core.ts";
 import { ToolIndex } from "./_tool_index.ts";
 import type { AgentDeps } from "./agent_deps.ts";
-import { ApprovalGate, type Approver } from "./approval_gate.ts";
+import { ApprovalGate } from "./approval_gate.ts";
 import { BOUND_STATUS, finalAnswerInstruction, firedBound } from "./bounds.ts";
 import { DoomLoopDetector } from "./doom_loop.ts";
 import type { ModelEndpoint } from "./endpoints.ts";
@@ -79,10 +79,7 @@ import {
 } from "./errors.ts";
 import { rebuildHistory, toolResultsMessage } from "./history.ts";
 import { HookDispatcher, type HookFailure } from "./hook_dispatch.ts";
-import {
-  type InteractiveAnswerer,
-  InteractiveGate,
-} from "./interactive_gate.ts";
+import { InteractiveGate } from "./interactive_gate.ts";
 import { ModelRouter, StreamCancelledError } from "./model_call.ts";
 import {
   type BoundName,
@@ -101,7 +98,7 @@ import {
   type SessionSpec,
 } from "./session_spec.ts";
 import { ToolDispatcher } from "./tool_dispatch.ts";
-import { type KernelSpan, NOOP_TRACER } from "./tracing.ts";
+import { NOOP_TRACER } from "./tracing.ts";
 import { TurnDriver } from "./turn.ts";
 import type {
   OpenSessionOptions,
