@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "claude" {
   source      = "builtin/anthropic"
   version     = "0.1.0"
-  resolved_at = "2026-12-01T23:37:47Z"
+  resolved_at = "2026-12-02T00:37:13Z"
   checksums = {
-    "darwin_amd64"  = "sha256:a862ad110908884377131bdf2a4aeb40ec671006f40e3f1a2e3baf356e779179"
-    "darwin_arm64"  = "sha256:a862ad110908884377131bdf2a4aeb40ec671006f40e3f1a2e3baf356e779179"
-    "linux_amd64"   = "sha256:a862ad110908884377131bdf2a4aeb40ec671006f40e3f1a2e3baf356e779179"
-    "linux_arm64"   = "sha256:a862ad110908884377131bdf2a4aeb40ec671006f40e3f1a2e3baf356e779179"
-    "windows_amd64" = "sha256:a862ad110908884377131bdf2a4aeb40ec671006f40e3f1a2e3baf356e779179"
+    "darwin_amd64"  = "sha256:137633e2d1df07c9a26084f5da6777d31dab9e6790b6d2f6aa4ea901441a873a"
+    "darwin_arm64"  = "sha256:137633e2d1df07c9a26084f5da6777d31dab9e6790b6d2f6aa4ea901441a873a"
+    "linux_amd64"   = "sha256:137633e2d1df07c9a26084f5da6777d31dab9e6790b6d2f6aa4ea901441a873a"
+    "linux_arm64"   = "sha256:137633e2d1df07c9a26084f5da6777d31dab9e6790b6d2f6aa4ea901441a873a"
+    "windows_amd64" = "sha256:137633e2d1df07c9a26084f5da6777d31dab9e6790b6d2f6aa4ea901441a873a"
   }
   envelope = {
     env   = []
@@ -59,13 +59,13 @@ provider "claude" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-01T23:37:47Z"
+  resolved_at = "2026-12-02T00:37:13Z"
   checksums = {
-    "darwin_amd64"  = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
-    "darwin_arm64"  = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
-    "linux_amd64"   = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
-    "linux_arm64"   = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
-    "windows_amd64" = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
+    "darwin_amd64"  = "sha256:8f092feb7670f39d96b540df00b722964a05d7e8e6d343cb09681b5bdcc78e0a"
+    "darwin_arm64"  = "sha256:8f092feb7670f39d96b540df00b722964a05d7e8e6d343cb09681b5bdcc78e0a"
+    "linux_amd64"   = "sha256:8f092feb7670f39d96b540df00b722964a05d7e8e6d343cb09681b5bdcc78e0a"
+    "linux_arm64"   = "sha256:8f092feb7670f39d96b540df00b722964a05d7e8e6d343cb09681b5bdcc78e0a"
+    "windows_amd64" = "sha256:8f092feb7670f39d96b540df00b722964a05d7e8e6d343cb09681b5bdcc78e0a"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "ask" {
   source      = "builtin/user"
   version     = "0.1.0"
-  resolved_at = "2026-12-01T23:37:28Z"
+  resolved_at = "2026-12-02T00:37:16Z"
   checksums = {
-    "darwin_amd64"  = "sha256:537b682e6dcdd3748824b64237291019ca30039cea710ea3e21bb581df3d3928"
-    "darwin_arm64"  = "sha256:537b682e6dcdd3748824b64237291019ca30039cea710ea3e21bb581df3d3928"
-    "linux_amd64"   = "sha256:537b682e6dcdd3748824b64237291019ca30039cea710ea3e21bb581df3d3928"
-    "linux_arm64"   = "sha256:537b682e6dcdd3748824b64237291019ca30039cea710ea3e21bb581df3d3928"
-    "windows_amd64" = "sha256:537b682e6dcdd3748824b64237291019ca30039cea710ea3e21bb581df3d3928"
+    "darwin_amd64"  = "sha256:7bcd6c03e37343745f4edc2984ad7f547715e5388493a391ad245089a9edaa30"
+    "darwin_arm64"  = "sha256:7bcd6c03e37343745f4edc2984ad7f547715e5388493a391ad245089a9edaa30"
+    "linux_amd64"   = "sha256:7bcd6c03e37343745f4edc2984ad7f547715e5388493a391ad245089a9edaa30"
+    "linux_arm64"   = "sha256:7bcd6c03e37343745f4edc2984ad7f547715e5388493a391ad245089a9edaa30"
+    "windows_amd64" = "sha256:7bcd6c03e37343745f4edc2984ad7f547715e5388493a391ad245089a9edaa30"
   }
   envelope = {
     env   = []
@@ -27,13 +27,13 @@ provider "ask" {
 provider "docs" {
   source      = "builtin/agents-md"
   version     = "0.1.0"
-  resolved_at = "2026-12-01T23:37:28Z"
+  resolved_at = "2026-12-02T00:37:16Z"
   checksums = {
-    "darwin_amd64"  = "sha256:051bdcf31c2215a0c6fd7d9ca84ab1222d540d785a00c0b8466201fd8690c891"
-    "darwin_arm64"  = "sha256:051bdcf31c2215a0c6fd7d9ca84ab1222d540d785a00c0b8466201fd8690c891"
-    "linux_amd64"   = "sha256:051bdcf31c2215a0c6fd7d9ca84ab1222d540d785a00c0b8466201fd8690c891"
-    "linux_arm64"   = "sha256:051bdcf31c2215a0c6fd7d9ca84ab1222d540d785a00c0b8466201fd8690c891"
-    "windows_amd64" = "sha256:051bdcf31c2215a0c6fd7d9ca84ab1222d540d785a00c0b8466201fd8690c891"
+    "darwin_amd64"  = "sha256:2b813731862fb486d8a44c5d0c5825159dec4c67eb12deab0327b7d0fa332ac5"
+    "darwin_arm64"  = "sha256:2b813731862fb486d8a44c5d0c5825159dec4c67eb12deab0327b7d0fa332ac5"
+    "linux_amd64"   = "sha256:2b813731862fb486d8a44c5d0c5825159dec4c67eb12deab0327b7d0fa332ac5"
+    "linux_arm64"   = "sha256:2b813731862fb486d8a44c5d0c5825159dec4c67eb12deab0327b7d0fa332ac5"
+    "windows_amd64" = "sha256:2b813731862fb486d8a44c5d0c5825159dec4c67eb12deab0327b7d0fa332ac5"
   }
   envelope = {
     env   = []
@@ -72,13 +72,13 @@ provider "docs" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-01T23:37:28Z"
+  resolved_at = "2026-12-02T00:37:16Z"
   checksums = {
-    "darwin_amd64"  = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
-    "darwin_arm64"  = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
-    "linux_amd64"   = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
-    "linux_arm64"   = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
-    "windows_amd64" = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
+    "darwin_amd64"  = "sha256:8f092feb7670f39d96b540df00b722964a05d7e8e6d343cb09681b5bdcc78e0a"
+    "darwin_arm64"  = "sha256:8f092feb7670f39d96b540df00b722964a05d7e8e6d343cb09681b5bdcc78e0a"
+    "linux_amd64"   = "sha256:8f092feb7670f39d96b540df00b722964a05d7e8e6d343cb09681b5bdcc78e0a"
+    "linux_arm64"   = "sha256:8f092feb7670f39d96b540df00b722964a05d7e8e6d343cb09681b5bdcc78e0a"
+    "windows_amd64" = "sha256:8f092feb7670f39d96b540df00b722964a05d7e8e6d343cb09681b5bdcc78e0a"
   }
   envelope = {
     env   = []
@@ -101,13 +101,13 @@ provider "fs" {
 provider "graph" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-01T23:37:28Z"
+  resolved_at = "2026-12-02T00:37:16Z"
   checksums = {
-    "darwin_amd64"  = "sha256:df73868b669d3e0e34aa0d72c09a8749ac5086edc73f6e6125b89107f0b21547"
-    "darwin_arm64"  = "sha256:df73868b669d3e0e34aa0d72c09a8749ac5086edc73f6e6125b89107f0b21547"
-    "linux_amd64"   = "sha256:df73868b669d3e0e34aa0d72c09a8749ac5086edc73f6e6125b89107f0b21547"
-    "linux_arm64"   = "sha256:df73868b669d3e0e34aa0d72c09a8749ac5086edc73f6e6125b89107f0b21547"
-    "windows_amd64" = "sha256:df73868b669d3e0e34aa0d72c09a8749ac5086edc73f6e6125b89107f0b21547"
+    "darwin_amd64"  = "sha256:e2a46c13c94a4f1a391f736df80d8a93f20fa4721e284997f82012f1bf9d969d"
+    "darwin_arm64"  = "sha256:e2a46c13c94a4f1a391f736df80d8a93f20fa4721e284997f82012f1bf9d969d"
+    "linux_amd64"   = "sha256:e2a46c13c94a4f1a391f736df80d8a93f20fa4721e284997f82012f1bf9d969d"
+    "linux_arm64"   = "sha256:e2a46c13c94a4f1a391f736df80d8a93f20fa4721e284997f82012f1bf9d969d"
+    "windows_amd64" = "sha256:e2a46c13c94a4f1a391f736df80d8a93f20fa4721e284997f82012f1bf9d969d"
   }
   envelope = {
     env   = ["DENO_DIR"]
@@ -230,13 +230,13 @@ provider "graph" {
 provider "memory" {
   source      = "builtin/memory"
   version     = "0.1.0"
-  resolved_at = "2026-12-01T23:37:28Z"
+  resolved_at = "2026-12-02T00:37:16Z"
   checksums = {
-    "darwin_amd64"  = "sha256:86939b286d012fe9ab7f3c44f6a5c462bece88152b0f1d45c35ba72c69ae63b4"
-    "darwin_arm64"  = "sha256:86939b286d012fe9ab7f3c44f6a5c462bece88152b0f1d45c35ba72c69ae63b4"
-    "linux_amd64"   = "sha256:86939b286d012fe9ab7f3c44f6a5c462bece88152b0f1d45c35ba72c69ae63b4"
-    "linux_arm64"   = "sha256:86939b286d012fe9ab7f3c44f6a5c462bece88152b0f1d45c35ba72c69ae63b4"
-    "windows_amd64" = "sha256:86939b286d012fe9ab7f3c44f6a5c462bece88152b0f1d45c35ba72c69ae63b4"
+    "darwin_amd64"  = "sha256:67b2adffa1c02ff1a651ad8d6fe4e5b845d78cdf39bbb7c1e51e046d0a214341"
+    "darwin_arm64"  = "sha256:67b2adffa1c02ff1a651ad8d6fe4e5b845d78cdf39bbb7c1e51e046d0a214341"
+    "linux_amd64"   = "sha256:67b2adffa1c02ff1a651ad8d6fe4e5b845d78cdf39bbb7c1e51e046d0a214341"
+    "linux_arm64"   = "sha256:67b2adffa1c02ff1a651ad8d6fe4e5b845d78cdf39bbb7c1e51e046d0a214341"
+    "windows_amd64" = "sha256:67b2adffa1c02ff1a651ad8d6fe4e5b845d78cdf39bbb7c1e51e046d0a214341"
   }
   envelope = {
     env   = ["HOME", "XDG_DATA_HOME"]
@@ -292,13 +292,13 @@ provider "memory" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-01T23:37:28Z"
+  resolved_at = "2026-12-02T00:37:16Z"
   checksums = {
-    "darwin_amd64"  = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
-    "darwin_arm64"  = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
-    "linux_amd64"   = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
-    "linux_arm64"   = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
-    "windows_amd64" = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
+    "darwin_amd64"  = "sha256:92edd7f783a1acb897a4448daa12ea58ff03870eaae76b53a95366479989c47e"
+    "darwin_arm64"  = "sha256:92edd7f783a1acb897a4448daa12ea58ff03870eaae76b53a95366479989c47e"
+    "linux_amd64"   = "sha256:92edd7f783a1acb897a4448daa12ea58ff03870eaae76b53a95366479989c47e"
+    "linux_arm64"   = "sha256:92edd7f783a1acb897a4448daa12ea58ff03870eaae76b53a95366479989c47e"
+    "windows_amd64" = "sha256:92edd7f783a1acb897a4448daa12ea58ff03870eaae76b53a95366479989c47e"
   }
   envelope = {
     env   = []
@@ -328,13 +328,13 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-12-01T23:37:28Z"
+  resolved_at = "2026-12-02T00:37:16Z"
   checksums = {
-    "darwin_amd64"  = "sha256:e300fcd4245d4564d8f6dd8a5cb6de440c9d83b702ce7b4fa7904d789f38201b"
-    "darwin_arm64"  = "sha256:e300fcd4245d4564d8f6dd8a5cb6de440c9d83b702ce7b4fa7904d789f38201b"
-    "linux_amd64"   = "sha256:e300fcd4245d4564d8f6dd8a5cb6de440c9d83b702ce7b4fa7904d789f38201b"
-    "linux_arm64"   = "sha256:e300fcd4245d4564d8f6dd8a5cb6de440c9d83b702ce7b4fa7904d789f38201b"
-    "windows_amd64" = "sha256:e300fcd4245d4564d8f6dd8a5cb6de440c9d83b702ce7b4fa7904d789f38201b"
+    "darwin_amd64"  = "sha256:a1d85b683fa3ce7c50a470366c8d0c56bd336ec1c02e23040422d9ea563d7dc9"
+    "darwin_arm64"  = "sha256:a1d85b683fa3ce7c50a470366c8d0c56bd336ec1c02e23040422d9ea563d7dc9"
+    "linux_amd64"   = "sha256:a1d85b683fa3ce7c50a470366c8d0c56bd336ec1c02e23040422d9ea563d7dc9"
+    "linux_arm64"   = "sha256:a1d85b683fa3ce7c50a470366c8d0c56bd336ec1c02e23040422d9ea563d7dc9"
+    "windows_amd64" = "sha256:a1d85b683fa3ce7c50a470366c8d0c56bd336ec1c02e23040422d9ea563d7dc9"
   }
   envelope = {
     env   = []
@@ -357,13 +357,13 @@ provider "search" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-01T23:37:28Z"
+  resolved_at = "2026-12-02T00:37:16Z"
   checksums = {
-    "darwin_amd64"  = "sha256:793f7f6938f547f63cf36220733d6453d770ca90446371af25a00d29a414ae46"
-    "darwin_arm64"  = "sha256:793f7f6938f547f63cf36220733d6453d770ca90446371af25a00d29a414ae46"
-    "linux_amd64"   = "sha256:793f7f6938f547f63cf36220733d6453d770ca90446371af25a00d29a414ae46"
-    "linux_arm64"   = "sha256:793f7f6938f547f63cf36220733d6453d770ca90446371af25a00d29a414ae46"
-    "windows_amd64" = "sha256:793f7f6938f547f63cf36220733d6453d770ca90446371af25a00d29a414ae46"
+    "darwin_amd64"  = "sha256:05c11e83c1c6a86b1242977a237851d77337c4915df1bab0b482446dd6a7eb3e"
+    "darwin_arm64"  = "sha256:05c11e83c1c6a86b1242977a237851d77337c4915df1bab0b482446dd6a7eb3e"
+    "linux_amd64"   = "sha256:05c11e83c1c6a86b1242977a237851d77337c4915df1bab0b482446dd6a7eb3e"
+    "linux_arm64"   = "sha256:05c11e83c1c6a86b1242977a237851d77337c4915df1bab0b482446dd6a7eb3e"
+    "windows_amd64" = "sha256:05c11e83c1c6a86b1242977a237851d77337c4915df1bab0b482446dd6a7eb3e"
   }
   envelope = {
     env   = []
@@ -418,13 +418,13 @@ provider "sh" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-01T23:37:28Z"
+  resolved_at = "2026-12-02T00:37:16Z"
   checksums = {
-    "darwin_amd64"  = "sha256:8d5ab284b632931dcf2ef7c76e510880c04f5801f617014d302d7c84d51700aa"
-    "darwin_arm64"  = "sha256:8d5ab284b632931dcf2ef7c76e510880c04f5801f617014d302d7c84d51700aa"
-    "linux_amd64"   = "sha256:8d5ab284b632931dcf2ef7c76e510880c04f5801f617014d302d7c84d51700aa"
-    "linux_arm64"   = "sha256:8d5ab284b632931dcf2ef7c76e510880c04f5801f617014d302d7c84d51700aa"
-    "windows_amd64" = "sha256:8d5ab284b632931dcf2ef7c76e510880c04f5801f617014d302d7c84d51700aa"
+    "darwin_amd64"  = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
+    "darwin_arm64"  = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
+    "linux_amd64"   = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
+    "linux_arm64"   = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
+    "windows_amd64" = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
   }
   envelope = {
     env   = []
@@ -439,13 +439,13 @@ provider "tasks" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-01T23:37:28Z"
+  resolved_at = "2026-12-02T00:37:16Z"
   checksums = {
-    "darwin_amd64"  = "sha256:76476cae06197bea8166c9f078b278d5b7f11b17fca6b5f58a3a28037aa2aa3f"
-    "darwin_arm64"  = "sha256:76476cae06197bea8166c9f078b278d5b7f11b17fca6b5f58a3a28037aa2aa3f"
-    "linux_amd64"   = "sha256:76476cae06197bea8166c9f078b278d5b7f11b17fca6b5f58a3a28037aa2aa3f"
-    "linux_arm64"   = "sha256:76476cae06197bea8166c9f078b278d5b7f11b17fca6b5f58a3a28037aa2aa3f"
-    "windows_amd64" = "sha256:76476cae06197bea8166c9f078b278d5b7f11b17fca6b5f58a3a28037aa2aa3f"
+    "darwin_amd64"  = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
+    "darwin_arm64"  = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
+    "linux_amd64"   = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
+    "linux_arm64"   = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
+    "windows_amd64" = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
   }
   envelope = {
     env   = []

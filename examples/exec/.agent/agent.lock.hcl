@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-01T23:37:21Z"
+  resolved_at = "2026-12-02T00:37:20Z"
   checksums = {
-    "darwin_amd64"  = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
-    "darwin_arm64"  = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
-    "linux_amd64"   = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
-    "linux_arm64"   = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
-    "windows_amd64" = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
+    "darwin_amd64"  = "sha256:92edd7f783a1acb897a4448daa12ea58ff03870eaae76b53a95366479989c47e"
+    "darwin_arm64"  = "sha256:92edd7f783a1acb897a4448daa12ea58ff03870eaae76b53a95366479989c47e"
+    "linux_amd64"   = "sha256:92edd7f783a1acb897a4448daa12ea58ff03870eaae76b53a95366479989c47e"
+    "linux_arm64"   = "sha256:92edd7f783a1acb897a4448daa12ea58ff03870eaae76b53a95366479989c47e"
+    "windows_amd64" = "sha256:92edd7f783a1acb897a4448daa12ea58ff03870eaae76b53a95366479989c47e"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-01T23:37:21Z"
+  resolved_at = "2026-12-02T00:37:20Z"
   checksums = {
-    "darwin_amd64"  = "sha256:793f7f6938f547f63cf36220733d6453d770ca90446371af25a00d29a414ae46"
-    "darwin_arm64"  = "sha256:793f7f6938f547f63cf36220733d6453d770ca90446371af25a00d29a414ae46"
-    "linux_amd64"   = "sha256:793f7f6938f547f63cf36220733d6453d770ca90446371af25a00d29a414ae46"
-    "linux_arm64"   = "sha256:793f7f6938f547f63cf36220733d6453d770ca90446371af25a00d29a414ae46"
-    "windows_amd64" = "sha256:793f7f6938f547f63cf36220733d6453d770ca90446371af25a00d29a414ae46"
+    "darwin_amd64"  = "sha256:05c11e83c1c6a86b1242977a237851d77337c4915df1bab0b482446dd6a7eb3e"
+    "darwin_arm64"  = "sha256:05c11e83c1c6a86b1242977a237851d77337c4915df1bab0b482446dd6a7eb3e"
+    "linux_amd64"   = "sha256:05c11e83c1c6a86b1242977a237851d77337c4915df1bab0b482446dd6a7eb3e"
+    "linux_arm64"   = "sha256:05c11e83c1c6a86b1242977a237851d77337c4915df1bab0b482446dd6a7eb3e"
+    "windows_amd64" = "sha256:05c11e83c1c6a86b1242977a237851d77337c4915df1bab0b482446dd6a7eb3e"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "files" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-01T23:38:04Z"
+  resolved_at = "2026-12-02T00:37:24Z"
   checksums = {
-    "darwin_amd64"  = "sha256:df73868b669d3e0e34aa0d72c09a8749ac5086edc73f6e6125b89107f0b21547"
-    "darwin_arm64"  = "sha256:df73868b669d3e0e34aa0d72c09a8749ac5086edc73f6e6125b89107f0b21547"
-    "linux_amd64"   = "sha256:df73868b669d3e0e34aa0d72c09a8749ac5086edc73f6e6125b89107f0b21547"
-    "linux_arm64"   = "sha256:df73868b669d3e0e34aa0d72c09a8749ac5086edc73f6e6125b89107f0b21547"
-    "windows_amd64" = "sha256:df73868b669d3e0e34aa0d72c09a8749ac5086edc73f6e6125b89107f0b21547"
+    "darwin_amd64"  = "sha256:e2a46c13c94a4f1a391f736df80d8a93f20fa4721e284997f82012f1bf9d969d"
+    "darwin_arm64"  = "sha256:e2a46c13c94a4f1a391f736df80d8a93f20fa4721e284997f82012f1bf9d969d"
+    "linux_amd64"   = "sha256:e2a46c13c94a4f1a391f736df80d8a93f20fa4721e284997f82012f1bf9d969d"
+    "linux_arm64"   = "sha256:e2a46c13c94a4f1a391f736df80d8a93f20fa4721e284997f82012f1bf9d969d"
+    "windows_amd64" = "sha256:e2a46c13c94a4f1a391f736df80d8a93f20fa4721e284997f82012f1bf9d969d"
   }
   envelope = {
     env   = ["DENO_DIR"]
@@ -135,13 +135,13 @@ provider "files" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-01T23:38:04Z"
+  resolved_at = "2026-12-02T00:37:24Z"
   checksums = {
-    "darwin_amd64"  = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
-    "darwin_arm64"  = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
-    "linux_amd64"   = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
-    "linux_arm64"   = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
-    "windows_amd64" = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
+    "darwin_amd64"  = "sha256:92edd7f783a1acb897a4448daa12ea58ff03870eaae76b53a95366479989c47e"
+    "darwin_arm64"  = "sha256:92edd7f783a1acb897a4448daa12ea58ff03870eaae76b53a95366479989c47e"
+    "linux_amd64"   = "sha256:92edd7f783a1acb897a4448daa12ea58ff03870eaae76b53a95366479989c47e"
+    "linux_arm64"   = "sha256:92edd7f783a1acb897a4448daa12ea58ff03870eaae76b53a95366479989c47e"
+    "windows_amd64" = "sha256:92edd7f783a1acb897a4448daa12ea58ff03870eaae76b53a95366479989c47e"
   }
   envelope = {
     env   = []

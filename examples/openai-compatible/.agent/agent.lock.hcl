@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-01T23:37:53Z"
+  resolved_at = "2026-12-02T00:37:28Z"
   checksums = {
-    "darwin_amd64"  = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
-    "darwin_arm64"  = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
-    "linux_amd64"   = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
-    "linux_arm64"   = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
-    "windows_amd64" = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
+    "darwin_amd64"  = "sha256:8f092feb7670f39d96b540df00b722964a05d7e8e6d343cb09681b5bdcc78e0a"
+    "darwin_arm64"  = "sha256:8f092feb7670f39d96b540df00b722964a05d7e8e6d343cb09681b5bdcc78e0a"
+    "linux_amd64"   = "sha256:8f092feb7670f39d96b540df00b722964a05d7e8e6d343cb09681b5bdcc78e0a"
+    "linux_arm64"   = "sha256:8f092feb7670f39d96b540df00b722964a05d7e8e6d343cb09681b5bdcc78e0a"
+    "windows_amd64" = "sha256:8f092feb7670f39d96b540df00b722964a05d7e8e6d343cb09681b5bdcc78e0a"
   }
   envelope = {
     env   = []
@@ -35,13 +35,13 @@ provider "fs" {
 provider "local" {
   source      = "builtin/openai"
   version     = "0.1.0"
-  resolved_at = "2026-12-01T23:37:53Z"
+  resolved_at = "2026-12-02T00:37:28Z"
   checksums = {
-    "darwin_amd64"  = "sha256:484ae680e0a41a4e0d7d785d44bde0edc739536d9c9eacb070131eaec9cbecca"
-    "darwin_arm64"  = "sha256:484ae680e0a41a4e0d7d785d44bde0edc739536d9c9eacb070131eaec9cbecca"
-    "linux_amd64"   = "sha256:484ae680e0a41a4e0d7d785d44bde0edc739536d9c9eacb070131eaec9cbecca"
-    "linux_arm64"   = "sha256:484ae680e0a41a4e0d7d785d44bde0edc739536d9c9eacb070131eaec9cbecca"
-    "windows_amd64" = "sha256:484ae680e0a41a4e0d7d785d44bde0edc739536d9c9eacb070131eaec9cbecca"
+    "darwin_amd64"  = "sha256:f964bb93eae5a13b5bf05e265e1699d52aa31dc2b1e50cfde8bad74bd17b989e"
+    "darwin_arm64"  = "sha256:f964bb93eae5a13b5bf05e265e1699d52aa31dc2b1e50cfde8bad74bd17b989e"
+    "linux_amd64"   = "sha256:f964bb93eae5a13b5bf05e265e1699d52aa31dc2b1e50cfde8bad74bd17b989e"
+    "linux_arm64"   = "sha256:f964bb93eae5a13b5bf05e265e1699d52aa31dc2b1e50cfde8bad74bd17b989e"
+    "windows_amd64" = "sha256:f964bb93eae5a13b5bf05e265e1699d52aa31dc2b1e50cfde8bad74bd17b989e"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-01T23:37:42Z"
+  resolved_at = "2026-12-02T00:37:36Z"
   checksums = {
-    "darwin_amd64"  = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
-    "darwin_arm64"  = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
-    "linux_amd64"   = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
-    "linux_arm64"   = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
-    "windows_amd64" = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
+    "darwin_amd64"  = "sha256:8f092feb7670f39d96b540df00b722964a05d7e8e6d343cb09681b5bdcc78e0a"
+    "darwin_arm64"  = "sha256:8f092feb7670f39d96b540df00b722964a05d7e8e6d343cb09681b5bdcc78e0a"
+    "linux_amd64"   = "sha256:8f092feb7670f39d96b540df00b722964a05d7e8e6d343cb09681b5bdcc78e0a"
+    "linux_arm64"   = "sha256:8f092feb7670f39d96b540df00b722964a05d7e8e6d343cb09681b5bdcc78e0a"
+    "windows_amd64" = "sha256:8f092feb7670f39d96b540df00b722964a05d7e8e6d343cb09681b5bdcc78e0a"
   }
   envelope = {
     env   = []
@@ -35,13 +35,13 @@ provider "fs" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-01T23:37:42Z"
+  resolved_at = "2026-12-02T00:37:36Z"
   checksums = {
-    "darwin_amd64"  = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
-    "darwin_arm64"  = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
-    "linux_amd64"   = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
-    "linux_arm64"   = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
-    "windows_amd64" = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
+    "darwin_amd64"  = "sha256:92edd7f783a1acb897a4448daa12ea58ff03870eaae76b53a95366479989c47e"
+    "darwin_arm64"  = "sha256:92edd7f783a1acb897a4448daa12ea58ff03870eaae76b53a95366479989c47e"
+    "linux_amd64"   = "sha256:92edd7f783a1acb897a4448daa12ea58ff03870eaae76b53a95366479989c47e"
+    "linux_arm64"   = "sha256:92edd7f783a1acb897a4448daa12ea58ff03870eaae76b53a95366479989c47e"
+    "windows_amd64" = "sha256:92edd7f783a1acb897a4448daa12ea58ff03870eaae76b53a95366479989c47e"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-01T23:37:32Z"
+  resolved_at = "2026-12-02T00:37:45Z"
   checksums = {
-    "darwin_amd64"  = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
-    "darwin_arm64"  = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
-    "linux_amd64"   = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
-    "linux_arm64"   = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
-    "windows_amd64" = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
+    "darwin_amd64"  = "sha256:92edd7f783a1acb897a4448daa12ea58ff03870eaae76b53a95366479989c47e"
+    "darwin_arm64"  = "sha256:92edd7f783a1acb897a4448daa12ea58ff03870eaae76b53a95366479989c47e"
+    "linux_amd64"   = "sha256:92edd7f783a1acb897a4448daa12ea58ff03870eaae76b53a95366479989c47e"
+    "linux_arm64"   = "sha256:92edd7f783a1acb897a4448daa12ea58ff03870eaae76b53a95366479989c47e"
+    "windows_amd64" = "sha256:92edd7f783a1acb897a4448daa12ea58ff03870eaae76b53a95366479989c47e"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-01T23:37:32Z"
+  resolved_at = "2026-12-02T00:37:45Z"
   checksums = {
-    "darwin_amd64"  = "sha256:8d5ab284b632931dcf2ef7c76e510880c04f5801f617014d302d7c84d51700aa"
-    "darwin_arm64"  = "sha256:8d5ab284b632931dcf2ef7c76e510880c04f5801f617014d302d7c84d51700aa"
-    "linux_amd64"   = "sha256:8d5ab284b632931dcf2ef7c76e510880c04f5801f617014d302d7c84d51700aa"
-    "linux_arm64"   = "sha256:8d5ab284b632931dcf2ef7c76e510880c04f5801f617014d302d7c84d51700aa"
-    "windows_amd64" = "sha256:8d5ab284b632931dcf2ef7c76e510880c04f5801f617014d302d7c84d51700aa"
+    "darwin_amd64"  = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
+    "darwin_arm64"  = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
+    "linux_amd64"   = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
+    "linux_arm64"   = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
+    "windows_amd64" = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-01T23:37:35Z"
+  resolved_at = "2026-12-02T00:37:50Z"
   checksums = {
-    "darwin_amd64"  = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
-    "darwin_arm64"  = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
-    "linux_amd64"   = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
-    "linux_arm64"   = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
-    "windows_amd64" = "sha256:294effc94145394da06a1e883fd83e8e0a1bd0aaba6809f30b5806de8aa4970b"
+    "darwin_amd64"  = "sha256:92edd7f783a1acb897a4448daa12ea58ff03870eaae76b53a95366479989c47e"
+    "darwin_arm64"  = "sha256:92edd7f783a1acb897a4448daa12ea58ff03870eaae76b53a95366479989c47e"
+    "linux_amd64"   = "sha256:92edd7f783a1acb897a4448daa12ea58ff03870eaae76b53a95366479989c47e"
+    "linux_arm64"   = "sha256:92edd7f783a1acb897a4448daa12ea58ff03870eaae76b53a95366479989c47e"
+    "windows_amd64" = "sha256:92edd7f783a1acb897a4448daa12ea58ff03870eaae76b53a95366479989c47e"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-01T23:37:35Z"
+  resolved_at = "2026-12-02T00:37:50Z"
   checksums = {
-    "darwin_amd64"  = "sha256:76476cae06197bea8166c9f078b278d5b7f11b17fca6b5f58a3a28037aa2aa3f"
-    "darwin_arm64"  = "sha256:76476cae06197bea8166c9f078b278d5b7f11b17fca6b5f58a3a28037aa2aa3f"
-    "linux_amd64"   = "sha256:76476cae06197bea8166c9f078b278d5b7f11b17fca6b5f58a3a28037aa2aa3f"
-    "linux_arm64"   = "sha256:76476cae06197bea8166c9f078b278d5b7f11b17fca6b5f58a3a28037aa2aa3f"
-    "windows_amd64" = "sha256:76476cae06197bea8166c9f078b278d5b7f11b17fca6b5f58a3a28037aa2aa3f"
+    "darwin_amd64"  = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
+    "darwin_arm64"  = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
+    "linux_amd64"   = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
+    "linux_arm64"   = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
+    "windows_amd64" = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
   }
   envelope = {
     env   = []
