@@ -34,6 +34,11 @@ export const E_CONSTRAINT_UNSATISFIABLE = "E_CONSTRAINT_UNSATISFIABLE";
 export const E_VERSION_MISMATCH = "E_VERSION_MISMATCH";
 /** A plugin's manifest or module graph cannot be read. */
 export const E_PLUGIN_UNAVAILABLE = "E_PLUGIN_UNAVAILABLE";
+/**
+ * A plugin's manifest `name` is another provider's local name, or a
+ * first-party plugin's name while its source is not that builtin.
+ */
+export const E_PLUGIN_NAME_CONFLICT = "E_PLUGIN_NAME_CONFLICT";
 /** A plugin advertises an invalid config schema (§2.3 rules 1–5). */
 export const E_SCHEMA_INVALID = "E_SCHEMA_INVALID";
 /** A plugin declares a permission the operator's grant does not cover. */

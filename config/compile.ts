@@ -38,6 +38,7 @@ import {
   E_LOCK_OUTDATED,
   E_NO_CONFIG,
   E_PERMISSION_NOT_GRANTED,
+  E_PLUGIN_NAME_CONFLICT,
   E_PLUGIN_UNAVAILABLE,
   E_PROVIDER_CATEGORY,
   E_PROVIDER_NOT_LOCKED,
@@ -62,6 +63,7 @@ import {
 import type { Plan, PlanProvider, ToolDeclaration } from "./plan.ts";
 
 import { satisfies } from "./version_constraint.ts";
+import { manifestNameConflict } from "../contract/plugin_identity.ts";
 import { decodeProviderBody, validateConfigSchema } from "./provider_schema.ts";
 import { diag, headerRange } from "./_schema.ts";
 import {
@@ -118,6 +120,12 @@ export interface CompileInputs {
    * @default {new Map()}
    */
   artifacts?: ReadonlyMap<string, PluginArtifact>;
+  /**
+   * The first-party plugins' names: a plugin from another source whose
+   * manifest claims one of them is refused (`E_PLUGIN_NAME_CONFLICT`).
+   * @default {[]}
+   */
+  builtinNames?: readonly string[];
   /**
    * Other `*.hcl` files beside `agent.hcl` (they are not read: warned).
    * @default {[]}
@@ -496,6 +504,30 @@ function resolveProvider(
     ? artifact?.origin
     : `the lock entry in ${ctx.lockPath}`;
 
+  // Identity: the local name is the plugin's name; its manifest may not
+  // claim another provider's, or a first-party plugin's.
+  if (manifest !== undefined) {
+    const conflict = manifestNameConflict(
+      {
+        localName: name,
+        source: rp.source,
+        manifestName: manifest.name,
+      },
+      ctx.config.requiredProviders.map((p) => p.name),
+      inputs.builtinNames ?? [],
+    );
+    if (conflict !== undefined) {
+      fail(
+        E_PLUGIN_NAME_CONFLICT,
+        `Provider "${name}": its plugin claims the name "${manifest.name}"`,
+        `${conflict}${
+          origin ? ` (${origin})` : ""
+        }. On the event bus and in grants a plugin is known by its local name in agent.hcl; rename the plugin in its manifest, or give it the local name its manifest uses if no other provider has it.`,
+        rp.sourceRange,
+      );
+    }
+  }
+
   // Versions.
   if (
     devPath === undefined && version !== undefined && manifest !== undefined
@@ -597,6 +629,7 @@ function resolveProvider(
       declared: copyEnvelope(declared),
       granted: fullGrant(grant),
       effective: relativize(effective, inputs.dir),
+      subscribe: [...(block?.subscribe ?? [])],
     },
     config: decoded,
     position: block ? block.block.range.start.byte : rp.range.start.byte,

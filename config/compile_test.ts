@@ -193,3 +193,40 @@ Deno.test("explainPlan() shows effective tools, Deno flags and policy outcomes p
   );
   assert.match(text2, /<sdk env> stands for the 1 variables .*: SDK_VAR\./);
 });
+
+Deno.test("explainPlan() shows the allow_subscribe grant and its session scope", () => {
+  const grant = FS_GRANT.replace(
+    /\}\s*$/,
+    '  allow_subscribe = ["kernel.event.*", "kernel.event.message@all"]\n}\n',
+  );
+  const plan = compileText(
+    FS_REQ + grant + 'agent_profile "default" {\n  tools = ["fs.*"]\n}\n',
+    { artifacts: { "./fs": FS }, lock: lockFor() },
+  ).plan!;
+  const fs = explainPlan(plan, []).profiles[0]!.providers[0]!;
+  assert.deepEqual(fs.subscribe, [
+    "kernel.event.*",
+    "kernel.event.message@all",
+  ]);
+  assert.match(
+    formatExplain(explainPlan(plan, [])),
+    /kernel bus: may subscribe to kernel\.event\.\* \(sessions it takes part in\), kernel\.event\.message \(every session\)/,
+  );
+});
+
+Deno.test("compile() refuses an allow_subscribe entry outside kernel.*, naming it", () => {
+  const grant = FS_GRANT.replace(
+    /\}\s*$/,
+    '  allow_subscribe = ["kernel.event.*", "*"]\n}\n',
+  );
+  const r = compileText(FS_REQ + grant, {
+    artifacts: { "./fs": FS },
+    lock: lockFor(),
+  });
+  assert.equal(r.plan, undefined);
+  const d = r.diagnostics.find((d) => d.code === "E_INVALID_VALUE");
+  assert.match(
+    d?.detail ?? "",
+    /Entry 2 of "allow_subscribe" in provider "fs" is "\*"/,
+  );
+});

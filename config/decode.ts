@@ -34,7 +34,8 @@ import {
   type VersionConstraint,
 } from "./version_constraint.ts";
 import type { PlanHook, PlanProfile, Settings, SourceKind } from "./plan.ts";
-import { GRANT_ATTRIBUTES } from "./provider_schema.ts";
+import { GRANT_ATTRIBUTES, SUBSCRIBE_ATTRIBUTE } from "./provider_schema.ts";
+import { parseSubscribeGrant } from "../contract/subscribe_grant.ts";
 import {
   checkBody,
   describeType,
@@ -84,6 +85,13 @@ export interface ProviderBlock {
   grantItems: Partial<
     Record<keyof PermissionGrant, (SourceRange | undefined)[]>
   >;
+  /**
+   * The `allow_subscribe` entries: `kernel.*` bus filters the plugin may
+   * subscribe to, each optionally suffixed `@all` (every session).
+   */
+  subscribe: string[];
+  /** Where `allow_subscribe` is, when written. */
+  subscribeRange?: SourceRange;
 }
 
 /** `agent.hcl` after stage A. */
@@ -417,8 +425,42 @@ function decodeGrant(block: Block, diagnostics: Diagnostic[]): ProviderBlock {
   const grant: PermissionGrant = {};
   const grantRanges: ProviderBlock["grantRanges"] = {};
   const grantItems: ProviderBlock["grantItems"] = {};
+  let subscribe: string[] = [];
+  let subscribeRange: SourceRange | undefined;
   for (const attr of block.body.attributes) {
     if (!GRANT_ATTRIBUTES.includes(attr.name)) continue;
+    if (attr.name === SUBSCRIBE_ATTRIBUTE) {
+      const v = evalAttr(
+        attr,
+        "list(string)",
+        `provider "${name}"`,
+        diagnostics,
+      );
+      if (v === undefined) continue;
+      const list = v as string[];
+      const items = itemRanges(attr.expr);
+      let ok = true;
+      for (const [i, entry] of list.entries()) {
+        const { problem } = parseSubscribeGrant(entry);
+        if (problem === undefined) continue;
+        ok = false;
+        diagnostics.push(diag(
+          "error",
+          "E_INVALID_VALUE",
+          `Invalid entry in "${SUBSCRIBE_ATTRIBUTE}"`,
+          `Entry ${
+            i + 1
+          } of "${SUBSCRIBE_ATTRIBUTE}" in provider "${name}" is ${
+            JSON.stringify(entry)
+          }: ${problem}.`,
+          items[i] ?? attr.expr.range,
+        ));
+      }
+      if (!ok) continue;
+      subscribe = [...new Set(list)];
+      subscribeRange = attr.range;
+      continue;
+    }
     const kind = attr.name.slice("allow_".length) as keyof PermissionGrant;
     const v = evalAttr(attr, "list(string)", `provider "${name}"`, diagnostics);
     if (v === undefined) continue;
@@ -440,7 +482,15 @@ function decodeGrant(block: Block, diagnostics: Diagnostic[]): ProviderBlock {
     grantRanges[kind] = attr.range;
     grantItems[kind] = itemRanges(attr.expr);
   }
-  return { name, block, grant, grantRanges, grantItems };
+  return {
+    name,
+    block,
+    grant,
+    grantRanges,
+    grantItems,
+    subscribe,
+    ...(subscribeRange ? { subscribeRange } : {}),
+  };
 }
 
 function decodePolicy(

@@ -16,6 +16,7 @@ import {
   PERMISSION_KINDS,
   type TransportPermissions,
 } from "../contract/permissions.ts";
+import { parseSubscribeGrant } from "../contract/subscribe_grant.ts";
 import {
   evaluatePolicy,
   type PolicyAction,
@@ -53,6 +54,8 @@ export interface ExplainProvider {
   category?: string;
   /** Its effective permissions (project-relative paths). */
   effective: EffectivePermissions;
+  /** Its `allow_subscribe` grant (`kernel.*` bus filters, `@all` suffixed for every session). */
+  subscribe: string[];
   /**
    * The `deno run` permission flags (for a Deno plugin), with placeholders
    * for the per-launch socket directory; `undefined` for an executable.
@@ -171,6 +174,7 @@ function explainProvider(
     name: p.name,
     source: `${p.devOverride ?? p.source}${p.version ? ` ${p.version}` : ""}`,
     effective: p.permissions.effective,
+    subscribe: [...(p.permissions.subscribe ?? [])],
     outcomes: [],
     toolRules: [],
     commandRules: [],
@@ -363,6 +367,18 @@ export function formatExplain(report: ExplainReport): string {
       lines.push(
         `    permissions: ${perms.length === 0 ? "none" : perms.join("; ")}`,
       );
+      if (p.subscribe.length > 0) {
+        lines.push(
+          `    kernel bus: may subscribe to ${
+            p.subscribe.map((g) => {
+              const { filter, allSessions } = parseSubscribeGrant(g);
+              return `${filter} (${
+                allSessions ? "every session" : "sessions it takes part in"
+              })`;
+            }).join(", ")
+          }`,
+        );
+      }
       if (p.denoFlags) {
         lines.push(`    deno flags: ${p.denoFlags.join(" ")}`);
       } else {

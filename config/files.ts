@@ -511,6 +511,7 @@ export async function loadConfigInputs(
     // no directory: agent.hcl is missing, reported by compile
   }
   if (extra.length > 0) inputs.extraHclFiles = extra.sort();
+  if (options.builtins) inputs.builtinNames = [...options.builtins.names];
 
   const names = new Set<string>();
   const agentBody = agentText === undefined

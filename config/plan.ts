@@ -59,6 +59,12 @@ export interface PlanPermissions {
    * it (`./data`); the kernel resolves them against the project directory.
    */
   effective: EffectivePermissions;
+  /**
+   * The `allow_subscribe` grant: `kernel.*` bus filters the plugin may
+   * subscribe to, each optionally suffixed `@all` (every session, not only
+   * those it takes part in). Absent or empty: none.
+   */
+  subscribe?: string[];
 }
 
 /** What the lock file says about a provider. */
@@ -374,6 +380,7 @@ export function planToJson(plan: Plan): JsonValue {
           declared: envelopeJson(p.permissions.declared),
           granted: envelopeJson(p.permissions.granted),
           effective: envelopeJson(p.permissions.effective),
+          subscribe: [...(p.permissions.subscribe ?? [])],
         },
         config: toJsonValue(p.config),
         tools: p.tools

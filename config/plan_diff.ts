@@ -6,7 +6,9 @@
  * A change *widens* when, after it, the agent may do something it could
  * not do before without a human saying yes:
  *
- * - a provider's effective permission (declared ∩ granted) is added;
+ * - a provider's effective permission (declared ∩ granted) is added, or
+ *   an `allow_subscribe` entry (a `kernel.*` bus filter, or its `@all`
+ *   every-session form) is added;
  * - a policy change lets a call run with less asking: an `ask` or `deny`
  *   that became `allow`, a `deny` that became `ask`, a new `allow` rule, a
  *   removed `deny` or `ask` rule, or a changed `match` under which some
@@ -80,9 +82,9 @@ export interface GrantChange {
   change: "added" | "removed";
   /** The provider's local name. */
   provider: string;
-  /** The kind of permission. */
-  kind: PermissionKind;
-  /** The value (a variable, program, path or host). */
+  /** The kind of permission (`subscribe`: an `allow_subscribe` entry). */
+  kind: PermissionKind | "subscribe";
+  /** The value (a variable, program, path, host or bus filter). */
   value: string;
 }
 
@@ -284,9 +286,13 @@ function diffGrants(base: Plan, head: Plan): GrantChange[] {
       !head.providers.some((p) => p.name === n)
     ),
   ];
+  const subscribe = (plan: Plan, name: string) =>
+    plan.providers.find((p) => p.name === name)?.permissions.subscribe ?? [];
   for (const provider of names) {
     const b = effective(base, provider);
     const a = effective(head, provider);
+    const bs = subscribe(base, provider);
+    const as = subscribe(head, provider);
     for (const kind of PERMISSION_KINDS) {
       for (const value of a[kind]) {
         if (!b[kind].includes(value)) {
@@ -297,6 +303,16 @@ function diffGrants(base: Plan, head: Plan): GrantChange[] {
         if (!a[kind].includes(value)) {
           out.push({ change: "removed", provider, kind, value });
         }
+      }
+    }
+    for (const value of as) {
+      if (!bs.includes(value)) {
+        out.push({ change: "added", provider, kind: "subscribe", value });
+      }
+    }
+    for (const value of bs) {
+      if (!as.includes(value)) {
+        out.push({ change: "removed", provider, kind: "subscribe", value });
       }
     }
   }

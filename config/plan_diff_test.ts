@@ -102,6 +102,42 @@ Deno.test("diffPlans() compares effective grants: an added grant widens, a remov
   });
 });
 
+Deno.test("diffPlans() reports an added allow_subscribe entry as widening, its @all form as another entry", () => {
+  const scoped = `provider "notes" {
+  allow_net       = ["sync.example:443"]
+  allow_subscribe = ["kernel.event.*"]
+}
+`;
+  const all = `provider "notes" {
+  allow_net       = ["sync.example:443"]
+  allow_subscribe = ["kernel.event.*@all"]
+}
+`;
+  const d = diffPlans(plan(REQUIRED + PROVIDER_NET), plan(REQUIRED + scoped));
+  assert.deepEqual(d.grants, [
+    {
+      change: "added",
+      provider: "notes",
+      kind: "subscribe",
+      value: "kernel.event.*",
+    },
+  ]);
+  assert.equal(d.widens, true);
+  assert.deepEqual(d.reasons, [
+    'provider "notes" gains subscribe permission "kernel.event.*"',
+  ]);
+  const wider = diffPlans(plan(REQUIRED + scoped), plan(REQUIRED + all));
+  assert.equal(wider.widens, true);
+  assert.deepEqual(wider.grants.map((g) => `${g.change} ${g.value}`), [
+    "added kernel.event.*@all",
+    "removed kernel.event.*",
+  ]);
+  assert.equal(
+    diffPlans(plan(REQUIRED + scoped), plan(REQUIRED + PROVIDER_NET)).widens,
+    false,
+  );
+});
+
 Deno.test("diffPlans() reports a provider upgrade with its version and checksum, without widening", () => {
   const sumB = `sha256:${"b".repeat(64)}`;
   const d = diffPlans(

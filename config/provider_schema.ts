@@ -43,8 +43,10 @@ export type { ConfigAttributeSpec, ConfigAttrType };
 
 /**
  * The attributes of a `provider` block that belong to the kernel, not to the
- * plugin: the operator's permission grant. They are removed before the body
- * is decoded against the plugin's schema, and a schema may not declare them.
+ * plugin: the operator's permission grant (the Deno permissions, and
+ * `allow_subscribe` for `kernel.*` bus topics). They are removed before the
+ * body is decoded against the plugin's schema, and a schema may not declare
+ * them.
  */
 export const GRANT_ATTRIBUTES: readonly string[] = [
   "allow_env",
@@ -52,7 +54,11 @@ export const GRANT_ATTRIBUTES: readonly string[] = [
   "allow_read",
   "allow_write",
   "allow_net",
+  "allow_subscribe",
 ];
+
+/** The grant attribute of `kernel.*` bus subscriptions. */
+export const SUBSCRIBE_ATTRIBUTE = "allow_subscribe";
 
 /** The reserved per-provider token cap of context and memory providers. */
 export const TOKEN_BUDGET_ATTRIBUTE = "token_budget";

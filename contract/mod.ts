@@ -144,7 +144,19 @@ export {
   type ShellParseResult,
   type UnparseableCommand,
 } from "./shell_command.ts";
-export type { PluginIdentity } from "./plugin_identity.ts";
+export {
+  manifestNameConflict,
+  type PluginIdentity,
+  type ProviderNaming,
+} from "./plugin_identity.ts";
+export {
+  ALL_SESSIONS_SUFFIX,
+  filterReachesKernel,
+  grantCovers,
+  grantMatches,
+  parseSubscribeGrant,
+  type SubscribeGrant,
+} from "./subscribe_grant.ts";
 export {
   CostBudget,
   type CostOptions,

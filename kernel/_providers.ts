@@ -17,6 +17,7 @@ import {
 } from "../config/mod.ts";
 import type { BuiltinCatalog } from "../contract/builtins.ts";
 import { type PluginManifest, readManifest } from "../contract/manifest.ts";
+import { manifestNameConflict } from "../contract/plugin_identity.ts";
 import { ContextService } from "../proto/gen/pluggableharness/context/v1/service_pb.ts";
 import { MemoryService } from "../proto/gen/pluggableharness/memory/v1/service_pb.ts";
 import { ModelService } from "../proto/gen/pluggableharness/model/v1/service_pb.ts";
@@ -60,6 +61,26 @@ export interface Launchable {
  * @throws {ProviderError} For an unknown builtin or a forge source.
  */
 export async function launchableOf(
+  dir: string,
+  p: PlanProvider,
+  builtins: BuiltinCatalog | undefined,
+  plan?: Plan,
+): Promise<Launchable> {
+  // Refused when its manifest claims another provider's local name or a
+  // first-party plugin's name: the plugin is known by its local name and
+  // must not pass for another (checked again here because the plugin's
+  // files may have changed since the config was compiled).
+  const l = await findLaunchable(dir, p, builtins);
+  const conflict = manifestNameConflict(
+    { localName: p.name, source: p.source, manifestName: l.manifest.name },
+    (plan?.providers ?? [p]).map((q) => q.name),
+    builtins?.names ?? [],
+  );
+  if (conflict !== undefined) throw new ProviderError(p.name, conflict);
+  return l;
+}
+
+async function findLaunchable(
   dir: string,
   p: PlanProvider,
   builtins: BuiltinCatalog | undefined,
@@ -192,6 +213,7 @@ export async function launchProviders(
       dir,
       p,
       options.builtins,
+      plan,
     );
     const config = revealProviderConfig(p) as JsonObject;
     let plugin: Plugin;
@@ -203,6 +225,8 @@ export async function launchProviders(
         grant: p.permissions.granted,
         config,
         source: p.source,
+        name: p.name,
+        subscribe: p.permissions.subscribe ?? [],
       }, options.signal ? { signal: options.signal } : {});
     } catch (err) {
       throw new ProviderError(

@@ -77,6 +77,7 @@ export async function measureContextChain(
       root,
       p,
       builtins,
+      plan,
     );
     const config = revealProviderConfig(p) as JsonObject;
     const plugin = await host.launch({
@@ -86,6 +87,8 @@ export async function measureContextChain(
       grant: p.permissions.granted,
       config,
       source: p.source,
+      name: p.name,
+      subscribe: p.permissions.subscribe ?? [],
     });
     chain.push(await chainProviderOf(plugin, p, config));
   }

@@ -50,11 +50,12 @@ export async function launchProbe(
   capabilities: Partial<PluginManifest["capabilities"]> = {},
   grant: PermissionGrant = {},
   config?: JsonObject,
+  as: { name?: string; manifestName?: string; subscribe?: string[] } = {},
 ): Promise<Plugin> {
   const base = await readManifest(`${REPO}/tests/fixtures/probe/plugin.json`);
   const manifest = parseManifest(
     {
-      name: base.name,
+      name: as.manifestName ?? base.name,
       version: base.version,
       category: base.category,
       protocol_version: 1,
@@ -69,6 +70,8 @@ export async function launchProbe(
     entrypoint: PROBE_ENTRY,
     grant,
     ...(config ? { config } : {}),
+    ...(as.name ? { name: as.name } : {}),
+    ...(as.subscribe ? { subscribe: as.subscribe } : {}),
   });
 }
 

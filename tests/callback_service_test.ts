@@ -43,6 +43,7 @@ async function fixture(
     telemetry?: TelemetrySettings;
     config?: JsonObject;
     countTokens?: ExactTokenCounter;
+    subscribe?: string[];
   } = {},
 ): Promise<Fixture> {
   const dir = await Deno.makeTempDir({ prefix: "ph-agent-callback-" });
@@ -59,7 +60,9 @@ async function fixture(
       ...(options.countTokens ? { countTokens: options.countTokens } : {}),
     },
   });
-  const probe = await launchProbe(host, {}, {}, options.config);
+  const probe = await launchProbe(host, {}, {}, options.config, {
+    ...(options.subscribe ? { subscribe: options.subscribe } : {}),
+  });
   const mine = await store.create({ profile: "default" });
   const other = await store.create({ profile: "default" });
   const answers: JsonObject[] = [];
@@ -285,7 +288,7 @@ Deno.test("GetSession returns the persisted info and the live budgets", async ()
 });
 
 Deno.test("Publish builds the topic from the connection's identity; Subscribe streams by filter", async () => {
-  await using f = await fixture();
+  await using f = await fixture({ subscribe: ["kernel.event.*"] });
   const subscribed = f.rpc("subscribe", {
     topicFilters: ["plugin.tool.probe.*", "kernel.event.*"],
   }, 3);

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "echo" {
   source      = "builtin/echo"
   version     = "0.1.0"
-  resolved_at = "2026-12-01T23:37:16Z"
+  resolved_at = "2026-12-02T00:37:10Z"
   checksums = {
-    "darwin_amd64"  = "sha256:c84895b7156c9ee230db59e481ac5b6700cafdda674246c10c18efad713d0d37"
-    "darwin_arm64"  = "sha256:c84895b7156c9ee230db59e481ac5b6700cafdda674246c10c18efad713d0d37"
-    "linux_amd64"   = "sha256:c84895b7156c9ee230db59e481ac5b6700cafdda674246c10c18efad713d0d37"
-    "linux_arm64"   = "sha256:c84895b7156c9ee230db59e481ac5b6700cafdda674246c10c18efad713d0d37"
-    "windows_amd64" = "sha256:c84895b7156c9ee230db59e481ac5b6700cafdda674246c10c18efad713d0d37"
+    "darwin_amd64"  = "sha256:2399ca3426aa427d960b312190960d2a74652ce5d8dbb103ac7e19bef4495b29"
+    "darwin_arm64"  = "sha256:2399ca3426aa427d960b312190960d2a74652ce5d8dbb103ac7e19bef4495b29"
+    "linux_amd64"   = "sha256:2399ca3426aa427d960b312190960d2a74652ce5d8dbb103ac7e19bef4495b29"
+    "linux_arm64"   = "sha256:2399ca3426aa427d960b312190960d2a74652ce5d8dbb103ac7e19bef4495b29"
+    "windows_amd64" = "sha256:2399ca3426aa427d960b312190960d2a74652ce5d8dbb103ac7e19bef4495b29"
   }
   envelope = {
     env   = []
@@ -36,13 +36,13 @@ provider "echo" {
 provider "notes" {
   source      = "./plugins/notes"
   version     = "0.2.0"
-  resolved_at = "2026-12-01T23:37:16Z"
+  resolved_at = "2026-12-02T00:37:10Z"
   checksums = {
-    "darwin_amd64"  = "sha256:bce6ce166483138c75889babe0452204f23f3f951d818d438e8e4878eb944b8a"
-    "darwin_arm64"  = "sha256:bce6ce166483138c75889babe0452204f23f3f951d818d438e8e4878eb944b8a"
-    "linux_amd64"   = "sha256:bce6ce166483138c75889babe0452204f23f3f951d818d438e8e4878eb944b8a"
-    "linux_arm64"   = "sha256:bce6ce166483138c75889babe0452204f23f3f951d818d438e8e4878eb944b8a"
-    "windows_amd64" = "sha256:bce6ce166483138c75889babe0452204f23f3f951d818d438e8e4878eb944b8a"
+    "darwin_amd64"  = "sha256:d03e7a95c31622d71cfead1785eb81f244b72916ffe4fbc55193f89ce720af23"
+    "darwin_arm64"  = "sha256:d03e7a95c31622d71cfead1785eb81f244b72916ffe4fbc55193f89ce720af23"
+    "linux_amd64"   = "sha256:d03e7a95c31622d71cfead1785eb81f244b72916ffe4fbc55193f89ce720af23"
+    "linux_arm64"   = "sha256:d03e7a95c31622d71cfead1785eb81f244b72916ffe4fbc55193f89ce720af23"
+    "windows_amd64" = "sha256:d03e7a95c31622d71cfead1785eb81f244b72916ffe4fbc55193f89ce720af23"
   }
   envelope = {
     env   = []

@@ -266,6 +266,7 @@ export class AgentSession implements AsyncDisposable {
         budget: this.#budget,
         resolveInteractive: (callId, response) =>
           this.#interactive.resolve(callId, response),
+        participants: participantsOf(spec, deps),
       };
       this.#unregister = deps.registry.register(this.#live);
     }
@@ -768,4 +769,21 @@ export class AgentSession implements AsyncDisposable {
     });
     return result;
   }
+}
+
+/** The plugins serving a session's profile: its models, tools and hooks. */
+function participantsOf(
+  spec: ResolvedSessionSpec,
+  deps: AgentDeps,
+): PluginIdentity[] {
+  const out: PluginIdentity[] = [];
+  const add = (identity: PluginIdentity | undefined) => {
+    if (identity) out.push(identity);
+  };
+  for (const m of spec.models) add(deps.models.get(m.provider)?.identity);
+  for (const name of [...spec.tools.keys(), ...spec.dynamicTools.keys()]) {
+    add(deps.tools?.get(name)?.identity);
+  }
+  for (const h of spec.hooks) add(deps.hooks?.get(h.provider)?.identity);
+  return out;
 }

@@ -100,6 +100,14 @@ export interface SubscribeOptions {
   readonly signal?: AbortSignal;
   /** A name for logs and errors, e.g. the subscribing plugin. */
   readonly label?: string;
+  /**
+   * Decides, per matching event, whether this subscription receives it;
+   * `sessionId` is the session a `kernel.*` publication belongs to
+   * (`undefined` for plugin publishes). The callback service uses it to
+   * scope a plugin's `kernel.*` subscriptions to its sessions.
+   * @default {every matching event}
+   */
+  readonly accept?: (event: BusEvent, sessionId: string | undefined) => boolean;
 }
 
 /** What the kernel publishes on a `kernel.*` topic. */
@@ -112,6 +120,11 @@ export interface KernelPublication {
   readonly schemaVersion: string;
   /** The persisted sequence, for `kernel.event.*`. @default {0n} */
   readonly sequence?: bigint;
+  /**
+   * The session the event belongs to. Not on the wire: it decides which
+   * session-scoped subscriptions receive the event.
+   */
+  readonly sessionId?: string;
 }
 
 /** A plugin's `Publish` request (its topic is built from its identity). */
@@ -152,6 +165,9 @@ export class Subscription implements AsyncIterableIterator<BusEvent> {
   readonly bound: number;
   /** Its label. */
   readonly label: string;
+  readonly #accept:
+    | ((event: BusEvent, sessionId: string | undefined) => boolean)
+    | undefined;
   #queue: BusEvent[] = [];
   #head = 0;
   #waiters: Waiter[] = [];
@@ -166,17 +182,20 @@ export class Subscription implements AsyncIterableIterator<BusEvent> {
    * @param bound The bound.
    * @param label The label.
    * @param onClose Called once when it closes.
+   * @param accept Decides per event whether it is delivered.
    */
   constructor(
     filters: readonly string[],
     bound: number,
     label: string,
     onClose: (s: Subscription) => void,
+    accept?: (event: BusEvent, sessionId: string | undefined) => boolean,
   ) {
     this.filters = filters;
     this.bound = bound;
     this.label = label;
     this.#onClose = onClose;
+    this.#accept = accept;
   }
 
   /** Whether it is closed (by the consumer, a signal or an overflow). */
@@ -203,6 +222,28 @@ export class Subscription implements AsyncIterableIterator<BusEvent> {
   matches(topic: string): boolean {
     for (const f of this.filters) if (filterMatches(f, topic)) return true;
     return false;
+  }
+
+  /**
+   * Whether an event is for this subscription: a filter matches its topic
+   * and the subscription's `accept` (if any) takes it.
+   *
+   * @param event The event.
+   * @param sessionId The session a kernel publication belongs to.
+   * @returns `true` when it should be delivered.
+   */
+  wants(event: BusEvent, sessionId: string | undefined): boolean {
+    if (!this.matches(event.topic)) return false;
+    if (this.#accept === undefined) return true;
+    try {
+      return this.#accept(event, sessionId);
+    } catch (error) {
+      log.warn("A subscription filter of {label} threw: {error}", {
+        label: this.label || "(unnamed)",
+        error,
+      });
+      return false;
+    }
   }
 
   /**
@@ -361,6 +402,7 @@ export class EventBus {
       bound,
       label,
       (s) => this.#subs.delete(s),
+      options.accept,
     );
     if (options.signal?.aborted) {
       sub.close();
@@ -426,6 +468,7 @@ export class EventBus {
         time: timestampFromDate(this.#now()),
         sequence: publication.sequence ?? 0n,
       }),
+      publication.sessionId,
     );
   }
 
@@ -463,11 +506,11 @@ export class EventBus {
     return topic;
   }
 
-  #fanOut(event: BusEvent): number {
+  #fanOut(event: BusEvent, sessionId?: string): number {
     this.stats.published++;
     let reached = 0;
     for (const sub of this.#subs) {
-      if (!sub.matches(event.topic)) continue;
+      if (!sub.wants(event, sessionId)) continue;
       reached++;
       if (!sub.deliver(event)) {
         this.stats.overflowDisconnects++;

@@ -10,6 +10,12 @@
  * the plugin currently holds a grant on that live session, always with the
  * same `PERMISSION_DENIED` (see {@linkcode SessionRegistry}).
  *
+ * Subscribe to a filter that can match a `kernel.*` topic needs the
+ * operator's `allow_subscribe` grant ({@linkcode
+ * CallbackServiceOptions.subscribeGrant}); the kernel events delivered are
+ * those of sessions the plugin takes part in, or of every session for an
+ * `@all` entry. Plugin topics need no grant.
+ *
  * RPCs whose machinery is absent (RunSession without a
  * {@linkcode KernelServices.runSession}, the frontend state surfaces)
  * answer `UNIMPLEMENTED` with a message naming what is missing; they never
@@ -33,6 +39,13 @@ import { logAt } from "../telemetry/_log.ts";
 import type { PluginIdentity } from "../../contract/plugin_identity.ts";
 import type { EventBus } from "../bus/event_bus.ts";
 import { BusError } from "../bus/errors.ts";
+import { validateFilter } from "../bus/topic.ts";
+import {
+  filterReachesKernel,
+  grantCovers,
+  grantMatches,
+  parseSubscribeGrant,
+} from "../../contract/subscribe_grant.ts";
 import { StateError } from "../state/errors.ts";
 import { sessionInfoOf, storedEventOf } from "../state/_convert.ts";
 import {
@@ -89,6 +102,14 @@ export interface CallbackServiceOptions {
   identity: PluginIdentity;
   /** The plugin's decoded config, returned by GetConfig. Never logged. */
   config?: JsonObject;
+  /**
+   * The operator's `allow_subscribe` grant: the `kernel.*` filters the
+   * plugin may subscribe to, each optionally suffixed `@all` (every
+   * session; otherwise only the sessions it takes part in). Without it a
+   * Subscribe that could match a `kernel.*` topic is `PERMISSION_DENIED`.
+   * @default {[]}
+   */
+  subscribeGrant?: readonly string[];
   /** The kernel services. */
   services?: KernelServices;
   /** Handlers that replace the defaults (tests, later issues). */
@@ -176,6 +197,22 @@ export function createCallbackService(
   };
   const bus = (rpc: string): EventBus =>
     services.bus ?? unimplemented(rpc, "this kernel runs without an event bus");
+  const grants = (options.subscribeGrant ?? []).map(parseSubscribeGrant)
+    .filter((g) => g.problem === undefined);
+  // kernel.* topics carry every session's prompts and tool results: a
+  // filter that can match one must be covered by the operator's grant.
+  const authorizeSubscribe = (filters: readonly string[]) => {
+    for (const f of filters) {
+      if (!filterReachesKernel(f)) continue;
+      if (grants.some((g) => grantCovers(g.filter, f))) continue;
+      throw new GrpcStatusError(
+        Code.PERMISSION_DENIED,
+        `Subscribe to ${
+          JSON.stringify(f)
+        } is refused: provider "${identity.name}" has no allow_subscribe grant covering it (kernel.* topics carry sessions' prompts and tool results; the operator grants them with allow_subscribe = ["kernel.event.*"] in its provider block)`,
+      );
+    }
+  };
 
   const base: CallbackImpl = {
     log: (req) => {
@@ -334,9 +371,24 @@ export function createCallbackService(
       }
       let sub;
       try {
-        sub = bus("Subscribe").subscribe(req.topicFilters, {
+        const b = bus("Subscribe");
+        for (const f of req.topicFilters) validateFilter(f);
+        authorizeSubscribe(req.topicFilters);
+        sub = b.subscribe(req.topicFilters, {
           signal: ctx.signal,
           label: producer,
+          accept: (event, sessionId) => {
+            if (!event.topic.startsWith("kernel.")) return true;
+            for (const g of grants) {
+              if (!grantMatches(g.filter, event.topic)) continue;
+              if (g.allSessions) return true;
+              if (
+                sessionId !== undefined &&
+                services.sessions?.takesPart(identity, sessionId)
+              ) return true;
+            }
+            return false;
+          },
         });
       } catch (err) {
         throw asStatus(err);

@@ -93,6 +93,20 @@ export interface PluginSpec {
    * @default {the entrypoint's directory}
    */
   root?: string;
+  /**
+   * The operator's local name for the provider (its `required_providers`
+   * key): the plugin's identity on the bus and in grants. The manifest's
+   * `name` is what the plugin claims, and is used only when this is absent
+   * (a plugin launched outside a configuration).
+   * @default {manifest.name}
+   */
+  name?: string;
+  /**
+   * The operator's `allow_subscribe` grant (`kernel.*` bus filters,
+   * `@all`-suffixed for every session).
+   * @default {[]}
+   */
+  subscribe?: readonly string[];
 }
 
 /** Per-launch options. */
@@ -337,7 +351,7 @@ export class PluginHost implements AsyncDisposable {
     const remote = spec.manifest.runtime === "deno" &&
       isRemoteSpecifier(spec.entrypoint);
     return {
-      name: spec.manifest.name,
+      name: spec.name ?? spec.manifest.name,
       path: remote || isAbsolute(spec.entrypoint)
         ? spec.entrypoint
         : resolve(cwd, spec.entrypoint),
@@ -475,6 +489,7 @@ export class PluginHost implements AsyncDisposable {
         createCallbackService({
           identity: id,
           ...(s.config ? { config: s.config } : {}),
+          ...(s.subscribe ? { subscribeGrant: s.subscribe } : {}),
           ...(this.#options.services
             ? { services: this.#options.services }
             : {}),

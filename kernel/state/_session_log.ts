@@ -565,6 +565,7 @@ export class SessionCore {
         payloadType: op.info.payloadType,
         schemaVersion: op.schemaVersion,
         sequence: BigInt(sequence),
+        sessionId: this.sessionId,
       });
     } catch (error) {
       log.warn(

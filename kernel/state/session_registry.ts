@@ -59,6 +59,12 @@ export interface LiveSession {
    * this answer was the first.
    */
   resolveInteractive?: (callId: string, response: JsonObject) => boolean;
+  /**
+   * The plugins that serve the session's profile (its models, tools and
+   * hooks): they take part in it from the start, so their session-scoped
+   * `kernel.*` subscriptions receive its events.
+   */
+  participants?: readonly GrantHolder[];
 }
 
 /** The part of a plugin's identity a grant is keyed on (not its version). */
@@ -85,10 +91,17 @@ function key(holder: GrantHolder, sessionId: string): string {
   return `${holder.category}/${holder.name}\u0000${sessionId}`;
 }
 
+function holderKey(holder: GrantHolder): string {
+  return `${holder.category}/${holder.name}`;
+}
+
 /** Live sessions and the grants plugins hold on them. */
 export class SessionRegistry {
   #live = new Map<string, LiveSession>();
   #grants = new Map<string, number>();
+  // Per live session: the plugins taking part (profile providers, and
+  // every plugin invoked in it so far).
+  #participants = new Map<string, Set<string>>();
 
   /**
    * Registers a live session.
@@ -99,11 +112,16 @@ export class SessionRegistry {
   register(session: LiveSession): () => void {
     const id = session.log.sessionId;
     this.#live.set(id, session);
+    const taking = new Set((session.participants ?? []).map(holderKey));
+    this.#participants.set(id, taking);
     let done = false;
     return () => {
       if (done) return;
       done = true;
-      if (this.#live.get(id) === session) this.#live.delete(id);
+      if (this.#live.get(id) === session) {
+        this.#live.delete(id);
+        this.#participants.delete(id);
+      }
     };
   }
 
@@ -125,6 +143,7 @@ export class SessionRegistry {
    * @returns The release function (idempotent).
    */
   grant(holder: GrantHolder, sessionId: string): () => void {
+    this.#participants.get(sessionId)?.add(holderKey(holder));
     const k = key(holder, sessionId);
     this.#grants.set(k, (this.#grants.get(k) ?? 0) + 1);
     let released = false;
@@ -146,6 +165,20 @@ export class SessionRegistry {
    */
   isGranted(holder: GrantHolder, sessionId: string): boolean {
     return (this.#grants.get(key(holder, sessionId)) ?? 0) > 0;
+  }
+
+  /**
+   * Whether the plugin takes part in a live session: it serves the
+   * session's profile, or the kernel has invoked it in the session (a
+   * grant, held or released). Decides which sessions' `kernel.*` events a
+   * session-scoped subscription receives.
+   *
+   * @param holder The plugin.
+   * @param sessionId The session.
+   * @returns False for a session that is not live.
+   */
+  takesPart(holder: GrantHolder, sessionId: string): boolean {
+    return this.#participants.get(sessionId)?.has(holderKey(holder)) ?? false;
   }
 
   /**

@@ -71,6 +71,14 @@ export interface PluginContext {
   kernel(): Promise<KernelClient>;
   /** A logger whose entries travel to the kernel through `Log`, batched. */
   readonly log: PluginLogger;
+  /**
+   * The name the kernel knows this plugin by: the operator's local name in
+   * `agent.hcl`, which is the producer name of the events it emits and the
+   * `{name}` of its bus topics. It can differ from the manifest's `name`
+   * (`sh = { source = "builtin/exec" }`). Read from the launch environment;
+   * {@linkcode ServeOptions.identity}'s name when the kernel sets none.
+   */
+  readonly name: string;
 }
 
 /** Options for {@linkcode serve}. */
@@ -112,6 +120,24 @@ function env(name: string): string | undefined {
   } catch {
     return undefined; // not granted: treat as unset
   }
+}
+
+/**
+ * The producer name the kernel put in `OTEL_RESOURCE_ATTRIBUTES`
+ * (`pluggableharness.producer.name=<local name>`), if any.
+ */
+function kernelAssignedName(): string | undefined {
+  const attrs = env("OTEL_RESOURCE_ATTRIBUTES") ?? "";
+  for (const pair of attrs.split(",")) {
+    const eq = pair.indexOf("=");
+    if (pair.slice(0, eq).trim() !== "pluggableharness.producer.name") continue;
+    try {
+      return decodeURIComponent(pair.slice(eq + 1).trim()) || undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
 }
 
 function fail(message: string): never {
@@ -246,6 +272,7 @@ export async function serve(options: ServeOptions): Promise<PluginServer> {
         }
       })(),
     log: undefined as unknown as PluginLogger,
+    name: kernelAssignedName() ?? options.identity.name,
   };
   (context as { log: PluginLogger }).log = createPluginLogger(context.kernel);
 

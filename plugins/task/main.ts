@@ -267,10 +267,17 @@ interface SessionCache {
 /** The task store: caches per session, rebuilt from the session's events. */
 class TaskStore {
   #kernel: () => Promise<KernelClient>;
+  #name: string;
   #sessions = new Map<string, SessionCache>();
 
-  constructor(kernel: () => Promise<KernelClient>) {
+  /**
+   * @param kernel The callback client.
+   * @param name The producer name the kernel gives this plugin's events
+   *   (its local name in agent.hcl).
+   */
+  constructor(kernel: () => Promise<KernelClient>, name: string) {
     this.#kernel = kernel;
+    this.#name = name;
   }
 
   #cache(sessionId: string): SessionCache {
@@ -337,7 +344,7 @@ class TaskStore {
       if (e.sequence > c.last) c.last = e.sequence;
       if (
         e.producer?.category !== Category.TOOL ||
-        e.producer.name !== manifest.name || e.schemaVersion !== "1"
+        e.producer.name !== this.#name || e.schemaVersion !== "1"
       ) continue;
       let m;
       try {
@@ -511,7 +518,7 @@ if (import.meta.main) {
       category: "tool",
     },
     services: (ctx) => {
-      const store = new TaskStore(() => ctx.kernel());
+      const store = new TaskStore(() => ctx.kernel(), ctx.name);
       return [
         service(ToolService, {
           getSchema: () => SCHEMA,

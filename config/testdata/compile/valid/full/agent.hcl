@@ -34,6 +34,8 @@ provider "kv" {
   allow_env  = ["KV_*"]
   allow_read = ["./data"]
   allow_net  = ["kv.example:443"]
+
+  allow_subscribe = ["kernel.event.tool_result", "kernel.event.*@all"]
 }
 
 provider "readme" {
