@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "claude" {
   source      = "builtin/anthropic"
   version     = "0.1.0"
-  resolved_at = "2026-12-01T23:37:47Z"
+  resolved_at = "2026-12-02T00:42:18Z"
   checksums = {
-    "darwin_amd64"  = "sha256:a862ad110908884377131bdf2a4aeb40ec671006f40e3f1a2e3baf356e779179"
-    "darwin_arm64"  = "sha256:a862ad110908884377131bdf2a4aeb40ec671006f40e3f1a2e3baf356e779179"
-    "linux_amd64"   = "sha256:a862ad110908884377131bdf2a4aeb40ec671006f40e3f1a2e3baf356e779179"
-    "linux_arm64"   = "sha256:a862ad110908884377131bdf2a4aeb40ec671006f40e3f1a2e3baf356e779179"
-    "windows_amd64" = "sha256:a862ad110908884377131bdf2a4aeb40ec671006f40e3f1a2e3baf356e779179"
+    "darwin_amd64"  = "sha256:137633e2d1df07c9a26084f5da6777d31dab9e6790b6d2f6aa4ea901441a873a"
+    "darwin_arm64"  = "sha256:137633e2d1df07c9a26084f5da6777d31dab9e6790b6d2f6aa4ea901441a873a"
+    "linux_amd64"   = "sha256:137633e2d1df07c9a26084f5da6777d31dab9e6790b6d2f6aa4ea901441a873a"
+    "linux_arm64"   = "sha256:137633e2d1df07c9a26084f5da6777d31dab9e6790b6d2f6aa4ea901441a873a"
+    "windows_amd64" = "sha256:137633e2d1df07c9a26084f5da6777d31dab9e6790b6d2f6aa4ea901441a873a"
   }
   envelope = {
     env   = []
@@ -59,13 +59,13 @@ provider "claude" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:14:00Z"
+  resolved_at = "2026-12-02T00:42:18Z"
   checksums = {
-    "darwin_amd64"  = "sha256:ba97514ba913789f28a8436aede1bf13d2264e82f40be5c8ffb27959e4ef7f62"
-    "darwin_arm64"  = "sha256:ba97514ba913789f28a8436aede1bf13d2264e82f40be5c8ffb27959e4ef7f62"
-    "linux_amd64"   = "sha256:ba97514ba913789f28a8436aede1bf13d2264e82f40be5c8ffb27959e4ef7f62"
-    "linux_arm64"   = "sha256:ba97514ba913789f28a8436aede1bf13d2264e82f40be5c8ffb27959e4ef7f62"
-    "windows_amd64" = "sha256:ba97514ba913789f28a8436aede1bf13d2264e82f40be5c8ffb27959e4ef7f62"
+    "darwin_amd64"  = "sha256:40a72ef32d5fa56c869a0ad54c17e2e8adc5c05ec37d5be098f2a6d90219e5d6"
+    "darwin_arm64"  = "sha256:40a72ef32d5fa56c869a0ad54c17e2e8adc5c05ec37d5be098f2a6d90219e5d6"
+    "linux_amd64"   = "sha256:40a72ef32d5fa56c869a0ad54c17e2e8adc5c05ec37d5be098f2a6d90219e5d6"
+    "linux_arm64"   = "sha256:40a72ef32d5fa56c869a0ad54c17e2e8adc5c05ec37d5be098f2a6d90219e5d6"
+    "windows_amd64" = "sha256:40a72ef32d5fa56c869a0ad54c17e2e8adc5c05ec37d5be098f2a6d90219e5d6"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "ask" {
   source      = "builtin/user"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:22:45Z"
+  resolved_at = "2026-12-02T00:42:19Z"
   checksums = {
-    "darwin_amd64"  = "sha256:537b682e6dcdd3748824b64237291019ca30039cea710ea3e21bb581df3d3928"
-    "darwin_arm64"  = "sha256:537b682e6dcdd3748824b64237291019ca30039cea710ea3e21bb581df3d3928"
-    "linux_amd64"   = "sha256:537b682e6dcdd3748824b64237291019ca30039cea710ea3e21bb581df3d3928"
-    "linux_arm64"   = "sha256:537b682e6dcdd3748824b64237291019ca30039cea710ea3e21bb581df3d3928"
-    "windows_amd64" = "sha256:537b682e6dcdd3748824b64237291019ca30039cea710ea3e21bb581df3d3928"
+    "darwin_amd64"  = "sha256:7bcd6c03e37343745f4edc2984ad7f547715e5388493a391ad245089a9edaa30"
+    "darwin_arm64"  = "sha256:7bcd6c03e37343745f4edc2984ad7f547715e5388493a391ad245089a9edaa30"
+    "linux_amd64"   = "sha256:7bcd6c03e37343745f4edc2984ad7f547715e5388493a391ad245089a9edaa30"
+    "linux_arm64"   = "sha256:7bcd6c03e37343745f4edc2984ad7f547715e5388493a391ad245089a9edaa30"
+    "windows_amd64" = "sha256:7bcd6c03e37343745f4edc2984ad7f547715e5388493a391ad245089a9edaa30"
   }
   envelope = {
     env   = []
@@ -27,13 +27,13 @@ provider "ask" {
 provider "docs" {
   source      = "builtin/agents-md"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:22:45Z"
+  resolved_at = "2026-12-02T00:42:19Z"
   checksums = {
-    "darwin_amd64"  = "sha256:051bdcf31c2215a0c6fd7d9ca84ab1222d540d785a00c0b8466201fd8690c891"
-    "darwin_arm64"  = "sha256:051bdcf31c2215a0c6fd7d9ca84ab1222d540d785a00c0b8466201fd8690c891"
-    "linux_amd64"   = "sha256:051bdcf31c2215a0c6fd7d9ca84ab1222d540d785a00c0b8466201fd8690c891"
-    "linux_arm64"   = "sha256:051bdcf31c2215a0c6fd7d9ca84ab1222d540d785a00c0b8466201fd8690c891"
-    "windows_amd64" = "sha256:051bdcf31c2215a0c6fd7d9ca84ab1222d540d785a00c0b8466201fd8690c891"
+    "darwin_amd64"  = "sha256:2b813731862fb486d8a44c5d0c5825159dec4c67eb12deab0327b7d0fa332ac5"
+    "darwin_arm64"  = "sha256:2b813731862fb486d8a44c5d0c5825159dec4c67eb12deab0327b7d0fa332ac5"
+    "linux_amd64"   = "sha256:2b813731862fb486d8a44c5d0c5825159dec4c67eb12deab0327b7d0fa332ac5"
+    "linux_arm64"   = "sha256:2b813731862fb486d8a44c5d0c5825159dec4c67eb12deab0327b7d0fa332ac5"
+    "windows_amd64" = "sha256:2b813731862fb486d8a44c5d0c5825159dec4c67eb12deab0327b7d0fa332ac5"
   }
   envelope = {
     env   = []
@@ -72,13 +72,13 @@ provider "docs" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:22:45Z"
+  resolved_at = "2026-12-02T00:42:19Z"
   checksums = {
-    "darwin_amd64"  = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
-    "darwin_arm64"  = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
-    "linux_amd64"   = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
-    "linux_arm64"   = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
-    "windows_amd64" = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
+    "darwin_amd64"  = "sha256:40a72ef32d5fa56c869a0ad54c17e2e8adc5c05ec37d5be098f2a6d90219e5d6"
+    "darwin_arm64"  = "sha256:40a72ef32d5fa56c869a0ad54c17e2e8adc5c05ec37d5be098f2a6d90219e5d6"
+    "linux_amd64"   = "sha256:40a72ef32d5fa56c869a0ad54c17e2e8adc5c05ec37d5be098f2a6d90219e5d6"
+    "linux_arm64"   = "sha256:40a72ef32d5fa56c869a0ad54c17e2e8adc5c05ec37d5be098f2a6d90219e5d6"
+    "windows_amd64" = "sha256:40a72ef32d5fa56c869a0ad54c17e2e8adc5c05ec37d5be098f2a6d90219e5d6"
   }
   envelope = {
     env   = []
@@ -101,13 +101,13 @@ provider "fs" {
 provider "graph" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:22:45Z"
+  resolved_at = "2026-12-02T00:42:19Z"
   checksums = {
-    "darwin_amd64"  = "sha256:55209071031b36a33ba5dc984f5fc9d6af1972a66a282e8fb1518f736289bc5a"
-    "darwin_arm64"  = "sha256:55209071031b36a33ba5dc984f5fc9d6af1972a66a282e8fb1518f736289bc5a"
-    "linux_amd64"   = "sha256:55209071031b36a33ba5dc984f5fc9d6af1972a66a282e8fb1518f736289bc5a"
-    "linux_arm64"   = "sha256:55209071031b36a33ba5dc984f5fc9d6af1972a66a282e8fb1518f736289bc5a"
-    "windows_amd64" = "sha256:55209071031b36a33ba5dc984f5fc9d6af1972a66a282e8fb1518f736289bc5a"
+    "darwin_amd64"  = "sha256:020dc481e266e722dcff88a28fb53fe0566360b224ff4d7d40d8ab885b994e5f"
+    "darwin_arm64"  = "sha256:020dc481e266e722dcff88a28fb53fe0566360b224ff4d7d40d8ab885b994e5f"
+    "linux_amd64"   = "sha256:020dc481e266e722dcff88a28fb53fe0566360b224ff4d7d40d8ab885b994e5f"
+    "linux_arm64"   = "sha256:020dc481e266e722dcff88a28fb53fe0566360b224ff4d7d40d8ab885b994e5f"
+    "windows_amd64" = "sha256:020dc481e266e722dcff88a28fb53fe0566360b224ff4d7d40d8ab885b994e5f"
   }
   envelope = {
     env   = []
@@ -230,13 +230,13 @@ provider "graph" {
 provider "memory" {
   source      = "builtin/memory"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:22:45Z"
+  resolved_at = "2026-12-02T00:42:19Z"
   checksums = {
-    "darwin_amd64"  = "sha256:b2ca9ac6025cc59cf2bbeff80b5dd0902c49a5fa777a63806ff56f372470d321"
-    "darwin_arm64"  = "sha256:b2ca9ac6025cc59cf2bbeff80b5dd0902c49a5fa777a63806ff56f372470d321"
-    "linux_amd64"   = "sha256:b2ca9ac6025cc59cf2bbeff80b5dd0902c49a5fa777a63806ff56f372470d321"
-    "linux_arm64"   = "sha256:b2ca9ac6025cc59cf2bbeff80b5dd0902c49a5fa777a63806ff56f372470d321"
-    "windows_amd64" = "sha256:b2ca9ac6025cc59cf2bbeff80b5dd0902c49a5fa777a63806ff56f372470d321"
+    "darwin_amd64"  = "sha256:aa8f6dc1dd8cc5166ad61cfcdd1d3e629752ae0ada6cf06b34b99ff1502fa55a"
+    "darwin_arm64"  = "sha256:aa8f6dc1dd8cc5166ad61cfcdd1d3e629752ae0ada6cf06b34b99ff1502fa55a"
+    "linux_amd64"   = "sha256:aa8f6dc1dd8cc5166ad61cfcdd1d3e629752ae0ada6cf06b34b99ff1502fa55a"
+    "linux_arm64"   = "sha256:aa8f6dc1dd8cc5166ad61cfcdd1d3e629752ae0ada6cf06b34b99ff1502fa55a"
+    "windows_amd64" = "sha256:aa8f6dc1dd8cc5166ad61cfcdd1d3e629752ae0ada6cf06b34b99ff1502fa55a"
   }
   envelope = {
     env   = ["HOME", "XDG_DATA_HOME"]
@@ -292,13 +292,13 @@ provider "memory" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:22:45Z"
+  resolved_at = "2026-12-02T00:42:19Z"
   checksums = {
-    "darwin_amd64"  = "sha256:a11f103d7cdfc732e16b0fe63cbb8e3bdd794cc1277ba22767dbe52f949329a3"
-    "darwin_arm64"  = "sha256:a11f103d7cdfc732e16b0fe63cbb8e3bdd794cc1277ba22767dbe52f949329a3"
-    "linux_amd64"   = "sha256:a11f103d7cdfc732e16b0fe63cbb8e3bdd794cc1277ba22767dbe52f949329a3"
-    "linux_arm64"   = "sha256:a11f103d7cdfc732e16b0fe63cbb8e3bdd794cc1277ba22767dbe52f949329a3"
-    "windows_amd64" = "sha256:a11f103d7cdfc732e16b0fe63cbb8e3bdd794cc1277ba22767dbe52f949329a3"
+    "darwin_amd64"  = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
+    "darwin_arm64"  = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
+    "linux_amd64"   = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
+    "linux_arm64"   = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
+    "windows_amd64" = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
   }
   envelope = {
     env   = []
@@ -328,13 +328,13 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:22:45Z"
+  resolved_at = "2026-12-02T00:42:19Z"
   checksums = {
-    "darwin_amd64"  = "sha256:e300fcd4245d4564d8f6dd8a5cb6de440c9d83b702ce7b4fa7904d789f38201b"
-    "darwin_arm64"  = "sha256:e300fcd4245d4564d8f6dd8a5cb6de440c9d83b702ce7b4fa7904d789f38201b"
-    "linux_amd64"   = "sha256:e300fcd4245d4564d8f6dd8a5cb6de440c9d83b702ce7b4fa7904d789f38201b"
-    "linux_arm64"   = "sha256:e300fcd4245d4564d8f6dd8a5cb6de440c9d83b702ce7b4fa7904d789f38201b"
-    "windows_amd64" = "sha256:e300fcd4245d4564d8f6dd8a5cb6de440c9d83b702ce7b4fa7904d789f38201b"
+    "darwin_amd64"  = "sha256:a1d85b683fa3ce7c50a470366c8d0c56bd336ec1c02e23040422d9ea563d7dc9"
+    "darwin_arm64"  = "sha256:a1d85b683fa3ce7c50a470366c8d0c56bd336ec1c02e23040422d9ea563d7dc9"
+    "linux_amd64"   = "sha256:a1d85b683fa3ce7c50a470366c8d0c56bd336ec1c02e23040422d9ea563d7dc9"
+    "linux_arm64"   = "sha256:a1d85b683fa3ce7c50a470366c8d0c56bd336ec1c02e23040422d9ea563d7dc9"
+    "windows_amd64" = "sha256:a1d85b683fa3ce7c50a470366c8d0c56bd336ec1c02e23040422d9ea563d7dc9"
   }
   envelope = {
     env   = []
@@ -357,19 +357,19 @@ provider "search" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:22:45Z"
+  resolved_at = "2026-12-02T00:42:19Z"
   checksums = {
-    "darwin_amd64"  = "sha256:7d2d567d445529ef60b77cca852880ff106d7c1580dcf2737b657fcddbe8264c"
-    "darwin_arm64"  = "sha256:7d2d567d445529ef60b77cca852880ff106d7c1580dcf2737b657fcddbe8264c"
-    "linux_amd64"   = "sha256:7d2d567d445529ef60b77cca852880ff106d7c1580dcf2737b657fcddbe8264c"
-    "linux_arm64"   = "sha256:7d2d567d445529ef60b77cca852880ff106d7c1580dcf2737b657fcddbe8264c"
-    "windows_amd64" = "sha256:7d2d567d445529ef60b77cca852880ff106d7c1580dcf2737b657fcddbe8264c"
+    "darwin_amd64"  = "sha256:524868b286572bea0adbf05183a26ada548e9635ce23d8b33e734d82473d993e"
+    "darwin_arm64"  = "sha256:524868b286572bea0adbf05183a26ada548e9635ce23d8b33e734d82473d993e"
+    "linux_amd64"   = "sha256:524868b286572bea0adbf05183a26ada548e9635ce23d8b33e734d82473d993e"
+    "linux_arm64"   = "sha256:524868b286572bea0adbf05183a26ada548e9635ce23d8b33e734d82473d993e"
+    "windows_amd64" = "sha256:524868b286572bea0adbf05183a26ada548e9635ce23d8b33e734d82473d993e"
   }
   envelope = {
     env   = []
     run   = ["bash"]
     read  = ["."]
-    write = []
+    write = ["*"]
     net   = []
   }
   config_schema = [
@@ -418,13 +418,13 @@ provider "sh" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:22:45Z"
+  resolved_at = "2026-12-02T00:42:19Z"
   checksums = {
-    "darwin_amd64"  = "sha256:8d5ab284b632931dcf2ef7c76e510880c04f5801f617014d302d7c84d51700aa"
-    "darwin_arm64"  = "sha256:8d5ab284b632931dcf2ef7c76e510880c04f5801f617014d302d7c84d51700aa"
-    "linux_amd64"   = "sha256:8d5ab284b632931dcf2ef7c76e510880c04f5801f617014d302d7c84d51700aa"
-    "linux_arm64"   = "sha256:8d5ab284b632931dcf2ef7c76e510880c04f5801f617014d302d7c84d51700aa"
-    "windows_amd64" = "sha256:8d5ab284b632931dcf2ef7c76e510880c04f5801f617014d302d7c84d51700aa"
+    "darwin_amd64"  = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
+    "darwin_arm64"  = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
+    "linux_amd64"   = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
+    "linux_arm64"   = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
+    "windows_amd64" = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
   }
   envelope = {
     env   = []
@@ -439,13 +439,13 @@ provider "tasks" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:22:45Z"
+  resolved_at = "2026-12-02T00:42:19Z"
   checksums = {
-    "darwin_amd64"  = "sha256:76476cae06197bea8166c9f078b278d5b7f11b17fca6b5f58a3a28037aa2aa3f"
-    "darwin_arm64"  = "sha256:76476cae06197bea8166c9f078b278d5b7f11b17fca6b5f58a3a28037aa2aa3f"
-    "linux_amd64"   = "sha256:76476cae06197bea8166c9f078b278d5b7f11b17fca6b5f58a3a28037aa2aa3f"
-    "linux_arm64"   = "sha256:76476cae06197bea8166c9f078b278d5b7f11b17fca6b5f58a3a28037aa2aa3f"
-    "windows_amd64" = "sha256:76476cae06197bea8166c9f078b278d5b7f11b17fca6b5f58a3a28037aa2aa3f"
+    "darwin_amd64"  = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
+    "darwin_arm64"  = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
+    "linux_amd64"   = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
+    "linux_arm64"   = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
+    "windows_amd64" = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:01:22Z"
+  resolved_at = "2026-12-02T00:42:20Z"
   checksums = {
-    "darwin_amd64"  = "sha256:a11f103d7cdfc732e16b0fe63cbb8e3bdd794cc1277ba22767dbe52f949329a3"
-    "darwin_arm64"  = "sha256:a11f103d7cdfc732e16b0fe63cbb8e3bdd794cc1277ba22767dbe52f949329a3"
-    "linux_amd64"   = "sha256:a11f103d7cdfc732e16b0fe63cbb8e3bdd794cc1277ba22767dbe52f949329a3"
-    "linux_arm64"   = "sha256:a11f103d7cdfc732e16b0fe63cbb8e3bdd794cc1277ba22767dbe52f949329a3"
-    "windows_amd64" = "sha256:a11f103d7cdfc732e16b0fe63cbb8e3bdd794cc1277ba22767dbe52f949329a3"
+    "darwin_amd64"  = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
+    "darwin_arm64"  = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
+    "linux_amd64"   = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
+    "linux_arm64"   = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
+    "windows_amd64" = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
   }
   envelope = {
     env   = []
@@ -42,19 +42,19 @@ provider "scripted" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:01:22Z"
+  resolved_at = "2026-12-02T00:42:20Z"
   checksums = {
-    "darwin_amd64"  = "sha256:7d2d567d445529ef60b77cca852880ff106d7c1580dcf2737b657fcddbe8264c"
-    "darwin_arm64"  = "sha256:7d2d567d445529ef60b77cca852880ff106d7c1580dcf2737b657fcddbe8264c"
-    "linux_amd64"   = "sha256:7d2d567d445529ef60b77cca852880ff106d7c1580dcf2737b657fcddbe8264c"
-    "linux_arm64"   = "sha256:7d2d567d445529ef60b77cca852880ff106d7c1580dcf2737b657fcddbe8264c"
-    "windows_amd64" = "sha256:7d2d567d445529ef60b77cca852880ff106d7c1580dcf2737b657fcddbe8264c"
+    "darwin_amd64"  = "sha256:524868b286572bea0adbf05183a26ada548e9635ce23d8b33e734d82473d993e"
+    "darwin_arm64"  = "sha256:524868b286572bea0adbf05183a26ada548e9635ce23d8b33e734d82473d993e"
+    "linux_amd64"   = "sha256:524868b286572bea0adbf05183a26ada548e9635ce23d8b33e734d82473d993e"
+    "linux_arm64"   = "sha256:524868b286572bea0adbf05183a26ada548e9635ce23d8b33e734d82473d993e"
+    "windows_amd64" = "sha256:524868b286572bea0adbf05183a26ada548e9635ce23d8b33e734d82473d993e"
   }
   envelope = {
     env   = []
     run   = ["bash"]
     read  = ["."]
-    write = []
+    write = ["*"]
     net   = []
   }
   config_schema = [

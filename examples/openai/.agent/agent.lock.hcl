@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:14:28Z"
+  resolved_at = "2026-12-02T00:42:21Z"
   checksums = {
-    "darwin_amd64"  = "sha256:ba97514ba913789f28a8436aede1bf13d2264e82f40be5c8ffb27959e4ef7f62"
-    "darwin_arm64"  = "sha256:ba97514ba913789f28a8436aede1bf13d2264e82f40be5c8ffb27959e4ef7f62"
-    "linux_amd64"   = "sha256:ba97514ba913789f28a8436aede1bf13d2264e82f40be5c8ffb27959e4ef7f62"
-    "linux_arm64"   = "sha256:ba97514ba913789f28a8436aede1bf13d2264e82f40be5c8ffb27959e4ef7f62"
-    "windows_amd64" = "sha256:ba97514ba913789f28a8436aede1bf13d2264e82f40be5c8ffb27959e4ef7f62"
+    "darwin_amd64"  = "sha256:40a72ef32d5fa56c869a0ad54c17e2e8adc5c05ec37d5be098f2a6d90219e5d6"
+    "darwin_arm64"  = "sha256:40a72ef32d5fa56c869a0ad54c17e2e8adc5c05ec37d5be098f2a6d90219e5d6"
+    "linux_amd64"   = "sha256:40a72ef32d5fa56c869a0ad54c17e2e8adc5c05ec37d5be098f2a6d90219e5d6"
+    "linux_arm64"   = "sha256:40a72ef32d5fa56c869a0ad54c17e2e8adc5c05ec37d5be098f2a6d90219e5d6"
+    "windows_amd64" = "sha256:40a72ef32d5fa56c869a0ad54c17e2e8adc5c05ec37d5be098f2a6d90219e5d6"
   }
   envelope = {
     env   = []
@@ -35,13 +35,13 @@ provider "fs" {
 provider "openai" {
   source      = "builtin/openai"
   version     = "0.1.0"
-  resolved_at = "2026-12-01T23:37:58Z"
+  resolved_at = "2026-12-02T00:42:21Z"
   checksums = {
-    "darwin_amd64"  = "sha256:484ae680e0a41a4e0d7d785d44bde0edc739536d9c9eacb070131eaec9cbecca"
-    "darwin_arm64"  = "sha256:484ae680e0a41a4e0d7d785d44bde0edc739536d9c9eacb070131eaec9cbecca"
-    "linux_amd64"   = "sha256:484ae680e0a41a4e0d7d785d44bde0edc739536d9c9eacb070131eaec9cbecca"
-    "linux_arm64"   = "sha256:484ae680e0a41a4e0d7d785d44bde0edc739536d9c9eacb070131eaec9cbecca"
-    "windows_amd64" = "sha256:484ae680e0a41a4e0d7d785d44bde0edc739536d9c9eacb070131eaec9cbecca"
+    "darwin_amd64"  = "sha256:f964bb93eae5a13b5bf05e265e1699d52aa31dc2b1e50cfde8bad74bd17b989e"
+    "darwin_arm64"  = "sha256:f964bb93eae5a13b5bf05e265e1699d52aa31dc2b1e50cfde8bad74bd17b989e"
+    "linux_amd64"   = "sha256:f964bb93eae5a13b5bf05e265e1699d52aa31dc2b1e50cfde8bad74bd17b989e"
+    "linux_arm64"   = "sha256:f964bb93eae5a13b5bf05e265e1699d52aa31dc2b1e50cfde8bad74bd17b989e"
+    "windows_amd64" = "sha256:f964bb93eae5a13b5bf05e265e1699d52aa31dc2b1e50cfde8bad74bd17b989e"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:14:38Z"
+  resolved_at = "2026-12-02T00:42:22Z"
   checksums = {
-    "darwin_amd64"  = "sha256:ba97514ba913789f28a8436aede1bf13d2264e82f40be5c8ffb27959e4ef7f62"
-    "darwin_arm64"  = "sha256:ba97514ba913789f28a8436aede1bf13d2264e82f40be5c8ffb27959e4ef7f62"
-    "linux_amd64"   = "sha256:ba97514ba913789f28a8436aede1bf13d2264e82f40be5c8ffb27959e4ef7f62"
-    "linux_arm64"   = "sha256:ba97514ba913789f28a8436aede1bf13d2264e82f40be5c8ffb27959e4ef7f62"
-    "windows_amd64" = "sha256:ba97514ba913789f28a8436aede1bf13d2264e82f40be5c8ffb27959e4ef7f62"
+    "darwin_amd64"  = "sha256:40a72ef32d5fa56c869a0ad54c17e2e8adc5c05ec37d5be098f2a6d90219e5d6"
+    "darwin_arm64"  = "sha256:40a72ef32d5fa56c869a0ad54c17e2e8adc5c05ec37d5be098f2a6d90219e5d6"
+    "linux_amd64"   = "sha256:40a72ef32d5fa56c869a0ad54c17e2e8adc5c05ec37d5be098f2a6d90219e5d6"
+    "linux_arm64"   = "sha256:40a72ef32d5fa56c869a0ad54c17e2e8adc5c05ec37d5be098f2a6d90219e5d6"
+    "windows_amd64" = "sha256:40a72ef32d5fa56c869a0ad54c17e2e8adc5c05ec37d5be098f2a6d90219e5d6"
   }
   envelope = {
     env   = []
@@ -35,13 +35,13 @@ provider "fs" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:02:08Z"
+  resolved_at = "2026-12-02T00:42:22Z"
   checksums = {
-    "darwin_amd64"  = "sha256:a11f103d7cdfc732e16b0fe63cbb8e3bdd794cc1277ba22767dbe52f949329a3"
-    "darwin_arm64"  = "sha256:a11f103d7cdfc732e16b0fe63cbb8e3bdd794cc1277ba22767dbe52f949329a3"
-    "linux_amd64"   = "sha256:a11f103d7cdfc732e16b0fe63cbb8e3bdd794cc1277ba22767dbe52f949329a3"
-    "linux_arm64"   = "sha256:a11f103d7cdfc732e16b0fe63cbb8e3bdd794cc1277ba22767dbe52f949329a3"
-    "windows_amd64" = "sha256:a11f103d7cdfc732e16b0fe63cbb8e3bdd794cc1277ba22767dbe52f949329a3"
+    "darwin_amd64"  = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
+    "darwin_arm64"  = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
+    "linux_amd64"   = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
+    "linux_arm64"   = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
+    "windows_amd64" = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
   }
   envelope = {
     env   = []
@@ -71,13 +71,13 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-12-01T23:37:39Z"
+  resolved_at = "2026-12-02T00:42:22Z"
   checksums = {
-    "darwin_amd64"  = "sha256:e300fcd4245d4564d8f6dd8a5cb6de440c9d83b702ce7b4fa7904d789f38201b"
-    "darwin_arm64"  = "sha256:e300fcd4245d4564d8f6dd8a5cb6de440c9d83b702ce7b4fa7904d789f38201b"
-    "linux_amd64"   = "sha256:e300fcd4245d4564d8f6dd8a5cb6de440c9d83b702ce7b4fa7904d789f38201b"
-    "linux_arm64"   = "sha256:e300fcd4245d4564d8f6dd8a5cb6de440c9d83b702ce7b4fa7904d789f38201b"
-    "windows_amd64" = "sha256:e300fcd4245d4564d8f6dd8a5cb6de440c9d83b702ce7b4fa7904d789f38201b"
+    "darwin_amd64"  = "sha256:a1d85b683fa3ce7c50a470366c8d0c56bd336ec1c02e23040422d9ea563d7dc9"
+    "darwin_arm64"  = "sha256:a1d85b683fa3ce7c50a470366c8d0c56bd336ec1c02e23040422d9ea563d7dc9"
+    "linux_amd64"   = "sha256:a1d85b683fa3ce7c50a470366c8d0c56bd336ec1c02e23040422d9ea563d7dc9"
+    "linux_arm64"   = "sha256:a1d85b683fa3ce7c50a470366c8d0c56bd336ec1c02e23040422d9ea563d7dc9"
+    "windows_amd64" = "sha256:a1d85b683fa3ce7c50a470366c8d0c56bd336ec1c02e23040422d9ea563d7dc9"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:01:41Z"
+  resolved_at = "2026-12-02T00:42:23Z"
   checksums = {
-    "darwin_amd64"  = "sha256:a11f103d7cdfc732e16b0fe63cbb8e3bdd794cc1277ba22767dbe52f949329a3"
-    "darwin_arm64"  = "sha256:a11f103d7cdfc732e16b0fe63cbb8e3bdd794cc1277ba22767dbe52f949329a3"
-    "linux_amd64"   = "sha256:a11f103d7cdfc732e16b0fe63cbb8e3bdd794cc1277ba22767dbe52f949329a3"
-    "linux_arm64"   = "sha256:a11f103d7cdfc732e16b0fe63cbb8e3bdd794cc1277ba22767dbe52f949329a3"
-    "windows_amd64" = "sha256:a11f103d7cdfc732e16b0fe63cbb8e3bdd794cc1277ba22767dbe52f949329a3"
+    "darwin_amd64"  = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
+    "darwin_arm64"  = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
+    "linux_amd64"   = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
+    "linux_arm64"   = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
+    "windows_amd64" = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-01T23:37:32Z"
+  resolved_at = "2026-12-02T00:42:23Z"
   checksums = {
-    "darwin_amd64"  = "sha256:8d5ab284b632931dcf2ef7c76e510880c04f5801f617014d302d7c84d51700aa"
-    "darwin_arm64"  = "sha256:8d5ab284b632931dcf2ef7c76e510880c04f5801f617014d302d7c84d51700aa"
-    "linux_amd64"   = "sha256:8d5ab284b632931dcf2ef7c76e510880c04f5801f617014d302d7c84d51700aa"
-    "linux_arm64"   = "sha256:8d5ab284b632931dcf2ef7c76e510880c04f5801f617014d302d7c84d51700aa"
-    "windows_amd64" = "sha256:8d5ab284b632931dcf2ef7c76e510880c04f5801f617014d302d7c84d51700aa"
+    "darwin_amd64"  = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
+    "darwin_arm64"  = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
+    "linux_amd64"   = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
+    "linux_arm64"   = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
+    "windows_amd64" = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
   }
   envelope = {
     env   = []

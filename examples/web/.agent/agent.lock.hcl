@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:01:55Z"
+  resolved_at = "2026-12-02T00:42:23Z"
   checksums = {
-    "darwin_amd64"  = "sha256:a11f103d7cdfc732e16b0fe63cbb8e3bdd794cc1277ba22767dbe52f949329a3"
-    "darwin_arm64"  = "sha256:a11f103d7cdfc732e16b0fe63cbb8e3bdd794cc1277ba22767dbe52f949329a3"
-    "linux_amd64"   = "sha256:a11f103d7cdfc732e16b0fe63cbb8e3bdd794cc1277ba22767dbe52f949329a3"
-    "linux_arm64"   = "sha256:a11f103d7cdfc732e16b0fe63cbb8e3bdd794cc1277ba22767dbe52f949329a3"
-    "windows_amd64" = "sha256:a11f103d7cdfc732e16b0fe63cbb8e3bdd794cc1277ba22767dbe52f949329a3"
+    "darwin_amd64"  = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
+    "darwin_arm64"  = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
+    "linux_amd64"   = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
+    "linux_arm64"   = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
+    "windows_amd64" = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-01T23:37:35Z"
+  resolved_at = "2026-12-02T00:42:23Z"
   checksums = {
-    "darwin_amd64"  = "sha256:76476cae06197bea8166c9f078b278d5b7f11b17fca6b5f58a3a28037aa2aa3f"
-    "darwin_arm64"  = "sha256:76476cae06197bea8166c9f078b278d5b7f11b17fca6b5f58a3a28037aa2aa3f"
-    "linux_amd64"   = "sha256:76476cae06197bea8166c9f078b278d5b7f11b17fca6b5f58a3a28037aa2aa3f"
-    "linux_arm64"   = "sha256:76476cae06197bea8166c9f078b278d5b7f11b17fca6b5f58a3a28037aa2aa3f"
-    "windows_amd64" = "sha256:76476cae06197bea8166c9f078b278d5b7f11b17fca6b5f58a3a28037aa2aa3f"
+    "darwin_amd64"  = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
+    "darwin_arm64"  = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
+    "linux_amd64"   = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
+    "linux_arm64"   = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
+    "windows_amd64" = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
   }
   envelope = {
     env   = []
