@@ -224,6 +224,14 @@ export function probeSandbox(
   return p;
 }
 
+function processPath(): string {
+  try {
+    return Deno.env.get("PATH") ?? "/usr/bin:/bin";
+  } catch {
+    return "/usr/bin:/bin"; // no env permission
+  }
+}
+
 async function runProbe(bwrap: string): Promise<SandboxProbe> {
   if (Deno.build.os !== "linux") {
     return {
@@ -240,7 +248,8 @@ async function runProbe(bwrap: string): Promise<SandboxProbe> {
   try {
     const out = await new Deno.Command(bwrap, {
       args: [...bwrapArgs(view), "--", "true"],
-      env: { PATH: "/usr/bin:/bin" },
+      // `bwrap` is found on this process's PATH, as a launch finds it.
+      env: { PATH: processPath() },
       clearEnv: true,
       stdin: "null",
       stdout: "null",
