@@ -216,11 +216,13 @@ export function diagnosticToJson(d: Diagnostic): JsonValue {
  *
  * @param input The check's outcome.
  * @param explain The `--explain` report, if asked for.
+ * @param sandbox Which plugins run in the OS sandbox (shown when valid).
  * @returns The JSON text, ending with a newline.
  */
 export function renderJson(
   input: RenderInput,
   explain?: ExplainReport,
+  sandbox?: JsonValue,
 ): string {
   const sorted = sortDiagnostics(input.diagnostics);
   const errors = sorted.filter((d) => d.severity === "error").length;
@@ -233,6 +235,7 @@ export function renderJson(
     diagnostics: sorted.map(diagnosticToJson),
   };
   if (input.plan && input.exitCode === 0) doc.plan = planToJson(input.plan);
+  if (sandbox !== undefined && input.exitCode === 0) doc.sandbox = sandbox;
   if (explain) doc.explain = JSON.parse(JSON.stringify(explain));
   return JSON.stringify(doc, null, 2) + "\n";
 }

@@ -149,6 +149,10 @@ export async function run(
   const { hostPlatform } = await import("../../config/checksum.ts");
   const platform = io.platform ?? hostPlatform();
   const globalPath = globalConfigPath(io.env);
+  // Whether bubblewrap works here changes the output (which plugins run
+  // sandboxed, a warning): probed once per process, part of the cache key.
+  const { probeSandbox } = await import("../../kernel/process/sandbox.ts");
+  const probe = await probeSandbox();
   // --explain runs the context chain, whose inputs (AGENTS.md files, the
   // memory store) the cache key does not cover: never cached.
   const useCache = !values["no-cache"] && !values.explain;
@@ -156,7 +160,11 @@ export async function run(
   if (useCache) {
     key = await computeCacheKey({
       dir,
-      flags: [...flags, `cwd=${io.cwd}`],
+      flags: [
+        ...flags,
+        `cwd=${io.cwd}`,
+        `sandbox=${probe.available ? "available" : probe.reason}`,
+      ],
       color,
       platform,
       globalPath: globalPath === undefined
@@ -180,6 +188,12 @@ export async function run(
     env: io.env,
     platform,
   });
+  let sandbox;
+  if (result.plan) {
+    const { sandboxReport } = await import("../../config/sandbox_report.ts");
+    sandbox = sandboxReport(result.plan, probe);
+    result.diagnostics.push(...sandbox.diagnostics);
+  }
   let explain;
   if (values.explain && result.plan) {
     const { explainPlan } = await import("../../config/explain.ts");
@@ -237,13 +251,28 @@ export async function run(
   };
   let stdout: string;
   if (values.json) {
-    stdout = renderJson(result, explain);
+    stdout = renderJson(
+      result,
+      explain,
+      sandbox && {
+        mode: sandbox.mode,
+        available: sandbox.available,
+        ...(sandbox.reason !== undefined ? { reason: sandbox.reason } : {}),
+        plugins: sandbox.plugins,
+      },
+    );
   } else {
     stdout = renderHuman(result, {
       color,
       displayFile,
       locked: values.locked ?? false,
     });
+    if (sandbox && result.exitCode === 0) {
+      const { formatSandboxReport } = await import(
+        "../../config/sandbox_report.ts"
+      );
+      stdout += formatSandboxReport(sandbox);
+    }
     if (explain) {
       const { formatExplain } = await import("../../config/explain.ts");
       stdout += "\n" + formatExplain(explain);

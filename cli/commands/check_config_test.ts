@@ -8,6 +8,7 @@ import { CHECK_CONFIG_HELP, run } from "./check_config.ts";
 import type { CliIo } from "./io.ts";
 import { lockConfig } from "../../config/lock.ts";
 import { BUILTINS } from "../../plugins/builtin.ts";
+import { denoCacheDir } from "../../kernel/process/_module_cache.ts";
 
 const ESC = "\x1b[";
 
@@ -187,6 +188,7 @@ Deno.test("check-config --json writes one versioned document; --explain adds the
     "warning_count",
     "diagnostics",
     "plan",
+    "sandbox",
     "explain",
   ]);
   assert.equal(doc.explain.profiles[0].name, "default");
@@ -202,4 +204,62 @@ Deno.test("check-config --json writes one versioned document; --explain adds the
     human.out(),
     /drop, resource, critical: deny {2}\[policy "never_drop"\]/,
   );
+});
+
+Deno.test("check-config --json reports which plugins run in the OS sandbox, from a probe of this host", async () => {
+  const { probeSandbox } = await import("../../kernel/process/sandbox.ts");
+  const probe = await probeSandbox();
+  const cwd = Deno.cwd();
+  const o = io(cwd);
+  assert.equal(await run(["examples", "--json", "--no-cache"], o), 0);
+  const doc = JSON.parse(o.out());
+  assert.equal(doc.sandbox.mode, "auto");
+  assert.equal(doc.sandbox.available, probe.available);
+  assert.deepEqual(doc.sandbox.plugins, [
+    { name: "echo", sandboxed: probe.available },
+    { name: "notes", sandboxed: probe.available },
+  ]);
+  const warned = doc.diagnostics.some((d: { code: string }) =>
+    d.code === "W_SANDBOX_UNAVAILABLE"
+  );
+  assert.equal(warned, !probe.available);
+  const human = io(cwd);
+  await run(["examples", "--no-cache"], human);
+  assert.match(human.out(), /OS sandbox \(sandbox = "auto", /);
+});
+
+Deno.test("check-config without a working bubblewrap warns W_SANDBOX_UNAVAILABLE, and its cached result is not replayed where bubblewrap works", async () => {
+  const cache = await Deno.makeTempDir();
+  const noBwrap = await Deno.makeTempDir();
+  try {
+    const cmd = (path: string) =>
+      new Deno.Command(Deno.execPath(), {
+        args: ["run", "-A", "cli/commands/check_config.ts", "examples"],
+        env: {
+          PATH: path,
+          XDG_CACHE_HOME: cache,
+          DENO_DIR: denoCacheDir(),
+          DENO_NO_UPDATE_CHECK: "1",
+          NO_COLOR: "1",
+        },
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+    const without = await cmd(noBwrap);
+    const out = new TextDecoder().decode(without.stdout);
+    assert.equal(without.code, 0, out);
+    assert.match(out, /W_SANDBOX_UNAVAILABLE/);
+    assert.match(out, /"bwrap" is not installed/);
+    assert.match(out, /echo: NOT sandboxed/);
+    const { probeSandbox } = await import("../../kernel/process/sandbox.ts");
+    if ((await probeSandbox()).available) {
+      const withBwrap = await cmd("/usr/local/bin:/usr/bin:/bin");
+      const again = new TextDecoder().decode(withBwrap.stdout);
+      assert.doesNotMatch(again, /W_SANDBOX_UNAVAILABLE/);
+      assert.match(again, /echo: sandboxed/);
+    }
+  } finally {
+    await Deno.remove(cache, { recursive: true });
+    await Deno.remove(noBwrap, { recursive: true });
+  }
 });

@@ -77,6 +77,12 @@ export interface PluginCommandOptions {
   cwd: string;
   /** Its sockets. */
   transport: PluginTransport;
+  /**
+   * Files the plugin may neither read nor write whatever its grant (the
+   * installation key): a Deno plugin gets `--deny-read` and
+   * `--deny-write` for them, which win over a grant of their directory.
+   */
+  hidden?: readonly string[];
 }
 
 /**
@@ -148,7 +154,10 @@ export async function pluginCommand(
   env.DENO_DIR = denoCacheDir();
   env.DENO_NO_UPDATE_CHECK = "1";
   env.NO_COLOR = "1";
-  const flags = denoTransportFlags(options.effective, options.transport);
+  const flags = [
+    ...denoTransportFlags(options.effective, options.transport),
+    ...denyFlags(options.hidden ?? []),
+  ];
   const args = [
     "run",
     "--cached-only",
@@ -175,6 +184,30 @@ function denoTransportFlags(
     socketDirs: tcp ? [] : [dir],
     loopback,
   });
+}
+
+/**
+ * `--deny-read`/`--deny-write` for hidden files (by the path as named and,
+ * when it differs, its real path: Deno checks the path it is given).
+ */
+function denyFlags(hidden: readonly string[]): string[] {
+  const paths = new Set<string>();
+  for (const p of hidden) {
+    if (p.includes(",")) {
+      throw new RangeError(
+        `Cannot hide "${p}" from plugins: a comma cannot be expressed as a Deno flag`,
+      );
+    }
+    paths.add(p);
+    try {
+      paths.add(Deno.realPathSync(p));
+    } catch {
+      // absent: the path as named is denied
+    }
+  }
+  if (paths.size === 0) return [];
+  const list = [...paths].join(",");
+  return [`--deny-read=${list}`, `--deny-write=${list}`];
 }
 
 /** `--config`/`--no-config` and, for a remote module, its import flag. */

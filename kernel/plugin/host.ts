@@ -56,6 +56,10 @@ import {
   type ProcessCommand,
   type ProcessLauncher,
 } from "../process/launcher.ts";
+import {
+  defaultInstallationKeyPath,
+  loadInstallationKey,
+} from "../state/installation_key.ts";
 import { pluginCommand } from "./_command_line.ts";
 import { announceCallbacks, checkHealth, relayStdio } from "./_connection.ts";
 import { loadGrpcAdapter } from "./_grpc.ts";
@@ -188,6 +192,15 @@ export interface PluginHostOptions {
    * @default {"bwrap"}
    */
   bwrap?: string;
+  /**
+   * The installation key, which no plugin may read or write whatever its
+   * grant: a Deno plugin gets `--deny-read`/`--deny-write` for it, and the
+   * sandbox shows `/dev/null` in its place. Before a sandboxed plugin
+   * whose writable paths cover it starts, a missing key is created, so
+   * that no plugin can plant a key of its choosing.
+   * @default {defaultInstallationKeyPath() of `env`}
+   */
+  installationKeyPath?: string;
   /**
    * Receives the one-line warning about plugins running without the OS
    * sandbox (once per host).
@@ -392,6 +405,18 @@ export class PluginHost implements AsyncDisposable {
     return false;
   }
 
+  /** The files no plugin may see: the installation key. */
+  #hiddenPaths(target: LaunchTarget): string[] {
+    if (this.#options.installationKeyPath !== undefined) {
+      return [this.#options.installationKeyPath];
+    }
+    try {
+      return [defaultInstallationKeyPath((k) => target.kernelEnv[k])];
+    } catch {
+      return []; // neither XDG_DATA_HOME nor HOME: no default key path
+    }
+  }
+
   #warn(message: string): void {
     if (this.#warned) return;
     this.#warned = true;
@@ -447,6 +472,7 @@ export class PluginHost implements AsyncDisposable {
     const callbackAddress = tcp
       ? (await callbacks.open()).address
       : join(dir, CALLBACK_SOCKET_NAME);
+    const hidden = this.#hiddenPaths(target);
     let command = await pluginCommand({
       identity,
       runtime: manifest.runtime,
@@ -456,18 +482,39 @@ export class PluginHost implements AsyncDisposable {
       kernelEnv: target.kernelEnv,
       cwd: target.cwd,
       transport: { tcp, port, dir, callbackAddress },
+      hidden,
     });
-    if (sandboxed) {
-      command = sandboxCommand(
-        command,
-        sandboxView(spec, target, effective, command, dir, tcp),
-        this.#options.bwrap ?? DEFAULT_BWRAP,
-      );
-    }
     const cleanup = async () => {
       await callbacks.close();
       await Deno.remove(dir, { recursive: true }).catch(() => {});
     };
+    if (sandboxed) {
+      const view = sandboxView(spec, target, effective, command, dir, tcp);
+      try {
+        await createWriteGrants(effective.write, target);
+        for (const key of hidden) {
+          // A key that does not exist yet where the plugin may write is
+          // created first: the plugin must not plant one of its choosing.
+          if (view.readWrite.some((r) => within(key, r))) {
+            loadInstallationKey(key);
+          }
+        }
+      } catch (err) {
+        await cleanup();
+        throw startError(
+          target,
+          "plugin_permission_denied",
+          err instanceof Error ? err.message : String(err),
+          "",
+          err,
+        );
+      }
+      command = sandboxCommand(
+        command,
+        { ...view, masked: hidden },
+        this.#options.bwrap ?? DEFAULT_BWRAP,
+      );
+    }
     return { identity, effective, callbacks, command, sandboxed, cleanup };
   }
 
@@ -685,6 +732,57 @@ function sandboxView(
     network: tcp || effective.net.length > 0,
     cwd: target.cwd,
   };
+}
+
+/**
+ * Creates (`mkdir -p`, mode 0700) each write grant that does not exist
+ * yet, so that the sandbox can bind it: the plugin could create it
+ * unsandboxed, and a path the view does not bind is not there. Only under
+ * the project (the kernel's working directory) or the user's home and XDG
+ * base directories; a missing grant elsewhere is refused, naming it.
+ */
+async function createWriteGrants(
+  write: readonly string[],
+  target: LaunchTarget,
+): Promise<void> {
+  const env = target.kernelEnv;
+  const roots = [
+    target.cwd,
+    env.HOME,
+    env.XDG_DATA_HOME,
+    env.XDG_STATE_HOME,
+    env.XDG_CACHE_HOME,
+    env.XDG_CONFIG_HOME,
+  ].filter((r): r is string => r !== undefined && isAbsolute(r) && r !== "/");
+  for (const path of write) {
+    if (path.endsWith("*") || !isAbsolute(path)) continue;
+    try {
+      await Deno.lstat(path);
+      continue;
+    } catch (err) {
+      if (!(err instanceof Deno.errors.NotFound)) continue;
+    }
+    if (!roots.some((r) => within(path, r))) {
+      throw new Error(
+        `the write grant "${path}" does not exist and is outside the project and home directories, so the OS sandbox cannot bind it: create it first`,
+      );
+    }
+    try {
+      await Deno.mkdir(path, { recursive: true, mode: 0o700 });
+    } catch (err) {
+      throw new Error(
+        `the write grant "${path}" does not exist and cannot be created: ${
+          err instanceof Error ? err.message : err
+        }`,
+      );
+    }
+  }
+}
+
+/** `/a/b` is `/a/b` or below `/a`. */
+function within(path: string, root: string): boolean {
+  return path === root ||
+    path.startsWith(root.endsWith("/") ? root : root + "/");
 }
 
 /** Resolves a module-relative path (for first-party plugins). */

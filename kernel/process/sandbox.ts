@@ -35,6 +35,12 @@ export interface SandboxView {
   network: boolean;
   /** The working directory inside (created empty when no bound path covers it). */
   cwd: string;
+  /**
+   * Files shown as `/dev/null` even where a bound path covers them (the
+   * installation key); one that does not exist or that no bound path
+   * covers is not in the view anyway and is skipped.
+   */
+  masked?: readonly string[];
 }
 
 // The system's programs and libraries (every dynamically linked program,
@@ -142,6 +148,26 @@ export function bwrapArgs(view: SandboxView): string[] {
   for (const [p, mode] of ordered) {
     args.push(mode === "rw" ? "--bind-try" : "--ro-bind-try", p, p);
   }
+  // Masks go last, over the binds that cover them: by the path as named
+  // and by its real path (a grant may name either).
+  const masks = new Set<string>();
+  for (const p of view.masked ?? []) {
+    if (!isAbsolute(p)) {
+      throw new RangeError(`Cannot sandbox a relative path: "${p}"`);
+    }
+    if (lstat(p) === undefined) continue;
+    masks.add(p);
+    try {
+      masks.add(Deno.realPathSync(p));
+    } catch {
+      // unreadable: the path as named is masked
+    }
+  }
+  for (const p of masks) {
+    if ([...mounts.keys()].some((r) => within(p, r))) {
+      args.push("--ro-bind", "/dev/null", p);
+    }
+  }
   args.push("--chdir", view.cwd);
   return args;
 }
@@ -198,6 +224,14 @@ export function probeSandbox(
   return p;
 }
 
+function processPath(): string {
+  try {
+    return Deno.env.get("PATH") ?? "/usr/bin:/bin";
+  } catch {
+    return "/usr/bin:/bin"; // no env permission
+  }
+}
+
 async function runProbe(bwrap: string): Promise<SandboxProbe> {
   if (Deno.build.os !== "linux") {
     return {
@@ -214,7 +248,8 @@ async function runProbe(bwrap: string): Promise<SandboxProbe> {
   try {
     const out = await new Deno.Command(bwrap, {
       args: [...bwrapArgs(view), "--", "true"],
-      env: { PATH: "/usr/bin:/bin" },
+      // `bwrap` is found on this process's PATH, as a launch finds it.
+      env: { PATH: processPath() },
       clearEnv: true,
       stdin: "null",
       stdout: "null",
