@@ -85,7 +85,6 @@ function promptResultOf(r: SendResult): PromptResult {
     turns: r.turns,
     ...(r.boundFired ? { boundFired: r.boundFired } : {}),
     ...(r.error ? { error: r.error } : {}),
-    ...(r.crashedProviders ? { crashedProviders: r.crashedProviders } : {}),
   };
 }
 
@@ -99,6 +98,7 @@ function outcomeOf(r: SessionResult): SessionOutcome {
     turns: r.turns,
     ...(r.boundFired ? { boundFired: r.boundFired } : {}),
     ...(r.error ? { error: r.error } : {}),
+    ...(r.crashedProviders ? { crashedProviders: r.crashedProviders } : {}),
   };
 }
 

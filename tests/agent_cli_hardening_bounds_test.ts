@@ -70,9 +70,14 @@ Deno.test("defect 6: a tool that never answers is stopped at max_wall_clock_s, t
   assert.equal(result.isError, true);
   assert.match(String(result.text), /wall-clock limit/);
   assert.ok(
-    events.some((e) => e.type === "bound_fired" && e.bound === "max_wall_clock_s"),
+    events.some((e) =>
+      e.type === "bound_fired" && e.bound === "max_wall_clock_s"
+    ),
   );
-  assert.equal(events.filter((e) => e.type === "turn_started").at(-1)?.final, true);
+  assert.equal(
+    events.filter((e) => e.type === "turn_started").at(-1)?.final,
+    true,
+  );
   const end = events.at(-1)!;
   assert.equal(end.type, "session_ended");
   assert.equal(end.status, "error_max_wall_clock");

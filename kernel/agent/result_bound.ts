@@ -88,8 +88,9 @@ export async function boundOutcome(
     file = overflowPath(options, "result" in outcome ? "json" : "txt");
     try {
       await writeNew(file, options.dir, text);
-      note =
-        `The ${"result" in outcome ? "result" : "error message"} was ${total} bytes; only the first ${max} are shown. The whole text is in "${file}" (read it with read_file if that path is granted).`;
+      note = `The ${
+        "result" in outcome ? "result" : "error message"
+      } was ${total} bytes; only the first ${max} are shown. The whole text is in "${file}" (read it with read_file if that path is granted).`;
     } catch (err) {
       file = undefined;
       note = `The ${
@@ -173,9 +174,10 @@ export class OutputBound implements AsyncDisposable {
             `\n[output over ${this.#options.maxBytes} bytes; the rest is in "${this.#path}"]\n`;
         } catch (err) {
           this.#failed = true;
-          note = `\n[output over ${this.#options.maxBytes} bytes; the rest is dropped: ${
-            err instanceof Error ? err.message : String(err)
-          }]\n`;
+          note =
+            `\n[output over ${this.#options.maxBytes} bytes; the rest is dropped: ${
+              err instanceof Error ? err.message : String(err)
+            }]\n`;
         }
       }
     }
