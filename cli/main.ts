@@ -71,6 +71,7 @@ Exit codes (agent, agent run):
   5  a bound fired (max_turns, max_cost_usd, max_wall_clock_s, doom loop)
   6  provider error (a plugin could not start, crashed, or the model failed)
   130 interrupted (Ctrl-C)
+  143 terminated (SIGTERM: the session ends as cancelled)
 `;
 
 const USAGE = "Usage: agent [command] [options]   (agent --help)";

@@ -41,6 +41,7 @@ const PROFILE_SCHEMA = {
     max_depth: { type: "number" },
     max_concurrent_subagents: { type: "number" },
     doom_loop_threshold: { type: "number" },
+    max_result_bytes: { type: "number" },
   },
   blocks: {
     model: { labels: [], unique: "type" },
@@ -55,6 +56,7 @@ const BOUND_OF: Readonly<Record<string, keyof ProfileBounds>> = {
   max_depth: "maxDepth",
   max_concurrent_subagents: "maxConcurrentSubagents",
   doom_loop_threshold: "doomLoopThreshold",
+  max_result_bytes: "maxResultBytes",
 };
 
 /**

@@ -284,6 +284,7 @@ export function explainPlan(
         ["max_depth", b.maxDepth],
         ["max_concurrent_subagents", b.maxConcurrentSubagents],
         ["doom_loop_threshold", b.doomLoopThreshold],
+        ["max_result_bytes", b.maxResultBytes],
       ] as const).filter(([, v]) => v !== undefined).map(([k, v]) =>
         `${k} = ${v}`
       );

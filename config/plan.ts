@@ -332,6 +332,7 @@ function boundsJson(b: ProfileBounds): JsonValue {
     max_depth: n(b.maxDepth),
     max_concurrent_subagents: n(b.maxConcurrentSubagents),
     doom_loop_threshold: n(b.doomLoopThreshold),
+    max_result_bytes: n(b.maxResultBytes),
   };
 }
 

@@ -25,6 +25,13 @@ export interface ProfileBounds {
    * the loop (integer, at least 2; the kernel's default is 4).
    */
   doomLoopThreshold?: number;
+  /**
+   * `max_result_bytes`: how many bytes of one tool call's result (and of
+   * its live output) reach the model and the session log; the rest goes to
+   * an overflow file beside the session file (integer, at least 1024; the
+   * kernel's default is 262144).
+   */
+  maxResultBytes?: number;
 }
 
 /** Options for {@linkcode validateBounds}. */
@@ -49,6 +56,7 @@ export const BOUND_ATTRIBUTES: Readonly<Record<keyof ProfileBounds, string>> = {
   maxDepth: "max_depth",
   maxConcurrentSubagents: "max_concurrent_subagents",
   doomLoopThreshold: "doom_loop_threshold",
+  maxResultBytes: "max_result_bytes",
 };
 
 /**
@@ -117,6 +125,10 @@ export function validateBounds(
     } else if (field === "doomLoopThreshold" && value < 2) {
       fail(
         `Expected at least 2, got ${value}: the loop needs two identical calls in a row to see a repeat.`,
+      );
+    } else if (field === "maxResultBytes" && value < 1024) {
+      fail(
+        `Expected at least 1024, got ${value}: a smaller result would not leave room for the note naming the overflow file.`,
       );
     } else if (field === "maxConcurrentSubagents" && value === 0) {
       diagnostics.push(diag(

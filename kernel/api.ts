@@ -63,12 +63,15 @@ export interface SessionOutcome {
   readonly boundFired?: BoundName;
   /** The error that ended the session. */
   readonly error?: ErrorInfo;
+  /** Tool providers whose plugin crashed during a call (exit code 6). */
+  readonly crashedProviders?: readonly string[];
 }
 
 /**
  * The `agent` exit code of a session outcome: 0 success, 1 task error, 4
  * policy denied a required action (`on_ask = "fail"` hit an ask), 5 a
- * bound fired (or the doom loop), 6 provider error, 130 cancelled.
+ * bound fired (or the doom loop), 6 provider error (also a tool plugin
+ * that crashed during a call), 130 cancelled.
  *
  * @example Usage
  * ```ts
@@ -242,9 +245,11 @@ export interface KernelSession extends AsyncDisposable {
   /**
    * Ends the session (idempotent).
    *
+   * @param status `cancelled` to end it as cancelled (SIGTERM); by default
+   * `cancelled` when the last prompt was cancelled, else `completed`.
    * @returns How it ended.
    */
-  close(): Promise<SessionOutcome>;
+  close(status?: "completed" | "cancelled"): Promise<SessionOutcome>;
 }
 
 /** A running kernel: its plan, its plugins, its sessions. */

@@ -98,6 +98,7 @@ function outcomeOf(r: SessionResult): SessionOutcome {
     turns: r.turns,
     ...(r.boundFired ? { boundFired: r.boundFired } : {}),
     ...(r.error ? { error: r.error } : {}),
+    ...(r.crashedProviders ? { crashedProviders: r.crashedProviders } : {}),
   };
 }
 
@@ -236,7 +237,7 @@ class KernelImpl implements Kernel {
       resolveApproval: (id, answer) => session.resolveApproval(id, answer),
       resolveInteractive: (id, response) =>
         session.resolveInteractive(id, response),
-      close: () => session.close().then(outcomeOf),
+      close: (status) => session.close(status).then(outcomeOf),
       [Symbol.asyncDispose]: async () => {
         await session.close();
       },

@@ -14,7 +14,7 @@ import type { ApprovalAnswer } from "../../kernel/agent/session_events.ts";
 import { BUILTINS } from "../../plugins/builtin.ts";
 import { EventRenderer, styleFor } from "../render/events.ts";
 import type { AgentIo } from "./io.ts";
-import { EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
+import { EXIT_OK, EXIT_TERMINATED, EXIT_USAGE } from "./exit_codes.ts";
 import { parseOptions, usageError, useColor } from "./_common.ts";
 import { reportError } from "./_report_error.ts";
 import { zeroConfig } from "./_zero_config.ts";
@@ -235,7 +235,14 @@ export async function interactiveCommand(
   }
   if (tty) io.stderr(style.dim(INTERACTIVE_HELP));
   let current: AbortController | undefined;
-  const unsubscribe = io.onInterrupt?.(() => {
+  const stop = new AbortController();
+  const unsubscribe = io.onInterrupt?.((signal) => {
+    if (signal === "SIGTERM") {
+      // Termination ends the session (cancelled), not just the turn.
+      stop.abort(new Error("terminated"));
+      current?.abort(new Error("terminated"));
+      return;
+    }
     if (current) {
       current.abort(new Error("interrupted"));
       io.stderr(style.yellow("\ninterrupted\n"));
@@ -246,9 +253,9 @@ export async function interactiveCommand(
   });
   let code = EXIT_OK;
   try {
-    while (!session.ended) {
+    while (!session.ended && !stop.signal.aborted) {
       if (tty) io.stderr("> ");
-      const line = await lines.next();
+      const line = await lines.next(stop.signal);
       if (line === undefined || line.trim() === "/exit") break;
       if (line.trim() === "") continue;
       current = new AbortController();
@@ -264,7 +271,10 @@ export async function interactiveCommand(
     unsubscribe?.();
     lines.cancel();
   }
-  const outcome = await session.close();
+  const outcome = await session.close(
+    stop.signal.aborted ? "cancelled" : undefined,
+  );
+  if (stop.signal.aborted) return EXIT_TERMINATED;
   return code !== EXIT_OK
     ? code
     : sessionExitCode(outcome) === 130

@@ -1,7 +1,7 @@
 /**
  * Where the `agent` commands read and write: {@linkcode CliIo} (output,
  * environment, directory) and {@linkcode AgentIo} (plus standard input and
- * Ctrl-C), and the process's own streams for a real run. Tests pass their
+ * Ctrl-C and SIGTERM), and the process's own streams for a real run. Tests pass their
  * own to capture output.
  *
  * @module
@@ -33,11 +33,18 @@ export interface AgentIo extends CliIo {
   /** Whether standard input is a terminal (only then does `agent` prompt). */
   readonly stdinIsTerminal?: boolean;
   /**
-   * Subscribes to interrupts (Ctrl-C); returns the unsubscribe function.
+   * Subscribes to interrupts (Ctrl-C, and SIGTERM as a CI job's
+   * cancellation sends); returns the unsubscribe function. The handler
+   * gets the signal (none means `SIGINT`).
    * @default {none}
    */
-  readonly onInterrupt?: (handler: () => void) => () => void;
+  readonly onInterrupt?: (
+    handler: (signal?: InterruptSignal) => void,
+  ) => () => void;
 }
+
+/** The signals `agent` and `agent run` handle: Ctrl-C and termination. */
+export type InterruptSignal = "SIGINT" | "SIGTERM";
 
 /**
  * The process's own streams, environment and directory.
@@ -73,8 +80,16 @@ export function processAgentIo(): AgentIo {
     },
     stdinIsTerminal: Deno.stdin.isTerminal(),
     onInterrupt(handler) {
-      Deno.addSignalListener("SIGINT", handler);
-      return () => Deno.removeSignalListener("SIGINT", handler);
+      const onInt = () => handler("SIGINT");
+      const onTerm = () => handler("SIGTERM");
+      Deno.addSignalListener("SIGINT", onInt);
+      // Without a listener SIGTERM kills the process at once: no
+      // session_ended, the session left "running", temp dirs behind.
+      Deno.addSignalListener("SIGTERM", onTerm);
+      return () => {
+        Deno.removeSignalListener("SIGINT", onInt);
+        Deno.removeSignalListener("SIGTERM", onTerm);
+      };
     },
   };
 }

@@ -15,7 +15,7 @@ import type { OnAsk } from "../../kernel/agent/session_spec.ts";
 import { BUILTINS } from "../../plugins/builtin.ts";
 import { EventRenderer, styleFor } from "../render/events.ts";
 import type { AgentIo } from "./io.ts";
-import { EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
+import { EXIT_OK, EXIT_TERMINATED, EXIT_USAGE } from "./exit_codes.ts";
 import { parseOptions, usageError, useColor } from "./_common.ts";
 import { reportError } from "./_report_error.ts";
 import { zeroConfig } from "./_zero_config.ts";
@@ -42,8 +42,9 @@ Options:
   -h, --help      Show this help
 
 Exit codes: 0 success, 1 task error, 2 config or lock invalid, 3 usage,
-4 policy denied a required action, 5 a bound fired, 6 provider error,
-130 interrupted.
+4 policy denied a required action, 5 a bound fired, 6 provider error
+(also a tool plugin that crashed during a call), 130 interrupted (Ctrl-C),
+143 terminated (SIGTERM; the session ends as cancelled).
 `;
 
 const approveAll: Approver = () =>
@@ -102,9 +103,11 @@ export async function runCommand(
   const dir = resolve(io.cwd, (v.dir as string | undefined) ?? ".");
   const json = v.json === true;
   const ac = new AbortController();
-  const unsubscribe = io.onInterrupt?.(() =>
-    ac.abort(new Error("interrupted"))
-  );
+  let terminated = false;
+  const unsubscribe = io.onInterrupt?.((signal) => {
+    if (signal === "SIGTERM") terminated = true;
+    ac.abort(new Error(signal === "SIGTERM" ? "terminated" : "interrupted"));
+  });
   try {
     let kernel;
     try {
@@ -138,7 +141,9 @@ export async function runCommand(
         else renderer.render(event);
       }
       const outcome = await run.result;
-      return sessionExitCode(outcome);
+      // SIGTERM ends the session like Ctrl-C (cancelled, session_ended);
+      // the plugins stop and temp dirs go when the kernel is disposed.
+      return terminated ? EXIT_TERMINATED : sessionExitCode(outcome);
     } catch (err) {
       return reportError(io, err);
     }

@@ -33,6 +33,11 @@ export interface SessionCore {
   readonly hooks: HookDispatcher;
   /** The session's open spans. */
   readonly spans: SessionSpans;
+  /**
+   * When `max_wall_clock_s` runs out (epoch ms, the clock of
+   * `deps.now`); a running tool call is stopped then.
+   */
+  readonly deadlineAt: number | undefined;
   /** Delivers a session event to the listener and the prompt's buffer. */
   emit(event: SessionEvent): void;
   /** Dispatches a point whose chain cannot deny; an aborted chain is logged. */

@@ -24,6 +24,12 @@ export const EXIT_BOUND = 5;
 export const EXIT_PROVIDER = 6;
 /** Exit code: the session was cancelled (interrupted). */
 export const EXIT_CANCELLED = 130;
+/**
+ * Exit code of `agent` and `agent run` on SIGTERM (128 + 15, what the
+ * shell reports for a terminated process): the session ended as
+ * `cancelled`, as on Ctrl-C.
+ */
+export const EXIT_TERMINATED = 143;
 
 /** The error codes that end a session with {@linkcode EXIT_PROVIDER}. */
 const PROVIDER_ERROR_CODES: ReadonlySet<string> = new Set([
@@ -42,7 +48,8 @@ const PROVIDER_ERROR_CODES: ReadonlySet<string> = new Set([
 /**
  * The CLI exit code of a session result: 0 success, 1 task error, 4 policy
  * denied a required action (`on_ask = "fail"`), 5 a bound fired (the three
- * `error_max_*` statuses and the doom loop), 6 provider error, 130
+ * `error_max_*` statuses and the doom loop), 6 provider error (also when a
+ * tool plugin crashed during a call and the model went on), 130
  * cancelled.
  *
  * @example Usage
@@ -59,6 +66,9 @@ const PROVIDER_ERROR_CODES: ReadonlySet<string> = new Set([
 export function exitCodeOf(result: SessionResult): number {
   if (result.status === "cancelled") return EXIT_CANCELLED;
   if (result.boundFired) return EXIT_BOUND;
+  // A tool plugin that crashed mid-call is a provider error even when the
+  // model went on and finished: the answer may lack what the tool had to do.
+  if (result.crashedProviders?.length) return EXIT_PROVIDER;
   if (result.status === "completed") return EXIT_OK;
   const code = result.error?.code;
   if (code === "approval_required") return EXIT_POLICY;

@@ -141,6 +141,7 @@ export class AgentSession implements AsyncDisposable {
   readonly #writer: SessionLogWriter;
   readonly #spans: SessionSpans;
   readonly #driver: TurnDriver;
+  readonly #dispatcher: ToolDispatcher;
   readonly #now: () => number;
   readonly #openedAt: number;
   readonly #onEvent: ((event: SessionEvent) => void) | undefined;
@@ -239,19 +240,23 @@ export class AgentSession implements AsyncDisposable {
       writer: this.#writer,
       hooks: this.#hooks,
       spans,
+      deadlineAt: spec.bounds.maxWallClockS !== undefined
+        ? this.#openedAt + spec.bounds.maxWallClockS * 1000
+        : undefined,
       emit: (e) => this.#emit(e),
       dispatchQuiet: (point, payload, signal) =>
         this.#dispatchQuiet(point, payload, signal),
       recordAssistant: (message, spend, turnId, stopReason) =>
         this.#recordAssistant(message, spend, turnId, stopReason),
     };
+    this.#dispatcher = new ToolDispatcher(core, {
+      gate: this.#gate,
+      interactive: this.#interactive,
+      doom: this.#doom,
+    });
     this.#driver = new TurnDriver(core, {
       router,
-      dispatcher: new ToolDispatcher(core, {
-        gate: this.#gate,
-        interactive: this.#interactive,
-        doom: this.#doom,
-      }),
+      dispatcher: this.#dispatcher,
       tools: init.tools,
       priorTurns: init.priorTurns,
       openedAt: this.#openedAt,
@@ -757,6 +762,9 @@ export class AgentSession implements AsyncDisposable {
       turns: this.#driver.turns,
       ...(this.#bound ? { boundFired: this.#bound } : {}),
       ...(this.#error ? { error: this.#error } : {}),
+      ...(this.#dispatcher.crashedProviders.size
+        ? { crashedProviders: [...this.#dispatcher.crashedProviders] }
+        : {}),
     };
     this.#emit({
       type: "session_ended",
@@ -766,6 +774,9 @@ export class AgentSession implements AsyncDisposable {
       totalCostUsd: total,
       ...(result.boundFired ? { boundFired: result.boundFired } : {}),
       ...(result.error ? { error: result.error } : {}),
+      ...(result.crashedProviders
+        ? { crashedProviders: result.crashedProviders }
+        : {}),
     });
     return result;
   }

@@ -343,6 +343,8 @@ export type SessionEvent =
     readonly totalCostUsd: number;
     readonly boundFired?: BoundName;
     readonly error?: { readonly code: string; readonly message: string };
+    /** Tool providers whose plugin crashed during a call. */
+    readonly crashedProviders?: readonly string[];
   };
 
 /** The session event types. */

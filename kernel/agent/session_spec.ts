@@ -185,6 +185,12 @@ export interface SessionSpec {
   readonly previewTimeoutMs?: number;
   /** Tool call deadline when the schema declares no `default_timeout`. @default {600000} */
   readonly defaultToolTimeoutMs?: number;
+  /**
+   * `max_result_bytes`: bytes of one tool call's result (and of its live
+   * output) that reach the model, the events and the session log; the rest
+   * goes to an overflow file beside the session file. @default {262144}
+   */
+  readonly maxResultBytes?: number;
 }
 
 /** A {@linkcode SessionSpec} with every default filled in. */
@@ -229,7 +235,12 @@ export interface ResolvedSessionSpec {
   readonly previewTimeoutMs: number;
   /** See {@linkcode SessionSpec.defaultToolTimeoutMs}. */
   readonly defaultToolTimeoutMs: number;
+  /** See {@linkcode SessionSpec.maxResultBytes}. */
+  readonly maxResultBytes: number;
 }
+
+/** The default bytes of a tool result that reach the model (256 KiB). */
+export const DEFAULT_MAX_RESULT_BYTES = 256 * 1024;
 
 /** The default doom-loop threshold (the spec asks for 3..5). */
 export const DEFAULT_DOOM_LOOP_THRESHOLD = 4;
@@ -310,6 +321,7 @@ export function resolveSessionSpec(spec: SessionSpec): ResolvedSessionSpec {
   positive("retry.maxRetries", retry.maxRetries, true);
   positive("retry.maxSessionRetries", retry.maxSessionRetries, true);
   for (const h of spec.hooks ?? []) positive("hooks[].timeoutMs", h.timeoutMs);
+  positive("maxResultBytes", spec.maxResultBytes, true);
   return {
     profile: spec.profile,
     models: spec.models,
@@ -331,5 +343,6 @@ export function resolveSessionSpec(spec: SessionSpec): ResolvedSessionSpec {
     planMode: spec.planMode ?? false,
     previewTimeoutMs: spec.previewTimeoutMs ?? DEFAULT_PREVIEW_TIMEOUT_MS,
     defaultToolTimeoutMs: spec.defaultToolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
+    maxResultBytes: spec.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
   };
 }

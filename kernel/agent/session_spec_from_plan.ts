@@ -145,6 +145,9 @@ export function sessionSpecFromPlan(
     ...(profile?.bounds.doomLoopThreshold !== undefined
       ? { doomLoop: { threshold: profile.bounds.doomLoopThreshold } }
       : {}),
+    ...(profile?.bounds.maxResultBytes !== undefined
+      ? { maxResultBytes: profile.bounds.maxResultBytes }
+      : {}),
     retry: { ...plan.settings.retry },
     ...(profile?.generation ? { generation: { ...profile.generation } } : {}),
     workingDirectory: options.workingDirectory,

@@ -94,6 +94,11 @@ export interface SessionResult {
   readonly boundFired?: BoundName;
   /** The error that ended the session, if any. */
   readonly error?: ErrorInfo;
+  /**
+   * Tool providers whose plugin crashed during a call (the model saw a
+   * `process_crashed` error and went on); the exit code is then 6.
+   */
+  readonly crashedProviders?: readonly string[];
 }
 
 /** A running prompt or session: its events, and its result. */

@@ -53,6 +53,7 @@ import {
 } from "./session_events.ts";
 import { traceHeaders } from "./session_spans.ts";
 import { endSpanWithError } from "./tracing.ts";
+import { boundOutcome, OutputBound } from "./result_bound.ts";
 
 /** What a tool dispatcher needs besides the session. */
 export interface ToolDispatchOptions {
@@ -71,6 +72,7 @@ export class ToolDispatcher implements CallExecutor {
   readonly #doom: DoomLoopDetector;
   readonly #breaker: CircuitBreaker;
   readonly #plan: PlanGate;
+  readonly #crashed = new Set<string>();
 
   /**
    * Creates the dispatcher of a session.
@@ -91,6 +93,14 @@ export class ToolDispatcher implements CallExecutor {
       })
     );
     this.#plan = new PlanGate(core, options.gate, this);
+  }
+
+  /**
+   * The tool providers whose plugin crashed during a call of this session
+   * (the run then ends with a provider error's exit code, 6).
+   */
+  get crashedProviders(): ReadonlySet<string> {
+    return this.#crashed;
   }
 
   /**
@@ -363,6 +373,9 @@ export class ToolDispatcher implements CallExecutor {
         };
       }
     }
+    // kernel.md §6.3: only max_result_bytes reach the model, the events and
+    // the log; the whole result goes to an overflow file.
+    outcome = await boundOutcome(outcome, this.#boundOptions(r));
     this.#setOutcome(t, r, outcome, deniedBy);
     this.#core.spans.endTool(r, outcome, deniedBy);
     await this.#core.writer.toolResult(
@@ -385,6 +398,15 @@ export class ToolDispatcher implements CallExecutor {
         }),
       ...(deniedBy !== undefined ? { deniedBy } : {}),
     });
+  }
+
+  #boundOptions(r: CallRecord) {
+    const { deps, sessionId, spec } = this.#core;
+    return {
+      maxBytes: spec.maxResultBytes,
+      dir: deps.store.artifactsDirOf?.(sessionId),
+      callId: r.toolUse.id,
+    };
   }
 
   /**
@@ -453,6 +475,15 @@ export class ToolDispatcher implements CallExecutor {
       timedOut = true;
       ac.abort(new Error("tool deadline exceeded"));
     }, timeoutMs);
+    // max_wall_clock_s holds mid-call: the call is stopped when the session
+    // runs out of time, and the bounds check after the turn fires.
+    let outOfTime = false;
+    const deadlineAt = this.#core.deadlineAt;
+    const wallTimer = deadlineAt === undefined ? undefined : setTimeout(() => {
+      outOfTime = true;
+      ac.abort(new Error("max_wall_clock_s reached"));
+    }, Math.max(0, deadlineAt - (this.#core.deps.now ?? Date.now)()));
+    await using output = new OutputBound(this.#boundOptions(r));
     const release = this.#core.deps.registry?.grant(
       entry.endpoint.identity,
       this.#core.sessionId,
@@ -482,17 +513,31 @@ export class ToolDispatcher implements CallExecutor {
               };
             }
             break;
-          case "outputChunk":
-            this.#core.emit({
-              type: "tool_output",
-              turnId,
-              callId: call.id,
-              stream: e.value.stream === OutputStream.STDERR
-                ? "stderr"
-                : "stdout",
-              text: decoder.decode(e.value.data, { stream: true }),
-            });
+          case "outputChunk": {
+            const { pass, note } = await output.take(e.value.data);
+            const stream = e.value.stream === OutputStream.STDERR
+              ? "stderr"
+              : "stdout";
+            if (pass.length > 0) {
+              this.#core.emit({
+                type: "tool_output",
+                turnId,
+                callId: call.id,
+                stream,
+                text: decoder.decode(pass, { stream: true }),
+              });
+            }
+            if (note !== undefined) {
+              this.#core.emit({
+                type: "tool_output",
+                turnId,
+                callId: call.id,
+                stream,
+                text: decoder.decode() + note,
+              });
+            }
             break;
+          }
           case "progress":
             this.#core.emit({
               type: "tool_progress",
@@ -513,8 +558,16 @@ export class ToolDispatcher implements CallExecutor {
         throw new TurnCancelledError({ cause: err });
       }
       const message = err instanceof Error ? err.message : String(err);
+      if (err instanceof PluginCrashedError) this.#crashed.add(entry.provider);
       return {
-        outcome: timedOut
+        outcome: outOfTime
+          ? {
+            error: toolError(
+              ToolErrorCategory.TIMEOUT,
+              "The session reached its wall-clock limit (max_wall_clock_s) while this tool was running; the call was stopped.",
+            ),
+          }
+          : timedOut
           ? {
             error: toolError(
               ToolErrorCategory.TIMEOUT,
@@ -528,6 +581,7 @@ export class ToolDispatcher implements CallExecutor {
       };
     } finally {
       clearTimeout(timer);
+      clearTimeout(wallTimer);
       ac.abort(new Error("tool call settled"));
       signal.removeEventListener("abort", onAbort);
       release?.();

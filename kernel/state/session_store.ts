@@ -452,6 +452,15 @@ export interface SessionStore extends AsyncDisposable {
    * @returns `ok`, or the first bad sequence and why.
    */
   verify(sessionId: string): Promise<VerifyResult>;
+  /**
+   * The directory beside a session's file where the kernel keeps what does
+   * not fit in the log (the overflow of a tool result over
+   * `max_result_bytes`). A store without files on disk has none.
+   *
+   * @param sessionId The session's ULID.
+   * @returns The directory path (it may not exist yet).
+   */
+  artifactsDirOf?(sessionId: string): string;
   /** Closes every handle this store opened. */
   close(): Promise<void>;
 }

@@ -383,6 +383,18 @@ export class SqliteSessionStore implements SessionStore {
     return `${this.dir}/${sessionId}.sqlite`;
   }
 
+  /**
+   * The directory beside a session's file for what does not fit in the
+   * log (tool-result overflow files).
+   *
+   * @param sessionId The session's ULID.
+   * @returns `<dir>/<sessionId>.files`.
+   */
+  artifactsDirOf(sessionId: string): string {
+    checkSessionId(sessionId);
+    return `${this.dir}/${sessionId}.files`;
+  }
+
   #configure(db: DatabaseSync): void {
     db.exec("PRAGMA journal_mode = WAL");
     db.exec(
