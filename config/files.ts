@@ -28,7 +28,7 @@ import {
   evaluate,
   type Expr,
   parseHcl,
-  type TemplatePart,
+  walkExpr,
 } from "./hcl/mod.ts";
 import {
   type ManifestError,
@@ -160,67 +160,13 @@ async function readText(path: string): Promise<string | undefined> {
   }
 }
 
-/** Every `env("LITERAL")` name in an expression tree. */
-function collectEnv(e: Expr, out: Set<string>): void {
-  const parts = (ps: TemplatePart[]) => {
-    for (const p of ps) {
-      if (p.kind === "interp") collectEnv(p.expr, out);
-      else if (p.kind === "if") {
-        collectEnv(p.condition, out);
-        parts(p.then);
-        parts(p.else);
-      } else if (p.kind === "for") {
-        collectEnv(p.collection, out);
-        parts(p.body);
-      }
+/** Every `env("LITERAL")` name in an expression tree (no recursion). */
+function collectEnv(root: Expr, out: Set<string>): void {
+  walkExpr(root, (e) => {
+    if (e.kind === "call" && e.name === "env" && e.args[0]?.kind === "string") {
+      out.add(e.args[0].value);
     }
-  };
-  switch (e.kind) {
-    case "call":
-      if (e.name === "env" && e.args[0]?.kind === "string") {
-        out.add(e.args[0].value);
-      }
-      for (const a of e.args) collectEnv(a, out);
-      return;
-    case "template":
-      return parts(e.parts);
-    case "tuple":
-      for (const i of e.items) collectEnv(i, out);
-      return;
-    case "object":
-      for (const i of e.items) {
-        collectEnv(i.key, out);
-        collectEnv(i.value, out);
-      }
-      return;
-    case "getattr":
-      return collectEnv(e.target, out);
-    case "index":
-      collectEnv(e.target, out);
-      return collectEnv(e.key, out);
-    case "splat":
-      collectEnv(e.source, out);
-      return collectEnv(e.each, out);
-    case "unary":
-      return collectEnv(e.operand, out);
-    case "binary":
-      collectEnv(e.left, out);
-      return collectEnv(e.right, out);
-    case "conditional":
-      collectEnv(e.condition, out);
-      collectEnv(e.then, out);
-      return collectEnv(e.else, out);
-    case "parens":
-      return collectEnv(e.expr, out);
-    case "for":
-      collectEnv(e.collection, out);
-      if (e.key) collectEnv(e.key, out);
-      collectEnv(e.value, out);
-      if (e.condition) collectEnv(e.condition, out);
-      return;
-    default:
-      return;
-  }
+  });
 }
 
 function envNamesIn(body: Body, out: Set<string>): void {
