@@ -272,8 +272,61 @@ function unknownBuiltin(
 async function sha256File(path: string): Promise<string | null> {
   try {
     return createHash("sha256").update(await Deno.readFile(path)).digest("hex");
+  } catch (err) {
+    if (err instanceof Deno.errors.IsADirectory) return await listingHash(path);
+    return null;
+  }
+}
+
+/**
+ * A directory's fingerprint: the hash of its sorted entry names, so that a
+ * file appearing in it changes the fingerprint. `check-config`'s cache
+ * (cli/commands/_check_config_cache.ts) hashes directories the same way.
+ */
+async function listingHash(path: string): Promise<string | null> {
+  try {
+    const names: string[] = [];
+    for await (const e of Deno.readDir(path)) names.push(e.name);
+    return createHash("sha256").update(`dir\n${names.sort().join("\n")}`)
+      .digest("hex");
   } catch {
     return null;
+  }
+}
+
+/** At most this many files and folders of a failed plugin are fingerprinted. */
+const MAX_TREE_FINGERPRINTS = 5_000;
+
+/**
+ * Fingerprints every folder and file under a plugin's folder. Used when the
+ * plugin could not be read: the failed read does not say which files it
+ * would have needed (a missing entrypoint, an unresolved import), so the
+ * whole folder, listings included, stands for them and a fix anywhere in
+ * it is seen.
+ */
+async function fingerprintTree(
+  root: string,
+  fingerprints: Fingerprint[],
+): Promise<void> {
+  const pending = [root];
+  let count = 0;
+  while (pending.length > 0 && count < MAX_TREE_FINGERPRINTS) {
+    const d = pending.pop()!;
+    fingerprints.push({ path: d, sha256: await listingHash(d) });
+    count++;
+    let entries: Deno.DirEntry[] = [];
+    try {
+      entries = await Array.fromAsync(Deno.readDir(d));
+    } catch {
+      continue;
+    }
+    for (const e of entries) {
+      const p = join(d, e.name);
+      if (e.isDirectory) pending.push(p);
+      else if (e.isFile && count++ < MAX_TREE_FINGERPRINTS) {
+        fingerprints.push({ path: p, sha256: await sha256File(p) });
+      }
+    }
   }
 }
 
@@ -319,7 +372,9 @@ async function loadArtifact(
     if (tools !== undefined) artifact.tools = tools;
     return artifact;
   } catch (err) {
+    await fingerprintTree(dirname(manifestPath), fingerprints);
     if (err instanceof ModuleGraphError) {
+      fingerprints.push({ path: err.file, sha256: await sha256File(err.file) });
       return {
         error: `The plugin at "${shown}" is refused: ${err.message}`,
       };
