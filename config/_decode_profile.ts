@@ -106,7 +106,7 @@ export function decodeProfile(
     declaredProviders: declaredNames,
     profile: name,
   });
-  diagnostics.push(...scope.diagnostics);
+  for (const each of scope.diagnostics) diagnostics.push(each);
   const slash = list("slash_commands") ?? [];
   const bounds = decodeBounds(attrs, name, where, diagnostics);
   const profile: PlanProfile = {

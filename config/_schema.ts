@@ -363,7 +363,7 @@ export function evalExpr(
     ? `attribute "${name}"`
     : `attribute "${name}" of ${where}`;
   const r = evaluate(expr, { allowEnv: false, env: {}, place });
-  diagnostics.push(...r.diagnostics);
+  for (const each of r.diagnostics) diagnostics.push(each);
   if (r.value === undefined) return undefined;
   const bad = typeMismatch(r.value, type);
   if (bad !== undefined) {

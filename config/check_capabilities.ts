@@ -35,7 +35,9 @@ export function checkProfileTools(
   for (const [name, c] of caps) if (c.tools) loaded.set(name, c.tools);
   const out: Diagnostic[] = [];
   for (const profile of profiles) {
-    out.push(...resolveToolScope(profile.tools, loaded).diagnostics);
+    for (const each of resolveToolScope(profile.tools, loaded).diagnostics) {
+      out.push(each);
+    }
   }
   return out;
 }
@@ -88,6 +90,8 @@ export function checkCapabilities(
       hook.range,
     ));
   }
-  out.push(...checkProfileTools(plan.profiles, capabilities));
+  for (const each of checkProfileTools(plan.profiles, capabilities)) {
+    out.push(each);
+  }
   return out;
 }

@@ -289,13 +289,13 @@ export function compile(
     const g = decodeGlobalConfig(inputs.global.text, inputs.global.path, env, {
       requireEnv,
     });
-    diagnostics.push(...g.diagnostics);
+    for (const each of g.diagnostics) diagnostics.push(each);
     if (g.config) global = g.config;
   }
 
   // A: agent.hcl.
   const parsed = parseHcl(inputs.agent.text, agentFile);
-  diagnostics.push(...parsed.diagnostics);
+  for (const each of parsed.diagnostics) diagnostics.push(each);
   if (parsed.diagnostics.length > 0) return result();
   const config = decodeAgentConfig(parsed.body, diagnostics);
 
@@ -304,7 +304,7 @@ export function compile(
   const lockPath = inputs.lock?.path ?? ".agent/agent.lock.hcl";
   if (inputs.lock) {
     const l = parseLockFile(inputs.lock.text, inputs.lock.path);
-    diagnostics.push(...l.diagnostics);
+    for (const each of l.diagnostics) diagnostics.push(each);
     lock = l.lock;
   } else {
     const needsLock = config.requiredProviders.some((p) =>
@@ -384,7 +384,9 @@ export function compile(
   for (const p of providers) {
     if (p.tools) caps.set(p.name, { tools: p.tools.map((t) => t.name) });
   }
-  diagnostics.push(...checkProfileTools(config.profiles, caps));
+  for (const each of checkProfileTools(config.profiles, caps)) {
+    diagnostics.push(each);
+  }
 
   const plan: Plan = {
     sourceFile: agentFile,
@@ -569,7 +571,7 @@ function resolveProvider(
   });
   if (schemaProblems.length > 0) {
     ok = false;
-    diagnostics.push(...schemaProblems);
+    for (const each of schemaProblems) diagnostics.push(each);
   }
 
   // Permissions: declared ∩ granted; every declared one must be granted.
@@ -614,7 +616,7 @@ function resolveProvider(
       requireEnv: ctx.requireEnv,
       header,
     });
-    diagnostics.push(...r.diagnostics);
+    for (const each of r.diagnostics) diagnostics.push(each);
     if (r.config === undefined) ok = false;
     decoded = r.config;
   }

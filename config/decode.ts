@@ -264,7 +264,7 @@ export function decodeAgentConfig(
     const rule = decodePolicy(block, diagnostics);
     if (rule !== undefined) config.policies.push(rule);
   }
-  diagnostics.push(...checkPolicies(config.policies));
+  for (const each of checkPolicies(config.policies)) diagnostics.push(each);
 
   for (const block of top.blocks.get("agent_profile") ?? []) {
     const profile = decodeProfile(
@@ -387,7 +387,7 @@ function decodeRequiredProvider(
   let constraint: VersionConstraint | undefined;
   if (version !== undefined) {
     const r = parseVersionConstraint(version, versionRange);
-    diagnostics.push(...r.diagnostics);
+    for (const each of r.diagnostics) diagnostics.push(each);
     constraint = r.constraint;
     if (constraint !== undefined && !isSatisfiable(constraint)) {
       diagnostics.push(diag(
@@ -524,6 +524,6 @@ function decodePolicy(
     action: action.expr.range,
     matchKeys: keyRanges(match.expr),
   });
-  diagnostics.push(...r.diagnostics);
+  for (const each of r.diagnostics) diagnostics.push(each);
   return r.rule;
 }

@@ -28,7 +28,7 @@ import {
   evaluate,
   type Expr,
   parseHcl,
-  type TemplatePart,
+  walkExpr,
 } from "./hcl/mod.ts";
 import {
   type ManifestError,
@@ -160,67 +160,13 @@ async function readText(path: string): Promise<string | undefined> {
   }
 }
 
-/** Every `env("LITERAL")` name in an expression tree. */
-function collectEnv(e: Expr, out: Set<string>): void {
-  const parts = (ps: TemplatePart[]) => {
-    for (const p of ps) {
-      if (p.kind === "interp") collectEnv(p.expr, out);
-      else if (p.kind === "if") {
-        collectEnv(p.condition, out);
-        parts(p.then);
-        parts(p.else);
-      } else if (p.kind === "for") {
-        collectEnv(p.collection, out);
-        parts(p.body);
-      }
+/** Every `env("LITERAL")` name in an expression tree (no recursion). */
+function collectEnv(root: Expr, out: Set<string>): void {
+  walkExpr(root, (e) => {
+    if (e.kind === "call" && e.name === "env" && e.args[0]?.kind === "string") {
+      out.add(e.args[0].value);
     }
-  };
-  switch (e.kind) {
-    case "call":
-      if (e.name === "env" && e.args[0]?.kind === "string") {
-        out.add(e.args[0].value);
-      }
-      for (const a of e.args) collectEnv(a, out);
-      return;
-    case "template":
-      return parts(e.parts);
-    case "tuple":
-      for (const i of e.items) collectEnv(i, out);
-      return;
-    case "object":
-      for (const i of e.items) {
-        collectEnv(i.key, out);
-        collectEnv(i.value, out);
-      }
-      return;
-    case "getattr":
-      return collectEnv(e.target, out);
-    case "index":
-      collectEnv(e.target, out);
-      return collectEnv(e.key, out);
-    case "splat":
-      collectEnv(e.source, out);
-      return collectEnv(e.each, out);
-    case "unary":
-      return collectEnv(e.operand, out);
-    case "binary":
-      collectEnv(e.left, out);
-      return collectEnv(e.right, out);
-    case "conditional":
-      collectEnv(e.condition, out);
-      collectEnv(e.then, out);
-      return collectEnv(e.else, out);
-    case "parens":
-      return collectEnv(e.expr, out);
-    case "for":
-      collectEnv(e.collection, out);
-      if (e.key) collectEnv(e.key, out);
-      collectEnv(e.value, out);
-      if (e.condition) collectEnv(e.condition, out);
-      return;
-    default:
-      return;
-  }
+  });
 }
 
 function envNamesIn(body: Body, out: Set<string>): void {
@@ -326,8 +272,61 @@ function unknownBuiltin(
 async function sha256File(path: string): Promise<string | null> {
   try {
     return createHash("sha256").update(await Deno.readFile(path)).digest("hex");
+  } catch (err) {
+    if (err instanceof Deno.errors.IsADirectory) return await listingHash(path);
+    return null;
+  }
+}
+
+/**
+ * A directory's fingerprint: the hash of its sorted entry names, so that a
+ * file appearing in it changes the fingerprint. `check-config`'s cache
+ * (cli/commands/_check_config_cache.ts) hashes directories the same way.
+ */
+async function listingHash(path: string): Promise<string | null> {
+  try {
+    const names: string[] = [];
+    for await (const e of Deno.readDir(path)) names.push(e.name);
+    return createHash("sha256").update(`dir\n${names.sort().join("\n")}`)
+      .digest("hex");
   } catch {
     return null;
+  }
+}
+
+/** At most this many files and folders of a failed plugin are fingerprinted. */
+const MAX_TREE_FINGERPRINTS = 5_000;
+
+/**
+ * Fingerprints every folder and file under a plugin's folder. Used when the
+ * plugin could not be read: the failed read does not say which files it
+ * would have needed (a missing entrypoint, an unresolved import), so the
+ * whole folder, listings included, stands for them and a fix anywhere in
+ * it is seen.
+ */
+async function fingerprintTree(
+  root: string,
+  fingerprints: Fingerprint[],
+): Promise<void> {
+  const pending = [root];
+  let count = 0;
+  while (pending.length > 0 && count < MAX_TREE_FINGERPRINTS) {
+    const d = pending.pop()!;
+    fingerprints.push({ path: d, sha256: await listingHash(d) });
+    count++;
+    let entries: Deno.DirEntry[] = [];
+    try {
+      entries = await Array.fromAsync(Deno.readDir(d));
+    } catch {
+      continue;
+    }
+    for (const e of entries) {
+      const p = join(d, e.name);
+      if (e.isDirectory) pending.push(p);
+      else if (e.isFile && count++ < MAX_TREE_FINGERPRINTS) {
+        fingerprints.push({ path: p, sha256: await sha256File(p) });
+      }
+    }
   }
 }
 
@@ -373,7 +372,9 @@ async function loadArtifact(
     if (tools !== undefined) artifact.tools = tools;
     return artifact;
   } catch (err) {
+    await fingerprintTree(dirname(manifestPath), fingerprints);
     if (err instanceof ModuleGraphError) {
+      fingerprints.push({ path: err.file, sha256: await sha256File(err.file) });
       return {
         error: `The plugin at "${shown}" is refused: ${err.message}`,
       };

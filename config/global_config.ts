@@ -193,7 +193,7 @@ export function decodeGlobalConfig(
             requireEnv: options.requireEnv ?? true,
             place: 'attribute "auth" of mirror',
           });
-          diagnostics.push(...r.diagnostics);
+          for (const each of r.diagnostics) diagnostics.push(each);
           if (r.value !== undefined) auth = toSecret(r.value);
         }
       }

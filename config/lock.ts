@@ -119,7 +119,9 @@ export async function lockConfig(
     ...extra,
   });
   if (diagnostics.length > 0 || inputs.agent === undefined) {
-    if (inputs.agent === undefined) diagnostics.push(...checked.diagnostics);
+    if (inputs.agent === undefined) {
+      for (const each of checked.diagnostics) diagnostics.push(each);
+    }
     return result({});
   }
   const body = parseHcl(inputs.agent.text, inputs.agent.path).body;

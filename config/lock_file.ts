@@ -506,7 +506,7 @@ function formatAttributes(
     while (j < entries.length && isSingleLine(entries[j]![1])) j++;
     if (j === i) j = i + 1;
     const run = entries.slice(i, j);
-    const width = Math.max(...run.map(([k]) => key(k).length));
+    const width = run.reduce((w, [k]) => Math.max(w, key(k).length), 0);
     for (const [k, val] of run) {
       const pad = isSingleLine(val) ? " ".repeat(width - key(k).length) : "";
       out += `${indent}${key(k)}${pad} = ${formatValue(val, indent)}\n`;

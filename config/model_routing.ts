@@ -251,7 +251,9 @@ export function chooseModel<T extends ModelCapabilities>(
     const reasons: IneligibleReason[] = [];
     if (models === undefined) reasons.push("provider_not_loaded");
     else if (spec === undefined) reasons.push("model_not_offered");
-    else reasons.push(...capabilityGaps(spec, requirements));
+    else {for (const each of capabilityGaps(spec, requirements)) {
+        reasons.push(each);
+      }}
     if (spec !== undefined && reasons.length === 0) {
       return { ok: true, model, spec, index, skipped };
     }

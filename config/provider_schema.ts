@@ -377,7 +377,7 @@ export function decodeProviderBody(
         requireEnv: options.requireEnv ?? true,
         place: `attribute "${spec.name}" of ${where}`,
       });
-      diagnostics.push(...r.diagnostics);
+      for (const each of r.diagnostics) diagnostics.push(each);
       if (r.value === undefined) {
         ok = false;
         continue;

@@ -157,7 +157,7 @@ export function parseToolScope(
   for (const [i, text] of (list ?? []).entries()) {
     const r = parseToolScopeEntry(text, options.ranges?.[i]);
     if (r.entry === undefined) {
-      diagnostics.push(...r.diagnostics);
+      for (const each of r.diagnostics) diagnostics.push(each);
       continue;
     }
     if (declared !== undefined && !declared.includes(r.entry.provider)) {
@@ -243,7 +243,7 @@ export function resolveToolScope(
     if (typeof raw === "string") {
       const r = parseToolScopeEntry(raw);
       if (r.entry === undefined) {
-        diagnostics.push(...r.diagnostics);
+        for (const each of r.diagnostics) diagnostics.push(each);
         continue;
       }
       entry = r.entry;

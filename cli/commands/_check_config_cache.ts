@@ -55,6 +55,15 @@ function sha256(data: string | Uint8Array): string {
 async function hashFile(path: string): Promise<string | null> {
   try {
     return sha256(await Deno.readFile(path));
+  } catch (err) {
+    if (!(err instanceof Deno.errors.IsADirectory)) return null;
+  }
+  // A folder stands for its listing (as config/files.ts fingerprints it):
+  // a file appearing in it is a change.
+  try {
+    const names: string[] = [];
+    for await (const e of Deno.readDir(path)) names.push(e.name);
+    return sha256(`dir\n${names.sort().join("\n")}`);
   } catch {
     return null;
   }

@@ -118,8 +118,24 @@ const IDENT_START_REGEXP = /[\p{ID_Start}_]/uy;
 const IDENT_REGEXP = /[\p{ID_Start}_][\p{ID_Continue}-]*/uy;
 const HEREDOC_REGEXP = /<<(-?)([\p{ID_Start}_][\p{ID_Continue}-]*)\r?\n/uy;
 /** Go's unicode.IsSpace set, used by bytes.TrimSpace. */
-const SPACE_CHARS_REGEXP =
-  /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/gu;
+const SPACE_CHAR_REGEXP =
+  /[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/u;
+
+/**
+ * Whether `text[start, end)`, trimmed of white space (bytes.TrimSpace), is
+ * `marker`. Two loops, not a regular expression: `/\s+$/` retries from
+ * every position and is quadratic on a long line of spaces.
+ */
+function isMarkerLine(
+  text: string,
+  start: number,
+  end: number,
+  marker: string,
+): boolean {
+  while (start < end && SPACE_CHAR_REGEXP.test(text[start]!)) start++;
+  while (end > start && SPACE_CHAR_REGEXP.test(text[end - 1]!)) end--;
+  return end - start === marker.length && text.startsWith(marker, start);
+}
 
 const SELF_TOKENS: Record<string, TokenType> = {
   "[": T.OBrack,
@@ -537,8 +553,7 @@ export function lex(text: string): LexResult {
       return;
     }
     if (frame.startOfLine) {
-      const line = text.slice(start, eolEnd).replace(SPACE_CHARS_REGEXP, "");
-      if (line === frame.marker) {
+      if (isMarkerLine(text, start, eolEnd, frame.marker!)) {
         emit(T.CHeredoc, start, end);
         emit(T.Newline, end, eolEnd);
         stack.pop();

@@ -169,7 +169,9 @@ export function semanticCheck(
           continue;
         }
       }
-      diags.push(...evaluate(attr.expr, { allowEnv, env, place }).diagnostics);
+      for (
+        const each of evaluate(attr.expr, { allowEnv, env, place }).diagnostics
+      ) diags.push(each);
     }
     for (const block of b.blocks) {
       const label = block.labels.map((l) => ` "${l.value}"`).join("");

@@ -9,6 +9,14 @@
 export const E_SYNTAX = "E_SYNTAX";
 
 /**
+ * Input nested beyond a fixed bound: blocks, brackets or template
+ * directives deeper than `MAX_NESTING`, or an expression tree deeper than
+ * `MAX_EXPR_DEPTH` (a very long operator chain). Reported at the position
+ * where the bound is crossed, instead of exhausting the stack.
+ */
+export const E_TOO_DEEP = "E_TOO_DEEP";
+
+/**
  * A value of the wrong type or a bad constant operation: `1 + true`,
  * a division by zero, an index out of range, a duplicate object key, a
  * number too large to represent.

@@ -808,7 +808,7 @@ class Evaluator {
           bad = true;
           continue;
         }
-        args.push(...list);
+        for (const each of list) args.push(each);
       } else args.push(v);
     }
     if (bad) return BAD;

@@ -95,6 +95,7 @@ export {
   E_INVALID_VALUE,
   E_SECRET_SHAPE,
   E_SYNTAX,
+  E_TOO_DEEP,
   E_VARIABLE_NOT_ALLOWED,
   W_ENV_UNSET,
 } from "./codes.ts";
@@ -105,12 +106,18 @@ export {
   evaluate,
   formatNumber,
 } from "./evaluate.ts";
-export { MAX_NESTING, parseHcl, type ParseResult } from "./parse.ts";
+export {
+  MAX_EXPR_DEPTH,
+  MAX_NESTING,
+  parseHcl,
+  type ParseResult,
+} from "./parse.ts";
 export {
   checkSensitiveShape,
   type SensitiveShapeOptions,
 } from "./sensitive.ts";
 export { sourceText } from "./source_text.ts";
+export { childExprs, findTooDeep, walkExpr } from "./walk.ts";
 export {
   isSensitive,
   type JsonValue,

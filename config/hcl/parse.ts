@@ -11,8 +11,14 @@
  * - Recovery resumes at the next attribute or block, in nested bodies too,
  *   and each body item reports its own errors (hashicorp/hcl stays in a
  *   "recovery" mode after the first error and reports little else).
- * - Expressions nested deeper than {@linkcode MAX_NESTING} levels are
- *   rejected instead of exhausting the stack.
+ * - Expressions nested deeper than {@linkcode MAX_NESTING} levels, and
+ *   expression trees deeper than {@linkcode MAX_EXPR_DEPTH} levels (a long
+ *   `1 + 1 + …` chain or `a.b.c…` traversal nests to the left), are
+ *   rejected with `E_TOO_DEEP` instead of exhausting the stack of whatever
+ *   walks the tree later.
+ *
+ * Time is linear in the input: heredocs and templates of any length (or
+ * unterminated) cost one pass.
  *
  * @module
  */
@@ -33,7 +39,8 @@ import type {
   ObjectItem,
   TemplatePart,
 } from "./ast.ts";
-import { E_SYNTAX } from "./codes.ts";
+import { E_SYNTAX, E_TOO_DEEP } from "./codes.ts";
+import { findTooDeep } from "./walk.ts";
 import { lex, T, type Token, type TokenType } from "./_lexer.ts";
 import { SourceMap } from "./_source.ts";
 import { unescapeLiteral } from "./_strings.ts";
@@ -48,6 +55,13 @@ export interface ParseResult {
 
 /** How deeply expressions and blocks may nest before parsing gives up. */
 export const MAX_NESTING = 128;
+
+/**
+ * How deep an expression tree may be, counting every operator and
+ * traversal step (`1 + 1 + 1` is three levels): a bound for everything
+ * that walks the tree (evaluation, `env()` discovery).
+ */
+export const MAX_EXPR_DEPTH = 1000;
 
 /**
  * Parses an HCL native-syntax file.
@@ -179,8 +193,19 @@ type Part =
 /** Go's unicode.IsSpace set (strip markers and flush heredocs use it). */
 const LEADING_SPACE_REGEXP =
   /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*/u;
-const TRAILING_SPACE_REGEXP =
-  /[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$/u;
+const SPACE_CHAR_REGEXP =
+  /[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/u;
+
+/**
+ * Removes trailing white space (Go's unicode.IsSpace set). A loop, not
+ * `/\s*$/`: a regular expression anchored at the end retries from every
+ * position and is quadratic on a long run of spaces.
+ */
+function trimTrailingSpace(s: string): string {
+  let end = s.length;
+  while (end > 0 && SPACE_CHAR_REGEXP.test(s[end - 1]!)) end--;
+  return end === s.length ? s : s.slice(0, end);
+}
 
 class Parser {
   readonly text: string;
@@ -523,7 +548,20 @@ class Parser {
 
   finishAttribute(ident: Token, singleLine: boolean): Attribute {
     this.read(); // "="
-    const [expr, err] = this.#parseExpr();
+    const [parsedExpr, err] = this.#parseExpr();
+    let expr = parsedExpr;
+    const deep = findTooDeep(expr, MAX_EXPR_DEPTH);
+    if (deep !== undefined) {
+      this.diags.push({
+        severity: "error",
+        code: E_TOO_DEEP,
+        summary: "Expression too deep",
+        detail:
+          `This expression nests more than ${MAX_EXPR_DEPTH} levels deep (each operator, call, index or attribute access is a level). Split it into smaller parts.`,
+        range: deep.range,
+      });
+      expr = { kind: "invalid", range: expr.range };
+    }
     if (this.recovery && err) {
       this.recoverAfterBodyItem();
     } else if (!singleLine) {
@@ -788,15 +826,23 @@ class Parser {
   }
 
   #nestingError(tok: Token): void {
+    this.nestingErrorAt(this.rangeOf(tok));
+    this.recovery = true;
+  }
+
+  /** Reports (once per file) nesting deeper than {@linkcode MAX_NESTING}. */
+  nestingErrorAt(range: SourceRange): void {
     if (!this.#tooDeep) {
       this.#tooDeep = true;
-      this.error(
-        "Nesting too deep",
-        `Blocks and expressions may nest at most ${MAX_NESTING} levels deep.`,
-        tok,
-      );
+      this.diags.push({
+        severity: "error",
+        code: E_TOO_DEEP,
+        summary: "Nesting too deep",
+        detail:
+          `Blocks, expressions and template directives may nest at most ${MAX_NESTING} levels deep.`,
+        range,
+      });
     }
-    this.recovery = true;
   }
 
   parseQuotedStringLiteral(): BlockLabel {
@@ -1665,7 +1711,7 @@ class Parser {
         if (canTrimPrev && tilde && parts.length > 0) {
           const last = parts[parts.length - 1]!;
           if (last.t === "lit") {
-            last.value = last.value.replace(TRAILING_SPACE_REGEXP, "");
+            last.value = trimTrailingSpace(last.value);
           }
         }
         this.pushNewlines(false);
@@ -1905,18 +1951,29 @@ function flushHeredoc(parts: Part[]): void {
 
 /** Merges consecutive literal parts. */
 function meldLiterals(parts: Part[]): void {
-  let i = 1;
-  while (i < parts.length) {
-    const prev = parts[i - 1]!;
+  // One pass, compacting in place: a heredoc of n lines is n parts, and
+  // removing them one by one (splice) would cost n² moves.
+  let out = 0;
+  let run: string[] | undefined;
+  const flush = () => {
+    if (run !== undefined) {
+      (parts[out - 1] as Extract<Part, { t: "lit" }>).value = run.join("");
+      run = undefined;
+    }
+  };
+  for (let i = 0; i < parts.length; i++) {
     const cur = parts[i]!;
-    if (prev.t === "lit" && cur.t === "lit") {
-      prev.value += cur.value;
+    const prev = out > 0 ? parts[out - 1]! : undefined;
+    if (prev !== undefined && prev.t === "lit" && cur.t === "lit") {
+      (run ??= [prev.value]).push(cur.value);
       prev.end = cur.end;
-      parts.splice(i, 1);
       continue;
     }
-    i++;
+    flush();
+    parts[out++] = cur;
   }
+  flush();
+  parts.length = out;
 }
 
 /** Nests `%{ if }` / `%{ for }` directives from the flat part list. */
@@ -1924,6 +1981,7 @@ class TemplateTreeBuilder {
   #p: Parser;
   #parts: Part[];
   #pos = 0;
+  #depth = 0;
 
   constructor(p: Parser, parts: Part[]) {
     this.#p = p;
@@ -1973,9 +2031,21 @@ class TemplateTreeBuilder {
           range: this.#range(part.start, part.end),
         };
       case "if":
-        return this.#parseIf();
-      case "for":
-        return this.#parseFor();
+      case "for": {
+        if (this.#depth >= MAX_NESTING) {
+          // Directives nested deeper than any real template: report once
+          // and skip to the end rather than recurse further.
+          this.#p.nestingErrorAt(this.#range(part.start, part.end));
+          while (this.#peek().t !== "end") this.#read();
+          return this.#placeholder(part.start, part.end);
+        }
+        this.#depth++;
+        try {
+          return part.t === "if" ? this.#parseIf() : this.#parseFor();
+        } finally {
+          this.#depth--;
+        }
+      }
       case "end":
         this.#read();
         this.#p.errorAt(

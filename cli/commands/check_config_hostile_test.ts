@@ -1,0 +1,134 @@
+// Hostile configuration input through the real check-config (issue 21,
+// defects 9, 10 and 12): each original attack, which crashed, hung or
+// replayed a stale result, now gets exit 1 with a parseable --json
+// document naming the problem.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { tempProject } from "../../config/_compile_testing.ts";
+import { MAX_EXPR_DEPTH } from "../../config/hcl/mod.ts";
+import { run } from "./check_config.ts";
+import type { CliIo } from "./io.ts";
+
+function io(
+  cwd: string,
+  env: Record<string, string> = {},
+): CliIo & { out: () => string; err: () => string } {
+  let out = "";
+  let err = "";
+  return {
+    stdout: (t) => (out += t),
+    stderr: (t) => (err += t),
+    isTerminal: false,
+    env: { HOME: "/nonexistent-home", ...env },
+    cwd,
+    platform: "linux_amd64",
+    out: () => out,
+    err: () => err,
+  };
+}
+
+interface JsonDiag {
+  code: string;
+  summary: string;
+  range?: { start: { line: number } };
+}
+
+async function checkJson(
+  agentHcl: string,
+): Promise<{ code: number; diagnostics: JsonDiag[] }> {
+  const dir = await tempProject({ "agent.hcl": agentHcl });
+  try {
+    const t = io(dir);
+    const code = await run([dir, "--json", "--no-cache"], t);
+    const doc = JSON.parse(t.out());
+    assert.equal(doc.valid, false);
+    assert.equal(t.err(), "");
+    return { code, diagnostics: doc.diagnostics };
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("defect 9: a 10,000-term expression is E_TOO_DEEP, not a stack overflow", async () => {
+  const r = await checkJson(
+    `settings {\n  x = ${Array(10_000).fill("1").join(" + ")}\n}\n`,
+  );
+  assert.equal(r.code, 1);
+  const deep = r.diagnostics.find((d) => d.code === "E_TOO_DEEP");
+  assert.ok(deep, JSON.stringify(r.diagnostics.slice(0, 3)));
+  assert.equal(deep.range?.start.line, 2);
+});
+
+Deno.test("defect 9: an expression at the depth bound is still checked normally", async () => {
+  const r = await checkJson(
+    `settings {\n  x = ${Array(MAX_EXPR_DEPTH - 1).fill("1").join(" + ")}\n}\n`,
+  );
+  assert.equal(r.code, 1);
+  assert.ok(!r.diagnostics.some((d) => d.code === "E_TOO_DEEP"));
+  assert.ok(r.diagnostics.some((d) => d.code === "E_UNKNOWN_ATTR"));
+});
+
+Deno.test("defect 9: 300 KB of '@' lines reports every invalid character without overflowing", async () => {
+  const r = await checkJson("@\n".repeat(150_000));
+  assert.equal(r.code, 1);
+  assert.equal(
+    r.diagnostics.filter((d) => d.code === "E_SYNTAX").length,
+    150_000,
+  );
+});
+
+Deno.test("defect 10: a 256k-line heredoc is parsed in one pass", async () => {
+  const lines = Array.from({ length: 256_000 }, (_, i) => `line ${i}`);
+  const r = await checkJson(
+    `settings {\n  x = <<EOT\n${lines.join("\n")}\nEOT\n}\n`,
+  );
+  assert.equal(r.code, 1);
+  assert.deepEqual(r.diagnostics.map((d) => d.code), ["E_UNKNOWN_ATTR"]);
+});
+
+Deno.test("defect 10: a 5 MB unterminated heredoc is one syntax error", async () => {
+  const r = await checkJson(
+    "settings {\n  x = <<EOT\n" + "abcdefghi\n".repeat(500_000),
+  );
+  assert.equal(r.code, 1);
+  assert.ok(
+    r.diagnostics.some((d) => d.summary === "Unterminated template string"),
+  );
+});
+
+Deno.test("defect 10: template directives nested 100,000 deep are E_TOO_DEEP", async () => {
+  const r = await checkJson(
+    `settings {\n  x = "${"%{ if true }".repeat(100_000)}"\n}\n`,
+  );
+  assert.equal(r.code, 1);
+  assert.ok(r.diagnostics.some((d) => d.code === "E_TOO_DEEP"));
+});
+
+Deno.test("defect 12: creating a path plugin's missing entrypoint invalidates the cached error", async () => {
+  const dir = await tempProject({
+    "agent.hcl":
+      'required_providers {\n  p = { source = "./plugin", version = "1.0.0" }\n}\n',
+    "plugin/plugin.json": JSON.stringify({
+      name: "p",
+      version: "1.0.0",
+      category: "tool",
+      protocol_version: 1,
+      runtime: "deno",
+      entrypoint: "main.ts",
+    }),
+  });
+  const env = { XDG_CACHE_HOME: join(dir, ".cache") };
+  const codes = async () => {
+    const t = io(dir, env);
+    await run([dir, "--json"], t);
+    return (JSON.parse(t.out()).diagnostics as JsonDiag[]).map((d) => d.code);
+  };
+  try {
+    assert.ok((await codes()).includes("E_PLUGIN_UNAVAILABLE"));
+    assert.ok((await codes()).includes("E_PLUGIN_UNAVAILABLE")); // replayed
+    await Deno.writeTextFile(join(dir, "plugin", "main.ts"), "export {};\n");
+    assert.ok(!(await codes()).includes("E_PLUGIN_UNAVAILABLE"));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
