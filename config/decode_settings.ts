@@ -44,6 +44,7 @@ export function defaultSettings(): Settings {
     observabilityDeclared: false,
     eventBus: { subscribeQueueBound: DEFAULT_SUBSCRIBE_QUEUE_BOUND },
     sandbox: DEFAULT_SANDBOX_MODE,
+    sandboxDeclared: false,
   };
 }
 
@@ -110,7 +111,10 @@ export function decodeSettings(
       attrs.get("sandbox")!.expr.range,
       diagnostics,
     )
-  ) s.sandbox = sandbox as SandboxMode;
+  ) {
+    s.sandbox = sandbox as SandboxMode;
+    s.sandboxDeclared = true;
+  }
 
   const retry = blocks.get("retry")?.[0];
   if (retry !== undefined) {

@@ -60,7 +60,9 @@ export interface SandboxReport {
  * @returns The report.
  */
 export function sandboxReport(
-  plan: Pick<Plan, "providers"> & { settings: { sandbox: SandboxMode } },
+  plan: Pick<Plan, "providers"> & {
+    settings: { sandbox: SandboxMode; sandboxDeclared?: boolean };
+  },
   probe: SandboxProbeOutcome,
 ): SandboxReport {
   const mode = plan.settings.sandbox;
@@ -68,15 +70,18 @@ export function sandboxReport(
   const plugins = plan.providers.map((p) => ({ name: p.name, sandboxed }));
   const names = plugins.map((p) => `"${p.name}"`).join(", ");
   const diagnostics: Diagnostic[] = [];
-  if (plugins.length > 0 && mode === "off") {
+  // The default is off for now (opt-in): only an explicit `off` warns.
+  const declaredOff = mode === "off" &&
+    plan.settings.sandboxDeclared !== false;
+  if (plugins.length > 0 && declaredOff) {
     diagnostics.push({
       severity: "warning",
       code: W_SANDBOX_OFF,
       summary: "Plugins run without the OS sandbox",
       detail:
-        `settings { sandbox = "off" }: ${names} can read every file and environment variable this user can. Remove the setting (or set "auto" or "required") to run them in bubblewrap.`,
+        `settings { sandbox = "off" }: ${names} can read every file and environment variable this user can. Set "auto" or "required" to run them in bubblewrap.`,
     });
-  } else if (plugins.length > 0 && !probe.available) {
+  } else if (plugins.length > 0 && mode !== "off" && !probe.available) {
     diagnostics.push({
       severity: "warning",
       code: W_SANDBOX_UNAVAILABLE,

@@ -227,6 +227,7 @@ Deno.test({
       );
       await Deno.chmod(entry, 0o755);
       await using host = new PluginHost({
+        sandbox: "auto",
         cwd: dirs.project,
         env: dirs.env,
         onWarning: () => {},
@@ -257,6 +258,7 @@ Deno.test({
         await Deno.writeTextFile(entry, `#!/bin/sh\ntouch ${elsewhere}/ran\n`);
         await Deno.chmod(entry, 0o755);
         await using host = new PluginHost({
+          sandbox: "auto",
           cwd: dirs.project,
           env: dirs.env,
           onWarning: () => {},

@@ -289,6 +289,7 @@ Deno.test('sandbox = "auto" without a working bubblewrap warns once and runs the
     await Deno.chmod(script, 0o755);
     const warnings: string[] = [];
     await using host = new PluginHost({
+      sandbox: "auto",
       bwrap: join(project, "no-such-bwrap"),
       cwd: project,
       env: { PATH },

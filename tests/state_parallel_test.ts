@@ -48,7 +48,10 @@ async function write(
 Deno.test("child sessions written in parallel by separate processes lose and duplicate nothing", async () => {
   const dir = await Deno.makeTempDir({ prefix: "ph-state-parallel-" });
   try {
-    const store = new SqliteSessionStore({ dir });
+    const store = new SqliteSessionStore({
+      dir,
+      keyPath: `${dir}/key/installation.key`,
+    });
     const root = await store.create({ profile: "root" });
     const children = [];
     for (let i = 0; i < 4; i++) {
@@ -70,7 +73,10 @@ Deno.test("child sessions written in parallel by separate processes lose and dup
       write(dir, shared.sessionId, 400, 16),
     ]);
 
-    await using check = new SqliteSessionStore({ dir });
+    await using check = new SqliteSessionStore({
+      dir,
+      keyPath: `${dir}/key/installation.key`,
+    });
     for (const [i, c] of children.entries()) {
       const acks = childAcks[i];
       assert.deepEqual(

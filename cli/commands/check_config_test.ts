@@ -206,35 +206,72 @@ Deno.test("check-config --json writes one versioned document; --explain adds the
   );
 });
 
+/**
+ * A copy of examples/agent.hcl that turns the OS sandbox on (`auto`; the
+ * default is `off` for now), in a temporary project.
+ */
+async function sandboxedExample(): Promise<string> {
+  const dir = await Deno.makeTempDir({ prefix: "ph-agent-sandbox-check-" });
+  const text = (await Deno.readTextFile("examples/agent.hcl"))
+    .replace(
+      '"./plugins/notes"',
+      JSON.stringify(join(Deno.cwd(), "examples/plugins/notes")),
+    )
+    .replace("settings {", 'settings {\n  sandbox = "auto"');
+  await Deno.writeTextFile(join(dir, "agent.hcl"), text);
+  return dir;
+}
+
+Deno.test("check-config --json reports that plugins run unsandboxed by default, without a warning", async () => {
+  const o = io(Deno.cwd());
+  assert.equal(await run(["examples", "--json", "--no-cache"], o), 0);
+  const doc = JSON.parse(o.out());
+  assert.equal(doc.sandbox.mode, "off");
+  assert.deepEqual(doc.sandbox.plugins, [
+    { name: "echo", sandboxed: false },
+    { name: "notes", sandboxed: false },
+  ]);
+  assert.ok(
+    !doc.diagnostics.some((d: { code: string }) =>
+      d.code.startsWith("W_SANDBOX")
+    ),
+  );
+});
+
 Deno.test("check-config --json reports which plugins run in the OS sandbox, from a probe of this host", async () => {
   const { probeSandbox } = await import("../../kernel/process/sandbox.ts");
   const probe = await probeSandbox();
-  const cwd = Deno.cwd();
-  const o = io(cwd);
-  assert.equal(await run(["examples", "--json", "--no-cache"], o), 0);
-  const doc = JSON.parse(o.out());
-  assert.equal(doc.sandbox.mode, "auto");
-  assert.equal(doc.sandbox.available, probe.available);
-  assert.deepEqual(doc.sandbox.plugins, [
-    { name: "echo", sandboxed: probe.available },
-    { name: "notes", sandboxed: probe.available },
-  ]);
-  const warned = doc.diagnostics.some((d: { code: string }) =>
-    d.code === "W_SANDBOX_UNAVAILABLE"
-  );
-  assert.equal(warned, !probe.available);
-  const human = io(cwd);
-  await run(["examples", "--no-cache"], human);
-  assert.match(human.out(), /OS sandbox \(sandbox = "auto", /);
+  const cwd = await sandboxedExample();
+  try {
+    const o = io(cwd);
+    assert.equal(await run([".", "--json", "--no-cache"], o), 0);
+    const doc = JSON.parse(o.out());
+    assert.equal(doc.sandbox.mode, "auto");
+    assert.equal(doc.sandbox.available, probe.available);
+    assert.deepEqual(doc.sandbox.plugins, [
+      { name: "echo", sandboxed: probe.available },
+      { name: "notes", sandboxed: probe.available },
+    ]);
+    const warned = doc.diagnostics.some((d: { code: string }) =>
+      d.code === "W_SANDBOX_UNAVAILABLE"
+    );
+    assert.equal(warned, !probe.available);
+    const human = io(cwd);
+    await run([".", "--no-cache"], human);
+    assert.match(human.out(), /OS sandbox \(sandbox = "auto", /);
+  } finally {
+    await Deno.remove(cwd, { recursive: true });
+  }
 });
 
 Deno.test("check-config without a working bubblewrap warns W_SANDBOX_UNAVAILABLE, and its cached result is not replayed where bubblewrap works", async () => {
   const cache = await Deno.makeTempDir();
   const noBwrap = await Deno.makeTempDir();
+  const project = await sandboxedExample();
   try {
     const cmd = (path: string) =>
       new Deno.Command(Deno.execPath(), {
-        args: ["run", "-A", "cli/commands/check_config.ts", "examples"],
+        args: ["run", "-A", "cli/commands/check_config.ts", project],
         env: {
           PATH: path,
           XDG_CACHE_HOME: cache,
@@ -261,5 +298,6 @@ Deno.test("check-config without a working bubblewrap warns W_SANDBOX_UNAVAILABLE
   } finally {
     await Deno.remove(cache, { recursive: true });
     await Deno.remove(noBwrap, { recursive: true });
+    await Deno.remove(project, { recursive: true });
   }
 });

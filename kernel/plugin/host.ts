@@ -184,7 +184,7 @@ export interface PluginHostOptions {
    * The OS sandbox (bubblewrap, Linux): `required` refuses to start a
    * plugin when it cannot be built, `auto` uses it when it works and
    * warns when it does not, `off` runs plugins unsandboxed (a warning).
-   * @default {"auto"}
+   * @default {"off"}
    */
   sandbox?: SandboxMode;
   /**
@@ -380,16 +380,12 @@ export class PluginHost implements AsyncDisposable {
   /**
    * Whether the next plugin runs in the OS sandbox: under `required` a
    * host where bubblewrap does not work refuses the launch; under `auto`
-   * it warns once and runs unsandboxed; `off` warns once.
+   * it warns once and runs unsandboxed; `off` runs unsandboxed
+   * (check-config warns about an explicit `off`).
    */
   async #sandboxed(target: LaunchTarget): Promise<boolean> {
     const mode = this.#options.sandbox ?? DEFAULT_SANDBOX_MODE;
-    if (mode === "off") {
-      this.#warn(
-        'plugins run without the OS sandbox (settings { sandbox = "off" }): a plugin can read every file and environment this user can',
-      );
-      return false;
-    }
+    if (mode === "off") return false;
     const probe = await probeSandbox(this.#options.bwrap ?? DEFAULT_BWRAP);
     if (probe.available) return true;
     if (mode === "required") {

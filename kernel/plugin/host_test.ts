@@ -22,6 +22,7 @@ import type {
 import { PluginStartError, type PluginStartErrorCode } from "./errors.ts";
 import { PluginHost, type PluginHostOptions, SDK_ENV_NAMES } from "./host.ts";
 import { DENO_RUNTIME_ENV_NAMES } from "../../contract/runtime_env.ts";
+import { defaultInstallationKeyPath } from "../state/installation_key.ts";
 
 const encoder = new TextEncoder();
 
@@ -326,6 +327,11 @@ Deno.test("a Deno plugin's command line has no -A, exactly the granted flags, an
     const sockets = join(dir, "run", "p1");
     assert.equal(command.command, Deno.execPath());
     assert.equal(command.cwd, dir);
+    const keyPath = await Deno.realPath(
+      defaultInstallationKeyPath((k) => k === "HOME" ? "/root" : undefined),
+    ).catch(() =>
+      defaultInstallationKeyPath((k) => k === "HOME" ? "/root" : undefined)
+    );
     assert.deepEqual(command.args, [
       "run",
       "--cached-only",
@@ -346,6 +352,9 @@ Deno.test("a Deno plugin's command line has no -A, exactly the granted flags, an
       `--allow-net=unix:${join(sockets, PLUGIN_SOCKET_NAME)},unix:${
         join(sockets, CALLBACK_SOCKET_NAME)
       },127.0.0.1:9`,
+      // The installation key is never the plugin's, whatever it is granted.
+      `--deny-read=${keyPath}`,
+      `--deny-write=${keyPath}`,
       join(dir, "plugin.sh"),
     ]);
     assert.ok(!command.args.some((a) => a === "-A" || a === "--allow-all"));
