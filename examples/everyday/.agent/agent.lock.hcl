@@ -72,13 +72,13 @@ provider "docs" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:22:45Z"
+  resolved_at = "2026-12-02T00:34:25Z"
   checksums = {
-    "darwin_amd64"  = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
-    "darwin_arm64"  = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
-    "linux_amd64"   = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
-    "linux_arm64"   = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
-    "windows_amd64" = "sha256:9b2dee8653934f1a68aa7597d4156bfa2b52b2198cee880d2224a51e6cf4da78"
+    "darwin_amd64"  = "sha256:ba97514ba913789f28a8436aede1bf13d2264e82f40be5c8ffb27959e4ef7f62"
+    "darwin_arm64"  = "sha256:ba97514ba913789f28a8436aede1bf13d2264e82f40be5c8ffb27959e4ef7f62"
+    "linux_amd64"   = "sha256:ba97514ba913789f28a8436aede1bf13d2264e82f40be5c8ffb27959e4ef7f62"
+    "linux_arm64"   = "sha256:ba97514ba913789f28a8436aede1bf13d2264e82f40be5c8ffb27959e4ef7f62"
+    "windows_amd64" = "sha256:ba97514ba913789f28a8436aede1bf13d2264e82f40be5c8ffb27959e4ef7f62"
   }
   envelope = {
     env   = []
@@ -357,19 +357,19 @@ provider "search" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:22:45Z"
+  resolved_at = "2026-12-02T00:34:25Z"
   checksums = {
-    "darwin_amd64"  = "sha256:7d2d567d445529ef60b77cca852880ff106d7c1580dcf2737b657fcddbe8264c"
-    "darwin_arm64"  = "sha256:7d2d567d445529ef60b77cca852880ff106d7c1580dcf2737b657fcddbe8264c"
-    "linux_amd64"   = "sha256:7d2d567d445529ef60b77cca852880ff106d7c1580dcf2737b657fcddbe8264c"
-    "linux_arm64"   = "sha256:7d2d567d445529ef60b77cca852880ff106d7c1580dcf2737b657fcddbe8264c"
-    "windows_amd64" = "sha256:7d2d567d445529ef60b77cca852880ff106d7c1580dcf2737b657fcddbe8264c"
+    "darwin_amd64"  = "sha256:8ce40e8c98d3dc83a8518960447629cba73532398d7656cf18f868251e0cc085"
+    "darwin_arm64"  = "sha256:8ce40e8c98d3dc83a8518960447629cba73532398d7656cf18f868251e0cc085"
+    "linux_amd64"   = "sha256:8ce40e8c98d3dc83a8518960447629cba73532398d7656cf18f868251e0cc085"
+    "linux_arm64"   = "sha256:8ce40e8c98d3dc83a8518960447629cba73532398d7656cf18f868251e0cc085"
+    "windows_amd64" = "sha256:8ce40e8c98d3dc83a8518960447629cba73532398d7656cf18f868251e0cc085"
   }
   envelope = {
     env   = []
     run   = ["bash"]
     read  = ["."]
-    write = []
+    write = ["*"]
     net   = []
   }
   config_schema = [

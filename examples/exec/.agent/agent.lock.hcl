@@ -42,19 +42,19 @@ provider "scripted" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:01:22Z"
+  resolved_at = "2026-12-02T00:34:27Z"
   checksums = {
-    "darwin_amd64"  = "sha256:7d2d567d445529ef60b77cca852880ff106d7c1580dcf2737b657fcddbe8264c"
-    "darwin_arm64"  = "sha256:7d2d567d445529ef60b77cca852880ff106d7c1580dcf2737b657fcddbe8264c"
-    "linux_amd64"   = "sha256:7d2d567d445529ef60b77cca852880ff106d7c1580dcf2737b657fcddbe8264c"
-    "linux_arm64"   = "sha256:7d2d567d445529ef60b77cca852880ff106d7c1580dcf2737b657fcddbe8264c"
-    "windows_amd64" = "sha256:7d2d567d445529ef60b77cca852880ff106d7c1580dcf2737b657fcddbe8264c"
+    "darwin_amd64"  = "sha256:8ce40e8c98d3dc83a8518960447629cba73532398d7656cf18f868251e0cc085"
+    "darwin_arm64"  = "sha256:8ce40e8c98d3dc83a8518960447629cba73532398d7656cf18f868251e0cc085"
+    "linux_amd64"   = "sha256:8ce40e8c98d3dc83a8518960447629cba73532398d7656cf18f868251e0cc085"
+    "linux_arm64"   = "sha256:8ce40e8c98d3dc83a8518960447629cba73532398d7656cf18f868251e0cc085"
+    "windows_amd64" = "sha256:8ce40e8c98d3dc83a8518960447629cba73532398d7656cf18f868251e0cc085"
   }
   envelope = {
     env   = []
     run   = ["bash"]
     read  = ["."]
-    write = []
+    write = ["*"]
     net   = []
   }
   config_schema = [
