@@ -3,8 +3,9 @@
  * those of the HCL front-end (`E_SYNTAX`, `E_INVALID_VALUE`,
  * `E_FUNCTION_NOT_ALLOWED`, `E_VARIABLE_NOT_ALLOWED`, `E_ENV_UNSET`,
  * `E_SECRET_SHAPE`) and of the policy and profile modules
- * (`E_POLICY_CONFLICT`, `W_POLICY_EMPTY_MATCH`, `E_TOOL_SCOPE_MALFORMED`,
- * `E_TOOL_UNKNOWN`, `E_UNKNOWN_PROVIDER`, `W_BOUND_ZERO`, …).
+ * (`E_POLICY_CONFLICT`, `W_POLICY_EMPTY_MATCH`, `W_POLICY_ALLOW_SHADOWS_DENY`,
+ * `E_TOOL_SCOPE_MALFORMED`, `E_TOOL_UNKNOWN`, `E_UNKNOWN_PROVIDER`,
+ * `W_BOUND_ZERO`, …).
  *
  * Codes starting with `E_` are errors and `W_` warnings. Tests and `--json`
  * consumers match on codes, never on wording.

@@ -81,7 +81,7 @@ Deno.test("§8.1 row 9: overlapping policy rules resolve most-specific-wins (too
   const rules: PolicyRule[] = [
     { name: "kind", match: { kind: "resource" }, action: "allow" },
     { name: "risk", match: { risk: "moderate" }, action: "ask" },
-    { name: "provider", match: { provider: "fs" }, action: "deny" },
+    { name: "provider", match: { provider: "fs" }, action: "ask" },
     { name: "tool", match: { toolName: "write_file" }, action: "allow" },
   ];
   assert.deepEqual(checkPolicies(rules), []);
@@ -95,11 +95,24 @@ Deno.test("§8.1 row 9: overlapping policy rules resolve most-specific-wins (too
   const broad: PolicyRule = {
     name: "broad",
     match: { provider: "fs", risk: "moderate", kind: "resource" },
-    action: "deny",
+    action: "ask",
   };
   assert.equal(
     evaluatePolicy([broad, rules[3]!], call("resource")).decidedBy,
     "tool",
+  );
+  // Divergence (config.md §6.4, issue 21 defect 3): a deny is set aside only
+  // by a rule strictly narrower on the deny's own keys, so the same overlap
+  // with deny rules keeps the deny.
+  const denyBroad: PolicyRule = { ...broad, action: "deny" };
+  assert.equal(
+    evaluatePolicy([denyBroad, rules[3]!], call("resource")).decidedBy,
+    "broad",
+  );
+  const denyProvider: PolicyRule = { ...rules[2]!, action: "deny" };
+  assert.equal(
+    evaluatePolicy([denyProvider, rules[3]!], call("resource")).decidedBy,
+    "provider",
   );
 });
 

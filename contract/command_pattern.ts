@@ -3,7 +3,9 @@
  * on it): {@linkcode checkCommandPattern} checks a pattern at load time and
  * gives its normalized form, {@linkcode matchesCommandPattern} matches it
  * against one segment of a shell command line, and
- * {@linkcode literalLength} ranks two patterns for specificity.
+ * {@linkcode literalLength} ranks two patterns for specificity, and
+ * {@linkcode isCommandPatternWithin} tells whether every segment one pattern
+ * matches is matched by another (when an allow rule may set a deny aside).
  *
  * @module
  */
@@ -55,37 +57,73 @@ export function checkCommandPattern(pattern: string): CommandPatternCheck {
   if (/(^|[^\\])(\\\\)*\\$/.test(pattern)) {
     return { error: "The pattern ends with a lone backslash" };
   }
-  // Fill the globs with a placeholder word, parse, and check the shape.
+  // Fill the globs with a placeholder word, parse, and check the shape. A
+  // redirection pattern (`> /tmp/*`) gets placeholders without blanks, so
+  // that its target stays one word.
+  const redirection = WRITE_REDIRECTION_REGEXP.test(pattern);
+  const star = redirection ? STAR_WORD : STAR_PLACEHOLDER;
+  const qmark = redirection ? QMARK_WORD : QMARK_PLACEHOLDER;
   const filled = pattern.replace(
     /\\(.)|([*?])/g,
     (_, escaped: string | undefined, glob: string | undefined) =>
-      escaped !== undefined
-        ? `\\${escaped}`
-        : glob === "*"
-        ? STAR_PLACEHOLDER
-        : QMARK_PLACEHOLDER,
+      escaped !== undefined ? `\\${escaped}` : glob === "*" ? star : qmark,
   );
-  const parsed = parseShellCommand(filled);
+  // A leading `&>` would read as `&` then `>`: put a command word before a
+  // redirection pattern, and take it away again.
+  const parsed = parseShellCommand(
+    redirection ? `${COMMAND_WORD} ${filled}` : filled,
+  );
   if (!parsed.ok) {
     return {
       error: `The pattern does not read as a command: ${parsed.reason}`,
     };
   }
   const unfill = (text: string) =>
-    text.replaceAll(STAR_PLACEHOLDER, "*").replaceAll(QMARK_PLACEHOLDER, "?");
-  const top = parsed.segments.filter((s) => s.via.length === 0);
-  if (top.length !== 1) {
+    text.replaceAll(`${COMMAND_WORD} `, "").replaceAll(star, "*")
+      .replaceAll(qmark, "?");
+  const top = parsed.segments.filter((s) =>
+    s.via.length === 0 && !(redirection && s.text === COMMAND_WORD)
+  );
+  const writes = parsed.segments.filter((s) =>
+    s.via.length === 1 && s.via[0] === "redirection"
+  );
+  const quoted = (list: readonly { text: string }[]) =>
+    list.map((s) => JSON.stringify(unfill(s.text))).join(", ");
+  if (top.length > 0 && writes.length > 0) {
     return {
-      error: top.length === 0
+      error: `The pattern joins a command (${
+        quoted(top)
+      }) and a redirection that writes a file (${
+        quoted(writes)
+      }), but such a redirection is always judged as a segment of its own, never as part of its command, so this pattern can never match; write one rule for the command and one for the redirection (e.g. ${
+        quoted(writes.slice(0, 1))
+      })`,
+    };
+  }
+  const only = top.length === 0 ? writes : top;
+  if (only.length !== 1) {
+    return {
+      error: only.length === 0
         ? "The pattern holds no command"
-        : `The pattern spans ${top.length} commands (${
-          top.map((s) => JSON.stringify(unfill(s.text))).join(", ")
-        }), but it is matched against one segment at a time; write one rule per command`,
+        : `The pattern spans ${only.length} ${
+          top.length === 0 ? "redirections" : "commands"
+        } (${
+          quoted(only)
+        }), but it is matched against one segment at a time; write one rule per ${
+          top.length === 0 ? "redirection" : "command"
+        }`,
     };
   }
   if (filled.includes("\\")) return { normalized: pattern }; // escapes: as written
-  return { normalized: unfill(top[0]!.text) };
+  return { normalized: unfill(only[0]!.text) };
 }
+
+// A pattern that starts with a redirection writing a file: `> x`, `2>> x`,
+// `&> x`, `>| x`, `>& x`, `<> x`.
+const WRITE_REDIRECTION_REGEXP = /^([0-9]*(>>?|>\||>&|<>)|&>>?)/;
+const STAR_WORD = "Zq9STARZq9";
+const COMMAND_WORD = "Zq9CMDZq9";
+const QMARK_WORD = "Zq9QMARKZq9";
 
 type GlobToken = "*" | "?" | { readonly lit: string };
 
@@ -173,4 +211,57 @@ export function literalLength(pattern: string): number {
     } else if (c !== "*" && c !== "?") n++;
   }
   return n;
+}
+
+/**
+ * Tells whether every text `inner` matches is also matched by `outer`
+ * (`rm -i *` is within `rm *`; `*> /dev/null` is not). The answer is
+ * conservative: `true` is always right, and a pair such as `*?` within
+ * `?*`, equal in fact, may answer `false`. Policy uses it so that an allow
+ * rule sets a deny rule aside only when it provably narrows it; a `false`
+ * keeps the deny.
+ *
+ * @example Usage
+ * ```ts
+ * import { isCommandPatternWithin } from "./command_pattern.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.ok(isCommandPatternWithin("rm -i *", "rm *"));
+ * assert.ok(isCommandPatternWithin("git push", "git push*"));
+ * assert.ok(!isCommandPatternWithin("*> /dev/null", "rm *"));
+ * assert.ok(!isCommandPatternWithin("rm *", "rm -i *"));
+ * ```
+ *
+ * @param inner The pattern that should be the narrower one.
+ * @param outer The pattern that should cover it.
+ * @returns `true` when every text matching `inner` matches `outer`.
+ */
+export function isCommandPatternWithin(inner: string, outer: string): boolean {
+  const a = globTokens(outer);
+  const b = globTokens(inner);
+  // within[i][j]: outer tokens from i cover inner tokens from j
+  const memo = new Map<number, boolean>();
+  const width = b.length + 1;
+  const covers = (i: number, j: number): boolean => {
+    const key = i * width + j;
+    const known = memo.get(key);
+    if (known !== undefined) return known;
+    let result: boolean;
+    const o = a[i];
+    const n = b[j];
+    if (o === undefined) result = n === undefined;
+    else if (o === "*") {
+      // `*` covers nothing more, or one more inner token of any kind
+      result = covers(i + 1, j) || (n !== undefined && covers(i, j + 1));
+    } else if (n === undefined || n === "*") result = false;
+    else if (o === "?") result = covers(i + 1, j + 1);
+    else result = n !== "?" && n.lit === o.lit && covers(i + 1, j + 1);
+    memo.set(key, result);
+    return result;
+  };
+  // iterate from the end to keep the recursion depth small on long patterns
+  for (let i = a.length; i >= 0; i--) {
+    for (let j = b.length; j >= 0; j--) covers(i, j);
+  }
+  return covers(0, 0);
 }

@@ -122,6 +122,7 @@ export {
 } from "./policy_normalize.ts";
 export {
   compareSpecificity,
+  isNarrowerMatch,
   type Specificity,
   specificity,
 } from "./policy_specificity.ts";
@@ -129,10 +130,12 @@ export {
   checkPolicies,
   detectConflicts,
   emptyMatchWarnings,
+  shadowedDenyWarnings,
 } from "./policy_checks.ts";
 export {
   checkCommandPattern,
   type CommandPatternCheck,
+  isCommandPatternWithin,
   matchesCommandPattern,
 } from "./command_pattern.ts";
 export {

@@ -39,7 +39,7 @@
 import type { SourceRange } from "./diagnostic.ts";
 import { type CommandSegment, parseShellCommand } from "./shell_command.ts";
 import { matchesCommandPattern } from "./command_pattern.ts";
-import { compareSpecificity } from "./policy_specificity.ts";
+import { compareSpecificity, isNarrowerMatch } from "./policy_specificity.ts";
 import { FIELD_OF, MATCH_KEYS } from "./_policy_syntax.ts";
 
 /** What a rule decides. */
@@ -207,9 +207,14 @@ export function matchesCall(
  * applies; with none, data-source and interactive calls are allowed and
  * resource calls need approval (`ask`); otherwise the most specific
  * candidate wins (on a tie, which load validation rules out, the first
- * declared). A winning `ask` on a data-source or interactive call becomes
- * `deny` with `downgraded` set, so that it stays distinguishable from a
- * plain `deny`.
+ * declared), except that a `deny` candidate is set aside only by a winner
+ * strictly narrower on the deny's own keys ({@linkcode isNarrowerMatch}):
+ * when the winner does not narrow every `deny` candidate, the most specific
+ * of those it does not narrow decides. So `{ tool_name = "x" }` (allow)
+ * does not override `{ risk = "critical" }` (deny), while
+ * `{ risk = "critical", tool_name = "x" }` does. A winning `ask` on a
+ * data-source or interactive call becomes `deny` with `downgraded` set, so
+ * that it stays distinguishable from a plain `deny`.
  *
  * A call with a string `command` is judged per segment
  * ({@linkcode parseShellCommand}): each segment is decided as above with
@@ -285,26 +290,40 @@ function worstSegment(
   return worst ?? decide(rules, call);
 }
 
+// Whether `rule` beats the current `winner` on specificity (of two
+// `command` rules of equal rank, the stricter action).
+function outranks(rule: PolicyRule, winner: PolicyRule): boolean {
+  const rank = compareSpecificity(rule.match, winner.match);
+  return rank > 0 ||
+    (rank === 0 && rule.match.command !== undefined &&
+      SEVERITY[rule.action] > SEVERITY[winner.action]);
+}
+
 function decide(
   rules: readonly PolicyRule[],
   call: PolicyCall,
   segment?: string,
 ): PolicyDecision {
   let winner: PolicyRule | undefined;
+  const denies: PolicyRule[] = [];
   for (const rule of rules) {
     if (!matchesCall(rule.match, call, segment)) continue;
+    if (rule.action === "deny") denies.push(rule);
     if (winner === undefined) {
       winner = rule;
       continue;
     }
-    const rank = compareSpecificity(rule.match, winner.match);
-    if (
-      rank > 0 ||
-      (rank === 0 && rule.match.command !== undefined &&
-        SEVERITY[rule.action] > SEVERITY[winner.action])
-    ) {
-      winner = rule;
+    if (outranks(rule, winner)) winner = rule;
+  }
+  // A deny candidate is set aside only by a winner strictly narrower on
+  // the deny's own keys; otherwise the most specific such deny decides.
+  if (winner !== undefined && winner.action !== "deny") {
+    let blocker: PolicyRule | undefined;
+    for (const deny of denies) {
+      if (isNarrowerMatch(winner.match, deny.match)) continue;
+      if (blocker === undefined || outranks(deny, blocker)) blocker = deny;
     }
+    if (blocker !== undefined) winner = blocker;
   }
   const readLike = call.kind !== "resource";
   if (winner === undefined) {

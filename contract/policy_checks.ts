@@ -1,13 +1,14 @@
 /**
  * The load-time checks over a set of policy rules (config.md §6.5):
- * duplicate names, conflicting (identical) matches and the empty-match
- * warning, run together by {@linkcode checkPolicies}.
+ * duplicate names, conflicting (identical) matches, the empty-match
+ * warning and the warning for an allow rule that overrides a `command`
+ * deny, run together by {@linkcode checkPolicies}.
  *
  * @module
  */
 import type { Diagnostic } from "./diagnostic.ts";
 import { formatPolicyMatch, type PolicyRule } from "./policy.ts";
-import { specificity } from "./policy_specificity.ts";
+import { isNarrowerMatch, specificity } from "./policy_specificity.ts";
 import { policyDiagnostic as diag } from "./_policy_syntax.ts";
 
 /**
@@ -103,11 +104,75 @@ export function emptyMatchWarnings(rules: readonly PolicyRule[]): Diagnostic[] {
   );
 }
 
+function where(rule: PolicyRule): string {
+  return rule.range
+    ? ` (${rule.range.file}:${rule.range.start.line}:${rule.range.start.column})`
+    : "";
+}
+
+/**
+ * Warns about each `allow` rule that overrides a `deny` rule with a
+ * `command` for some command lines (`W_POLICY_ALLOW_SHADOWS_DENY`): the
+ * allow is strictly narrower on the deny's keys
+ * ({@linkcode isNarrowerMatch}), so it wins where both match (config.md
+ * §6.4), e.g. `{ command = "rm -i *" }` (allow) against
+ * `{ command = "rm *" }` (deny). The warning points at the allow rule and
+ * names both rules with their `file:line:col`. An allow that is not
+ * narrower never overrides the deny, and gets no warning.
+ *
+ * @example Usage
+ * ```ts
+ * import { shadowedDenyWarnings } from "./policy_checks.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const [w] = shadowedDenyWarnings([
+ *   { name: "no_rm", match: { command: "rm *" }, action: "deny" },
+ *   { name: "rm_i", match: { command: "rm -i *" }, action: "allow" },
+ * ]);
+ * assert.equal(w?.code, "W_POLICY_ALLOW_SHADOWS_DENY");
+ * assert.deepEqual(shadowedDenyWarnings([
+ *   { name: "no_rm", match: { command: "rm *" }, action: "deny" },
+ *   { name: "quiet", match: { command: "> /dev/null" }, action: "allow" },
+ * ]), []);
+ * ```
+ *
+ * @param rules The rules in declaration order.
+ * @returns One warning per (allow, deny) pair, in the allow rules' order.
+ */
+export function shadowedDenyWarnings(
+  rules: readonly PolicyRule[],
+): Diagnostic[] {
+  const denies = rules.filter((r) =>
+    r.action === "deny" && r.match.command !== undefined
+  );
+  const out: Diagnostic[] = [];
+  for (const allow of rules) {
+    if (allow.action !== "allow") continue;
+    for (const deny of denies) {
+      if (!isNarrowerMatch(allow.match, deny.match)) continue;
+      out.push(diag(
+        "warning",
+        "W_POLICY_ALLOW_SHADOWS_DENY",
+        `Policy "${allow.name}" allows commands that policy "${deny.name}" denies`,
+        `Policy "${allow.name}"${where(allow)} ${
+          formatPolicyMatch(allow.match)
+        } is narrower than policy "${deny.name}"${where(deny)} ${
+          formatPolicyMatch(deny.match)
+        }, so it overrides that deny for every command segment it matches (${
+          JSON.stringify(allow.match.command)
+        }). If that exception is intended, nothing needs to change; otherwise remove "${allow.name}" or narrow it so that it no longer matches what "${deny.name}" denies.`,
+        allow.range,
+      ));
+    }
+  }
+  return out;
+}
+
 /**
  * Runs every load-time check over the rules, in a stable order: duplicate
  * names (`E_DUPLICATE_BLOCK`: names identify rules in diagnostics and in
  * `decided_by`), then {@linkcode detectConflicts}, then
- * {@linkcode emptyMatchWarnings}.
+ * {@linkcode emptyMatchWarnings}, then {@linkcode shadowedDenyWarnings}.
  *
  * @example Usage
  * ```ts
@@ -148,5 +213,6 @@ export function checkPolicies(rules: readonly PolicyRule[]): Diagnostic[] {
     ...duplicates,
     ...detectConflicts(rules),
     ...emptyMatchWarnings(rules),
+    ...shadowedDenyWarnings(rules),
   ];
 }

@@ -1,11 +1,13 @@
 /**
  * The specificity order of policy rules (config.md §6.3): the tuple a plan
- * shows ({@linkcode specificity}) and the comparison that picks the winning
- * rule among the candidates for a call ({@linkcode compareSpecificity}).
+ * shows ({@linkcode specificity}), the comparison that picks the winning
+ * rule among the candidates for a call ({@linkcode compareSpecificity}),
+ * and the narrowing relation that decides when a deny rule may be set
+ * aside ({@linkcode isNarrowerMatch}, config.md §6.4).
  *
  * @module
  */
-import { literalLength } from "./command_pattern.ts";
+import { isCommandPatternWithin, literalLength } from "./command_pattern.ts";
 import type { PolicyMatch } from "./policy.ts";
 
 /**
@@ -78,4 +80,51 @@ export function compareSpecificity(a: PolicyMatch, b: PolicyMatch): number {
     if (sa[i] !== sb[i]) return sa[i] ? 1 : -1;
   }
   return 0;
+}
+
+/**
+ * Tells whether `narrow` is strictly narrower than `broad` on `broad`'s own
+ * keys (config.md §6.4): it specifies every key `broad` specifies, with the
+ * same value (a `command` glob: one whose every match `broad`'s glob also
+ * matches, see {@linkcode isCommandPatternWithin}), and it is strictly more
+ * specific ({@linkcode compareSpecificity}). Only such a rule sets a deny
+ * rule aside: `{ provider = "fs", tool_name = "read_file" }` is narrower
+ * than `{ provider = "fs" }`, but `{ tool_name = "read_file" }` is not (it
+ * says nothing about the provider), and `{ command = "*> /dev/null" }` is
+ * not narrower than `{ command = "rm *" }`.
+ *
+ * @example Usage
+ * ```ts
+ * import { isNarrowerMatch } from "./policy_specificity.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.ok(isNarrowerMatch({ provider: "fs", toolName: "read_file" }, { provider: "fs" }));
+ * assert.ok(!isNarrowerMatch({ toolName: "read_file" }, { provider: "fs" }));
+ * assert.ok(isNarrowerMatch({ command: "rm -i *" }, { command: "rm *" }));
+ * assert.ok(!isNarrowerMatch({ command: "rm *" }, { command: "rm *" }));
+ * ```
+ *
+ * @param narrow The match that should be the narrower one.
+ * @param broad The match it should narrow.
+ * @returns `true` when `narrow` only ever applies where `broad` does and
+ * is strictly more specific.
+ */
+export function isNarrowerMatch(
+  narrow: PolicyMatch,
+  broad: PolicyMatch,
+): boolean {
+  if (broad.command !== undefined) {
+    if (
+      narrow.command === undefined ||
+      !isCommandPatternWithin(narrow.command, broad.command)
+    ) {
+      return false;
+    }
+  }
+  for (const field of ["toolName", "provider", "risk", "kind"] as const) {
+    if (broad[field] !== undefined && narrow[field] !== broad[field]) {
+      return false;
+    }
+  }
+  return compareSpecificity(narrow, broad) > 0;
 }

@@ -12,14 +12,21 @@ import {
   type ToolKind,
 } from "./policy.ts";
 import { normalizePolicy } from "./policy_normalize.ts";
-import { compareSpecificity, specificity } from "./policy_specificity.ts";
+import { parseShellCommand } from "./shell_command.ts";
+import {
+  compareSpecificity,
+  isNarrowerMatch,
+  specificity,
+} from "./policy_specificity.ts";
 import {
   checkPolicies,
   detectConflicts,
   emptyMatchWarnings,
+  shadowedDenyWarnings,
 } from "./policy_checks.ts";
 import {
   checkCommandPattern,
+  isCommandPatternWithin,
   matchesCommandPattern,
 } from "./command_pattern.ts";
 
@@ -336,13 +343,19 @@ Deno.test("evaluatePolicy(): a tool_name rule outranks a provider + risk + kind 
     {
       name: "broad",
       match: { provider: "fs", risk: "high", kind: "resource" },
-      action: "deny",
+      action: "ask",
     },
     { name: "exact", match: { toolName: "write_file" }, action: "allow" },
   ];
   assert.deepEqual(
     evaluatePolicy(rules, call("resource", "fs", "write_file", "high")),
     { action: "allow", decidedBy: "exact", downgraded: false },
+  );
+  // ... but it does not set a deny on other keys aside (§6.4)
+  const denied: PolicyRule[] = [{ ...rules[0]!, action: "deny" }, rules[1]!];
+  assert.deepEqual(
+    evaluatePolicy(denied, call("resource", "fs", "write_file", "high")),
+    { action: "deny", decidedBy: "broad", downgraded: false },
   );
 });
 
@@ -445,7 +458,7 @@ Deno.test("evaluatePolicy(): on a tie the first declared rule wins", () => {
   // Load validation rules ties out; evaluation stays deterministic anyway.
   const rules: PolicyRule[] = [
     { name: "first", match: { risk: "low" }, action: "allow" },
-    { name: "second", match: { risk: "low" }, action: "deny" },
+    { name: "second", match: { risk: "low" }, action: "ask" },
   ];
   assert.equal(
     evaluatePolicy(rules, call("resource", "fs", "t", "low")).decidedBy,
@@ -457,6 +470,14 @@ Deno.test("evaluatePolicy(): on a tie the first declared rule wins", () => {
       .decidedBy,
     "second",
   );
+  // A deny in a tie is not narrowed by its twin, so it wins in any order.
+  const deny: PolicyRule = { ...rules[1]!, action: "deny" };
+  for (const order of [[rules[0]!, deny], [deny, rules[0]!]]) {
+    assert.equal(
+      evaluatePolicy(order, call("resource", "fs", "t", "low")).action,
+      "deny",
+    );
+  }
 });
 
 Deno.test("evaluatePolicy(): every specified field must match (AND)", () => {
@@ -996,4 +1017,366 @@ Deno.test("command rules: glob matching is linear, even with many stars on a lon
   assert.equal(matchesCommandPattern("*a*a*a*a*", text), true);
   assert.equal(matchesCommandPattern("a?*", "aé"), true);
   assert.equal(matchesCommandPattern("??", "é😀"), true);
+});
+
+// --- issue 21, defect 3: an allow rule bypassed a deny in the exec example ---
+
+Deno.test("defect 3 (exec example bypass): `*> /dev/null` no longer covers the command before it", () => {
+  // The shipped example's rules as they were: the allow rule had more
+  // literal characters than `rm *`, so it won the segment
+  // `rm -rf victim > /dev/null`.
+  const old: PolicyRule[] = [
+    {
+      name: "discard_output",
+      match: { provider: "sh", command: "*> /dev/null" },
+      action: "allow",
+    },
+    { name: "no_rm", match: { command: "rm *" }, action: "deny" },
+  ];
+  const d = evaluatePolicy(old, bash("rm -rf victim > /dev/null"));
+  assert.equal(d.action, "deny");
+  assert.equal(d.decidedBy, 'no_rm (segment "rm -rf victim")');
+  // the redirection is a segment of its own, never part of the command's
+  const parsed = parseShellCommand("rm -rf victim > /dev/null");
+  assert.ok(parsed.ok);
+  assert.deepEqual(parsed.segments.map((s) => s.text), [
+    "rm -rf victim",
+    "> /dev/null",
+  ]);
+  // and a pattern joining a command and such a redirection is refused
+  const check = checkCommandPattern("*> /dev/null");
+  assert.ok("error" in check);
+  assert.match(
+    check.error,
+    /never match; write one rule for the command and one for the redirection \(e\.g\. "> \/dev\/null"\)/,
+  );
+  // the fixed example's rules: the redirection alone is allowed
+  const fixed: PolicyRule[] = [
+    {
+      name: "discard_output",
+      match: { provider: "sh", command: "> /dev/null" },
+      action: "allow",
+    },
+    { name: "ls", match: { provider: "sh", command: "ls *" }, action: "allow" },
+    { name: "no_rm", match: { command: "rm *" }, action: "deny" },
+  ];
+  assert.equal(
+    evaluatePolicy(fixed, bash("rm -rf victim > /dev/null")).action,
+    "deny",
+  );
+  assert.equal(
+    evaluatePolicy(fixed, bash("ls -la > /dev/null")).action,
+    "allow",
+  );
+  assert.equal(evaluatePolicy(fixed, bash("ls -la > out.txt")).action, "ask");
+});
+
+Deno.test("defect 3: redirection patterns are checked as one redirection", async (t) => {
+  const good: [string, string][] = [
+    ["> /dev/null", "> /dev/null"],
+    ["2> /dev/null", "2> /dev/null"],
+    ["&> /dev/null", "&> /dev/null"],
+    [">> /tmp/*", ">> /tmp/*"],
+    ["2>/dev/null", "2> /dev/null"],
+  ];
+  for (const [pattern, normalized] of good) {
+    await t.step(pattern, () => {
+      assert.deepEqual(checkCommandPattern(pattern), { normalized });
+    });
+  }
+  const bad: [string, RegExp][] = [
+    ["*> /dev/null", /joins a command \("\*"\)/],
+    ["?> /dev/null", /joins a command/],
+    ["rm * > /dev/null", /joins a command \("rm \*"\)/],
+    ["FOO=1 > out", /joins a command/],
+    ["> a > b", /spans 2 redirections/],
+  ];
+  for (const [pattern, error] of bad) {
+    await t.step(pattern, () => {
+      const check = checkCommandPattern(pattern);
+      assert.ok("error" in check, pattern);
+      assert.match(check.error, error);
+    });
+  }
+});
+
+Deno.test("defect 3: isCommandPatternWithin() proves one glob narrower than another, conservatively", () => {
+  const cases: [string, string, boolean][] = [
+    ["rm -i *", "rm *", true],
+    ["rm *", "rm *", true],
+    ["rm *", "rm -i *", false],
+    ["*> /dev/null", "rm *", false],
+    ["git push", "git push*", true],
+    ["git push*", "git *", true],
+    ["git *", "git push*", false],
+    ["ls ?", "ls *", true],
+    ["ls *", "ls ?", false],
+    ["ls a", "ls ?", true],
+    ["echo \\*", "echo *", true],
+    ["echo *", "echo \\*", false],
+    ["anything", "*", true],
+    ["*", "*x*", false],
+  ];
+  for (const [inner, outer, want] of cases) {
+    assert.equal(
+      isCommandPatternWithin(inner, outer),
+      want,
+      `${inner} within ${outer}`,
+    );
+  }
+  // soundness on samples: whenever it says "within", every sample that the
+  // inner pattern matches is matched by the outer one
+  const samples = [
+    "rm -i x",
+    "rm x",
+    "git push",
+    "git pushx",
+    "ls a",
+    "ls ab",
+    "echo *",
+    "x",
+  ];
+  for (const [inner, outer, want] of cases) {
+    if (!want) continue;
+    for (const t of samples) {
+      if (matchesCommandPattern(inner, t)) {
+        assert.ok(
+          matchesCommandPattern(outer, t),
+          `${inner} / ${outer} / ${t}`,
+        );
+      }
+    }
+  }
+});
+
+Deno.test("defect 3: a deny is set aside only by an allow strictly narrower on the deny's own keys", async (t) => {
+  const deny = (match: PolicyMatch): PolicyRule => ({
+    name: "deny",
+    match,
+    action: "deny",
+  });
+  const allow = (match: PolicyMatch): PolicyRule => ({
+    name: "allow",
+    match,
+    action: "allow",
+  });
+  const fsWrite = call("resource", "fs", "write_file", "critical");
+  // [what, deny, allow, call, expected]
+  const cases: [string, PolicyMatch, PolicyMatch, PolicyCall, string][] = [
+    [
+      "more specific on other keys: the deny holds",
+      { risk: "critical" },
+      {
+        toolName: "write_file",
+      },
+      fsWrite,
+      "deny",
+    ],
+    [
+      "narrower on the same keys: the allow wins",
+      { risk: "critical" },
+      {
+        risk: "critical",
+        toolName: "write_file",
+      },
+      fsWrite,
+      "allow",
+    ],
+    [
+      "a provider deny and an allow naming the provider and the tool",
+      {
+        provider: "fs",
+      },
+      { provider: "fs", toolName: "write_file" },
+      fsWrite,
+      "allow",
+    ],
+    [
+      "a provider deny and an allow naming only the tool",
+      { provider: "fs" },
+      {
+        toolName: "write_file",
+      },
+      fsWrite,
+      "deny",
+    ],
+    [
+      "a deny more specific than the allow",
+      { toolName: "write_file" },
+      {
+        provider: "fs",
+      },
+      fsWrite,
+      "deny",
+    ],
+    [
+      "command: a longer glob that is not inside the deny's",
+      {
+        command: "rm *",
+      },
+      { provider: "sh", command: "*> /dev/null" },
+      bash("rm -rf x"),
+      "deny",
+    ],
+    [
+      "command: a narrower glob",
+      { command: "rm *" },
+      {
+        command: "rm -i *",
+      },
+      bash("rm -i x"),
+      "allow",
+    ],
+    [
+      "command: a narrower glob, the deny still covers the rest",
+      {
+        command: "rm *",
+      },
+      { command: "rm -i *" },
+      bash("rm -rf x"),
+      "deny",
+    ],
+    [
+      "command: the allow adds a key to the same glob",
+      { command: "rm *" },
+      {
+        command: "rm *",
+        provider: "sh",
+      },
+      bash("rm -rf x"),
+      "allow",
+    ],
+    [
+      "command: an allow glob with more literals on another command",
+      {
+        command: "git push*",
+      },
+      { command: "git push --dry-run*" },
+      bash("git push --dry-run"),
+      "allow",
+    ],
+    [
+      "command allow against a provider deny: not on the deny's keys",
+      {
+        provider: "sh",
+      },
+      { command: "ls *" },
+      bash("ls -la"),
+      "deny",
+    ],
+    [
+      "command allow naming the denied provider",
+      { provider: "sh" },
+      {
+        provider: "sh",
+        command: "ls *",
+      },
+      bash("ls -la"),
+      "allow",
+    ],
+    [
+      "a command deny is not set aside by a rule without a command",
+      {
+        command: "rm *",
+      },
+      { provider: "sh", toolName: "bash" },
+      bash("rm -rf x"),
+      "deny",
+    ],
+  ];
+  for (const [what, d, a, c, want] of cases) {
+    await t.step(what, () => {
+      for (const rules of [[deny(d), allow(a)], [allow(a), deny(d)]]) {
+        const got = evaluatePolicy(rules, c);
+        assert.equal(got.action, want);
+        assert.match(got.decidedBy, new RegExp(`^${want}( |$)`));
+      }
+      // the allow may be narrower and still not match the call
+      const narrower = want === "allow" || what.endsWith("covers the rest");
+      assert.equal(isNarrowerMatch(a, d), narrower);
+    });
+  }
+  await t.step(
+    "an ask winner does not set a deny on other keys aside either",
+    () => {
+      const rules: PolicyRule[] = [
+        { name: "no_critical", match: { risk: "critical" }, action: "deny" },
+        {
+          name: "ask_writes",
+          match: { toolName: "write_file" },
+          action: "ask",
+        },
+      ];
+      assert.equal(evaluatePolicy(rules, fsWrite).action, "deny");
+    },
+  );
+  await t.step(
+    "with several denies, the winner must narrow each of them",
+    () => {
+      const rules: PolicyRule[] = [
+        { name: "no_fs", match: { provider: "fs" }, action: "deny" },
+        { name: "no_critical", match: { risk: "critical" }, action: "deny" },
+        {
+          name: "fs_write_ok",
+          match: { provider: "fs", toolName: "write_file" },
+          action: "allow",
+        },
+      ];
+      assert.deepEqual(evaluatePolicy(rules, fsWrite), {
+        action: "deny",
+        decidedBy: "no_critical",
+        downgraded: false,
+      });
+      assert.equal(
+        evaluatePolicy(rules, call("resource", "fs", "write_file", "low"))
+          .action,
+        "allow",
+      );
+    },
+  );
+});
+
+Deno.test("defect 3: check-config warns when an allow rule overrides a command deny, naming both rules' file:line", () => {
+  const rules: PolicyRule[] = [
+    {
+      name: "no_rm",
+      match: { command: "rm *" },
+      action: "deny",
+      range: at(10),
+    },
+    {
+      name: "rm_interactive",
+      match: { provider: "sh", command: "rm -i *" },
+      action: "allow",
+      range: at(20),
+    },
+    // not narrower: never overrides the deny, so no warning
+    {
+      name: "discard_output",
+      match: { command: "> /dev/null" },
+      action: "allow",
+      range: at(30),
+    },
+    // a provider-wide deny with command exceptions is an allowlist: no warning
+    { name: "no_sh", match: { provider: "sh" }, action: "deny", range: at(40) },
+    {
+      name: "ls_ok",
+      match: { provider: "sh", command: "ls *" },
+      action: "allow",
+      range: at(50),
+    },
+  ];
+  const warnings = shadowedDenyWarnings(rules);
+  assert.deepEqual(warnings.map((w) => [w.code, w.severity, w.summary]), [[
+    "W_POLICY_ALLOW_SHADOWS_DENY",
+    "warning",
+    'Policy "rm_interactive" allows commands that policy "no_rm" denies',
+  ]]);
+  assert.equal(warnings[0]!.range?.start.line, 20);
+  assert.match(warnings[0]!.detail!, /"rm_interactive" \(agent\.hcl:20:1\)/);
+  assert.match(warnings[0]!.detail!, /"no_rm" \(agent\.hcl:10:1\)/);
+  assert.deepEqual(
+    checkPolicies(rules).map((d) => d.code),
+    ["W_POLICY_ALLOW_SHADOWS_DENY"],
+  );
 });

@@ -27,15 +27,17 @@
  * - the command substitutions in the body of a here-document whose
  *   delimiter is unquoted (`<<EOF`); a quoted one (`<<'EOF'`) is data;
  * - every redirection that writes a file (`>`, `>>`, `>|`, `&>`, `&>>`,
- *   `<>`, `>& file`) is also a segment of its own: `cat x > notes.md`
- *   gives `cat x > notes.md` and `> notes.md`, so that a rule allowing
- *   `cat *` does not allow overwriting files. Descriptor duplications
- *   (`2>&1`, `>&2`) are not.
+ *   `<>`, `>& file`) is a segment of its own and only that, never part of
+ *   the command's text: `cat x > notes.md` gives `cat x` and `> notes.md`,
+ *   so that a rule allowing `cat *` does not allow overwriting files, and
+ *   a rule allowing `> /dev/null` does not allow the command. Descriptor
+ *   duplications (`2>&1`, `>&2`) and input redirections (`< in`) stay in
+ *   the command's text.
  *
  * Each segment has a normalized text: its words as the shell sees them,
  * literal words re-quoted canonically (bare when they hold only
  * `A-Za-z0-9_@%+=:,./-`, else single-quoted), words with expansions as
- * written, then its redirections (`2>&1`, `> out.txt`), joined by single
+ * written, then its other redirections (`2>&1`, `< in.txt`), joined by single
  * spaces; `[`, `[[`, `]`, `]]` stay bare. `git  "status"` and `git status`
  * normalize alike.
  *
@@ -527,23 +529,26 @@ class Parser {
     if (test) this.fail('unterminated "[["');
     const writes = this.writes;
     this.writes = outerWrites;
+    // A redirection that writes a file is never part of another segment's
+    // text: a pattern about it (`> /dev/null`) cannot cover the command.
+    const written = new Set(writes);
+    const kept = redirs.filter((r) => !written.has(r));
     if (words.length === 0) {
-      if (assigns.length + redirs.length === 0) return;
-      const text = [...assigns.map(render), ...redirs];
-      this.push(text, [], via);
-      this.pushWrites(writes, via, text.join(" "));
+      const text = [...assigns.map(render), ...kept];
+      if (text.length > 0) this.push(text, [], via);
+      this.pushWrites(writes, via);
       return;
     }
     this.checkName(words[0]!);
     const argv = words.map(render);
-    this.push([...assigns.map(render), ...argv, ...redirs], argv, via);
+    this.push([...assigns.map(render), ...argv, ...kept], argv, via);
     this.pushWrites(writes, via);
     let inner = via;
     if (assigns.length > 0) {
       inner = [...via, "assignment"];
-      this.push([...argv, ...redirs], argv, inner);
+      this.push([...argv, ...kept], argv, inner);
     }
-    this.pushBareName(argv, redirs, inner);
+    this.pushBareName(argv, kept, inner);
     this.unwrap(words, inner);
   }
 
@@ -565,14 +570,8 @@ class Parser {
   }
 
   /** Each redirection that writes a file, as a segment of its own. */
-  pushWrites(
-    writes: readonly string[],
-    via: readonly string[],
-    except?: string,
-  ): void {
-    for (const w of writes) {
-      if (w !== except) this.push([w], [], [...via, "redirection"]);
-    }
+  pushWrites(writes: readonly string[], via: readonly string[]): void {
+    for (const w of writes) this.push([w], [], [...via, "redirection"]);
   }
 
   /** Skips `for NAME [in WORDS]` up to its `;`, newline or `do`. */

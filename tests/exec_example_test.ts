@@ -28,7 +28,7 @@ Deno.test("check-config examples/exec --locked exits 0", async () => {
   assert.equal(r.code, 0, r.stdout + r.stderr);
   assert.match(
     r.stdout,
-    /^The configuration is valid: 2 providers, 13 policies, 1 profile, 0 hooks\. Every provider matches the lock file\.$/m,
+    /^The configuration is valid: 2 providers, 14 policies, 1 profile, 0 hooks\. Every provider matches the lock file\.$/m,
   );
   // --explain lists the command rules that judge each segment, and --json
   // keeps the command key of each rule.
@@ -85,5 +85,72 @@ Deno.test("examples/exec runs: allowed segments run, the rm segment is denied", 
     assert.ok((await Deno.stat(`${REPO}/${EXAMPLE}/notes.md`)).isFile);
   } finally {
     await Deno.remove(state, { recursive: true });
+  }
+});
+
+Deno.test("defect 3 (exec example bypass): rm -rf victim > /dev/null is denied under the example's policy with --on-ask deny", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "ph-exec-bypass-" });
+  try {
+    // a copy of the example (its agent.hcl and lock file as shipped), with
+    // a script that tries the original bypass
+    const example = `${REPO}/${EXAMPLE}`;
+    const project = `${dir}/project`;
+    await Deno.mkdir(`${project}/.agent`, { recursive: true });
+    await Deno.copyFile(`${example}/agent.hcl`, `${project}/agent.hcl`);
+    await Deno.copyFile(
+      `${example}/.agent/agent.lock.hcl`,
+      `${project}/.agent/agent.lock.hcl`,
+    );
+    await Deno.mkdir(`${project}/victim`);
+    await Deno.writeTextFile(`${project}/victim/data.txt`, "keep me\n");
+    await Deno.writeTextFile(
+      `${project}/script.json`,
+      JSON.stringify({
+        description: "Tries to hide an rm behind a discarded output.",
+        turns: [
+          {
+            text: "Cleaning up quietly.",
+            tool_calls: [{
+              id: "toolu_rm",
+              name: "bash",
+              arguments: { command: "rm -rf victim > /dev/null" },
+            }],
+            usage: { input_tokens: 10, output_tokens: 10 },
+          },
+          {
+            expect: "denied by policy:no_rm",
+            text: "Not allowed.",
+            usage: { input_tokens: 10, output_tokens: 10 },
+          },
+        ],
+      }),
+    );
+    const r = await deno(
+      [
+        "run",
+        "-A",
+        "main.ts",
+        "run",
+        "Clean up",
+        "--dir",
+        project,
+        "--locked",
+        "--on-ask",
+        "deny",
+      ],
+      { XDG_STATE_HOME: `${dir}/state` },
+    );
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(
+      r.stdout,
+      /→ deny \(policy:no_rm \(segment "rm -rf victim"\)\)/,
+    );
+    assert.ok((await Deno.stat(`${project}/victim`)).isDirectory);
+    assert.equal(
+      await Deno.readTextFile(`${project}/victim/data.txt`),
+      "keep me\n",
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });

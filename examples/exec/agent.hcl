@@ -70,14 +70,24 @@ policy "git_log" {
   action = "allow"
 }
 
-# Discarding output is harmless; every other redirection that writes a file
-# is a segment of its own, decided by the default (ask).
-policy "discard_output" {
-  match  = { provider = "sh", command = "*> /dev/null" }
+# Discarding output is harmless. A redirection that writes a file is always
+# a segment of its own, never part of its command's text: these rules allow
+# the redirection alone (`ls > /dev/null` still needs `ls` allowed, and
+# `rm -rf x > /dev/null` is still denied by no_rm); every other one is
+# decided by the default (ask).
+policy "discard_stdout" {
+  match  = { provider = "sh", command = "> /dev/null" }
   action = "allow"
 }
 
-# Never, whatever else the line does.
+policy "discard_stderr" {
+  match  = { provider = "sh", command = "2> /dev/null" }
+  action = "allow"
+}
+
+# Never, whatever else the line does: a deny is set aside only by a rule
+# strictly narrower on its own keys (check-config warns about any such
+# allow, W_POLICY_ALLOW_SHADOWS_DENY), and this file has none.
 policy "no_rm" {
   match  = { command = "rm *" }
   action = "deny"

@@ -357,13 +357,13 @@ provider "search" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:19Z"
+  resolved_at = "2026-12-02T00:53:42Z"
   checksums = {
-    "darwin_amd64"  = "sha256:524868b286572bea0adbf05183a26ada548e9635ce23d8b33e734d82473d993e"
-    "darwin_arm64"  = "sha256:524868b286572bea0adbf05183a26ada548e9635ce23d8b33e734d82473d993e"
-    "linux_amd64"   = "sha256:524868b286572bea0adbf05183a26ada548e9635ce23d8b33e734d82473d993e"
-    "linux_arm64"   = "sha256:524868b286572bea0adbf05183a26ada548e9635ce23d8b33e734d82473d993e"
-    "windows_amd64" = "sha256:524868b286572bea0adbf05183a26ada548e9635ce23d8b33e734d82473d993e"
+    "darwin_amd64"  = "sha256:c6807b96234e780518b79bed0727a0cc55e815aac5086e6f85010f0ba1bf476a"
+    "darwin_arm64"  = "sha256:c6807b96234e780518b79bed0727a0cc55e815aac5086e6f85010f0ba1bf476a"
+    "linux_amd64"   = "sha256:c6807b96234e780518b79bed0727a0cc55e815aac5086e6f85010f0ba1bf476a"
+    "linux_arm64"   = "sha256:c6807b96234e780518b79bed0727a0cc55e815aac5086e6f85010f0ba1bf476a"
+    "windows_amd64" = "sha256:c6807b96234e780518b79bed0727a0cc55e815aac5086e6f85010f0ba1bf476a"
   }
   envelope = {
     env   = []
