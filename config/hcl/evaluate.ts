@@ -21,52 +21,25 @@ import {
   type SourceRange,
 } from "../../contract/diagnostic.ts";
 import type { BinaryOp, Expr, TemplatePart } from "./ast.ts";
+import { E_INVALID_VALUE, E_SYNTAX, E_VARIABLE_NOT_ALLOWED } from "./codes.ts";
+import type { EvalContext } from "./eval_context.ts";
+import { formatNumber } from "./format_number.ts";
+import { type FunctionHost, FUNCTIONS, unknownFunction } from "./functions.ts";
 import {
-  E_ENV_UNSET,
-  E_FUNCTION_NOT_ALLOWED,
-  E_INVALID_VALUE,
-  E_SYNTAX,
-  E_VARIABLE_NOT_ALLOWED,
-  W_ENV_UNSET,
-} from "./codes.ts";
-import {
-  defineKey,
-  type ObjectValue,
-  Secret,
-  typeName,
-  type Value,
-} from "./value.ts";
+  article,
+  BAD,
+  type EvalOutcome,
+  mark,
+  NUMBER_REGEXP,
+  toBool,
+  toObjectKey,
+  unwrap,
+} from "./_eval_support.ts";
+import { applyBinary, applyUnary, chooseConditional } from "./_operators.ts";
+import { defineKey, type ObjectValue, typeName, type Value } from "./value.ts";
 
-/** Looks up an environment variable; `undefined` when it is not set. */
-export type EnvLookup = (name: string) => string | undefined;
-
-/** Where and how an expression is evaluated. */
-export interface EvalContext {
-  /**
-   * Whether `env()` may be called: true only for provider bodies and a
-   * registry mirror's `auth` (config.md §3.1).
-   */
-  allowEnv: boolean;
-  /**
-   * The environment, as a lookup function or a record. Tests pass their
-   * own.
-   * @default {Deno.env.get}
-   */
-  env?: EnvLookup | Readonly<Record<string, string | undefined>>;
-  /**
-   * Whether an unset `env()` variable is an error (`E_ENV_UNSET`: the agent
-   * is about to run) or a warning (`W_ENV_UNSET`: the configuration is only
-   * checked, as in CI without secrets). With `false`, the call evaluates to
-   * an empty {@linkcode Secret} so that the rest of the value is checked.
-   * @default {true}
-   */
-  requireEnv?: boolean;
-  /**
-   * Names the place being evaluated in messages, e.g.
-   * `provider "claude", attribute "api_key"`.
-   */
-  place?: string;
-}
+export type { EnvLookup, EvalContext } from "./eval_context.ts";
+export { formatNumber } from "./format_number.ts";
 
 /** The result of {@linkcode evaluate}. */
 export interface EvalResult {
@@ -116,78 +89,7 @@ export function evaluate(expr: Expr, ctx: EvalContext): EvalResult {
   };
 }
 
-/** Marks a failed sub-evaluation (its diagnostics are already recorded). */
-const BAD: unique symbol = Symbol("bad");
-type R = Value | typeof BAD;
-
-const NUMBER_REGEXP = /^[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/;
-
-/**
- * Formats a number as HCL does when converting it to a string: plain
- * decimal notation, no exponent, no trailing zeros.
- *
- * @param n A finite number.
- * @returns Its decimal text.
- */
-export function formatNumber(n: number): string {
-  if (Object.is(n, -0)) return "0";
-  const s = String(n);
-  const m = /^(-?)(\d+)(?:\.(\d+))?e([+-]\d+)$/.exec(s);
-  if (!m) return s;
-  const [, sign, int, frac = "", expText] = m;
-  const exp = Number(expText);
-  const digits = int! + frac;
-  const point = int!.length + exp;
-  let out: string;
-  if (point <= 0) out = "0." + "0".repeat(-point) + digits;
-  else if (point >= digits.length) {
-    out = digits + "0".repeat(point - digits.length);
-  } else out = digits.slice(0, point) + "." + digits.slice(point);
-  out = out.replace(/^0+(?=\d)/, "");
-  if (out.includes(".")) out = out.replace(/0+$/, "").replace(/\.$/, "");
-  return sign + out;
-}
-
-/** Rounds away binary noise (0.1 + 0.2 → 0.3), as decimal arithmetic would. */
-function tidy(n: number): number {
-  return Number.isInteger(n) ? n : Number(n.toPrecision(15));
-}
-
-/** A value that is not itself a secret (its elements may be). */
-type Plain = Exclude<Value, Secret>;
-
-function unwrap(v: Value): [Plain, boolean] {
-  return v instanceof Secret ? [v.reveal() as Plain, true] : [v, false];
-}
-
-function mark(v: Value, tainted: boolean): Value {
-  return tainted ? new Secret(v) : v;
-}
-
-function article(t: string): string {
-  return /^[aeiou]/.test(t) ? `an ${t}` : `a ${t}`;
-}
-
-function deepEqual(a: Value, b: Value): boolean {
-  if (a instanceof Secret) a = a.reveal();
-  if (b instanceof Secret) b = b.reveal();
-  if (a === null || b === null) return a === b;
-  if (Array.isArray(a)) {
-    return Array.isArray(b) && a.length === b.length &&
-      a.every((x, i) => deepEqual(x, b[i]!));
-  }
-  if (typeof a === "object") {
-    if (typeof b !== "object" || Array.isArray(b)) return false;
-    const ka = Object.keys(a);
-    const kb = Object.keys(b as ObjectValue);
-    return ka.length === kb.length &&
-      ka.every((k) =>
-        Object.hasOwn(b as ObjectValue, k) &&
-        deepEqual((a as ObjectValue)[k]!, (b as ObjectValue)[k]!)
-      );
-  }
-  return a === b;
-}
+type R = EvalOutcome;
 
 /** True for a bare reference with attribute or literal-index steps. */
 function isMultiStepTraversal(e: Expr): boolean {
@@ -212,7 +114,8 @@ function isMultiStepTraversal(e: Expr): boolean {
   }
 }
 
-class Evaluator {
+/** Walks an expression tree; one instance per {@linkcode evaluate} call. */
+class Evaluator implements FunctionHost {
   readonly ctx: EvalContext;
   readonly diags: Diagnostic[] = [];
   readonly scopes: Map<string, Value>[] = [];
@@ -232,7 +135,17 @@ class Evaluator {
     return BAD;
   }
 
-  #where(): string {
+  warn(
+    code: string,
+    summary: string,
+    detail: string,
+    range: SourceRange,
+  ): void {
+    this.diags.push({ severity: "warning", code, summary, detail, range });
+  }
+
+  /** `" in <place>"` for messages, or `""`. */
+  where(): string {
     return this.ctx.place ? ` in ${this.ctx.place}` : "";
   }
 
@@ -281,7 +194,7 @@ class Evaluator {
         return this.fail(
           E_VARIABLE_NOT_ALLOWED,
           "Variables not allowed",
-          `"${e.name}" is a reference to a variable, but agent configuration has no variables: values${this.#where()} must be constants. To write the text ${e.name}, quote it: "${e.name}".`,
+          `"${e.name}" is a reference to a variable, but agent configuration has no variables: values${this.where()} must be constants. To write the text ${e.name}, quote it: "${e.name}".`,
           e.range,
         );
       }
@@ -344,130 +257,17 @@ class Evaluator {
     }
   }
 
-  #toNumber(
-    v: Value,
-    what: string,
-    op: string,
-    range: SourceRange,
-  ): number | typeof BAD {
-    if (typeof v === "number") return v;
-    if (typeof v === "string" && NUMBER_REGEXP.test(v)) {
-      const n = Number(v);
-      if (Number.isFinite(n)) return n;
-    }
-    return this.fail(
-      E_INVALID_VALUE,
-      "Invalid operand",
-      typeof v === "string"
-        ? `The ${what} of "${op}" must be a number; this string does not hold a number.`
-        : `The ${what} of "${op}" must be a number, but it is ${
-          article(typeName(v))
-        }.`,
-      range,
-    );
-  }
-
-  #toBool(
-    v: Value,
-    what: string,
-    op: string,
-    range: SourceRange,
-  ): boolean | typeof BAD {
-    if (typeof v === "boolean") return v;
-    if (v === "true") return true;
-    if (v === "false") return false;
-    return this.fail(
-      E_INVALID_VALUE,
-      "Invalid operand",
-      `The ${what} of "${op}" must be a bool (true or false), but it is ${
-        typeof v === "string" ? "a string" : article(typeName(v))
-      }.`,
-      range,
-    );
-  }
-
   #unary(op: "-" | "!", operand: Expr): R {
     const r = this.eval(operand);
     if (r === BAD) return BAD;
-    const [v, tainted] = unwrap(r);
-    if (op === "-") {
-      const n = this.#toNumber(v, "operand", "-", operand.range);
-      return n === BAD ? BAD : mark(n === 0 ? 0 : -n, tainted);
-    }
-    const b = this.#toBool(v, "operand", "!", operand.range);
-    return b === BAD ? BAD : mark(!b, tainted);
+    return applyUnary(this, op, r, operand.range);
   }
 
   #binary(op: BinaryOp, left: Expr, right: Expr): R {
     const lr = this.eval(left);
     const rr = this.eval(right);
     if (lr === BAD || rr === BAD) return BAD;
-    const [l, lt] = unwrap(lr);
-    const [r, rt] = unwrap(rr);
-    const tainted = lt || rt;
-    switch (op) {
-      case "==":
-        return mark(deepEqual(l, r), tainted);
-      case "!=":
-        return mark(!deepEqual(l, r), tainted);
-      case "&&":
-      case "||": {
-        const a = this.#toBool(l, "left operand", op, left.range);
-        const b = this.#toBool(r, "right operand", op, right.range);
-        if (a === BAD || b === BAD) return BAD;
-        return mark(op === "&&" ? a && b : a || b, tainted);
-      }
-    }
-    const a = this.#toNumber(l, "left operand", op, left.range);
-    const b = this.#toNumber(r, "right operand", op, right.range);
-    if (a === BAD || b === BAD) return BAD;
-    const range = { ...left.range, end: right.range.end };
-    let out: number | boolean;
-    switch (op) {
-      case "<":
-        out = a < b;
-        break;
-      case "<=":
-        out = a <= b;
-        break;
-      case ">":
-        out = a > b;
-        break;
-      case ">=":
-        out = a >= b;
-        break;
-      case "+":
-        out = tidy(a + b);
-        break;
-      case "-":
-        out = tidy(a - b);
-        break;
-      case "*":
-        out = tidy(a * b);
-        break;
-      case "/":
-      case "%":
-        if (b === 0) {
-          return this.fail(
-            E_INVALID_VALUE,
-            "Division by zero",
-            `The right operand of "${op}" is zero.`,
-            right.range,
-          );
-        }
-        out = tidy(op === "/" ? a / b : a % b);
-        break;
-    }
-    if (typeof out === "number" && !Number.isFinite(out)) {
-      return this.fail(
-        E_INVALID_VALUE,
-        "Number out of range",
-        `The result of "${op}" is too large to represent.`,
-        range,
-      );
-    }
-    if (Object.is(out, -0)) out = 0;
-    return mark(out, tainted);
+    return applyBinary(this, op, lr, rr, left.range, right.range);
   }
 
   #conditional(condE: Expr, thenE: Expr, elseE: Expr, range: SourceRange): R {
@@ -476,59 +276,7 @@ class Evaluator {
     const tr = this.eval(thenE);
     const er = this.eval(elseE);
     if (cr === BAD || tr === BAD || er === BAD) return BAD;
-    const [c, tainted] = unwrap(cr);
-    const cond = this.#toBool(c, "condition", "?", condE.range);
-    if (cond === BAD) return BAD;
-    const tt = typeName(tr);
-    const et = typeName(er);
-    let chosen = cond ? tr : er;
-    if (tt !== et && tt !== "null" && et !== "null") {
-      const prim = (t: string) =>
-        t === "string" || t === "number" || t === "bool";
-      const pair = [tt, et].sort().join("+");
-      if (prim(tt) && prim(et) && pair !== "bool+number") {
-        // Unify to string, as HCL does for mixed primitive results.
-        const [v, vt] = unwrap(chosen);
-        chosen = mark(
-          typeof v === "number" ? formatNumber(v) : String(v),
-          vt,
-        );
-      } else {
-        return this.fail(
-          E_INVALID_VALUE,
-          "Inconsistent conditional result types",
-          `The true and false results must have the same type, but one is ${
-            article(tt)
-          } and the other ${article(et)}.`,
-          range,
-        );
-      }
-    }
-    return tainted ? new Secret(chosen) : chosen;
-  }
-
-  #objectKey(v: Value, range: SourceRange): string | typeof BAD {
-    if (v instanceof Secret) {
-      return this.fail(
-        E_INVALID_VALUE,
-        "Sensitive value as key",
-        "A value read with env() cannot be used as an object key.",
-        range,
-      );
-    }
-    if (typeof v === "string") return v;
-    if (typeof v === "number") return formatNumber(v);
-    if (typeof v === "boolean") return String(v);
-    return this.fail(
-      E_INVALID_VALUE,
-      v === null ? "Null value as key" : "Incorrect key type",
-      v === null
-        ? "An object key cannot be null."
-        : `An object key must be a string, but this is ${
-          article(typeName(v))
-        }.`,
-      range,
-    );
+    return chooseConditional(this, cr, tr, er, condE.range, range);
   }
 
   #object(e: Extract<Expr, { kind: "object" }>): R {
@@ -547,7 +295,7 @@ class Evaluator {
         );
       } else {
         const k = this.eval(item.key);
-        key = k === BAD ? BAD : this.#objectKey(k, item.key.range);
+        key = k === BAD ? BAD : toObjectKey(this, k, item.key.range);
       }
       const v = this.eval(item.value);
       if (key === BAD || v === BAD) {
@@ -646,7 +394,7 @@ class Evaluator {
           keyRange,
         );
       }
-      const name = this.#objectKey(key, keyRange);
+      const name = toObjectKey(this, key, keyRange);
       if (name === BAD) return BAD;
       if (!Object.hasOwn(v, name)) {
         const hint = didYouMean(name, Object.keys(v));
@@ -715,7 +463,7 @@ class Evaluator {
             continue;
           }
           const [cv] = unwrap(c);
-          const keep = this.#toBool(cv, "condition", "if", e.condition.range);
+          const keep = toBool(this, cv, "condition", "if", e.condition.range);
           if (keep === BAD) {
             bad = true;
             continue;
@@ -734,7 +482,7 @@ class Evaluator {
           bad = true;
           continue;
         }
-        const key = this.#objectKey(kr, e.key!.range);
+        const key = toObjectKey(this, kr, e.key!.range);
         if (key === BAD) {
           bad = true;
           continue;
@@ -765,27 +513,15 @@ class Evaluator {
   }
 
   #call(e: Extract<Expr, { kind: "call" }>): R {
-    if (e.name !== "env") {
-      const hint = didYouMean(e.name, ["env"]);
-      return this.fail(
-        E_FUNCTION_NOT_ALLOWED,
-        "Call to unknown function",
-        `There is no function named "${e.name}".${
-          hint ? ` Did you mean "${hint}"?` : ""
-        } The only function is env("NAME"), and only in provider blocks and a registry mirror's "auth".`,
-        e.nameRange,
-      );
-    }
-    if (!this.ctx.allowEnv) {
-      return this.fail(
-        E_FUNCTION_NOT_ALLOWED,
-        "Function calls not allowed",
-        `env() may only be used in provider blocks and in a registry mirror's "auth"; it cannot be used${
-          this.#where() || " here"
-        }.`,
-        e.range,
-      );
-    }
+    const fn = FUNCTIONS.get(e.name);
+    if (fn === undefined) return unknownFunction(this, e);
+    if (fn.admit(this, e) === BAD) return BAD;
+    const args = this.#args(e);
+    return args === BAD ? BAD : fn.apply(this, e, args);
+  }
+
+  /** Evaluates a call's arguments, expanding a final `...` list. */
+  #args(e: Extract<Expr, { kind: "call" }>): Value[] | typeof BAD {
     const args: Value[] = [];
     let bad = false;
     for (const [i, a] of e.args.entries()) {
@@ -811,68 +547,7 @@ class Evaluator {
         for (const each of list) args.push(each);
       } else args.push(v);
     }
-    if (bad) return BAD;
-    if (args.length !== 1) {
-      return this.fail(
-        E_INVALID_VALUE,
-        "Invalid number of arguments",
-        `env() takes exactly one argument, the variable's name, but ${args.length} ${
-          args.length === 1 ? "was" : "were"
-        } given.`,
-        e.range,
-      );
-    }
-    const [nameV, nameSecret] = unwrap(args[0]!);
-    if (typeof nameV !== "string" || nameSecret) {
-      return this.fail(
-        E_INVALID_VALUE,
-        "Invalid function argument",
-        nameSecret
-          ? "The argument of env() cannot itself be read from the environment."
-          : `The argument of env() must be a string, the variable's name, but it is ${
-            article(typeName(nameV))
-          }.`,
-        e.args[0]?.range ?? e.range,
-      );
-    }
-    let value: string | undefined;
-    try {
-      const env = this.ctx.env;
-      value = env === undefined
-        ? Deno.env.get(nameV)
-        : typeof env === "function"
-        ? env(nameV)
-        : Object.hasOwn(env, nameV)
-        ? env[nameV]
-        : undefined;
-    } catch {
-      return this.fail(
-        E_ENV_UNSET,
-        `Cannot read environment variable "${nameV}"`,
-        `env("${nameV}")${this.#where()} needs the variable "${nameV}", but reading the environment is not permitted. Run with --allow-env=${nameV}.`,
-        e.range,
-      );
-    }
-    if (value === undefined && this.ctx.requireEnv === false) {
-      this.diags.push({
-        severity: "warning",
-        code: W_ENV_UNSET,
-        summary: `Environment variable "${nameV}" is not set`,
-        detail:
-          `env("${nameV}")${this.#where()} reads the environment variable "${nameV}", which is not set here. The agent needs it when it runs (an empty value counts as set); check-config --require-env makes this an error.`,
-        range: e.range,
-      });
-      return new Secret("");
-    }
-    if (value === undefined) {
-      return this.fail(
-        E_ENV_UNSET,
-        `Environment variable "${nameV}" is not set`,
-        `env("${nameV}")${this.#where()} reads the environment variable "${nameV}", which is not set. Set it before running the agent (an empty value counts as set).`,
-        e.range,
-      );
-    }
-    return new Secret(value);
+    return bad ? BAD : args;
   }
 
   #render(parts: TemplatePart[]): R {
@@ -926,7 +601,7 @@ class Evaluator {
         const f = this.#render(p.else);
         if (cr === BAD || t === BAD || f === BAD) return BAD;
         const [c, ct] = unwrap(cr);
-        const cond = this.#toBool(c, "condition", "%{if}", p.condition.range);
+        const cond = toBool(this, c, "condition", "%{if}", p.condition.range);
         if (cond === BAD) return BAD;
         const [s, st] = unwrap(cond ? t : f);
         return [s as string, ct || st];
