@@ -15,61 +15,32 @@
  * @module
  */
 
-import type { Diagnostic, SourceRange } from "../contract/diagnostic.ts";
-
-import { type ObjectValue, parseHcl } from "./hcl/mod.ts";
-import { isAbsolute, relative, resolve } from "node:path";
+import type { Diagnostic } from "../contract/diagnostic.ts";
+import type { PluginManifest } from "../contract/manifest.ts";
+import { parseHcl } from "./hcl/mod.ts";
+import { resolve } from "node:path";
 import {
-  type EffectivePermissions,
-  PERMISSION_KINDS,
-  type PermissionGrant,
-  resolvePermissions,
-} from "../contract/permissions.ts";
-import type {
-  CapabilityEnvelope,
-  ConfigAttributeSpec,
-  PluginManifest,
-} from "../contract/manifest.ts";
-import {
-  E_CHECKSUM_MISMATCH,
-  E_CHECKSUM_MISSING,
-  E_ENVELOPE_GROWN,
   E_LOCK_MISSING,
-  E_LOCK_OUTDATED,
   E_NO_CONFIG,
-  E_PERMISSION_NOT_GRANTED,
-  E_PLUGIN_NAME_CONFLICT,
-  E_PLUGIN_UNAVAILABLE,
   E_PROVIDER_CATEGORY,
-  E_PROVIDER_NOT_LOCKED,
-  E_VERSION_MISMATCH,
   LOCK_CODES,
-  W_DEV_OVERRIDE,
   W_EXTRA_HCL,
-  W_GRANT_UNUSED,
   W_LOCK_MISSING,
   W_LOCK_OUTDATED,
   W_LOCK_UNUSED,
   W_PROVIDER_NOT_LOCKED,
 } from "./codes.ts";
-import { checksumsEqual, hostPlatform } from "./checksum.ts";
-import { decodeAgentConfig, type RequiredProvider } from "./decode.ts";
+import { hostPlatform } from "./checksum.ts";
+import { type AgentConfig, decodeAgentConfig } from "./decode.ts";
 import { decodeGlobalConfig, type GlobalConfig } from "./global_config.ts";
-import {
-  type LockedProvider,
-  type LockFile,
-  parseLockFile,
-} from "./lock_file.ts";
+import { type LockFile, parseLockFile } from "./lock_file.ts";
 import type { Plan, PlanProvider, ToolDeclaration } from "./plan.ts";
-
-import { satisfies } from "./version_constraint.ts";
-import { manifestNameConflict } from "../contract/plugin_identity.ts";
-import { decodeProviderBody, validateConfigSchema } from "./provider_schema.ts";
-import { diag, headerRange } from "./_schema.ts";
+import { diag } from "./_schema.ts";
 import {
   checkProfileTools,
   type ProviderCapabilities,
 } from "./check_capabilities.ts";
+import { type ResolveContext, resolveProvider } from "./_resolve_provider.ts";
 
 /** A file given to {@linkcode compile}. */
 export interface SourceFile {
@@ -210,14 +181,6 @@ export function isLockProblem(d: Diagnostic, lockFile: string): boolean {
   return LOCK_CODES.has(d.code) || d.range?.file === lockFile;
 }
 
-const EMPTY_ENVELOPE: CapabilityEnvelope = {
-  env: [],
-  run: [],
-  read: [],
-  write: [],
-  net: [],
-};
-
 /**
  * Compiles the configuration.
  *
@@ -272,26 +235,10 @@ export function compile(
   sources.set(agentFile, inputs.agent.text);
   if (inputs.lock) sources.set(inputs.lock.path, inputs.lock.text);
   if (inputs.global) sources.set(inputs.global.path, inputs.global.text);
-
-  for (const extra of inputs.extraHclFiles ?? []) {
-    diagnostics.push(diag(
-      "warning",
-      W_EXTRA_HCL,
-      `"${extra}" is not read`,
-      `The configuration is the single file ${agentFile}; other .hcl files beside it are not merged. Move its content into ${agentFile}.`,
-      undefined,
-    ));
-  }
+  warnExtraHclFiles(inputs.extraHclFiles ?? [], agentFile, diagnostics);
 
   // A': the global config.
-  let global: GlobalConfig = { devOverrides: {}, devOverrideRanges: {} };
-  if (inputs.global) {
-    const g = decodeGlobalConfig(inputs.global.text, inputs.global.path, env, {
-      requireEnv,
-    });
-    for (const each of g.diagnostics) diagnostics.push(each);
-    if (g.config) global = g.config;
-  }
+  const global = decodeGlobal(inputs.global, env, requireEnv, diagnostics);
 
   // A: agent.hcl.
   const parsed = parseHcl(inputs.agent.text, agentFile);
@@ -300,67 +247,170 @@ export function compile(
   const config = decodeAgentConfig(parsed.body, diagnostics);
 
   // A': the lock file (version first, in its own pass).
-  let lock: LockFile | undefined;
   const lockPath = inputs.lock?.path ?? ".agent/agent.lock.hcl";
-  if (inputs.lock) {
-    const l = parseLockFile(inputs.lock.text, inputs.lock.path);
-    for (const each of l.diagnostics) diagnostics.push(each);
-    lock = l.lock;
-  } else {
-    const needsLock = config.requiredProviders.some((p) =>
-      global.devOverrides[p.name] === undefined
-    );
-    if (needsLock) {
-      diagnostics.push(diag(
-        locked ? "error" : "warning",
-        locked ? E_LOCK_MISSING : W_LOCK_MISSING,
-        "No lock file",
-        `There is no ${lockPath}: provider versions and checksums are not pinned. Run "agent lock" and commit the file.`,
-        undefined,
-      ));
-    }
-  }
-  const lockReadable = inputs.lock === undefined || lock !== undefined;
+  const lock = readLockFile(inputs.lock, lockPath, {
+    config,
+    global,
+    locked,
+    diagnostics,
+  });
 
-  // B: each provider.
+  // B: each provider, then the cross-checks that need the plugins.
+  const { providers, allLocked } = resolveProviders(config, {
+    inputs,
+    config,
+    global,
+    lock,
+    lockReadable: inputs.lock === undefined || lock !== undefined,
+    lockPath,
+    locked,
+    platform,
+    env,
+    requireEnv,
+    diagnostics,
+    findArtifact: (kind, source) =>
+      inputs.artifacts?.get(artifactKey(kind, source, inputs.dir)),
+  }, inputs.lock !== undefined && lock !== undefined);
+  if (lock !== undefined) warnUnusedLockEntries(lock, config, diagnostics);
+  crossCheckProviders(config, providers, diagnostics);
+
+  return result({
+    sourceFile: agentFile,
+    platform,
+    providers,
+    policies: config.policies,
+    profiles: config.profiles,
+    hooks: config.hooks,
+    settings: config.settings,
+    global,
+    locked: allLocked &&
+      providers.every((p) =>
+        p.devOverride !== undefined || p.lock !== undefined
+      ),
+  });
+}
+
+/** Warns of each other `*.hcl` file beside `agent.hcl`: it is not read. */
+function warnExtraHclFiles(
+  extraHclFiles: readonly string[],
+  agentFile: string,
+  diagnostics: Diagnostic[],
+): void {
+  for (const extra of extraHclFiles) {
+    diagnostics.push(diag(
+      "warning",
+      W_EXTRA_HCL,
+      `"${extra}" is not read`,
+      `The configuration is the single file ${agentFile}; other .hcl files beside it are not merged. Move its content into ${agentFile}.`,
+      undefined,
+    ));
+  }
+}
+
+/** Stage A': the global config, or none (no dev overrides) when absent or invalid. */
+function decodeGlobal(
+  file: SourceFile | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+  requireEnv: boolean,
+  diagnostics: Diagnostic[],
+): GlobalConfig {
+  let global: GlobalConfig = { devOverrides: {}, devOverrideRanges: {} };
+  if (file) {
+    const g = decodeGlobalConfig(file.text, file.path, env, { requireEnv });
+    for (const each of g.diagnostics) diagnostics.push(each);
+    if (g.config) global = g.config;
+  }
+  return global;
+}
+
+/**
+ * Stage A': the lock file when there is one (`undefined` when unreadable);
+ * without one, a missing lock is reported when a provider needs it (any
+ * without a dev override).
+ */
+function readLockFile(
+  file: SourceFile | undefined,
+  lockPath: string,
+  ctx: {
+    config: AgentConfig;
+    global: GlobalConfig;
+    locked: boolean;
+    diagnostics: Diagnostic[];
+  },
+): LockFile | undefined {
+  const { locked, diagnostics } = ctx;
+  if (file) {
+    const l = parseLockFile(file.text, file.path);
+    for (const each of l.diagnostics) diagnostics.push(each);
+    return l.lock;
+  }
+  const needsLock = ctx.config.requiredProviders.some((p) =>
+    ctx.global.devOverrides[p.name] === undefined
+  );
+  if (needsLock) {
+    diagnostics.push(diag(
+      locked ? "error" : "warning",
+      locked ? E_LOCK_MISSING : W_LOCK_MISSING,
+      "No lock file",
+      `There is no ${lockPath}: provider versions and checksums are not pinned. Run "agent lock" and commit the file.`,
+      undefined,
+    ));
+  }
+  return undefined;
+}
+
+/**
+ * Stage B: each required provider in declaration order. The plan is
+ * `locked` only if the lock file was read and no provider had lock trouble.
+ */
+function resolveProviders(
+  config: AgentConfig,
+  ctx: ResolveContext,
+  lockRead: boolean,
+): { providers: PlanProvider[]; allLocked: boolean } {
+  const { diagnostics } = ctx;
   const providers: PlanProvider[] = [];
-  let allLocked = inputs.lock !== undefined && lock !== undefined;
+  let allLocked = lockRead;
   for (const rp of config.requiredProviders) {
     const before = diagnostics.length;
-    const p = resolveProvider(rp, {
-      inputs,
-      config,
-      global,
-      lock,
-      lockReadable,
-      lockPath,
-      locked,
-      platform,
-      env,
-      requireEnv,
-      diagnostics,
-    });
+    const p = resolveProvider(rp, ctx);
     const lockTrouble = diagnostics.slice(before).some((d) =>
-      isLockProblem(d, lockPath) || d.code === W_PROVIDER_NOT_LOCKED ||
+      isLockProblem(d, ctx.lockPath) || d.code === W_PROVIDER_NOT_LOCKED ||
       d.code === W_LOCK_OUTDATED
     );
     if (lockTrouble) allLocked = false;
     if (p) providers.push(p);
   }
-  if (lock !== undefined) {
-    for (const [name, entry] of lock.providers) {
-      if (config.declaredNames.has(name)) continue;
-      diagnostics.push(diag(
-        "warning",
-        W_LOCK_UNUSED,
-        `Lock entry for provider "${name}" is not used`,
-        `agent.hcl no longer requires provider "${name}". Run "agent lock" to drop the entry.`,
-        entry.range,
-      ));
-    }
-  }
+  return { providers, allLocked };
+}
 
-  // B: cross-checks that need the plugins.
+/** Warns of each lock entry whose provider `agent.hcl` no longer requires. */
+function warnUnusedLockEntries(
+  lock: LockFile,
+  config: AgentConfig,
+  diagnostics: Diagnostic[],
+): void {
+  for (const [name, entry] of lock.providers) {
+    if (config.declaredNames.has(name)) continue;
+    diagnostics.push(diag(
+      "warning",
+      W_LOCK_UNUSED,
+      `Lock entry for provider "${name}" is not used`,
+      `agent.hcl no longer requires provider "${name}". Run "agent lock" to drop the entry.`,
+      entry.range,
+    ));
+  }
+}
+
+/**
+ * Stage B's cross-checks that need the plugins: each provider in a
+ * profile's model chain is a model plugin, and each profile's tools exist.
+ */
+function crossCheckProviders(
+  config: AgentConfig,
+  providers: readonly PlanProvider[],
+  diagnostics: Diagnostic[],
+): void {
   const byName = new Map(providers.map((p) => [p.name, p]));
   for (const profile of config.profiles) {
     for (
@@ -387,428 +437,4 @@ export function compile(
   for (const each of checkProfileTools(config.profiles, caps)) {
     diagnostics.push(each);
   }
-
-  const plan: Plan = {
-    sourceFile: agentFile,
-    platform,
-    providers,
-    policies: config.policies,
-    profiles: config.profiles,
-    hooks: config.hooks,
-    settings: config.settings,
-    global,
-    locked: allLocked &&
-      providers.every((p) =>
-        p.devOverride !== undefined || p.lock !== undefined
-      ),
-  };
-  return result(plan);
-}
-
-interface ResolveContext {
-  inputs: CompileInputs;
-  config: ReturnType<typeof decodeAgentConfig>;
-  global: GlobalConfig;
-  lock: LockFile | undefined;
-  lockReadable: boolean;
-  lockPath: string;
-  locked: boolean;
-  platform: string;
-  env: Readonly<Record<string, string | undefined>>;
-  requireEnv: boolean;
-  diagnostics: Diagnostic[];
-}
-
-function resolveProvider(
-  rp: RequiredProvider,
-  ctx: ResolveContext,
-): PlanProvider | undefined {
-  const { diagnostics, inputs } = ctx;
-  const name = rp.name;
-  const block = ctx.config.providerBlocks.get(name);
-  const header = block ? headerRange(block.block) : rp.range;
-  const devPath = ctx.global.devOverrides[name];
-  const entry = ctx.lock?.providers.get(name);
-  let ok = true;
-  const fail = (
-    code: string,
-    summary: string,
-    detail: string,
-    range: SourceRange | undefined,
-  ) => {
-    ok = false;
-    diagnostics.push(diag("error", code, summary, detail, range));
-  };
-
-  // Where the plugin's facts come from.
-  let artifact: PluginArtifact | undefined;
-  if (devPath !== undefined) {
-    diagnostics.push(diag(
-      "warning",
-      W_DEV_OVERRIDE,
-      `Provider "${name}" uses a dev override`,
-      `The global config's dev_overrides runs "${devPath}" for "${name}" instead of ${
-        JSON.stringify(rp.source)
-      }: its version constraint and lock entry are not checked. Remove the override before relying on this configuration.`,
-      ctx.global.devOverrideRanges[name] ?? rp.range,
-    ));
-    artifact = inputs.artifacts?.get(artifactKey("dev", devPath, inputs.dir));
-    if (artifact === undefined || artifact.error !== undefined) {
-      fail(
-        E_PLUGIN_UNAVAILABLE,
-        `Cannot read the dev override of provider "${name}"`,
-        `${
-          artifact?.error ?? `Nothing was loaded from "${devPath}"`
-        }. A dev override names a plugin folder holding plugin.json (or a file inside it).`,
-        ctx.global.devOverrideRanges[name] ?? rp.range,
-      );
-      return undefined;
-    }
-  } else if (rp.sourceKind !== "forge") {
-    artifact = inputs.artifacts?.get(
-      artifactKey(rp.sourceKind, rp.source, inputs.dir),
-    );
-    if (artifact === undefined || artifact.error !== undefined) {
-      fail(
-        E_PLUGIN_UNAVAILABLE,
-        `Cannot read plugin ${JSON.stringify(rp.source)} of provider "${name}"`,
-        `${artifact?.error ?? "It was not loaded"}.${
-          rp.sourceKind === "path"
-            ? " A path source names a plugin folder holding plugin.json, relative to the project."
-            : ""
-        }`,
-        rp.sourceRange,
-      );
-      return undefined;
-    }
-  } else if (entry === undefined) {
-    if (ctx.lockReadable) {
-      fail(
-        E_PROVIDER_NOT_LOCKED,
-        `Provider "${name}" is not locked`,
-        `Its source ${
-          JSON.stringify(rp.source)
-        } is a git-forge address. Resolving it from the forge is not supported offline: a forge provider must have an entry in ${ctx.lockPath}, which records its version, checksums, capability envelope and config schema, so that it can be checked.`,
-        rp.sourceRange,
-      );
-    }
-    return undefined;
-  }
-
-  const manifest = artifact?.manifest;
-  const version = manifest?.version ?? entry?.version;
-  const declared: CapabilityEnvelope = manifest?.capabilities ??
-    entry?.envelope ?? EMPTY_ENVELOPE;
-  const schema: ConfigAttributeSpec[] = manifest
-    ? manifest.configSchema ?? []
-    : entry?.configSchema ?? [];
-  const origin = manifest
-    ? artifact?.origin
-    : `the lock entry in ${ctx.lockPath}`;
-
-  // Identity: the local name is the plugin's name; its manifest may not
-  // claim another provider's, or a first-party plugin's.
-  if (manifest !== undefined) {
-    const conflict = manifestNameConflict(
-      {
-        localName: name,
-        source: rp.source,
-        manifestName: manifest.name,
-      },
-      ctx.config.requiredProviders.map((p) => p.name),
-      inputs.builtinNames ?? [],
-    );
-    if (conflict !== undefined) {
-      fail(
-        E_PLUGIN_NAME_CONFLICT,
-        `Provider "${name}": its plugin claims the name "${manifest.name}"`,
-        `${conflict}${
-          origin ? ` (${origin})` : ""
-        }. On the event bus and in grants a plugin is known by its local name in agent.hcl; rename the plugin in its manifest, or give it the local name its manifest uses if no other provider has it.`,
-        rp.sourceRange,
-      );
-    }
-  }
-
-  // Versions.
-  if (
-    devPath === undefined && version !== undefined && manifest !== undefined
-  ) {
-    if (!satisfies(version, rp.constraint)) {
-      fail(
-        E_VERSION_MISMATCH,
-        `Provider "${name}" version ${version} does not satisfy ${
-          JSON.stringify(rp.constraintText)
-        }`,
-        `${
-          rp.sourceKind === "builtin"
-            ? "First-party plugins are versioned with @ph/agent: the"
-            : "The"
-        } plugin at ${
-          JSON.stringify(rp.source)
-        } is version ${version}. Change the constraint, or use a plugin version that satisfies it.`,
-        rp.versionRange,
-      );
-    }
-  }
-
-  // The lock entry.
-  let lockEntry: PlanProvider["lock"];
-  if (devPath === undefined && ctx.lock !== undefined) {
-    lockEntry = checkLockEntry(rp, entry, {
-      ...ctx,
-      version,
-      manifest,
-      checksum: artifact?.checksum,
-    });
-  }
-
-  // The schema.
-  const schemaProblems = validateConfigSchema(schema, {
-    provider: name,
-    range: rp.range,
-    ...(origin ? { origin } : {}),
-  });
-  if (schemaProblems.length > 0) {
-    ok = false;
-    for (const each of schemaProblems) diagnostics.push(each);
-  }
-
-  // Permissions: declared ∩ granted; every declared one must be granted.
-  const grant: PermissionGrant = block?.grant ?? {};
-  const { effective, denied } = resolvePermissions(declared, grant, {
-    cwd: inputs.dir,
-    env: ctx.env,
-  });
-  for (const d of denied) {
-    fail(
-      E_PERMISSION_NOT_GRANTED,
-      `Provider "${name}" needs ${d.kind} permission "${d.value}", which is not granted`,
-      `Its plugin declares ${d.kind} permission "${d.value}"${
-        origin ? ` (${origin})` : ""
-      }, and the kernel refuses to launch a plugin whose declared permissions are not all granted. Review it, then add "${d.value}" to allow_${d.kind} in provider "${name}" { ... }.`,
-      block?.grantRanges[d.kind] ?? header,
-    );
-  }
-  for (const kind of PERMISSION_KINDS) {
-    for (const [i, g] of (grant[kind] ?? []).entries()) {
-      const single = resolvePermissions(declared, { [kind]: [g] }, {
-        cwd: inputs.dir,
-        env: ctx.env,
-      });
-      if (single.effective[kind].length > 0) continue;
-      diagnostics.push(diag(
-        "warning",
-        W_GRANT_UNUSED,
-        `Grant "${g}" in allow_${kind} of provider "${name}" is not used`,
-        `The plugin does not declare any ${kind} permission that "${g}" covers, so it is not passed on. Remove it to keep the grant reviewable.`,
-        block?.grantItems[kind]?.[i] ?? block?.grantRanges[kind] ?? header,
-      ));
-    }
-  }
-
-  // The body, against the plugin's schema.
-  let decoded: ObjectValue | undefined;
-  if (schemaProblems.length === 0) {
-    const r = decodeProviderBody(block?.block.body, schema, {
-      provider: name,
-      env: ctx.env,
-      requireEnv: ctx.requireEnv,
-      header,
-    });
-    for (const each of r.diagnostics) diagnostics.push(each);
-    if (r.config === undefined) ok = false;
-    decoded = r.config;
-  }
-  if (!ok || decoded === undefined) return undefined;
-
-  const provider: PlanProvider = {
-    name,
-    source: rp.source,
-    sourceKind: rp.sourceKind,
-    constraint: rp.constraintText,
-    permissions: {
-      declared: copyEnvelope(declared),
-      granted: fullGrant(grant),
-      effective: relativize(effective, inputs.dir),
-      subscribe: [...(block?.subscribe ?? [])],
-    },
-    config: decoded,
-    position: block ? block.block.range.start.byte : rp.range.start.byte,
-    range: rp.range,
-  };
-  if (version !== undefined) provider.version = version;
-  if (devPath !== undefined) provider.devOverride = devPath;
-  if (lockEntry !== undefined) provider.lock = lockEntry;
-  if (artifact?.checksum !== undefined) provider.checksum = artifact.checksum;
-  if (manifest) {
-    provider.category = manifest.category;
-    provider.runtime = manifest.runtime;
-  }
-  if (artifact?.location !== undefined && rp.sourceKind !== "builtin") {
-    provider.location = artifact.location;
-  }
-  if (artifact?.tools) provider.tools = artifact.tools;
-  const budget = decoded["token_budget"];
-  if (
-    (provider.category === "context" || provider.category === "memory") &&
-    typeof budget === "number"
-  ) provider.tokenBudget = budget;
-  return provider;
-}
-
-function checkLockEntry(
-  rp: RequiredProvider,
-  entry: LockedProvider | undefined,
-  ctx: ResolveContext & {
-    version: string | undefined;
-    manifest: PluginManifest | undefined;
-    checksum: string | undefined;
-  },
-): PlanProvider["lock"] {
-  const { diagnostics } = ctx;
-  const name = rp.name;
-  const soft = (
-    summary: string,
-    detail: string,
-    range: SourceRange | undefined,
-  ) =>
-    diagnostics.push(diag(
-      ctx.locked ? "error" : "warning",
-      ctx.locked ? E_LOCK_OUTDATED : W_LOCK_OUTDATED,
-      summary,
-      `${detail} Run "agent lock" to update ${ctx.lockPath}.`,
-      range,
-    ));
-  if (entry === undefined) {
-    diagnostics.push(diag(
-      ctx.locked ? "error" : "warning",
-      ctx.locked ? E_PROVIDER_NOT_LOCKED : W_PROVIDER_NOT_LOCKED,
-      `Provider "${name}" is not locked`,
-      `${ctx.lockPath} has no entry for "${name}". Run "agent lock" and commit the file.`,
-      rp.range,
-    ));
-    return undefined;
-  }
-  const out = {
-    version: entry.version,
-    resolvedAt: entry.resolvedAt,
-    checksums: { ...entry.checksums },
-  };
-  if (entry.source !== rp.source) {
-    soft(
-      `Lock entry of provider "${name}" has another source`,
-      `It was locked from ${
-        JSON.stringify(entry.source)
-      }, but agent.hcl now says ${JSON.stringify(rp.source)}.`,
-      rp.sourceRange,
-    );
-    return out;
-  }
-  if (!satisfies(entry.version, rp.constraint)) {
-    soft(
-      `Locked version ${entry.version} of provider "${name}" does not satisfy ${
-        JSON.stringify(rp.constraintText)
-      }`,
-      "The version constraint changed since the provider was locked.",
-      rp.versionRange,
-    );
-    return out;
-  }
-  if (ctx.manifest !== undefined && ctx.version !== entry.version) {
-    soft(
-      `Lock entry of provider "${name}" is for version ${entry.version}, not ${ctx.version}`,
-      `The plugin at ${
-        JSON.stringify(rp.source)
-      } is now version ${ctx.version}.`,
-      rp.range,
-    );
-    return out;
-  }
-  const recorded = entry.checksums[ctx.platform];
-  if (recorded === undefined) {
-    const have = Object.keys(entry.checksums);
-    diagnostics.push(diag(
-      "error",
-      E_CHECKSUM_MISSING,
-      `No checksum of provider "${name}" for platform ${ctx.platform}`,
-      `${ctx.lockPath} records checksums for ${
-        have.length === 0 ? "no platform" : have.join(", ")
-      } only, so the plugin cannot be verified on this machine. Lock it again on a machine that can compute it, or from a release that publishes it.`,
-      entry.range,
-    ));
-  } else if (
-    ctx.checksum !== undefined && !checksumsEqual(recorded, ctx.checksum)
-  ) {
-    diagnostics.push(diag(
-      "error",
-      E_CHECKSUM_MISMATCH,
-      `Checksum mismatch for provider "${name}"`,
-      `The plugin's files changed since it was locked: ${ctx.lockPath} records ${recorded} for ${ctx.platform}, but its artifact is now ${ctx.checksum}. Review the change, then run "agent lock".`,
-      entry.range,
-    ));
-  }
-  if (ctx.manifest !== undefined) {
-    const approved = entry.envelope ?? EMPTY_ENVELOPE;
-    const grown: string[] = [];
-    for (const kind of PERMISSION_KINDS) {
-      for (const v of ctx.manifest.capabilities[kind]) {
-        if (!approved[kind].includes(v)) grown.push(`${kind} "${v}"`);
-      }
-    }
-    if (grown.length > 0) {
-      diagnostics.push(diag(
-        "error",
-        E_ENVELOPE_GROWN,
-        `Provider "${name}" declares new permissions: ${grown.join(", ")}`,
-        `Its manifest asks for more than was approved when it was locked (${
-          entry.envelope ? "the envelope in" : "no envelope is recorded in"
-        } ${ctx.lockPath}). It fails the check until it is reviewed and locked again with "agent lock".`,
-        rp.range,
-      ));
-    }
-  }
-  return out;
-}
-
-function copyEnvelope(e: CapabilityEnvelope): CapabilityEnvelope {
-  return {
-    env: [...e.env],
-    run: [...e.run],
-    read: [...e.read],
-    write: [...e.write],
-    net: [...e.net],
-  };
-}
-
-function fullGrant(g: PermissionGrant): EffectivePermissions {
-  const out = {
-    env: [],
-    run: [],
-    read: [],
-    write: [],
-    net: [],
-  } as EffectivePermissions;
-  for (const k of PERMISSION_KINDS) out[k] = [...(g[k] ?? [])];
-  return out;
-}
-
-/** Shows absolute paths inside the project relative to it (`./x`, `.`). */
-function relativize(
-  e: EffectivePermissions,
-  dir: string,
-): EffectivePermissions {
-  const rel = (p: string) => {
-    const r = relative(dir, p);
-    if (r === "") return ".";
-    if (r.startsWith("..") || isAbsolute(r)) return p;
-    return `./${r.split("\\").join("/")}`;
-  };
-  return {
-    env: [...e.env],
-    run: [...e.run],
-    read: e.read.map(rel),
-    write: e.write.map(rel),
-    net: [...e.net],
-  };
 }
