@@ -340,7 +340,10 @@ export async function measureTree(cmd: TreeCommand): Promise<TreeRun> {
       rss += pages * pageBytes;
       if (pages > 0) alive++;
     }
-    if (now - pssAt >= PSS_MS) {
+    // A lone process (the empty-module baseline, or a kernel before its
+    // plugins) is cheap to read and may live less than PSS_MS: read it at
+    // every sample, so its peak is not missed.
+    if (now - pssAt >= (probes.size <= 1 ? 0 : PSS_MS)) {
       pssAt = now;
       let pssKb = 0;
       let rssKb = 0;
