@@ -28,6 +28,7 @@ import {
   type RecoveryReport,
   SESSION_STATUS_TEXT,
   type SessionLog,
+  type SessionOwner,
   type SessionRecord,
   type VerifyResult,
 } from "./session_store.ts";
@@ -176,6 +177,8 @@ export interface SessionBackend {
     limit: number,
   ): EventRecord[];
   info(): SessionRecord;
+  /** The processes that have the session open for writing, oldest first. */
+  owners(): SessionOwner[];
   costUsd(): number;
   costLedger(): CostLedgerRecord[];
   planItems(): PlanItemRecord[];

@@ -27,6 +27,7 @@ import {
   type ProducerRecord,
   type RecoveryReport,
   SESSION_STATUS_TEXT,
+  type SessionOwner,
   type SessionRecord,
   type VerifyResult,
 } from "./session_store.ts";
@@ -37,6 +38,7 @@ import {
   StorageError,
 } from "./errors.ts";
 import { hashedEvents, lastAssignedSequence } from "./_sqlite_schema.ts";
+import { readOwners, releaseOwner } from "./_owner.ts";
 import {
   type EmitOp,
   emitOpHash,
@@ -97,6 +99,7 @@ export class SqliteBackend implements SessionBackend {
   readonly #producers = new Set<string>();
   readonly #s: Record<string, StatementSync>;
   readonly #pageByKinds = new Map<number, StatementSync>();
+  readonly #owner: SessionOwner | undefined;
 
   constructor(
     db: DatabaseSync,
@@ -104,8 +107,10 @@ export class SqliteBackend implements SessionBackend {
     path: string,
     chain: SqliteChain,
     recovery?: RecoveryReport,
+    owner?: SessionOwner,
   ) {
     this.#db = db;
+    this.#owner = owner;
     this.sessionId = sessionId;
     this.path = path;
     if (recovery) this.recovery = recovery;
@@ -541,8 +546,23 @@ export class SqliteBackend implements SessionBackend {
     }
   }
 
+  /** The session's owners, oldest first. */
+  owners(): SessionOwner[] {
+    return readOwners(this.#db);
+  }
+
   close(): void {
     try {
+      if (this.#owner) {
+        try {
+          releaseOwner(this.#db, this.#owner);
+        } catch (error) {
+          log.warn("Cannot remove the owner row of {path}: {error}", {
+            path: this.path,
+            error: error instanceof Error ? error.message : String(error),
+          });
+        }
+      }
       this.#db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
     } finally {
       this.#db.close();

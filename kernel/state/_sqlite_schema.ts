@@ -15,6 +15,10 @@
  *    Existing files keep their public chain and are marked `sha256`
  *    (legacy); a new file is marked `hmac-sha256` with the installation
  *    key's id when it is created.
+ * 4. `owners`: one row per process that has the session open for writing
+ *    (pid, host name, process start time), removed when it closes, so a
+ *    listing can tell a `running` session whose kernel is gone (issue 21,
+ *    defect 13). Existing files start with no owner.
  *
  * A new file runs the baseline and then every step, in one transaction, so
  * new and migrated files are built by the same code. A future revision adds
@@ -32,7 +36,7 @@ import type { CostRow } from "./_session_log.ts";
 import type { PlanItemDecision, PlanItemEntry } from "./session_store.ts";
 
 /** The newest schema revision this kernel writes and reads. */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** Revision 1: kernel.md §3.3, exactly. Never edit; add a migration. */
 export const BASELINE_DDL = `
@@ -126,6 +130,16 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     },
   },
+  {
+    to: 4,
+    description: "add the owners table (the processes writing the session)",
+    up(db) {
+      db.exec(
+        `CREATE TABLE owners (pid INTEGER NOT NULL, host TEXT NOT NULL,
+           start_time TEXT NOT NULL);`,
+      );
+    },
+  },
 ];
 
 /** The chain row of a file at revision 3 or later. */
@@ -188,6 +202,7 @@ export function tableColumns(version: number): Record<string, string[]> {
     ],
     producers: ["category", "name", "version", "first_seen_sequence"],
     ...(version >= 3 ? { chain: ["scheme", "key_id"] } : {}),
+    ...(version >= 4 ? { owners: ["pid", "host", "start_time"] } : {}),
   };
 }
 

@@ -48,6 +48,7 @@ import {
   type ProducerRecord,
   SESSION_STATUS_TEXT,
   type SessionLog,
+  type SessionOwner,
   type SessionRecord,
   type SessionStore,
   type SessionStoreOptions,
@@ -70,6 +71,7 @@ import {
   type WriteOutcome,
 } from "./_session_log.ts";
 import { isUlid, ulid } from "./ulid.ts";
+import { currentOwner, isOwnerGone, withOwners } from "./_owner.ts";
 
 interface StoredEvent extends EventRecord {
   readonly hash: Uint8Array;
@@ -94,6 +96,7 @@ interface SessionData {
   producers: ProducerRecord[];
   producerKeys: Set<string>;
   hasher: ChainHasher;
+  owners: SessionOwner[];
 }
 
 class MemoryBackend implements SessionBackend {
@@ -247,6 +250,10 @@ class MemoryBackend implements SessionBackend {
     };
   }
 
+  owners(): SessionOwner[] {
+    return [...this.#d.owners];
+  }
+
   costUsd(): number {
     let sum = 0;
     for (const r of this.#d.ledger) sum += r.costUsd;
@@ -310,6 +317,7 @@ export class MemorySessionStore implements SessionStore {
   readonly #key: InstallationKey;
   readonly #heads: MemoryHeadStore;
   readonly #now: () => Date;
+  readonly #owner: SessionOwner;
   readonly #data = new Map<string, SessionData>();
   readonly #cores = new Map<string, SessionCore>();
 
@@ -324,6 +332,7 @@ export class MemorySessionStore implements SessionStore {
       installationKeyFromBytes(crypto.getRandomValues(new Uint8Array(32)));
     this.#heads = new MemoryHeadStore(this.#key);
     this.#now = options.now ?? (() => new Date());
+    this.#owner = options.owner ?? currentOwner();
   }
 
   #acquire(id: string): SessionLog {
@@ -331,11 +340,20 @@ export class MemorySessionStore implements SessionStore {
     if (!core) {
       const data = this.#data.get(id);
       if (!data) throw new SessionNotFoundError(id, "this memory store");
+      // The owner is recorded while the writer is open, as the SQLite
+      // store does (the rows of owners known to be gone are dropped).
+      data.owners = data.owners.filter((o) => !isOwnerGone(o));
+      const owner = this.#owner;
+      data.owners.push(owner);
       core = new SessionCore(new MemoryBackend(data, this.#key, this.#heads), {
         bus: this.#options.bus,
         now: this.#now,
         maxBatchSize: this.#options.maxBatchSize,
-        onClosed: () => this.#cores.delete(id),
+        onClosed: () => {
+          this.#cores.delete(id);
+          const i = data.owners.indexOf(owner);
+          if (i >= 0) data.owners.splice(i, 1);
+        },
       });
       this.#cores.set(id, core);
     }
@@ -398,6 +416,7 @@ export class MemorySessionStore implements SessionStore {
         producers: [],
         producerKeys: new Set(),
         hasher: chainHasher(id, "hmac-sha256", this.#key.bytes),
+        owners: [],
       });
       new MemoryBackend(this.#data.get(id)!, this.#key, this.#heads)
         .writeHead();
@@ -435,8 +454,13 @@ export class MemorySessionStore implements SessionStore {
     const sessions: SessionRecord[] = [];
     for (const id of ids) {
       if (sessions.length >= (options.limit ?? Infinity)) break;
-      const r = new MemoryBackend(this.#data.get(id)!, this.#key, this.#heads)
-        .info();
+      const b = new MemoryBackend(this.#data.get(id)!, this.#key, this.#heads);
+      const info = b.info();
+      const r = withOwners(
+        info,
+        b.owners(),
+        info.status === SessionStatus.RUNNING,
+      );
       if (options.status !== undefined && r.status !== options.status) continue;
       if (
         options.parentSessionId !== undefined &&

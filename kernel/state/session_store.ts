@@ -166,6 +166,36 @@ export interface SessionRecord {
   readonly endedAt?: string;
   /** `SUM(cost_ledger.cost_usd)`; absent when nothing was spent. */
   readonly costUsd?: number;
+  /**
+   * The process that has the session open for writing: the newest one not
+   * known to be gone, else the newest. Absent when no process has it open
+   * (or the file predates schema revision 4).
+   */
+  readonly owner?: SessionOwner;
+  /**
+   * Set by {@linkcode SessionStore.list} on a `running` session whose every
+   * owner is on this host and no longer alive (a kernel killed with `-9`, a
+   * machine that rebooted). Display only: the stored status stays
+   * `running`, so a listing never writes.
+   */
+  readonly interrupted?: true;
+}
+
+/**
+ * A process that opened a session for writing. Recorded when the session
+ * is opened and removed when that handle closes.
+ */
+export interface SessionOwner {
+  /** The process id. */
+  readonly pid: number;
+  /** The host name (empty when it could not be read). */
+  readonly host: string;
+  /**
+   * The process's start time, field 22 of `/proc/<pid>/stat` (clock ticks
+   * since boot), so a reused pid is not taken for the owner; empty where
+   * `/proc` cannot be read, which leaves the owner's liveness unknown.
+   */
+  readonly startTime: string;
 }
 
 /** Options of {@linkcode SessionStore.create}. */
@@ -477,6 +507,11 @@ export interface SessionStoreOptions {
    * @default {512}
    */
   readonly maxBatchSize?: number;
+  /**
+   * The owner recorded when this store opens a session for writing.
+   * @default {this process: its pid, the host name and its start time}
+   */
+  readonly owner?: SessionOwner;
 }
 
 /** The stored text of each session status (`session_meta.status`). */

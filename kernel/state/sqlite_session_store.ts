@@ -95,6 +95,7 @@ import {
   loadInstallationKey,
 } from "./installation_key.ts";
 import { salvageSessionFile } from "./_sqlite_recovery.ts";
+import { currentOwner, readOwners, recordOwner, withOwners } from "./_owner.ts";
 import {
   chainRow,
   createSchema,
@@ -109,6 +110,7 @@ import {
   type RecoveryReport,
   SESSION_STATUS_TEXT,
   type SessionLog,
+  type SessionOwner,
   type SessionRecord,
   type SessionStore,
   type SessionStoreOptions,
@@ -292,23 +294,38 @@ function readRecord(path: string, busyTimeoutMs: number): SessionRecord {
     const c = db.prepare(
       "SELECT count(*) AS n, total(cost_usd) AS usd FROM cost_ledger",
     ).get() as { n: number; usd: number };
-    return {
-      sessionId: String(m.session_id),
-      ...(m.parent_session_id !== null
-        ? { parentSessionId: String(m.parent_session_id) }
-        : {}),
-      profile: String(m.profile),
-      status: statusFromText(String(m.status)),
-      depth: Number(m.depth),
-      startedAt: String(m.started_at),
-      ...(m.ended_at !== null ? { endedAt: String(m.ended_at) } : {}),
-      ...(Number(c.n) > 0 && Number(c.usd) !== 0
-        ? { costUsd: Number(c.usd) }
-        : {}),
-    };
+    const status = statusFromText(String(m.status));
+    return withOwners(
+      {
+        sessionId: String(m.session_id),
+        ...(m.parent_session_id !== null
+          ? { parentSessionId: String(m.parent_session_id) }
+          : {}),
+        profile: String(m.profile),
+        status,
+        depth: Number(m.depth),
+        startedAt: String(m.started_at),
+        ...(m.ended_at !== null ? { endedAt: String(m.ended_at) } : {}),
+        ...(Number(c.n) > 0 && Number(c.usd) !== 0
+          ? { costUsd: Number(c.usd) }
+          : {}),
+      },
+      readOwners(db),
+      status === SessionStatus.RUNNING,
+    );
   } finally {
     db.close();
   }
+}
+
+/** The record of an open session, with its owners applied. */
+function ownedInfo(core: SessionCore): SessionRecord {
+  const info = core.backend.info();
+  return withOwners(
+    info,
+    core.backend.owners(),
+    info.status === SessionStatus.RUNNING,
+  );
 }
 
 /**
@@ -324,6 +341,7 @@ export class SqliteSessionStore implements SessionStore {
   #key: InstallationKey | undefined;
   #heads: FileHeadStore | undefined;
   readonly #now: () => Date;
+  readonly #owner: SessionOwner;
   readonly #cores = new Map<string, SessionCore>();
   readonly #opening = new Map<string, Promise<SessionCore>>();
 
@@ -338,6 +356,7 @@ export class SqliteSessionStore implements SessionStore {
     this.headsDir = options.headsDir ?? `${this.dir}/heads`;
     this.#key = options.key;
     this.#now = options.now ?? (() => new Date());
+    this.#owner = options.owner ?? currentOwner();
   }
 
   /** The installation key and the head store, loaded on first use. */
@@ -492,6 +511,9 @@ export class SqliteSessionStore implements SessionStore {
           depth,
           now.toISOString(),
         );
+        db.prepare(
+          "INSERT INTO owners (pid, host, start_time) VALUES (?, ?, ?)",
+        ).run(this.#owner.pid, this.#owner.host, this.#owner.startTime);
         db.exec("COMMIT");
       } catch (error) {
         db.exec("ROLLBACK");
@@ -502,6 +524,8 @@ export class SqliteSessionStore implements SessionStore {
         sessionId,
         path,
         this.#chainOf(db, sessionId, path),
+        undefined,
+        this.#owner,
       );
       backend.initHead();
       const core = this.#core(backend);
@@ -616,14 +640,10 @@ export class SqliteSessionStore implements SessionStore {
             }, not the file's stem`,
         );
       }
+      const chain = this.#chainOf(db, sessionId, path);
+      recordOwner(db, this.#owner);
       return this.#core(
-        new SqliteBackend(
-          db,
-          sessionId,
-          path,
-          this.#chainOf(db, sessionId, path),
-          recovery,
-        ),
+        new SqliteBackend(db, sessionId, path, chain, recovery, this.#owner),
       );
     } catch (error) {
       db?.close();
@@ -666,7 +686,7 @@ export class SqliteSessionStore implements SessionStore {
       let record: SessionRecord;
       try {
         const core = this.#cores.get(id);
-        record = core ? core.backend.info() : readRecord(
+        record = core ? ownedInfo(core) : readRecord(
           path,
           this.#options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS,
         );

@@ -18,13 +18,14 @@ import {
   SqliteSessionStore,
 } from "./sqlite_session_store.ts";
 
-runSessionStoreContract("SqliteSessionStore", async (bus) => {
+runSessionStoreContract("SqliteSessionStore", async (bus, extras) => {
   const dir = await Deno.makeTempDir({ prefix: "ph-state-" });
   return {
     store: new SqliteSessionStore({
       dir,
       bus,
       keyPath: `${dir}/data/installation.key`,
+      ...extras,
     }),
     cleanup: () => Deno.remove(dir, { recursive: true }),
   };
@@ -77,6 +78,7 @@ Deno.test("SqliteSessionStore creates exactly the §3.3 schema (plus events.hash
         "table:chain",
         "table:cost_ledger",
         "table:events",
+        "table:owners",
         "table:plan_items",
         "table:producers",
         "table:session_meta",
@@ -170,7 +172,10 @@ Deno.test("SqliteSessionStore migrates a revision-1 file step by step and chains
     await s.close();
 
     const check = raw(path);
-    assert.equal(check.prepare("PRAGMA user_version").get()?.user_version, 3);
+    assert.equal(
+      check.prepare("PRAGMA user_version").get()?.user_version,
+      SCHEMA_VERSION,
+    );
     // A migrated file keeps its public chain: it is legacy, never keyed.
     assert.deepEqual(
       { ...check.prepare("SELECT scheme, key_id FROM chain").get() },

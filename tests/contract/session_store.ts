@@ -16,6 +16,7 @@ import {
   KERNEL_PRODUCER,
   type Producer,
   type SessionLog,
+  type SessionOwner,
   type SessionStore,
 } from "../../kernel/state/session_store.ts";
 import {
@@ -37,8 +38,17 @@ export interface StoreFixture {
   cleanup(): Promise<void>;
 }
 
+/** What a contract test may set on a fresh store. */
+export interface StoreExtras {
+  /** The owner the store records when it opens a session for writing. */
+  owner?: SessionOwner;
+}
+
 /** Makes a fresh store that republishes on `bus`. */
-export type MakeStore = (bus: EventBus) => Promise<StoreFixture>;
+export type MakeStore = (
+  bus: EventBus,
+  extras?: StoreExtras,
+) => Promise<StoreFixture>;
 
 export const GITHUB: Producer = {
   category: "tool",
@@ -83,6 +93,15 @@ export async function collect(
   const out: EventRecord[] = [];
   for await (const e of it) out.push(e);
   return out;
+}
+
+function canReadProc(): boolean {
+  try {
+    Deno.readTextFileSync("/proc/self/stat");
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -553,6 +572,79 @@ export function runSessionStoreContract(name: string, make: MakeStore): void {
       TypeError,
     );
   });
+
+  test("list() names the live owner of an open session and drops it at close", async ({ store, session }) => {
+    const [open] = (await store.list()).sessions;
+    assert.equal(open.owner?.pid, Deno.pid);
+    assert.equal(open.owner?.host, Deno.hostname());
+    assert.equal(open.interrupted, undefined);
+    await session.close();
+    const [closed] = (await store.list()).sessions;
+    assert.equal(closed.owner, undefined);
+    assert.equal(closed.status, SessionStatus.RUNNING);
+    assert.equal(closed.interrupted, undefined);
+  });
+
+  async function withOwner(
+    owner: SessionOwner,
+    fn: (store: SessionStore) => Promise<void>,
+  ): Promise<void> {
+    const bus = new EventBus();
+    const { store, cleanup } = await make(bus, { owner });
+    try {
+      await fn(store);
+    } finally {
+      await store.close();
+      bus.close();
+      await cleanup();
+    }
+  }
+
+  Deno.test({
+    name:
+      `${name}: defect 13: a running session whose owner on this host is gone (pid reused) lists as interrupted`,
+    // The owner's start time comes from /proc (Linux).
+    ignore: !canReadProc(),
+    fn: () =>
+      withOwner(
+        // This process's pid with another start time: a reused pid.
+        { pid: Deno.pid, host: Deno.hostname(), startTime: "1" },
+        async (store) => {
+          const gone = await store.create({ profile: "default" });
+          const done = await store.create({
+            profile: "default",
+            sessionId: ulid(Date.now() + 1000),
+          });
+          await done.setStatus(SessionStatus.COMPLETED);
+          const { sessions } = await store.list();
+          const byId = new Map(sessions.map((s) => [s.sessionId, s]));
+          const g = byId.get(gone.sessionId)!;
+          assert.equal(g.interrupted, true);
+          assert.equal(g.status, SessionStatus.RUNNING, "the stored status");
+          assert.equal(g.owner?.startTime, "1");
+          assert.equal(byId.get(done.sessionId)!.interrupted, undefined);
+          // Display only: the listing wrote nothing.
+          assert.equal((await gone.info()).status, SessionStatus.RUNNING);
+          assert.equal(
+            (await store.list({ status: SessionStatus.RUNNING })).sessions
+              .length,
+            1,
+          );
+        },
+      ),
+  });
+
+  Deno.test(`${name}: a running session owned on another host stays running, with the host`, () =>
+    withOwner(
+      { pid: 1, host: "elsewhere.invalid", startTime: "5" },
+      async (store) => {
+        await store.create({ profile: "default" });
+        const [s] = (await store.list()).sessions;
+        assert.equal(s.status, SessionStatus.RUNNING);
+        assert.equal(s.interrupted, undefined);
+        assert.equal(s.owner?.host, "elsewhere.invalid");
+      },
+    ));
 
   test("committed events are republished on kernel.event.<kind> after the commit, carrying the sequence", async ({ bus, session }) => {
     const sub = bus.subscribe(["kernel.event.*"]);
