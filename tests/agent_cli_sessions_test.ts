@@ -77,7 +77,7 @@ Deno.test("agent sessions list, show, replay and verify a stored session", async
   assert.equal(missing.code, 1);
 });
 
-Deno.test("agent run killed (SIGKILL) mid-turn; --resume continues the session", async () => {
+Deno.test("defect 13: agent run killed (SIGKILL) mid-turn lists as interrupted, not running; --resume continues the session", async () => {
   await using p = await makeProject({
     turns: [READ_TURN, {
       expect: "Hello from the project",
@@ -128,10 +128,22 @@ Deno.test("agent run killed (SIGKILL) mid-turn; --resume continues the session",
   const status = await child.status;
   assert.equal(status.signal, "SIGKILL");
   assert.ok(id);
+  const listed = JSON.parse(
+    (await agent(p, ["sessions", "list", "--json"])).out,
+  );
+  const entry = listed.sessions.find((s: { sessionId: string }) =>
+    s.sessionId === id
+  );
+  assert.equal(entry.status, "interrupted");
+  assert.equal(entry.interrupted, true);
+  assert.equal(entry.owner.pid, child.pid);
+  assert.equal(entry.owner.host, Deno.hostname());
+  const text = await agent(p, ["sessions", "list"]);
+  assert.match(text.out, new RegExp(`^${id}  interrupted `, "m"));
   const before = JSON.parse(
     (await agent(p, ["sessions", "show", id, "--json"])).out,
   );
-  assert.equal(before.status, "running");
+  assert.equal(before.status, "interrupted");
   assert.equal(before.toolCalls, 1);
 
   const resumed = await agent(p, ["run", "--resume", id, "--json"]);
@@ -146,6 +158,11 @@ Deno.test("agent run killed (SIGKILL) mid-turn; --resume continues the session",
   const end = events.at(-1)!;
   assert.equal(end.status, "completed");
   assert.match(end.finalText as string, /^The README greets the reader/);
+  const after = JSON.parse(
+    (await agent(p, ["sessions", "list", "--json"])).out,
+  ).sessions.find((s: { sessionId: string }) => s.sessionId === id);
+  assert.equal(after.status, "completed");
+  assert.equal(after.owner, undefined, "the resumed run removed its owner row");
   const verify = await agent(p, ["sessions", "verify", id]);
   assert.equal(verify.code, 0, verify.out + verify.err);
 });

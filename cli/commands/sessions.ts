@@ -9,6 +9,7 @@ import { openSessions } from "../../kernel/open_sessions.ts";
 import type { SessionEvent } from "../../kernel/agent/session_events.ts";
 import {
   SESSION_STATUS_TEXT,
+  type SessionRecord,
   type VerifyResult,
 } from "../../kernel/state/session_store.ts";
 import { EventRenderer, styleFor } from "../render/events.ts";
@@ -25,7 +26,10 @@ export const SESSIONS_HELP: string = `Usage: agent sessions list [--json]
 
 Stored sessions ($XDG_STATE_HOME/agent/sessions, else
 ~/.local/state/agent/sessions):
-  list     Every session, newest first: id, status, profile, cost, start
+  list     Every session, newest first: id, status, profile, cost, start;
+           a running session whose kernel on this host is gone (killed,
+           rebooted) shows as interrupted, one run by another host shows
+           the host
   show     One session's record and its transcript summary
   replay   Prints a session's events again, without calling any model
   verify   Checks the session's keyed hash chain and its head kept outside
@@ -35,6 +39,29 @@ Options:
   --json       JSON output (one object, or one event per line for replay)
   -h, --help   Show this help
 `;
+
+/**
+ * The status a listing shows: `interrupted` for a `running` session whose
+ * kernel on this host is gone (the stored status stays `running`), and
+ * `running (on HOST)` in text for one owned by another host.
+ */
+function statusText(s: SessionRecord, json: boolean): string {
+  if (s.interrupted) return "interrupted";
+  const text = SESSION_STATUS_TEXT[s.status];
+  if (
+    !json && text === "running" && s.owner && s.owner.host !== "" &&
+    s.owner.host !== localHost()
+  ) return `${text} (on ${s.owner.host})`;
+  return text;
+}
+
+function localHost(): string {
+  try {
+    return Deno.hostname();
+  } catch {
+    return "";
+  }
+}
 
 function eventLine(e: SessionEvent): string {
   return `${JSON.stringify(e)}\n`;
@@ -101,7 +128,7 @@ export async function sessionsCommand(
               JSON.stringify({
                 sessions: list.map((s) => ({
                   ...s,
-                  status: SESSION_STATUS_TEXT[s.status],
+                  status: statusText(s, true),
                 })),
                 unreadable,
               })
@@ -110,7 +137,7 @@ export async function sessionsCommand(
         } else {
           for (const s of list) {
             io.stdout(
-              `${s.sessionId}  ${SESSION_STATUS_TEXT[s.status].padEnd(20)} ${
+              `${s.sessionId}  ${statusText(s, false).padEnd(20)} ${
                 s.profile.padEnd(12)
               } $${(s.costUsd ?? 0).toFixed(4)}  ${s.startedAt}\n`,
             );
@@ -142,7 +169,7 @@ export async function sessionsCommand(
         }
         const view = {
           ...record,
-          status: SESSION_STATUS_TEXT[record.status],
+          status: statusText(record, true),
           messages,
           toolCalls,
           plans,
@@ -153,7 +180,7 @@ export async function sessionsCommand(
           io.stdout(
             [
               `session   ${view.sessionId}`,
-              `status    ${view.status}`,
+              `status    ${statusText(record, false)}`,
               `profile   ${view.profile}`,
               `started   ${view.startedAt}`,
               `ended     ${view.endedAt ?? "-"}`,
