@@ -149,6 +149,7 @@ export type {
   HeadCheck,
   ListSessionsOptions,
   ListSessionsResult,
+  SessionOwner,
   SessionRecord,
   UnreadableSession,
   VerifyResult,

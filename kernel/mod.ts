@@ -137,6 +137,7 @@ export {
   type RecoveryReport,
   SESSION_STATUS_TEXT,
   type SessionLog,
+  type SessionOwner,
   type SessionRecord,
   type SessionStore,
   type SessionStoreOptions,
