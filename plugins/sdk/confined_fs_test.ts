@@ -136,9 +136,7 @@ Deno.test("readAllSync and readAll read a file that grew after it was opened to 
       try {
         assert.equal(file.size, 7);
         await Deno.writeTextFile(path, "x".repeat(100_000), { append: true });
-        const bytes = read === "sync"
-          ? readAllSync(file)
-          : await readAll(file);
+        const bytes = read === "sync" ? readAllSync(file) : await readAll(file);
         assert.equal(bytes?.length, 100_007, read);
       } finally {
         closeFile(file);
