@@ -569,7 +569,12 @@ export async function grepFiles(input: SearchInput): Promise<GrepResult> {
 
   /** Reads and searches one file. */
   const decoder = new TextDecoder();
+  // The reads below are synchronous: slice them, so that a long search
+  // still answers cancellation and other calls.
+  const slicer = new Slicer();
   const search = async (path: string): Promise<FileMatch | undefined> => {
+    const pause = slicer.tick();
+    if (pause) await pause;
     if (signal?.aborted) return undefined;
     let bytes: Uint8Array | undefined;
     let file: VerifiedFile | undefined;

@@ -328,13 +328,13 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T01:24:15Z"
+  resolved_at = "2026-12-02T01:25:41Z"
   checksums = {
-    "darwin_amd64"  = "sha256:14614ff88b353dc2321b8b3ce20f80392bbdb6ccaaa4026f51fb03b46fdeee4a"
-    "darwin_arm64"  = "sha256:14614ff88b353dc2321b8b3ce20f80392bbdb6ccaaa4026f51fb03b46fdeee4a"
-    "linux_amd64"   = "sha256:14614ff88b353dc2321b8b3ce20f80392bbdb6ccaaa4026f51fb03b46fdeee4a"
-    "linux_arm64"   = "sha256:14614ff88b353dc2321b8b3ce20f80392bbdb6ccaaa4026f51fb03b46fdeee4a"
-    "windows_amd64" = "sha256:14614ff88b353dc2321b8b3ce20f80392bbdb6ccaaa4026f51fb03b46fdeee4a"
+    "darwin_amd64"  = "sha256:0ec981ba2b834650e308873ba0c1d81396557f6f0e64be72af25808ed00cb3a8"
+    "darwin_arm64"  = "sha256:0ec981ba2b834650e308873ba0c1d81396557f6f0e64be72af25808ed00cb3a8"
+    "linux_amd64"   = "sha256:0ec981ba2b834650e308873ba0c1d81396557f6f0e64be72af25808ed00cb3a8"
+    "linux_arm64"   = "sha256:0ec981ba2b834650e308873ba0c1d81396557f6f0e64be72af25808ed00cb3a8"
+    "windows_amd64" = "sha256:0ec981ba2b834650e308873ba0c1d81396557f6f0e64be72af25808ed00cb3a8"
   }
   envelope = {
     env   = []
