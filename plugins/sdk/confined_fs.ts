@@ -208,6 +208,12 @@ export function readChunk(
 /**
  * Reads a verified file to its end.
  *
+ * The first read asks for one byte more than the size seen when the file
+ * was opened; a read that returns less than it asked for has reached the
+ * end ({@linkcode openVerified} only opens regular files, whose reads are
+ * short only there), so a file that did not grow takes a single read into
+ * a buffer of its own size. A file that grew is read on in larger chunks.
+ *
  * @param file The open file.
  * @param maxBytes Stop (and return undefined) once more than this many
  * bytes were read.
@@ -219,16 +225,52 @@ export async function readAll(
 ): Promise<Uint8Array | undefined> {
   const chunks: Uint8Array[] = [];
   let total = 0;
+  let size = Math.min(file.size + 1, 8 << 20);
   for (;;) {
-    const buf = new Uint8Array(
-      Math.max(64 * 1024, Math.min(file.size + 1, 8 << 20)),
-    );
+    const buf = new Uint8Array(size);
     const n = await readChunk(file, buf);
     if (n === 0) break;
     chunks.push(buf.subarray(0, n));
     total += n;
     if (total > maxBytes) return undefined;
+    if (n < buf.length) break; // a short read of a regular file: its end
+    size = Math.max(64 * 1024, Math.min(total, 8 << 20));
   }
+  return concat(chunks, total);
+}
+
+/**
+ * Reads a verified file to its end, synchronously (for many small files,
+ * where a trip through the event loop per read costs more than the read):
+ * one read into a buffer one byte larger than the size seen at open, more
+ * only if the file grew.
+ *
+ * @param file The open file.
+ * @param maxBytes Stop (and return undefined) once more than this many
+ * bytes were read.
+ * @returns The bytes, or undefined when larger than `maxBytes`.
+ */
+export function readAllSync(
+  file: VerifiedFile,
+  maxBytes: number = Infinity,
+): Uint8Array | undefined {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  let size = Math.min(file.size + 1, 8 << 20);
+  for (;;) {
+    const buf = new Uint8Array(size);
+    const n = fs.readSync(file.fd, buf, 0, buf.length, null);
+    if (n === 0) break;
+    chunks.push(buf.subarray(0, n));
+    total += n;
+    if (total > maxBytes) return undefined;
+    if (n < buf.length) break; // a short read of a regular file: its end
+    size = Math.max(64 * 1024, Math.min(total, 8 << 20));
+  }
+  return concat(chunks, total);
+}
+
+function concat(chunks: Uint8Array[], total: number): Uint8Array {
   if (chunks.length === 1) return chunks[0]!;
   const out = new Uint8Array(total);
   let at = 0;

@@ -16,6 +16,13 @@
  *   searched (its own `.gitignore` files still apply).
  * - Symbolic links are neither followed nor reported, so a walk never
  *   leaves the directory it started in.
+ * - At the time of use too: the start must be a real path (no symbolic
+ *   link on the way), and each directory is listed only if its real path
+ *   is still itself just before and just after the listing, so a directory
+ *   swapped for a symbolic link to somewhere else after its parent was
+ *   listed is skipped, not listed. `.gitignore` files are opened and
+ *   verified (`openVerified` of `plugins/sdk/confined_fs.ts`) and read
+ *   through the handle.
  * - One directory is listed at a time, when the consumer asks for more;
  *   the walk keeps only the directories still to visit, never the tree.
  *
@@ -23,6 +30,13 @@
  */
 import ignore, { type Ignore } from "ignore";
 import { dirname, join, relative } from "node:path";
+import {
+  closeFile,
+  openVerified,
+  readAllSync,
+  type VerifiedFile,
+} from "../sdk/confined_fs.ts";
+import type { ResolvedRoot } from "../sdk/roots.ts";
 
 /** One file the walk found. */
 export interface WalkEntry {
@@ -45,6 +59,11 @@ export interface WalkOptions {
   ignoreFrom?: string;
   /** Stops the walk. */
   signal?: AbortSignal;
+  /**
+   * The granted roots every `.gitignore` file read must lie in (default:
+   * `ignoreFrom`, else the start).
+   */
+  roots?: readonly ResolvedRoot[];
 }
 
 interface Level {
@@ -53,14 +72,42 @@ interface Level {
   ig: Ignore;
 }
 
-function loadIgnore(dir: string): Level | undefined {
+/** Largest `.gitignore` file read; a larger one is not applied. */
+const MAX_IGNORE_BYTES = 1 << 20;
+
+/**
+ * Reads `dir/.gitignore` through a verified handle: a file swapped for a
+ * symbolic link (or anything else not a regular file inside the roots)
+ * is not read, and counts as absent.
+ */
+function loadIgnore(
+  dir: string,
+  roots: readonly ResolvedRoot[],
+): Level | undefined {
+  const path = join(dir, ".gitignore");
+  let file: VerifiedFile | undefined;
   let text: string;
   try {
-    text = Deno.readTextFileSync(join(dir, ".gitignore"));
+    file = openVerified(path, roots, path);
+    if (file.size > MAX_IGNORE_BYTES) return undefined;
+    const bytes = readAllSync(file, MAX_IGNORE_BYTES);
+    if (bytes === undefined) return undefined;
+    text = new TextDecoder().decode(bytes);
+  } catch {
+    return undefined;
+  } finally {
+    if (file) closeFile(file);
+  }
+  return { dir, ig: ignore({ allowRelativePaths: true }).add(text) };
+}
+
+/** The real path of `dir`, or undefined when it cannot be resolved. */
+function realPathOf(dir: string): string | undefined {
+  try {
+    return Deno.realPathSync(dir);
   } catch {
     return undefined;
   }
-  return { dir, ig: ignore({ allowRelativePaths: true }).add(text) };
 }
 
 /**
@@ -89,8 +136,9 @@ function ignored(
  * lazily and yield to the event loop between steps (see
  * {@linkcode Slicer} and {@linkcode mapOrdered}).
  *
- * @param start Absolute directory.
- * @param options Ignore handling, depth, cancellation.
+ * @param start Absolute directory, a real path (nothing is listed
+ * otherwise).
+ * @param options Ignore handling, depth, cancellation, roots.
  * @yields Every file not ignored, depth first, sorted by name per directory.
  */
 export function* walk(
@@ -99,6 +147,8 @@ export function* walk(
 ): Generator<WalkEntry> {
   const useIgnore = options.gitignore !== false;
   const maxDepth = options.maxDepth ?? Infinity;
+  const top = options.ignoreFrom ?? start;
+  const roots = options.roots ?? [{ absolute: top, real: top }];
   const base: Level[] = [];
   if (useIgnore && options.ignoreFrom !== undefined) {
     const chain: string[] = [];
@@ -110,7 +160,7 @@ export function* walk(
       }
     }
     for (const d of chain) {
-      const level = loadIgnore(d);
+      const level = loadIgnore(d, roots);
       if (level) base.push(level);
     }
     // A start the outer files ignore was named on purpose: search it all
@@ -131,6 +181,9 @@ export function* walk(
     let levels = frame.levels;
     const names: { name: string; isDir: boolean }[] = [];
     let hasIgnoreFile = false;
+    // Every directory the walk builds is a real path; one that no longer
+    // resolves to itself was swapped (or a link was put on its way).
+    if (realPathOf(frame.dir) !== frame.dir) continue;
     try {
       for (const e of Deno.readDirSync(frame.dir)) {
         if (e.isSymlink) continue;
@@ -151,8 +204,9 @@ export function* walk(
       ) continue; // vanished or unreadable: skipped, like grep -s
       throw err;
     }
+    if (realPathOf(frame.dir) !== frame.dir) continue; // swapped meanwhile
     if (useIgnore && hasIgnoreFile) {
-      const own = loadIgnore(frame.dir);
+      const own = loadIgnore(frame.dir, roots);
       if (own) levels = [...levels, own];
     }
     names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:21Z"
+  resolved_at = "2026-12-02T01:24:17Z"
   checksums = {
-    "darwin_amd64"  = "sha256:40a72ef32d5fa56c869a0ad54c17e2e8adc5c05ec37d5be098f2a6d90219e5d6"
-    "darwin_arm64"  = "sha256:40a72ef32d5fa56c869a0ad54c17e2e8adc5c05ec37d5be098f2a6d90219e5d6"
-    "linux_amd64"   = "sha256:40a72ef32d5fa56c869a0ad54c17e2e8adc5c05ec37d5be098f2a6d90219e5d6"
-    "linux_arm64"   = "sha256:40a72ef32d5fa56c869a0ad54c17e2e8adc5c05ec37d5be098f2a6d90219e5d6"
-    "windows_amd64" = "sha256:40a72ef32d5fa56c869a0ad54c17e2e8adc5c05ec37d5be098f2a6d90219e5d6"
+    "darwin_amd64"  = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
+    "darwin_arm64"  = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
+    "linux_amd64"   = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
+    "linux_arm64"   = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
+    "windows_amd64" = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
   }
   envelope = {
     env   = []

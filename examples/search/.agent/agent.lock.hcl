@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:22Z"
+  resolved_at = "2026-12-02T01:24:19Z"
   checksums = {
-    "darwin_amd64"  = "sha256:40a72ef32d5fa56c869a0ad54c17e2e8adc5c05ec37d5be098f2a6d90219e5d6"
-    "darwin_arm64"  = "sha256:40a72ef32d5fa56c869a0ad54c17e2e8adc5c05ec37d5be098f2a6d90219e5d6"
-    "linux_amd64"   = "sha256:40a72ef32d5fa56c869a0ad54c17e2e8adc5c05ec37d5be098f2a6d90219e5d6"
-    "linux_arm64"   = "sha256:40a72ef32d5fa56c869a0ad54c17e2e8adc5c05ec37d5be098f2a6d90219e5d6"
-    "windows_amd64" = "sha256:40a72ef32d5fa56c869a0ad54c17e2e8adc5c05ec37d5be098f2a6d90219e5d6"
+    "darwin_amd64"  = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
+    "darwin_arm64"  = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
+    "linux_amd64"   = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
+    "linux_arm64"   = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
+    "windows_amd64" = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
   }
   envelope = {
     env   = []
@@ -71,13 +71,13 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:22Z"
+  resolved_at = "2026-12-02T01:25:43Z"
   checksums = {
-    "darwin_amd64"  = "sha256:a1d85b683fa3ce7c50a470366c8d0c56bd336ec1c02e23040422d9ea563d7dc9"
-    "darwin_arm64"  = "sha256:a1d85b683fa3ce7c50a470366c8d0c56bd336ec1c02e23040422d9ea563d7dc9"
-    "linux_amd64"   = "sha256:a1d85b683fa3ce7c50a470366c8d0c56bd336ec1c02e23040422d9ea563d7dc9"
-    "linux_arm64"   = "sha256:a1d85b683fa3ce7c50a470366c8d0c56bd336ec1c02e23040422d9ea563d7dc9"
-    "windows_amd64" = "sha256:a1d85b683fa3ce7c50a470366c8d0c56bd336ec1c02e23040422d9ea563d7dc9"
+    "darwin_amd64"  = "sha256:0ec981ba2b834650e308873ba0c1d81396557f6f0e64be72af25808ed00cb3a8"
+    "darwin_arm64"  = "sha256:0ec981ba2b834650e308873ba0c1d81396557f6f0e64be72af25808ed00cb3a8"
+    "linux_amd64"   = "sha256:0ec981ba2b834650e308873ba0c1d81396557f6f0e64be72af25808ed00cb3a8"
+    "linux_arm64"   = "sha256:0ec981ba2b834650e308873ba0c1d81396557f6f0e64be72af25808ed00cb3a8"
+    "windows_amd64" = "sha256:0ec981ba2b834650e308873ba0c1d81396557f6f0e64be72af25808ed00cb3a8"
   }
   envelope = {
     env   = []
