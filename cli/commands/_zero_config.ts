@@ -16,6 +16,9 @@ import {
 import { CONFIG_FILE_NAME } from "../../config/files.ts";
 import type { CliIo } from "./io.ts";
 import { EXIT_CONFIG } from "./exit_codes.ts";
+import { openKernel } from "../../kernel/kernel.ts";
+import type { Kernel } from "../../kernel/api.ts";
+import { BUILTINS } from "../../plugins/builtin.ts";
 
 /** What {@linkcode zeroConfig} decided. */
 export type ZeroConfig =
@@ -76,4 +79,32 @@ export async function zeroConfig(
     }; tools confined to this directory; file changes and shell commands are asked for); run "agent init" to write it to agent.hcl and make it explicit\n`,
   );
   return { kind: "default", text: defaultConfigText(choice) };
+}
+
+/**
+ * Opens the kernel of `agent` and `agent run` on a project: its own
+ * `agent.hcl`, else the built-in default ({@linkcode zeroConfig}), with
+ * this package's first-party plugins.
+ *
+ * @param dir The project directory.
+ * @param io Streams and environment (the notice goes to stderr).
+ * @param options `--locked`, and whether ALWAYS answers are persisted.
+ * @returns The running kernel, or the exit code to end with.
+ * @throws What {@linkcode openKernel} throws.
+ */
+export async function openProjectKernel(
+  dir: string,
+  io: CliIo,
+  options: { locked: boolean; persistAlways?: boolean },
+): Promise<{ kernel: Kernel } | { exit: number }> {
+  const config = await zeroConfig(dir, io, { locked: options.locked });
+  if (config.kind === "exit") return { exit: config.code };
+  const kernel = await openKernel(dir, {
+    builtins: BUILTINS,
+    env: io.env,
+    locked: options.locked,
+    ...(options.persistAlways ? { persistAlways: true } : {}),
+    ...(config.kind === "default" ? { defaultConfig: config.text } : {}),
+  });
+  return { kernel };
 }

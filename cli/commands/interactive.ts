@@ -1,23 +1,21 @@
 /**
  * `agent` with no command: a line-based interactive session on the library
- * API ({@linkcode openKernel}), with approvals and questions asked on the
+ * API (`openKernel`), with approvals and questions asked on the
  * terminal; its arguments, its help and its exit code.
  *
  * @module
  */
 import { resolve } from "node:path";
-import { openKernel } from "../../kernel/kernel.ts";
 import { sessionExitCode } from "../../kernel/api.ts";
 import type { Approver } from "../../kernel/agent/approval_gate.ts";
 import type { InteractiveAnswerer } from "../../kernel/agent/interactive_gate.ts";
 import type { ApprovalAnswer } from "../../kernel/agent/session_events.ts";
-import { BUILTINS } from "../../plugins/builtin.ts";
 import { EventRenderer, styleFor } from "../render/events.ts";
 import type { AgentIo } from "./io.ts";
 import { EXIT_OK, EXIT_TERMINATED, EXIT_USAGE } from "./exit_codes.ts";
 import { parseOptions, usageError, useColor } from "./_common.ts";
 import { reportError } from "./_report_error.ts";
-import { zeroConfig } from "./_zero_config.ts";
+import { openProjectKernel } from "./_zero_config.ts";
 
 /**
  * Reads lines from a byte stream. One read is in flight at a time; a
@@ -133,15 +131,12 @@ export async function interactiveCommand(
   const dir = resolve(io.cwd, (v.dir as string | undefined) ?? ".");
   let kernel;
   try {
-    const config = await zeroConfig(dir, io, { locked: v.locked === true });
-    if (config.kind === "exit") return config.code;
-    kernel = await openKernel(dir, {
-      builtins: BUILTINS,
-      env: io.env,
+    const opened = await openProjectKernel(dir, io, {
       locked: v.locked === true,
       persistAlways: tty,
-      ...(config.kind === "default" ? { defaultConfig: config.text } : {}),
     });
+    if ("exit" in opened) return opened.exit;
+    kernel = opened.kernel;
   } catch (err) {
     return reportError(io, err);
   }

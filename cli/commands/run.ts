@@ -1,24 +1,22 @@
 /**
  * `agent run "prompt"`: one prompt, non-interactively, on the library API
- * ({@linkcode openKernel}); its arguments, its help and its exit code.
+ * (`openKernel`); its arguments, its help and its exit code.
  *
  * @module
  */
 import { resolve } from "node:path";
-import { openKernel } from "../../kernel/kernel.ts";
 import {
   type KernelSessionOptions,
   sessionExitCode,
 } from "../../kernel/api.ts";
 import type { Approver } from "../../kernel/agent/approval_gate.ts";
 import type { OnAsk } from "../../kernel/agent/session_spec.ts";
-import { BUILTINS } from "../../plugins/builtin.ts";
 import { EventRenderer, styleFor } from "../render/events.ts";
 import type { AgentIo } from "./io.ts";
 import { EXIT_OK, EXIT_TERMINATED, EXIT_USAGE } from "./exit_codes.ts";
 import { parseOptions, usageError, useColor } from "./_common.ts";
 import { reportError } from "./_report_error.ts";
-import { zeroConfig } from "./_zero_config.ts";
+import { openProjectKernel } from "./_zero_config.ts";
 
 /** The `--help` text of `agent run`. */
 export const RUN_HELP: string =
@@ -111,14 +109,11 @@ export async function runCommand(
   try {
     let kernel;
     try {
-      const config = await zeroConfig(dir, io, { locked: v.locked === true });
-      if (config.kind === "exit") return config.code;
-      kernel = await openKernel(dir, {
-        builtins: BUILTINS,
-        env: io.env,
+      const opened = await openProjectKernel(dir, io, {
         locked: v.locked === true,
-        ...(config.kind === "default" ? { defaultConfig: config.text } : {}),
       });
+      if ("exit" in opened) return opened.exit;
+      kernel = opened.kernel;
     } catch (err) {
       return reportError(io, err);
     }
