@@ -7,8 +7,9 @@
  *     agent sessions list | show ID | replay ID | verify ID
  *     agent init [dir] [--yes] [--provider P] [--ci github]
  *     agent check-config [dir] [--json] [--locked] [--require-env] [--explain]
- *     agent lock [dir]
+ *     agent lock [dir] [--accept-widening]
  *     agent plan [dir] [--base GIT_REF] [--json]
+ *     agent test [dir] [--json] [--locked]
  *
  * Run it with `deno task agent <command>`. Exit codes of `agent` and
  * `agent run`: 0 success, 1 task error, 2 config or lock invalid, 3 usage,
@@ -16,7 +17,8 @@
  * (130 interrupted). `check-config`: 0 valid; 1 invalid configuration; 2
  * the lock file is missing (with `--locked`), outdated or does not match;
  * 3 usage error. `plan`: 0 nothing widens; 10 a permission, an allow or a
- * tool widens; 1, 2 and 3 as `check-config`.
+ * tool widens; 1, 2 and 3 as `check-config`. `test`: 0 every policy test
+ * passes; 1 one fails; 2 and 3 as `check-config`.
  *
  * @module
  */
@@ -53,7 +55,12 @@ Commands:
   check-config [dir]   Check agent.hcl, the lock file, the global config and
                        the local plugins' manifests (see: agent check-config -h)
   lock [dir]           Write .agent/agent.lock.hcl for the providers available
-                       locally: version, checksums, envelope and config schema
+                       locally: version, checksums, envelope, config schema
+                       and tools; [--accept-widening] records a version that
+                       widens them
+  test [dir]           Run the policy tests in agent.test.hcl offline, with
+                       the kernel's gate (see: agent test -h): [--json]
+                       [--locked]; exit 1 when a test fails
   plan [dir]           What a change lets the agent do: the capability diff of
                        the working tree against a base commit (see: agent plan
                        -h): [--base GIT_REF] [--json]; exit 10 when it widens
@@ -119,6 +126,10 @@ export async function run(
       const { initCommand } = await import("./commands/init.ts");
       return await initCommand(rest, io);
     }
+    case "test": {
+      const { testCommand } = await import("./commands/test.ts");
+      return await testCommand(rest, io);
+    }
     case "plan": {
       const { planCommand } = await import("./commands/plan.ts");
       return await planCommand(rest, io);
@@ -132,7 +143,7 @@ export async function run(
         USAGE,
         `unknown command ${
           JSON.stringify(command)
-        }: expected run, sessions, init, check-config, lock or plan`,
+        }: expected run, sessions, init, check-config, lock, plan or test`,
       );
   }
 }

@@ -23,6 +23,7 @@ import {
 } from "./lock_file.ts";
 import { satisfies } from "./version_constraint.ts";
 import { diag } from "./_schema.ts";
+import { RISK_CLASSES, type RiskClass } from "../contract/policy.ts";
 
 /** Options for {@linkcode lockConfig}. */
 export interface LockConfigOptions extends LoadConfigInputsOptions {
@@ -36,6 +37,13 @@ export interface LockConfigOptions extends LoadConfigInputsOptions {
    * @default {false}
    */
   dryRun?: boolean;
+  /**
+   * Record a version whose envelope, tools or risk classes are wider than
+   * the locked ones (`--accept-widening`); the entry then lists what was
+   * accepted. Without it such a version is refused (`E_LOCK_WIDENS`).
+   * @default {false}
+   */
+  acceptWidening?: boolean;
 }
 
 /** What happened to one provider. */
@@ -48,6 +56,8 @@ export interface LockChange {
   version?: string;
   /** The source. */
   source: string;
+  /** What the new entry widens over the old one (accepted or refused). */
+  widening?: string[];
 }
 
 /** What {@linkcode lockConfig} returns. */
@@ -73,7 +83,75 @@ function sameEntry(a: LockedProvider, b: LockedProvider): boolean {
     JSON.stringify(a.checksums) === JSON.stringify(b.checksums) &&
     JSON.stringify(a.envelope ?? null) === JSON.stringify(b.envelope ?? null) &&
     JSON.stringify(a.configSchema ?? null) ===
-      JSON.stringify(b.configSchema ?? null);
+      JSON.stringify(b.configSchema ?? null) &&
+    JSON.stringify(a.tools ?? null) === JSON.stringify(b.tools ?? null);
+}
+
+const RISK_RANK: Readonly<Record<RiskClass, number>> = Object.fromEntries(
+  RISK_CLASSES.map((r, i) => [r, i]),
+) as Record<RiskClass, number>;
+
+/**
+ * What a new lock entry may do that the old one could not, one line per
+ * item: a capability the envelope adds, a tool the manifest adds, a tool
+ * whose risk class rises, or a resource tool that becomes a data source or
+ * interactive (it then skips the plan/apply gate). Tools are compared only
+ * when the old entry recorded them.
+ *
+ * @example Usage
+ * ```ts
+ * import { lockWidening } from "./lock.ts";
+ * import assert from "node:assert/strict";
+ * const base = { name: "fs", source: "./fs", version: "1.0.0", resolvedAt: "", checksums: {} };
+ * const env = { env: [], run: [], read: ["."], write: [], net: [] };
+ * assert.deepEqual(
+ *   lockWidening(
+ *     { ...base, envelope: env, tools: [{ name: "read", kind: "data_source", risk: "read_only" }] },
+ *     { ...base, version: "1.1.0", envelope: { ...env, net: ["example.org"] },
+ *       tools: [{ name: "read", kind: "data_source", risk: "low" }] },
+ *   ),
+ *   ['envelope net adds "example.org"', 'tool "read": risk read_only -> low'],
+ * );
+ * ```
+ *
+ * @param old The locked entry.
+ * @param next The entry about to be written.
+ * @returns The widened items (empty: nothing widens).
+ */
+export function lockWidening(
+  old: LockedProvider,
+  next: LockedProvider,
+): string[] {
+  const out: string[] = [];
+  if (next.envelope) {
+    for (const kind of ["env", "run", "read", "write", "net"] as const) {
+      const before = new Set(old.envelope?.[kind] ?? []);
+      for (const item of next.envelope[kind]) {
+        if (!before.has(item)) {
+          out.push(`envelope ${kind} adds ${JSON.stringify(item)}`);
+        }
+      }
+    }
+  }
+  if (old.tools && next.tools) {
+    const before = new Map(old.tools.map((t) => [t.name, t]));
+    for (const t of next.tools) {
+      const o = before.get(t.name);
+      if (!o) {
+        out.push(`tool "${t.name}" is new (${t.kind}, ${t.risk})`);
+        continue;
+      }
+      if (RISK_RANK[t.risk] > RISK_RANK[o.risk]) {
+        out.push(`tool "${t.name}": risk ${o.risk} -> ${t.risk}`);
+      }
+      if (o.kind === "resource" && t.kind !== "resource") {
+        out.push(
+          `tool "${t.name}": kind resource -> ${t.kind} (skips the plan/apply gate)`,
+        );
+      }
+    }
+  }
+  return out;
 }
 
 /**
@@ -230,15 +308,52 @@ export async function lockConfig(
         net: [...manifest.capabilities.net],
       },
       configSchema: manifest.configSchema ?? [],
+      ...(artifact.tools
+        ? {
+          tools: artifact.tools.map((t) => ({
+            name: t.name,
+            kind: t.kind,
+            risk: t.risk,
+          })),
+        }
+        : {}),
     };
     const unchanged = old !== undefined && sameEntry(old, entry);
-    if (unchanged) entry.resolvedAt = old!.resolvedAt;
+    if (unchanged) {
+      entry.resolvedAt = old!.resolvedAt;
+      if (old!.acceptedWidening) {
+        entry.acceptedWidening = old!.acceptedWidening;
+      }
+    }
+    const widening = old !== undefined && !unchanged && old.source === rp.source
+      ? lockWidening(old, entry)
+      : [];
+    if (widening.length > 0) {
+      if (!options.acceptWidening) {
+        diagnostics.push(diag(
+          "error",
+          "E_LOCK_WIDENS",
+          `Provider "${rp.name}" ${manifest.version} widens what ${
+            old!.version
+          } may do`,
+          `Compared with the locked entry: ${
+            widening.join("; ")
+          }. Review the change, then run "agent lock --accept-widening" to record it (the lock file then lists what was accepted).`,
+          rp.sourceRange,
+        ));
+      } else {
+        entry.acceptedWidening = widening.map((w) =>
+          `${old!.version} -> ${manifest.version}: ${w}`
+        );
+      }
+    }
     next.providers.set(rp.name, entry);
     changes.push({
       name: rp.name,
       status: unchanged ? "unchanged" : "locked",
       source: rp.source,
       version: manifest.version,
+      ...(widening.length > 0 ? { widening } : {}),
     });
   }
   if (diagnostics.length > 0) return result({ changes });

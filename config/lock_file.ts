@@ -52,6 +52,13 @@ import type {
   ConfigAttributeSpec,
   ConfigAttrType,
 } from "../contract/manifest.ts";
+import {
+  POLICY_MATCH_KINDS,
+  RISK_CLASSES,
+  type RiskClass,
+  type ToolKind,
+} from "../contract/policy.ts";
+import type { ToolDeclaration } from "./plan.ts";
 import { E_LOCK_VERSION } from "./codes.ts";
 import {
   checkBody,
@@ -84,6 +91,19 @@ export interface LockedProvider {
   envelope?: CapabilityEnvelope;
   /** The config schema recorded when locked (absent: none recorded). */
   configSchema?: ConfigAttributeSpec[];
+  /**
+   * The tools the manifest declared when locked, with their kinds and risk
+   * classes (absent: none recorded, or the manifest lists none). `agent
+   * test` judges calls with these offline; `agent lock` compares a new
+   * version's against them.
+   */
+  tools?: ToolDeclaration[];
+  /**
+   * What the operator accepted with `agent lock --accept-widening` when
+   * this version widened the previous one: one line per widened item
+   * (absent: nothing was widened).
+   */
+  acceptedWidening?: string[];
   /** Where the entry is. */
   range?: SourceRange;
 }
@@ -222,6 +242,8 @@ function decodeEntry(
         checksums: { type: "map(string)", required: true },
         envelope: { type: "object" },
         config_schema: { type: "any" },
+        tools: { type: "any" },
+        accepted_widening: { type: "list(string)" },
       },
       blocks: {},
     },
@@ -342,6 +364,25 @@ function decodeEntry(
       ));
     }
   }
+  let tools: ToolDeclaration[] | undefined;
+  const toolsAttr = attrs.get("tools");
+  const rawTools = get("tools", "any");
+  if (toolsAttr !== undefined && rawTools !== undefined) {
+    const problems: string[] = [];
+    tools = decodeTools(rawTools, problems);
+    for (const p of problems) {
+      diagnostics.push(diag(
+        "error",
+        "E_INVALID_VALUE",
+        `Invalid tools in ${where}`,
+        `${p}.`,
+        toolsAttr.expr.range,
+      ));
+    }
+  }
+  const accepted = get("accepted_widening", "list(string)") as
+    | string[]
+    | undefined;
   if (diagnostics.length > before) return undefined;
   const entry: LockedProvider = {
     name,
@@ -353,7 +394,57 @@ function decodeEntry(
   };
   if (envelope !== undefined) entry.envelope = envelope;
   if (configSchema !== undefined) entry.configSchema = configSchema;
+  if (tools !== undefined) entry.tools = tools;
+  if (accepted !== undefined) entry.acceptedWidening = accepted;
   return entry;
+}
+
+const TOOL_KINDS: readonly ToolKind[] = [...POLICY_MATCH_KINDS, "interactive"];
+
+function decodeTools(raw: Value, problems: string[]): ToolDeclaration[] {
+  if (!Array.isArray(raw)) {
+    problems.push(`"tools" must be a list of tools, got ${describeType(raw)}`);
+    return [];
+  }
+  const out: ToolDeclaration[] = [];
+  raw.forEach((item, i) => {
+    const at = `tools[${i}]`;
+    if (item === null || typeof item !== "object" || Array.isArray(item)) {
+      problems.push(`"${at}" must be an object, got ${describeType(item)}`);
+      return;
+    }
+    const o = item as ObjectValue;
+    for (const k of Object.keys(o)) {
+      if (!["name", "kind", "risk"].includes(k)) {
+        problems.push(`"${at}" has an unknown key "${k}"`);
+      }
+    }
+    const { name, kind, risk } = o;
+    if (typeof name !== "string" || name === "") {
+      problems.push(`"${at}.name" must be a non-empty string`);
+      return;
+    }
+    if (typeof kind !== "string" || !TOOL_KINDS.includes(kind as ToolKind)) {
+      problems.push(
+        `"${at}.kind" must be one of ${
+          TOOL_KINDS.map((k) => `"${k}"`).join(", ")
+        }`,
+      );
+      return;
+    }
+    if (
+      typeof risk !== "string" || !RISK_CLASSES.includes(risk as RiskClass)
+    ) {
+      problems.push(
+        `"${at}.risk" must be one of ${
+          RISK_CLASSES.map((k) => `"${k}"`).join(", ")
+        }`,
+      );
+      return;
+    }
+    out.push({ name, kind: kind as ToolKind, risk: risk as RiskClass });
+  });
+  return out;
 }
 
 function sortKeys(o: Record<string, string>): Record<string, string> {
@@ -587,6 +678,17 @@ export function formatLockFile(lock: LockFile): string {
       out += `  config_schema = ${
         formatValue(schemaToHcl(p.configSchema), "  ")
       }\n`;
+    }
+    if (p.tools !== undefined) {
+      out += `  tools = ${
+        formatValue(
+          p.tools.map((t) => ({ name: t.name, kind: t.kind, risk: t.risk })),
+          "  ",
+        )
+      }\n`;
+    }
+    if (p.acceptedWidening !== undefined) {
+      out += `  accepted_widening = ${formatValue(p.acceptedWidening, "  ")}\n`;
     }
     out += "}\n";
   }

@@ -12,20 +12,28 @@ import { errorText, usageError } from "./_common.ts";
 import { parseArgs } from "node:util";
 
 /** The `--help` text of `agent lock`. */
-export const LOCK_HELP: string = `Usage: agent lock [dir]
+export const LOCK_HELP: string = `Usage: agent lock [dir] [--accept-widening]
 
 Writes dir/.agent/agent.lock.hcl (dir defaults to the current directory) for
 every provider available locally (builtin/<name> and path sources): its
 version, the checksum of its artifact, its capability envelope and its config
-schema. Forge providers keep their existing entries (they cannot be resolved
+schema, and the tools its manifest declares with their kinds and risk
+classes. Forge providers keep their existing entries (they cannot be resolved
 offline); dev_overrides names are never written. An unchanged project is
 written byte for byte the same.
 
+A new version of a locked plugin whose capability envelope, tools or risk
+classes are wider than the locked ones is refused, listing each widened
+item, unless --accept-widening is given; the lock file then records what was
+accepted (accepted_widening) and agent plan shows it.
+
 Options:
-  -h, --help   Show this help
+  --accept-widening  Record versions that widen the locked envelope, tools
+                     or risk classes
+  -h, --help         Show this help
 `;
 
-const USAGE = "Usage: agent lock [dir]";
+const USAGE = "Usage: agent lock [dir] [--accept-widening]";
 
 /**
  * Runs `agent lock`.
@@ -45,7 +53,10 @@ export async function lockCommand(
       args: [...args],
       allowPositionals: true,
       strict: true,
-      options: { help: { type: "boolean", short: "h" } },
+      options: {
+        help: { type: "boolean", short: "h" },
+        "accept-widening": { type: "boolean" },
+      },
     });
   } catch (err) {
     return usageError(io, USAGE, errorText(err));
@@ -60,7 +71,11 @@ export async function lockCommand(
   const dir = resolve(io.cwd, parsed.positionals[0] ?? ".");
   const { lockConfig } = await import("../../config/lock.ts");
   const { renderHuman } = await import("../../config/render.ts");
-  const r = await lockConfig(dir, { builtins: BUILTINS, env: io.env });
+  const r = await lockConfig(dir, {
+    builtins: BUILTINS,
+    env: io.env,
+    acceptWidening: parsed.values["accept-widening"] ?? false,
+  });
   if (!r.ok) {
     io.stderr(
       renderHuman({
@@ -84,6 +99,9 @@ export async function lockCommand(
       ? "unchanged"
       : "kept (not resolvable here)";
     io.stderr(`  ${c.name}: ${c.version ?? "-"} from ${c.source}, ${what}\n`);
+    for (const w of c.widening ?? []) {
+      io.stderr(`    accepted widening: ${w}\n`);
+    }
   }
   io.stderr(
     r.changed ? `Wrote ${r.path}\n` : `${r.path} is up to date\n`,

@@ -10,7 +10,10 @@ import type { JsonObject } from "@bufbuild/protobuf";
 import { commandArgument, type PolicyCall } from "../../contract/policy.ts";
 import type { ToolUseBlock } from "../../proto/gen/pluggableharness/content/v1/types_pb.ts";
 import type { PlanItem } from "../../proto/gen/pluggableharness/plan/v1/types_pb.ts";
-import type { ToolCall } from "../../proto/gen/pluggableharness/tool/v1/types_pb.ts";
+import type {
+  ToolCall,
+  ToolSchema,
+} from "../../proto/gen/pluggableharness/tool/v1/types_pb.ts";
 import type { ToolEntry } from "./_tool_index.ts";
 import type { StoredOutcome } from "./history.ts";
 import { riskText, toolKindText } from "./session_events.ts";
@@ -43,13 +46,33 @@ export interface CallRecord {
  * @returns The policy input.
  */
 export function policyCallOf(r: CallRecord): PolicyCall {
-  const s = r.entry!.schema;
-  const command = commandArgument(r.call?.arguments ?? r.toolUse.arguments);
+  return policyCallOfTool(
+    r.entry!.provider,
+    r.entry!.schema,
+    r.call?.arguments ?? r.toolUse.arguments,
+  );
+}
+
+/**
+ * {@linkcode policyCallOf} for a tool and arguments (`agent test` judges
+ * calls offline through it, as the dispatcher does).
+ *
+ * @param provider The provider's local name.
+ * @param schema The tool's schema (kind and risk).
+ * @param args The call's arguments.
+ * @returns The policy input.
+ */
+export function policyCallOfTool(
+  provider: string,
+  schema: Pick<ToolSchema, "name" | "kind" | "risk">,
+  args: Readonly<Record<string, unknown>> | undefined,
+): PolicyCall {
+  const command = commandArgument(args);
   return {
-    kind: toolKindText(s.kind)!,
-    provider: r.entry!.provider,
-    toolName: s.name,
-    risk: riskText(s.risk, s.kind),
+    kind: toolKindText(schema.kind)!,
+    provider,
+    toolName: schema.name,
+    risk: riskText(schema.risk, schema.kind),
     ...(command !== undefined ? { command } : {}),
   };
 }

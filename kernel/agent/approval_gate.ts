@@ -76,6 +76,8 @@ export interface PolicyVerdict {
   readonly decidedBy: string;
   /** True when a winning `ask` was downgraded to `deny` (non-resource call). */
   readonly downgraded: boolean;
+  /** For a call with a command: the normalized text of the deciding segment. */
+  readonly segment?: string;
 }
 
 /** Options of {@linkcode ApprovalGate}. */
@@ -178,6 +180,7 @@ export class ApprovalGate {
       action: d.action,
       decidedBy: `policy:${d.decidedBy || "default"}`,
       downgraded: d.downgraded,
+      ...(d.segment !== undefined ? { segment: d.segment } : {}),
     };
   }
 

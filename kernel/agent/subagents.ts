@@ -58,17 +58,19 @@ import type { SessionSpec } from "./session_spec.ts";
 import type { PluginIdentity } from "../../contract/plugin_identity.ts";
 import type { SessionRegistry } from "../state/session_registry.ts";
 import { SESSION_STATUS_TEXT } from "../state/session_store.ts";
+import {
+  childRemainingDepth,
+  SPAWN_CAPABLE_TOOL_NAMES,
+} from "../../config/delegation.ts";
 
-/** The operation names that make a tool spawn-capable. */
-export const SPAWN_CAPABLE_TOOL_NAMES: ReadonlySet<string> = new Set([
-  "spawn_subagent",
-]);
-
-/**
- * The remaining depth of a root session whose profile sets no `max_depth`
- * (the spec leaves `kernel_default_max_depth` open; ref-impl is unbounded).
- */
-export const KERNEL_DEFAULT_MAX_DEPTH = 3;
+// Pure delegation ceilings live in config/ (check-config --explain and
+// agent test compute the same numbers); re-exported here for the kernel.
+export {
+  childRemainingDepth,
+  KERNEL_DEFAULT_MAX_DEPTH,
+  rootRemainingDepth,
+  SPAWN_CAPABLE_TOOL_NAMES,
+} from "../../config/delegation.ts";
 
 /** The cap on a parent's in-flight children when its profile sets none. */
 export const DEFAULT_MAX_CONCURRENT_SUBAGENTS = 4;
@@ -121,47 +123,6 @@ export function capSpawnTools(
     }]),
   );
   return { ...spec, tools, ...(dynamicTools ? { dynamicTools } : {}) };
-}
-
-/**
- * The remaining depth of a root session.
- *
- * @param maxDepth The root profile's `max_depth`.
- * @returns `max_depth ?? KERNEL_DEFAULT_MAX_DEPTH`.
- */
-export function rootRemainingDepth(maxDepth: number | undefined): number {
-  return maxDepth ?? KERNEL_DEFAULT_MAX_DEPTH;
-}
-
-/**
- * A child's remaining depth: `min(parent − 1, max_depth)`, where an unset
- * `max_depth` is 0 (recursion is denied by default), narrowed by the
- * request's value, never below 0.
- *
- * @example Usage
- * ```ts
- * import { childRemainingDepth } from "./subagents.ts";
- * import assert from "node:assert/strict";
- *
- * assert.equal(childRemainingDepth(3, undefined), 0); // recursion denied by default
- * assert.equal(childRemainingDepth(3, 5), 2);         // the parent's budget wins
- * assert.equal(childRemainingDepth(3, 5, 1), 1);      // the request narrows
- * ```
- *
- * @param parentRemaining The parent's remaining depth.
- * @param maxDepth The child profile's `max_depth`.
- * @param requested The request's `remaining_depth`, if any.
- * @returns The child's remaining depth.
- */
-export function childRemainingDepth(
-  parentRemaining: number,
-  maxDepth: number | undefined,
-  requested?: number,
-): number {
-  return Math.max(
-    0,
-    Math.min(parentRemaining - 1, maxDepth ?? 0, requested ?? Infinity),
-  );
 }
 
 /** What the supervisor needs to know about a profile. */
