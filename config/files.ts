@@ -11,6 +11,7 @@
  * @module
  */
 
+import { POLICY_TEST_FILE } from "./policy_test_file.ts";
 import { getLogger } from "@logtape/logtape";
 import { didYouMean } from "../contract/diagnostic.ts";
 import { createHash } from "node:crypto";
@@ -504,7 +505,11 @@ export async function loadConfigInputs(
   const extra: string[] = [];
   try {
     for await (const e of Deno.readDir(root)) {
-      if (e.isFile && e.name.endsWith(".hcl") && e.name !== CONFIG_FILE_NAME) {
+      // agent.test.hcl holds policy tests (agent test), never config.
+      if (
+        e.isFile && e.name.endsWith(".hcl") && e.name !== CONFIG_FILE_NAME &&
+        e.name !== POLICY_TEST_FILE
+      ) {
         extra.push(e.name);
       }
     }

@@ -79,6 +79,8 @@ async function codeStamp(): Promise<string> {
     fileURLToPath(new URL("../../config/", here)),
     fileURLToPath(new URL("../../config/hcl/", here)),
     fileURLToPath(new URL("../../contract/", here)),
+    // agent.test.hcl is judged by the kernel's gate.
+    fileURLToPath(new URL("../../kernel/agent/", here)),
   ];
   const extra = [
     fileURLToPath(new URL("../../plugins/builtin.ts", here)),
@@ -141,8 +143,9 @@ export async function computeCacheKey(input: CacheKeyInput): Promise<string> {
   } catch {
     // no directory
   }
-  const [agent, lock, global, code] = await Promise.all([
+  const [agent, tests, lock, global, code] = await Promise.all([
     hashFile(join(input.dir, "agent.hcl")),
+    hashFile(join(input.dir, "agent.test.hcl")),
     hashFile(join(input.dir, ".agent", "agent.lock.hcl")),
     input.globalPath ? hashFile(input.globalPath) : Promise.resolve(null),
     codeStamp(),
@@ -156,6 +159,7 @@ export async function computeCacheKey(input: CacheKeyInput): Promise<string> {
     color: input.color,
     platform: input.platform,
     agent,
+    tests,
     lock,
     global: [input.globalPath ?? null, global],
     hcl: extra.sort(),

@@ -3,7 +3,9 @@
  * checks the agent
  * configuration of a project and says, before any agent runs, whether
  * `agent.hcl` is valid, whether every provider is locked to an exact,
- * checksummed version, and that no plugin gets more than it declares.
+ * checksummed version, and that no plugin gets more than it declares. When
+ * `agent.test.hcl` is beside `agent.hcl`, its policy tests run too, and
+ * each failure is a diagnostic at the test's block.
  *
  *     deno task check-config examples --locked
  *
@@ -34,7 +36,9 @@ export const CHECK_CONFIG_HELP: string =
 
 Checks the agent configuration in dir (default: the current directory):
 agent.hcl, .agent/agent.lock.hcl, the global $XDG_CONFIG_HOME/agent/config.hcl
-and the manifest of every plugin available locally. Prints every problem with
+and the manifest of every plugin available locally, and runs the policy tests
+in agent.test.hcl when there is one (see: agent test -h; a failing test is an
+error at its block). Prints every problem with
 its source line, grouped by file, then a one-line summary.
 
 It needs no secrets: an env("NAME") variable that is not set is a warning
@@ -188,6 +192,22 @@ export async function run(
     env: io.env,
     platform,
   });
+  // agent.test.hcl: each failing test is a diagnostic at its block.
+  if (result.plan) {
+    const { runPolicyTestsIn } = await import("./_policy_tests.ts");
+    const tests = await runPolicyTestsIn(dir, result.plan);
+    if (tests.found) {
+      if (tests.text !== undefined) result.sources.set(tests.file, tests.text);
+      result.diagnostics.push(...tests.diagnostics);
+      if (
+        result.exitCode === 0 &&
+        tests.diagnostics.some((d) => d.severity === "error")
+      ) {
+        result.exitCode = 1;
+        result.valid = false;
+      }
+    }
+  }
   let sandbox;
   if (result.plan) {
     const { sandboxReport } = await import("../../config/sandbox_report.ts");
