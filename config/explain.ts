@@ -27,6 +27,77 @@ import {
   type ToolKind,
 } from "../contract/policy.ts";
 import type { Plan, PlanProfile, PlanProvider } from "./plan.ts";
+import {
+  childRemainingDepth,
+  rootRemainingDepth,
+  SPAWN_CAPABLE_TOOL_NAMES,
+} from "./delegation.ts";
+import { matchesCall } from "../contract/policy.ts";
+
+// The tools of a profile whose provider's manifest lists them, with their
+// kind and risk (a wildcard on an unlisted provider is unknown offline).
+function knownTools(
+  plan: Plan,
+  profile: PlanProfile,
+): { name: string; call: PolicyCall }[] {
+  const out: { name: string; call: PolicyCall }[] = [];
+  for (const p of plan.providers) {
+    const entries = profile.tools.filter((t) => t.provider === p.name);
+    if (entries.length === 0 || !p.tools) continue;
+    const wildcard = entries.some((e) => e.wildcard);
+    for (const t of p.tools) {
+      if (!wildcard && !entries.some((e) => e.tool === t.name)) continue;
+      out.push({
+        name: `${p.name}.${t.name}`,
+        call: { kind: t.kind, provider: p.name, toolName: t.name, risk: t.risk },
+      });
+    }
+  }
+  return out;
+}
+
+// The rules that can decide a call of one of these tools (a command rule:
+// when its other fields match, since any command line may be sent).
+function rulesFor(
+  rules: readonly PolicyRule[],
+  tools: readonly { call: PolicyCall }[],
+): string[] {
+  return rules.filter((r) => {
+    const { command: _, ...rest } = r.match;
+    return tools.some((t) => matchesCall(rest, t.call));
+  }).map((r) => r.name);
+}
+
+function delegatesOf(
+  plan: Plan,
+  parent: PlanProfile,
+  profiles: readonly PlanProfile[],
+): ExplainDelegate[] {
+  const remaining = rootRemainingDepth(parent.bounds.maxDepth);
+  const parentTools = knownTools(plan, parent).map((t) => t.name);
+  const spawns = parentTools.some((t) =>
+    SPAWN_CAPABLE_TOOL_NAMES.has(t.slice(t.indexOf(".") + 1))
+  );
+  if (!(remaining > 0) || !spawns) return [];
+  return profiles.map((child) => {
+    const depth = childRemainingDepth(remaining, child.bounds.maxDepth);
+    const all = knownTools(plan, child).map((t) => t.name);
+    const isSpawn = (t: string) =>
+      SPAWN_CAPABLE_TOOL_NAMES.has(t.slice(t.indexOf(".") + 1));
+    const tools = depth > 0 ? all : all.filter((t) => !isSpawn(t));
+    const costs = [parent.bounds.maxCostUsd, child.bounds.maxCostUsd].filter((
+      c,
+    ): c is number => c !== undefined);
+    return {
+      child: child.name,
+      remainingDepth: depth,
+      ...(costs.length > 0 ? { maxCostUsd: Math.min(...costs) } : {}),
+      tools,
+      removed: all.filter((t) => !tools.includes(t)),
+      notInParent: tools.filter((t) => !parentTools.includes(t)),
+    };
+  });
+}
 
 /** One policy decision in the report. */
 export interface ExplainOutcome {
@@ -94,6 +165,34 @@ export interface ExplainProfile {
   bounds: string[];
   /** The providers the profile uses (tools and models), in plan order. */
   providers: ExplainProvider[];
+  /**
+   * The effective rule set: the policies that can decide a call of one of
+   * the profile's tools (known from the manifests), in declaration order.
+   */
+  rules: string[];
+  /** A root session's remaining depth (`max_depth` or the kernel default). */
+  remainingDepth: number;
+  /**
+   * For every profile a root session of this one may delegate to (it has a
+   * spawn-capable tool and depth left): what the child actually gets.
+   */
+  delegates: ExplainDelegate[];
+}
+
+/** What a sub-agent of a profile gets when a parent spawns it. */
+export interface ExplainDelegate {
+  /** The child's profile. */
+  child: string;
+  /** `min(parent − 1, child max_depth ?? 0)`. */
+  remainingDepth: number;
+  /** `min(parent max_cost_usd, child max_cost_usd)`; absent: unbounded. */
+  maxCostUsd?: number;
+  /** The child's tools (its own scope, never the parent's), after the depth cap. */
+  tools: string[];
+  /** Spawn-capable tools removed because the child's depth is 0. */
+  removed: string[];
+  /** Tools the child gets that the parent itself does not have. */
+  notInParent: string[];
 }
 
 /** What {@linkcode explainPlan} returns. */
@@ -297,6 +396,9 @@ export function explainPlan(
         providers: plan.providers.filter((p) => used.has(p.name)).map((p) =>
           explainProvider(plan, p, profile, transport)
         ),
+        rules: rulesFor(plan.policies, knownTools(plan, profile)),
+        remainingDepth: rootRemainingDepth(profile.bounds.maxDepth),
+        delegates: delegatesOf(plan, profile, profiles),
       };
     }),
   };
@@ -429,6 +531,31 @@ export function formatExplain(report: ExplainReport): string {
             }"${r.command}": ${r.action}  [policy "${r.rule}"]`,
           );
         }
+      }
+    }
+    lines.push(
+      `  effective rules: ${
+        profile.rules.length === 0
+          ? "(none: the defaults decide)"
+          : profile.rules.join(", ")
+      }`,
+    );
+    lines.push(`  remaining depth (root session): ${profile.remainingDepth}`);
+    for (const d of profile.delegates) {
+      lines.push(
+        `  delegates to "${d.child}": depth ${d.remainingDepth}, cost ${
+          d.maxCostUsd === undefined ? "unbounded" : `<= ${d.maxCostUsd} USD`
+        }, tools: ${d.tools.length === 0 ? "(none)" : d.tools.join(", ")}`,
+      );
+      if (d.removed.length > 0) {
+        lines.push(
+          `    removed (no depth left): ${d.removed.join(", ")}`,
+        );
+      }
+      if (d.notInParent.length > 0) {
+        lines.push(
+          `    ! not in "${profile.name}" itself: ${d.notInParent.join(", ")}`,
+        );
       }
     }
     lines.push("");

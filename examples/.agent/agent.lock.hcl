@@ -36,7 +36,7 @@ provider "echo" {
 provider "notes" {
   source      = "./plugins/notes"
   version     = "0.2.0"
-  resolved_at = "2026-12-02T00:37:10Z"
+  resolved_at = "2026-12-02T02:09:05Z"
   checksums = {
     "darwin_amd64"  = "sha256:d03e7a95c31622d71cfead1785eb81f244b72916ffe4fbc55193f89ce720af23"
     "darwin_arm64"  = "sha256:d03e7a95c31622d71cfead1785eb81f244b72916ffe4fbc55193f89ce720af23"
@@ -97,6 +97,23 @@ provider "notes" {
           default_json = "300"
         },
       ]
+    },
+  ]
+  tools = [
+    {
+      name = "read_note"
+      kind = "data_source"
+      risk = "read_only"
+    },
+    {
+      name = "write_note"
+      kind = "resource"
+      risk = "low"
+    },
+    {
+      name = "delete_note"
+      kind = "resource"
+      risk = "high"
     },
   ]
 }

@@ -59,7 +59,7 @@ provider "claude" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T01:24:14Z"
+  resolved_at = "2026-12-02T02:09:07Z"
   checksums = {
     "darwin_amd64"  = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
     "darwin_arm64"  = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
@@ -81,6 +81,28 @@ provider "fs" {
       required    = true
       sensitive   = false
       description = "Directories the tools may touch. Absolute, or relative to the session's working directory. A path escaping every root, through .. or a symbolic link, is refused."
+    },
+  ]
+  tools = [
+    {
+      name = "read_file"
+      kind = "data_source"
+      risk = "read_only"
+    },
+    {
+      name = "write_file"
+      kind = "resource"
+      risk = "moderate"
+    },
+    {
+      name = "edit_file"
+      kind = "resource"
+      risk = "moderate"
+    },
+    {
+      name = "multi_edit"
+      kind = "resource"
+      risk = "moderate"
     },
   ]
 }

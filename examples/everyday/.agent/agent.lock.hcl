@@ -6,7 +6,7 @@ lock_file_version = 1
 provider "ask" {
   source      = "builtin/user"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:19Z"
+  resolved_at = "2026-12-02T02:09:11Z"
   checksums = {
     "darwin_amd64"  = "sha256:7bcd6c03e37343745f4edc2984ad7f547715e5388493a391ad245089a9edaa30"
     "darwin_arm64"  = "sha256:7bcd6c03e37343745f4edc2984ad7f547715e5388493a391ad245089a9edaa30"
@@ -22,6 +22,13 @@ provider "ask" {
     net   = []
   }
   config_schema = []
+  tools = [
+    {
+      name = "ask_user"
+      kind = "interactive"
+      risk = "read_only"
+    },
+  ]
 }
 
 provider "docs" {
@@ -72,7 +79,7 @@ provider "docs" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T01:24:15Z"
+  resolved_at = "2026-12-02T02:09:11Z"
   checksums = {
     "darwin_amd64"  = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
     "darwin_arm64"  = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
@@ -94,6 +101,28 @@ provider "fs" {
       required    = true
       sensitive   = false
       description = "Directories the tools may touch. Absolute, or relative to the session's working directory. A path escaping every root, through .. or a symbolic link, is refused."
+    },
+  ]
+  tools = [
+    {
+      name = "read_file"
+      kind = "data_source"
+      risk = "read_only"
+    },
+    {
+      name = "write_file"
+      kind = "resource"
+      risk = "moderate"
+    },
+    {
+      name = "edit_file"
+      kind = "resource"
+      risk = "moderate"
+    },
+    {
+      name = "multi_edit"
+      kind = "resource"
+      risk = "moderate"
     },
   ]
 }
@@ -230,7 +259,7 @@ provider "graph" {
 provider "memory" {
   source      = "builtin/memory"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:19Z"
+  resolved_at = "2026-12-02T02:09:11Z"
   checksums = {
     "darwin_amd64"  = "sha256:aa8f6dc1dd8cc5166ad61cfcdd1d3e629752ae0ada6cf06b34b99ff1502fa55a"
     "darwin_arm64"  = "sha256:aa8f6dc1dd8cc5166ad61cfcdd1d3e629752ae0ada6cf06b34b99ff1502fa55a"
@@ -287,6 +316,23 @@ provider "memory" {
       default_json = "2000"
     },
   ]
+  tools = [
+    {
+      name = "remember"
+      kind = "resource"
+      risk = "low"
+    },
+    {
+      name = "forget"
+      kind = "resource"
+      risk = "moderate"
+    },
+    {
+      name = "search"
+      kind = "data_source"
+      risk = "read_only"
+    },
+  ]
 }
 
 provider "scripted" {
@@ -328,7 +374,7 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T01:25:41Z"
+  resolved_at = "2026-12-02T02:09:11Z"
   checksums = {
     "darwin_amd64"  = "sha256:0ec981ba2b834650e308873ba0c1d81396557f6f0e64be72af25808ed00cb3a8"
     "darwin_arm64"  = "sha256:0ec981ba2b834650e308873ba0c1d81396557f6f0e64be72af25808ed00cb3a8"
@@ -352,12 +398,24 @@ provider "search" {
       description = "Directories glob and grep may search. Absolute, or relative to the session's working directory. A path escaping every root, through .. or a symbolic link, is refused; symbolic links met during a walk are not followed."
     },
   ]
+  tools = [
+    {
+      name = "glob"
+      kind = "data_source"
+      risk = "read_only"
+    },
+    {
+      name = "grep"
+      kind = "data_source"
+      risk = "read_only"
+    },
+  ]
 }
 
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:53:42Z"
+  resolved_at = "2026-12-02T02:09:11Z"
   checksums = {
     "darwin_amd64"  = "sha256:c6807b96234e780518b79bed0727a0cc55e815aac5086e6f85010f0ba1bf476a"
     "darwin_arm64"  = "sha256:c6807b96234e780518b79bed0727a0cc55e815aac5086e6f85010f0ba1bf476a"
@@ -413,12 +471,29 @@ provider "sh" {
       default_json = "30000"
     },
   ]
+  tools = [
+    {
+      name = "bash"
+      kind = "resource"
+      risk = "high"
+    },
+    {
+      name = "bash_output"
+      kind = "data_source"
+      risk = "read_only"
+    },
+    {
+      name = "bash_kill"
+      kind = "resource"
+      risk = "low"
+    },
+  ]
 }
 
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:19Z"
+  resolved_at = "2026-12-02T02:09:11Z"
   checksums = {
     "darwin_amd64"  = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
     "darwin_arm64"  = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
@@ -434,12 +509,29 @@ provider "tasks" {
     net   = []
   }
   config_schema = []
+  tools = [
+    {
+      name = "task_create"
+      kind = "resource"
+      risk = "low"
+    },
+    {
+      name = "task_update"
+      kind = "resource"
+      risk = "low"
+    },
+    {
+      name = "task_list"
+      kind = "data_source"
+      risk = "read_only"
+    },
+  ]
 }
 
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:19Z"
+  resolved_at = "2026-12-02T02:09:11Z"
   checksums = {
     "darwin_amd64"  = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
     "darwin_arm64"  = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
@@ -494,6 +586,13 @@ provider "web" {
       sensitive    = false
       description  = "The User-Agent header sent."
       default_json = "\"ph-agent-web_fetch/0.1\""
+    },
+  ]
+  tools = [
+    {
+      name = "web_fetch"
+      kind = "data_source"
+      risk = "read_only"
     },
   ]
 }

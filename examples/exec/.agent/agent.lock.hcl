@@ -42,7 +42,7 @@ provider "scripted" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:53:42Z"
+  resolved_at = "2026-12-02T02:09:15Z"
   checksums = {
     "darwin_amd64"  = "sha256:c6807b96234e780518b79bed0727a0cc55e815aac5086e6f85010f0ba1bf476a"
     "darwin_arm64"  = "sha256:c6807b96234e780518b79bed0727a0cc55e815aac5086e6f85010f0ba1bf476a"
@@ -96,6 +96,23 @@ provider "sh" {
       sensitive    = false
       description  = "Bytes of stdout and of stderr kept in a result (the first and last halves; the middle is cut with a marker). Streamed output is not cut below 4 MiB."
       default_json = "30000"
+    },
+  ]
+  tools = [
+    {
+      name = "bash"
+      kind = "resource"
+      risk = "high"
+    },
+    {
+      name = "bash_output"
+      kind = "data_source"
+      risk = "read_only"
+    },
+    {
+      name = "bash_kill"
+      kind = "resource"
+      risk = "low"
     },
   ]
 }

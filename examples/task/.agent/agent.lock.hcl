@@ -42,7 +42,7 @@ provider "scripted" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:23Z"
+  resolved_at = "2026-12-02T02:09:31Z"
   checksums = {
     "darwin_amd64"  = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
     "darwin_arm64"  = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
@@ -58,4 +58,21 @@ provider "tasks" {
     net   = []
   }
   config_schema = []
+  tools = [
+    {
+      name = "task_create"
+      kind = "resource"
+      risk = "low"
+    },
+    {
+      name = "task_update"
+      kind = "resource"
+      risk = "low"
+    },
+    {
+      name = "task_list"
+      kind = "data_source"
+      risk = "read_only"
+    },
+  ]
 }

@@ -42,7 +42,7 @@ provider "scripted" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:23Z"
+  resolved_at = "2026-12-02T02:09:33Z"
   checksums = {
     "darwin_amd64"  = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
     "darwin_arm64"  = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
@@ -97,6 +97,13 @@ provider "web" {
       sensitive    = false
       description  = "The User-Agent header sent."
       default_json = "\"ph-agent-web_fetch/0.1\""
+    },
+  ]
+  tools = [
+    {
+      name = "web_fetch"
+      kind = "data_source"
+      risk = "read_only"
     },
   ]
 }

@@ -111,4 +111,21 @@ provider "kv" {
       ]
     },
   ]
+  tools = [
+    {
+      name = "get"
+      kind = "data_source"
+      risk = "read_only"
+    },
+    {
+      name = "put"
+      kind = "resource"
+      risk = "moderate"
+    },
+    {
+      name = "drop"
+      kind = "resource"
+      risk = "critical"
+    },
+  ]
 }

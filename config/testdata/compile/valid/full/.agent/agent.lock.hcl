@@ -145,6 +145,23 @@ provider "kv" {
       ]
     },
   ]
+  tools = [
+    {
+      name = "get"
+      kind = "data_source"
+      risk = "read_only"
+    },
+    {
+      name = "put"
+      kind = "resource"
+      risk = "moderate"
+    },
+    {
+      name = "drop"
+      kind = "resource"
+      risk = "critical"
+    },
+  ]
 }
 
 provider "readme" {
