@@ -49,7 +49,12 @@ function knownTools(
       if (!wildcard && !entries.some((e) => e.tool === t.name)) continue;
       out.push({
         name: `${p.name}.${t.name}`,
-        call: { kind: t.kind, provider: p.name, toolName: t.name, risk: t.risk },
+        call: {
+          kind: t.kind,
+          provider: p.name,
+          toolName: t.name,
+          risk: t.risk,
+        },
       });
     }
   }

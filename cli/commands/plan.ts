@@ -10,7 +10,7 @@
  */
 
 import { parseArgs } from "node:util";
-import { relative, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import {
   diagnosticToJson,
   diffPlans,
@@ -225,10 +225,39 @@ export async function planCommand(
     dir: (relative(io.cwd, dir) || ".").split("\\").join("/"),
     unsetEnv: [...new Set([...before.unsetEnv, ...after.unsetEnv])].sort(),
   };
-  io.stdout(
-    values.json
-      ? renderPlanJson(diff, meta)
-      : renderPlanText(diff, meta, style),
-  );
+  const accepted = await acceptedWidening(dir);
+  if (values.json) {
+    const doc = JSON.parse(renderPlanJson(diff, meta));
+    doc.accepted_widening = accepted;
+    io.stdout(JSON.stringify(doc, null, 2) + "\n");
+  } else {
+    let text = renderPlanText(diff, meta, style);
+    if (accepted.length > 0) {
+      text +=
+        `\nAccepted widening (recorded by agent lock --accept-widening):\n${
+          accepted.map((a) => `  ${a.provider}: ${a.item}\n`).join("")
+        }`;
+    }
+    io.stdout(text);
+  }
   return diff.widens ? EXIT_WIDENS : 0;
+}
+
+/** What the working tree's lock file records as accepted widening. */
+async function acceptedWidening(
+  dir: string,
+): Promise<{ provider: string; item: string }[]> {
+  const { parseLockFile, LOCK_FILE_PATH } = await import(
+    "../../config/lock_file.ts"
+  );
+  let text: string;
+  try {
+    text = await Deno.readTextFile(join(dir, LOCK_FILE_PATH));
+  } catch {
+    return [];
+  }
+  const lock = parseLockFile(text, LOCK_FILE_PATH).lock;
+  return [...(lock?.providers.values() ?? [])].flatMap((p) =>
+    (p.acceptedWidening ?? []).map((item) => ({ provider: p.name, item }))
+  );
 }
