@@ -166,6 +166,7 @@ export {
 export { appendPolicyRule, policyBlockOf } from "./policy_writer.ts";
 export {
   type ExplainContext,
+  type ExplainDelegate,
   type ExplainOutcome,
   explainPlan,
   type ExplainProfile,
