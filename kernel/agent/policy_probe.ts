@@ -51,7 +51,7 @@ import { policyCallOfTool } from "./_call_record.ts";
 import { ApprovalGate } from "./approval_gate.ts";
 import { sessionSpecFromPlan } from "./session_spec_from_plan.ts";
 import type { SessionSpec } from "./session_spec.ts";
-import { capSpawnTools, isSpawnCapable } from "./subagents.ts";
+import { capSpawnTools, isSpawnCapable } from "./spawn_tools.ts";
 
 /** The call to judge. */
 export interface PolicyProbeCall {
