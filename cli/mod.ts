@@ -12,7 +12,8 @@
  * - `main.ts`: the `agent` entry ({@linkcode run}, {@linkcode AGENT_HELP},
  *   the command switch);
  * - `commands/`: `run.ts`, `interactive.ts`, `sessions.ts`,
- *   `check_config.ts`, `lock.ts`, `init.ts`, `plan.ts`, with the streams
+ *   `check_config.ts`, `lock.ts`, `init.ts`, `plan.ts`, `test.ts` (with
+ *   `_policy_tests.ts`, shared with `check-config`), with the streams
  *   (`io.ts`), the exit codes (`exit_codes.ts`) and the helpers they share
  *   (`_common.ts`, `_report_error.ts`, `_zero_config.ts`);
  * - `render/`: `events.ts` (session events) and `plan.ts` (`agent plan`).

@@ -309,11 +309,11 @@ export class PolicyProbe {
       onAsk: "deny",
     });
     if (r.spec) return r.spec;
-    const d = r.diagnostics.find((x) => x.severity === "error")!;
-    return {
-      field: d.code === "E_UNKNOWN_PROFILE" ? "profile" : "tool",
-      diagnostic: { ...d, range: undefined } as Diagnostic,
-    };
+    const { range: _, ...d } = r.diagnostics.find((x) =>
+      x.severity === "error"
+    )!;
+    // An unknown profile, or a profile whose tools cannot be resolved.
+    return { field: "profile", diagnostic: d };
   }
 
   #session(options: PolicyProbeOptions): Session | PolicyProbeProblem {
