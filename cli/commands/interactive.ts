@@ -119,7 +119,7 @@ export async function interactiveCommand(
       usage,
       `unknown command ${
         JSON.stringify(parsed.positionals[0])
-      }: expected run, sessions, init, check-config or lock (or no command for an interactive session)`,
+      }: expected run, sessions, init, check-config, lock, plan or test (or no command for an interactive session)`,
     );
   }
   const v = parsed.values;
