@@ -175,6 +175,11 @@ export interface ExplainProfile {
    * the profile's tools (known from the manifests), in declaration order.
    */
   rules: string[];
+  /**
+   * Providers in the profile's tools whose manifest lists no tools: rules
+   * for their tools are only known when they run.
+   */
+  unlistedTools: string[];
   /** A root session's remaining depth (`max_depth` or the kernel default). */
   remainingDepth: number;
   /**
@@ -402,6 +407,11 @@ export function explainPlan(
           explainProvider(plan, p, profile, transport)
         ),
         rules: rulesFor(plan.policies, knownTools(plan, profile)),
+        unlistedTools: [...new Set(profile.tools.map((t) => t.provider))]
+          .filter((name) => {
+            const p = plan.providers.find((x) => x.name === name);
+            return p !== undefined && p.tools === undefined;
+          }),
         remainingDepth: rootRemainingDepth(profile.bounds.maxDepth),
         delegates: delegatesOf(plan, profile, profiles),
       };
@@ -545,7 +555,23 @@ export function formatExplain(report: ExplainReport): string {
           : profile.rules.join(", ")
       }`,
     );
+    if (profile.unlistedTools.length > 0) {
+      lines.push(
+        `    and any rule on the tools of ${
+          profile.unlistedTools.join(", ")
+        } (their manifests do not list them)`,
+      );
+    }
     lines.push(`  remaining depth (root session): ${profile.remainingDepth}`);
+    if (profile.delegates.length === 0) {
+      lines.push(
+        `  delegates: (none: ${
+          profile.remainingDepth > 0
+            ? "no spawn-capable tool in its tools"
+            : "no depth left"
+        })`,
+      );
+    }
     for (const d of profile.delegates) {
       lines.push(
         `  delegates to "${d.child}": depth ${d.remainingDepth}, cost ${
