@@ -165,7 +165,9 @@ export async function testCommand(
   if (missing) io.stderr(missing + "\n");
   for (const o of outcomes) {
     const v = o.verdict;
-    const decided = `${v.action} by "${v.rule}"${
+    const decided = `${v.action}${
+      v.downgraded ? " (ask downgraded)" : ""
+    } by "${v.rule}"${
       v.segment !== undefined ? ` on ${JSON.stringify(v.segment)}` : ""
     }`;
     const where = show(o.where);
@@ -215,6 +217,7 @@ function outcomeJson(
     ...(v.segment !== undefined ? { segment: v.segment } : {}),
     decided_by: v.decidedBy,
     gate: v.gate,
+    ...(v.downgraded ? { downgraded: true } : {}),
     ...(v.kind !== undefined ? { kind: v.kind } : {}),
     ...(v.risk !== undefined ? { risk: v.risk } : {}),
     ...(o.reason !== undefined ? { reason: o.reason } : {}),
