@@ -305,6 +305,15 @@ export {
   type PolicyVerdict,
 } from "./agent/approval_gate.ts";
 export {
+  PolicyProbe,
+  type PolicyProbeCall,
+  type PolicyProbeOptions,
+  type PolicyProbeProblem,
+  type PolicyProbeResult,
+  type PolicyProbeVerdict,
+  toolSchemasOf,
+} from "./agent/policy_probe.ts";
+export {
   type InteractiveAnswerer,
   InteractiveGate,
   type InteractiveGateOptions,
