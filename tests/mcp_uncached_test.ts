@@ -7,7 +7,9 @@
  * setting reaches the server only by the way a user's TLS or proxy settings
  * do: kernel → mcp plugin → `inherit_env`'s default. (Before, the server's
  * emptied environment had none of them, and only a machine whose cache
- * already held the package could start it.)
+ * already held the package could start it.) In the OS sandbox the kernel's
+ * Deno cache is read-only, so a server that downloads gets a cache of its
+ * own (`env.DENO_DIR`) under a write grant, and a net grant for the proxy.
  */
 import assert from "node:assert/strict";
 import { PluginHost } from "../kernel/mod.ts";
@@ -98,7 +100,14 @@ Deno.test("mcp bridge: a server whose npm package is not cached yet is downloade
     const plugin = await host.launch({
       manifest: await readManifest(`${REPO}/plugins/mcp/plugin.json`),
       entrypoint: `${REPO}/plugins/mcp/main.ts`,
-      grant: { run: ["deno"] },
+      // The OS sandbox shows the bridge (and so the server) only what it
+      // is granted: the proxy it downloads through, and the server's own
+      // Deno cache, which it fills (the kernel's cache is read-only there).
+      grant: {
+        run: ["deno"],
+        net: [new URL(registry.url).host],
+        write: [cache],
+      },
     });
     const tool = plugin.client(ToolService);
     await tool.configure({

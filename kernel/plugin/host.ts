@@ -183,8 +183,8 @@ export interface PluginHostOptions {
   /**
    * The OS sandbox (bubblewrap, Linux): `required` refuses to start a
    * plugin when it cannot be built, `auto` uses it when it works and
-   * warns when it does not, `off` runs plugins unsandboxed (a warning).
-   * @default {"off"}
+   * warns when it does not, `off` runs plugins unsandboxed.
+   * @default {"auto"}
    */
   sandbox?: SandboxMode;
   /**
@@ -712,11 +712,29 @@ function sandboxView(
     const root = spec.root ?? dirname(target.path);
     readOnly.push(...(deno ? pluginModuleRoots(root) : [root]));
   }
+  const privateDirs: { source: string; path: string }[] = [];
   if (deno) {
-    readOnly.push(Deno.execPath(), denoCacheDir());
+    const cache = denoCacheDir();
+    readOnly.push(Deno.execPath(), cache);
     const i = command.args.indexOf("--config");
     const config = i >= 0 ? command.args[i + 1] : undefined;
     if (config) readOnly.push(config, join(dirname(config), "deno.lock"));
+    // The TLS roots Deno's runtime settings name (certificates, no
+    // secrets): without them Deno warns on every start and a download
+    // through a TLS-intercepting proxy fails.
+    for (const name of ["DENO_CERT", "NODE_EXTRA_CA_CERTS"]) {
+      const file = command.env[name];
+      if (file !== undefined && isAbsolute(file)) readOnly.push(file);
+    }
+    // A plugin that runs programs may start Deno (an MCP server, `deno
+    // run npm:…`): Deno's npm runtime writes its `node` shim into the
+    // cache's node_compat_bin and puts it on the child's PATH. The cache
+    // stays read-only (a plugin must never change code that the kernel
+    // or another plugin loads); the shim directory is the plugin's own.
+    if (effective.run.length > 0) {
+      const shim = nodeCompatBin(cache, dir);
+      if (shim !== undefined) privateDirs.push(shim);
+    }
   }
   readOnly.push(...effective.read);
   for (const program of effective.run) {
@@ -727,7 +745,28 @@ function sandboxView(
     readWrite: [dir, ...effective.write],
     network: tcp || effective.net.length > 0,
     cwd: target.cwd,
+    private: privateDirs,
   };
+}
+
+/**
+ * The plugin's own `node_compat_bin` (in its private directory), shown
+ * over the Deno cache's; `undefined` when the cache's cannot be created
+ * (the shim is then missing, as with any read-only cache).
+ */
+function nodeCompatBin(
+  cache: string,
+  dir: string,
+): { source: string; path: string } | undefined {
+  const path = join(cache, "node_compat_bin");
+  const source = join(dir, "node_compat_bin");
+  try {
+    Deno.mkdirSync(path, { recursive: true });
+    Deno.mkdirSync(source, { mode: 0o700 });
+    return { source, path };
+  } catch {
+    return undefined;
+  }
 }
 
 /**

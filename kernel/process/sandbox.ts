@@ -41,6 +41,13 @@ export interface SandboxView {
    * covers is not in the view anyway and is skipped.
    */
   masked?: readonly string[];
+  /**
+   * Directories bound read-write at another path (`source` on the host,
+   * shown at `path`), after every other bind: a private directory over a
+   * part of a read-only one (a plugin's own `node_compat_bin` inside the
+   * read-only Deno cache). The host directory at `path` must exist.
+   */
+  private?: readonly { source: string; path: string }[];
 }
 
 // The system's programs and libraries (every dynamically linked program,
@@ -147,6 +154,14 @@ export function bwrapArgs(view: SandboxView): string[] {
   );
   for (const [p, mode] of ordered) {
     args.push(mode === "rw" ? "--bind-try" : "--ro-bind-try", p, p);
+  }
+  for (const { source, path } of view.private ?? []) {
+    if (!isAbsolute(source) || !isAbsolute(path)) {
+      throw new RangeError(
+        `Cannot sandbox a relative path: "${isAbsolute(path) ? source : path}"`,
+      );
+    }
+    args.push("--bind", source, path);
   }
   // Masks go last, over the binds that cover them: by the path as named
   // and by its real path (a grant may name either).
