@@ -244,6 +244,14 @@ export async function run(
       }
     }
   }
+  if (explain && sandbox) {
+    const { sandboxPhrase } = await import("../../config/sandbox_report.ts");
+    for (const profile of explain.profiles) {
+      for (const p of profile.providers) {
+        p.osSandbox = sandboxPhrase(sandbox, p.name);
+      }
+    }
+  }
   const displayFile = (f: string) => {
     if (f.startsWith("~") || isAbsolute(f)) return f;
     const r = relative(io.cwd, join(dir, f));

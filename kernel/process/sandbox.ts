@@ -120,6 +120,12 @@ export function bwrapArgs(view: SandboxView): string[] {
     "--unshare-all",
     ...(view.network ? ["--share-net"] : []),
     "--die-with-parent",
+    // The command is the PID namespace's init: bwrap then waits for it
+    // itself, and the namespace is empty when bwrap exits. With bwrap's
+    // own init instead, bwrap exits as soon as that init reports the
+    // command's exit, and the init outlives it, re-parented away from the
+    // kernel (a process the kernel started and did not reap).
+    "--as-pid-1",
     "--proc",
     "/proc",
     "--dev",
