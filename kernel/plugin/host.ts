@@ -60,7 +60,7 @@ import {
   defaultInstallationKeyPath,
   loadInstallationKey,
 } from "../state/installation_key.ts";
-import { pluginCommand } from "./_command_line.ts";
+import { DEFAULT_PLUGIN_PATH, pluginCommand } from "./_command_line.ts";
 import { announceCallbacks, checkHealth, relayStdio } from "./_connection.ts";
 import { loadGrpcAdapter } from "./_grpc.ts";
 import { awaitHandshake } from "./handshake.ts";
@@ -386,7 +386,11 @@ export class PluginHost implements AsyncDisposable {
   async #sandboxed(target: LaunchTarget): Promise<boolean> {
     const mode = this.#options.sandbox ?? DEFAULT_SANDBOX_MODE;
     if (mode === "off") return false;
-    const probe = await probeSandbox(this.#options.bwrap ?? DEFAULT_BWRAP);
+    // `bwrap` is looked up on the PATH the plugin gets, as its launch is.
+    const probe = await probeSandbox(
+      this.#options.bwrap ?? DEFAULT_BWRAP,
+      target.kernelEnv.PATH ?? DEFAULT_PLUGIN_PATH,
+    );
     if (probe.available) return true;
     if (mode === "required") {
       throw startError(

@@ -227,20 +227,24 @@ export interface SandboxProbe {
 const probes = new Map<string, Promise<SandboxProbe>>();
 
 /**
- * Checks once per process (and `bwrap` path) whether bubblewrap can build
- * a sandbox here: it runs `true` with the namespaces and base mounts a
- * plugin gets.
+ * Checks once per process (and `bwrap` and `PATH`) whether bubblewrap can
+ * build a sandbox here: it runs `true` with the namespaces and base
+ * mounts a plugin gets. A bare `bwrap` is looked up on `path`, as a
+ * launch looks it up on the `PATH` the plugin gets (the kernel's).
  *
  * @param bwrap The `bwrap` executable.
+ * @param path The `PATH` to find it on (default: this process's).
  * @returns Whether it works, and why not.
  */
 export function probeSandbox(
   bwrap: string = DEFAULT_BWRAP,
+  path: string = processPath(),
 ): Promise<SandboxProbe> {
-  let p = probes.get(bwrap);
+  const key = `${bwrap}\0${path}`;
+  let p = probes.get(key);
   if (p === undefined) {
-    p = runProbe(bwrap);
-    probes.set(bwrap, p);
+    p = runProbe(bwrap, path);
+    probes.set(key, p);
   }
   return p;
 }
@@ -253,7 +257,7 @@ function processPath(): string {
   }
 }
 
-async function runProbe(bwrap: string): Promise<SandboxProbe> {
+async function runProbe(bwrap: string, path: string): Promise<SandboxProbe> {
   if (Deno.build.os !== "linux") {
     return {
       available: false,
@@ -269,8 +273,8 @@ async function runProbe(bwrap: string): Promise<SandboxProbe> {
   try {
     const out = await new Deno.Command(bwrap, {
       args: [...bwrapArgs(view), "--", "true"],
-      // `bwrap` is found on this process's PATH, as a launch finds it.
-      env: { PATH: processPath() },
+      // `bwrap` is found on this PATH, as a launch finds it.
+      env: { PATH: path },
       clearEnv: true,
       stdin: "null",
       stdout: "null",
