@@ -101,13 +101,13 @@ provider "fs" {
 provider "graph" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:04:03Z"
+  resolved_at = "2026-12-02T02:33:45Z"
   checksums = {
-    "darwin_amd64"  = "sha256:cfaf7fe7abc7af25f7f0d7efd169bafba0ac033febde429bc4a0ec43275141a5"
-    "darwin_arm64"  = "sha256:cfaf7fe7abc7af25f7f0d7efd169bafba0ac033febde429bc4a0ec43275141a5"
-    "linux_amd64"   = "sha256:cfaf7fe7abc7af25f7f0d7efd169bafba0ac033febde429bc4a0ec43275141a5"
-    "linux_arm64"   = "sha256:cfaf7fe7abc7af25f7f0d7efd169bafba0ac033febde429bc4a0ec43275141a5"
-    "windows_amd64" = "sha256:cfaf7fe7abc7af25f7f0d7efd169bafba0ac033febde429bc4a0ec43275141a5"
+    "darwin_amd64"  = "sha256:0d1e5f96411e2a3acf815ccd7939d8611cdb16cfb9e553dfecd2e5703807aad4"
+    "darwin_arm64"  = "sha256:0d1e5f96411e2a3acf815ccd7939d8611cdb16cfb9e553dfecd2e5703807aad4"
+    "linux_amd64"   = "sha256:0d1e5f96411e2a3acf815ccd7939d8611cdb16cfb9e553dfecd2e5703807aad4"
+    "linux_arm64"   = "sha256:0d1e5f96411e2a3acf815ccd7939d8611cdb16cfb9e553dfecd2e5703807aad4"
+    "windows_amd64" = "sha256:0d1e5f96411e2a3acf815ccd7939d8611cdb16cfb9e553dfecd2e5703807aad4"
   }
   envelope = {
     env   = []
