@@ -120,12 +120,6 @@ export function bwrapArgs(view: SandboxView): string[] {
     "--unshare-all",
     ...(view.network ? ["--share-net"] : []),
     "--die-with-parent",
-    // The command is the PID namespace's init: bwrap then waits for it
-    // itself, and the namespace is empty when bwrap exits. With bwrap's
-    // own init instead, bwrap exits as soon as that init reports the
-    // command's exit, and the init outlives it, re-parented away from the
-    // kernel (a process the kernel started and did not reap).
-    "--as-pid-1",
     "--proc",
     "/proc",
     "--dev",
@@ -272,7 +266,11 @@ async function runProbe(bwrap: string, path: string): Promise<SandboxProbe> {
   };
   try {
     const out = await new Deno.Command(bwrap, {
-      args: [...bwrapArgs(view), "--", "true"],
+      // `true` is the namespace's init, so that bwrap waits for it and
+      // leaves no init of its own behind. A plugin keeps bwrap's init: it
+      // reaps orphans inside, and lets the plugin signal itself (an init
+      // ignores its own namespace's signals).
+      args: ["--as-pid-1", ...bwrapArgs(view), "--", "true"],
       // `bwrap` is found on this PATH, as a launch finds it.
       env: { PATH: path },
       clearEnv: true,
