@@ -44,7 +44,6 @@ export function defaultSettings(): Settings {
     observabilityDeclared: false,
     eventBus: { subscribeQueueBound: DEFAULT_SUBSCRIBE_QUEUE_BOUND },
     sandbox: DEFAULT_SANDBOX_MODE,
-    sandboxDeclared: false,
   };
 }
 
@@ -111,10 +110,7 @@ export function decodeSettings(
       attrs.get("sandbox")!.expr.range,
       diagnostics,
     )
-  ) {
-    s.sandbox = sandbox as SandboxMode;
-    s.sandboxDeclared = true;
-  }
+  ) s.sandbox = sandbox as SandboxMode;
 
   const retry = blocks.get("retry")?.[0];
   if (retry !== undefined) {

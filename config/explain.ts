@@ -137,6 +137,11 @@ export interface ExplainProvider {
    * for the per-launch socket directory; `undefined` for an executable.
    */
   denoFlags?: string[];
+  /**
+   * Whether it runs in the OS sandbox on this host, as a phrase (set by
+   * `check-config`, which probes bubblewrap; absent when not probed).
+   */
+  osSandbox?: string;
   /** The tools in scope (`undefined`: the manifest does not list them). */
   tools?: string[];
   /** The policy outcomes for its tools. */
@@ -507,6 +512,9 @@ export function formatExplain(report: ExplainReport): string {
               : p.effective.env.join(", ")
           }`,
         );
+      }
+      if (p.osSandbox !== undefined) {
+        lines.push(`    OS sandbox: ${p.osSandbox}`);
       }
       if (p.tools !== undefined) {
         lines.push(

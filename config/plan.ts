@@ -256,8 +256,6 @@ export interface Settings {
    * default `auto`).
    */
   sandbox: SandboxMode;
-  /** Whether `settings` names `sandbox` (an explicit `off` is warned about). */
-  sandboxDeclared: boolean;
 }
 
 /** The default `retry {}`. */

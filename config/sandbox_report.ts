@@ -60,9 +60,7 @@ export interface SandboxReport {
  * @returns The report.
  */
 export function sandboxReport(
-  plan: Pick<Plan, "providers"> & {
-    settings: { sandbox: SandboxMode; sandboxDeclared?: boolean };
-  },
+  plan: Pick<Plan, "providers"> & { settings: { sandbox: SandboxMode } },
   probe: SandboxProbeOutcome,
 ): SandboxReport {
   const mode = plan.settings.sandbox;
@@ -70,10 +68,7 @@ export function sandboxReport(
   const plugins = plan.providers.map((p) => ({ name: p.name, sandboxed }));
   const names = plugins.map((p) => `"${p.name}"`).join(", ");
   const diagnostics: Diagnostic[] = [];
-  // The default is off for now (opt-in): only an explicit `off` warns.
-  const declaredOff = mode === "off" &&
-    plan.settings.sandboxDeclared !== false;
-  if (plugins.length > 0 && declaredOff) {
+  if (plugins.length > 0 && mode === "off") {
     diagnostics.push({
       severity: "warning",
       code: W_SANDBOX_OFF,
@@ -121,4 +116,38 @@ export function formatSandboxReport(report: SandboxReport): string {
     out += `  ${p.name}: ${p.sandboxed ? "sandboxed" : "NOT sandboxed"}\n`;
   }
   return out;
+}
+
+/**
+ * How one plugin runs with respect to the OS sandbox, as a phrase for
+ * `check-config --explain`.
+ *
+ * @example Usage
+ * ```ts
+ * import { sandboxPhrase } from "./sandbox_report.ts";
+ * import assert from "node:assert/strict";
+ * const phrase = sandboxPhrase({
+ *   mode: "auto", available: false, reason: "no bwrap",
+ *   plugins: [{ name: "echo", sandboxed: false }], diagnostics: [],
+ * }, "echo");
+ * assert.match(phrase, /^NOT sandboxed: no bwrap/);
+ * ```
+ *
+ * @param report The plan's report.
+ * @param name The plugin's local name.
+ * @returns The phrase.
+ */
+export function sandboxPhrase(report: SandboxReport, name: string): string {
+  const sandboxed = report.plugins.find((p) => p.name === name)?.sandboxed ??
+    false;
+  if (sandboxed) {
+    return "bubblewrap: own PID, IPC and network namespaces (the host's network only with a net grant); sees its own files, its grants, the system's programs and Deno's cache read-only";
+  }
+  if (report.mode === "off") {
+    return 'NOT sandboxed (settings { sandbox = "off" }): it can read every file and environment variable this user can';
+  }
+  const why = report.reason ?? "bubblewrap does not work here";
+  return report.mode === "required"
+    ? `REFUSED: ${why}; with sandbox = "required" it does not start here`
+    : `NOT sandboxed: ${why}; it runs without the sandbox, with a warning`;
 }

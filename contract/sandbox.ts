@@ -8,8 +8,8 @@
 
 /**
  * `required`: every plugin runs in the OS sandbox, and none starts when
- * it cannot be built; `auto`: the sandbox whenever it works here, a loud
- * warning when it does not; `off` (the default for now): no sandbox.
+ * it cannot be built; `auto` (the default): the sandbox whenever it works
+ * here, a loud warning when it does not; `off`: no sandbox (a warning).
  */
 export type SandboxMode = "required" | "auto" | "off";
 
@@ -20,10 +20,5 @@ export const SANDBOX_MODES: readonly SandboxMode[] = [
   "off",
 ];
 
-/**
- * The mode when `settings` does not name one: `off` until MCP servers
- * started by the mcp bridge, exec's process-tree handling and the tests
- * that rely on either run inside bubblewrap (the sandbox is opt-in with
- * `auto` or `required` meanwhile).
- */
-export const DEFAULT_SANDBOX_MODE: SandboxMode = "off";
+/** The mode when `settings` does not name one. */
+export const DEFAULT_SANDBOX_MODE: SandboxMode = "auto";

@@ -17,8 +17,12 @@
  * resolution, including CPU spent in the last milliseconds before each
  * exit, which sampling `/proc/<pid>/stat` would miss. It requires that
  * the caller has no other child running at the same time (the benchmark
- * runs one command at a time). Processes re-parented here are counted as
- * `strays` (0 when the kernel cleans up after itself).
+ * runs one command at a time). Processes re-parented here that still run
+ * when the command has exited are counted as `strays` (0 when the kernel
+ * cleans up after itself); one that had already exited (a zombie waiting
+ * for this process, its new parent, to reap it: e.g. the init of a
+ * plugin's bubblewrap sandbox, which ends just after `bwrap` does and
+ * which the kernel waits for) is reaped here but left nothing running.
  *
  * **Memory.** Every {@linkcode SAMPLE_MS} ms each process of the tree has
  * its resident set read from `/proc/<pid>/statm` (a counter: about 10 µs
@@ -132,6 +136,15 @@ function childrenOf(pid: number | "self"): number[] {
     // gone
   }
   return out;
+}
+
+/** Whether a process runs (neither gone nor a zombie). */
+function isRunning(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) [ZX]/.test(Deno.readTextFileSync(`/proc/${pid}/stat`));
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -372,7 +385,8 @@ export async function measureTree(cmd: TreeCommand): Promise<TreeRun> {
   clearTimeout(timer);
   clearInterval(sampler);
   for (const p of probes.values()) p.close();
-  const strays = await reapStrays();
+  const strays = childrenOf("self").filter(isRunning).length;
+  await reapStrays();
   const cpuMs = (cpuUs(RUSAGE_CHILDREN) - cpuBefore) / 1000;
   const observerCpuMs = (cpuUs(RUSAGE_SELF) - selfBefore) / 1000;
   const [out, err] = await Promise.all([stdout, stderr]);

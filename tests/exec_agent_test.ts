@@ -171,6 +171,27 @@ policy "sh_ok" {
   await assert.rejects(Deno.stat(`${p.dir}/made`), Deno.errors.NotFound);
 });
 
+/** A `sleep` duration no other process in this run uses. */
+const SLEEP_S = `30.${Deno.pid}`;
+
+/** Host pids of live `sleep <seconds>` processes (zombies excluded). */
+function hostSleeps(seconds: string): number[] {
+  const pids: number[] = [];
+  for (const e of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(e.name)) continue;
+    try {
+      const cmdline = Deno.readTextFileSync(`/proc/${e.name}/cmdline`);
+      const stat = Deno.readTextFileSync(`/proc/${e.name}/stat`);
+      if (
+        cmdline === `sleep\0${seconds}\0` && !/^\d+ \(.*\) [ZX]/.test(stat)
+      ) pids.push(Number(e.name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
 Deno.test("exec session: a timeout kills the tree; a working directory outside the roots is refused", async () => {
   const allowAll = `
 policy "any_command" {
@@ -186,7 +207,7 @@ policy "any_command" {
             id: "t_slow",
             name: "bash",
             arguments: {
-              command: "sleep 30 & echo $! > sleep.pid; wait",
+              command: `sleep ${SLEEP_S} & echo $! > sleep.pid; wait`,
               timeout_s: 0.5,
             },
           }],
@@ -208,18 +229,16 @@ policy "any_command" {
     const result = resultOf(jsonLines(r.out), "t_slow");
     assert.equal(result.isError, true);
     assert.equal((result.error as Event).category, "timeout");
+    // The pid the command wrote is the OS sandbox's (its own PID
+    // namespace): the grandchild is found on the host by its command line.
     const pid = Number(await Deno.readTextFile(`${p.dir}/sleep.pid`));
+    assert.ok(pid > 0, "the grandchild sleep was started");
     let alive = true;
     for (let i = 0; i < 100 && alive; i++) {
-      try {
-        const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
-        alive = !/^\d+ \(.*\) [ZX]/.test(stat);
-      } catch {
-        alive = false;
-      }
+      alive = hostSleeps(SLEEP_S).length > 0;
       if (alive) await new Promise((res) => setTimeout(res, 50));
     }
-    assert.equal(alive, false, `the grandchild sleep ${pid} is gone`);
+    assert.equal(alive, false, `the grandchild sleep ${SLEEP_S} is gone`);
   }
   {
     await using p = await makeProject({

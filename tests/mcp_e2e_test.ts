@@ -41,6 +41,9 @@ provider "mem" {
   env         = { MEMORY_FILE_PATH = "@DIR@/memory.jsonl" }
   tool_prefix = "mem_"
   allow_run   = ["deno"]
+  # What the OS sandbox shows the bridge, and so the server it starts.
+  allow_read  = ["@DIR@"]
+  allow_write = ["@DIR@"]
 }
 
 policy "memory_writes_ask" {

@@ -27,18 +27,25 @@ import {
 import { DENO_ENV, PATH, REPO } from "./_helpers.ts";
 
 const ENTRY = `${REPO}/plugins/mcp/main.ts`;
-const GRANT = { run: ["deno"] };
+/**
+ * The bridge's grant: the server's command, and the directory the server
+ * works in (read and write), which is what the OS sandbox shows the
+ * bridge and so the server it starts (the same paths as the server's own
+ * `--allow-read`/`--allow-write`).
+ */
+const grant = (dir: string) => ({ run: ["deno"], read: [dir], write: [dir] });
 const SERVER = (name: string) =>
   `npm:@modelcontextprotocol/server-${name}@2026.8.31`;
 
 async function launchMcp(
   host: PluginHost,
   config: JsonObject,
+  dir: string,
 ): Promise<Plugin> {
   const plugin = await host.launch({
     manifest: await readManifest(`${REPO}/plugins/mcp/plugin.json`),
     entrypoint: ENTRY,
-    grant: GRANT,
+    grant: grant(dir),
   });
   await plugin.client(ToolService).configure({ config });
   return plugin;
@@ -135,7 +142,7 @@ Deno.test("mcp bridge: server-memory over stdio", async () => {
       env: { MEMORY_FILE_PATH: `${dir}/memory.jsonl` },
       cwd: dir,
       tool_prefix: "mem_",
-    });
+    }, dir);
     const { tools } = await plugin.client(ToolService).getSchema({});
     checkSchemas(tools);
     assert.deepEqual(tools.map((t) => t.name).sort(), [
@@ -227,7 +234,7 @@ Deno.test("mcp bridge: server-filesystem over stdio, with a tool allow-list", as
         dir,
       ],
       tools: ["read_text_file", "write_file", "list_directory"],
-    });
+    }, dir);
     const { tools } = await plugin.client(ToolService).getSchema({});
     checkSchemas(tools);
     assert.deepEqual(
@@ -326,7 +333,7 @@ Deno.test("mcp bridge: server-everything over stdio (content kinds, schemas, env
         "toggle-simulated-logging",
       ],
       tool_prefix: "ev_",
-    });
+    }, dir);
     const { tools } = await plugin.client(ToolService).getSchema({});
     checkSchemas(tools);
     assert.equal(tools.length, 8);

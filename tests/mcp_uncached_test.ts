@@ -7,7 +7,9 @@
  * setting reaches the server only by the way a user's TLS or proxy settings
  * do: kernel → mcp plugin → `inherit_env`'s default. (Before, the server's
  * emptied environment had none of them, and only a machine whose cache
- * already held the package could start it.)
+ * already held the package could start it.) In the OS sandbox the kernel's
+ * Deno cache is read-only, so a server that downloads gets a cache of its
+ * own (`env.DENO_DIR`) under a write grant, and a net grant for the proxy.
  */
 import assert from "node:assert/strict";
 import { PluginHost } from "../kernel/mod.ts";
@@ -16,6 +18,7 @@ import { DENO_RUNTIME_ENV_NAMES } from "../contract/runtime_env.ts";
 import { ToolService } from "../proto/gen/pluggableharness/tool/v1/service_pb.ts";
 import { DENO_ENV, invoke, PATH, REPO } from "./_helpers.ts";
 import { serveNpmRegistry } from "./_npm_registry.ts";
+import { probeSandbox } from "../kernel/process/sandbox.ts";
 
 /**
  * A whole MCP server in plain JavaScript, no dependencies: JSON-RPC over
@@ -98,7 +101,14 @@ Deno.test("mcp bridge: a server whose npm package is not cached yet is downloade
     const plugin = await host.launch({
       manifest: await readManifest(`${REPO}/plugins/mcp/plugin.json`),
       entrypoint: `${REPO}/plugins/mcp/main.ts`,
-      grant: { run: ["deno"] },
+      // The OS sandbox shows the bridge (and so the server) only what it
+      // is granted: the proxy it downloads through, and the server's own
+      // Deno cache, which it fills (the kernel's cache is read-only there).
+      grant: {
+        run: ["deno"],
+        net: [new URL(registry.url).host],
+        write: [cache],
+      },
     });
     const tool = plugin.client(ToolService);
     await tool.configure({
@@ -130,6 +140,50 @@ Deno.test("mcp bridge: a server whose npm package is not cached yet is downloade
     await Deno.remove(cache, { recursive: true });
     await Deno.remove(cwd, { recursive: true });
   }
+});
+
+Deno.test({
+  name:
+    "mcp bridge in the OS sandbox: a server that would download into the kernel's read-only Deno cache fails Configure, saying how to give it a cache",
+  ignore: !(await probeSandbox()).available,
+  fn: async () => {
+    await using registry = serveNpmRegistry([{
+      name: "tiny-mcp-server",
+      version: "1.0.0",
+      bin: { "tiny-mcp-server": "index.js" },
+      files: { "index.js": SERVER_JS },
+    }]);
+    const cwd = await Deno.makeTempDir({ prefix: "ph-mcp-readonly-" });
+    try {
+      await using host = new PluginHost({
+        env: { PATH, ...DENO_ENV, HTTP_PROXY: registry.url },
+        cwd,
+      });
+      const plugin = await host.launch({
+        manifest: await readManifest(`${REPO}/plugins/mcp/plugin.json`),
+        entrypoint: `${REPO}/plugins/mcp/main.ts`,
+        // The network to the proxy, but no cache of its own: DENO_DIR is
+        // the kernel's, which the sandbox shows read-only.
+        grant: { run: ["deno"], net: [new URL(registry.url).host] },
+      });
+      await assert.rejects(
+        plugin.client(ToolService).configure({
+          config: {
+            command: "deno",
+            args: ["run", "--no-prompt", "npm:tiny-mcp-server@1.0.0"],
+            env: { NPM_CONFIG_REGISTRY: REGISTRY },
+            connect_timeout_seconds: 20,
+          },
+        }),
+        (e: Error) =>
+          /Read-only file system/.test(e.message) &&
+          /module cache is read-only: cache the server's package on the host first/
+            .test(e.message),
+      );
+    } finally {
+      await Deno.remove(cwd, { recursive: true });
+    }
+  },
 });
 
 Deno.test("mcp manifest: inherit_env's default is Deno's runtime settings, which the kernel gives every Deno plugin", async () => {

@@ -98,7 +98,7 @@ async function readOr(path: string): Promise<string> {
 
 /** Runs the executable attack; returns what it managed to copy out. */
 async function executableAttack(
-  sandbox: "auto" | "off",
+  sandbox: "auto" | "off" | undefined,
 ): Promise<{ environ: string; passwd: string; hcl: string; all: string }> {
   let loot = { environ: "", passwd: "", hcl: "", all: "" };
   await withProject(async ({ project, plugin, out }) => {
@@ -116,7 +116,7 @@ exit 3
     );
     await Deno.chmod(script, 0o755);
     const err = await launchFailing({
-      sandbox,
+      ...(sandbox !== undefined ? { sandbox } : {}),
       cwd: project,
       env: { PATH, ANTHROPIC_API_KEY: SECRET },
     }, {
@@ -140,10 +140,10 @@ exit 3
 
 Deno.test({
   name:
-    "defect 1: an executable plugin cannot read the kernel's secret env, /etc/passwd or agent.hcl in the sandbox",
+    "defect 1: an executable plugin cannot read the kernel's secret env, /etc/passwd or agent.hcl in the sandbox, which is on by default",
   ignore,
   fn: async () => {
-    const loot = await executableAttack("auto");
+    const loot = await executableAttack(undefined); // the default: auto
     for (
       const [where, text] of [["$PPID", loot.environ], ["/proc", loot.all]]
     ) {

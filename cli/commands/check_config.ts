@@ -156,7 +156,8 @@ export async function run(
   // Whether bubblewrap works here changes the output (which plugins run
   // sandboxed, a warning): probed once per process, part of the cache key.
   const { probeSandbox } = await import("../../kernel/process/sandbox.ts");
-  const probe = await probeSandbox();
+  // `bwrap` on the PATH the agent would give plugins (its environment's).
+  const probe = await probeSandbox(undefined, io.env.PATH);
   // --explain runs the context chain, whose inputs (AGENTS.md files, the
   // memory store) the cache key does not cover: never cached.
   const useCache = !values["no-cache"] && !values.explain;
@@ -261,6 +262,14 @@ export async function run(
             }`,
           ],
         };
+      }
+    }
+  }
+  if (explain && sandbox) {
+    const { sandboxPhrase } = await import("../../config/sandbox_report.ts");
+    for (const profile of explain.profiles) {
+      for (const p of profile.providers) {
+        p.osSandbox = sandboxPhrase(sandbox, p.name);
       }
     }
   }

@@ -207,58 +207,77 @@ Deno.test("check-config --json writes one versioned document; --explain adds the
 });
 
 /**
- * A copy of examples/agent.hcl that turns the OS sandbox on (`auto`; the
- * default is `off` for now), in a temporary project.
+ * A copy of examples/agent.hcl with `settings { sandbox = mode }`, in a
+ * temporary project.
  */
-async function sandboxedExample(): Promise<string> {
+async function exampleWithSandbox(mode: string): Promise<string> {
   const dir = await Deno.makeTempDir({ prefix: "ph-agent-sandbox-check-" });
   const text = (await Deno.readTextFile("examples/agent.hcl"))
     .replace(
       '"./plugins/notes"',
       JSON.stringify(join(Deno.cwd(), "examples/plugins/notes")),
     )
-    .replace("settings {", 'settings {\n  sandbox = "auto"');
+    .replace("settings {", `settings {\n  sandbox = "${mode}"`);
   await Deno.writeTextFile(join(dir, "agent.hcl"), text);
   return dir;
 }
 
-Deno.test("check-config --json reports that plugins run unsandboxed by default, without a warning", async () => {
+Deno.test("check-config reports which plugins run in the OS sandbox, which is on by default (auto), from a probe of this host", async () => {
+  const { probeSandbox } = await import("../../kernel/process/sandbox.ts");
+  const probe = await probeSandbox();
   const o = io(Deno.cwd());
   assert.equal(await run(["examples", "--json", "--no-cache"], o), 0);
   const doc = JSON.parse(o.out());
-  assert.equal(doc.sandbox.mode, "off");
+  assert.equal(doc.sandbox.mode, "auto");
+  assert.equal(doc.sandbox.available, probe.available);
   assert.deepEqual(doc.sandbox.plugins, [
-    { name: "echo", sandboxed: false },
-    { name: "notes", sandboxed: false },
+    { name: "echo", sandboxed: probe.available },
+    { name: "notes", sandboxed: probe.available },
   ]);
-  assert.ok(
-    !doc.diagnostics.some((d: { code: string }) =>
-      d.code.startsWith("W_SANDBOX")
-    ),
+  const warned = doc.diagnostics.some((d: { code: string }) =>
+    d.code === "W_SANDBOX_UNAVAILABLE"
   );
+  assert.equal(warned, !probe.available);
+  const human = io(Deno.cwd());
+  await run(["examples", "--no-cache"], human);
+  assert.match(human.out(), /OS sandbox \(sandbox = "auto", /);
+  // --explain says it per plugin, in text and JSON.
+  const explained = io(Deno.cwd());
+  await run(["examples", "--explain"], explained);
+  assert.match(
+    explained.out(),
+    probe.available
+      ? /OS sandbox: bubblewrap: own PID, IPC and network namespaces/
+      : /OS sandbox: NOT sandboxed: /,
+  );
+  const explainedJson = io(Deno.cwd());
+  await run(["examples", "--explain", "--json"], explainedJson);
+  const echo = JSON.parse(explainedJson.out()).explain.profiles[0].providers
+    .find((p: { name: string }) => p.name === "echo");
+  assert.match(echo.osSandbox, probe.available ? /^bubblewrap/ : /^NOT/);
 });
 
-Deno.test("check-config --json reports which plugins run in the OS sandbox, from a probe of this host", async () => {
-  const { probeSandbox } = await import("../../kernel/process/sandbox.ts");
-  const probe = await probeSandbox();
-  const cwd = await sandboxedExample();
+Deno.test('check-config with sandbox = "off" warns W_SANDBOX_OFF and lists every plugin as not sandboxed', async () => {
+  const cwd = await exampleWithSandbox("off");
   try {
     const o = io(cwd);
     assert.equal(await run([".", "--json", "--no-cache"], o), 0);
     const doc = JSON.parse(o.out());
-    assert.equal(doc.sandbox.mode, "auto");
-    assert.equal(doc.sandbox.available, probe.available);
+    assert.equal(doc.sandbox.mode, "off");
     assert.deepEqual(doc.sandbox.plugins, [
-      { name: "echo", sandboxed: probe.available },
-      { name: "notes", sandboxed: probe.available },
+      { name: "echo", sandboxed: false },
+      { name: "notes", sandboxed: false },
     ]);
-    const warned = doc.diagnostics.some((d: { code: string }) =>
-      d.code === "W_SANDBOX_UNAVAILABLE"
+    const off = doc.diagnostics.find((d: { code: string }) =>
+      d.code === "W_SANDBOX_OFF"
     );
-    assert.equal(warned, !probe.available);
-    const human = io(cwd);
-    await run([".", "--no-cache"], human);
-    assert.match(human.out(), /OS sandbox \(sandbox = "auto", /);
+    assert.match(off.detail, /"echo", "notes" can read every file/);
+    const explained = io(cwd);
+    await run([".", "--explain"], explained);
+    assert.match(
+      explained.out(),
+      /OS sandbox: NOT sandboxed \(settings \{ sandbox = "off" \}\)/,
+    );
   } finally {
     await Deno.remove(cwd, { recursive: true });
   }
@@ -267,11 +286,12 @@ Deno.test("check-config --json reports which plugins run in the OS sandbox, from
 Deno.test("check-config without a working bubblewrap warns W_SANDBOX_UNAVAILABLE, and its cached result is not replayed where bubblewrap works", async () => {
   const cache = await Deno.makeTempDir();
   const noBwrap = await Deno.makeTempDir();
-  const project = await sandboxedExample();
+  const required = await exampleWithSandbox("required");
   try {
-    const cmd = (path: string) =>
+    // No bubblewrap on PATH: the lookup production makes finds none.
+    const cmd = (path: string, ...args: string[]) =>
       new Deno.Command(Deno.execPath(), {
-        args: ["run", "-A", "cli/commands/check_config.ts", project],
+        args: ["run", "-A", "cli/commands/check_config.ts", ...args],
         env: {
           PATH: path,
           XDG_CACHE_HOME: cache,
@@ -282,15 +302,29 @@ Deno.test("check-config without a working bubblewrap warns W_SANDBOX_UNAVAILABLE
         stdout: "piped",
         stderr: "piped",
       }).output();
-    const without = await cmd(noBwrap);
-    const out = new TextDecoder().decode(without.stdout);
+    const decode = (b: Uint8Array) => new TextDecoder().decode(b);
+    const without = await cmd(noBwrap, "examples");
+    const out = decode(without.stdout);
     assert.equal(without.code, 0, out);
     assert.match(out, /W_SANDBOX_UNAVAILABLE/);
     assert.match(out, /"bwrap" is not installed/);
+    assert.match(out, /would run unsandboxed here/);
     assert.match(out, /echo: NOT sandboxed/);
+    const explained = decode(
+      (await cmd(noBwrap, "examples", "--explain")).stdout,
+    );
+    assert.match(
+      explained,
+      /OS sandbox: NOT sandboxed: "bwrap" is not installed .*with a warning/,
+    );
+    // sandbox = "required": the warning says the agent refuses to start them.
+    const refused = decode((await cmd(noBwrap, required, "--explain")).stdout);
+    assert.match(refused, /W_SANDBOX_UNAVAILABLE/);
+    assert.match(refused, /the agent refuses to start "echo", "notes" here/);
+    assert.match(refused, /OS sandbox: REFUSED: "bwrap" is not installed/);
     const { probeSandbox } = await import("../../kernel/process/sandbox.ts");
     if ((await probeSandbox()).available) {
-      const withBwrap = await cmd("/usr/local/bin:/usr/bin:/bin");
+      const withBwrap = await cmd("/usr/local/bin:/usr/bin:/bin", "examples");
       const again = new TextDecoder().decode(withBwrap.stdout);
       assert.doesNotMatch(again, /W_SANDBOX_UNAVAILABLE/);
       assert.match(again, /echo: sandboxed/);
@@ -298,6 +332,6 @@ Deno.test("check-config without a working bubblewrap warns W_SANDBOX_UNAVAILABLE
   } finally {
     await Deno.remove(cache, { recursive: true });
     await Deno.remove(noBwrap, { recursive: true });
-    await Deno.remove(project, { recursive: true });
+    await Deno.remove(required, { recursive: true });
   }
 });

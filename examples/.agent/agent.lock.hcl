@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "echo" {
   source      = "builtin/echo"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:37:10Z"
+  resolved_at = "2026-12-02T02:04:00Z"
   checksums = {
-    "darwin_amd64"  = "sha256:2399ca3426aa427d960b312190960d2a74652ce5d8dbb103ac7e19bef4495b29"
-    "darwin_arm64"  = "sha256:2399ca3426aa427d960b312190960d2a74652ce5d8dbb103ac7e19bef4495b29"
-    "linux_amd64"   = "sha256:2399ca3426aa427d960b312190960d2a74652ce5d8dbb103ac7e19bef4495b29"
-    "linux_arm64"   = "sha256:2399ca3426aa427d960b312190960d2a74652ce5d8dbb103ac7e19bef4495b29"
-    "windows_amd64" = "sha256:2399ca3426aa427d960b312190960d2a74652ce5d8dbb103ac7e19bef4495b29"
+    "darwin_amd64"  = "sha256:2ae3ce9ce6d59d0e725158895bbddbb4eba2169744b4168b49cc70bc6639308c"
+    "darwin_arm64"  = "sha256:2ae3ce9ce6d59d0e725158895bbddbb4eba2169744b4168b49cc70bc6639308c"
+    "linux_amd64"   = "sha256:2ae3ce9ce6d59d0e725158895bbddbb4eba2169744b4168b49cc70bc6639308c"
+    "linux_arm64"   = "sha256:2ae3ce9ce6d59d0e725158895bbddbb4eba2169744b4168b49cc70bc6639308c"
+    "windows_amd64" = "sha256:2ae3ce9ce6d59d0e725158895bbddbb4eba2169744b4168b49cc70bc6639308c"
   }
   envelope = {
     env   = []
@@ -36,13 +36,13 @@ provider "echo" {
 provider "notes" {
   source      = "./plugins/notes"
   version     = "0.2.0"
-  resolved_at = "2026-12-02T02:09:05Z"
+  resolved_at = "2026-12-02T02:59:11Z"
   checksums = {
-    "darwin_amd64"  = "sha256:d03e7a95c31622d71cfead1785eb81f244b72916ffe4fbc55193f89ce720af23"
-    "darwin_arm64"  = "sha256:d03e7a95c31622d71cfead1785eb81f244b72916ffe4fbc55193f89ce720af23"
-    "linux_amd64"   = "sha256:d03e7a95c31622d71cfead1785eb81f244b72916ffe4fbc55193f89ce720af23"
-    "linux_arm64"   = "sha256:d03e7a95c31622d71cfead1785eb81f244b72916ffe4fbc55193f89ce720af23"
-    "windows_amd64" = "sha256:d03e7a95c31622d71cfead1785eb81f244b72916ffe4fbc55193f89ce720af23"
+    "darwin_amd64"  = "sha256:3484d8d53223b0908e0310ff1ffbb2d4908e7876138cafdfc6a1029edebbcdec"
+    "darwin_arm64"  = "sha256:3484d8d53223b0908e0310ff1ffbb2d4908e7876138cafdfc6a1029edebbcdec"
+    "linux_amd64"   = "sha256:3484d8d53223b0908e0310ff1ffbb2d4908e7876138cafdfc6a1029edebbcdec"
+    "linux_arm64"   = "sha256:3484d8d53223b0908e0310ff1ffbb2d4908e7876138cafdfc6a1029edebbcdec"
+    "windows_amd64" = "sha256:3484d8d53223b0908e0310ff1ffbb2d4908e7876138cafdfc6a1029edebbcdec"
   }
   envelope = {
     env   = []

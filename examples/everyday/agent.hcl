@@ -76,6 +76,10 @@ provider "graph" {
   tool_prefix          = "graph_"
   call_timeout_seconds = 30
   allow_run            = ["deno"]
+  # The server runs in the bridge's OS sandbox, which shows it what the
+  # bridge is granted: the same directory as its own flags.
+  allow_read  = [".agent"]
+  allow_write = [".agent"]
 }
 
 # ask_user: needs no permission.

@@ -9,7 +9,9 @@
 # the TLS, proxy and npm registry settings when they are set, so that it can
 # download the package the first time) and with exactly the Deno permissions
 # its arguments give it: this directory, and the one variable its glob
-# library probes.
+# library probes. It runs inside the bridge's OS sandbox, which shows it the
+# paths the bridge is granted (allow_read, allow_write) and Deno's module
+# cache read-only.
 
 required_providers {
   scripted = { source = "builtin/scripted", version = "~> 0.1" }
@@ -33,6 +35,10 @@ provider "files" {
   tool_prefix          = "files_"
   call_timeout_seconds = 30
   allow_run            = ["deno"]
+  # The server runs inside the bridge's OS sandbox, which shows only what
+  # the bridge is granted: this directory, as the server's own flags say.
+  allow_read  = ["."]
+  allow_write = ["."]
 }
 
 # Read-only MCP tools (readOnlyHint) are data sources and run freely; the

@@ -59,6 +59,9 @@ export interface PluginTransport {
   callbackAddress: string;
 }
 
+/** The `PATH` a plugin gets when the kernel's environment has none. */
+export const DEFAULT_PLUGIN_PATH = "/usr/local/bin:/usr/bin:/bin";
+
 /** What {@linkcode pluginCommand} needs. */
 export interface PluginCommandOptions {
   /** The plugin's identity (for `OTEL_RESOURCE_ATTRIBUTES`). */
@@ -102,7 +105,7 @@ export function pluginEnv(
     [HANDSHAKE_ENV.protocolVersions]: String(APP_PROTOCOL_VERSION),
     [HANDSHAKE_ENV.minPort]: String(tcp ? port : 10000),
     [HANDSHAKE_ENV.maxPort]: String(tcp ? port : 25000),
-    PATH: kernelEnv.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+    PATH: kernelEnv.PATH ?? DEFAULT_PLUGIN_PATH,
     OTEL_RESOURCE_ATTRIBUTES: [
       ["category", identity.category],
       ["name", identity.name],

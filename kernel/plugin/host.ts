@@ -60,7 +60,7 @@ import {
   defaultInstallationKeyPath,
   loadInstallationKey,
 } from "../state/installation_key.ts";
-import { pluginCommand } from "./_command_line.ts";
+import { DEFAULT_PLUGIN_PATH, pluginCommand } from "./_command_line.ts";
 import { announceCallbacks, checkHealth, relayStdio } from "./_connection.ts";
 import { loadGrpcAdapter } from "./_grpc.ts";
 import { awaitHandshake } from "./handshake.ts";
@@ -183,8 +183,8 @@ export interface PluginHostOptions {
   /**
    * The OS sandbox (bubblewrap, Linux): `required` refuses to start a
    * plugin when it cannot be built, `auto` uses it when it works and
-   * warns when it does not, `off` runs plugins unsandboxed (a warning).
-   * @default {"off"}
+   * warns when it does not, `off` runs plugins unsandboxed.
+   * @default {"auto"}
    */
   sandbox?: SandboxMode;
   /**
@@ -386,7 +386,11 @@ export class PluginHost implements AsyncDisposable {
   async #sandboxed(target: LaunchTarget): Promise<boolean> {
     const mode = this.#options.sandbox ?? DEFAULT_SANDBOX_MODE;
     if (mode === "off") return false;
-    const probe = await probeSandbox(this.#options.bwrap ?? DEFAULT_BWRAP);
+    // `bwrap` is looked up on the PATH the plugin gets, as its launch is.
+    const probe = await probeSandbox(
+      this.#options.bwrap ?? DEFAULT_BWRAP,
+      target.kernelEnv.PATH ?? DEFAULT_PLUGIN_PATH,
+    );
     if (probe.available) return true;
     if (mode === "required") {
       throw startError(
@@ -712,11 +716,29 @@ function sandboxView(
     const root = spec.root ?? dirname(target.path);
     readOnly.push(...(deno ? pluginModuleRoots(root) : [root]));
   }
+  const privateDirs: { source: string; path: string }[] = [];
   if (deno) {
-    readOnly.push(Deno.execPath(), denoCacheDir());
+    const cache = denoCacheDir();
+    readOnly.push(Deno.execPath(), cache);
     const i = command.args.indexOf("--config");
     const config = i >= 0 ? command.args[i + 1] : undefined;
     if (config) readOnly.push(config, join(dirname(config), "deno.lock"));
+    // The TLS roots Deno's runtime settings name (certificates, no
+    // secrets): without them Deno warns on every start and a download
+    // through a TLS-intercepting proxy fails.
+    for (const name of ["DENO_CERT", "NODE_EXTRA_CA_CERTS"]) {
+      const file = command.env[name];
+      if (file !== undefined && isAbsolute(file)) readOnly.push(file);
+    }
+    // A plugin that runs programs may start Deno (an MCP server, `deno
+    // run npm:…`): Deno's npm runtime writes its `node` shim into the
+    // cache's node_compat_bin and puts it on the child's PATH. The cache
+    // stays read-only (a plugin must never change code that the kernel
+    // or another plugin loads); the shim directory is the plugin's own.
+    if (effective.run.length > 0) {
+      const shim = nodeCompatBin(cache, dir);
+      if (shim !== undefined) privateDirs.push(shim);
+    }
   }
   readOnly.push(...effective.read);
   for (const program of effective.run) {
@@ -727,7 +749,28 @@ function sandboxView(
     readWrite: [dir, ...effective.write],
     network: tcp || effective.net.length > 0,
     cwd: target.cwd,
+    private: privateDirs,
   };
+}
+
+/**
+ * The plugin's own `node_compat_bin` (in its private directory), shown
+ * over the Deno cache's; `undefined` when the cache's cannot be created
+ * (the shim is then missing, as with any read-only cache).
+ */
+function nodeCompatBin(
+  cache: string,
+  dir: string,
+): { source: string; path: string } | undefined {
+  const path = join(cache, "node_compat_bin");
+  const source = join(dir, "node_compat_bin");
+  try {
+    Deno.mkdirSync(path, { recursive: true });
+    Deno.mkdirSync(source, { mode: 0o700 });
+    return { source, path };
+  } catch {
+    return undefined;
+  }
 }
 
 /**

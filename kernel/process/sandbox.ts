@@ -41,6 +41,13 @@ export interface SandboxView {
    * covers is not in the view anyway and is skipped.
    */
   masked?: readonly string[];
+  /**
+   * Directories bound read-write at another path (`source` on the host,
+   * shown at `path`), after every other bind: a private directory over a
+   * part of a read-only one (a plugin's own `node_compat_bin` inside the
+   * read-only Deno cache). The host directory at `path` must exist.
+   */
+  private?: readonly { source: string; path: string }[];
 }
 
 // The system's programs and libraries (every dynamically linked program,
@@ -148,6 +155,14 @@ export function bwrapArgs(view: SandboxView): string[] {
   for (const [p, mode] of ordered) {
     args.push(mode === "rw" ? "--bind-try" : "--ro-bind-try", p, p);
   }
+  for (const { source, path } of view.private ?? []) {
+    if (!isAbsolute(source) || !isAbsolute(path)) {
+      throw new RangeError(
+        `Cannot sandbox a relative path: "${isAbsolute(path) ? source : path}"`,
+      );
+    }
+    args.push("--bind", source, path);
+  }
   // Masks go last, over the binds that cover them: by the path as named
   // and by its real path (a grant may name either).
   const masks = new Set<string>();
@@ -206,20 +221,24 @@ export interface SandboxProbe {
 const probes = new Map<string, Promise<SandboxProbe>>();
 
 /**
- * Checks once per process (and `bwrap` path) whether bubblewrap can build
- * a sandbox here: it runs `true` with the namespaces and base mounts a
- * plugin gets.
+ * Checks once per process (and `bwrap` and `PATH`) whether bubblewrap can
+ * build a sandbox here: it runs `true` with the namespaces and base
+ * mounts a plugin gets. A bare `bwrap` is looked up on `path`, as a
+ * launch looks it up on the `PATH` the plugin gets (the kernel's).
  *
  * @param bwrap The `bwrap` executable.
+ * @param path The `PATH` to find it on (default: this process's).
  * @returns Whether it works, and why not.
  */
 export function probeSandbox(
   bwrap: string = DEFAULT_BWRAP,
+  path: string = processPath(),
 ): Promise<SandboxProbe> {
-  let p = probes.get(bwrap);
+  const key = `${bwrap}\0${path}`;
+  let p = probes.get(key);
   if (p === undefined) {
-    p = runProbe(bwrap);
-    probes.set(bwrap, p);
+    p = runProbe(bwrap, path);
+    probes.set(key, p);
   }
   return p;
 }
@@ -232,7 +251,7 @@ function processPath(): string {
   }
 }
 
-async function runProbe(bwrap: string): Promise<SandboxProbe> {
+async function runProbe(bwrap: string, path: string): Promise<SandboxProbe> {
   if (Deno.build.os !== "linux") {
     return {
       available: false,
@@ -247,9 +266,13 @@ async function runProbe(bwrap: string): Promise<SandboxProbe> {
   };
   try {
     const out = await new Deno.Command(bwrap, {
-      args: [...bwrapArgs(view), "--", "true"],
-      // `bwrap` is found on this process's PATH, as a launch finds it.
-      env: { PATH: processPath() },
+      // `true` is the namespace's init, so that bwrap waits for it and
+      // leaves no init of its own behind. A plugin keeps bwrap's init: it
+      // reaps orphans inside, and lets the plugin signal itself (an init
+      // ignores its own namespace's signals).
+      args: ["--as-pid-1", ...bwrapArgs(view), "--", "true"],
+      // `bwrap` is found on this PATH, as a launch finds it.
+      env: { PATH: path },
       clearEnv: true,
       stdin: "null",
       stdout: "null",

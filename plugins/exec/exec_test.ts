@@ -54,6 +54,56 @@ async function gone(pid: number, ms = 4000): Promise<boolean> {
   return !isAlive(pid);
 }
 
+/**
+ * Host process ids of the live processes whose command line is exactly
+ * `argv`. A plugin in the OS sandbox has its own PID namespace, so the
+ * `$!` a command reports is not a host pid: the tests that follow a
+ * process tree through the plugin find it by a command line no other
+ * process has.
+ */
+function hostPids(argv: readonly string[]): number[] {
+  const want = argv.join("\0") + "\0";
+  const pids: number[] = [];
+  for (const e of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(e.name)) continue;
+    try {
+      const cmdline = Deno.readTextFileSync(`/proc/${e.name}/cmdline`);
+      if (cmdline === want && isAlive(Number(e.name))) {
+        pids.push(Number(e.name));
+      }
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
+/** Waits until a process with this command line runs (true) or `ms` pass. */
+async function started(argv: readonly string[], ms = 4000): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (hostPids(argv).length > 0) return true;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return false;
+}
+
+/** Waits until no process with this command line runs (true) or `ms` pass. */
+async function allGone(argv: readonly string[], ms = 4000): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (hostPids(argv).length === 0) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return hostPids(argv).length === 0;
+}
+
+let sleeps = 0;
+/** `sleep 30.<n>`: a sleep whose command line no other process has. */
+function uniqueSleep(): string[] {
+  return ["sleep", `30.${Deno.pid}${++sleeps}`];
+}
+
 function walkSchema(s: Schema | undefined, where: string): void {
   assert.ok(s, `${where}: a schema is present`);
   assert.ok(
@@ -207,7 +257,9 @@ Deno.test("exec tool provider, through a real plugin subprocess", async (t) => {
     const plugin = await host.launch({
       manifest,
       entrypoint: ENTRY,
-      grant: { run: ["bash"], read: [dir] },
+      // In the OS sandbox a command may write only where the plugin is
+      // granted to: the root, where the steps' commands write files.
+      grant: { run: ["bash"], read: [dir], write: [root] },
     });
     const tool = plugin.client(ToolService);
 
@@ -521,10 +573,13 @@ Deno.test("exec tool provider, through a real plugin subprocess", async (t) => {
       "a timeout kills the whole process tree and is a TIMEOUT error",
       async () => {
         const began = Date.now();
+        const sleep = uniqueSleep();
         const { error, events } = await fails(
           "bash",
           {
-            command: "sleep 30 & echo $! > grandchild.pid; echo started; wait",
+            command: `${
+              sleep.join(" ")
+            } & echo $! > grandchild.pid; echo started; wait`,
             timeout_s: 0.5,
           },
           ToolErrorCategory.TIMEOUT,
@@ -535,8 +590,8 @@ Deno.test("exec tool provider, through a real plugin subprocess", async (t) => {
         assert.equal(exit?.case, "exitStatus");
         assert.equal(error.details?.stdout, "started\n");
         const pid = Number(await Deno.readTextFile(`${root}/grandchild.pid`));
-        assert.ok(pid > 0);
-        assert.ok(await gone(pid), `the grandchild sleep ${pid} is gone`);
+        assert.ok(pid > 0, "the grandchild sleep was started");
+        assert.ok(await allGone(sleep), `the grandchild ${sleep} is gone`);
       },
     );
 
@@ -546,8 +601,9 @@ Deno.test("exec tool provider, through a real plugin subprocess", async (t) => {
         const ac = new AbortController();
         let pid = 0;
         const seen: ToolEvent[] = [];
+        const sleep = uniqueSleep();
         await assert.rejects(
-          invoke("bash", { command: "sleep 30 & echo $!; wait" }, {
+          invoke("bash", { command: `${sleep.join(" ")} & echo $!; wait` }, {
             signal: ac.signal,
             onEvent: (e) => {
               seen.push(e);
@@ -559,8 +615,8 @@ Deno.test("exec tool provider, through a real plugin subprocess", async (t) => {
           }),
           (e) => e instanceof GrpcStatusError && e.code === Code.CANCELLED,
         );
-        assert.ok(pid > 0);
-        assert.ok(await gone(pid), `the grandchild sleep ${pid} is gone`);
+        assert.ok(pid > 0, "the grandchild sleep was started");
+        assert.ok(await allGone(sleep), `the grandchild ${sleep} is gone`);
         assert.ok(!seen.some((e) => e.event.case === "result"));
       },
     );
@@ -568,8 +624,10 @@ Deno.test("exec tool provider, through a real plugin subprocess", async (t) => {
     await t.step(
       "foreground leftovers (cmd &) are killed once bash exits",
       async () => {
-        const p = await ok("bash", { command: "sleep 30 & echo $!" });
-        assert.ok(await gone(Number((p.stdout as string).trim())));
+        const sleep = uniqueSleep();
+        const p = await ok("bash", { command: `${sleep.join(" ")} & echo $!` });
+        assert.ok(Number((p.stdout as string).trim()) > 0, "it was started");
+        assert.ok(await allGone(sleep), `the leftover ${sleep} is gone`);
       },
     );
 
@@ -699,21 +757,17 @@ Deno.test("exec tool provider, through a real plugin subprocess", async (t) => {
     await t.step(
       "background: bash_kill kills the whole tree and the end is published",
       async () => {
-        const started = await ok("bash", {
-          command: "sleep 30 & echo $!; wait",
+        const sleep = uniqueSleep();
+        const bg = await ok("bash", {
+          command: `${sleep.join(" ")} & echo $!; wait`,
           run_in_background: true,
         });
-        const id = started.background_id as string;
-        let out: JsonObject = {};
-        for (let i = 0; i < 100 && !out.stdout; i++) {
-          out = await ok("bash_output", { background_id: id });
-          if (!out.stdout) await new Promise((r) => setTimeout(r, 20));
-        }
-        const pid = Number((out.stdout as string).trim());
+        const id = bg.background_id as string;
+        assert.ok(await started(sleep), `${sleep} runs`);
         const killed = await ok("bash_kill", { background_id: id });
         assert.equal(killed.status, "killed");
         assert.equal(killed.signal, "SIGTERM");
-        assert.ok(await gone(pid));
+        assert.ok(await allGone(sleep), `${sleep} is gone`);
         const note = await exited.next();
         assert.ok(!note.done);
         const payload = JSON.parse(decoder.decode(note.value.payload));
@@ -872,7 +926,7 @@ Deno.test("MUST 16: a cancelled bash reports what happened (killed, output so fa
 
 Deno.test("exec kills its running commands when the plugin shuts down", async () => {
   const { dir, root } = await project();
-  let pid = 0;
+  const sleep = uniqueSleep();
   try {
     {
       await using host = new PluginHost({ env: { PATH }, cwd: dir });
@@ -887,18 +941,14 @@ Deno.test("exec kills its running commands when the plugin shuts down", async ()
       const tool = plugin.client(ToolService);
       await tool.configure({ config: { roots: [root] } });
       const { ok } = client(tool, root);
-      const started = await ok("bash", {
-        command: "sleep 30 & echo $! > bg.pid; wait",
+      const bg = await ok("bash", {
+        command: `${sleep.join(" ")} & wait`,
         run_in_background: true,
       });
-      assert.equal(started.status, "background");
-      for (let i = 0; i < 100 && pid === 0; i++) {
-        pid = Number(await Deno.readTextFile(`${root}/bg.pid`).catch(() => 0));
-        if (pid === 0) await new Promise((r) => setTimeout(r, 20));
-      }
-      assert.ok(pid > 0 && isAlive(pid));
+      assert.equal(bg.status, "background");
+      assert.ok(await started(sleep), `${sleep} runs`);
     } // the host shuts the plugin down here
-    assert.ok(await gone(pid), `the background sleep ${pid} is gone`);
+    assert.ok(await allGone(sleep), `the background ${sleep} is gone`);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -877,15 +877,29 @@ Deno.test("filesystem tool provider, through a real plugin subprocess", async (t
           "secret\n",
         );
         await assert.rejects(Deno.stat(`${outside}/planted.txt`));
-        // A dangling symlink would create its target wherever it points.
+        // A dangling symlink would create its target wherever it points:
+        // one pointing outside is named as leaving the roots, by its host
+        // path (in the OS sandbox a target outside the grants is not in
+        // the plugin's view at all, existing or not) ...
         await Deno.symlink(`${outside}/ghost.txt`, `${root}/dangling.txt`);
         await fails(
           "write_file",
           { path: "dangling.txt", content: "x" },
           ToolErrorCategory.PERMISSION_DENIED,
-          /is a symbolic link whose target does not exist/,
+          new RegExp(
+            `through a symbolic link it resolves to "${outside}/ghost.txt", outside the allowed roots`,
+          ),
         );
         await assert.rejects(Deno.stat(`${outside}/ghost.txt`));
+        // ... and one pointing inside the roots is refused as dangling.
+        await Deno.symlink(`${root}/not-yet.txt`, `${root}/dangling-in.txt`);
+        await fails(
+          "write_file",
+          { path: "dangling-in.txt", content: "x" },
+          ToolErrorCategory.PERMISSION_DENIED,
+          /"[^"]*dangling-in\.txt" is a symbolic link whose target does not exist/,
+        );
+        await assert.rejects(Deno.stat(`${root}/not-yet.txt`));
         // A working directory outside the roots.
         await fails(
           "read_file",

@@ -44,6 +44,7 @@ import {
   translateInputSchema,
 } from "./_schema.ts";
 import { ProcessTransport, type StdioServerSpec } from "./_stdio.ts";
+import { sandboxHint } from "./_sandbox_hint.ts";
 
 /** A tool schema as a message init shape. */
 export type ToolSchemaInit = MessageInitShape<typeof ToolSchemaSchema>;
@@ -490,7 +491,7 @@ export class McpBridge {
       timedOut ? "timeout" : "execution_failed",
       `Cannot connect to ${this.where}: ${cause}${
         stderr ? `. Its stderr ends with: ${stderr.slice(-600)}` : ""
-      }`,
+      }${sandboxHint(stderr)}`,
       { retryable: true, details },
     );
   }

@@ -77,11 +77,17 @@ function errorCode(err: unknown): string {
 /**
  * The real path of an existing path, or of its deepest existing ancestor
  * joined with the rest. Throws a {@linkcode PathError} for a dangling
- * symlink or a path the process may not inspect.
+ * symlink or a path the process may not inspect. A symlink whose target
+ * does not resolve here but lies outside every root is refused as leaving
+ * the roots, naming that target: in the OS sandbox a target outside the
+ * plugin's grants is simply not in its view, although it exists on the
+ * host, and the message must name the host path the user knows.
  */
 async function realOf(
   absolute: string,
   stopAt: string,
+  roots: readonly ResolvedRoot[],
+  given: string,
 ): Promise<{ real: string; exists: boolean }> {
   const tail: string[] = [];
   let p = absolute;
@@ -107,6 +113,20 @@ async function realOf(
       // missing
     }
     if (isLink) {
+      const target = await linkTarget(p);
+      if (
+        target !== undefined &&
+        !roots.some((r) =>
+          isInside(r.real, target) || isInside(r.absolute, target)
+        )
+      ) {
+        throw new PathError(
+          "permission_denied",
+          `Refusing "${given}": through a symbolic link it resolves to "${
+            join(target, ...tail.reverse())
+          }", outside the allowed roots ${rootList(roots)}`,
+        );
+      }
       throw new PathError(
         "permission_denied",
         `Refusing "${absolute}": "${p}" is a symbolic link whose target does not exist`,
@@ -120,6 +140,15 @@ async function realOf(
     }
     tail.push(basename(p));
     p = dirname(p);
+  }
+}
+
+/** Where a symlink points, as an absolute path (undefined if unreadable). */
+async function linkTarget(link: string): Promise<string | undefined> {
+  try {
+    return resolve(dirname(link), await Deno.readLink(link));
+  } catch {
+    return undefined;
   }
 }
 
@@ -237,7 +266,7 @@ export async function confine(
   const stopAt = isInside(lexicalRoot.absolute, absolute)
     ? lexicalRoot.absolute
     : lexicalRoot.real;
-  const { real, exists } = await realOf(absolute, stopAt);
+  const { real, exists } = await realOf(absolute, stopAt, roots, given);
   if (!roots.some((r) => isInside(r.real, real))) {
     throw new PathError(
       "permission_denied",

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "claude" {
   source      = "builtin/anthropic"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:18Z"
+  resolved_at = "2026-12-02T02:04:01Z"
   checksums = {
-    "darwin_amd64"  = "sha256:137633e2d1df07c9a26084f5da6777d31dab9e6790b6d2f6aa4ea901441a873a"
-    "darwin_arm64"  = "sha256:137633e2d1df07c9a26084f5da6777d31dab9e6790b6d2f6aa4ea901441a873a"
-    "linux_amd64"   = "sha256:137633e2d1df07c9a26084f5da6777d31dab9e6790b6d2f6aa4ea901441a873a"
-    "linux_arm64"   = "sha256:137633e2d1df07c9a26084f5da6777d31dab9e6790b6d2f6aa4ea901441a873a"
-    "windows_amd64" = "sha256:137633e2d1df07c9a26084f5da6777d31dab9e6790b6d2f6aa4ea901441a873a"
+    "darwin_amd64"  = "sha256:35ae1ec9c2b577d4b07dcd06c73d2f643612b03737b0174e74aaf154dc6e517d"
+    "darwin_arm64"  = "sha256:35ae1ec9c2b577d4b07dcd06c73d2f643612b03737b0174e74aaf154dc6e517d"
+    "linux_amd64"   = "sha256:35ae1ec9c2b577d4b07dcd06c73d2f643612b03737b0174e74aaf154dc6e517d"
+    "linux_arm64"   = "sha256:35ae1ec9c2b577d4b07dcd06c73d2f643612b03737b0174e74aaf154dc6e517d"
+    "windows_amd64" = "sha256:35ae1ec9c2b577d4b07dcd06c73d2f643612b03737b0174e74aaf154dc6e517d"
   }
   envelope = {
     env   = []
@@ -59,13 +59,13 @@ provider "claude" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:09:07Z"
+  resolved_at = "2026-12-02T02:59:12Z"
   checksums = {
-    "darwin_amd64"  = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
-    "darwin_arm64"  = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
-    "linux_amd64"   = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
-    "linux_arm64"   = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
-    "windows_amd64" = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
+    "darwin_amd64"  = "sha256:a8d174aa87b371071d65ba2d35d313b7fe70596b98a6abd19183c901e094fd22"
+    "darwin_arm64"  = "sha256:a8d174aa87b371071d65ba2d35d313b7fe70596b98a6abd19183c901e094fd22"
+    "linux_amd64"   = "sha256:a8d174aa87b371071d65ba2d35d313b7fe70596b98a6abd19183c901e094fd22"
+    "linux_arm64"   = "sha256:a8d174aa87b371071d65ba2d35d313b7fe70596b98a6abd19183c901e094fd22"
+    "windows_amd64" = "sha256:a8d174aa87b371071d65ba2d35d313b7fe70596b98a6abd19183c901e094fd22"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "ask" {
   source      = "builtin/user"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:09:11Z"
+  resolved_at = "2026-12-02T02:59:14Z"
   checksums = {
-    "darwin_amd64"  = "sha256:7bcd6c03e37343745f4edc2984ad7f547715e5388493a391ad245089a9edaa30"
-    "darwin_arm64"  = "sha256:7bcd6c03e37343745f4edc2984ad7f547715e5388493a391ad245089a9edaa30"
-    "linux_amd64"   = "sha256:7bcd6c03e37343745f4edc2984ad7f547715e5388493a391ad245089a9edaa30"
-    "linux_arm64"   = "sha256:7bcd6c03e37343745f4edc2984ad7f547715e5388493a391ad245089a9edaa30"
-    "windows_amd64" = "sha256:7bcd6c03e37343745f4edc2984ad7f547715e5388493a391ad245089a9edaa30"
+    "darwin_amd64"  = "sha256:c839cef85746705f2d46055a3f24429c21838f51b06944b51bb5db1f95a1d3e7"
+    "darwin_arm64"  = "sha256:c839cef85746705f2d46055a3f24429c21838f51b06944b51bb5db1f95a1d3e7"
+    "linux_amd64"   = "sha256:c839cef85746705f2d46055a3f24429c21838f51b06944b51bb5db1f95a1d3e7"
+    "linux_arm64"   = "sha256:c839cef85746705f2d46055a3f24429c21838f51b06944b51bb5db1f95a1d3e7"
+    "windows_amd64" = "sha256:c839cef85746705f2d46055a3f24429c21838f51b06944b51bb5db1f95a1d3e7"
   }
   envelope = {
     env   = []
@@ -34,13 +34,13 @@ provider "ask" {
 provider "docs" {
   source      = "builtin/agents-md"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:19Z"
+  resolved_at = "2026-12-02T02:04:03Z"
   checksums = {
-    "darwin_amd64"  = "sha256:2b813731862fb486d8a44c5d0c5825159dec4c67eb12deab0327b7d0fa332ac5"
-    "darwin_arm64"  = "sha256:2b813731862fb486d8a44c5d0c5825159dec4c67eb12deab0327b7d0fa332ac5"
-    "linux_amd64"   = "sha256:2b813731862fb486d8a44c5d0c5825159dec4c67eb12deab0327b7d0fa332ac5"
-    "linux_arm64"   = "sha256:2b813731862fb486d8a44c5d0c5825159dec4c67eb12deab0327b7d0fa332ac5"
-    "windows_amd64" = "sha256:2b813731862fb486d8a44c5d0c5825159dec4c67eb12deab0327b7d0fa332ac5"
+    "darwin_amd64"  = "sha256:245f1b6dda521e2ce6e55027a707971b0774e822603f30ca643f76c395f5b77a"
+    "darwin_arm64"  = "sha256:245f1b6dda521e2ce6e55027a707971b0774e822603f30ca643f76c395f5b77a"
+    "linux_amd64"   = "sha256:245f1b6dda521e2ce6e55027a707971b0774e822603f30ca643f76c395f5b77a"
+    "linux_arm64"   = "sha256:245f1b6dda521e2ce6e55027a707971b0774e822603f30ca643f76c395f5b77a"
+    "windows_amd64" = "sha256:245f1b6dda521e2ce6e55027a707971b0774e822603f30ca643f76c395f5b77a"
   }
   envelope = {
     env   = []
@@ -79,13 +79,13 @@ provider "docs" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:09:11Z"
+  resolved_at = "2026-12-02T02:59:14Z"
   checksums = {
-    "darwin_amd64"  = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
-    "darwin_arm64"  = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
-    "linux_amd64"   = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
-    "linux_arm64"   = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
-    "windows_amd64" = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
+    "darwin_amd64"  = "sha256:a8d174aa87b371071d65ba2d35d313b7fe70596b98a6abd19183c901e094fd22"
+    "darwin_arm64"  = "sha256:a8d174aa87b371071d65ba2d35d313b7fe70596b98a6abd19183c901e094fd22"
+    "linux_amd64"   = "sha256:a8d174aa87b371071d65ba2d35d313b7fe70596b98a6abd19183c901e094fd22"
+    "linux_arm64"   = "sha256:a8d174aa87b371071d65ba2d35d313b7fe70596b98a6abd19183c901e094fd22"
+    "windows_amd64" = "sha256:a8d174aa87b371071d65ba2d35d313b7fe70596b98a6abd19183c901e094fd22"
   }
   envelope = {
     env   = []
@@ -130,19 +130,19 @@ provider "fs" {
 provider "graph" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:19Z"
+  resolved_at = "2026-12-02T02:33:45Z"
   checksums = {
-    "darwin_amd64"  = "sha256:020dc481e266e722dcff88a28fb53fe0566360b224ff4d7d40d8ab885b994e5f"
-    "darwin_arm64"  = "sha256:020dc481e266e722dcff88a28fb53fe0566360b224ff4d7d40d8ab885b994e5f"
-    "linux_amd64"   = "sha256:020dc481e266e722dcff88a28fb53fe0566360b224ff4d7d40d8ab885b994e5f"
-    "linux_arm64"   = "sha256:020dc481e266e722dcff88a28fb53fe0566360b224ff4d7d40d8ab885b994e5f"
-    "windows_amd64" = "sha256:020dc481e266e722dcff88a28fb53fe0566360b224ff4d7d40d8ab885b994e5f"
+    "darwin_amd64"  = "sha256:0d1e5f96411e2a3acf815ccd7939d8611cdb16cfb9e553dfecd2e5703807aad4"
+    "darwin_arm64"  = "sha256:0d1e5f96411e2a3acf815ccd7939d8611cdb16cfb9e553dfecd2e5703807aad4"
+    "linux_amd64"   = "sha256:0d1e5f96411e2a3acf815ccd7939d8611cdb16cfb9e553dfecd2e5703807aad4"
+    "linux_arm64"   = "sha256:0d1e5f96411e2a3acf815ccd7939d8611cdb16cfb9e553dfecd2e5703807aad4"
+    "windows_amd64" = "sha256:0d1e5f96411e2a3acf815ccd7939d8611cdb16cfb9e553dfecd2e5703807aad4"
   }
   envelope = {
     env   = []
     run   = ["*"]
-    read  = []
-    write = []
+    read  = ["*"]
+    write = ["*"]
     net   = ["*"]
   }
   config_schema = [
@@ -259,13 +259,13 @@ provider "graph" {
 provider "memory" {
   source      = "builtin/memory"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:09:11Z"
+  resolved_at = "2026-12-02T02:59:14Z"
   checksums = {
-    "darwin_amd64"  = "sha256:aa8f6dc1dd8cc5166ad61cfcdd1d3e629752ae0ada6cf06b34b99ff1502fa55a"
-    "darwin_arm64"  = "sha256:aa8f6dc1dd8cc5166ad61cfcdd1d3e629752ae0ada6cf06b34b99ff1502fa55a"
-    "linux_amd64"   = "sha256:aa8f6dc1dd8cc5166ad61cfcdd1d3e629752ae0ada6cf06b34b99ff1502fa55a"
-    "linux_arm64"   = "sha256:aa8f6dc1dd8cc5166ad61cfcdd1d3e629752ae0ada6cf06b34b99ff1502fa55a"
-    "windows_amd64" = "sha256:aa8f6dc1dd8cc5166ad61cfcdd1d3e629752ae0ada6cf06b34b99ff1502fa55a"
+    "darwin_amd64"  = "sha256:d2243b3edb377fa47a7a3ac6c3abdd68c91f290768c160aa81cd79e68e8b53cf"
+    "darwin_arm64"  = "sha256:d2243b3edb377fa47a7a3ac6c3abdd68c91f290768c160aa81cd79e68e8b53cf"
+    "linux_amd64"   = "sha256:d2243b3edb377fa47a7a3ac6c3abdd68c91f290768c160aa81cd79e68e8b53cf"
+    "linux_arm64"   = "sha256:d2243b3edb377fa47a7a3ac6c3abdd68c91f290768c160aa81cd79e68e8b53cf"
+    "windows_amd64" = "sha256:d2243b3edb377fa47a7a3ac6c3abdd68c91f290768c160aa81cd79e68e8b53cf"
   }
   envelope = {
     env   = ["HOME", "XDG_DATA_HOME"]
@@ -338,13 +338,13 @@ provider "memory" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:19Z"
+  resolved_at = "2026-12-02T02:04:03Z"
   checksums = {
-    "darwin_amd64"  = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "darwin_arm64"  = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "linux_amd64"   = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "linux_arm64"   = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "windows_amd64" = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
+    "darwin_amd64"  = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
+    "darwin_arm64"  = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
+    "linux_amd64"   = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
+    "linux_arm64"   = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
+    "windows_amd64" = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
   }
   envelope = {
     env   = []
@@ -374,13 +374,13 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:09:11Z"
+  resolved_at = "2026-12-02T02:59:14Z"
   checksums = {
-    "darwin_amd64"  = "sha256:0ec981ba2b834650e308873ba0c1d81396557f6f0e64be72af25808ed00cb3a8"
-    "darwin_arm64"  = "sha256:0ec981ba2b834650e308873ba0c1d81396557f6f0e64be72af25808ed00cb3a8"
-    "linux_amd64"   = "sha256:0ec981ba2b834650e308873ba0c1d81396557f6f0e64be72af25808ed00cb3a8"
-    "linux_arm64"   = "sha256:0ec981ba2b834650e308873ba0c1d81396557f6f0e64be72af25808ed00cb3a8"
-    "windows_amd64" = "sha256:0ec981ba2b834650e308873ba0c1d81396557f6f0e64be72af25808ed00cb3a8"
+    "darwin_amd64"  = "sha256:5dad5f98be1a658b4005be67e299cb243e3ea02f1966d59bc22a28adb992a9b6"
+    "darwin_arm64"  = "sha256:5dad5f98be1a658b4005be67e299cb243e3ea02f1966d59bc22a28adb992a9b6"
+    "linux_amd64"   = "sha256:5dad5f98be1a658b4005be67e299cb243e3ea02f1966d59bc22a28adb992a9b6"
+    "linux_arm64"   = "sha256:5dad5f98be1a658b4005be67e299cb243e3ea02f1966d59bc22a28adb992a9b6"
+    "windows_amd64" = "sha256:5dad5f98be1a658b4005be67e299cb243e3ea02f1966d59bc22a28adb992a9b6"
   }
   envelope = {
     env   = []
@@ -415,13 +415,13 @@ provider "search" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:09:11Z"
+  resolved_at = "2026-12-02T02:59:14Z"
   checksums = {
-    "darwin_amd64"  = "sha256:c6807b96234e780518b79bed0727a0cc55e815aac5086e6f85010f0ba1bf476a"
-    "darwin_arm64"  = "sha256:c6807b96234e780518b79bed0727a0cc55e815aac5086e6f85010f0ba1bf476a"
-    "linux_amd64"   = "sha256:c6807b96234e780518b79bed0727a0cc55e815aac5086e6f85010f0ba1bf476a"
-    "linux_arm64"   = "sha256:c6807b96234e780518b79bed0727a0cc55e815aac5086e6f85010f0ba1bf476a"
-    "windows_amd64" = "sha256:c6807b96234e780518b79bed0727a0cc55e815aac5086e6f85010f0ba1bf476a"
+    "darwin_amd64"  = "sha256:02356ee8f1d2735ded364ad4ac001e4d18b36d46f92c8aadd37893ec9ed33833"
+    "darwin_arm64"  = "sha256:02356ee8f1d2735ded364ad4ac001e4d18b36d46f92c8aadd37893ec9ed33833"
+    "linux_amd64"   = "sha256:02356ee8f1d2735ded364ad4ac001e4d18b36d46f92c8aadd37893ec9ed33833"
+    "linux_arm64"   = "sha256:02356ee8f1d2735ded364ad4ac001e4d18b36d46f92c8aadd37893ec9ed33833"
+    "windows_amd64" = "sha256:02356ee8f1d2735ded364ad4ac001e4d18b36d46f92c8aadd37893ec9ed33833"
   }
   envelope = {
     env   = []
@@ -493,13 +493,13 @@ provider "sh" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:09:11Z"
+  resolved_at = "2026-12-02T02:59:14Z"
   checksums = {
-    "darwin_amd64"  = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
-    "darwin_arm64"  = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
-    "linux_amd64"   = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
-    "linux_arm64"   = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
-    "windows_amd64" = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
+    "darwin_amd64"  = "sha256:6ea5f5e31a2ac3ad23e34ebdc07541e22439ac0a448123469a568d9c4465a7a0"
+    "darwin_arm64"  = "sha256:6ea5f5e31a2ac3ad23e34ebdc07541e22439ac0a448123469a568d9c4465a7a0"
+    "linux_amd64"   = "sha256:6ea5f5e31a2ac3ad23e34ebdc07541e22439ac0a448123469a568d9c4465a7a0"
+    "linux_arm64"   = "sha256:6ea5f5e31a2ac3ad23e34ebdc07541e22439ac0a448123469a568d9c4465a7a0"
+    "windows_amd64" = "sha256:6ea5f5e31a2ac3ad23e34ebdc07541e22439ac0a448123469a568d9c4465a7a0"
   }
   envelope = {
     env   = []
@@ -531,13 +531,13 @@ provider "tasks" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:09:11Z"
+  resolved_at = "2026-12-02T02:59:14Z"
   checksums = {
-    "darwin_amd64"  = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
-    "darwin_arm64"  = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
-    "linux_amd64"   = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
-    "linux_arm64"   = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
-    "windows_amd64" = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
+    "darwin_amd64"  = "sha256:1c208374d401e50d2659d53e64891e144b7fe11c801d385acf8478522f530706"
+    "darwin_arm64"  = "sha256:1c208374d401e50d2659d53e64891e144b7fe11c801d385acf8478522f530706"
+    "linux_amd64"   = "sha256:1c208374d401e50d2659d53e64891e144b7fe11c801d385acf8478522f530706"
+    "linux_arm64"   = "sha256:1c208374d401e50d2659d53e64891e144b7fe11c801d385acf8478522f530706"
+    "windows_amd64" = "sha256:1c208374d401e50d2659d53e64891e144b7fe11c801d385acf8478522f530706"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:20Z"
+  resolved_at = "2026-12-02T02:04:04Z"
   checksums = {
-    "darwin_amd64"  = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "darwin_arm64"  = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "linux_amd64"   = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "linux_arm64"   = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "windows_amd64" = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
+    "darwin_amd64"  = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
+    "darwin_arm64"  = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
+    "linux_amd64"   = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
+    "linux_arm64"   = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
+    "windows_amd64" = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:09:15Z"
+  resolved_at = "2026-12-02T02:59:17Z"
   checksums = {
-    "darwin_amd64"  = "sha256:c6807b96234e780518b79bed0727a0cc55e815aac5086e6f85010f0ba1bf476a"
-    "darwin_arm64"  = "sha256:c6807b96234e780518b79bed0727a0cc55e815aac5086e6f85010f0ba1bf476a"
-    "linux_amd64"   = "sha256:c6807b96234e780518b79bed0727a0cc55e815aac5086e6f85010f0ba1bf476a"
-    "linux_arm64"   = "sha256:c6807b96234e780518b79bed0727a0cc55e815aac5086e6f85010f0ba1bf476a"
-    "windows_amd64" = "sha256:c6807b96234e780518b79bed0727a0cc55e815aac5086e6f85010f0ba1bf476a"
+    "darwin_amd64"  = "sha256:02356ee8f1d2735ded364ad4ac001e4d18b36d46f92c8aadd37893ec9ed33833"
+    "darwin_arm64"  = "sha256:02356ee8f1d2735ded364ad4ac001e4d18b36d46f92c8aadd37893ec9ed33833"
+    "linux_amd64"   = "sha256:02356ee8f1d2735ded364ad4ac001e4d18b36d46f92c8aadd37893ec9ed33833"
+    "linux_arm64"   = "sha256:02356ee8f1d2735ded364ad4ac001e4d18b36d46f92c8aadd37893ec9ed33833"
+    "windows_amd64" = "sha256:02356ee8f1d2735ded364ad4ac001e4d18b36d46f92c8aadd37893ec9ed33833"
   }
   envelope = {
     env   = []

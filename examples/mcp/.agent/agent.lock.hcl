@@ -6,19 +6,19 @@ lock_file_version = 1
 provider "files" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:20Z"
+  resolved_at = "2026-12-02T02:33:49Z"
   checksums = {
-    "darwin_amd64"  = "sha256:020dc481e266e722dcff88a28fb53fe0566360b224ff4d7d40d8ab885b994e5f"
-    "darwin_arm64"  = "sha256:020dc481e266e722dcff88a28fb53fe0566360b224ff4d7d40d8ab885b994e5f"
-    "linux_amd64"   = "sha256:020dc481e266e722dcff88a28fb53fe0566360b224ff4d7d40d8ab885b994e5f"
-    "linux_arm64"   = "sha256:020dc481e266e722dcff88a28fb53fe0566360b224ff4d7d40d8ab885b994e5f"
-    "windows_amd64" = "sha256:020dc481e266e722dcff88a28fb53fe0566360b224ff4d7d40d8ab885b994e5f"
+    "darwin_amd64"  = "sha256:0d1e5f96411e2a3acf815ccd7939d8611cdb16cfb9e553dfecd2e5703807aad4"
+    "darwin_arm64"  = "sha256:0d1e5f96411e2a3acf815ccd7939d8611cdb16cfb9e553dfecd2e5703807aad4"
+    "linux_amd64"   = "sha256:0d1e5f96411e2a3acf815ccd7939d8611cdb16cfb9e553dfecd2e5703807aad4"
+    "linux_arm64"   = "sha256:0d1e5f96411e2a3acf815ccd7939d8611cdb16cfb9e553dfecd2e5703807aad4"
+    "windows_amd64" = "sha256:0d1e5f96411e2a3acf815ccd7939d8611cdb16cfb9e553dfecd2e5703807aad4"
   }
   envelope = {
     env   = []
     run   = ["*"]
-    read  = []
-    write = []
+    read  = ["*"]
+    write = ["*"]
     net   = ["*"]
   }
   config_schema = [
@@ -135,13 +135,13 @@ provider "files" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:20Z"
+  resolved_at = "2026-12-02T02:04:06Z"
   checksums = {
-    "darwin_amd64"  = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "darwin_arm64"  = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "linux_amd64"   = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "linux_arm64"   = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "windows_amd64" = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
+    "darwin_amd64"  = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
+    "darwin_arm64"  = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
+    "linux_amd64"   = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
+    "linux_arm64"   = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
+    "windows_amd64" = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
   }
   envelope = {
     env   = []

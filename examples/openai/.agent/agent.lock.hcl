@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:09:21Z"
+  resolved_at = "2026-12-02T02:59:20Z"
   checksums = {
-    "darwin_amd64"  = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
-    "darwin_arm64"  = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
-    "linux_amd64"   = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
-    "linux_arm64"   = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
-    "windows_amd64" = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
+    "darwin_amd64"  = "sha256:a8d174aa87b371071d65ba2d35d313b7fe70596b98a6abd19183c901e094fd22"
+    "darwin_arm64"  = "sha256:a8d174aa87b371071d65ba2d35d313b7fe70596b98a6abd19183c901e094fd22"
+    "linux_amd64"   = "sha256:a8d174aa87b371071d65ba2d35d313b7fe70596b98a6abd19183c901e094fd22"
+    "linux_arm64"   = "sha256:a8d174aa87b371071d65ba2d35d313b7fe70596b98a6abd19183c901e094fd22"
+    "windows_amd64" = "sha256:a8d174aa87b371071d65ba2d35d313b7fe70596b98a6abd19183c901e094fd22"
   }
   envelope = {
     env   = []
@@ -57,13 +57,13 @@ provider "fs" {
 provider "openai" {
   source      = "builtin/openai"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:21Z"
+  resolved_at = "2026-12-02T02:04:08Z"
   checksums = {
-    "darwin_amd64"  = "sha256:f964bb93eae5a13b5bf05e265e1699d52aa31dc2b1e50cfde8bad74bd17b989e"
-    "darwin_arm64"  = "sha256:f964bb93eae5a13b5bf05e265e1699d52aa31dc2b1e50cfde8bad74bd17b989e"
-    "linux_amd64"   = "sha256:f964bb93eae5a13b5bf05e265e1699d52aa31dc2b1e50cfde8bad74bd17b989e"
-    "linux_arm64"   = "sha256:f964bb93eae5a13b5bf05e265e1699d52aa31dc2b1e50cfde8bad74bd17b989e"
-    "windows_amd64" = "sha256:f964bb93eae5a13b5bf05e265e1699d52aa31dc2b1e50cfde8bad74bd17b989e"
+    "darwin_amd64"  = "sha256:1ad68ccfc77699e3ada67d95491ee949ab93a4c1a8474526030b38e44d8a37f0"
+    "darwin_arm64"  = "sha256:1ad68ccfc77699e3ada67d95491ee949ab93a4c1a8474526030b38e44d8a37f0"
+    "linux_amd64"   = "sha256:1ad68ccfc77699e3ada67d95491ee949ab93a4c1a8474526030b38e44d8a37f0"
+    "linux_arm64"   = "sha256:1ad68ccfc77699e3ada67d95491ee949ab93a4c1a8474526030b38e44d8a37f0"
+    "windows_amd64" = "sha256:1ad68ccfc77699e3ada67d95491ee949ab93a4c1a8474526030b38e44d8a37f0"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:09:29Z"
+  resolved_at = "2026-12-02T02:59:26Z"
   checksums = {
-    "darwin_amd64"  = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
-    "darwin_arm64"  = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
-    "linux_amd64"   = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
-    "linux_arm64"   = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
-    "windows_amd64" = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
+    "darwin_amd64"  = "sha256:a8d174aa87b371071d65ba2d35d313b7fe70596b98a6abd19183c901e094fd22"
+    "darwin_arm64"  = "sha256:a8d174aa87b371071d65ba2d35d313b7fe70596b98a6abd19183c901e094fd22"
+    "linux_amd64"   = "sha256:a8d174aa87b371071d65ba2d35d313b7fe70596b98a6abd19183c901e094fd22"
+    "linux_arm64"   = "sha256:a8d174aa87b371071d65ba2d35d313b7fe70596b98a6abd19183c901e094fd22"
+    "windows_amd64" = "sha256:a8d174aa87b371071d65ba2d35d313b7fe70596b98a6abd19183c901e094fd22"
   }
   envelope = {
     env   = []
@@ -57,13 +57,13 @@ provider "fs" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:22Z"
+  resolved_at = "2026-12-02T02:04:12Z"
   checksums = {
-    "darwin_amd64"  = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "darwin_arm64"  = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "linux_amd64"   = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "linux_arm64"   = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "windows_amd64" = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
+    "darwin_amd64"  = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
+    "darwin_arm64"  = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
+    "linux_amd64"   = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
+    "linux_arm64"   = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
+    "windows_amd64" = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
   }
   envelope = {
     env   = []
@@ -93,13 +93,13 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:09:29Z"
+  resolved_at = "2026-12-02T02:59:26Z"
   checksums = {
-    "darwin_amd64"  = "sha256:0ec981ba2b834650e308873ba0c1d81396557f6f0e64be72af25808ed00cb3a8"
-    "darwin_arm64"  = "sha256:0ec981ba2b834650e308873ba0c1d81396557f6f0e64be72af25808ed00cb3a8"
-    "linux_amd64"   = "sha256:0ec981ba2b834650e308873ba0c1d81396557f6f0e64be72af25808ed00cb3a8"
-    "linux_arm64"   = "sha256:0ec981ba2b834650e308873ba0c1d81396557f6f0e64be72af25808ed00cb3a8"
-    "windows_amd64" = "sha256:0ec981ba2b834650e308873ba0c1d81396557f6f0e64be72af25808ed00cb3a8"
+    "darwin_amd64"  = "sha256:5dad5f98be1a658b4005be67e299cb243e3ea02f1966d59bc22a28adb992a9b6"
+    "darwin_arm64"  = "sha256:5dad5f98be1a658b4005be67e299cb243e3ea02f1966d59bc22a28adb992a9b6"
+    "linux_amd64"   = "sha256:5dad5f98be1a658b4005be67e299cb243e3ea02f1966d59bc22a28adb992a9b6"
+    "linux_arm64"   = "sha256:5dad5f98be1a658b4005be67e299cb243e3ea02f1966d59bc22a28adb992a9b6"
+    "windows_amd64" = "sha256:5dad5f98be1a658b4005be67e299cb243e3ea02f1966d59bc22a28adb992a9b6"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:23Z"
+  resolved_at = "2026-12-02T02:04:14Z"
   checksums = {
-    "darwin_amd64"  = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "darwin_arm64"  = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "linux_amd64"   = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "linux_arm64"   = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "windows_amd64" = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
+    "darwin_amd64"  = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
+    "darwin_arm64"  = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
+    "linux_amd64"   = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
+    "linux_arm64"   = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
+    "windows_amd64" = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:09:31Z"
+  resolved_at = "2026-12-02T02:59:28Z"
   checksums = {
-    "darwin_amd64"  = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
-    "darwin_arm64"  = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
-    "linux_amd64"   = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
-    "linux_arm64"   = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
-    "windows_amd64" = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
+    "darwin_amd64"  = "sha256:6ea5f5e31a2ac3ad23e34ebdc07541e22439ac0a448123469a568d9c4465a7a0"
+    "darwin_arm64"  = "sha256:6ea5f5e31a2ac3ad23e34ebdc07541e22439ac0a448123469a568d9c4465a7a0"
+    "linux_amd64"   = "sha256:6ea5f5e31a2ac3ad23e34ebdc07541e22439ac0a448123469a568d9c4465a7a0"
+    "linux_arm64"   = "sha256:6ea5f5e31a2ac3ad23e34ebdc07541e22439ac0a448123469a568d9c4465a7a0"
+    "windows_amd64" = "sha256:6ea5f5e31a2ac3ad23e34ebdc07541e22439ac0a448123469a568d9c4465a7a0"
   }
   envelope = {
     env   = []

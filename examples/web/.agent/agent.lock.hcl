@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:23Z"
+  resolved_at = "2026-12-02T02:04:16Z"
   checksums = {
-    "darwin_amd64"  = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "darwin_arm64"  = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "linux_amd64"   = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "linux_arm64"   = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "windows_amd64" = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
+    "darwin_amd64"  = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
+    "darwin_arm64"  = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
+    "linux_amd64"   = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
+    "linux_arm64"   = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
+    "windows_amd64" = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:09:33Z"
+  resolved_at = "2026-12-02T02:59:31Z"
   checksums = {
-    "darwin_amd64"  = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
-    "darwin_arm64"  = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
-    "linux_amd64"   = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
-    "linux_arm64"   = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
-    "windows_amd64" = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
+    "darwin_amd64"  = "sha256:1c208374d401e50d2659d53e64891e144b7fe11c801d385acf8478522f530706"
+    "darwin_arm64"  = "sha256:1c208374d401e50d2659d53e64891e144b7fe11c801d385acf8478522f530706"
+    "linux_amd64"   = "sha256:1c208374d401e50d2659d53e64891e144b7fe11c801d385acf8478522f530706"
+    "linux_arm64"   = "sha256:1c208374d401e50d2659d53e64891e144b7fe11c801d385acf8478522f530706"
+    "windows_amd64" = "sha256:1c208374d401e50d2659d53e64891e144b7fe11c801d385acf8478522f530706"
   }
   envelope = {
     env   = []
