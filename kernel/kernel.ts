@@ -345,6 +345,7 @@ export async function openKernel(
     });
     const deps = await agentDepsOf(root, plan, {
       store,
+      bus: runtime.bus,
       registry: runtime.registry,
       providers,
       persistAlways: options.persistAlways ?? false,
@@ -458,6 +459,7 @@ async function agentDepsOf(
   plan: Plan,
   init: {
     store: SessionStore;
+    bus: EventBus;
     registry: SessionRegistry;
     providers: LaunchedProviders;
     persistAlways: boolean;
@@ -477,6 +479,7 @@ async function agentDepsOf(
       }
       : {}),
     store,
+    bus: init.bus,
     registry,
     models: providers.models,
     tools: providers.tools,

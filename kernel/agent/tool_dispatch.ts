@@ -54,6 +54,7 @@ import {
 import { traceHeaders } from "./session_spans.ts";
 import { endSpanWithError } from "./tracing.ts";
 import { boundOutcome, OutputBound } from "./result_bound.ts";
+import { postToolOutcome } from "../control/tool_channels.ts";
 
 /** What a tool dispatcher needs besides the session. */
 export interface ToolDispatchOptions {
@@ -73,6 +74,8 @@ export class ToolDispatcher implements CallExecutor {
   readonly #breaker: CircuitBreaker;
   readonly #plan: PlanGate;
   readonly #crashed = new Set<string>();
+  /** When each running call of the session started (for `time`). */
+  readonly #started = new Map<string, number>();
 
   /**
    * Creates the dispatcher of a session.
@@ -383,6 +386,27 @@ export class ToolDispatcher implements CallExecutor {
       outcome,
       entry.endpoint.identity,
     );
+    if (this.#core.control) {
+      const started = this.#started.get(r.toolUse.id);
+      if (started !== undefined) {
+        this.#started.delete(r.toolUse.id);
+        this.#core.toolDurations.set(r.toolUse.id, this.#now() - started);
+      }
+      postToolOutcome(this.#core.control, {
+        tool: entry.schema.name,
+        ...(r.call ? pathOf(r.call.arguments ?? {}) : {}),
+        ...(deniedBy !== undefined ? { deniedBy } : {}),
+        ...("error" in outcome
+          ? {
+            error: {
+              permissionDenied: outcome.error.category ===
+                ToolErrorCategory.PERMISSION_DENIED,
+              message: outcome.error.message,
+            },
+          }
+          : { result: outcome.result }),
+      });
+    }
     this.#core.emit({
       type: "tool_result",
       turnId: t.turnId,
@@ -398,6 +422,10 @@ export class ToolDispatcher implements CallExecutor {
         }),
       ...(deniedBy !== undefined ? { deniedBy } : {}),
     });
+  }
+
+  #now(): number {
+    return (this.#core.deps.now ?? Date.now)();
   }
 
   #boundOptions(r: CallRecord) {
@@ -435,6 +463,7 @@ export class ToolDispatcher implements CallExecutor {
     }
     const timeoutMs = durationMs(entry.schema.defaultTimeout) ??
       this.#core.spec.defaultToolTimeoutMs;
+    this.#started.set(r.toolUse.id, this.#now());
     const { outcome } = await this.#invokeTool(t, r, timeoutMs);
     await this.#finishCall(
       t,
@@ -653,4 +682,10 @@ function argumentsViolation(
 ): string | undefined {
   const bad = schemaViolation(input, schema, "arguments");
   return bad ? `Invalid arguments: ${bad}.` : undefined;
+}
+
+/** The first path a call's arguments name, as `{ path }`. */
+function pathOf(input: JsonObject): { path?: string } {
+  const path = pathsOf(input)[0];
+  return path !== undefined ? { path } : {};
 }

@@ -119,13 +119,16 @@ export interface CallbackServiceOptions {
 /**
  * Kinds only the kernel writes: `message` and `plan` need companion rows a
  * generic Emit cannot supply; `apply` is stored under the reserved kernel
- * producer; `hook_error` is written on a failing subscriber's behalf.
+ * producer; `hook_error` is written on a failing subscriber's behalf;
+ * `control` is the control plane's (a plugin injects through the
+ * `inject` capability instead).
  */
 export const KERNEL_OWNED_KINDS: ReadonlySet<EventKind> = new Set([
   EventKind.MESSAGE,
   EventKind.PLAN,
   EventKind.APPLY,
   EventKind.HOOK_ERROR,
+  EventKind.CONTROL,
 ]);
 
 const LEVELS: Record<LogLevel, LogTapeLevel | undefined> = {
@@ -281,7 +284,7 @@ export function createCallbackService(
           Code.PERMISSION_DENIED,
           `Emit of kind ${
             EventKind[req.kind]
-          } is refused: only the kernel writes message, plan, apply and hook_error events`,
+          } is refused: only the kernel writes message, plan, apply, hook_error and control events`,
         );
       }
       if (
