@@ -54,7 +54,10 @@ import {
 import { SessionStatus } from "../../proto/gen/pluggableharness/session/v1/types_pb.ts";
 import type { PluginIdentity } from "../../contract/plugin_identity.ts";
 import { CostBudget } from "../../contract/cost.ts";
-import type { LiveSession } from "../state/session_registry.ts";
+import type {
+  LiveSession,
+  SubagentLifecycle,
+} from "../state/session_registry.ts";
 import {
   SESSION_STATUS_TEXT,
   type SessionLog,
@@ -309,6 +312,23 @@ export class AgentSession implements AsyncDisposable {
         resolveInteractive: (callId, response) =>
           this.#interactive.resolve(callId, response),
         participants: participantsOf(spec, deps),
+        ...(this.#control
+          ? {
+            onSubagent: (e: SubagentLifecycle) => {
+              this.#control!.post({
+                channel: "subagent",
+                attrs: {
+                  state: e.state,
+                  id: e.id,
+                  kind: e.kind,
+                  ...(e.rounds !== undefined ? { rounds: e.rounds } : {}),
+                  ...(e.error !== undefined ? { error: e.error } : {}),
+                },
+                body: e.finalText ?? "",
+              });
+            },
+          }
+          : {}),
       };
       this.#unregister = deps.registry.register(this.#live);
     }

@@ -52,6 +52,7 @@ export {
   denialReasonOf,
   isEmptyResult,
   postToolOutcome,
+  postToolsChanged,
   type ToolOutcomeInfo,
 } from "./tool_channels.ts";
 export { MalformedAgentStatusError } from "./errors.ts";

@@ -103,3 +103,36 @@ export function postToolOutcome(
   }
   return undefined;
 }
+
+/**
+ * Posts `mcp-tools-changed` for a provider whose re-listed tools differ:
+ * the body names the added and removed qualified tool names. A re-list
+ * that adds and removes nothing (only a description changed) posts
+ * nothing.
+ *
+ * @param plane The session's control plane.
+ * @param provider The provider (MCP server) local name.
+ * @param before The tool names before the re-list.
+ * @param after The tool names after it.
+ * @returns What happened to the message, or `undefined` when no name changed.
+ */
+export function postToolsChanged(
+  plane: ControlPlane,
+  provider: string,
+  before: readonly string[],
+  after: readonly string[],
+): PostOutcome | undefined {
+  const had = new Set(before);
+  const has = new Set(after);
+  const added = after.filter((n) => !had.has(n));
+  const removed = before.filter((n) => !has.has(n));
+  if (added.length === 0 && removed.length === 0) return undefined;
+  const q = (names: string[]) =>
+    names.map((n) => `${provider}.${n}`).join(", ") || "(none)";
+  return plane.post({
+    channel: "mcp-tools-changed",
+    attrs: { server: provider, added: added.length, removed: removed.length },
+    body: `Added: ${q(added)}\nRemoved: ${q(removed)}`,
+    source: provider,
+  });
+}
