@@ -135,8 +135,20 @@ export interface PlanProfile {
   bounds: ProfileBounds;
   /** `generation {}`: the requests' generation parameters. */
   generation?: GenerationSettings;
+  /** `control_plane {}`: channels turned off, timers and event topics. */
+  controlPlane?: PlanControlPlane;
   /** Where the block is. */
   range: SourceRange;
+}
+
+/** A profile's `control_plane {}` block (seed 004). */
+export interface PlanControlPlane {
+  /** Channels turned off, e.g. `time`. */
+  disable: string[];
+  /** Event-bus topic filters that fire `event-trigger`. */
+  topics: string[];
+  /** Timers that fire `event-trigger`. */
+  timers: { name: string; everyS: number; text: string }[];
 }
 
 /** The hook points a `hook` block may name (dispatchable ones). */
@@ -437,6 +449,19 @@ export function planToJson(plan: Plan): JsonValue {
           stop_sequences: p.generation.stopSequences ?? [],
         }
         : null,
+      ...(p.controlPlane
+        ? {
+          control_plane: {
+            disable: [...p.controlPlane.disable],
+            topics: [...p.controlPlane.topics],
+            timers: p.controlPlane.timers.map((t) => ({
+              name: t.name,
+              every_s: t.everyS,
+              text: t.text,
+            })),
+          },
+        }
+        : {}),
       declared_at: where(p.range),
     })),
     hooks: plan.hooks.map((h) => ({

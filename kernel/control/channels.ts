@@ -11,42 +11,12 @@
 /** Which way a channel carries messages. */
 export type ChannelDirection = "system_to_agent" | "agent_to_system";
 
-/** The system→agent channels, in the seed's order. */
-export const SYSTEM_CHANNELS = [
-  "permission-context",
-  "event-trigger",
-  "hook-fired",
-  "fs-change",
-  "mcp-tools-changed",
-  "shell-notice",
-  "shell-exit",
-  "plugin-inject",
-  "context-usage",
-  "permission-denied",
-  "plan-mode",
-  "tool-empty-output",
-  "turn-summary-missing",
-  "memory",
-  "memory-recall",
-  "compaction-start",
-  "compaction",
-  "subagent",
-  "time",
-  "mailbox",
-  "worktree-merged",
-  "lsp-diagnostics",
-  "external-trigger",
-] as const;
+import {
+  AGENT_CHANNELS,
+  SYSTEM_CHANNELS,
+} from "../../contract/control_channels.ts";
 
-/** The agent→system channels, in the seed's order. */
-export const AGENT_CHANNELS = [
-  "agent-status",
-  "goal-status",
-  "compact",
-  "plan-revision",
-  "agent-thinking",
-  "judge-directive",
-] as const;
+export { AGENT_CHANNELS, SYSTEM_CHANNELS };
 
 /** A system→agent channel name. */
 export type SystemChannel = typeof SYSTEM_CHANNELS[number];
