@@ -117,6 +117,7 @@ export {
   type KernelSession,
   type KernelSessionOptions,
   type KernelSessions,
+  type KernelTriggerOptions,
   type OpenKernelOptions,
   type PromptResult,
   ProviderError,
