@@ -201,8 +201,10 @@ export class ControlPlane {
     const batch = this.#queue;
     this.#queue = [];
     const out: string[] = [];
+    const writes: Promise<void>[] = [];
     for (const q of batch) {
-      await this.#record(
+      // Enqueued in order; the store writes them in one go.
+      writes.push(this.#record(
         q.message.channel,
         "system_to_agent",
         q.attributes,
@@ -211,9 +213,10 @@ export class ControlPlane {
         sourceOf(q.message),
         context.turnId,
         context.wake === true && CHANNELS.get(q.message.channel)!.wakes,
-      );
+      ));
       out.push(q.rendered);
     }
+    await Promise.all(writes);
     return out;
   }
 
@@ -269,19 +272,21 @@ export class ControlPlane {
    */
   async consume(text: string, turnId?: string): Promise<AgentOutput> {
     const out = parseAgentOutput(text);
+    const writes: Promise<void>[] = [];
     for (const tag of out.tags) {
       if (this.#disabled.has(tag.channel)) continue;
-      await this.#recordTag(tag, turnId);
+      writes.push(this.#recordTag(tag, turnId));
     }
+    await Promise.all(writes);
     return out;
   }
 
-  async #recordTag(tag: AgentTag, turnId: string | undefined): Promise<void> {
+  #recordTag(tag: AgentTag, turnId: string | undefined): Promise<void> {
     const info = CHANNELS.get(tag.channel)!;
     const attrs = info.attributes.flatMap((n): [string, string][] =>
       tag.attrs[n] !== undefined ? [[n, tag.attrs[n]!]] : []
     );
-    await this.#record(
+    return this.#record(
       tag.channel,
       "agent_to_system",
       attrs,
@@ -293,7 +298,7 @@ export class ControlPlane {
     );
   }
 
-  async #record(
+  #record(
     channel: ChannelName,
     direction: ChannelDirection,
     attributes: [string, string][],
@@ -303,26 +308,24 @@ export class ControlPlane {
     turnId: string | undefined,
     wake: boolean,
   ): Promise<void> {
-    if (this.#log) {
-      await this.#log.emit({
-        kind: EventKind.CONTROL,
-        producer: KERNEL_PRODUCER,
-        schemaVersion: "1",
-        payload: toBinary(
-          ControlEventSchema,
-          create(ControlEventSchema, {
-            channel,
-            direction,
-            attributes: attributes.map(([name, value]) => ({ name, value })),
-            body,
-            rendered,
-            source,
-            turnId: turnId ?? "",
-            wake,
-          }),
-        ),
-      });
-    }
+    const write = this.#log?.emit({
+      kind: EventKind.CONTROL,
+      producer: KERNEL_PRODUCER,
+      schemaVersion: "1",
+      payload: toBinary(
+        ControlEventSchema,
+        create(ControlEventSchema, {
+          channel,
+          direction,
+          attributes: attributes.map(([name, value]) => ({ name, value })),
+          body,
+          rendered,
+          source,
+          turnId: turnId ?? "",
+          wake,
+        }),
+      ),
+    });
     this.#onMessage?.({
       channel,
       direction,
@@ -333,6 +336,7 @@ export class ControlPlane {
       ...(turnId !== undefined ? { turnId } : {}),
       ...(wake ? { wake } : {}),
     });
+    return write ? write.then(() => {}) : Promise.resolve();
   }
 }
 
