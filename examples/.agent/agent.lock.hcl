@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "echo" {
   source      = "builtin/echo"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:37:10Z"
+  resolved_at = "2026-12-02T02:23:13Z"
   checksums = {
-    "darwin_amd64"  = "sha256:2399ca3426aa427d960b312190960d2a74652ce5d8dbb103ac7e19bef4495b29"
-    "darwin_arm64"  = "sha256:2399ca3426aa427d960b312190960d2a74652ce5d8dbb103ac7e19bef4495b29"
-    "linux_amd64"   = "sha256:2399ca3426aa427d960b312190960d2a74652ce5d8dbb103ac7e19bef4495b29"
-    "linux_arm64"   = "sha256:2399ca3426aa427d960b312190960d2a74652ce5d8dbb103ac7e19bef4495b29"
-    "windows_amd64" = "sha256:2399ca3426aa427d960b312190960d2a74652ce5d8dbb103ac7e19bef4495b29"
+    "darwin_amd64"  = "sha256:ec8ac75a113a5e08bee8405ebd16452f47e2547e0151a77fed6a6ade973acb1b"
+    "darwin_arm64"  = "sha256:ec8ac75a113a5e08bee8405ebd16452f47e2547e0151a77fed6a6ade973acb1b"
+    "linux_amd64"   = "sha256:ec8ac75a113a5e08bee8405ebd16452f47e2547e0151a77fed6a6ade973acb1b"
+    "linux_arm64"   = "sha256:ec8ac75a113a5e08bee8405ebd16452f47e2547e0151a77fed6a6ade973acb1b"
+    "windows_amd64" = "sha256:ec8ac75a113a5e08bee8405ebd16452f47e2547e0151a77fed6a6ade973acb1b"
   }
   envelope = {
     env   = []
@@ -36,13 +36,13 @@ provider "echo" {
 provider "notes" {
   source      = "./plugins/notes"
   version     = "0.2.0"
-  resolved_at = "2026-12-02T00:37:10Z"
+  resolved_at = "2026-12-02T02:23:13Z"
   checksums = {
-    "darwin_amd64"  = "sha256:d03e7a95c31622d71cfead1785eb81f244b72916ffe4fbc55193f89ce720af23"
-    "darwin_arm64"  = "sha256:d03e7a95c31622d71cfead1785eb81f244b72916ffe4fbc55193f89ce720af23"
-    "linux_amd64"   = "sha256:d03e7a95c31622d71cfead1785eb81f244b72916ffe4fbc55193f89ce720af23"
-    "linux_arm64"   = "sha256:d03e7a95c31622d71cfead1785eb81f244b72916ffe4fbc55193f89ce720af23"
-    "windows_amd64" = "sha256:d03e7a95c31622d71cfead1785eb81f244b72916ffe4fbc55193f89ce720af23"
+    "darwin_amd64"  = "sha256:e94ef2b27d069ed834c19c785dd0a6c806ca8d618500084af4b392ed9a8bde83"
+    "darwin_arm64"  = "sha256:e94ef2b27d069ed834c19c785dd0a6c806ca8d618500084af4b392ed9a8bde83"
+    "linux_amd64"   = "sha256:e94ef2b27d069ed834c19c785dd0a6c806ca8d618500084af4b392ed9a8bde83"
+    "linux_arm64"   = "sha256:e94ef2b27d069ed834c19c785dd0a6c806ca8d618500084af4b392ed9a8bde83"
+    "windows_amd64" = "sha256:e94ef2b27d069ed834c19c785dd0a6c806ca8d618500084af4b392ed9a8bde83"
   }
   envelope = {
     env   = []

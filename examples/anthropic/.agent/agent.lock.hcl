@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "claude" {
   source      = "builtin/anthropic"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:18Z"
+  resolved_at = "2026-12-02T02:23:15Z"
   checksums = {
-    "darwin_amd64"  = "sha256:137633e2d1df07c9a26084f5da6777d31dab9e6790b6d2f6aa4ea901441a873a"
-    "darwin_arm64"  = "sha256:137633e2d1df07c9a26084f5da6777d31dab9e6790b6d2f6aa4ea901441a873a"
-    "linux_amd64"   = "sha256:137633e2d1df07c9a26084f5da6777d31dab9e6790b6d2f6aa4ea901441a873a"
-    "linux_arm64"   = "sha256:137633e2d1df07c9a26084f5da6777d31dab9e6790b6d2f6aa4ea901441a873a"
-    "windows_amd64" = "sha256:137633e2d1df07c9a26084f5da6777d31dab9e6790b6d2f6aa4ea901441a873a"
+    "darwin_amd64"  = "sha256:8ab5bc608d51282946912fdfbdd861c344b3ece512df220a83c4cb8c69de4ddf"
+    "darwin_arm64"  = "sha256:8ab5bc608d51282946912fdfbdd861c344b3ece512df220a83c4cb8c69de4ddf"
+    "linux_amd64"   = "sha256:8ab5bc608d51282946912fdfbdd861c344b3ece512df220a83c4cb8c69de4ddf"
+    "linux_arm64"   = "sha256:8ab5bc608d51282946912fdfbdd861c344b3ece512df220a83c4cb8c69de4ddf"
+    "windows_amd64" = "sha256:8ab5bc608d51282946912fdfbdd861c344b3ece512df220a83c4cb8c69de4ddf"
   }
   envelope = {
     env   = []
@@ -59,13 +59,13 @@ provider "claude" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T01:24:14Z"
+  resolved_at = "2026-12-02T02:23:15Z"
   checksums = {
-    "darwin_amd64"  = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
-    "darwin_arm64"  = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
-    "linux_amd64"   = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
-    "linux_arm64"   = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
-    "windows_amd64" = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
+    "darwin_amd64"  = "sha256:ededf66877100fbd55f8d4b8b7c4f9733d2295546b85fa29218deb3648ab4625"
+    "darwin_arm64"  = "sha256:ededf66877100fbd55f8d4b8b7c4f9733d2295546b85fa29218deb3648ab4625"
+    "linux_amd64"   = "sha256:ededf66877100fbd55f8d4b8b7c4f9733d2295546b85fa29218deb3648ab4625"
+    "linux_arm64"   = "sha256:ededf66877100fbd55f8d4b8b7c4f9733d2295546b85fa29218deb3648ab4625"
+    "windows_amd64" = "sha256:ededf66877100fbd55f8d4b8b7c4f9733d2295546b85fa29218deb3648ab4625"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "ask" {
   source      = "builtin/user"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:19Z"
+  resolved_at = "2026-12-02T02:23:17Z"
   checksums = {
-    "darwin_amd64"  = "sha256:7bcd6c03e37343745f4edc2984ad7f547715e5388493a391ad245089a9edaa30"
-    "darwin_arm64"  = "sha256:7bcd6c03e37343745f4edc2984ad7f547715e5388493a391ad245089a9edaa30"
-    "linux_amd64"   = "sha256:7bcd6c03e37343745f4edc2984ad7f547715e5388493a391ad245089a9edaa30"
-    "linux_arm64"   = "sha256:7bcd6c03e37343745f4edc2984ad7f547715e5388493a391ad245089a9edaa30"
-    "windows_amd64" = "sha256:7bcd6c03e37343745f4edc2984ad7f547715e5388493a391ad245089a9edaa30"
+    "darwin_amd64"  = "sha256:821e5b05eeca0389d3e5558d039e07dd715c75e9528b884455125fc0f06d2d9b"
+    "darwin_arm64"  = "sha256:821e5b05eeca0389d3e5558d039e07dd715c75e9528b884455125fc0f06d2d9b"
+    "linux_amd64"   = "sha256:821e5b05eeca0389d3e5558d039e07dd715c75e9528b884455125fc0f06d2d9b"
+    "linux_arm64"   = "sha256:821e5b05eeca0389d3e5558d039e07dd715c75e9528b884455125fc0f06d2d9b"
+    "windows_amd64" = "sha256:821e5b05eeca0389d3e5558d039e07dd715c75e9528b884455125fc0f06d2d9b"
   }
   envelope = {
     env   = []
@@ -27,13 +27,13 @@ provider "ask" {
 provider "docs" {
   source      = "builtin/agents-md"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:19Z"
+  resolved_at = "2026-12-02T02:23:17Z"
   checksums = {
-    "darwin_amd64"  = "sha256:2b813731862fb486d8a44c5d0c5825159dec4c67eb12deab0327b7d0fa332ac5"
-    "darwin_arm64"  = "sha256:2b813731862fb486d8a44c5d0c5825159dec4c67eb12deab0327b7d0fa332ac5"
-    "linux_amd64"   = "sha256:2b813731862fb486d8a44c5d0c5825159dec4c67eb12deab0327b7d0fa332ac5"
-    "linux_arm64"   = "sha256:2b813731862fb486d8a44c5d0c5825159dec4c67eb12deab0327b7d0fa332ac5"
-    "windows_amd64" = "sha256:2b813731862fb486d8a44c5d0c5825159dec4c67eb12deab0327b7d0fa332ac5"
+    "darwin_amd64"  = "sha256:a8853515c62d83d922fbf262a7f8f93a07db3c8621683d6e22dbdd52780c2566"
+    "darwin_arm64"  = "sha256:a8853515c62d83d922fbf262a7f8f93a07db3c8621683d6e22dbdd52780c2566"
+    "linux_amd64"   = "sha256:a8853515c62d83d922fbf262a7f8f93a07db3c8621683d6e22dbdd52780c2566"
+    "linux_arm64"   = "sha256:a8853515c62d83d922fbf262a7f8f93a07db3c8621683d6e22dbdd52780c2566"
+    "windows_amd64" = "sha256:a8853515c62d83d922fbf262a7f8f93a07db3c8621683d6e22dbdd52780c2566"
   }
   envelope = {
     env   = []
@@ -72,13 +72,13 @@ provider "docs" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T01:24:15Z"
+  resolved_at = "2026-12-02T02:23:17Z"
   checksums = {
-    "darwin_amd64"  = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
-    "darwin_arm64"  = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
-    "linux_amd64"   = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
-    "linux_arm64"   = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
-    "windows_amd64" = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
+    "darwin_amd64"  = "sha256:ededf66877100fbd55f8d4b8b7c4f9733d2295546b85fa29218deb3648ab4625"
+    "darwin_arm64"  = "sha256:ededf66877100fbd55f8d4b8b7c4f9733d2295546b85fa29218deb3648ab4625"
+    "linux_amd64"   = "sha256:ededf66877100fbd55f8d4b8b7c4f9733d2295546b85fa29218deb3648ab4625"
+    "linux_arm64"   = "sha256:ededf66877100fbd55f8d4b8b7c4f9733d2295546b85fa29218deb3648ab4625"
+    "windows_amd64" = "sha256:ededf66877100fbd55f8d4b8b7c4f9733d2295546b85fa29218deb3648ab4625"
   }
   envelope = {
     env   = []
@@ -101,13 +101,13 @@ provider "fs" {
 provider "graph" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:19Z"
+  resolved_at = "2026-12-02T02:23:17Z"
   checksums = {
-    "darwin_amd64"  = "sha256:020dc481e266e722dcff88a28fb53fe0566360b224ff4d7d40d8ab885b994e5f"
-    "darwin_arm64"  = "sha256:020dc481e266e722dcff88a28fb53fe0566360b224ff4d7d40d8ab885b994e5f"
-    "linux_amd64"   = "sha256:020dc481e266e722dcff88a28fb53fe0566360b224ff4d7d40d8ab885b994e5f"
-    "linux_arm64"   = "sha256:020dc481e266e722dcff88a28fb53fe0566360b224ff4d7d40d8ab885b994e5f"
-    "windows_amd64" = "sha256:020dc481e266e722dcff88a28fb53fe0566360b224ff4d7d40d8ab885b994e5f"
+    "darwin_amd64"  = "sha256:4d665df35791f517cd4da834ba95cec216a4e1dfe4e1216f44f9a90cdbd707a5"
+    "darwin_arm64"  = "sha256:4d665df35791f517cd4da834ba95cec216a4e1dfe4e1216f44f9a90cdbd707a5"
+    "linux_amd64"   = "sha256:4d665df35791f517cd4da834ba95cec216a4e1dfe4e1216f44f9a90cdbd707a5"
+    "linux_arm64"   = "sha256:4d665df35791f517cd4da834ba95cec216a4e1dfe4e1216f44f9a90cdbd707a5"
+    "windows_amd64" = "sha256:4d665df35791f517cd4da834ba95cec216a4e1dfe4e1216f44f9a90cdbd707a5"
   }
   envelope = {
     env   = []
@@ -230,13 +230,13 @@ provider "graph" {
 provider "memory" {
   source      = "builtin/memory"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:19Z"
+  resolved_at = "2026-12-02T02:23:17Z"
   checksums = {
-    "darwin_amd64"  = "sha256:aa8f6dc1dd8cc5166ad61cfcdd1d3e629752ae0ada6cf06b34b99ff1502fa55a"
-    "darwin_arm64"  = "sha256:aa8f6dc1dd8cc5166ad61cfcdd1d3e629752ae0ada6cf06b34b99ff1502fa55a"
-    "linux_amd64"   = "sha256:aa8f6dc1dd8cc5166ad61cfcdd1d3e629752ae0ada6cf06b34b99ff1502fa55a"
-    "linux_arm64"   = "sha256:aa8f6dc1dd8cc5166ad61cfcdd1d3e629752ae0ada6cf06b34b99ff1502fa55a"
-    "windows_amd64" = "sha256:aa8f6dc1dd8cc5166ad61cfcdd1d3e629752ae0ada6cf06b34b99ff1502fa55a"
+    "darwin_amd64"  = "sha256:e1e7ab425841a535f3f86793fafbd3e1988a0da64588872d6e2e9516b2033403"
+    "darwin_arm64"  = "sha256:e1e7ab425841a535f3f86793fafbd3e1988a0da64588872d6e2e9516b2033403"
+    "linux_amd64"   = "sha256:e1e7ab425841a535f3f86793fafbd3e1988a0da64588872d6e2e9516b2033403"
+    "linux_arm64"   = "sha256:e1e7ab425841a535f3f86793fafbd3e1988a0da64588872d6e2e9516b2033403"
+    "windows_amd64" = "sha256:e1e7ab425841a535f3f86793fafbd3e1988a0da64588872d6e2e9516b2033403"
   }
   envelope = {
     env   = ["HOME", "XDG_DATA_HOME"]
@@ -292,13 +292,13 @@ provider "memory" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:19Z"
+  resolved_at = "2026-12-02T02:23:17Z"
   checksums = {
-    "darwin_amd64"  = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "darwin_arm64"  = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "linux_amd64"   = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "linux_arm64"   = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "windows_amd64" = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
+    "darwin_amd64"  = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
+    "darwin_arm64"  = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
+    "linux_amd64"   = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
+    "linux_arm64"   = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
+    "windows_amd64" = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
   }
   envelope = {
     env   = []
@@ -328,13 +328,13 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T01:25:41Z"
+  resolved_at = "2026-12-02T02:23:17Z"
   checksums = {
-    "darwin_amd64"  = "sha256:0ec981ba2b834650e308873ba0c1d81396557f6f0e64be72af25808ed00cb3a8"
-    "darwin_arm64"  = "sha256:0ec981ba2b834650e308873ba0c1d81396557f6f0e64be72af25808ed00cb3a8"
-    "linux_amd64"   = "sha256:0ec981ba2b834650e308873ba0c1d81396557f6f0e64be72af25808ed00cb3a8"
-    "linux_arm64"   = "sha256:0ec981ba2b834650e308873ba0c1d81396557f6f0e64be72af25808ed00cb3a8"
-    "windows_amd64" = "sha256:0ec981ba2b834650e308873ba0c1d81396557f6f0e64be72af25808ed00cb3a8"
+    "darwin_amd64"  = "sha256:01b87232ef10fb2064491f314d4287e3edb889c712b5a13d6d0946dc0c04939d"
+    "darwin_arm64"  = "sha256:01b87232ef10fb2064491f314d4287e3edb889c712b5a13d6d0946dc0c04939d"
+    "linux_amd64"   = "sha256:01b87232ef10fb2064491f314d4287e3edb889c712b5a13d6d0946dc0c04939d"
+    "linux_arm64"   = "sha256:01b87232ef10fb2064491f314d4287e3edb889c712b5a13d6d0946dc0c04939d"
+    "windows_amd64" = "sha256:01b87232ef10fb2064491f314d4287e3edb889c712b5a13d6d0946dc0c04939d"
   }
   envelope = {
     env   = []
@@ -357,13 +357,13 @@ provider "search" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:53:42Z"
+  resolved_at = "2026-12-02T02:23:17Z"
   checksums = {
-    "darwin_amd64"  = "sha256:c6807b96234e780518b79bed0727a0cc55e815aac5086e6f85010f0ba1bf476a"
-    "darwin_arm64"  = "sha256:c6807b96234e780518b79bed0727a0cc55e815aac5086e6f85010f0ba1bf476a"
-    "linux_amd64"   = "sha256:c6807b96234e780518b79bed0727a0cc55e815aac5086e6f85010f0ba1bf476a"
-    "linux_arm64"   = "sha256:c6807b96234e780518b79bed0727a0cc55e815aac5086e6f85010f0ba1bf476a"
-    "windows_amd64" = "sha256:c6807b96234e780518b79bed0727a0cc55e815aac5086e6f85010f0ba1bf476a"
+    "darwin_amd64"  = "sha256:a1f36f26846c69cb18c567b897446bec5b08c49e374dcf964c5cf31219d15790"
+    "darwin_arm64"  = "sha256:a1f36f26846c69cb18c567b897446bec5b08c49e374dcf964c5cf31219d15790"
+    "linux_amd64"   = "sha256:a1f36f26846c69cb18c567b897446bec5b08c49e374dcf964c5cf31219d15790"
+    "linux_arm64"   = "sha256:a1f36f26846c69cb18c567b897446bec5b08c49e374dcf964c5cf31219d15790"
+    "windows_amd64" = "sha256:a1f36f26846c69cb18c567b897446bec5b08c49e374dcf964c5cf31219d15790"
   }
   envelope = {
     env   = []
@@ -418,13 +418,13 @@ provider "sh" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:19Z"
+  resolved_at = "2026-12-02T02:23:17Z"
   checksums = {
-    "darwin_amd64"  = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
-    "darwin_arm64"  = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
-    "linux_amd64"   = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
-    "linux_arm64"   = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
-    "windows_amd64" = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
+    "darwin_amd64"  = "sha256:bf9e5ea66577ce6876d9062104fe2a16e8d827eb9da1453bd4245981ee3fc684"
+    "darwin_arm64"  = "sha256:bf9e5ea66577ce6876d9062104fe2a16e8d827eb9da1453bd4245981ee3fc684"
+    "linux_amd64"   = "sha256:bf9e5ea66577ce6876d9062104fe2a16e8d827eb9da1453bd4245981ee3fc684"
+    "linux_arm64"   = "sha256:bf9e5ea66577ce6876d9062104fe2a16e8d827eb9da1453bd4245981ee3fc684"
+    "windows_amd64" = "sha256:bf9e5ea66577ce6876d9062104fe2a16e8d827eb9da1453bd4245981ee3fc684"
   }
   envelope = {
     env   = []
@@ -439,13 +439,13 @@ provider "tasks" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:19Z"
+  resolved_at = "2026-12-02T02:23:17Z"
   checksums = {
-    "darwin_amd64"  = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
-    "darwin_arm64"  = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
-    "linux_amd64"   = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
-    "linux_arm64"   = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
-    "windows_amd64" = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
+    "darwin_amd64"  = "sha256:b5f4c66e393b5c6099f420c5593f545d17f8a1a5cf1e9688882c7ee27ba048f7"
+    "darwin_arm64"  = "sha256:b5f4c66e393b5c6099f420c5593f545d17f8a1a5cf1e9688882c7ee27ba048f7"
+    "linux_amd64"   = "sha256:b5f4c66e393b5c6099f420c5593f545d17f8a1a5cf1e9688882c7ee27ba048f7"
+    "linux_arm64"   = "sha256:b5f4c66e393b5c6099f420c5593f545d17f8a1a5cf1e9688882c7ee27ba048f7"
+    "windows_amd64" = "sha256:b5f4c66e393b5c6099f420c5593f545d17f8a1a5cf1e9688882c7ee27ba048f7"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:20Z"
+  resolved_at = "2026-12-02T02:23:19Z"
   checksums = {
-    "darwin_amd64"  = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "darwin_arm64"  = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "linux_amd64"   = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "linux_arm64"   = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "windows_amd64" = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
+    "darwin_amd64"  = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
+    "darwin_arm64"  = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
+    "linux_amd64"   = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
+    "linux_arm64"   = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
+    "windows_amd64" = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:53:42Z"
+  resolved_at = "2026-12-02T02:23:19Z"
   checksums = {
-    "darwin_amd64"  = "sha256:c6807b96234e780518b79bed0727a0cc55e815aac5086e6f85010f0ba1bf476a"
-    "darwin_arm64"  = "sha256:c6807b96234e780518b79bed0727a0cc55e815aac5086e6f85010f0ba1bf476a"
-    "linux_amd64"   = "sha256:c6807b96234e780518b79bed0727a0cc55e815aac5086e6f85010f0ba1bf476a"
-    "linux_arm64"   = "sha256:c6807b96234e780518b79bed0727a0cc55e815aac5086e6f85010f0ba1bf476a"
-    "windows_amd64" = "sha256:c6807b96234e780518b79bed0727a0cc55e815aac5086e6f85010f0ba1bf476a"
+    "darwin_amd64"  = "sha256:a1f36f26846c69cb18c567b897446bec5b08c49e374dcf964c5cf31219d15790"
+    "darwin_arm64"  = "sha256:a1f36f26846c69cb18c567b897446bec5b08c49e374dcf964c5cf31219d15790"
+    "linux_amd64"   = "sha256:a1f36f26846c69cb18c567b897446bec5b08c49e374dcf964c5cf31219d15790"
+    "linux_arm64"   = "sha256:a1f36f26846c69cb18c567b897446bec5b08c49e374dcf964c5cf31219d15790"
+    "windows_amd64" = "sha256:a1f36f26846c69cb18c567b897446bec5b08c49e374dcf964c5cf31219d15790"
   }
   envelope = {
     env   = []

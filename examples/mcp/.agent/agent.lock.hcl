@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "files" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:20Z"
+  resolved_at = "2026-12-02T02:23:20Z"
   checksums = {
-    "darwin_amd64"  = "sha256:020dc481e266e722dcff88a28fb53fe0566360b224ff4d7d40d8ab885b994e5f"
-    "darwin_arm64"  = "sha256:020dc481e266e722dcff88a28fb53fe0566360b224ff4d7d40d8ab885b994e5f"
-    "linux_amd64"   = "sha256:020dc481e266e722dcff88a28fb53fe0566360b224ff4d7d40d8ab885b994e5f"
-    "linux_arm64"   = "sha256:020dc481e266e722dcff88a28fb53fe0566360b224ff4d7d40d8ab885b994e5f"
-    "windows_amd64" = "sha256:020dc481e266e722dcff88a28fb53fe0566360b224ff4d7d40d8ab885b994e5f"
+    "darwin_amd64"  = "sha256:4d665df35791f517cd4da834ba95cec216a4e1dfe4e1216f44f9a90cdbd707a5"
+    "darwin_arm64"  = "sha256:4d665df35791f517cd4da834ba95cec216a4e1dfe4e1216f44f9a90cdbd707a5"
+    "linux_amd64"   = "sha256:4d665df35791f517cd4da834ba95cec216a4e1dfe4e1216f44f9a90cdbd707a5"
+    "linux_arm64"   = "sha256:4d665df35791f517cd4da834ba95cec216a4e1dfe4e1216f44f9a90cdbd707a5"
+    "windows_amd64" = "sha256:4d665df35791f517cd4da834ba95cec216a4e1dfe4e1216f44f9a90cdbd707a5"
   }
   envelope = {
     env   = []
@@ -135,13 +135,13 @@ provider "files" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:20Z"
+  resolved_at = "2026-12-02T02:23:20Z"
   checksums = {
-    "darwin_amd64"  = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "darwin_arm64"  = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "linux_amd64"   = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "linux_arm64"   = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "windows_amd64" = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
+    "darwin_amd64"  = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
+    "darwin_arm64"  = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
+    "linux_amd64"   = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
+    "linux_arm64"   = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
+    "windows_amd64" = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
   }
   envelope = {
     env   = []

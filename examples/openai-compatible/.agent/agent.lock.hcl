@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T01:24:17Z"
+  resolved_at = "2026-12-02T02:23:23Z"
   checksums = {
-    "darwin_amd64"  = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
-    "darwin_arm64"  = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
-    "linux_amd64"   = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
-    "linux_arm64"   = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
-    "windows_amd64" = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
+    "darwin_amd64"  = "sha256:ededf66877100fbd55f8d4b8b7c4f9733d2295546b85fa29218deb3648ab4625"
+    "darwin_arm64"  = "sha256:ededf66877100fbd55f8d4b8b7c4f9733d2295546b85fa29218deb3648ab4625"
+    "linux_amd64"   = "sha256:ededf66877100fbd55f8d4b8b7c4f9733d2295546b85fa29218deb3648ab4625"
+    "linux_arm64"   = "sha256:ededf66877100fbd55f8d4b8b7c4f9733d2295546b85fa29218deb3648ab4625"
+    "windows_amd64" = "sha256:ededf66877100fbd55f8d4b8b7c4f9733d2295546b85fa29218deb3648ab4625"
   }
   envelope = {
     env   = []
@@ -35,13 +35,13 @@ provider "fs" {
 provider "local" {
   source      = "builtin/openai"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:21Z"
+  resolved_at = "2026-12-02T02:23:23Z"
   checksums = {
-    "darwin_amd64"  = "sha256:f964bb93eae5a13b5bf05e265e1699d52aa31dc2b1e50cfde8bad74bd17b989e"
-    "darwin_arm64"  = "sha256:f964bb93eae5a13b5bf05e265e1699d52aa31dc2b1e50cfde8bad74bd17b989e"
-    "linux_amd64"   = "sha256:f964bb93eae5a13b5bf05e265e1699d52aa31dc2b1e50cfde8bad74bd17b989e"
-    "linux_arm64"   = "sha256:f964bb93eae5a13b5bf05e265e1699d52aa31dc2b1e50cfde8bad74bd17b989e"
-    "windows_amd64" = "sha256:f964bb93eae5a13b5bf05e265e1699d52aa31dc2b1e50cfde8bad74bd17b989e"
+    "darwin_amd64"  = "sha256:ba5f53c25c522d053e847b578b043fed60a9e405bc7a3cd6f41da444c59eabcc"
+    "darwin_arm64"  = "sha256:ba5f53c25c522d053e847b578b043fed60a9e405bc7a3cd6f41da444c59eabcc"
+    "linux_amd64"   = "sha256:ba5f53c25c522d053e847b578b043fed60a9e405bc7a3cd6f41da444c59eabcc"
+    "linux_arm64"   = "sha256:ba5f53c25c522d053e847b578b043fed60a9e405bc7a3cd6f41da444c59eabcc"
+    "windows_amd64" = "sha256:ba5f53c25c522d053e847b578b043fed60a9e405bc7a3cd6f41da444c59eabcc"
   }
   envelope = {
     env   = []

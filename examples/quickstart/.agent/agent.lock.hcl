@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T01:24:18Z"
+  resolved_at = "2026-12-02T02:23:25Z"
   checksums = {
-    "darwin_amd64"  = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
-    "darwin_arm64"  = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
-    "linux_amd64"   = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
-    "linux_arm64"   = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
-    "windows_amd64" = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
+    "darwin_amd64"  = "sha256:ededf66877100fbd55f8d4b8b7c4f9733d2295546b85fa29218deb3648ab4625"
+    "darwin_arm64"  = "sha256:ededf66877100fbd55f8d4b8b7c4f9733d2295546b85fa29218deb3648ab4625"
+    "linux_amd64"   = "sha256:ededf66877100fbd55f8d4b8b7c4f9733d2295546b85fa29218deb3648ab4625"
+    "linux_arm64"   = "sha256:ededf66877100fbd55f8d4b8b7c4f9733d2295546b85fa29218deb3648ab4625"
+    "windows_amd64" = "sha256:ededf66877100fbd55f8d4b8b7c4f9733d2295546b85fa29218deb3648ab4625"
   }
   envelope = {
     env   = []
@@ -35,13 +35,13 @@ provider "fs" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:22Z"
+  resolved_at = "2026-12-02T02:23:25Z"
   checksums = {
-    "darwin_amd64"  = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "darwin_arm64"  = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "linux_amd64"   = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "linux_arm64"   = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "windows_amd64" = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
+    "darwin_amd64"  = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
+    "darwin_arm64"  = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
+    "linux_amd64"   = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
+    "linux_arm64"   = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
+    "windows_amd64" = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:23Z"
+  resolved_at = "2026-12-02T02:23:27Z"
   checksums = {
-    "darwin_amd64"  = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "darwin_arm64"  = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "linux_amd64"   = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "linux_arm64"   = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "windows_amd64" = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
+    "darwin_amd64"  = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
+    "darwin_arm64"  = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
+    "linux_amd64"   = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
+    "linux_arm64"   = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
+    "windows_amd64" = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:23Z"
+  resolved_at = "2026-12-02T02:23:27Z"
   checksums = {
-    "darwin_amd64"  = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
-    "darwin_arm64"  = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
-    "linux_amd64"   = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
-    "linux_arm64"   = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
-    "windows_amd64" = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
+    "darwin_amd64"  = "sha256:bf9e5ea66577ce6876d9062104fe2a16e8d827eb9da1453bd4245981ee3fc684"
+    "darwin_arm64"  = "sha256:bf9e5ea66577ce6876d9062104fe2a16e8d827eb9da1453bd4245981ee3fc684"
+    "linux_amd64"   = "sha256:bf9e5ea66577ce6876d9062104fe2a16e8d827eb9da1453bd4245981ee3fc684"
+    "linux_arm64"   = "sha256:bf9e5ea66577ce6876d9062104fe2a16e8d827eb9da1453bd4245981ee3fc684"
+    "windows_amd64" = "sha256:bf9e5ea66577ce6876d9062104fe2a16e8d827eb9da1453bd4245981ee3fc684"
   }
   envelope = {
     env   = []
