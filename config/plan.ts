@@ -65,6 +65,12 @@ export interface PlanPermissions {
    * those it takes part in). Absent or empty: none.
    */
   subscribe?: string[];
+  /**
+   * `allow_inject = true` on a plugin whose manifest declares
+   * `"inject": true`: it may put text before the agent of the sessions it
+   * serves (the control plane's `plugin-inject`).
+   */
+  inject?: boolean;
 }
 
 /** What the lock file says about a provider. */
@@ -396,6 +402,7 @@ export function planToJson(plan: Plan): JsonValue {
           granted: envelopeJson(p.permissions.granted),
           effective: envelopeJson(p.permissions.effective),
           subscribe: [...(p.permissions.subscribe ?? [])],
+          ...(p.permissions.inject ? { inject: true } : {}),
         },
         config: toJsonValue(p.config),
         tools: p.tools

@@ -109,3 +109,18 @@ Deno.test("control_plane { disable }: an unknown channel is a config error with 
   assert.match(r.err, /Unknown control-plane channel "tim"/);
   assert.match(r.err, /Did you mean "time"\?/);
 });
+
+Deno.test("allow_inject on a plugin whose manifest does not ask for it is a config error", async () => {
+  await using p = await makeProject({
+    turns: [{ text: "x" }],
+    extraRequired: 'sh = { source = "builtin/exec", version = "~> 0.1" }',
+    extraProviders:
+      'provider "sh" {\n  allow_run    = ["bash"]\n  allow_read   = ["."]\n  allow_inject = true\n}\n',
+  });
+  const r = await agent(p, ["run", "hello"]);
+  assert.equal(r.code, 2);
+  assert.match(
+    r.err,
+    /Provider "sh" is granted allow_inject, but its plugin does not ask for it/,
+  );
+});

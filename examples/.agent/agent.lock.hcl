@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "echo" {
   source      = "builtin/echo"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:23:13Z"
+  resolved_at = "2026-12-02T02:33:33Z"
   checksums = {
-    "darwin_amd64"  = "sha256:ec8ac75a113a5e08bee8405ebd16452f47e2547e0151a77fed6a6ade973acb1b"
-    "darwin_arm64"  = "sha256:ec8ac75a113a5e08bee8405ebd16452f47e2547e0151a77fed6a6ade973acb1b"
-    "linux_amd64"   = "sha256:ec8ac75a113a5e08bee8405ebd16452f47e2547e0151a77fed6a6ade973acb1b"
-    "linux_arm64"   = "sha256:ec8ac75a113a5e08bee8405ebd16452f47e2547e0151a77fed6a6ade973acb1b"
-    "windows_amd64" = "sha256:ec8ac75a113a5e08bee8405ebd16452f47e2547e0151a77fed6a6ade973acb1b"
+    "darwin_amd64"  = "sha256:a2081fc18fdfd9ab4cd62f065905bced4a3f399c0e2fb25fcacccb2893146f80"
+    "darwin_arm64"  = "sha256:a2081fc18fdfd9ab4cd62f065905bced4a3f399c0e2fb25fcacccb2893146f80"
+    "linux_amd64"   = "sha256:a2081fc18fdfd9ab4cd62f065905bced4a3f399c0e2fb25fcacccb2893146f80"
+    "linux_arm64"   = "sha256:a2081fc18fdfd9ab4cd62f065905bced4a3f399c0e2fb25fcacccb2893146f80"
+    "windows_amd64" = "sha256:a2081fc18fdfd9ab4cd62f065905bced4a3f399c0e2fb25fcacccb2893146f80"
   }
   envelope = {
     env   = []
@@ -36,13 +36,13 @@ provider "echo" {
 provider "notes" {
   source      = "./plugins/notes"
   version     = "0.2.0"
-  resolved_at = "2026-12-02T02:23:13Z"
+  resolved_at = "2026-12-02T02:33:33Z"
   checksums = {
-    "darwin_amd64"  = "sha256:e94ef2b27d069ed834c19c785dd0a6c806ca8d618500084af4b392ed9a8bde83"
-    "darwin_arm64"  = "sha256:e94ef2b27d069ed834c19c785dd0a6c806ca8d618500084af4b392ed9a8bde83"
-    "linux_amd64"   = "sha256:e94ef2b27d069ed834c19c785dd0a6c806ca8d618500084af4b392ed9a8bde83"
-    "linux_arm64"   = "sha256:e94ef2b27d069ed834c19c785dd0a6c806ca8d618500084af4b392ed9a8bde83"
-    "windows_amd64" = "sha256:e94ef2b27d069ed834c19c785dd0a6c806ca8d618500084af4b392ed9a8bde83"
+    "darwin_amd64"  = "sha256:2f848e3fc94c3dbea8e8b170a6716f24f7ebdbe598726cbe9c791fb4311863bd"
+    "darwin_arm64"  = "sha256:2f848e3fc94c3dbea8e8b170a6716f24f7ebdbe598726cbe9c791fb4311863bd"
+    "linux_amd64"   = "sha256:2f848e3fc94c3dbea8e8b170a6716f24f7ebdbe598726cbe9c791fb4311863bd"
+    "linux_arm64"   = "sha256:2f848e3fc94c3dbea8e8b170a6716f24f7ebdbe598726cbe9c791fb4311863bd"
+    "windows_amd64" = "sha256:2f848e3fc94c3dbea8e8b170a6716f24f7ebdbe598726cbe9c791fb4311863bd"
   }
   envelope = {
     env   = []

@@ -314,6 +314,13 @@ export class AgentSession implements AsyncDisposable {
         participants: participantsOf(spec, deps),
         ...(this.#control
           ? {
+            inject: (plugin: string, text: string) =>
+              this.#control!.post({
+                channel: "plugin-inject",
+                attrs: { plugin },
+                body: text,
+                source: plugin,
+              }),
             onSubagent: (e: SubagentLifecycle) => {
               this.#control!.post({
                 channel: "subagent",

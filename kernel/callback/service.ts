@@ -110,6 +110,13 @@ export interface CallbackServiceOptions {
    * @default {[]}
    */
   subscribeGrant?: readonly string[];
+  /**
+   * Whether the plugin may inject control-plane text into the sessions it
+   * serves (`InjectControl`, our extension): its manifest declares
+   * `"inject": true` and the operator wrote `allow_inject = true` in its
+   * provider block. @default {false}
+   */
+  injectGrant?: boolean;
   /** The kernel services. */
   services?: KernelServices;
   /** Handlers that replace the defaults (tests, later issues). */
@@ -507,6 +514,32 @@ export function createCallbackService(
     invokeSlashCommand: () =>
       unimplemented("InvokeSlashCommand", FRONTEND_MISSING),
     triggerAction: () => unimplemented("TriggerAction", FRONTEND_MISSING),
+    injectControl: (req) => {
+      if (options.injectGrant !== true) {
+        throw new GrpcStatusError(
+          Code.PERMISSION_DENIED,
+          `InjectControl is refused: provider "${identity.name}" has no inject grant (its manifest must declare "inject": true and the operator must write allow_inject = true in its provider block)`,
+        );
+      }
+      // The plugin must serve the session: a grant of a running call, or a
+      // participant of its profile (a watcher injects while it is idle).
+      const registry = services.sessions;
+      const live = registry?.get(req.sessionId);
+      if (
+        !registry || !live ||
+        !(registry.isGranted(identity, req.sessionId) ||
+          live.participants?.some((p) =>
+            p.category === identity.category && p.name === identity.name
+          ))
+      ) throw sessionAccessDenied();
+      if (!live.inject) {
+        throw new GrpcStatusError(
+          Code.FAILED_PRECONDITION,
+          `Session "${req.sessionId}" has no control plane to inject into`,
+        );
+      }
+      return { outcome: live.inject(identity.name, req.text) };
+    },
   };
   return { ...base, ...options.extend } as CallbackImpl;
 }

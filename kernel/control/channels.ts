@@ -312,7 +312,7 @@ export const CHANNELS: ReadonlyMap<ChannelName, ChannelInfo> = new Map(
       wakes: true,
       summary: "text a plugin with the inject capability put before you",
       source:
-        "waiting: a plugin's inject callback (KernelCallbackService extension)",
+        "a plugin's InjectControl callback (manifest inject, operator allow_inject)",
     }),
     ch("context-usage", S, ["used", "window", "pct"], {
       summary:

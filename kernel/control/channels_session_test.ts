@@ -30,6 +30,9 @@ import type { SessionSpec } from "../agent/session_spec.ts";
 import { triggerSession, triggerStoredSession } from "../agent/trigger.ts";
 import { EventBus } from "../bus/event_bus.ts";
 import { SessionRegistry } from "../state/session_registry.ts";
+import { createCallbackService } from "../callback/service.ts";
+import { InjectControlRequestSchema } from "../../proto/gen/pluggableharness/kernel/v1/rpc_request_pb.ts";
+import { Code, GrpcStatusError } from "../../proto/grpc_status.ts";
 import type { MemorySessionStore } from "../state/memory_session_store.ts";
 
 const READ = op("read_file", ToolKind.DATA_SOURCE);
@@ -675,4 +678,49 @@ Deno.test("the system prompt teaches the enabled channels only", async () => {
   assert.match(text, /<cp:agent-status state>/);
   assert.doesNotMatch(text, /<cp:time /);
   assert.doesNotMatch(text, /<cp:plan-mode /);
+});
+
+Deno.test("plugin-inject: a granted plugin serving the session wakes it through InjectControl; others are refused", async () => {
+  const registry = new SessionRegistry();
+  const h = setup({
+    script: [{ text: "hi" }, { text: "looking at the log" }],
+    deps: { registry },
+  });
+  const session = await h.open();
+  await session.send("watch the log").result;
+  const call = (
+    grant: boolean,
+    who = h.tool.identity,
+    text = "ERROR: disk full",
+  ) =>
+    createCallbackService({
+      identity: who,
+      injectGrant: grant,
+      services: { sessions: registry },
+    }).injectControl(
+      create(InjectControlRequestSchema, {
+        sessionId: session.sessionId,
+        text,
+      }),
+      {} as never,
+    );
+  assert.throws(() => call(false), /no inject grant/);
+  assert.throws(
+    () => call(true, { ...h.tool.identity, name: "stranger" }),
+    (e: unknown) =>
+      e instanceof GrpcStatusError && e.code === Code.PERMISSION_DENIED,
+  );
+  assert.deepEqual(await call(true, h.tool.identity, "  "), {
+    outcome: "empty",
+  });
+  assert.deepEqual(await call(true), { outcome: "queued" });
+  await session.idle();
+  assert.deepEqual(cpBlocks(h.model.requests[1]!, "plugin-inject"), [
+    '<cp:plugin-inject plugin="fs">ERROR: disk full</cp:plugin-inject>',
+  ]);
+  await session.close();
+  const stored = (await storedControl(h.store, session.sessionId))
+    .filter((c) => c.channel === "plugin-inject");
+  assert.equal(stored.length, 1);
+  assert.equal(stored[0]!.wake, true);
 });

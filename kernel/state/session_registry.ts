@@ -71,6 +71,12 @@ export interface LiveSession {
    * `subagent` channel.
    */
   onSubagent?: (event: SubagentLifecycle) => void;
+  /**
+   * Puts a plugin's text before the agent (`<cp:plugin-inject>`), waking
+   * the session when it is idle; returns what became of it (`queued`,
+   * `disabled`, `rate_limited`, `empty`).
+   */
+  inject?: (plugin: string, text: string) => string;
 }
 
 /** One step of a sub-agent's life, as its parent hears of it. */

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "claude" {
   source      = "builtin/anthropic"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:23:15Z"
+  resolved_at = "2026-12-02T02:33:35Z"
   checksums = {
-    "darwin_amd64"  = "sha256:8ab5bc608d51282946912fdfbdd861c344b3ece512df220a83c4cb8c69de4ddf"
-    "darwin_arm64"  = "sha256:8ab5bc608d51282946912fdfbdd861c344b3ece512df220a83c4cb8c69de4ddf"
-    "linux_amd64"   = "sha256:8ab5bc608d51282946912fdfbdd861c344b3ece512df220a83c4cb8c69de4ddf"
-    "linux_arm64"   = "sha256:8ab5bc608d51282946912fdfbdd861c344b3ece512df220a83c4cb8c69de4ddf"
-    "windows_amd64" = "sha256:8ab5bc608d51282946912fdfbdd861c344b3ece512df220a83c4cb8c69de4ddf"
+    "darwin_amd64"  = "sha256:b9f77c0c8ecac037b676687511a8a4bd1434760f6fe960dc9b18bcd139f8dda0"
+    "darwin_arm64"  = "sha256:b9f77c0c8ecac037b676687511a8a4bd1434760f6fe960dc9b18bcd139f8dda0"
+    "linux_amd64"   = "sha256:b9f77c0c8ecac037b676687511a8a4bd1434760f6fe960dc9b18bcd139f8dda0"
+    "linux_arm64"   = "sha256:b9f77c0c8ecac037b676687511a8a4bd1434760f6fe960dc9b18bcd139f8dda0"
+    "windows_amd64" = "sha256:b9f77c0c8ecac037b676687511a8a4bd1434760f6fe960dc9b18bcd139f8dda0"
   }
   envelope = {
     env   = []
@@ -59,13 +59,13 @@ provider "claude" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:23:15Z"
+  resolved_at = "2026-12-02T02:33:35Z"
   checksums = {
-    "darwin_amd64"  = "sha256:ededf66877100fbd55f8d4b8b7c4f9733d2295546b85fa29218deb3648ab4625"
-    "darwin_arm64"  = "sha256:ededf66877100fbd55f8d4b8b7c4f9733d2295546b85fa29218deb3648ab4625"
-    "linux_amd64"   = "sha256:ededf66877100fbd55f8d4b8b7c4f9733d2295546b85fa29218deb3648ab4625"
-    "linux_arm64"   = "sha256:ededf66877100fbd55f8d4b8b7c4f9733d2295546b85fa29218deb3648ab4625"
-    "windows_amd64" = "sha256:ededf66877100fbd55f8d4b8b7c4f9733d2295546b85fa29218deb3648ab4625"
+    "darwin_amd64"  = "sha256:50460a131d6fc1834aa75bc7c79cafcd65c4fb624fd2d27cbc53b3ce6d583677"
+    "darwin_arm64"  = "sha256:50460a131d6fc1834aa75bc7c79cafcd65c4fb624fd2d27cbc53b3ce6d583677"
+    "linux_amd64"   = "sha256:50460a131d6fc1834aa75bc7c79cafcd65c4fb624fd2d27cbc53b3ce6d583677"
+    "linux_arm64"   = "sha256:50460a131d6fc1834aa75bc7c79cafcd65c4fb624fd2d27cbc53b3ce6d583677"
+    "windows_amd64" = "sha256:50460a131d6fc1834aa75bc7c79cafcd65c4fb624fd2d27cbc53b3ce6d583677"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "ask" {
   source      = "builtin/user"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:23:17Z"
+  resolved_at = "2026-12-02T02:33:38Z"
   checksums = {
-    "darwin_amd64"  = "sha256:821e5b05eeca0389d3e5558d039e07dd715c75e9528b884455125fc0f06d2d9b"
-    "darwin_arm64"  = "sha256:821e5b05eeca0389d3e5558d039e07dd715c75e9528b884455125fc0f06d2d9b"
-    "linux_amd64"   = "sha256:821e5b05eeca0389d3e5558d039e07dd715c75e9528b884455125fc0f06d2d9b"
-    "linux_arm64"   = "sha256:821e5b05eeca0389d3e5558d039e07dd715c75e9528b884455125fc0f06d2d9b"
-    "windows_amd64" = "sha256:821e5b05eeca0389d3e5558d039e07dd715c75e9528b884455125fc0f06d2d9b"
+    "darwin_amd64"  = "sha256:71ac44bdf088fe3d5bcd4f0b9dc31260f9f4ae86f6016b0eb16da28e3d42ca63"
+    "darwin_arm64"  = "sha256:71ac44bdf088fe3d5bcd4f0b9dc31260f9f4ae86f6016b0eb16da28e3d42ca63"
+    "linux_amd64"   = "sha256:71ac44bdf088fe3d5bcd4f0b9dc31260f9f4ae86f6016b0eb16da28e3d42ca63"
+    "linux_arm64"   = "sha256:71ac44bdf088fe3d5bcd4f0b9dc31260f9f4ae86f6016b0eb16da28e3d42ca63"
+    "windows_amd64" = "sha256:71ac44bdf088fe3d5bcd4f0b9dc31260f9f4ae86f6016b0eb16da28e3d42ca63"
   }
   envelope = {
     env   = []
@@ -27,13 +27,13 @@ provider "ask" {
 provider "docs" {
   source      = "builtin/agents-md"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:23:17Z"
+  resolved_at = "2026-12-02T02:33:38Z"
   checksums = {
-    "darwin_amd64"  = "sha256:a8853515c62d83d922fbf262a7f8f93a07db3c8621683d6e22dbdd52780c2566"
-    "darwin_arm64"  = "sha256:a8853515c62d83d922fbf262a7f8f93a07db3c8621683d6e22dbdd52780c2566"
-    "linux_amd64"   = "sha256:a8853515c62d83d922fbf262a7f8f93a07db3c8621683d6e22dbdd52780c2566"
-    "linux_arm64"   = "sha256:a8853515c62d83d922fbf262a7f8f93a07db3c8621683d6e22dbdd52780c2566"
-    "windows_amd64" = "sha256:a8853515c62d83d922fbf262a7f8f93a07db3c8621683d6e22dbdd52780c2566"
+    "darwin_amd64"  = "sha256:8fea20b259fd5569c6dc3a672ea6d71a3777a5e0c0e3d08ea442cda30388657d"
+    "darwin_arm64"  = "sha256:8fea20b259fd5569c6dc3a672ea6d71a3777a5e0c0e3d08ea442cda30388657d"
+    "linux_amd64"   = "sha256:8fea20b259fd5569c6dc3a672ea6d71a3777a5e0c0e3d08ea442cda30388657d"
+    "linux_arm64"   = "sha256:8fea20b259fd5569c6dc3a672ea6d71a3777a5e0c0e3d08ea442cda30388657d"
+    "windows_amd64" = "sha256:8fea20b259fd5569c6dc3a672ea6d71a3777a5e0c0e3d08ea442cda30388657d"
   }
   envelope = {
     env   = []
@@ -72,13 +72,13 @@ provider "docs" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:23:17Z"
+  resolved_at = "2026-12-02T02:33:38Z"
   checksums = {
-    "darwin_amd64"  = "sha256:ededf66877100fbd55f8d4b8b7c4f9733d2295546b85fa29218deb3648ab4625"
-    "darwin_arm64"  = "sha256:ededf66877100fbd55f8d4b8b7c4f9733d2295546b85fa29218deb3648ab4625"
-    "linux_amd64"   = "sha256:ededf66877100fbd55f8d4b8b7c4f9733d2295546b85fa29218deb3648ab4625"
-    "linux_arm64"   = "sha256:ededf66877100fbd55f8d4b8b7c4f9733d2295546b85fa29218deb3648ab4625"
-    "windows_amd64" = "sha256:ededf66877100fbd55f8d4b8b7c4f9733d2295546b85fa29218deb3648ab4625"
+    "darwin_amd64"  = "sha256:50460a131d6fc1834aa75bc7c79cafcd65c4fb624fd2d27cbc53b3ce6d583677"
+    "darwin_arm64"  = "sha256:50460a131d6fc1834aa75bc7c79cafcd65c4fb624fd2d27cbc53b3ce6d583677"
+    "linux_amd64"   = "sha256:50460a131d6fc1834aa75bc7c79cafcd65c4fb624fd2d27cbc53b3ce6d583677"
+    "linux_arm64"   = "sha256:50460a131d6fc1834aa75bc7c79cafcd65c4fb624fd2d27cbc53b3ce6d583677"
+    "windows_amd64" = "sha256:50460a131d6fc1834aa75bc7c79cafcd65c4fb624fd2d27cbc53b3ce6d583677"
   }
   envelope = {
     env   = []
@@ -101,13 +101,13 @@ provider "fs" {
 provider "graph" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:23:17Z"
+  resolved_at = "2026-12-02T02:33:38Z"
   checksums = {
-    "darwin_amd64"  = "sha256:4d665df35791f517cd4da834ba95cec216a4e1dfe4e1216f44f9a90cdbd707a5"
-    "darwin_arm64"  = "sha256:4d665df35791f517cd4da834ba95cec216a4e1dfe4e1216f44f9a90cdbd707a5"
-    "linux_amd64"   = "sha256:4d665df35791f517cd4da834ba95cec216a4e1dfe4e1216f44f9a90cdbd707a5"
-    "linux_arm64"   = "sha256:4d665df35791f517cd4da834ba95cec216a4e1dfe4e1216f44f9a90cdbd707a5"
-    "windows_amd64" = "sha256:4d665df35791f517cd4da834ba95cec216a4e1dfe4e1216f44f9a90cdbd707a5"
+    "darwin_amd64"  = "sha256:fc2b136a261b352be44ee8a0f8ec0b7627d50b78d2f24a95119cd1a3ce7e9f33"
+    "darwin_arm64"  = "sha256:fc2b136a261b352be44ee8a0f8ec0b7627d50b78d2f24a95119cd1a3ce7e9f33"
+    "linux_amd64"   = "sha256:fc2b136a261b352be44ee8a0f8ec0b7627d50b78d2f24a95119cd1a3ce7e9f33"
+    "linux_arm64"   = "sha256:fc2b136a261b352be44ee8a0f8ec0b7627d50b78d2f24a95119cd1a3ce7e9f33"
+    "windows_amd64" = "sha256:fc2b136a261b352be44ee8a0f8ec0b7627d50b78d2f24a95119cd1a3ce7e9f33"
   }
   envelope = {
     env   = []
@@ -230,13 +230,13 @@ provider "graph" {
 provider "memory" {
   source      = "builtin/memory"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:23:17Z"
+  resolved_at = "2026-12-02T02:33:38Z"
   checksums = {
-    "darwin_amd64"  = "sha256:e1e7ab425841a535f3f86793fafbd3e1988a0da64588872d6e2e9516b2033403"
-    "darwin_arm64"  = "sha256:e1e7ab425841a535f3f86793fafbd3e1988a0da64588872d6e2e9516b2033403"
-    "linux_amd64"   = "sha256:e1e7ab425841a535f3f86793fafbd3e1988a0da64588872d6e2e9516b2033403"
-    "linux_arm64"   = "sha256:e1e7ab425841a535f3f86793fafbd3e1988a0da64588872d6e2e9516b2033403"
-    "windows_amd64" = "sha256:e1e7ab425841a535f3f86793fafbd3e1988a0da64588872d6e2e9516b2033403"
+    "darwin_amd64"  = "sha256:aa8c7a06fdc308d746af7584b305009566b123d684fb984d09728366649c7919"
+    "darwin_arm64"  = "sha256:aa8c7a06fdc308d746af7584b305009566b123d684fb984d09728366649c7919"
+    "linux_amd64"   = "sha256:aa8c7a06fdc308d746af7584b305009566b123d684fb984d09728366649c7919"
+    "linux_arm64"   = "sha256:aa8c7a06fdc308d746af7584b305009566b123d684fb984d09728366649c7919"
+    "windows_amd64" = "sha256:aa8c7a06fdc308d746af7584b305009566b123d684fb984d09728366649c7919"
   }
   envelope = {
     env   = ["HOME", "XDG_DATA_HOME"]
@@ -292,13 +292,13 @@ provider "memory" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:23:17Z"
+  resolved_at = "2026-12-02T02:33:38Z"
   checksums = {
-    "darwin_amd64"  = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
-    "darwin_arm64"  = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
-    "linux_amd64"   = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
-    "linux_arm64"   = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
-    "windows_amd64" = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
+    "darwin_amd64"  = "sha256:3d62ae1e0ef54370b246e9a1626e9703c748385245114642d49a5e062a889ac8"
+    "darwin_arm64"  = "sha256:3d62ae1e0ef54370b246e9a1626e9703c748385245114642d49a5e062a889ac8"
+    "linux_amd64"   = "sha256:3d62ae1e0ef54370b246e9a1626e9703c748385245114642d49a5e062a889ac8"
+    "linux_arm64"   = "sha256:3d62ae1e0ef54370b246e9a1626e9703c748385245114642d49a5e062a889ac8"
+    "windows_amd64" = "sha256:3d62ae1e0ef54370b246e9a1626e9703c748385245114642d49a5e062a889ac8"
   }
   envelope = {
     env   = []
@@ -328,13 +328,13 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:23:17Z"
+  resolved_at = "2026-12-02T02:33:38Z"
   checksums = {
-    "darwin_amd64"  = "sha256:01b87232ef10fb2064491f314d4287e3edb889c712b5a13d6d0946dc0c04939d"
-    "darwin_arm64"  = "sha256:01b87232ef10fb2064491f314d4287e3edb889c712b5a13d6d0946dc0c04939d"
-    "linux_amd64"   = "sha256:01b87232ef10fb2064491f314d4287e3edb889c712b5a13d6d0946dc0c04939d"
-    "linux_arm64"   = "sha256:01b87232ef10fb2064491f314d4287e3edb889c712b5a13d6d0946dc0c04939d"
-    "windows_amd64" = "sha256:01b87232ef10fb2064491f314d4287e3edb889c712b5a13d6d0946dc0c04939d"
+    "darwin_amd64"  = "sha256:e7a925f20e59efbc5294a012cdd532fcd88d343c81a3163770d12dd5b1e82f48"
+    "darwin_arm64"  = "sha256:e7a925f20e59efbc5294a012cdd532fcd88d343c81a3163770d12dd5b1e82f48"
+    "linux_amd64"   = "sha256:e7a925f20e59efbc5294a012cdd532fcd88d343c81a3163770d12dd5b1e82f48"
+    "linux_arm64"   = "sha256:e7a925f20e59efbc5294a012cdd532fcd88d343c81a3163770d12dd5b1e82f48"
+    "windows_amd64" = "sha256:e7a925f20e59efbc5294a012cdd532fcd88d343c81a3163770d12dd5b1e82f48"
   }
   envelope = {
     env   = []
@@ -357,13 +357,13 @@ provider "search" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:23:17Z"
+  resolved_at = "2026-12-02T02:33:38Z"
   checksums = {
-    "darwin_amd64"  = "sha256:a1f36f26846c69cb18c567b897446bec5b08c49e374dcf964c5cf31219d15790"
-    "darwin_arm64"  = "sha256:a1f36f26846c69cb18c567b897446bec5b08c49e374dcf964c5cf31219d15790"
-    "linux_amd64"   = "sha256:a1f36f26846c69cb18c567b897446bec5b08c49e374dcf964c5cf31219d15790"
-    "linux_arm64"   = "sha256:a1f36f26846c69cb18c567b897446bec5b08c49e374dcf964c5cf31219d15790"
-    "windows_amd64" = "sha256:a1f36f26846c69cb18c567b897446bec5b08c49e374dcf964c5cf31219d15790"
+    "darwin_amd64"  = "sha256:4d22a09fefa11afd9103eaf223539b3f2e556eef8655470af3399478285a0112"
+    "darwin_arm64"  = "sha256:4d22a09fefa11afd9103eaf223539b3f2e556eef8655470af3399478285a0112"
+    "linux_amd64"   = "sha256:4d22a09fefa11afd9103eaf223539b3f2e556eef8655470af3399478285a0112"
+    "linux_arm64"   = "sha256:4d22a09fefa11afd9103eaf223539b3f2e556eef8655470af3399478285a0112"
+    "windows_amd64" = "sha256:4d22a09fefa11afd9103eaf223539b3f2e556eef8655470af3399478285a0112"
   }
   envelope = {
     env   = []
@@ -418,13 +418,13 @@ provider "sh" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:23:17Z"
+  resolved_at = "2026-12-02T02:33:38Z"
   checksums = {
-    "darwin_amd64"  = "sha256:bf9e5ea66577ce6876d9062104fe2a16e8d827eb9da1453bd4245981ee3fc684"
-    "darwin_arm64"  = "sha256:bf9e5ea66577ce6876d9062104fe2a16e8d827eb9da1453bd4245981ee3fc684"
-    "linux_amd64"   = "sha256:bf9e5ea66577ce6876d9062104fe2a16e8d827eb9da1453bd4245981ee3fc684"
-    "linux_arm64"   = "sha256:bf9e5ea66577ce6876d9062104fe2a16e8d827eb9da1453bd4245981ee3fc684"
-    "windows_amd64" = "sha256:bf9e5ea66577ce6876d9062104fe2a16e8d827eb9da1453bd4245981ee3fc684"
+    "darwin_amd64"  = "sha256:6cc48620357350ca24d0492a8fa5239d47be47075387d7f81fb982a102b08122"
+    "darwin_arm64"  = "sha256:6cc48620357350ca24d0492a8fa5239d47be47075387d7f81fb982a102b08122"
+    "linux_amd64"   = "sha256:6cc48620357350ca24d0492a8fa5239d47be47075387d7f81fb982a102b08122"
+    "linux_arm64"   = "sha256:6cc48620357350ca24d0492a8fa5239d47be47075387d7f81fb982a102b08122"
+    "windows_amd64" = "sha256:6cc48620357350ca24d0492a8fa5239d47be47075387d7f81fb982a102b08122"
   }
   envelope = {
     env   = []
@@ -439,13 +439,13 @@ provider "tasks" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:23:17Z"
+  resolved_at = "2026-12-02T02:33:38Z"
   checksums = {
-    "darwin_amd64"  = "sha256:b5f4c66e393b5c6099f420c5593f545d17f8a1a5cf1e9688882c7ee27ba048f7"
-    "darwin_arm64"  = "sha256:b5f4c66e393b5c6099f420c5593f545d17f8a1a5cf1e9688882c7ee27ba048f7"
-    "linux_amd64"   = "sha256:b5f4c66e393b5c6099f420c5593f545d17f8a1a5cf1e9688882c7ee27ba048f7"
-    "linux_arm64"   = "sha256:b5f4c66e393b5c6099f420c5593f545d17f8a1a5cf1e9688882c7ee27ba048f7"
-    "windows_amd64" = "sha256:b5f4c66e393b5c6099f420c5593f545d17f8a1a5cf1e9688882c7ee27ba048f7"
+    "darwin_amd64"  = "sha256:1e432ee029d026dbc1568c893e68db39ae2dabf12062aab315673ead071a1cec"
+    "darwin_arm64"  = "sha256:1e432ee029d026dbc1568c893e68db39ae2dabf12062aab315673ead071a1cec"
+    "linux_amd64"   = "sha256:1e432ee029d026dbc1568c893e68db39ae2dabf12062aab315673ead071a1cec"
+    "linux_arm64"   = "sha256:1e432ee029d026dbc1568c893e68db39ae2dabf12062aab315673ead071a1cec"
+    "windows_amd64" = "sha256:1e432ee029d026dbc1568c893e68db39ae2dabf12062aab315673ead071a1cec"
   }
   envelope = {
     env   = []

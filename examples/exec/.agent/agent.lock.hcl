@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:23:19Z"
+  resolved_at = "2026-12-02T02:33:40Z"
   checksums = {
-    "darwin_amd64"  = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
-    "darwin_arm64"  = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
-    "linux_amd64"   = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
-    "linux_arm64"   = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
-    "windows_amd64" = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
+    "darwin_amd64"  = "sha256:3d62ae1e0ef54370b246e9a1626e9703c748385245114642d49a5e062a889ac8"
+    "darwin_arm64"  = "sha256:3d62ae1e0ef54370b246e9a1626e9703c748385245114642d49a5e062a889ac8"
+    "linux_amd64"   = "sha256:3d62ae1e0ef54370b246e9a1626e9703c748385245114642d49a5e062a889ac8"
+    "linux_arm64"   = "sha256:3d62ae1e0ef54370b246e9a1626e9703c748385245114642d49a5e062a889ac8"
+    "windows_amd64" = "sha256:3d62ae1e0ef54370b246e9a1626e9703c748385245114642d49a5e062a889ac8"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:23:19Z"
+  resolved_at = "2026-12-02T02:33:40Z"
   checksums = {
-    "darwin_amd64"  = "sha256:a1f36f26846c69cb18c567b897446bec5b08c49e374dcf964c5cf31219d15790"
-    "darwin_arm64"  = "sha256:a1f36f26846c69cb18c567b897446bec5b08c49e374dcf964c5cf31219d15790"
-    "linux_amd64"   = "sha256:a1f36f26846c69cb18c567b897446bec5b08c49e374dcf964c5cf31219d15790"
-    "linux_arm64"   = "sha256:a1f36f26846c69cb18c567b897446bec5b08c49e374dcf964c5cf31219d15790"
-    "windows_amd64" = "sha256:a1f36f26846c69cb18c567b897446bec5b08c49e374dcf964c5cf31219d15790"
+    "darwin_amd64"  = "sha256:4d22a09fefa11afd9103eaf223539b3f2e556eef8655470af3399478285a0112"
+    "darwin_arm64"  = "sha256:4d22a09fefa11afd9103eaf223539b3f2e556eef8655470af3399478285a0112"
+    "linux_amd64"   = "sha256:4d22a09fefa11afd9103eaf223539b3f2e556eef8655470af3399478285a0112"
+    "linux_arm64"   = "sha256:4d22a09fefa11afd9103eaf223539b3f2e556eef8655470af3399478285a0112"
+    "windows_amd64" = "sha256:4d22a09fefa11afd9103eaf223539b3f2e556eef8655470af3399478285a0112"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "files" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:23:20Z"
+  resolved_at = "2026-12-02T02:33:42Z"
   checksums = {
-    "darwin_amd64"  = "sha256:4d665df35791f517cd4da834ba95cec216a4e1dfe4e1216f44f9a90cdbd707a5"
-    "darwin_arm64"  = "sha256:4d665df35791f517cd4da834ba95cec216a4e1dfe4e1216f44f9a90cdbd707a5"
-    "linux_amd64"   = "sha256:4d665df35791f517cd4da834ba95cec216a4e1dfe4e1216f44f9a90cdbd707a5"
-    "linux_arm64"   = "sha256:4d665df35791f517cd4da834ba95cec216a4e1dfe4e1216f44f9a90cdbd707a5"
-    "windows_amd64" = "sha256:4d665df35791f517cd4da834ba95cec216a4e1dfe4e1216f44f9a90cdbd707a5"
+    "darwin_amd64"  = "sha256:fc2b136a261b352be44ee8a0f8ec0b7627d50b78d2f24a95119cd1a3ce7e9f33"
+    "darwin_arm64"  = "sha256:fc2b136a261b352be44ee8a0f8ec0b7627d50b78d2f24a95119cd1a3ce7e9f33"
+    "linux_amd64"   = "sha256:fc2b136a261b352be44ee8a0f8ec0b7627d50b78d2f24a95119cd1a3ce7e9f33"
+    "linux_arm64"   = "sha256:fc2b136a261b352be44ee8a0f8ec0b7627d50b78d2f24a95119cd1a3ce7e9f33"
+    "windows_amd64" = "sha256:fc2b136a261b352be44ee8a0f8ec0b7627d50b78d2f24a95119cd1a3ce7e9f33"
   }
   envelope = {
     env   = []
@@ -135,13 +135,13 @@ provider "files" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:23:20Z"
+  resolved_at = "2026-12-02T02:33:42Z"
   checksums = {
-    "darwin_amd64"  = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
-    "darwin_arm64"  = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
-    "linux_amd64"   = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
-    "linux_arm64"   = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
-    "windows_amd64" = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
+    "darwin_amd64"  = "sha256:3d62ae1e0ef54370b246e9a1626e9703c748385245114642d49a5e062a889ac8"
+    "darwin_arm64"  = "sha256:3d62ae1e0ef54370b246e9a1626e9703c748385245114642d49a5e062a889ac8"
+    "linux_amd64"   = "sha256:3d62ae1e0ef54370b246e9a1626e9703c748385245114642d49a5e062a889ac8"
+    "linux_arm64"   = "sha256:3d62ae1e0ef54370b246e9a1626e9703c748385245114642d49a5e062a889ac8"
+    "windows_amd64" = "sha256:3d62ae1e0ef54370b246e9a1626e9703c748385245114642d49a5e062a889ac8"
   }
   envelope = {
     env   = []

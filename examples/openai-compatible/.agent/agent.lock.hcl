@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:23:23Z"
+  resolved_at = "2026-12-02T02:33:47Z"
   checksums = {
-    "darwin_amd64"  = "sha256:ededf66877100fbd55f8d4b8b7c4f9733d2295546b85fa29218deb3648ab4625"
-    "darwin_arm64"  = "sha256:ededf66877100fbd55f8d4b8b7c4f9733d2295546b85fa29218deb3648ab4625"
-    "linux_amd64"   = "sha256:ededf66877100fbd55f8d4b8b7c4f9733d2295546b85fa29218deb3648ab4625"
-    "linux_arm64"   = "sha256:ededf66877100fbd55f8d4b8b7c4f9733d2295546b85fa29218deb3648ab4625"
-    "windows_amd64" = "sha256:ededf66877100fbd55f8d4b8b7c4f9733d2295546b85fa29218deb3648ab4625"
+    "darwin_amd64"  = "sha256:50460a131d6fc1834aa75bc7c79cafcd65c4fb624fd2d27cbc53b3ce6d583677"
+    "darwin_arm64"  = "sha256:50460a131d6fc1834aa75bc7c79cafcd65c4fb624fd2d27cbc53b3ce6d583677"
+    "linux_amd64"   = "sha256:50460a131d6fc1834aa75bc7c79cafcd65c4fb624fd2d27cbc53b3ce6d583677"
+    "linux_arm64"   = "sha256:50460a131d6fc1834aa75bc7c79cafcd65c4fb624fd2d27cbc53b3ce6d583677"
+    "windows_amd64" = "sha256:50460a131d6fc1834aa75bc7c79cafcd65c4fb624fd2d27cbc53b3ce6d583677"
   }
   envelope = {
     env   = []
@@ -35,13 +35,13 @@ provider "fs" {
 provider "local" {
   source      = "builtin/openai"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:23:23Z"
+  resolved_at = "2026-12-02T02:33:47Z"
   checksums = {
-    "darwin_amd64"  = "sha256:ba5f53c25c522d053e847b578b043fed60a9e405bc7a3cd6f41da444c59eabcc"
-    "darwin_arm64"  = "sha256:ba5f53c25c522d053e847b578b043fed60a9e405bc7a3cd6f41da444c59eabcc"
-    "linux_amd64"   = "sha256:ba5f53c25c522d053e847b578b043fed60a9e405bc7a3cd6f41da444c59eabcc"
-    "linux_arm64"   = "sha256:ba5f53c25c522d053e847b578b043fed60a9e405bc7a3cd6f41da444c59eabcc"
-    "windows_amd64" = "sha256:ba5f53c25c522d053e847b578b043fed60a9e405bc7a3cd6f41da444c59eabcc"
+    "darwin_amd64"  = "sha256:26abed96fa6c98da9e746089084a5d872f320278a4d80ebbcb76842fe22731e6"
+    "darwin_arm64"  = "sha256:26abed96fa6c98da9e746089084a5d872f320278a4d80ebbcb76842fe22731e6"
+    "linux_amd64"   = "sha256:26abed96fa6c98da9e746089084a5d872f320278a4d80ebbcb76842fe22731e6"
+    "linux_arm64"   = "sha256:26abed96fa6c98da9e746089084a5d872f320278a4d80ebbcb76842fe22731e6"
+    "windows_amd64" = "sha256:26abed96fa6c98da9e746089084a5d872f320278a4d80ebbcb76842fe22731e6"
   }
   envelope = {
     env   = []

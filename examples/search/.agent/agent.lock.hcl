@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:23:26Z"
+  resolved_at = "2026-12-02T02:33:52Z"
   checksums = {
-    "darwin_amd64"  = "sha256:ededf66877100fbd55f8d4b8b7c4f9733d2295546b85fa29218deb3648ab4625"
-    "darwin_arm64"  = "sha256:ededf66877100fbd55f8d4b8b7c4f9733d2295546b85fa29218deb3648ab4625"
-    "linux_amd64"   = "sha256:ededf66877100fbd55f8d4b8b7c4f9733d2295546b85fa29218deb3648ab4625"
-    "linux_arm64"   = "sha256:ededf66877100fbd55f8d4b8b7c4f9733d2295546b85fa29218deb3648ab4625"
-    "windows_amd64" = "sha256:ededf66877100fbd55f8d4b8b7c4f9733d2295546b85fa29218deb3648ab4625"
+    "darwin_amd64"  = "sha256:50460a131d6fc1834aa75bc7c79cafcd65c4fb624fd2d27cbc53b3ce6d583677"
+    "darwin_arm64"  = "sha256:50460a131d6fc1834aa75bc7c79cafcd65c4fb624fd2d27cbc53b3ce6d583677"
+    "linux_amd64"   = "sha256:50460a131d6fc1834aa75bc7c79cafcd65c4fb624fd2d27cbc53b3ce6d583677"
+    "linux_arm64"   = "sha256:50460a131d6fc1834aa75bc7c79cafcd65c4fb624fd2d27cbc53b3ce6d583677"
+    "windows_amd64" = "sha256:50460a131d6fc1834aa75bc7c79cafcd65c4fb624fd2d27cbc53b3ce6d583677"
   }
   envelope = {
     env   = []
@@ -35,13 +35,13 @@ provider "fs" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:23:26Z"
+  resolved_at = "2026-12-02T02:33:52Z"
   checksums = {
-    "darwin_amd64"  = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
-    "darwin_arm64"  = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
-    "linux_amd64"   = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
-    "linux_arm64"   = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
-    "windows_amd64" = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
+    "darwin_amd64"  = "sha256:3d62ae1e0ef54370b246e9a1626e9703c748385245114642d49a5e062a889ac8"
+    "darwin_arm64"  = "sha256:3d62ae1e0ef54370b246e9a1626e9703c748385245114642d49a5e062a889ac8"
+    "linux_amd64"   = "sha256:3d62ae1e0ef54370b246e9a1626e9703c748385245114642d49a5e062a889ac8"
+    "linux_arm64"   = "sha256:3d62ae1e0ef54370b246e9a1626e9703c748385245114642d49a5e062a889ac8"
+    "windows_amd64" = "sha256:3d62ae1e0ef54370b246e9a1626e9703c748385245114642d49a5e062a889ac8"
   }
   envelope = {
     env   = []
@@ -71,13 +71,13 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:23:26Z"
+  resolved_at = "2026-12-02T02:33:52Z"
   checksums = {
-    "darwin_amd64"  = "sha256:01b87232ef10fb2064491f314d4287e3edb889c712b5a13d6d0946dc0c04939d"
-    "darwin_arm64"  = "sha256:01b87232ef10fb2064491f314d4287e3edb889c712b5a13d6d0946dc0c04939d"
-    "linux_amd64"   = "sha256:01b87232ef10fb2064491f314d4287e3edb889c712b5a13d6d0946dc0c04939d"
-    "linux_arm64"   = "sha256:01b87232ef10fb2064491f314d4287e3edb889c712b5a13d6d0946dc0c04939d"
-    "windows_amd64" = "sha256:01b87232ef10fb2064491f314d4287e3edb889c712b5a13d6d0946dc0c04939d"
+    "darwin_amd64"  = "sha256:e7a925f20e59efbc5294a012cdd532fcd88d343c81a3163770d12dd5b1e82f48"
+    "darwin_arm64"  = "sha256:e7a925f20e59efbc5294a012cdd532fcd88d343c81a3163770d12dd5b1e82f48"
+    "linux_amd64"   = "sha256:e7a925f20e59efbc5294a012cdd532fcd88d343c81a3163770d12dd5b1e82f48"
+    "linux_arm64"   = "sha256:e7a925f20e59efbc5294a012cdd532fcd88d343c81a3163770d12dd5b1e82f48"
+    "windows_amd64" = "sha256:e7a925f20e59efbc5294a012cdd532fcd88d343c81a3163770d12dd5b1e82f48"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:23:27Z"
+  resolved_at = "2026-12-02T02:33:54Z"
   checksums = {
-    "darwin_amd64"  = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
-    "darwin_arm64"  = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
-    "linux_amd64"   = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
-    "linux_arm64"   = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
-    "windows_amd64" = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
+    "darwin_amd64"  = "sha256:3d62ae1e0ef54370b246e9a1626e9703c748385245114642d49a5e062a889ac8"
+    "darwin_arm64"  = "sha256:3d62ae1e0ef54370b246e9a1626e9703c748385245114642d49a5e062a889ac8"
+    "linux_amd64"   = "sha256:3d62ae1e0ef54370b246e9a1626e9703c748385245114642d49a5e062a889ac8"
+    "linux_arm64"   = "sha256:3d62ae1e0ef54370b246e9a1626e9703c748385245114642d49a5e062a889ac8"
+    "windows_amd64" = "sha256:3d62ae1e0ef54370b246e9a1626e9703c748385245114642d49a5e062a889ac8"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:23:27Z"
+  resolved_at = "2026-12-02T02:33:54Z"
   checksums = {
-    "darwin_amd64"  = "sha256:bf9e5ea66577ce6876d9062104fe2a16e8d827eb9da1453bd4245981ee3fc684"
-    "darwin_arm64"  = "sha256:bf9e5ea66577ce6876d9062104fe2a16e8d827eb9da1453bd4245981ee3fc684"
-    "linux_amd64"   = "sha256:bf9e5ea66577ce6876d9062104fe2a16e8d827eb9da1453bd4245981ee3fc684"
-    "linux_arm64"   = "sha256:bf9e5ea66577ce6876d9062104fe2a16e8d827eb9da1453bd4245981ee3fc684"
-    "windows_amd64" = "sha256:bf9e5ea66577ce6876d9062104fe2a16e8d827eb9da1453bd4245981ee3fc684"
+    "darwin_amd64"  = "sha256:6cc48620357350ca24d0492a8fa5239d47be47075387d7f81fb982a102b08122"
+    "darwin_arm64"  = "sha256:6cc48620357350ca24d0492a8fa5239d47be47075387d7f81fb982a102b08122"
+    "linux_amd64"   = "sha256:6cc48620357350ca24d0492a8fa5239d47be47075387d7f81fb982a102b08122"
+    "linux_arm64"   = "sha256:6cc48620357350ca24d0492a8fa5239d47be47075387d7f81fb982a102b08122"
+    "windows_amd64" = "sha256:6cc48620357350ca24d0492a8fa5239d47be47075387d7f81fb982a102b08122"
   }
   envelope = {
     env   = []

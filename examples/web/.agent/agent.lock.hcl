@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:23:28Z"
+  resolved_at = "2026-12-02T02:33:56Z"
   checksums = {
-    "darwin_amd64"  = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
-    "darwin_arm64"  = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
-    "linux_amd64"   = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
-    "linux_arm64"   = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
-    "windows_amd64" = "sha256:3c8b68b77e5a52b2563198ac677e58b67ccce3f75453eb28763853f3148dd7cd"
+    "darwin_amd64"  = "sha256:3d62ae1e0ef54370b246e9a1626e9703c748385245114642d49a5e062a889ac8"
+    "darwin_arm64"  = "sha256:3d62ae1e0ef54370b246e9a1626e9703c748385245114642d49a5e062a889ac8"
+    "linux_amd64"   = "sha256:3d62ae1e0ef54370b246e9a1626e9703c748385245114642d49a5e062a889ac8"
+    "linux_arm64"   = "sha256:3d62ae1e0ef54370b246e9a1626e9703c748385245114642d49a5e062a889ac8"
+    "windows_amd64" = "sha256:3d62ae1e0ef54370b246e9a1626e9703c748385245114642d49a5e062a889ac8"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:23:28Z"
+  resolved_at = "2026-12-02T02:33:56Z"
   checksums = {
-    "darwin_amd64"  = "sha256:b5f4c66e393b5c6099f420c5593f545d17f8a1a5cf1e9688882c7ee27ba048f7"
-    "darwin_arm64"  = "sha256:b5f4c66e393b5c6099f420c5593f545d17f8a1a5cf1e9688882c7ee27ba048f7"
-    "linux_amd64"   = "sha256:b5f4c66e393b5c6099f420c5593f545d17f8a1a5cf1e9688882c7ee27ba048f7"
-    "linux_arm64"   = "sha256:b5f4c66e393b5c6099f420c5593f545d17f8a1a5cf1e9688882c7ee27ba048f7"
-    "windows_amd64" = "sha256:b5f4c66e393b5c6099f420c5593f545d17f8a1a5cf1e9688882c7ee27ba048f7"
+    "darwin_amd64"  = "sha256:1e432ee029d026dbc1568c893e68db39ae2dabf12062aab315673ead071a1cec"
+    "darwin_arm64"  = "sha256:1e432ee029d026dbc1568c893e68db39ae2dabf12062aab315673ead071a1cec"
+    "linux_amd64"   = "sha256:1e432ee029d026dbc1568c893e68db39ae2dabf12062aab315673ead071a1cec"
+    "linux_arm64"   = "sha256:1e432ee029d026dbc1568c893e68db39ae2dabf12062aab315673ead071a1cec"
+    "windows_amd64" = "sha256:1e432ee029d026dbc1568c893e68db39ae2dabf12062aab315673ead071a1cec"
   }
   envelope = {
     env   = []
