@@ -249,6 +249,14 @@ export interface KernelSession extends AsyncDisposable {
    */
   resolveInteractive(callId: string, response: JsonObject): boolean;
   /**
+   * Resolves when no prompt or wake turn runs: a control-plane wake channel
+   * (a background command's exit, a `control_plane` timer, a trigger)
+   * starts a turn of its own on an idle session.
+   *
+   * @returns When the session is idle.
+   */
+  idle(): Promise<void>;
+  /**
    * Ends the session (idempotent).
    *
    * @param status `cancelled` to end it as cancelled (SIGTERM); by default

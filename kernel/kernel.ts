@@ -240,6 +240,7 @@ class KernelImpl implements Kernel {
       resolveApproval: (id, answer) => session.resolveApproval(id, answer),
       resolveInteractive: (id, response) =>
         session.resolveInteractive(id, response),
+      idle: () => session.idle(),
       close: (status) => session.close(status).then(outcomeOf),
       [Symbol.asyncDispose]: async () => {
         await session.close();

@@ -10,6 +10,7 @@
  */
 import assert from "node:assert/strict";
 import { agent, jsonLines, makeProject } from "./_agent_project.ts";
+import { run } from "../main.ts";
 
 Deno.test("agent trigger: a stored session is resumed and the model reads the external-trigger block (exit 0)", async () => {
   await using p = await makeProject({
@@ -122,5 +123,81 @@ Deno.test("allow_inject on a plugin whose manifest does not ask for it is a conf
   assert.match(
     r.err,
     /Provider "sh" is granted allow_inject, but its plugin does not ask for it/,
+  );
+});
+
+Deno.test("interactive agent: a background command's exit wakes the idle session (shell-exit through the real exec plugin)", async () => {
+  await using p = await makeProject({
+    turns: [
+      {
+        expect: "build it",
+        tool_calls: [{
+          id: "b1",
+          name: "bash",
+          arguments: {
+            command:
+              "while [ ! -f release ]; do sleep 0.05; done; printf '\\033[31mFAIL\\033[0m: 2 tests\\n'; exit 3",
+            run_in_background: true,
+          },
+        }],
+      },
+      { text: "Started the build." },
+      {
+        expect: '<cp:shell-exit exec-id="bg_',
+        text: "The build failed with exit code 3.",
+      },
+    ],
+    extraRequired: 'sh = { source = "builtin/exec", version = "~> 0.1" }',
+    extraProviders:
+      'provider "sh" {\n  roots      = ["."]\n  allow_run  = ["bash"]\n  allow_read = ["."]\n}\n',
+    policies:
+      'policy "sh_ok" {\n  match  = { provider = "sh" }\n  action = "allow"\n}\n',
+    tools: ["sh.*"],
+  });
+  let out = "";
+  let err = "";
+  let released = false;
+  let done: () => void = () => {};
+  const finished = new Promise<void>((r) => (done = r));
+  const onOut = async () => {
+    if (!released && out.includes("Started the build.")) {
+      released = true;
+      await Deno.writeTextFile(`${p.dir}/release`, "");
+    }
+    if (out.includes("The build failed with exit code 3.")) done();
+  };
+  // Never hang: give up (and fail below) after a minute.
+  const guard = setTimeout(done, 60_000);
+  const encoder = new TextEncoder();
+  let step = 0;
+  const stdin = new ReadableStream<Uint8Array>({
+    async pull(c) {
+      if (step++ === 0) return c.enqueue(encoder.encode("build it\n"));
+      await finished;
+      c.enqueue(encoder.encode("/exit\n"));
+      c.close();
+    },
+  });
+  const code = await run(["--dir", p.dir], {
+    stdout: (t) => {
+      out += t;
+      void onOut();
+    },
+    stderr: (t) => (err += t),
+    isTerminal: false,
+    env: p.env,
+    cwd: p.dir,
+    stdin,
+    stdinIsTerminal: false,
+  });
+  clearTimeout(guard);
+  assert.equal(code, 0, err);
+  assert.match(
+    out,
+    /Started the build\.[\s\S]*The build failed with exit code 3\./,
+  );
+  assert.match(
+    err,
+    /cp:shell-exit exec-id=bg_[0-9a-f]+ exit-code=3 .*\(woke the session\)/,
   );
 });
