@@ -28,6 +28,8 @@ import { AgentSession } from "../agent/session.ts";
 import type { SessionEvent } from "../agent/session_events.ts";
 import type { SessionSpec } from "../agent/session_spec.ts";
 import { triggerSession, triggerStoredSession } from "../agent/trigger.ts";
+import { SubagentSupervisor } from "../agent/subagents.ts";
+import { RunSessionRequestSchema } from "../../proto/gen/pluggableharness/kernel/v1/rpc_request_pb.ts";
 import { EventBus } from "../bus/event_bus.ts";
 import { SessionRegistry } from "../state/session_registry.ts";
 import { createCallbackService } from "../callback/service.ts";
@@ -531,30 +533,62 @@ Deno.test("mcp-tools-changed: a re-list that changes the tools names them; a no-
   assert.equal(cpBlocks(h.model.requests[2]!, "mcp-tools-changed").length, 1);
 });
 
-Deno.test("subagent: a child's start and end reach its parent at the next round boundary", async () => {
+Deno.test("subagent: a child spawned through the supervisor reaches its parent as started and finished at the next round boundary", async () => {
   const registry = new SessionRegistry();
+  let supervisor: SubagentSupervisor;
+  let parentId = "";
+  const spawn = op("spawn", ToolKind.DATA_SOURCE);
   const h = setup({
-    script: [{ text: "spawned" }, { text: "child done, noted" }],
+    script: [
+      { toolCalls: [{ id: "s1", name: "spawn", input: {} }] },
+      { text: "child result: all tests pass" }, // the child's only round
+      { text: "noted" },
+    ],
+    ops: [{
+      schema: spawn,
+      run: async (_call, signal) => {
+        const r = await supervisor.run(
+          h.tool.identity,
+          create(RunSessionRequestSchema, {
+            parentSessionId: parentId,
+            profile: "worker",
+            prompt: "run the tests",
+          }),
+          signal,
+        );
+        return { child: r.sessionId ?? "" };
+      },
+    }],
     deps: { registry },
   });
-  const session = await h.open();
-  await session.send("delegate").result;
-  const live = registry.get(session.sessionId)!;
-  live.onSubagent!({ state: "started", id: "child1", kind: "worker" });
-  live.onSubagent!({
-    state: "finished",
-    id: "child1",
-    kind: "worker",
-    rounds: 3,
-    finalText: "all tests pass",
+  supervisor = new SubagentSupervisor({
+    registry,
+    deps: () => h.deps,
+    profile: () => ({
+      spec: { ...h.spec, profile: "worker", controlPlane: undefined },
+      maxDepth: 1,
+    }),
   });
-  assert.equal(session.control!.pending, 2); // subagent does not wake
-  await session.send("status?").result;
+  const session = await AgentSession.open(h.spec, h.deps, {
+    remainingDepth: 1,
+    onEvent: (e) => h.events.push(e),
+  });
+  parentId = session.sessionId;
+  await session.send("delegate").result;
   await session.close();
-  assert.deepEqual(cpBlocks(h.model.requests[1]!, "subagent"), [
-    '<cp:subagent state="started" id="child1" kind="worker"></cp:subagent>',
-    '<cp:subagent state="finished" id="child1" kind="worker" rounds="3">all tests pass</cp:subagent>',
-  ]);
+  const blocks = cpBlocks(h.model.requests[2]!, "subagent");
+  assert.equal(blocks.length, 2);
+  assert.match(
+    blocks[0]!,
+    /^<cp:subagent state="started" id="[0-9A-Z]{26}" kind="worker"><\/cp:subagent>$/,
+  );
+  assert.match(
+    blocks[1]!,
+    /^<cp:subagent state="finished" id="[0-9A-Z]{26}" kind="worker" rounds="1">child result: all tests pass<\/cp:subagent>$/,
+  );
+  const stored = (await storedControl(h.store, session.sessionId))
+    .filter((c) => c.channel === "subagent");
+  assert.equal(stored.length, 2);
 });
 
 Deno.test("agent-status: done ends the turn after its tools; continue asks for another round; stripped from history", async () => {
