@@ -535,7 +535,7 @@ Deno.test("mcp-tools-changed: a re-list that changes the tools names them; a no-
 
 Deno.test("subagent: a child spawned through the supervisor reaches its parent as started and finished at the next round boundary", async () => {
   const registry = new SessionRegistry();
-  let supervisor: SubagentSupervisor;
+  const ref: { supervisor?: SubagentSupervisor } = {};
   let parentId = "";
   const spawn = op("spawn", ToolKind.DATA_SOURCE);
   const h = setup({
@@ -547,7 +547,7 @@ Deno.test("subagent: a child spawned through the supervisor reaches its parent a
     ops: [{
       schema: spawn,
       run: async (_call, signal) => {
-        const r = await supervisor.run(
+        const r = await ref.supervisor!.run(
           h.tool.identity,
           create(RunSessionRequestSchema, {
             parentSessionId: parentId,
@@ -561,7 +561,7 @@ Deno.test("subagent: a child spawned through the supervisor reaches its parent a
     }],
     deps: { registry },
   });
-  supervisor = new SubagentSupervisor({
+  ref.supervisor = new SubagentSupervisor({
     registry,
     deps: () => h.deps,
     profile: () => ({
