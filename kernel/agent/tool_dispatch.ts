@@ -201,6 +201,14 @@ export class ToolDispatcher implements CallExecutor {
         `The tool "${r.toolUse.name}" is not available in this session.`,
       );
       this.#setOutcome(t, r, { error });
+      if (this.#core.control) {
+        postToolOutcome(this.#core.control, {
+          tool: r.toolUse.name,
+          ...pathOf(r.toolUse.arguments ?? {}),
+          deniedBy: "out-of-scope",
+          error: { permissionDenied: true, message: error.message },
+        });
+      }
       this.#core.emit({
         type: "tool_result",
         turnId: t.turnId,

@@ -178,6 +178,9 @@ Deno.test("permission-denied: a policy denial and a tool's own refusal reach the
           { id: "r1", name: "read_file", input: { path: "/etc/shadow" } },
         ],
       },
+      {
+        toolCalls: [{ id: "x1", name: "delete_all", input: { path: "/" } }],
+      },
       { text: "understood" },
     ],
     ops: [{
@@ -208,9 +211,19 @@ Deno.test("permission-denied: a policy denial and a tool's own refusal reach the
     denied,
   );
   assert.deepEqual(cpBlocks(h.model.requests[0]!, "permission-denied"), []);
+  // A tool outside the profile's scope.
+  const outOfScope =
+    '<cp:permission-denied tool="delete_all" reason-code="out-of-scope" path="/">The tool &quot;delete_all&quot; is not available in this session.</cp:permission-denied>';
+  assert.deepEqual(
+    cpBlocks(h.model.requests[2]!, "permission-denied").at(-1),
+    outOfScope,
+  );
   const stored = (await storedControl(h.store, session.sessionId))
     .filter((c) => c.channel === "permission-denied");
-  assert.deepEqual(stored.map((c) => c.rendered).sort(), denied);
+  assert.deepEqual(
+    stored.map((c) => c.rendered).sort(),
+    [outOfScope, ...denied].sort(),
+  );
 });
 
 Deno.test("time: user prompts carry origin, tool results duration_ms; a resumed history keeps them; off per profile", async () => {
