@@ -55,6 +55,7 @@ import { traceHeaders } from "./session_spans.ts";
 import { endSpanWithError } from "./tracing.ts";
 import { boundOutcome, OutputBound } from "./result_bound.ts";
 import { postToolOutcome } from "../control/tool_channels.ts";
+import { postLostCommands } from "../control/shell_watch.ts";
 
 /** What a tool dispatcher needs besides the session. */
 export interface ToolDispatchOptions {
@@ -399,6 +400,11 @@ export class ToolDispatcher implements CallExecutor {
       if (started !== undefined) {
         this.#started.delete(r.toolUse.id);
         this.#core.toolDurations.set(r.toolUse.id, this.#now() - started);
+      }
+      if ("result" in outcome) {
+        this.#core.control.shells.noteResult(entry.provider, outcome.result);
+      } else if (outcome.error.category === ToolErrorCategory.PROCESS_CRASHED) {
+        postLostCommands(this.#core.control, entry.provider);
       }
       postToolOutcome(this.#core.control, {
         tool: entry.schema.name,

@@ -299,7 +299,7 @@ export const CHANNELS: ReadonlyMap<ChannelName, ChannelInfo> = new Map(
       values: { kind: ["command-terminated", "host-restarted", "prompt"] },
       summary:
         "a background command was lost (never re-run), the shell host restarted, or a command waits on a prompt",
-      source: "exec background jobs lost with their plugin",
+      source: "a crashed tool provider that ran watched background commands",
     }),
     ch("shell-exit", S, ["exec-id", "exit-code", "signal", "terminated"], {
       optional: ["exit-code", "signal", "terminated"],

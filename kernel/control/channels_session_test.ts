@@ -771,3 +771,34 @@ Deno.test("plugin-inject: a granted plugin serving the session wakes it through 
   assert.equal(stored.length, 1);
   assert.equal(stored[0]!.wake, true);
 });
+
+Deno.test("shell-notice: a crashed shell provider's watched background commands are reported lost once, never re-run", async () => {
+  const bash = op("bash", ToolKind.DATA_SOURCE);
+  let call = 0;
+  const h = setup({
+    script: [
+      { toolCalls: [{ id: "b1", name: "bash", input: { command: "make" } }] },
+      { toolCalls: [{ id: "b2", name: "bash", input: { command: "ls" } }] },
+      { text: "I will check what make did." },
+    ],
+    ops: [{
+      schema: bash,
+      run: () =>
+        call++ === 0
+          ? { status: "background", background_id: "bg_7" }
+          : toolError(ToolErrorCategory.PROCESS_CRASHED, "the plugin exited"),
+    }],
+  });
+  const session = await h.open();
+  await session.send("build").result;
+  await session.close();
+  assert.deepEqual(cpBlocks(h.model.requests[2]!, "shell-notice"), [
+    '<cp:shell-notice kind="command-terminated">The &quot;fs&quot; tool provider crashed; its background commands bg_7 were terminated with it. Their outcome is unknown and they are never re-run automatically: check their effects before running them again.</cp:shell-notice>',
+  ]);
+  assert.deepEqual(cpBlocks(h.model.requests[2]!, "shell-exit"), [
+    '<cp:shell-exit exec-id="bg_7" terminated="provider-crashed">The background command bg_7 was lost when &quot;fs&quot; crashed; no exit status will come.</cp:shell-exit>',
+  ]);
+  const stored = (await storedControl(h.store, session.sessionId))
+    .filter((c) => c.channel === "shell-notice" || c.channel === "shell-exit");
+  assert.equal(stored.length, 2);
+});

@@ -29,6 +29,7 @@ import {
   renderControl,
 } from "./render.ts";
 import { type AgentOutput, type AgentTag, parseAgentOutput } from "./tags.ts";
+import { ShellWatch } from "./shell_watch.ts";
 
 /** A control message as frontends and `--json` output see it. */
 export interface ControlView {
@@ -91,6 +92,8 @@ export class ControlPlane {
     | undefined;
   #queue: Queued[] = [];
   #wake: (() => void) | undefined;
+  /** The background commands the session watches. */
+  readonly shells: ShellWatch = new ShellWatch();
 
   /**
    * Creates the control plane of a session.

@@ -56,3 +56,4 @@ export {
   type ToolOutcomeInfo,
 } from "./tool_channels.ts";
 export { MalformedAgentStatusError } from "./errors.ts";
+export { postLostCommands, ShellWatch } from "./shell_watch.ts";

@@ -132,6 +132,7 @@ export function startControlSources(
       if (!exit || exit.sessionId !== options.sessionId) return;
       if (seen.has(exit.id)) return; // never re-issued
       seen.add(exit.id);
+      plane.shells.exited(exit.id);
       plane.post({
         channel: "shell-exit",
         attrs: {
