@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { create, fromBinary, type JsonObject } from "@bufbuild/protobuf";
 import { ControlEventSchema } from "../../proto/gen/pluggableharness/event/v1/events_pb.ts";
+import { Role } from "../../proto/gen/pluggableharness/content/v1/types_pb.ts";
 import { EventKind } from "../../proto/gen/pluggableharness/kernel/v1/types_pb.ts";
 import type { StreamCompletionRequest } from "../../proto/gen/pluggableharness/model/v1/rpc_request_pb.ts";
 import { ToolErrorCategory } from "../../proto/gen/pluggableharness/tool/v1/errors_pb.ts";
@@ -330,6 +331,9 @@ Deno.test("plan-mode: a read-only reminder rides every round while plan mode is 
     block(1),
     block(2),
   ]);
+  const stored = (await storedControl(h.store, session.sessionId))
+    .filter((c) => c.channel === "plan-mode");
+  assert.deepEqual(stored.map((c) => c.rendered), [block(1), block(2)]);
 });
 
 Deno.test("external-trigger: an idle live session is woken by triggerSession and acts on it", async () => {
@@ -544,6 +548,10 @@ Deno.test("mcp-tools-changed: a re-list that changes the tools names them; a no-
     '<cp:mcp-tools-changed server="mcp" added="1" removed="1">Added: mcp.c\nRemoved: mcp.b</cp:mcp-tools-changed>',
   ]);
   assert.equal(cpBlocks(h.model.requests[2]!, "mcp-tools-changed").length, 1);
+  const stored = (await storedControl(h.store, session.sessionId))
+    .filter((c) => c.channel === "mcp-tools-changed");
+  assert.equal(stored.length, 1);
+  assert.equal(stored[0]!.source, "mcp");
 });
 
 Deno.test("subagent: a child spawned through the supervisor reaches its parent as started and finished at the next round boundary", async () => {
@@ -801,4 +809,47 @@ Deno.test("shell-notice: a crashed shell provider's watched background commands 
   const stored = (await storedControl(h.store, session.sessionId))
     .filter((c) => c.channel === "shell-notice" || c.channel === "shell-exit");
   assert.equal(stored.length, 2);
+});
+
+Deno.test("agent-thinking, plan-revision, compact: thinking is stripped and shown; revisions and summaries stay in history; all persisted", async () => {
+  const h = setup({
+    script: [
+      {
+        text:
+          "<cp:agent-thinking>read the config first</cp:agent-thinking>Plan changed.\n" +
+          '<cp:plan-revision from="1" to="2" reason="config first">swap steps</cp:plan-revision>\n' +
+          '<cp:compact type="decision">read config before code</cp:compact>',
+      },
+      { text: "ok" },
+    ],
+  });
+  const session = await h.open();
+  await session.send("plan").result;
+  await session.send("next").result;
+  await session.close();
+  const assistant = h.model.requests[1]!.messages.find((m) =>
+    m.role === Role.ASSISTANT
+  )!;
+  const text = assistant.content.map((b) =>
+    b.block.case === "text" ? b.block.value.text : ""
+  ).join("");
+  assert.equal(
+    text,
+    'Plan changed.\n<cp:plan-revision from="1" to="2" reason="config first">swap steps</cp:plan-revision>\n' +
+      '<cp:compact type="decision">read config before code</cp:compact>',
+  );
+  const thinking = h.events.find((e) =>
+    e.type === "control" && e.channel === "agent-thinking"
+  );
+  assert.equal(
+    thinking?.type === "control" && thinking.body,
+    "read the config first",
+  );
+  const stored = (await storedControl(h.store, session.sessionId))
+    .filter((c) => c.direction === "agent_to_system");
+  assert.deepEqual(stored.map((c) => c.channel), [
+    "agent-thinking",
+    "plan-revision",
+    "compact",
+  ]);
 });
