@@ -726,7 +726,15 @@ export class AgentSession implements AsyncDisposable {
           if (wake && firstRound && blocks.length === 0) {
             return result("done"); // nothing left to act on
           }
+          // Blocks that form a user message of their own (a wake turn, a
+          // cascade) are stamped as a channel-origin message.
+          const own = blocks.length > 0 &&
+            this.#history.at(-1)?.role !== Role.USER;
           appendControlBlocks(this.#history, blocks);
+          if (own) {
+            const stamp = await control.stamp({ origin: "channel" });
+            if (stamp) appendControlBlocks(this.#history, [stamp]);
+          }
         }
         firstRound = false;
         this.#roundStatus = undefined;

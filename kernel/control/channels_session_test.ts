@@ -227,6 +227,29 @@ Deno.test("permission-denied: a policy denial and a tool's own refusal reach the
   );
 });
 
+Deno.test("time: a wake turn's message carries origin channel", async () => {
+  const h = setup({
+    script: [{ text: "first" }, { text: "on it" }],
+    spec: { controlPlane: {} },
+  });
+  const session = await h.open();
+  await session.send("hello").result;
+  triggerSession(session, "go", { name: "ci" });
+  await session.idle();
+  await session.close();
+  const last = h.model.requests[1]!.messages.at(-1)!;
+  const texts = last.content.map((b) =>
+    b.block.case === "text" ? b.block.value.text : ""
+  );
+  assert.equal(texts.length, 3); // the trigger, the turn's context, time
+  assert.match(texts[0]!, /^<cp:external-trigger name="ci"/);
+  assert.match(texts[1]!, /^<cp:permission-context>/);
+  assert.match(
+    texts[2]!,
+    /^<cp:time utc="[^"]+" local="[^"]+" origin="channel"><\/cp:time>$/,
+  );
+});
+
 Deno.test("time: user prompts carry origin, tool results duration_ms; a resumed history keeps them; off per profile", async () => {
   const h = setup({
     script: [
