@@ -117,6 +117,7 @@ export {
   type KernelSession,
   type KernelSessionOptions,
   type KernelSessions,
+  type KernelTriggerOptions,
   type OpenKernelOptions,
   type PromptResult,
   ProviderError,
@@ -144,6 +145,14 @@ export type {
   SessionStatusText,
   ToolErrorView,
 } from "./kernel/agent/session_events.ts";
+/** The control plane's messages as sessions report them (`control` events). */
+export type {
+  AgentChannel,
+  ChannelDirection,
+  ChannelName,
+  ControlView,
+  SystemChannel,
+} from "./kernel/control/mod.ts";
 export type {
   ChainFailure,
   HeadCheck,

@@ -49,6 +49,8 @@ Commands:
   run "prompt"         Run one prompt non-interactively (see: agent run -h):
                        [--profile P] [--json] [--on-ask deny|fail]
                        [--resume ID] [--dir D] [--approve-all] [--locked]
+  trigger ID "text"    Inject a turn into a stored session (CI, cron; see:
+                       agent trigger -h): [--name N] [--json] [--dir D]
   sessions             Stored sessions: list | show ID | replay ID | verify ID
   init [dir]           Write agent.hcl (the default configuration, commented)
                        and its lock file (see: agent init -h)
@@ -110,6 +112,10 @@ export async function run(
       return await runCommand(rest, io);
     case "sessions":
       return await sessionsCommand(rest, io);
+    case "trigger": {
+      const { triggerCommand } = await import("./commands/trigger.ts");
+      return await triggerCommand(rest, io);
+    }
     case "-h":
     case "--help":
     case "help":
@@ -143,7 +149,7 @@ export async function run(
         USAGE,
         `unknown command ${
           JSON.stringify(command)
-        }: expected run, sessions, init, check-config, lock, plan or test`,
+        }: expected run, trigger, sessions, init, check-config, lock, plan or test`,
       );
   }
 }

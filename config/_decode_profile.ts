@@ -14,8 +14,10 @@ import type {
   ModelRouting,
 } from "./model_routing.ts";
 import { parseToolScope } from "./tool_scope.ts";
+import { CHANNEL_NAMES } from "../contract/control_channels.ts";
+import { didYouMean } from "../contract/diagnostic.ts";
 import { type ProfileBounds, validateBounds } from "./profile_bounds.ts";
-import type { PlanProfile } from "./plan.ts";
+import type { PlanControlPlane, PlanProfile } from "./plan.ts";
 import {
   checkBody,
   diag,
@@ -46,6 +48,7 @@ const PROFILE_SCHEMA = {
   blocks: {
     model: { labels: [], unique: "type" },
     generation: { labels: [], unique: "type" },
+    control_plane: { labels: [], unique: "type" },
   },
 } as const;
 
@@ -117,6 +120,11 @@ export function decodeProfile(
     range: headerRange(block),
   };
   if (model !== undefined) profile.model = model;
+  const cpBlock = blocks.get("control_plane")?.[0];
+  if (cpBlock !== undefined) {
+    const cp = decodeControlPlane(cpBlock, where, diagnostics);
+    if (cp) profile.controlPlane = cp;
+  }
   const genBlock = blocks.get("generation")?.[0];
   if (genBlock !== undefined) {
     const generation = decodeGeneration(genBlock, where, diagnostics);
@@ -308,6 +316,132 @@ function decodeGeneration(
     const v = evalAttr(stops, "list(string)", where, diagnostics);
     if (Array.isArray(v)) out.stopSequences = v as string[];
     else ok = false;
+  }
+  return ok ? out : undefined;
+}
+
+const TOPIC_FILTER_REGEXP = /^(\*|[a-z0-9_-]+(\.[a-z0-9_-]+)*(\.\*)?)$/;
+
+/**
+ * `control_plane {}` in a profile (seed 004): `disable` (channel names,
+ * with a did-you-mean for a typo), `topics` (event-bus topic filters that
+ * fire `event-trigger`) and `timer "<name>" { every_s, text }` blocks.
+ */
+function decodeControlPlane(
+  block: Block,
+  profile: string,
+  diagnostics: Diagnostic[],
+): PlanControlPlane | undefined {
+  const where = `the control_plane block of ${profile}`;
+  const { attrs, blocks } = checkBody(
+    block.body,
+    {
+      attributes: {
+        disable: { type: "list(string)" },
+        topics: { type: "list(string)" },
+      },
+      blocks: { timer: { labels: ["name"], unique: "label" } },
+    },
+    where,
+    diagnostics,
+    headerRange(block),
+  );
+  let ok = true;
+  const out: PlanControlPlane = { disable: [], topics: [], timers: [] };
+  const disableAttr = attrs.get("disable");
+  if (disableAttr) {
+    const names = evalAttr(disableAttr, "list(string)", where, diagnostics) as
+      | string[]
+      | undefined;
+    const ranges = itemRanges(disableAttr.expr);
+    names?.forEach((name, i) => {
+      if (CHANNEL_NAMES.includes(name)) {
+        if (!out.disable.includes(name)) out.disable.push(name);
+        return;
+      }
+      ok = false;
+      const hint = didYouMean(name, CHANNEL_NAMES);
+      diagnostics.push(diag(
+        "error",
+        "E_INVALID_VALUE",
+        `Unknown control-plane channel "${name}" in ${where}`,
+        `${
+          hint ? `Did you mean "${hint}"? ` : ""
+        }disable names channels of the control plane: ${
+          CHANNEL_NAMES.map((c) => `"${c}"`).join(", ")
+        }.`,
+        ranges[i] ?? disableAttr.expr.range,
+      ));
+    });
+  }
+  const topicsAttr = attrs.get("topics");
+  if (topicsAttr) {
+    const topics = evalAttr(topicsAttr, "list(string)", where, diagnostics) as
+      | string[]
+      | undefined;
+    const ranges = itemRanges(topicsAttr.expr);
+    topics?.forEach((t, i) => {
+      if (TOPIC_FILTER_REGEXP.test(t)) {
+        out.topics.push(t);
+        return;
+      }
+      ok = false;
+      diagnostics.push(diag(
+        "error",
+        "E_INVALID_VALUE",
+        `Invalid event-bus topic filter "${t}" in ${where}`,
+        'A filter is an exact topic of dot-separated [a-z0-9_-] segments, optionally ending in ".*" (e.g. "plugin.tool.watch.*"), or "*".',
+        ranges[i] ?? topicsAttr.expr.range,
+      ));
+    });
+  }
+  for (const t of blocks.get("timer") ?? []) {
+    const name = t.labels[0]!.value;
+    const tw = `timer "${name}" of ${where}`;
+    const tb = checkBody(
+      t.body,
+      {
+        attributes: {
+          every_s: { type: "number", required: true },
+          text: { type: "string", required: true },
+        },
+        blocks: {},
+      },
+      tw,
+      diagnostics,
+      headerRange(t),
+    );
+    const everyAttr = tb.attrs.get("every_s");
+    const textAttr = tb.attrs.get("text");
+    const every = everyAttr
+      ? evalAttr(everyAttr, "number", tw, diagnostics)
+      : undefined;
+    const text = textAttr
+      ? evalAttr(textAttr, "string", tw, diagnostics)
+      : undefined;
+    if (typeof every === "number" && !(every >= 1 && Number.isFinite(every))) {
+      ok = false;
+      diagnostics.push(diag(
+        "error",
+        "E_INVALID_VALUE",
+        `Invalid every_s = ${every} in ${tw}`,
+        "every_s is the number of seconds between firings: at least 1.",
+        everyAttr!.expr.range,
+      ));
+    }
+    if (typeof text === "string" && text.trim() === "") {
+      ok = false;
+      diagnostics.push(diag(
+        "error",
+        "E_INVALID_VALUE",
+        `Empty text in ${tw}`,
+        "text is what the event-trigger tells the agent: say what to check.",
+        textAttr!.expr.range,
+      ));
+    }
+    if (typeof every === "number" && typeof text === "string") {
+      out.timers.push({ name, everyS: every, text });
+    } else ok = false;
   }
   return ok ? out : undefined;
 }

@@ -147,6 +147,14 @@ export function resolveProvider(
   }
   const grant: PermissionGrant = block?.grant ?? {};
   const effective = checkGrants(name, facts, grant, block, header, ctx, fail);
+  if (block?.inject === true && manifest !== undefined && !manifest.inject) {
+    fail(
+      "E_INVALID_VALUE",
+      `Provider "${name}" is granted allow_inject, but its plugin does not ask for it`,
+      `The manifest of "${manifest.name}" does not declare "inject": true, so it cannot inject control-plane text; remove allow_inject.`,
+      block.injectRange ?? header,
+    );
+  }
 
   // The body, against the plugin's schema.
   let decoded: PlanProvider["config"] | undefined;
@@ -173,6 +181,7 @@ export function resolveProvider(
       granted: fullGrant(grant),
       effective: relativize(effective, ctx.inputs.dir),
       subscribe: [...(block?.subscribe ?? [])],
+      ...(block?.inject === true ? { inject: true } : {}),
     },
     config: decoded,
     position: block ? block.block.range.start.byte : rp.range.start.byte,

@@ -34,7 +34,11 @@ import {
   type VersionConstraint,
 } from "./version_constraint.ts";
 import type { PlanHook, PlanProfile, Settings, SourceKind } from "./plan.ts";
-import { GRANT_ATTRIBUTES, SUBSCRIBE_ATTRIBUTE } from "./provider_schema.ts";
+import {
+  GRANT_ATTRIBUTES,
+  INJECT_ATTRIBUTE,
+  SUBSCRIBE_ATTRIBUTE,
+} from "./provider_schema.ts";
 import { parseSubscribeGrant } from "../contract/subscribe_grant.ts";
 import {
   checkBody,
@@ -92,6 +96,10 @@ export interface ProviderBlock {
   subscribe: string[];
   /** Where `allow_subscribe` is, when written. */
   subscribeRange?: SourceRange;
+  /** `allow_inject = true`: the plugin may inject control-plane text. */
+  inject?: boolean;
+  /** Where `allow_inject` is, when written. */
+  injectRange?: SourceRange;
 }
 
 /** `agent.hcl` after stage A. */
@@ -427,8 +435,18 @@ function decodeGrant(block: Block, diagnostics: Diagnostic[]): ProviderBlock {
   const grantItems: ProviderBlock["grantItems"] = {};
   let subscribe: string[] = [];
   let subscribeRange: SourceRange | undefined;
+  let inject: boolean | undefined;
+  let injectRange: SourceRange | undefined;
   for (const attr of block.body.attributes) {
     if (!GRANT_ATTRIBUTES.includes(attr.name)) continue;
+    if (attr.name === INJECT_ATTRIBUTE) {
+      const v = evalAttr(attr, "bool", `provider "${name}"`, diagnostics);
+      if (typeof v === "boolean") {
+        inject = v;
+        injectRange = attr.range;
+      }
+      continue;
+    }
     if (attr.name === SUBSCRIBE_ATTRIBUTE) {
       const v = evalAttr(
         attr,
@@ -490,6 +508,8 @@ function decodeGrant(block: Block, diagnostics: Diagnostic[]): ProviderBlock {
     grantItems,
     subscribe,
     ...(subscribeRange ? { subscribeRange } : {}),
+    ...(inject !== undefined ? { inject } : {}),
+    ...(injectRange ? { injectRange } : {}),
   };
 }
 

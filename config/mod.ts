@@ -151,6 +151,7 @@ export {
   type LogLevel,
   type ObservabilitySettings,
   type Plan,
+  type PlanControlPlane,
   type PlanHook,
   type PlanLockEntry,
   type PlanPermissions,

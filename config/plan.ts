@@ -65,6 +65,12 @@ export interface PlanPermissions {
    * those it takes part in). Absent or empty: none.
    */
   subscribe?: string[];
+  /**
+   * `allow_inject = true` on a plugin whose manifest declares
+   * `"inject": true`: it may put text before the agent of the sessions it
+   * serves (the control plane's `plugin-inject`).
+   */
+  inject?: boolean;
 }
 
 /** What the lock file says about a provider. */
@@ -135,8 +141,20 @@ export interface PlanProfile {
   bounds: ProfileBounds;
   /** `generation {}`: the requests' generation parameters. */
   generation?: GenerationSettings;
+  /** `control_plane {}`: channels turned off, timers and event topics. */
+  controlPlane?: PlanControlPlane;
   /** Where the block is. */
   range: SourceRange;
+}
+
+/** A profile's `control_plane {}` block (seed 004). */
+export interface PlanControlPlane {
+  /** Channels turned off, e.g. `time`. */
+  disable: string[];
+  /** Event-bus topic filters that fire `event-trigger`. */
+  topics: string[];
+  /** Timers that fire `event-trigger`. */
+  timers: { name: string; everyS: number; text: string }[];
 }
 
 /** The hook points a `hook` block may name (dispatchable ones). */
@@ -382,6 +400,7 @@ export function planToJson(plan: Plan): JsonValue {
           granted: envelopeJson(p.permissions.granted),
           effective: envelopeJson(p.permissions.effective),
           subscribe: [...(p.permissions.subscribe ?? [])],
+          ...(p.permissions.inject ? { inject: true } : {}),
         },
         config: toJsonValue(p.config),
         tools: p.tools
@@ -435,6 +454,19 @@ export function planToJson(plan: Plan): JsonValue {
           stop_sequences: p.generation.stopSequences ?? [],
         }
         : null,
+      ...(p.controlPlane
+        ? {
+          control_plane: {
+            disable: [...p.controlPlane.disable],
+            topics: [...p.controlPlane.topics],
+            timers: p.controlPlane.timers.map((t) => ({
+              name: t.name,
+              every_s: t.everyS,
+              text: t.text,
+            })),
+          },
+        }
+        : {}),
       declared_at: where(p.range),
     })),
     hooks: plan.hooks.map((h) => ({

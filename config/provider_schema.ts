@@ -55,7 +55,11 @@ export const GRANT_ATTRIBUTES: readonly string[] = [
   "allow_write",
   "allow_net",
   "allow_subscribe",
+  "allow_inject",
 ];
+
+/** The grant attribute of control-plane injection (`InjectControl`). */
+export const INJECT_ATTRIBUTE = "allow_inject";
 
 /** The grant attribute of `kernel.*` bus subscriptions. */
 export const SUBSCRIBE_ATTRIBUTE = "allow_subscribe";

@@ -147,6 +147,13 @@ export interface PluginManifest {
   configSchema?: ConfigAttributeSpec[];
   /** The tools a tool plugin offers (optional; see {@linkcode ManifestTool}). */
   tools?: ManifestTool[];
+  /**
+   * `"inject": true`: the plugin asks to put text before the agent of the
+   * sessions it serves (`InjectControl`, the control plane's
+   * `plugin-inject`); the operator still has to grant it with
+   * `allow_inject = true`.
+   */
+  inject?: boolean;
 }
 
 /** A manifest that does not validate; names the file and every problem. */
@@ -185,6 +192,7 @@ const TOP_KEYS = [
   "capabilities",
   "config_schema",
   "tools",
+  "inject",
 ];
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -307,6 +315,9 @@ export function parseManifest(raw: unknown, file: string): PluginManifest {
   const tools = raw["tools"] === undefined
     ? undefined
     : parseTools(raw["tools"], problems);
+  if (raw["inject"] !== undefined && typeof raw["inject"] !== "boolean") {
+    problems.push(`"inject" must be true or false`);
+  }
   if (problems.length > 0) throw new ManifestError(file, problems);
   const manifest: PluginManifest = {
     name,
@@ -320,6 +331,7 @@ export function parseManifest(raw: unknown, file: string): PluginManifest {
   if (typeof source === "string") manifest.source = source;
   if (configSchema) manifest.configSchema = configSchema;
   if (tools) manifest.tools = tools;
+  if (raw["inject"] === true) manifest.inject = true;
   return manifest;
 }
 

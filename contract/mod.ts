@@ -176,3 +176,9 @@ export {
   SANDBOX_MODES,
   type SandboxMode,
 } from "./sandbox.ts";
+/** The control-plane channel names (seed 004). */
+export {
+  AGENT_CHANNELS,
+  CHANNEL_NAMES,
+  SYSTEM_CHANNELS,
+} from "./control_channels.ts";

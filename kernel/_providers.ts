@@ -227,6 +227,8 @@ export async function launchProviders(
         source: p.source,
         name: p.name,
         subscribe: p.permissions.subscribe ?? [],
+        // InjectControl: the manifest asks and the operator granted.
+        inject: manifest.inject === true && p.permissions.inject === true,
       }, options.signal ? { signal: options.signal } : {});
     } catch (err) {
       throw new ProviderError(

@@ -160,6 +160,12 @@ export interface KernelSessionOptions {
   /** Cancels the running turn (every prompt of the session). */
   readonly signal?: AbortSignal;
   /**
+   * A session goal ({@linkcode Kernel.run}): the session goes on until the
+   * agent declares it done or blocked with `<cp:goal-status>`, within the
+   * profile's bounds.
+   */
+  readonly goal?: string;
+  /**
    * Receives every event of the session, `session_started` to
    * `session_ended` ({@linkcode Kernel.session} only: iterate
    * {@linkcode Kernel.run} instead).
@@ -243,6 +249,14 @@ export interface KernelSession extends AsyncDisposable {
    */
   resolveInteractive(callId: string, response: JsonObject): boolean;
   /**
+   * Resolves when no prompt or wake turn runs: a control-plane wake channel
+   * (a background command's exit, a `control_plane` timer, a trigger)
+   * starts a turn of its own on an idle session.
+   *
+   * @returns When the session is idle.
+   */
+  idle(): Promise<void>;
+  /**
    * Ends the session (idempotent).
    *
    * @param status `cancelled` to end it as cancelled (SIGTERM); by default
@@ -284,8 +298,30 @@ export interface Kernel extends AsyncDisposable {
     prompt: string | undefined,
     options?: KernelSessionOptions,
   ): SessionRun<SessionOutcome>;
+  /**
+   * Injects a turn into a stored session (`external-trigger`, seed 004):
+   * resumes it, runs the turn the trigger starts (and what it cascades
+   * into), and closes it again — what `agent trigger` runs for CI or cron.
+   *
+   * @param sessionId The stored session.
+   * @param text What the turn is about.
+   * @param options The trigger's name; profile (default: the session's),
+   * approvals, signal.
+   * @returns The events and the session's result.
+   */
+  trigger(
+    sessionId: string,
+    text: string,
+    options?: KernelTriggerOptions,
+  ): SessionRun<SessionOutcome>;
   /** Stops every plugin and closes the session store (idempotent). */
   close(): Promise<void>;
+}
+
+/** Options of {@linkcode Kernel.trigger}. */
+export interface KernelTriggerOptions extends KernelSessionOptions {
+  /** The trigger's name (its provenance: `ci`, `nightly`). @default {"trigger"} */
+  readonly name?: string;
 }
 
 /**

@@ -36,6 +36,8 @@ import {
 import type { ToolSchema } from "../proto/gen/pluggableharness/tool/v1/types_pb.ts";
 import { AgentSession } from "./agent/session.ts";
 import { runSession } from "./agent/run_session.ts";
+import { triggerStoredSession } from "./agent/trigger.ts";
+import type { SessionEvent } from "./agent/session_events.ts";
 import type {
   SendResult,
   SessionResult,
@@ -67,6 +69,7 @@ import type {
   KernelSession,
   KernelSessionOptions,
   KernelSessions,
+  KernelTriggerOptions,
   OpenKernelOptions,
   PromptResult,
   SessionOutcome,
@@ -237,6 +240,7 @@ class KernelImpl implements Kernel {
       resolveApproval: (id, answer) => session.resolveApproval(id, answer),
       resolveInteractive: (id, response) =>
         session.resolveInteractive(id, response),
+      idle: () => session.idle(),
       close: (status) => session.close(status).then(outcomeOf),
       [Symbol.asyncDispose]: async () => {
         await session.close();
@@ -272,9 +276,52 @@ class KernelImpl implements Kernel {
         ...(options.approve ? { approve: options.approve } : {}),
         ...(options.answer ? { answer: options.answer } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.goal !== undefined ? { goal: options.goal } : {}),
       }),
       outcomeOf,
     );
+  }
+
+  trigger(
+    sessionId: string,
+    text: string,
+    options: KernelTriggerOptions = {},
+  ): SessionRun<SessionOutcome> {
+    const store = this.#store;
+    const start = async () => {
+      let profile = options.profile;
+      if (profile === undefined) {
+        const log = await store.open(sessionId);
+        try {
+          profile = (await log.info()).profile;
+        } finally {
+          await log.close();
+        }
+      }
+      const { spec, remainingDepth } = this.#rootSpec({ ...options, profile });
+      return triggerStoredSession(spec, this.#deps, sessionId, text, {
+        remainingDepth,
+        ...(options.name !== undefined ? { name: options.name } : {}),
+        ...(options.approve ? { approve: options.approve } : {}),
+        ...(options.answer ? { answer: options.answer } : {}),
+      });
+    };
+    const started = start();
+    started.catch(() => {});
+    const result = started.then((run) => run.result);
+    result.catch(() => {});
+    return mapRun({
+      result,
+      [Symbol.asyncIterator]: () => {
+        let inner: AsyncIterator<SessionEvent> | undefined;
+        return {
+          next: async () => {
+            inner ??= (await started)[Symbol.asyncIterator]();
+            return inner.next();
+          },
+        };
+      },
+    }, outcomeOf);
   }
 
   close(): Promise<void> {
@@ -345,6 +392,7 @@ export async function openKernel(
     });
     const deps = await agentDepsOf(root, plan, {
       store,
+      bus: runtime.bus,
       registry: runtime.registry,
       providers,
       persistAlways: options.persistAlways ?? false,
@@ -458,6 +506,7 @@ async function agentDepsOf(
   plan: Plan,
   init: {
     store: SessionStore;
+    bus: EventBus;
     registry: SessionRegistry;
     providers: LaunchedProviders;
     persistAlways: boolean;
@@ -477,6 +526,7 @@ async function agentDepsOf(
       }
       : {}),
     store,
+    bus: init.bus,
     registry,
     models: providers.models,
     tools: providers.tools,

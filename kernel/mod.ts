@@ -240,7 +240,14 @@ export {
 } from "./bus/errors.ts";
 // Agent loop (issue 6): sessions, turns, hook dispatch, the plan/apply gate,
 // bounds and retries, resume and replay.
+export * from "./control/mod.ts";
 export { AgentSession } from "./agent/session.ts";
+export {
+  type TriggerOptions,
+  triggerSession,
+  type TriggerStoredOptions,
+  triggerStoredSession,
+} from "./agent/trigger.ts";
 export { runSession, type RunSessionOptions } from "./agent/run_session.ts";
 export type {
   OpenSessionOptions,

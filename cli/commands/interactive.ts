@@ -119,7 +119,7 @@ export async function interactiveCommand(
       usage,
       `unknown command ${
         JSON.stringify(parsed.positionals[0])
-      }: expected run, sessions, init, check-config, lock, plan or test (or no command for an interactive session)`,
+      }: expected run, trigger, sessions, init, check-config, lock, plan or test (or no command for an interactive session)`,
     );
   }
   const v = parsed.values;
@@ -212,6 +212,10 @@ export async function interactiveCommand(
     return { answer: interpretAnswer(line, options.map((o) => o.label)) };
   };
   let session;
+  // Events of the prompt the user typed are rendered as it is iterated;
+  // a wake turn (a background command's exit, a timer, a trigger) has no
+  // iterator, so its events are rendered as they come.
+  let foreground = false;
   try {
     session = await kernel.session({
       ...(v.profile !== undefined ? { profile: v.profile as string } : {}),
@@ -219,7 +223,10 @@ export async function interactiveCommand(
       onAsk: tty ? "callback" : "deny",
       ...(tty ? { approve, answer } : {}),
       onEvent: (e) => {
-        if (e.type === "session_started" || e.type === "session_ended") {
+        if (
+          !foreground || e.type === "session_started" ||
+          e.type === "session_ended"
+        ) {
           renderer.render(e);
         }
       },
@@ -253,9 +260,15 @@ export async function interactiveCommand(
       const line = await lines.next(stop.signal);
       if (line === undefined || line.trim() === "/exit") break;
       if (line.trim() === "") continue;
+      await session.idle(); // a wake turn finishes first
       current = new AbortController();
+      foreground = true;
       const turn = session.send(line, { signal: current.signal });
-      for await (const e of turn) renderer.render(e);
+      try {
+        for await (const e of turn) renderer.render(e);
+      } finally {
+        foreground = false;
+      }
       const r = await turn.result;
       current = undefined;
       if (r.outcome === "bound" || r.outcome === "failed") break;

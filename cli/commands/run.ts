@@ -22,6 +22,7 @@ import { openProjectKernel } from "./_zero_config.ts";
 export const RUN_HELP: string =
   `Usage: agent run "prompt" [--profile P] [--json] [--on-ask deny|fail]
                 [--resume ID] [--dir D] [--approve-all] [--locked]
+                [--goal "…"]
 
 Runs one prompt non-interactively in the project in D (default: the current
 directory) and exits. Never prompts: a plan item whose policy says "ask" is
@@ -37,6 +38,9 @@ Options:
                   the built-in default runs: see agent init -h)
   --approve-all   Approve every ask (once) — for sandboxes and demos
   --locked        Require .agent/agent.lock.hcl to match every provider
+  --goal TEXT     A session goal: the session goes on until the agent
+                  declares it done or blocked (<cp:goal-status>), within
+                  the profile's bounds
   -h, --help      Show this help
 
 Exit codes: 0 success, 1 task error, 2 config or lock invalid, 3 usage,
@@ -69,6 +73,7 @@ export async function runCommand(
     dir: { type: "string" },
     "approve-all": { type: "boolean" },
     locked: { type: "boolean" },
+    goal: { type: "string" },
   });
   if (!parsed) return EXIT_USAGE;
   const v = parsed.values;
@@ -98,6 +103,10 @@ export async function runCommand(
   if (prompt !== undefined && prompt.trim() === "") {
     return usageError(io, usage, "the prompt is empty");
   }
+  const goal = v.goal as string | undefined;
+  if (goal !== undefined && goal.trim() === "") {
+    return usageError(io, usage, "the goal is empty");
+  }
   const dir = resolve(io.cwd, (v.dir as string | undefined) ?? ".");
   const json = v.json === true;
   const ac = new AbortController();
@@ -123,6 +132,7 @@ export async function runCommand(
       ...(v.resume !== undefined ? { resumeId: v.resume as string } : {}),
       onAsk: (onAsk as OnAsk | undefined) ?? "deny",
       ...(v["approve-all"] ? { approve: approveAll } : {}),
+      ...(goal !== undefined ? { goal } : {}),
       signal: ac.signal,
     };
     const run = kernel.run(prompt, options);

@@ -256,6 +256,42 @@ export class EventRenderer {
     this.#atLineStart = true;
   }
 
+  /**
+   * A control-plane message: what reached the model (dim, one line; the
+   * `time` stamps are left out), the agent's thinking, and the goal's
+   * outcome as a notification.
+   */
+  #control(e: Extract<SessionEvent, { type: "control" }>): void {
+    const s = this.#style;
+    if (e.channel === "time" || e.channel === "agent-status") return;
+    if (e.channel === "goal-status") {
+      const state = e.attributes.state;
+      this.#errLine(
+        (state === "done" ? s.green : s.yellow)(
+          `goal ${state === "done" ? "completed" : "blocked (needs input)"}: ${
+            short(e.body, 300)
+          }`,
+        ),
+      );
+      return;
+    }
+    if (e.channel === "agent-thinking") {
+      this.#errLine(s.dim(`thinking: ${short(e.body, 300)}`));
+      return;
+    }
+    const attrs = Object.entries(e.attributes).map(([k, v]) => `${k}=${v}`)
+      .join(" ");
+    this.#errLine(
+      s.dim(
+        `${e.direction === "system_to_agent" ? "⇢" : "⇠"} cp:${e.channel}${
+          attrs ? ` ${attrs}` : ""
+        }${e.body ? ` — ${short(e.body.replace(/\s+/g, " "), 120)}` : ""}${
+          e.wake ? " (woke the session)" : ""
+        }`,
+      ),
+    );
+  }
+
   #errLine(text: string): void {
     if (!this.#atLineStart) {
       this.#sink.out("\n");
@@ -393,6 +429,9 @@ export class EventRenderer {
             s.yellow(`question unanswered (${e.decidedBy ?? "on_ask"})`),
           );
         }
+        return;
+      case "control":
+        this.#control(e);
         return;
       case "bound_fired":
         this.#errLine(

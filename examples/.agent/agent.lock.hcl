@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "echo" {
   source      = "builtin/echo"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:04:00Z"
+  resolved_at = "2026-12-02T03:02:12Z"
   checksums = {
-    "darwin_amd64"  = "sha256:2ae3ce9ce6d59d0e725158895bbddbb4eba2169744b4168b49cc70bc6639308c"
-    "darwin_arm64"  = "sha256:2ae3ce9ce6d59d0e725158895bbddbb4eba2169744b4168b49cc70bc6639308c"
-    "linux_amd64"   = "sha256:2ae3ce9ce6d59d0e725158895bbddbb4eba2169744b4168b49cc70bc6639308c"
-    "linux_arm64"   = "sha256:2ae3ce9ce6d59d0e725158895bbddbb4eba2169744b4168b49cc70bc6639308c"
-    "windows_amd64" = "sha256:2ae3ce9ce6d59d0e725158895bbddbb4eba2169744b4168b49cc70bc6639308c"
+    "darwin_amd64"  = "sha256:5d9d65a2007aa537806f54e698936e8acc6a64ba096770ef8282986f913d526a"
+    "darwin_arm64"  = "sha256:5d9d65a2007aa537806f54e698936e8acc6a64ba096770ef8282986f913d526a"
+    "linux_amd64"   = "sha256:5d9d65a2007aa537806f54e698936e8acc6a64ba096770ef8282986f913d526a"
+    "linux_arm64"   = "sha256:5d9d65a2007aa537806f54e698936e8acc6a64ba096770ef8282986f913d526a"
+    "windows_amd64" = "sha256:5d9d65a2007aa537806f54e698936e8acc6a64ba096770ef8282986f913d526a"
   }
   envelope = {
     env   = []
@@ -36,13 +36,13 @@ provider "echo" {
 provider "notes" {
   source      = "./plugins/notes"
   version     = "0.2.0"
-  resolved_at = "2026-12-02T02:59:11Z"
+  resolved_at = "2026-12-02T03:02:12Z"
   checksums = {
-    "darwin_amd64"  = "sha256:3484d8d53223b0908e0310ff1ffbb2d4908e7876138cafdfc6a1029edebbcdec"
-    "darwin_arm64"  = "sha256:3484d8d53223b0908e0310ff1ffbb2d4908e7876138cafdfc6a1029edebbcdec"
-    "linux_amd64"   = "sha256:3484d8d53223b0908e0310ff1ffbb2d4908e7876138cafdfc6a1029edebbcdec"
-    "linux_arm64"   = "sha256:3484d8d53223b0908e0310ff1ffbb2d4908e7876138cafdfc6a1029edebbcdec"
-    "windows_amd64" = "sha256:3484d8d53223b0908e0310ff1ffbb2d4908e7876138cafdfc6a1029edebbcdec"
+    "darwin_amd64"  = "sha256:dc7b35058a304b26b2a232eeb21881935582b244ac91ee8f598277d5e6bc7389"
+    "darwin_arm64"  = "sha256:dc7b35058a304b26b2a232eeb21881935582b244ac91ee8f598277d5e6bc7389"
+    "linux_amd64"   = "sha256:dc7b35058a304b26b2a232eeb21881935582b244ac91ee8f598277d5e6bc7389"
+    "linux_arm64"   = "sha256:dc7b35058a304b26b2a232eeb21881935582b244ac91ee8f598277d5e6bc7389"
+    "windows_amd64" = "sha256:dc7b35058a304b26b2a232eeb21881935582b244ac91ee8f598277d5e6bc7389"
   }
   envelope = {
     env   = []

@@ -8,6 +8,7 @@
  */
 import type { Message } from "../../proto/gen/pluggableharness/content/v1/types_pb.ts";
 import type { HookPayload } from "../../proto/gen/pluggableharness/hook/v1/events_pb.ts";
+import type { ControlPlane } from "../control/control_plane.ts";
 import type { AgentDeps } from "./agent_deps.ts";
 import type { HookDispatcher } from "./hook_dispatch.ts";
 import type { SessionEvent } from "./session_events.ts";
@@ -38,6 +39,10 @@ export interface SessionCore {
    * `deps.now`); a running tool call is stopped then.
    */
   readonly deadlineAt: number | undefined;
+  /** The session's control plane, when its spec has one. */
+  readonly control: ControlPlane | undefined;
+  /** Wall time of each finished call of the turn, by `tool_use` id. */
+  readonly toolDurations: Map<string, number>;
   /** Delivers a session event to the listener and the prompt's buffer. */
   emit(event: SessionEvent): void;
   /** Dispatches a point whose chain cannot deny; an aborted chain is logged. */

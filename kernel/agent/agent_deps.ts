@@ -11,6 +11,8 @@ import type { HookEndpoint, ModelEndpoint, ToolEndpoint } from "./endpoints.ts";
 import type { KernelTracer } from "./tracing.ts";
 import type { SessionRegistry } from "../state/session_registry.ts";
 import type { SessionStore } from "../state/session_store.ts";
+import type { EventBus } from "../bus/event_bus.ts";
+import type { Every } from "../control/session_sources.ts";
 
 /** What the loop runs on: the store, the plugins, and injectable effects. */
 export interface AgentDeps {
@@ -40,4 +42,11 @@ export interface AgentDeps {
   readonly random?: () => number;
   /** The kernel's own spans (session, turn, model call, tools, hooks). @default {NOOP_TRACER} */
   readonly tracer?: KernelTracer;
+  /**
+   * The kernel's event bus: the control plane listens on it (exec's
+   * background exits, `control_plane { topics }`). @default {none}
+   */
+  readonly bus?: EventBus;
+  /** The control plane's timer primitive. @default {setInterval} */
+  readonly every?: Every;
 }

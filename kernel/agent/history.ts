@@ -21,6 +21,7 @@ import {
 } from "../../proto/gen/pluggableharness/content/v1/types_pb.ts";
 import {
   ApplyEventSchema,
+  ControlEventSchema,
   HookErrorEventSchema,
   MessageEventSchema,
   PlanEventSchema,
@@ -38,6 +39,8 @@ import {
   type SessionStore,
 } from "../state/session_store.ts";
 import { ulid } from "../state/ulid.ts";
+import { appendControlBlocks } from "../control/history.ts";
+import type { ChannelDirection, ChannelName } from "../control/channels.ts";
 import { toolError, toolResultBlock } from "./_proto.ts";
 import {
   applyEventOf,
@@ -96,16 +99,22 @@ export function toolResultsMessage(
  * @returns The messages in order.
  */
 export async function rebuildHistory(log: SessionLog): Promise<Message[]> {
-  const messages: Message[] = [];
+  const items: (Message | string)[] = [];
   const outcomes = new Map<string, StoredOutcome>();
   for await (
     const e of log.readEvents({
-      kinds: [EventKind.MESSAGE, EventKind.TOOL_RESULT],
+      kinds: [EventKind.MESSAGE, EventKind.TOOL_RESULT, EventKind.CONTROL],
     })
   ) {
     if (e.kind === EventKind.MESSAGE) {
       const m = fromBinary(MessageEventSchema, e.payload).message;
-      if (m) messages.push(m);
+      if (m) items.push(m);
+    } else if (e.kind === EventKind.CONTROL) {
+      // A delivered system→agent block rides where it was delivered.
+      const c = fromBinary(ControlEventSchema, e.payload);
+      if (c.direction === "system_to_agent" && c.rendered) {
+        items.push(c.rendered);
+      }
     } else {
       const r = fromBinary(ToolResultEventSchema, e.payload);
       if (r.outcome.case === "result") {
@@ -116,7 +125,11 @@ export async function rebuildHistory(log: SessionLog): Promise<Message[]> {
     }
   }
   const history: Message[] = [];
-  for (const m of messages) {
+  for (const m of items) {
+    if (typeof m === "string") {
+      appendControlBlocks(history, [m]);
+      continue;
+    }
     history.push(m);
     if (m.role === Role.ASSISTANT) {
       const results = toolResultsMessage(m, outcomes);
@@ -129,7 +142,7 @@ export async function rebuildHistory(log: SessionLog): Promise<Message[]> {
 /**
  * Replays a stored session as session events, in sequence order, without
  * calling any model or tool: `session_started`, then one event per stored
- * `message`, `tool_call`, `tool_result`, `plan`, `apply` and `hook_error`,
+ * `message`, `tool_call`, `tool_result`, `plan`, `apply`, `control` and `hook_error`,
  * then `session_ended` with the stored status and cost rollup.
  *
  * @example Usage
@@ -233,6 +246,23 @@ export async function* replaySession(
         case EventKind.APPLY: {
           const result = fromBinary(ApplyEventSchema, e.payload).result;
           if (result) yield applyEventOf(result);
+          break;
+        }
+        case EventKind.CONTROL: {
+          const c = fromBinary(ControlEventSchema, e.payload);
+          yield {
+            type: "control",
+            channel: c.channel as ChannelName,
+            direction: c.direction as ChannelDirection,
+            attributes: Object.fromEntries(
+              c.attributes.map((a) => [a.name, a.value]),
+            ),
+            body: c.body,
+            rendered: c.rendered,
+            source: c.source,
+            ...(c.turnId ? { turnId: c.turnId } : {}),
+            ...(c.wake ? { wake: true } : {}),
+          };
           break;
         }
         case EventKind.HOOK_ERROR: {

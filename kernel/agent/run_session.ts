@@ -22,6 +22,12 @@ export interface RunSessionOptions extends Omit<OpenSessionOptions, "onEvent"> {
   readonly prompt?: string;
   /** Cancels the turn; the session then ends `cancelled`. */
   readonly signal?: AbortSignal;
+  /**
+   * A session goal (`agent run --goal`): the session goes on until the
+   * agent declares it done or blocked (`<cp:goal-status>`), within the
+   * bounds. Needs a control plane.
+   */
+  readonly goal?: string;
 }
 
 /**
@@ -50,7 +56,7 @@ export function runSession(
   options: RunSessionOptions = {},
 ): SessionRun<SessionResult> {
   const queue = new EventQueue<SessionEvent>();
-  const { prompt, signal, ...open } = options;
+  const { prompt, signal, goal, ...open } = options;
   const result = (async () => {
     let session: AgentSession;
     try {
@@ -64,6 +70,7 @@ export function runSession(
     }
     let sent: SendResult;
     try {
+      if (goal !== undefined) session.setGoal(goal);
       sent = await session.send(prompt, {
         ...(signal ? { signal } : {}),
         events: false,

@@ -54,12 +54,25 @@ import {
 import { SessionStatus } from "../../proto/gen/pluggableharness/session/v1/types_pb.ts";
 import type { PluginIdentity } from "../../contract/plugin_identity.ts";
 import { CostBudget } from "../../contract/cost.ts";
-import type { LiveSession } from "../state/session_registry.ts";
+import type {
+  LiveSession,
+  SubagentLifecycle,
+} from "../state/session_registry.ts";
 import {
   SESSION_STATUS_TEXT,
   type SessionLog,
 } from "../state/session_store.ts";
 import { ulid } from "../state/ulid.ts";
+import { ControlPlane } from "../control/control_plane.ts";
+import { MalformedAgentStatusError } from "../control/errors.ts";
+import { appendControlBlocks } from "../control/history.ts";
+import type { MessageOrigin } from "../control/channels.ts";
+import {
+  controlSection,
+  goalNudge,
+  permissionContextBody,
+  startControlSources,
+} from "../control/session_sources.ts";
 import { EventQueue, sleep as defaultSleep } from "./_async.ts";
 import { textBlock } from "./_proto.ts";
 import type { SessionCore } from "./_session_core.ts";
@@ -148,6 +161,13 @@ export class AgentSession implements AsyncDisposable {
   readonly #userProducer: ModelEndpoint;
   readonly #live: LiveSession | undefined;
   #unregister: () => void = () => {};
+  readonly #control: ControlPlane | undefined;
+  readonly #toolDurations = new Map<string, number>();
+  #stopSources: () => void = () => {};
+  #roundStatus: "done" | "continue" | undefined;
+  #goal: string | undefined;
+  #goalState: "done" | "blocked" | undefined;
+  #current: Promise<SendResult> | undefined;
   #busy = false;
   #sink: EventQueue<SessionEvent> | undefined;
   #lastOutcome: SendResult["outcome"] | undefined;
@@ -168,7 +188,10 @@ export class AgentSession implements AsyncDisposable {
     userProducer: ModelEndpoint;
     tools: ToolIndex;
   }) {
-    const { spec, deps, options } = init;
+    const { deps, options } = init;
+    const cp = init.spec.controlPlane;
+    // The system-prompt section teaching the enabled channels.
+    const spec = cp ? controlSection(init.spec) : init.spec;
     this.#spec = spec;
     this.#log = init.log;
     this.#writer = new SessionLogWriter(init.log);
@@ -183,6 +206,21 @@ export class AgentSession implements AsyncDisposable {
     this.#budget = new CostBudget(spec.bounds.maxCostUsd, options.parentBudget);
     if (init.priorSpend > 0) this.#budget.debit(init.priorSpend);
     this.#doom = new DoomLoopDetector(spec.doomLoop);
+    this.#control = cp
+      ? new ControlPlane({
+        log: init.log,
+        disabled: cp.disable ?? [],
+        now: this.#now,
+        onMessage: (v) => this.#emit({ type: "control", ...v }),
+        onDropped: (channel, source) =>
+          this.#emit({
+            type: "warning",
+            code: "control_rate_limited",
+            message:
+              `Dropped a ${channel} control message from ${source}: it is over its rate limit`,
+          }),
+      })
+      : undefined;
     const tracer = deps.tracer ?? NOOP_TRACER;
     const spans = new SessionSpans(tracer, {
       "session.id": this.sessionId,
@@ -240,6 +278,8 @@ export class AgentSession implements AsyncDisposable {
       writer: this.#writer,
       hooks: this.#hooks,
       spans,
+      control: this.#control,
+      toolDurations: this.#toolDurations,
       deadlineAt: spec.bounds.maxWallClockS !== undefined
         ? this.#openedAt + spec.bounds.maxWallClockS * 1000
         : undefined,
@@ -272,8 +312,40 @@ export class AgentSession implements AsyncDisposable {
         resolveInteractive: (callId, response) =>
           this.#interactive.resolve(callId, response),
         participants: participantsOf(spec, deps),
+        ...(this.#control
+          ? {
+            inject: (plugin: string, text: string) =>
+              this.#control!.post({
+                channel: "plugin-inject",
+                attrs: { plugin },
+                body: text,
+                source: plugin,
+              }),
+            onSubagent: (e: SubagentLifecycle) => {
+              this.#control!.post({
+                channel: "subagent",
+                attrs: {
+                  state: e.state,
+                  id: e.id,
+                  kind: e.kind,
+                  ...(e.rounds !== undefined ? { rounds: e.rounds } : {}),
+                  ...(e.error !== undefined ? { error: e.error } : {}),
+                },
+                body: e.finalText ?? "",
+              });
+            },
+          }
+          : {}),
       };
       this.#unregister = deps.registry.register(this.#live);
+    }
+    if (this.#control) {
+      this.#control.setWakeHandler(() => this.#wake());
+      this.#stopSources = startControlSources(this.#control, cp!, {
+        sessionId: this.sessionId,
+        ...(deps.bus ? { bus: deps.bus } : {}),
+        ...(deps.every ? { every: deps.every } : {}),
+      });
     }
   }
 
@@ -399,6 +471,41 @@ export class AgentSession implements AsyncDisposable {
     return this.#history;
   }
 
+  /**
+   * The session's control plane (seed 004), when its spec has one: post a
+   * system→agent message to it; a wake channel on an idle session starts
+   * a wake turn.
+   */
+  get control(): ControlPlane | undefined {
+    return this.#control;
+  }
+
+  /**
+   * Sets the session goal (`agent run --goal`): until the agent declares it
+   * `done` or `blocked` with `<cp:goal-status>`, a finished turn is
+   * followed by a nudge to go on, within the bounds.
+   *
+   * @param goal The goal, or `undefined` to disarm.
+   */
+  setGoal(goal: string | undefined): void {
+    this.#goal = goal;
+    this.#goalState = undefined;
+  }
+
+  /** How the agent declared the goal, once it did. */
+  get goalState(): "done" | "blocked" | undefined {
+    return this.#goalState;
+  }
+
+  /**
+   * Resolves when no prompt or wake turn is running.
+   *
+   * @returns When the session is idle.
+   */
+  async idle(): Promise<void> {
+    while (this.#current) await this.#current.catch(() => {});
+  }
+
   /** True once the session has ended. */
   get ended(): boolean {
     return this.#ended !== undefined;
@@ -454,6 +561,14 @@ export class AgentSession implements AsyncDisposable {
     prompt: string | undefined,
     options: SendOptions = {},
   ): SessionRun<SendResult> {
+    return this.#start(prompt, options, false);
+  }
+
+  #start(
+    prompt: string | undefined,
+    options: SendOptions,
+    wake: boolean,
+  ): SessionRun<SendResult> {
     if (this.#ended) {
       throw new TypeError(
         `Cannot send to session "${this.sessionId}": it has ended`,
@@ -464,7 +579,7 @@ export class AgentSession implements AsyncDisposable {
         `Cannot send to session "${this.sessionId}": a prompt is still running`,
       );
     }
-    if (prompt === undefined && this.#history.length === 0) {
+    if (!wake && prompt === undefined && this.#history.length === 0) {
       throw new TypeError(
         `Cannot continue session "${this.sessionId}" without a prompt: its history is empty`,
       );
@@ -472,11 +587,17 @@ export class AgentSession implements AsyncDisposable {
     this.#busy = true;
     const queue = new EventQueue<SessionEvent>();
     this.#sink = options.events === false ? undefined : queue;
-    const result = this.#runPrompt(prompt, options.signal).finally(() => {
-      this.#busy = false;
-      this.#sink = undefined;
-      queue.close();
-    });
+    const result = this.#runPrompt(prompt, options.signal, wake).finally(
+      () => {
+        this.#busy = false;
+        this.#sink = undefined;
+        this.#current = undefined;
+        queue.close();
+        // A wake channel that landed after the last drain.
+        if (this.#control?.hasWakePending) this.#wake();
+      },
+    );
+    this.#current = result;
     return {
       result,
       [Symbol.asyncIterator]: () => queue[Symbol.asyncIterator](),
@@ -494,6 +615,8 @@ export class AgentSession implements AsyncDisposable {
    */
   close(status?: "completed" | "cancelled"): Promise<SessionResult> {
     if (!this.#ended) {
+      this.#stopSources();
+      this.#control?.setWakeHandler(undefined);
       const s = status === "cancelled" ||
           (status === undefined && this.#lastOutcome === "cancelled")
         ? SessionStatus.CANCELLED
@@ -521,9 +644,26 @@ export class AgentSession implements AsyncDisposable {
     this.#sink?.push(event);
   }
 
+  /** Starts a wake turn when the session is idle and its bounds allow. */
+  #wake(): void {
+    if (this.#busy || this.#ended || !this.#control?.hasWakePending) return;
+    const bound = this.#doom.fired ? "doom_loop" : this.#checkBounds();
+    if (bound) {
+      this.#emit({
+        type: "warning",
+        code: "wake_refused",
+        message:
+          `A control message did not wake session ${this.sessionId}: its ${bound} bound is exhausted`,
+      });
+      return;
+    }
+    this.#start(undefined, { events: false }, true).result.catch(() => {});
+  }
+
   async #runPrompt(
     prompt: string | undefined,
     outer: AbortSignal | undefined,
+    wake = false,
   ): Promise<SendResult> {
     const ac = new AbortController();
     const onAbort = () => ac.abort(outer!.reason);
@@ -550,21 +690,79 @@ export class AgentSession implements AsyncDisposable {
         ...(error !== undefined ? { error: errorInfo(error) } : {}),
       };
     };
+    const control = this.#control;
+    let firstRound = true;
     try {
+      control?.newTurn();
       if (prompt !== undefined) {
-        await this.#appendUser(prompt);
-      } else if (this.#history.at(-1)?.role === Role.ASSISTANT) {
+        await this.#appendUser(prompt, "typed");
+      } else if (
+        !wake && this.#history.at(-1)?.role === Role.ASSISTANT
+      ) {
         return result("done");
       }
+      if (control && !finalTurn) {
+        control.post({
+          channel: "permission-context",
+          attrs: {},
+          body: permissionContextBody(this.#spec.policies, this.#spec.onAsk),
+          source: "policy",
+        });
+      }
       for (;;) {
+        if (control) {
+          if (this.#spec.planMode && !finalTurn) {
+            control.post({
+              channel: "plan-mode",
+              attrs: {
+                constraint: "read-only",
+                round: this.#driver.priorTurns + this.#driver.turns + 1,
+              },
+              body:
+                "Plan mode is on: only read-only tools are available; the user carries out the plan.",
+            });
+          }
+          const blocks = await control.drain({ wake: wake && firstRound });
+          if (wake && firstRound && blocks.length === 0) {
+            return result("done"); // nothing left to act on
+          }
+          // Blocks that form a user message of their own (a wake turn, a
+          // cascade) are stamped as a channel-origin message.
+          const own = blocks.length > 0 &&
+            this.#history.at(-1)?.role !== Role.USER;
+          appendControlBlocks(this.#history, blocks);
+          if (own) {
+            const stamp = await control.stamp({ origin: "channel" });
+            if (stamp) appendControlBlocks(this.#history, [stamp]);
+          }
+        }
+        firstRound = false;
+        this.#roundStatus = undefined;
         const turn = await this.#driver.run(finalTurn, signal);
         last = turn.message;
         this.#lastFinal = last;
+        if (control) await this.#stampToolResults(turn.message);
         if (finalTurn) {
           await this.#end(BOUND_STATUS[bound!], undefined);
           return result("bound");
         }
-        if (turn.done) return result("done");
+        let done = turn.done;
+        let nudge: string | undefined;
+        if (this.#roundStatus === "done") done = true;
+        else if (this.#roundStatus === "continue" && done) {
+          done = false;
+          nudge = "Continue.";
+        }
+        // Cascade: a channel that landed after this round's drain
+        // continues the turn.
+        if (done && control?.pending) done = false;
+        if (
+          done && this.#goal !== undefined && this.#goalState === undefined
+        ) {
+          done = false;
+          nudge = goalNudge(this.#goal);
+        }
+        if (done) return result("done");
         // Step 16, then step 17: each fires the same graceful path.
         bound = this.#doom.fired ? "doom_loop" : this.#checkBounds();
         if (bound) {
@@ -577,8 +775,10 @@ export class AgentSession implements AsyncDisposable {
             },
           );
           this.#emit({ type: "bound_fired", bound });
-          await this.#appendUser(finalAnswerInstruction(bound));
+          await this.#appendUser(finalAnswerInstruction(bound), "nudge");
           finalTurn = true;
+        } else if (nudge !== undefined && !control?.pending) {
+          await this.#appendUser(nudge, "nudge");
         }
       }
     } catch (err) {
@@ -651,7 +851,7 @@ export class AgentSession implements AsyncDisposable {
     }
   }
 
-  async #appendUser(text: string): Promise<void> {
+  async #appendUser(text: string, origin: MessageOrigin): Promise<void> {
     const message = create(MessageSchema, {
       role: Role.USER,
       content: [textBlock(text)],
@@ -660,6 +860,71 @@ export class AgentSession implements AsyncDisposable {
     await this.#writer.userMessage(message, this.#userProducer.identity);
     this.#history.push(message);
     this.#emit(messageEventOf(message));
+    const stamp = await this.#control?.stamp({ origin });
+    if (stamp) appendControlBlocks(this.#history, [stamp]);
+  }
+
+  /** `time` on each tool result of a round, in `tool_use` order. */
+  async #stampToolResults(message: Message): Promise<void> {
+    const control = this.#control!;
+    const blocks: string[] = [];
+    for (const b of message.content) {
+      if (b.block.case !== "toolUse") continue;
+      const ms = this.#toolDurations.get(b.block.value.id);
+      this.#toolDurations.delete(b.block.value.id);
+      const stamp = await control.stamp(
+        ms !== undefined ? { duration_ms: ms } : {},
+      );
+      if (stamp) blocks.push(stamp);
+    }
+    if (this.#history.at(-1)?.role === Role.USER) {
+      appendControlBlocks(this.#history, blocks);
+    }
+  }
+
+  /**
+   * Parses the agent→system blocks of an assistant message, strips the
+   * stripped channels from it (in place, before it is stored), and keeps
+   * the round's `agent-status` and the goal's `goal-status`.
+   *
+   * @throws {MalformedAgentStatusError} When the first `agent-status` is malformed.
+   */
+  async #consumeControl(message: Message, turnId?: string): Promise<void> {
+    const control = this.#control!;
+    let status: "done" | "continue" | undefined;
+    let bad: MalformedAgentStatusError | undefined;
+    const content = [];
+    for (const b of message.content) {
+      if (b.block.case !== "text" || !b.block.value.text.includes("<cp:")) {
+        content.push(b);
+        continue;
+      }
+      const out = await control.consume(b.block.value.text, turnId);
+      if (status === undefined && bad === undefined && out.status) {
+        if (typeof out.status === "string") status = out.status;
+        else {bad = new MalformedAgentStatusError(
+            out.status.raw,
+            out.status.reason,
+          );}
+      }
+      if (out.goal && this.#goal !== undefined && !this.#goalState) {
+        this.#goalState = out.goal.state;
+      }
+      for (const m of out.malformed) {
+        if (m.channel === "agent-status" && bad?.raw === m.raw) continue;
+        this.#emit({
+          type: "warning",
+          code: "control_malformed",
+          message: `Ignored a malformed <cp:${m.channel}> block: ${m.reason}`,
+        });
+      }
+      if (out.text !== b.block.value.text) {
+        if (out.text) content.push(textBlock(out.text));
+      } else content.push(b);
+    }
+    message.content = content;
+    this.#roundStatus = status;
+    if (bad) throw bad;
   }
 
   /**
@@ -672,6 +937,14 @@ export class AgentSession implements AsyncDisposable {
     turnId?: string,
     stopReason?: string,
   ): Promise<void> {
+    let malformed: unknown;
+    if (this.#control) {
+      try {
+        await this.#consumeControl(message, turnId);
+      } catch (err) {
+        malformed = err; // stored first, then the hard stop
+      }
+    }
     await this.#writer.assistantMessage(message, r);
     // Debit once per model call, in memory (never re-summed from storage).
     this.#budget.debit(r.costUsd);
@@ -685,6 +958,7 @@ export class AgentSession implements AsyncDisposable {
       costUsd: r.costUsd,
       ...(stopReason !== undefined ? { stopReason } : {}),
     }));
+    if (malformed !== undefined) throw malformed;
   }
 
   async #recordHookError(f: HookFailure): Promise<void> {

@@ -8,6 +8,7 @@
  */
 import { toJson } from "@bufbuild/protobuf";
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
+import type { ControlView } from "../control/control_plane.ts";
 import {
   type ContentBlock,
   type Message,
@@ -334,6 +335,13 @@ export type SessionEvent =
     readonly message: string;
   }
   | { readonly type: "bound_fired"; readonly bound: BoundName }
+  | ({
+    /**
+     * A control-plane message (`<cp:NAME>`): delivered into the model's
+     * input, or parsed from its output; persisted as a `control` event.
+     */
+    readonly type: "control";
+  } & ControlView)
   | {
     readonly type: "session_ended";
     readonly sessionId: string;

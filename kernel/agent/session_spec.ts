@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { ControlPlaneSpec } from "../control/session_sources.ts";
 import type { ToolSchema } from "../../proto/gen/pluggableharness/tool/v1/types_pb.ts";
 import type { PolicyRule } from "../../contract/policy.ts";
 import type { GenerationSettings } from "../../config/model_routing.ts";
@@ -191,6 +192,14 @@ export interface SessionSpec {
    * goes to an overflow file beside the session file. @default {262144}
    */
   readonly maxResultBytes?: number;
+  /**
+   * The control plane (seed 004): `<cp:*>` channels between the harness
+   * and the agent, with the channels the profile turned off. Sessions of an
+   * `agent.hcl` profile always have one; without it (a bare library spec)
+   * no channel is delivered and no `<cp:*>` tag is parsed.
+   * @default {undefined}
+   */
+  readonly controlPlane?: ControlPlaneSpec;
 }
 
 /** A {@linkcode SessionSpec} with every default filled in. */
@@ -237,6 +246,8 @@ export interface ResolvedSessionSpec {
   readonly defaultToolTimeoutMs: number;
   /** See {@linkcode SessionSpec.maxResultBytes}. */
   readonly maxResultBytes: number;
+  /** See {@linkcode SessionSpec.controlPlane}. */
+  readonly controlPlane: ControlPlaneSpec | undefined;
 }
 
 /** The default bytes of a tool result that reach the model (256 KiB). */
@@ -344,5 +355,11 @@ export function resolveSessionSpec(spec: SessionSpec): ResolvedSessionSpec {
     previewTimeoutMs: spec.previewTimeoutMs ?? DEFAULT_PREVIEW_TIMEOUT_MS,
     defaultToolTimeoutMs: spec.defaultToolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
     maxResultBytes: spec.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
+    controlPlane: spec.controlPlane,
   };
 }
+
+export type {
+  ControlPlaneSpec,
+  ControlTimerSpec,
+} from "../control/session_sources.ts";

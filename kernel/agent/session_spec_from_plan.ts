@@ -163,6 +163,12 @@ export function sessionSpecFromPlan(
       : {}),
     ...(options.preamble !== undefined ? { preamble: options.preamble } : {}),
     ...(options.planMode !== undefined ? { planMode: options.planMode } : {}),
+    // A profile's sessions always have a control plane (seed 004).
+    controlPlane: {
+      disable: [...(profile?.controlPlane?.disable ?? [])],
+      timers: [...(profile?.controlPlane?.timers ?? [])],
+      topics: [...(profile?.controlPlane?.topics ?? [])],
+    },
   };
   return { spec, diagnostics };
 }

@@ -264,6 +264,11 @@ export class SubagentSupervisor {
           if (e.type === "session_started") {
             childId = e.sessionId;
             this.#totals.set(childId, totals);
+            parent.onSubagent?.({
+              state: "started",
+              id: childId,
+              kind: request.profile,
+            });
           } else if (e.type === "message" && e.usage) {
             totals.input += e.usage.inputTokens;
             totals.output += e.usage.outputTokens;
@@ -278,6 +283,24 @@ export class SubagentSupervisor {
         );
       }
       const result = await run.result;
+      parent.onSubagent?.(
+        result.status === "completed"
+          ? {
+            state: "finished",
+            id: result.sessionId,
+            kind: request.profile,
+            rounds: result.turns,
+            finalText: result.finalText,
+          }
+          : {
+            state: "failed",
+            id: result.sessionId,
+            kind: request.profile,
+            rounds: result.turns,
+            error: result.error?.message ??
+              `the sub-agent ended ${result.status}`,
+          },
+      );
       totals = this.#totals.get(result.sessionId) ?? totals;
       // A grandchild's usage rolls into its parent's subtree totals.
       const up = this.#totals.get(parentId);

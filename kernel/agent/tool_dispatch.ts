@@ -54,6 +54,8 @@ import {
 import { traceHeaders } from "./session_spans.ts";
 import { endSpanWithError } from "./tracing.ts";
 import { boundOutcome, OutputBound } from "./result_bound.ts";
+import { postToolOutcome } from "../control/tool_channels.ts";
+import { postLostCommands } from "../control/shell_watch.ts";
 
 /** What a tool dispatcher needs besides the session. */
 export interface ToolDispatchOptions {
@@ -73,6 +75,8 @@ export class ToolDispatcher implements CallExecutor {
   readonly #breaker: CircuitBreaker;
   readonly #plan: PlanGate;
   readonly #crashed = new Set<string>();
+  /** When each running call of the session started (for `time`). */
+  readonly #started = new Map<string, number>();
 
   /**
    * Creates the dispatcher of a session.
@@ -198,6 +202,14 @@ export class ToolDispatcher implements CallExecutor {
         `The tool "${r.toolUse.name}" is not available in this session.`,
       );
       this.#setOutcome(t, r, { error });
+      if (this.#core.control) {
+        postToolOutcome(this.#core.control, {
+          tool: r.toolUse.name,
+          ...pathOf(r.toolUse.arguments ?? {}),
+          deniedBy: "out-of-scope",
+          error: { permissionDenied: true, message: error.message },
+        });
+      }
       this.#core.emit({
         type: "tool_result",
         turnId: t.turnId,
@@ -383,6 +395,32 @@ export class ToolDispatcher implements CallExecutor {
       outcome,
       entry.endpoint.identity,
     );
+    if (this.#core.control) {
+      const started = this.#started.get(r.toolUse.id);
+      if (started !== undefined) {
+        this.#started.delete(r.toolUse.id);
+        this.#core.toolDurations.set(r.toolUse.id, this.#now() - started);
+      }
+      if ("result" in outcome) {
+        this.#core.control.shells.noteResult(entry.provider, outcome.result);
+      } else if (outcome.error.category === ToolErrorCategory.PROCESS_CRASHED) {
+        postLostCommands(this.#core.control, entry.provider);
+      }
+      postToolOutcome(this.#core.control, {
+        tool: entry.schema.name,
+        ...(r.call ? pathOf(r.call.arguments ?? {}) : {}),
+        ...(deniedBy !== undefined ? { deniedBy } : {}),
+        ...("error" in outcome
+          ? {
+            error: {
+              permissionDenied: outcome.error.category ===
+                ToolErrorCategory.PERMISSION_DENIED,
+              message: outcome.error.message,
+            },
+          }
+          : { result: outcome.result }),
+      });
+    }
     this.#core.emit({
       type: "tool_result",
       turnId: t.turnId,
@@ -398,6 +436,10 @@ export class ToolDispatcher implements CallExecutor {
         }),
       ...(deniedBy !== undefined ? { deniedBy } : {}),
     });
+  }
+
+  #now(): number {
+    return (this.#core.deps.now ?? Date.now)();
   }
 
   #boundOptions(r: CallRecord) {
@@ -435,6 +477,7 @@ export class ToolDispatcher implements CallExecutor {
     }
     const timeoutMs = durationMs(entry.schema.defaultTimeout) ??
       this.#core.spec.defaultToolTimeoutMs;
+    this.#started.set(r.toolUse.id, this.#now());
     const { outcome } = await this.#invokeTool(t, r, timeoutMs);
     await this.#finishCall(
       t,
@@ -653,4 +696,10 @@ function argumentsViolation(
 ): string | undefined {
   const bad = schemaViolation(input, schema, "arguments");
   return bad ? `Invalid arguments: ${bad}.` : undefined;
+}
+
+/** The first path a call's arguments name, as `{ path }`. */
+function pathOf(input: JsonObject): { path?: string } {
+  const path = pathsOf(input)[0];
+  return path !== undefined ? { path } : {};
 }

@@ -55,6 +55,8 @@ import { sectionTokens } from "./provider_context.ts";
 import { endModelSpan, traceHeaders } from "./session_spans.ts";
 import type { ToolDispatcher } from "./tool_dispatch.ts";
 import { endSpanWithError } from "./tracing.ts";
+import { postToolsChanged } from "../control/tool_channels.ts";
+import { appendControlBlocks } from "../control/history.ts";
 
 const log = getLogger(["ph-agent", "kernel", "agent"]);
 
@@ -163,6 +165,10 @@ export class TurnDriver {
     this.#outcomes = new Map();
     if (!final && core.spec.dynamicTools.size) {
       await this.#refreshTools(signal);
+      // A tool-list change of this re-list reaches this round's request.
+      if (core.control?.pending) {
+        appendControlBlocks(core.history, await core.control.drain({ turnId }));
+      }
     }
     const model = await this.#chooseModel(final, turnId, signal);
     const assembled = await this.#assemble(model, turnId, signal);
@@ -447,6 +453,14 @@ export class TurnDriver {
       if (!same) {
         next.set(provider, scoped);
         changed = true;
+        if (this.#core.control) {
+          postToolsChanged(
+            this.#core.control,
+            provider,
+            before.map((s) => s.name),
+            scoped.map((s) => s.name),
+          );
+        }
       }
     }));
     if (!changed) return;

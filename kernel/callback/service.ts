@@ -110,6 +110,13 @@ export interface CallbackServiceOptions {
    * @default {[]}
    */
   subscribeGrant?: readonly string[];
+  /**
+   * Whether the plugin may inject control-plane text into the sessions it
+   * serves (`InjectControl`, our extension): its manifest declares
+   * `"inject": true` and the operator wrote `allow_inject = true` in its
+   * provider block. @default {false}
+   */
+  injectGrant?: boolean;
   /** The kernel services. */
   services?: KernelServices;
   /** Handlers that replace the defaults (tests, later issues). */
@@ -119,13 +126,16 @@ export interface CallbackServiceOptions {
 /**
  * Kinds only the kernel writes: `message` and `plan` need companion rows a
  * generic Emit cannot supply; `apply` is stored under the reserved kernel
- * producer; `hook_error` is written on a failing subscriber's behalf.
+ * producer; `hook_error` is written on a failing subscriber's behalf;
+ * `control` is the control plane's (a plugin injects through the
+ * `inject` capability instead).
  */
 export const KERNEL_OWNED_KINDS: ReadonlySet<EventKind> = new Set([
   EventKind.MESSAGE,
   EventKind.PLAN,
   EventKind.APPLY,
   EventKind.HOOK_ERROR,
+  EventKind.CONTROL,
 ]);
 
 const LEVELS: Record<LogLevel, LogTapeLevel | undefined> = {
@@ -281,7 +291,7 @@ export function createCallbackService(
           Code.PERMISSION_DENIED,
           `Emit of kind ${
             EventKind[req.kind]
-          } is refused: only the kernel writes message, plan, apply and hook_error events`,
+          } is refused: only the kernel writes message, plan, apply, hook_error and control events`,
         );
       }
       if (
@@ -504,6 +514,32 @@ export function createCallbackService(
     invokeSlashCommand: () =>
       unimplemented("InvokeSlashCommand", FRONTEND_MISSING),
     triggerAction: () => unimplemented("TriggerAction", FRONTEND_MISSING),
+    injectControl: (req) => {
+      if (options.injectGrant !== true) {
+        throw new GrpcStatusError(
+          Code.PERMISSION_DENIED,
+          `InjectControl is refused: provider "${identity.name}" has no inject grant (its manifest must declare "inject": true and the operator must write allow_inject = true in its provider block)`,
+        );
+      }
+      // The plugin must serve the session: a grant of a running call, or a
+      // participant of its profile (a watcher injects while it is idle).
+      const registry = services.sessions;
+      const live = registry?.get(req.sessionId);
+      if (
+        !registry || !live ||
+        !(registry.isGranted(identity, req.sessionId) ||
+          live.participants?.some((p) =>
+            p.category === identity.category && p.name === identity.name
+          ))
+      ) throw sessionAccessDenied();
+      if (!live.inject) {
+        throw new GrpcStatusError(
+          Code.FAILED_PRECONDITION,
+          `Session "${req.sessionId}" has no control plane to inject into`,
+        );
+      }
+      return { outcome: live.inject(identity.name, req.text) };
+    },
   };
   return { ...base, ...options.extend } as CallbackImpl;
 }

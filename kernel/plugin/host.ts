@@ -111,6 +111,12 @@ export interface PluginSpec {
    * @default {[]}
    */
   subscribe?: readonly string[];
+  /**
+   * Whether the plugin may inject control-plane text (`InjectControl`):
+   * its manifest declares `"inject": true` and the operator granted
+   * `allow_inject = true`. @default {false}
+   */
+  inject?: boolean;
 }
 
 /** Per-launch options. */
@@ -537,6 +543,7 @@ export class PluginHost implements AsyncDisposable {
           identity: id,
           ...(s.config ? { config: s.config } : {}),
           ...(s.subscribe ? { subscribeGrant: s.subscribe } : {}),
+          ...(s.inject ? { injectGrant: true } : {}),
           ...(this.#options.services
             ? { services: this.#options.services }
             : {}),

@@ -268,9 +268,12 @@ export function validateEmit(
         `the kernel category is reserved to the producer kernel/kernel@1, got kernel/${p.name}@${p.version}`,
       );
     }
-    if (info.kind !== EventKind.PLAN && info.kind !== EventKind.APPLY) {
+    if (
+      info.kind !== EventKind.PLAN && info.kind !== EventKind.APPLY &&
+      info.kind !== EventKind.CONTROL
+    ) {
       throw new ReservedProducerError(
-        `the reserved kernel producer writes plan and apply events only, not ${info.text}`,
+        `the reserved kernel producer writes plan, apply and control events only, not ${info.text}`,
       );
     }
   } else if (!CATEGORIES.has(p.category)) {

@@ -16,6 +16,7 @@ import { EventKind } from "../../proto/gen/pluggableharness/kernel/v1/types_pb.t
 import {
   ApplyEventSchema,
   ContextContributionEventSchema,
+  ControlEventSchema,
   HookErrorEventSchema,
   MemoryMutationEventSchema,
   MessageEventSchema,
@@ -36,7 +37,8 @@ export type EventKindText =
   | "memory_write"
   | "memory_update"
   | "memory_delete"
-  | "hook_error";
+  | "hook_error"
+  | "control";
 
 /** One row of the kind table. */
 export interface EventKindInfo {
@@ -102,6 +104,7 @@ export const EVENT_KINDS: readonly EventKindInfo[] = Object.freeze([
   row(EventKind.MEMORY_UPDATE, "memory_update", MemoryMutationEventSchema),
   row(EventKind.MEMORY_DELETE, "memory_delete", MemoryMutationEventSchema),
   row(EventKind.HOOK_ERROR, "hook_error", HookErrorEventSchema),
+  row(EventKind.CONTROL, "control", ControlEventSchema),
 ]);
 
 const BY_KIND = new Map<EventKind, EventKindInfo>(

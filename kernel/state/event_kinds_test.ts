@@ -67,6 +67,12 @@ Deno.test("EVENT_KINDS is the §3.4/§3.5 table: enum, text, topic, payload type
         "kernel.event.hook_error",
         "pluggableharness.event.v1.HookErrorEvent",
       ],
+      [
+        11,
+        "control",
+        "kernel.event.control",
+        "pluggableharness.event.v1.ControlEvent",
+      ],
     ],
   );
   assert.deepEqual(

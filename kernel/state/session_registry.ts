@@ -65,6 +65,34 @@ export interface LiveSession {
    * `kernel.*` subscriptions receive its events.
    */
   participants?: readonly GrantHolder[];
+  /**
+   * Told of each sub-agent this session spawned: started, then finished
+   * (rounds, final text) or failed (error). The control plane's
+   * `subagent` channel.
+   */
+  onSubagent?: (event: SubagentLifecycle) => void;
+  /**
+   * Puts a plugin's text before the agent (`<cp:plugin-inject>`), waking
+   * the session when it is idle; returns what became of it (`queued`,
+   * `disabled`, `rate_limited`, `empty`).
+   */
+  inject?: (plugin: string, text: string) => string;
+}
+
+/** One step of a sub-agent's life, as its parent hears of it. */
+export interface SubagentLifecycle {
+  /** `started`, `finished` or `failed`. */
+  readonly state: "started" | "finished" | "failed";
+  /** The child's session id. */
+  readonly id: string;
+  /** The child's profile. */
+  readonly kind: string;
+  /** The child's model rounds, once it ended. */
+  readonly rounds?: number;
+  /** Why it failed. */
+  readonly error?: string;
+  /** Its final text, once it finished. */
+  readonly finalText?: string;
 }
 
 /** The part of a plugin's identity a grant is keyed on (not its version). */

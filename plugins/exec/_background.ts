@@ -16,6 +16,8 @@ import { start } from "./_spawn.ts";
 const MAX_UNREAD_BYTES = 1024 * 1024;
 /** Background commands alive at once. */
 const MAX_BACKGROUND = 16;
+/** Bytes of a command's last output (both streams) its exit event carries. */
+const EXIT_TAIL_BYTES = 4096;
 /** Finished background commands remembered for bash_output. */
 const MAX_FINISHED = 64;
 
@@ -28,6 +30,8 @@ interface Job {
   readonly proc: ShellProcess;
   readonly stdout: UnreadBuffer;
   readonly stderr: UnreadBuffer;
+  /** The last output of both streams, in arrival order (read at exit). */
+  readonly tail: UnreadBuffer;
   exit?: ExitInfo;
   killed: boolean;
 }
@@ -58,11 +62,15 @@ export function startBackground(
   }
   const stdout = new UnreadBuffer(MAX_UNREAD_BYTES);
   const stderr = new UnreadBuffer(MAX_UNREAD_BYTES);
+  const tail = new UnreadBuffer(EXIT_TAIL_BYTES);
   const proc = start(
     args.command,
     cwd,
     cfg,
-    (c) => (c.stream === "stdout" ? stdout : stderr).push(c.data),
+    (c) => {
+      (c.stream === "stdout" ? stdout : stderr).push(c.data);
+      tail.push(c.data);
+    },
   );
   const job: Job = {
     id: jobId(),
@@ -71,6 +79,7 @@ export function startBackground(
     proc,
     stdout,
     stderr,
+    tail,
     killed: false,
   };
   jobs.set(job.id, job);
@@ -108,6 +117,9 @@ async function notifyExited(job: Job, ctx: PluginContext): Promise<void> {
     exit_code: job.exit!.code,
     signal: job.exit!.signal ?? null,
     killed: job.killed,
+    // The last few KiB of output, so a listener (the control plane's
+    // shell-exit) can act without a bash_output round trip.
+    output_tail: job.tail.take().text,
   };
   try {
     const kernel = await ctx.kernel();

@@ -740,6 +740,7 @@ Deno.test("exec tool provider, through a real plugin subprocess", async (t) => {
           exit_code: 4,
           signal: null,
           killed: false,
+          output_tail: "start\nend\noops\n",
         });
         assert.match(payload.command, /echo start/);
         const last = await ok("bash_output", { background_id: id });

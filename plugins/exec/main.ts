@@ -14,8 +14,9 @@
  *
  * When a background command ends, the plugin publishes
  * `plugin.tool.exec.background_exited` on the kernel's event bus (JSON
- * payload), so that frontends and other plugins learn of it without
- * polling.
+ * payload, with the last 4 KiB of its output as `output_tail`), so that
+ * frontends, other plugins and the session's control plane (`shell-exit`)
+ * learn of it without polling.
  *
  * The command's environment is exactly `PATH` (the plugin's own) plus the
  * provider block's `env` map: nothing else of the kernel's or the plugin's

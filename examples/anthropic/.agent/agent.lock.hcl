@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "claude" {
   source      = "builtin/anthropic"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:04:01Z"
+  resolved_at = "2026-12-02T03:02:14Z"
   checksums = {
-    "darwin_amd64"  = "sha256:35ae1ec9c2b577d4b07dcd06c73d2f643612b03737b0174e74aaf154dc6e517d"
-    "darwin_arm64"  = "sha256:35ae1ec9c2b577d4b07dcd06c73d2f643612b03737b0174e74aaf154dc6e517d"
-    "linux_amd64"   = "sha256:35ae1ec9c2b577d4b07dcd06c73d2f643612b03737b0174e74aaf154dc6e517d"
-    "linux_arm64"   = "sha256:35ae1ec9c2b577d4b07dcd06c73d2f643612b03737b0174e74aaf154dc6e517d"
-    "windows_amd64" = "sha256:35ae1ec9c2b577d4b07dcd06c73d2f643612b03737b0174e74aaf154dc6e517d"
+    "darwin_amd64"  = "sha256:de9e916c9dae0dd1b686409c6964f38188052aebb5b4aadcd5e920473e139c24"
+    "darwin_arm64"  = "sha256:de9e916c9dae0dd1b686409c6964f38188052aebb5b4aadcd5e920473e139c24"
+    "linux_amd64"   = "sha256:de9e916c9dae0dd1b686409c6964f38188052aebb5b4aadcd5e920473e139c24"
+    "linux_arm64"   = "sha256:de9e916c9dae0dd1b686409c6964f38188052aebb5b4aadcd5e920473e139c24"
+    "windows_amd64" = "sha256:de9e916c9dae0dd1b686409c6964f38188052aebb5b4aadcd5e920473e139c24"
   }
   envelope = {
     env   = []
@@ -59,13 +59,13 @@ provider "claude" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:59:12Z"
+  resolved_at = "2026-12-02T03:02:14Z"
   checksums = {
-    "darwin_amd64"  = "sha256:a8d174aa87b371071d65ba2d35d313b7fe70596b98a6abd19183c901e094fd22"
-    "darwin_arm64"  = "sha256:a8d174aa87b371071d65ba2d35d313b7fe70596b98a6abd19183c901e094fd22"
-    "linux_amd64"   = "sha256:a8d174aa87b371071d65ba2d35d313b7fe70596b98a6abd19183c901e094fd22"
-    "linux_arm64"   = "sha256:a8d174aa87b371071d65ba2d35d313b7fe70596b98a6abd19183c901e094fd22"
-    "windows_amd64" = "sha256:a8d174aa87b371071d65ba2d35d313b7fe70596b98a6abd19183c901e094fd22"
+    "darwin_amd64"  = "sha256:d642dac2feb209f0b8a63af00124f5a2e8ccf84060b631a834af3b86d22ca1e8"
+    "darwin_arm64"  = "sha256:d642dac2feb209f0b8a63af00124f5a2e8ccf84060b631a834af3b86d22ca1e8"
+    "linux_amd64"   = "sha256:d642dac2feb209f0b8a63af00124f5a2e8ccf84060b631a834af3b86d22ca1e8"
+    "linux_arm64"   = "sha256:d642dac2feb209f0b8a63af00124f5a2e8ccf84060b631a834af3b86d22ca1e8"
+    "windows_amd64" = "sha256:d642dac2feb209f0b8a63af00124f5a2e8ccf84060b631a834af3b86d22ca1e8"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "ask" {
   source      = "builtin/user"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:59:14Z"
+  resolved_at = "2026-12-02T03:02:16Z"
   checksums = {
-    "darwin_amd64"  = "sha256:c839cef85746705f2d46055a3f24429c21838f51b06944b51bb5db1f95a1d3e7"
-    "darwin_arm64"  = "sha256:c839cef85746705f2d46055a3f24429c21838f51b06944b51bb5db1f95a1d3e7"
-    "linux_amd64"   = "sha256:c839cef85746705f2d46055a3f24429c21838f51b06944b51bb5db1f95a1d3e7"
-    "linux_arm64"   = "sha256:c839cef85746705f2d46055a3f24429c21838f51b06944b51bb5db1f95a1d3e7"
-    "windows_amd64" = "sha256:c839cef85746705f2d46055a3f24429c21838f51b06944b51bb5db1f95a1d3e7"
+    "darwin_amd64"  = "sha256:e0ab862bba206ec1a1bd1f03406b0a467e7b314a5150e11bfdcd6ac483bb7cc3"
+    "darwin_arm64"  = "sha256:e0ab862bba206ec1a1bd1f03406b0a467e7b314a5150e11bfdcd6ac483bb7cc3"
+    "linux_amd64"   = "sha256:e0ab862bba206ec1a1bd1f03406b0a467e7b314a5150e11bfdcd6ac483bb7cc3"
+    "linux_arm64"   = "sha256:e0ab862bba206ec1a1bd1f03406b0a467e7b314a5150e11bfdcd6ac483bb7cc3"
+    "windows_amd64" = "sha256:e0ab862bba206ec1a1bd1f03406b0a467e7b314a5150e11bfdcd6ac483bb7cc3"
   }
   envelope = {
     env   = []
@@ -34,13 +34,13 @@ provider "ask" {
 provider "docs" {
   source      = "builtin/agents-md"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:04:03Z"
+  resolved_at = "2026-12-02T03:02:16Z"
   checksums = {
-    "darwin_amd64"  = "sha256:245f1b6dda521e2ce6e55027a707971b0774e822603f30ca643f76c395f5b77a"
-    "darwin_arm64"  = "sha256:245f1b6dda521e2ce6e55027a707971b0774e822603f30ca643f76c395f5b77a"
-    "linux_amd64"   = "sha256:245f1b6dda521e2ce6e55027a707971b0774e822603f30ca643f76c395f5b77a"
-    "linux_arm64"   = "sha256:245f1b6dda521e2ce6e55027a707971b0774e822603f30ca643f76c395f5b77a"
-    "windows_amd64" = "sha256:245f1b6dda521e2ce6e55027a707971b0774e822603f30ca643f76c395f5b77a"
+    "darwin_amd64"  = "sha256:af44a2f8127bdc640fa16f8957a8fbecb457e20d284e9b4fa7a5519383065770"
+    "darwin_arm64"  = "sha256:af44a2f8127bdc640fa16f8957a8fbecb457e20d284e9b4fa7a5519383065770"
+    "linux_amd64"   = "sha256:af44a2f8127bdc640fa16f8957a8fbecb457e20d284e9b4fa7a5519383065770"
+    "linux_arm64"   = "sha256:af44a2f8127bdc640fa16f8957a8fbecb457e20d284e9b4fa7a5519383065770"
+    "windows_amd64" = "sha256:af44a2f8127bdc640fa16f8957a8fbecb457e20d284e9b4fa7a5519383065770"
   }
   envelope = {
     env   = []
@@ -79,13 +79,13 @@ provider "docs" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:59:14Z"
+  resolved_at = "2026-12-02T03:02:16Z"
   checksums = {
-    "darwin_amd64"  = "sha256:a8d174aa87b371071d65ba2d35d313b7fe70596b98a6abd19183c901e094fd22"
-    "darwin_arm64"  = "sha256:a8d174aa87b371071d65ba2d35d313b7fe70596b98a6abd19183c901e094fd22"
-    "linux_amd64"   = "sha256:a8d174aa87b371071d65ba2d35d313b7fe70596b98a6abd19183c901e094fd22"
-    "linux_arm64"   = "sha256:a8d174aa87b371071d65ba2d35d313b7fe70596b98a6abd19183c901e094fd22"
-    "windows_amd64" = "sha256:a8d174aa87b371071d65ba2d35d313b7fe70596b98a6abd19183c901e094fd22"
+    "darwin_amd64"  = "sha256:d642dac2feb209f0b8a63af00124f5a2e8ccf84060b631a834af3b86d22ca1e8"
+    "darwin_arm64"  = "sha256:d642dac2feb209f0b8a63af00124f5a2e8ccf84060b631a834af3b86d22ca1e8"
+    "linux_amd64"   = "sha256:d642dac2feb209f0b8a63af00124f5a2e8ccf84060b631a834af3b86d22ca1e8"
+    "linux_arm64"   = "sha256:d642dac2feb209f0b8a63af00124f5a2e8ccf84060b631a834af3b86d22ca1e8"
+    "windows_amd64" = "sha256:d642dac2feb209f0b8a63af00124f5a2e8ccf84060b631a834af3b86d22ca1e8"
   }
   envelope = {
     env   = []
@@ -130,13 +130,13 @@ provider "fs" {
 provider "graph" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:33:45Z"
+  resolved_at = "2026-12-02T03:02:16Z"
   checksums = {
-    "darwin_amd64"  = "sha256:0d1e5f96411e2a3acf815ccd7939d8611cdb16cfb9e553dfecd2e5703807aad4"
-    "darwin_arm64"  = "sha256:0d1e5f96411e2a3acf815ccd7939d8611cdb16cfb9e553dfecd2e5703807aad4"
-    "linux_amd64"   = "sha256:0d1e5f96411e2a3acf815ccd7939d8611cdb16cfb9e553dfecd2e5703807aad4"
-    "linux_arm64"   = "sha256:0d1e5f96411e2a3acf815ccd7939d8611cdb16cfb9e553dfecd2e5703807aad4"
-    "windows_amd64" = "sha256:0d1e5f96411e2a3acf815ccd7939d8611cdb16cfb9e553dfecd2e5703807aad4"
+    "darwin_amd64"  = "sha256:8bdfd9130294b3139952e8a47db9798706776a3c9215ce478af4e5bc8f853a38"
+    "darwin_arm64"  = "sha256:8bdfd9130294b3139952e8a47db9798706776a3c9215ce478af4e5bc8f853a38"
+    "linux_amd64"   = "sha256:8bdfd9130294b3139952e8a47db9798706776a3c9215ce478af4e5bc8f853a38"
+    "linux_arm64"   = "sha256:8bdfd9130294b3139952e8a47db9798706776a3c9215ce478af4e5bc8f853a38"
+    "windows_amd64" = "sha256:8bdfd9130294b3139952e8a47db9798706776a3c9215ce478af4e5bc8f853a38"
   }
   envelope = {
     env   = []
@@ -259,13 +259,13 @@ provider "graph" {
 provider "memory" {
   source      = "builtin/memory"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:59:14Z"
+  resolved_at = "2026-12-02T03:02:16Z"
   checksums = {
-    "darwin_amd64"  = "sha256:d2243b3edb377fa47a7a3ac6c3abdd68c91f290768c160aa81cd79e68e8b53cf"
-    "darwin_arm64"  = "sha256:d2243b3edb377fa47a7a3ac6c3abdd68c91f290768c160aa81cd79e68e8b53cf"
-    "linux_amd64"   = "sha256:d2243b3edb377fa47a7a3ac6c3abdd68c91f290768c160aa81cd79e68e8b53cf"
-    "linux_arm64"   = "sha256:d2243b3edb377fa47a7a3ac6c3abdd68c91f290768c160aa81cd79e68e8b53cf"
-    "windows_amd64" = "sha256:d2243b3edb377fa47a7a3ac6c3abdd68c91f290768c160aa81cd79e68e8b53cf"
+    "darwin_amd64"  = "sha256:3086cfc82655fff9a0141a25bc7441d781d34eca6243780f77be583cc4bb5334"
+    "darwin_arm64"  = "sha256:3086cfc82655fff9a0141a25bc7441d781d34eca6243780f77be583cc4bb5334"
+    "linux_amd64"   = "sha256:3086cfc82655fff9a0141a25bc7441d781d34eca6243780f77be583cc4bb5334"
+    "linux_arm64"   = "sha256:3086cfc82655fff9a0141a25bc7441d781d34eca6243780f77be583cc4bb5334"
+    "windows_amd64" = "sha256:3086cfc82655fff9a0141a25bc7441d781d34eca6243780f77be583cc4bb5334"
   }
   envelope = {
     env   = ["HOME", "XDG_DATA_HOME"]
@@ -338,13 +338,13 @@ provider "memory" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:04:03Z"
+  resolved_at = "2026-12-02T03:02:16Z"
   checksums = {
-    "darwin_amd64"  = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
-    "darwin_arm64"  = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
-    "linux_amd64"   = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
-    "linux_arm64"   = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
-    "windows_amd64" = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
+    "darwin_amd64"  = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
+    "darwin_arm64"  = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
+    "linux_amd64"   = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
+    "linux_arm64"   = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
+    "windows_amd64" = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
   }
   envelope = {
     env   = []
@@ -374,13 +374,13 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:59:14Z"
+  resolved_at = "2026-12-02T03:02:16Z"
   checksums = {
-    "darwin_amd64"  = "sha256:5dad5f98be1a658b4005be67e299cb243e3ea02f1966d59bc22a28adb992a9b6"
-    "darwin_arm64"  = "sha256:5dad5f98be1a658b4005be67e299cb243e3ea02f1966d59bc22a28adb992a9b6"
-    "linux_amd64"   = "sha256:5dad5f98be1a658b4005be67e299cb243e3ea02f1966d59bc22a28adb992a9b6"
-    "linux_arm64"   = "sha256:5dad5f98be1a658b4005be67e299cb243e3ea02f1966d59bc22a28adb992a9b6"
-    "windows_amd64" = "sha256:5dad5f98be1a658b4005be67e299cb243e3ea02f1966d59bc22a28adb992a9b6"
+    "darwin_amd64"  = "sha256:45343880040f1f648fcc2de3a3cb5ce202cc5803ad07afd4c3f85cd8cba431b5"
+    "darwin_arm64"  = "sha256:45343880040f1f648fcc2de3a3cb5ce202cc5803ad07afd4c3f85cd8cba431b5"
+    "linux_amd64"   = "sha256:45343880040f1f648fcc2de3a3cb5ce202cc5803ad07afd4c3f85cd8cba431b5"
+    "linux_arm64"   = "sha256:45343880040f1f648fcc2de3a3cb5ce202cc5803ad07afd4c3f85cd8cba431b5"
+    "windows_amd64" = "sha256:45343880040f1f648fcc2de3a3cb5ce202cc5803ad07afd4c3f85cd8cba431b5"
   }
   envelope = {
     env   = []
@@ -415,13 +415,13 @@ provider "search" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:59:14Z"
+  resolved_at = "2026-12-02T03:02:16Z"
   checksums = {
-    "darwin_amd64"  = "sha256:02356ee8f1d2735ded364ad4ac001e4d18b36d46f92c8aadd37893ec9ed33833"
-    "darwin_arm64"  = "sha256:02356ee8f1d2735ded364ad4ac001e4d18b36d46f92c8aadd37893ec9ed33833"
-    "linux_amd64"   = "sha256:02356ee8f1d2735ded364ad4ac001e4d18b36d46f92c8aadd37893ec9ed33833"
-    "linux_arm64"   = "sha256:02356ee8f1d2735ded364ad4ac001e4d18b36d46f92c8aadd37893ec9ed33833"
-    "windows_amd64" = "sha256:02356ee8f1d2735ded364ad4ac001e4d18b36d46f92c8aadd37893ec9ed33833"
+    "darwin_amd64"  = "sha256:be0ed2274a5dbff8b0899bf42edae11fcc8f7cd4e670e6f9075e7152dea67e05"
+    "darwin_arm64"  = "sha256:be0ed2274a5dbff8b0899bf42edae11fcc8f7cd4e670e6f9075e7152dea67e05"
+    "linux_amd64"   = "sha256:be0ed2274a5dbff8b0899bf42edae11fcc8f7cd4e670e6f9075e7152dea67e05"
+    "linux_arm64"   = "sha256:be0ed2274a5dbff8b0899bf42edae11fcc8f7cd4e670e6f9075e7152dea67e05"
+    "windows_amd64" = "sha256:be0ed2274a5dbff8b0899bf42edae11fcc8f7cd4e670e6f9075e7152dea67e05"
   }
   envelope = {
     env   = []
@@ -493,13 +493,13 @@ provider "sh" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:59:14Z"
+  resolved_at = "2026-12-02T03:02:16Z"
   checksums = {
-    "darwin_amd64"  = "sha256:6ea5f5e31a2ac3ad23e34ebdc07541e22439ac0a448123469a568d9c4465a7a0"
-    "darwin_arm64"  = "sha256:6ea5f5e31a2ac3ad23e34ebdc07541e22439ac0a448123469a568d9c4465a7a0"
-    "linux_amd64"   = "sha256:6ea5f5e31a2ac3ad23e34ebdc07541e22439ac0a448123469a568d9c4465a7a0"
-    "linux_arm64"   = "sha256:6ea5f5e31a2ac3ad23e34ebdc07541e22439ac0a448123469a568d9c4465a7a0"
-    "windows_amd64" = "sha256:6ea5f5e31a2ac3ad23e34ebdc07541e22439ac0a448123469a568d9c4465a7a0"
+    "darwin_amd64"  = "sha256:f7fdfef5ca2c48e005e5a6e821fb6b81cf31693a6b71439088c855e3a0696168"
+    "darwin_arm64"  = "sha256:f7fdfef5ca2c48e005e5a6e821fb6b81cf31693a6b71439088c855e3a0696168"
+    "linux_amd64"   = "sha256:f7fdfef5ca2c48e005e5a6e821fb6b81cf31693a6b71439088c855e3a0696168"
+    "linux_arm64"   = "sha256:f7fdfef5ca2c48e005e5a6e821fb6b81cf31693a6b71439088c855e3a0696168"
+    "windows_amd64" = "sha256:f7fdfef5ca2c48e005e5a6e821fb6b81cf31693a6b71439088c855e3a0696168"
   }
   envelope = {
     env   = []
@@ -531,13 +531,13 @@ provider "tasks" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:59:14Z"
+  resolved_at = "2026-12-02T03:02:16Z"
   checksums = {
-    "darwin_amd64"  = "sha256:1c208374d401e50d2659d53e64891e144b7fe11c801d385acf8478522f530706"
-    "darwin_arm64"  = "sha256:1c208374d401e50d2659d53e64891e144b7fe11c801d385acf8478522f530706"
-    "linux_amd64"   = "sha256:1c208374d401e50d2659d53e64891e144b7fe11c801d385acf8478522f530706"
-    "linux_arm64"   = "sha256:1c208374d401e50d2659d53e64891e144b7fe11c801d385acf8478522f530706"
-    "windows_amd64" = "sha256:1c208374d401e50d2659d53e64891e144b7fe11c801d385acf8478522f530706"
+    "darwin_amd64"  = "sha256:b088679ae1fa1378d497341296308f40cd99225bd6ad780230112f6fa887757b"
+    "darwin_arm64"  = "sha256:b088679ae1fa1378d497341296308f40cd99225bd6ad780230112f6fa887757b"
+    "linux_amd64"   = "sha256:b088679ae1fa1378d497341296308f40cd99225bd6ad780230112f6fa887757b"
+    "linux_arm64"   = "sha256:b088679ae1fa1378d497341296308f40cd99225bd6ad780230112f6fa887757b"
+    "windows_amd64" = "sha256:b088679ae1fa1378d497341296308f40cd99225bd6ad780230112f6fa887757b"
   }
   envelope = {
     env   = []

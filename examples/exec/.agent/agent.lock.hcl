@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:04:04Z"
+  resolved_at = "2026-12-02T03:02:18Z"
   checksums = {
-    "darwin_amd64"  = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
-    "darwin_arm64"  = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
-    "linux_amd64"   = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
-    "linux_arm64"   = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
-    "windows_amd64" = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
+    "darwin_amd64"  = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
+    "darwin_arm64"  = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
+    "linux_amd64"   = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
+    "linux_arm64"   = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
+    "windows_amd64" = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:59:17Z"
+  resolved_at = "2026-12-02T03:02:18Z"
   checksums = {
-    "darwin_amd64"  = "sha256:02356ee8f1d2735ded364ad4ac001e4d18b36d46f92c8aadd37893ec9ed33833"
-    "darwin_arm64"  = "sha256:02356ee8f1d2735ded364ad4ac001e4d18b36d46f92c8aadd37893ec9ed33833"
-    "linux_amd64"   = "sha256:02356ee8f1d2735ded364ad4ac001e4d18b36d46f92c8aadd37893ec9ed33833"
-    "linux_arm64"   = "sha256:02356ee8f1d2735ded364ad4ac001e4d18b36d46f92c8aadd37893ec9ed33833"
-    "windows_amd64" = "sha256:02356ee8f1d2735ded364ad4ac001e4d18b36d46f92c8aadd37893ec9ed33833"
+    "darwin_amd64"  = "sha256:be0ed2274a5dbff8b0899bf42edae11fcc8f7cd4e670e6f9075e7152dea67e05"
+    "darwin_arm64"  = "sha256:be0ed2274a5dbff8b0899bf42edae11fcc8f7cd4e670e6f9075e7152dea67e05"
+    "linux_amd64"   = "sha256:be0ed2274a5dbff8b0899bf42edae11fcc8f7cd4e670e6f9075e7152dea67e05"
+    "linux_arm64"   = "sha256:be0ed2274a5dbff8b0899bf42edae11fcc8f7cd4e670e6f9075e7152dea67e05"
+    "windows_amd64" = "sha256:be0ed2274a5dbff8b0899bf42edae11fcc8f7cd4e670e6f9075e7152dea67e05"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "files" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:33:49Z"
+  resolved_at = "2026-12-02T03:02:20Z"
   checksums = {
-    "darwin_amd64"  = "sha256:0d1e5f96411e2a3acf815ccd7939d8611cdb16cfb9e553dfecd2e5703807aad4"
-    "darwin_arm64"  = "sha256:0d1e5f96411e2a3acf815ccd7939d8611cdb16cfb9e553dfecd2e5703807aad4"
-    "linux_amd64"   = "sha256:0d1e5f96411e2a3acf815ccd7939d8611cdb16cfb9e553dfecd2e5703807aad4"
-    "linux_arm64"   = "sha256:0d1e5f96411e2a3acf815ccd7939d8611cdb16cfb9e553dfecd2e5703807aad4"
-    "windows_amd64" = "sha256:0d1e5f96411e2a3acf815ccd7939d8611cdb16cfb9e553dfecd2e5703807aad4"
+    "darwin_amd64"  = "sha256:8bdfd9130294b3139952e8a47db9798706776a3c9215ce478af4e5bc8f853a38"
+    "darwin_arm64"  = "sha256:8bdfd9130294b3139952e8a47db9798706776a3c9215ce478af4e5bc8f853a38"
+    "linux_amd64"   = "sha256:8bdfd9130294b3139952e8a47db9798706776a3c9215ce478af4e5bc8f853a38"
+    "linux_arm64"   = "sha256:8bdfd9130294b3139952e8a47db9798706776a3c9215ce478af4e5bc8f853a38"
+    "windows_amd64" = "sha256:8bdfd9130294b3139952e8a47db9798706776a3c9215ce478af4e5bc8f853a38"
   }
   envelope = {
     env   = []
@@ -135,13 +135,13 @@ provider "files" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:04:06Z"
+  resolved_at = "2026-12-02T03:02:20Z"
   checksums = {
-    "darwin_amd64"  = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
-    "darwin_arm64"  = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
-    "linux_amd64"   = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
-    "linux_arm64"   = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
-    "windows_amd64" = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
+    "darwin_amd64"  = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
+    "darwin_arm64"  = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
+    "linux_amd64"   = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
+    "linux_arm64"   = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
+    "windows_amd64" = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
   }
   envelope = {
     env   = []

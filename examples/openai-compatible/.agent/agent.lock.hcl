@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:59:23Z"
+  resolved_at = "2026-12-02T03:02:24Z"
   checksums = {
-    "darwin_amd64"  = "sha256:a8d174aa87b371071d65ba2d35d313b7fe70596b98a6abd19183c901e094fd22"
-    "darwin_arm64"  = "sha256:a8d174aa87b371071d65ba2d35d313b7fe70596b98a6abd19183c901e094fd22"
-    "linux_amd64"   = "sha256:a8d174aa87b371071d65ba2d35d313b7fe70596b98a6abd19183c901e094fd22"
-    "linux_arm64"   = "sha256:a8d174aa87b371071d65ba2d35d313b7fe70596b98a6abd19183c901e094fd22"
-    "windows_amd64" = "sha256:a8d174aa87b371071d65ba2d35d313b7fe70596b98a6abd19183c901e094fd22"
+    "darwin_amd64"  = "sha256:d642dac2feb209f0b8a63af00124f5a2e8ccf84060b631a834af3b86d22ca1e8"
+    "darwin_arm64"  = "sha256:d642dac2feb209f0b8a63af00124f5a2e8ccf84060b631a834af3b86d22ca1e8"
+    "linux_amd64"   = "sha256:d642dac2feb209f0b8a63af00124f5a2e8ccf84060b631a834af3b86d22ca1e8"
+    "linux_arm64"   = "sha256:d642dac2feb209f0b8a63af00124f5a2e8ccf84060b631a834af3b86d22ca1e8"
+    "windows_amd64" = "sha256:d642dac2feb209f0b8a63af00124f5a2e8ccf84060b631a834af3b86d22ca1e8"
   }
   envelope = {
     env   = []
@@ -57,13 +57,13 @@ provider "fs" {
 provider "local" {
   source      = "builtin/openai"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:04:09Z"
+  resolved_at = "2026-12-02T03:02:24Z"
   checksums = {
-    "darwin_amd64"  = "sha256:1ad68ccfc77699e3ada67d95491ee949ab93a4c1a8474526030b38e44d8a37f0"
-    "darwin_arm64"  = "sha256:1ad68ccfc77699e3ada67d95491ee949ab93a4c1a8474526030b38e44d8a37f0"
-    "linux_amd64"   = "sha256:1ad68ccfc77699e3ada67d95491ee949ab93a4c1a8474526030b38e44d8a37f0"
-    "linux_arm64"   = "sha256:1ad68ccfc77699e3ada67d95491ee949ab93a4c1a8474526030b38e44d8a37f0"
-    "windows_amd64" = "sha256:1ad68ccfc77699e3ada67d95491ee949ab93a4c1a8474526030b38e44d8a37f0"
+    "darwin_amd64"  = "sha256:ebdc3ae96a704a3aa146a493a559bacc19be4d16a96c44e34cd52ec0bf9e6b5c"
+    "darwin_arm64"  = "sha256:ebdc3ae96a704a3aa146a493a559bacc19be4d16a96c44e34cd52ec0bf9e6b5c"
+    "linux_amd64"   = "sha256:ebdc3ae96a704a3aa146a493a559bacc19be4d16a96c44e34cd52ec0bf9e6b5c"
+    "linux_arm64"   = "sha256:ebdc3ae96a704a3aa146a493a559bacc19be4d16a96c44e34cd52ec0bf9e6b5c"
+    "windows_amd64" = "sha256:ebdc3ae96a704a3aa146a493a559bacc19be4d16a96c44e34cd52ec0bf9e6b5c"
   }
   envelope = {
     env   = []

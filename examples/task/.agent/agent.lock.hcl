@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:04:14Z"
+  resolved_at = "2026-12-02T03:02:30Z"
   checksums = {
-    "darwin_amd64"  = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
-    "darwin_arm64"  = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
-    "linux_amd64"   = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
-    "linux_arm64"   = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
-    "windows_amd64" = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
+    "darwin_amd64"  = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
+    "darwin_arm64"  = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
+    "linux_amd64"   = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
+    "linux_arm64"   = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
+    "windows_amd64" = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:59:28Z"
+  resolved_at = "2026-12-02T03:02:30Z"
   checksums = {
-    "darwin_amd64"  = "sha256:6ea5f5e31a2ac3ad23e34ebdc07541e22439ac0a448123469a568d9c4465a7a0"
-    "darwin_arm64"  = "sha256:6ea5f5e31a2ac3ad23e34ebdc07541e22439ac0a448123469a568d9c4465a7a0"
-    "linux_amd64"   = "sha256:6ea5f5e31a2ac3ad23e34ebdc07541e22439ac0a448123469a568d9c4465a7a0"
-    "linux_arm64"   = "sha256:6ea5f5e31a2ac3ad23e34ebdc07541e22439ac0a448123469a568d9c4465a7a0"
-    "windows_amd64" = "sha256:6ea5f5e31a2ac3ad23e34ebdc07541e22439ac0a448123469a568d9c4465a7a0"
+    "darwin_amd64"  = "sha256:f7fdfef5ca2c48e005e5a6e821fb6b81cf31693a6b71439088c855e3a0696168"
+    "darwin_arm64"  = "sha256:f7fdfef5ca2c48e005e5a6e821fb6b81cf31693a6b71439088c855e3a0696168"
+    "linux_amd64"   = "sha256:f7fdfef5ca2c48e005e5a6e821fb6b81cf31693a6b71439088c855e3a0696168"
+    "linux_arm64"   = "sha256:f7fdfef5ca2c48e005e5a6e821fb6b81cf31693a6b71439088c855e3a0696168"
+    "windows_amd64" = "sha256:f7fdfef5ca2c48e005e5a6e821fb6b81cf31693a6b71439088c855e3a0696168"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:04:16Z"
+  resolved_at = "2026-12-02T03:02:32Z"
   checksums = {
-    "darwin_amd64"  = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
-    "darwin_arm64"  = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
-    "linux_amd64"   = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
-    "linux_arm64"   = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
-    "windows_amd64" = "sha256:830022820cebea4c9be517442457fea07fd089425802563993ae24ff073308ce"
+    "darwin_amd64"  = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
+    "darwin_arm64"  = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
+    "linux_amd64"   = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
+    "linux_arm64"   = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
+    "windows_amd64" = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T02:59:31Z"
+  resolved_at = "2026-12-02T03:02:32Z"
   checksums = {
-    "darwin_amd64"  = "sha256:1c208374d401e50d2659d53e64891e144b7fe11c801d385acf8478522f530706"
-    "darwin_arm64"  = "sha256:1c208374d401e50d2659d53e64891e144b7fe11c801d385acf8478522f530706"
-    "linux_amd64"   = "sha256:1c208374d401e50d2659d53e64891e144b7fe11c801d385acf8478522f530706"
-    "linux_arm64"   = "sha256:1c208374d401e50d2659d53e64891e144b7fe11c801d385acf8478522f530706"
-    "windows_amd64" = "sha256:1c208374d401e50d2659d53e64891e144b7fe11c801d385acf8478522f530706"
+    "darwin_amd64"  = "sha256:b088679ae1fa1378d497341296308f40cd99225bd6ad780230112f6fa887757b"
+    "darwin_arm64"  = "sha256:b088679ae1fa1378d497341296308f40cd99225bd6ad780230112f6fa887757b"
+    "linux_amd64"   = "sha256:b088679ae1fa1378d497341296308f40cd99225bd6ad780230112f6fa887757b"
+    "linux_arm64"   = "sha256:b088679ae1fa1378d497341296308f40cd99225bd6ad780230112f6fa887757b"
+    "windows_amd64" = "sha256:b088679ae1fa1378d497341296308f40cd99225bd6ad780230112f6fa887757b"
   }
   envelope = {
     env   = []

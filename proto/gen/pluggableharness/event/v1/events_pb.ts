@@ -34,7 +34,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file pluggableharness/event/v1/events.proto.
  */
 export const file_pluggableharness_event_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("CiZwbHVnZ2FibGVoYXJuZXNzL2V2ZW50L3YxL2V2ZW50cy5wcm90bxIZcGx1Z2dhYmxlaGFybmVzcy5ldmVudC52MSLAAQoMTWVzc2FnZUV2ZW50EjUKB21lc3NhZ2UYASABKAsyJC5wbHVnZ2FibGVoYXJuZXNzLmNvbnRlbnQudjEuTWVzc2FnZRI2CgVtb2RlbBgCIAEoCzInLnBsdWdnYWJsZWhhcm5lc3MuY29tbW9uLnYxLlByb2R1Y2VyUmVmEi8KBXVzYWdlGAMgASgLMiAucGx1Z2dhYmxlaGFybmVzcy5tb2RlbC52MS5Vc2FnZRIQCghjb3N0X3VzZBgEIAEoASJBCg1Ub29sQ2FsbEV2ZW50EjAKBGNhbGwYASABKAsyIi5wbHVnZ2FibGVoYXJuZXNzLnRvb2wudjEuVG9vbENhbGwioAEKD1Rvb2xSZXN1bHRFdmVudBIUCgx0b29sX2NhbGxfaWQYASABKAkSNgoGcmVzdWx0GAIgASgLMiQucGx1Z2dhYmxlaGFybmVzcy50b29sLnYxLlRvb2xSZXN1bHRIABI0CgVlcnJvchgDIAEoCzIjLnBsdWdnYWJsZWhhcm5lc3MudG9vbC52MS5Ub29sRXJyb3JIAEIJCgdvdXRjb21lIjkKCVBsYW5FdmVudBIsCgRwbGFuGAEgASgLMh4ucGx1Z2dhYmxlaGFybmVzcy5wbGFuLnYxLlBsYW4iQwoKQXBwbHlFdmVudBI1CgZyZXN1bHQYASABKAsyJS5wbHVnZ2FibGVoYXJuZXNzLnBsYW4udjEuQXBwbHlSZXN1bHQirgEKGENvbnRleHRDb250cmlidXRpb25FdmVudBI6Cgdjb250ZW50GAEgAygLMikucGx1Z2dhYmxlaGFybmVzcy5jb250ZW50LnYxLkNvbnRlbnRCbG9jaxIOCgZ0b2tlbnMYAiABKAMSOwoGdGFyZ2V0GAMgASgLMiYucGx1Z2dhYmxlaGFybmVzcy5tb2RlbC52MS5Nb2RlbFRhcmdldEgAiAEBQgkKB190YXJnZXQi6wEKE01lbW9yeU11dGF0aW9uRXZlbnQSEQoJcmVjb3JkX2lkGAEgASgJEjoKB2NvbnRlbnQYAiADKAsyKS5wbHVnZ2FibGVoYXJuZXNzLmNvbnRlbnQudjEuQ29udGVudEJsb2NrElIKCmF0dHJpYnV0ZXMYAyADKAsyPi5wbHVnZ2FibGVoYXJuZXNzLmV2ZW50LnYxLk1lbW9yeU11dGF0aW9uRXZlbnQuQXR0cmlidXRlc0VudHJ5GjEKD0F0dHJpYnV0ZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIkQKDkhvb2tFcnJvckV2ZW50EjIKBWVycm9yGAEgASgLMiMucGx1Z2dhYmxlaGFybmVzcy5ob29rLnYxLkhvb2tFcnJvckIvWi1waGFnZW50L2dlbi9wbHVnZ2FibGVoYXJuZXNzL2V2ZW50L3YxO2V2ZW50djFiBnByb3RvMw", [file_pluggableharness_common_v1_types, file_pluggableharness_content_v1_types, file_pluggableharness_hook_v1_errors, file_pluggableharness_model_v1_types, file_pluggableharness_plan_v1_types, file_pluggableharness_tool_v1_errors, file_pluggableharness_tool_v1_types]);
+  fileDesc("CiZwbHVnZ2FibGVoYXJuZXNzL2V2ZW50L3YxL2V2ZW50cy5wcm90bxIZcGx1Z2dhYmxlaGFybmVzcy5ldmVudC52MSLAAQoMTWVzc2FnZUV2ZW50EjUKB21lc3NhZ2UYASABKAsyJC5wbHVnZ2FibGVoYXJuZXNzLmNvbnRlbnQudjEuTWVzc2FnZRI2CgVtb2RlbBgCIAEoCzInLnBsdWdnYWJsZWhhcm5lc3MuY29tbW9uLnYxLlByb2R1Y2VyUmVmEi8KBXVzYWdlGAMgASgLMiAucGx1Z2dhYmxlaGFybmVzcy5tb2RlbC52MS5Vc2FnZRIQCghjb3N0X3VzZBgEIAEoASJBCg1Ub29sQ2FsbEV2ZW50EjAKBGNhbGwYASABKAsyIi5wbHVnZ2FibGVoYXJuZXNzLnRvb2wudjEuVG9vbENhbGwioAEKD1Rvb2xSZXN1bHRFdmVudBIUCgx0b29sX2NhbGxfaWQYASABKAkSNgoGcmVzdWx0GAIgASgLMiQucGx1Z2dhYmxlaGFybmVzcy50b29sLnYxLlRvb2xSZXN1bHRIABI0CgVlcnJvchgDIAEoCzIjLnBsdWdnYWJsZWhhcm5lc3MudG9vbC52MS5Ub29sRXJyb3JIAEIJCgdvdXRjb21lIjkKCVBsYW5FdmVudBIsCgRwbGFuGAEgASgLMh4ucGx1Z2dhYmxlaGFybmVzcy5wbGFuLnYxLlBsYW4iQwoKQXBwbHlFdmVudBI1CgZyZXN1bHQYASABKAsyJS5wbHVnZ2FibGVoYXJuZXNzLnBsYW4udjEuQXBwbHlSZXN1bHQirgEKGENvbnRleHRDb250cmlidXRpb25FdmVudBI6Cgdjb250ZW50GAEgAygLMikucGx1Z2dhYmxlaGFybmVzcy5jb250ZW50LnYxLkNvbnRlbnRCbG9jaxIOCgZ0b2tlbnMYAiABKAMSOwoGdGFyZ2V0GAMgASgLMiYucGx1Z2dhYmxlaGFybmVzcy5tb2RlbC52MS5Nb2RlbFRhcmdldEgAiAEBQgkKB190YXJnZXQi6wEKE01lbW9yeU11dGF0aW9uRXZlbnQSEQoJcmVjb3JkX2lkGAEgASgJEjoKB2NvbnRlbnQYAiADKAsyKS5wbHVnZ2FibGVoYXJuZXNzLmNvbnRlbnQudjEuQ29udGVudEJsb2NrElIKCmF0dHJpYnV0ZXMYAyADKAsyPi5wbHVnZ2FibGVoYXJuZXNzLmV2ZW50LnYxLk1lbW9yeU11dGF0aW9uRXZlbnQuQXR0cmlidXRlc0VudHJ5GjEKD0F0dHJpYnV0ZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIkQKDkhvb2tFcnJvckV2ZW50EjIKBWVycm9yGAEgASgLMiMucGx1Z2dhYmxlaGFybmVzcy5ob29rLnYxLkhvb2tFcnJvciLCAQoMQ29udHJvbEV2ZW50Eg8KB2NoYW5uZWwYASABKAkSEQoJZGlyZWN0aW9uGAIgASgJEj8KCmF0dHJpYnV0ZXMYAyADKAsyKy5wbHVnZ2FibGVoYXJuZXNzLmV2ZW50LnYxLkNvbnRyb2xBdHRyaWJ1dGUSDAoEYm9keRgEIAEoCRIQCghyZW5kZXJlZBgFIAEoCRIOCgZzb3VyY2UYBiABKAkSDwoHdHVybl9pZBgHIAEoCRIMCgR3YWtlGAggASgIIi8KEENvbnRyb2xBdHRyaWJ1dGUSDAoEbmFtZRgBIAEoCRINCgV2YWx1ZRgCIAEoCUIvWi1waGFnZW50L2dlbi9wbHVnZ2FibGVoYXJuZXNzL2V2ZW50L3YxO2V2ZW50djFiBnByb3RvMw", [file_pluggableharness_common_v1_types, file_pluggableharness_content_v1_types, file_pluggableharness_hook_v1_errors, file_pluggableharness_model_v1_types, file_pluggableharness_plan_v1_types, file_pluggableharness_tool_v1_errors, file_pluggableharness_tool_v1_types]);
 
 /**
  * MessageEvent is the payload of EVENT_KIND_MESSAGE (kernel-written).
@@ -275,4 +275,105 @@ export type HookErrorEvent = Message<"pluggableharness.event.v1.HookErrorEvent">
  */
 export const HookErrorEventSchema: GenMessage<HookErrorEvent> = /*@__PURE__*/
   messageDesc(file_pluggableharness_event_v1_events, 7);
+
+/**
+ * ControlEvent is the payload of EVENT_KIND_CONTROL (kernel-written): one
+ * control-plane message, a `<cp:NAME attr="…">body</cp:NAME>` block the
+ * kernel delivered into the model's input (system→agent) or parsed from the
+ * model's output (agent→system).
+ *
+ * @generated from message pluggableharness.event.v1.ControlEvent
+ */
+export type ControlEvent = Message<"pluggableharness.event.v1.ControlEvent"> & {
+  /**
+   * The channel name without the `cp:` prefix, e.g. "permission-denied".
+   *
+   * @generated from field: string channel = 1;
+   */
+  channel: string;
+
+  /**
+   * "system_to_agent" or "agent_to_system".
+   *
+   * @generated from field: string direction = 2;
+   */
+  direction: string;
+
+  /**
+   * The block's attributes in the channel's declared order.
+   *
+   * @generated from field: repeated pluggableharness.event.v1.ControlAttribute attributes = 3;
+   */
+  attributes: ControlAttribute[];
+
+  /**
+   * The block's body (unescaped).
+   *
+   * @generated from field: string body = 4;
+   */
+  body: string;
+
+  /**
+   * The exact text the model read or wrote.
+   *
+   * @generated from field: string rendered = 5;
+   */
+  rendered: string;
+
+  /**
+   * Who produced it (the rate-limit key: a policy source, a hook, a plugin).
+   *
+   * @generated from field: string source = 6;
+   */
+  source: string;
+
+  /**
+   * The turn it was delivered in or parsed from, when there was one.
+   *
+   * @generated from field: string turn_id = 7;
+   */
+  turnId: string;
+
+  /**
+   * True when the message started a turn of its own (a wake turn).
+   *
+   * @generated from field: bool wake = 8;
+   */
+  wake: boolean;
+};
+
+/**
+ * Describes the message pluggableharness.event.v1.ControlEvent.
+ * Use `create(ControlEventSchema)` to create a new message.
+ */
+export const ControlEventSchema: GenMessage<ControlEvent> = /*@__PURE__*/
+  messageDesc(file_pluggableharness_event_v1_events, 8);
+
+/**
+ * ControlAttribute is one attribute of a control-plane block.
+ *
+ * @generated from message pluggableharness.event.v1.ControlAttribute
+ */
+export type ControlAttribute = Message<"pluggableharness.event.v1.ControlAttribute"> & {
+  /**
+   * The attribute's name, e.g. "reason-code".
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * Its value (unescaped).
+   *
+   * @generated from field: string value = 2;
+   */
+  value: string;
+};
+
+/**
+ * Describes the message pluggableharness.event.v1.ControlAttribute.
+ * Use `create(ControlAttributeSchema)` to create a new message.
+ */
+export const ControlAttributeSchema: GenMessage<ControlAttribute> = /*@__PURE__*/
+  messageDesc(file_pluggableharness_event_v1_events, 9);
 

@@ -1,0 +1,153 @@
+/**
+ * External triggers (seed 004 `external-trigger`): {@linkcode triggerSession}
+ * injects a turn into a live session — drained at its next round boundary
+ * when it is running, a wake turn when it is idle — and
+ * {@linkcode triggerStoredSession} resumes a stored session, injects the
+ * turn, runs it and closes the session again (what `agent trigger` runs,
+ * so CI or cron can drive a session).
+ *
+ * @module
+ */
+import { EventQueue } from "./_async.ts";
+import type { AgentDeps } from "./agent_deps.ts";
+import { AgentSession } from "./session.ts";
+import type { SessionEvent } from "./session_events.ts";
+import type { SessionSpec } from "./session_spec.ts";
+import type {
+  OpenSessionOptions,
+  SessionResult,
+  SessionRun,
+} from "./session_types.ts";
+
+/** Options of {@linkcode triggerSession}. */
+export interface TriggerOptions {
+  /** The trigger's name (its provenance: `ci`, `nightly`, …). @default {"trigger"} */
+  readonly name?: string;
+  /** The target as the caller named it. @default {the session id} */
+  readonly target?: string;
+}
+
+/**
+ * Injects a turn into a live session.
+ *
+ * @example Usage
+ * ```ts ignore
+ * import { triggerSession } from "@ph/agent/kernel";
+ * triggerSession(session, "The nightly build failed; look at it.", { name: "ci" });
+ * await session.idle();
+ * ```
+ *
+ * @param session The session.
+ * @param text What the turn is about.
+ * @param options The trigger's name and target.
+ * @returns `queued`, or why the message was not delivered (`disabled`,
+ * `rate_limited`).
+ * @throws {TypeError} When the text is empty, the session has ended or
+ * has no control plane.
+ */
+export function triggerSession(
+  session: AgentSession,
+  text: string,
+  options: TriggerOptions = {},
+): "queued" | "disabled" | "rate_limited" {
+  if (text.trim() === "") {
+    throw new TypeError("Cannot trigger a session with an empty text");
+  }
+  if (session.ended) {
+    throw new TypeError(
+      `Cannot trigger session "${session.sessionId}": it has ended`,
+    );
+  }
+  const control = session.control;
+  if (!control) {
+    throw new TypeError(
+      `Cannot trigger session "${session.sessionId}": it has no control plane (its spec has no controlPlane)`,
+    );
+  }
+  const name = options.name ?? "trigger";
+  const out = control.post({
+    channel: "external-trigger",
+    attrs: {
+      name,
+      target: options.target ?? session.sessionId,
+      session: session.sessionId,
+    },
+    body: text,
+    source: `trigger:${name}`,
+  });
+  return out === "empty" ? "disabled" : out;
+}
+
+/** Options of {@linkcode triggerStoredSession}. */
+export interface TriggerStoredOptions
+  extends TriggerOptions, Omit<OpenSessionOptions, "resumeSessionId"> {}
+
+/**
+ * Resumes a stored session, injects a turn with `external-trigger`, runs
+ * it (and whatever it cascades into) and closes the session.
+ *
+ * @param spec The session's spec (its profile's).
+ * @param deps Store, plugins and effects.
+ * @param sessionId The stored session.
+ * @param text What the turn is about.
+ * @param options Trigger name and target, approver, listener.
+ * @returns The events and the session's result. `result` rejects when the
+ * session cannot be resumed or has no control plane.
+ */
+export function triggerStoredSession(
+  spec: SessionSpec,
+  deps: AgentDeps,
+  sessionId: string,
+  text: string,
+  options: TriggerStoredOptions = {},
+): SessionRun<SessionResult> {
+  const queue = new EventQueue<SessionEvent>();
+  const { name, target, onEvent, ...open } = options;
+  const result = (async () => {
+    let session: AgentSession;
+    try {
+      session = await AgentSession.open(spec, deps, {
+        ...open,
+        resumeSessionId: sessionId,
+        onEvent: (e) => {
+          onEvent?.(e);
+          queue.push(e);
+        },
+      });
+    } catch (err) {
+      queue.close(err);
+      throw err;
+    }
+    try {
+      const out = triggerSession(session, text, {
+        ...(name !== undefined ? { name } : {}),
+        target: target ?? sessionId,
+      });
+      if (out !== "queued") {
+        queue.push({
+          type: "warning",
+          code: "trigger_not_delivered",
+          message:
+            `The trigger was not delivered to session ${sessionId}: external-trigger is ${
+              out === "disabled"
+                ? "disabled for its profile"
+                : "over its rate limit"
+            }`,
+        });
+      }
+      await session.idle();
+      return await session.close();
+    } catch (err) {
+      await session.close();
+      queue.close(err);
+      throw err;
+    } finally {
+      queue.close();
+    }
+  })();
+  result.catch(() => {});
+  return {
+    result,
+    [Symbol.asyncIterator]: () => queue[Symbol.asyncIterator](),
+  };
+}
