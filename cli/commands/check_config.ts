@@ -170,6 +170,7 @@ export async function run(
       globalPath: globalPath === undefined
         ? undefined
         : resolve(dir, globalPath),
+      home: io.env.HOME ?? io.env.USERPROFILE,
     });
     const hit = await lookup(key, io.env);
     if (hit) {
