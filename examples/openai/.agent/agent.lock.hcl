@@ -35,13 +35,13 @@ provider "fs" {
 provider "openai" {
   source      = "builtin/openai"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:21Z"
+  resolved_at = "2026-12-02T02:42:46Z"
   checksums = {
-    "darwin_amd64"  = "sha256:f964bb93eae5a13b5bf05e265e1699d52aa31dc2b1e50cfde8bad74bd17b989e"
-    "darwin_arm64"  = "sha256:f964bb93eae5a13b5bf05e265e1699d52aa31dc2b1e50cfde8bad74bd17b989e"
-    "linux_amd64"   = "sha256:f964bb93eae5a13b5bf05e265e1699d52aa31dc2b1e50cfde8bad74bd17b989e"
-    "linux_arm64"   = "sha256:f964bb93eae5a13b5bf05e265e1699d52aa31dc2b1e50cfde8bad74bd17b989e"
-    "windows_amd64" = "sha256:f964bb93eae5a13b5bf05e265e1699d52aa31dc2b1e50cfde8bad74bd17b989e"
+    "darwin_amd64"  = "sha256:cb7318e31997c32da110b0108f0c2e26918099f95e03d3ae4811d4f316f684fd"
+    "darwin_arm64"  = "sha256:cb7318e31997c32da110b0108f0c2e26918099f95e03d3ae4811d4f316f684fd"
+    "linux_amd64"   = "sha256:cb7318e31997c32da110b0108f0c2e26918099f95e03d3ae4811d4f316f684fd"
+    "linux_arm64"   = "sha256:cb7318e31997c32da110b0108f0c2e26918099f95e03d3ae4811d4f316f684fd"
+    "windows_amd64" = "sha256:cb7318e31997c32da110b0108f0c2e26918099f95e03d3ae4811d4f316f684fd"
   }
   envelope = {
     env   = []
