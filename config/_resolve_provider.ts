@@ -278,6 +278,21 @@ function pluginFacts(
   };
 }
 
+const localNameSets = new WeakMap<AgentConfig, Set<string>>();
+
+/**
+ * Every provider's local name, as a set made once per configuration: a
+ * list per provider made checking n providers quadratic.
+ */
+function localNames(config: AgentConfig): Set<string> {
+  let names = localNameSets.get(config);
+  if (names === undefined) {
+    names = new Set(config.requiredProviders.map((p) => p.name));
+    localNameSets.set(config, names);
+  }
+  return names;
+}
+
 /**
  * Identity: the local name is the plugin's name; its manifest may not
  * claim another provider's, or a first-party plugin's.
@@ -295,7 +310,7 @@ function checkIdentity(
       source: rp.source,
       manifestName: manifest.name,
     },
-    ctx.config.requiredProviders.map((p) => p.name),
+    localNames(ctx.config).has(manifest.name) ? [manifest.name] : [],
     ctx.inputs.builtinNames ?? [],
   );
   if (conflict === undefined) return;

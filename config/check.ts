@@ -17,6 +17,15 @@ import {
 } from "./files.ts";
 import { LOCK_FILE_PATH } from "./lock_file.ts";
 import type { Plan } from "./plan.ts";
+import { E_TOO_MANY_DIAGNOSTICS, W_TOO_MANY_DIAGNOSTICS } from "./codes.ts";
+import { sortDiagnostics } from "./render.ts";
+
+/**
+ * How many diagnostics {@linkcode checkConfig} reports at most (as
+ * compilers stop after so many errors): a file with 150,000 problems is
+ * reported as its first 100 and one diagnostic counting the rest.
+ */
+export const MAX_DIAGNOSTICS = 100;
 
 /** Options for {@linkcode checkConfig} and {@linkcode compileConfig}. */
 export interface CheckConfigOptions extends LoadConfigInputsOptions {
@@ -38,6 +47,20 @@ export interface CheckConfigOptions extends LoadConfigInputsOptions {
    * @default {true}
    */
   requireEnv?: boolean;
+  /**
+   * Report at most this many diagnostics (see {@linkcode capDiagnostics});
+   * `Infinity` reports every one.
+   * @default {MAX_DIAGNOSTICS}
+   */
+  maxDiagnostics?: number;
+}
+
+/** How many problems a capped list leaves out. */
+export interface SuppressedCounts {
+  /** Errors not reported. */
+  errors: number;
+  /** Warnings not reported. */
+  warnings: number;
 }
 
 /** `check-config`'s exit codes. */
@@ -54,8 +77,14 @@ export interface CheckResult {
   exitCode: CheckExitCode;
   /** The plan, when valid. */
   plan: Plan | undefined;
-  /** Every problem found. */
+  /**
+   * The problems found, in display order, at most `maxDiagnostics` of
+   * them plus, when there were more, one `E_TOO_MANY_DIAGNOSTICS` (or
+   * `W_`) at the end counting those left out.
+   */
   diagnostics: Diagnostic[];
+  /** Set when problems were left out: how many. */
+  suppressed?: SuppressedCounts;
   /** Each file's text by its shown path, to print source lines. */
   sources: Map<string, string>;
   /** The absolute project directory. */
@@ -91,6 +120,69 @@ export function exitCodeFor(diagnostics: readonly Diagnostic[]): CheckExitCode {
 }
 
 /**
+ * Caps a list of diagnostics: sorts them for display and, when there are
+ * more than `max`, keeps the first `max` and ends with one diagnostic
+ * saying how many errors and warnings were left out (`E_TOO_MANY_DIAGNOSTICS`
+ * when some of them are errors, else `W_TOO_MANY_DIAGNOSTICS`). Compute
+ * the exit code from the whole list first.
+ *
+ * @example Usage
+ * ```ts
+ * import { capDiagnostics } from "./check.ts";
+ * import assert from "node:assert/strict";
+ * const many = Array.from({ length: 5 }, (_, i) => ({
+ *   severity: "error" as const, code: "E_X", summary: `problem ${i}`,
+ * }));
+ * const { diagnostics, suppressed } = capDiagnostics(many, 3);
+ * assert.equal(diagnostics.length, 4);
+ * assert.equal(diagnostics[3]!.code, "E_TOO_MANY_DIAGNOSTICS");
+ * assert.deepEqual(suppressed, { errors: 2, warnings: 0 });
+ * ```
+ *
+ * @param diagnostics Every diagnostic found.
+ * @param max How many to keep (at least 0; `Infinity` keeps every one).
+ * @returns The sorted, capped list and, when any were left out, how many.
+ * @throws {RangeError} When `max` is negative or not a whole number.
+ */
+export function capDiagnostics(
+  diagnostics: readonly Diagnostic[],
+  max: number = MAX_DIAGNOSTICS,
+): { diagnostics: Diagnostic[]; suppressed?: SuppressedCounts } {
+  if (!(max >= 0) || (max !== Infinity && !Number.isInteger(max))) {
+    throw new RangeError(
+      `Cannot cap diagnostics: max must be a whole number >= 0, got ${max}`,
+    );
+  }
+  const sorted = sortDiagnostics(diagnostics);
+  if (sorted.length <= max) return { diagnostics: sorted };
+  const kept = sorted.slice(0, max);
+  let errors = 0;
+  for (let i = max; i < sorted.length; i++) {
+    if (sorted[i]!.severity === "error") errors++;
+  }
+  const warnings = sorted.length - max - errors;
+  const left = [
+    errors > 0 ? `${plural(errors, "error")}` : "",
+    warnings > 0 ? `${plural(warnings, "warning")}` : "",
+  ].filter(Boolean).join(" and ");
+  kept.push({
+    severity: errors > 0 ? "error" : "warning",
+    code: errors > 0 ? E_TOO_MANY_DIAGNOSTICS : W_TOO_MANY_DIAGNOSTICS,
+    summary: `Too many problems: ${left} not shown`,
+    detail: `Only the first ${
+      plural(max, "problem")
+    } are shown, in file order; ${left} more ${
+      errors + warnings === 1 ? "was" : "were"
+    } found. Fix these and check again.`,
+  });
+  return { diagnostics: kept, suppressed: { errors, warnings } };
+}
+
+function plural(n: number, word: string): string {
+  return `${n.toLocaleString("en-US")} ${word}${n === 1 ? "" : "s"}`;
+}
+
+/**
  * Checks the configuration in a project directory, as `check-config` does:
  * reads `agent.hcl`, the lock file, the global config and each local
  * plugin's manifest, compiles, and classifies the outcome.
@@ -123,17 +215,23 @@ export async function checkConfig(
     requireEnv: options.requireEnv ?? true,
     ...(options.platform ? { platform: options.platform } : {}),
   });
+  // The exit code is the whole list's; only the report is capped.
   const exitCode = exitCodeFor(r.diagnostics);
+  const capped = capDiagnostics(
+    r.diagnostics,
+    options.maxDiagnostics ?? MAX_DIAGNOSTICS,
+  );
   const out: CheckResult = {
     valid: exitCode === 0,
     exitCode,
     plan: r.plan,
-    diagnostics: r.diagnostics,
+    diagnostics: capped.diagnostics,
     sources: r.sources,
     dir: inputs.dir,
     envNames: r.envNames,
     fingerprints: inputs.fingerprints,
   };
+  if (capped.suppressed) out.suppressed = capped.suppressed;
   if (inputs.globalPath !== undefined) out.globalPath = inputs.globalPath;
   return out;
 }

@@ -81,6 +81,15 @@ export const E_CHECKSUM_MISMATCH = "E_CHECKSUM_MISMATCH";
 export const E_ENVELOPE_GROWN = "E_ENVELOPE_GROWN";
 
 /**
+ * More problems were found than are reported: the last diagnostic of a
+ * capped list, saying how many errors and warnings it leaves out. `E_` when
+ * some of those are errors, else `W_`.
+ */
+export const E_TOO_MANY_DIAGNOSTICS = "E_TOO_MANY_DIAGNOSTICS";
+/** As {@linkcode E_TOO_MANY_DIAGNOSTICS}, when only warnings are left out. */
+export const W_TOO_MANY_DIAGNOSTICS = "W_TOO_MANY_DIAGNOSTICS";
+
+/**
  * Codes that mean "the lock file is missing, outdated or does not match":
  * with only these errors, `check-config` exits with 2 rather than 1. Any
  * error located in the lock file itself also counts.

@@ -17,7 +17,7 @@
 
 import type { Diagnostic } from "../contract/diagnostic.ts";
 import type { PluginManifest } from "../contract/manifest.ts";
-import { parseHcl } from "./hcl/mod.ts";
+import { parseOnce } from "./_parse_once.ts";
 import { resolve } from "node:path";
 import {
   E_LOCK_MISSING,
@@ -241,7 +241,7 @@ export function compile(
   const global = decodeGlobal(inputs.global, env, requireEnv, diagnostics);
 
   // A: agent.hcl.
-  const parsed = parseHcl(inputs.agent.text, agentFile);
+  const parsed = parseOnce(inputs.agent);
   for (const each of parsed.diagnostics) diagnostics.push(each);
   if (parsed.diagnostics.length > 0) return result();
   const config = decodeAgentConfig(parsed.body, diagnostics);

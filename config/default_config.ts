@@ -210,14 +210,12 @@ function modelBlock(choice: ModelChoice): string[] {
         ...(choice.baseUrl
           ? [
             `  base_url  = ${hclString(choice.baseUrl)} # from OPENAI_BASE_URL`,
-            "  # Chat Completions, which every OpenAI-compatible server speaks, and",
-            "  # the ids it serves.",
-            '  api       = "chat"',
+            "  # A server other than OpenAI's own serves the ids listed here.",
             `  models    = [${
               DEFAULT_MODELS.openai.map(hclString).join(", ")
             }]`,
           ]
-          : ['  api       = "responses"']),
+          : []),
         `  allow_net = [${
           hclString(
             choice.baseUrl ? netGrantOf(choice.baseUrl) : "api.openai.com:443",

@@ -55,6 +55,7 @@ import { classifySource } from "./decode.ts";
 import { globalConfigPath } from "./global_config.ts";
 import { LOCK_FILE_PATH } from "./lock_file.ts";
 import type { ToolDeclaration } from "./plan.ts";
+import { parseOnce } from "./_parse_once.ts";
 
 const log = getLogger(["ph-agent", "config"]);
 
@@ -520,9 +521,9 @@ export async function loadConfigInputs(
   if (options.builtins) inputs.builtinNames = [...options.builtins.names];
 
   const names = new Set<string>();
-  const agentBody = agentText === undefined
+  const agentBody = inputs.agent === undefined
     ? undefined
-    : parseHcl(agentText, agentPath).body;
+    : parseOnce(inputs.agent).body;
   const globalBody = inputs.global === undefined
     ? undefined
     : parseHcl(inputs.global.text, inputs.global.path).body;

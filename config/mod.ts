@@ -59,12 +59,15 @@ export {
   type SourceRange,
 } from "../contract/diagnostic.ts";
 export {
+  capDiagnostics,
   checkConfig,
   type CheckConfigOptions,
   type CheckExitCode,
   type CheckResult,
   compileConfig,
   exitCodeFor,
+  MAX_DIAGNOSTICS,
+  type SuppressedCounts,
 } from "./check.ts";
 export {
   artifactKey,

@@ -22,6 +22,7 @@ import {
   evaluate,
   type Expr,
   formatNumber,
+  type ObjectItem,
   type ObjectValue,
   Secret,
   type Value,
@@ -502,19 +503,44 @@ function defaultValue(spec: ConfigAttributeSpec): Value {
 
 const NUMERIC_REGEXP = /^[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/;
 
+/** Each object constructor's items by literal key (the first of a repeated key). */
+const itemIndex = new WeakMap<Expr, Map<string, ObjectItem>>();
+
+/**
+ * The item of an object constructor written with the literal key `key`.
+ * Indexed once per constructor: a lookup per key of a large map must not
+ * scan the items each time.
+ */
+function objectItem(
+  expr: Expr | undefined,
+  key: string,
+): ObjectItem | undefined {
+  if (expr === undefined) return undefined;
+  const e = unparen(expr);
+  if (e.kind !== "object") return undefined;
+  let index = itemIndex.get(e);
+  if (index === undefined) {
+    index = new Map();
+    for (const i of e.items) {
+      const k = i.keyName ??
+        (i.key.kind === "string" ? i.key.value : undefined);
+      if (k !== undefined && !index.has(k)) index.set(k, i);
+    }
+    itemIndex.set(e, index);
+  }
+  return index.get(key);
+}
+
 function subExpr(
   expr: Expr | undefined,
   key: string | number,
 ): Expr | undefined {
   if (expr === undefined) return undefined;
-  const e = unparen(expr);
   if (typeof key === "number") {
+    const e = unparen(expr);
     return e.kind === "tuple" ? e.items[key] : undefined;
   }
-  if (e.kind !== "object") return undefined;
-  return e.items.find((i) =>
-    (i.keyName ?? (i.key.kind === "string" ? i.key.value : undefined)) === key
-  )?.value;
+  return objectItem(expr, key)?.value;
 }
 
 function article(type: ConfigAttrType): string {
@@ -754,10 +780,5 @@ function subExprKeyRange(
   expr: Expr | undefined,
   key: string,
 ): SourceRange | undefined {
-  if (expr === undefined) return undefined;
-  const e = unparen(expr);
-  if (e.kind !== "object") return undefined;
-  return e.items.find((i) =>
-    (i.keyName ?? (i.key.kind === "string" ? i.key.value : undefined)) === key
-  )?.key.range;
+  return objectItem(expr, key)?.key.range;
 }

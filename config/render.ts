@@ -15,7 +15,8 @@ import type { JsonValue } from "./hcl/mod.ts";
 import { LOCK_FILE_PATH } from "./lock_file.ts";
 import { type Plan, planToJson } from "./plan.ts";
 import type { ExplainReport } from "./explain.ts";
-import type { CheckExitCode } from "./check.ts";
+import type { CheckExitCode, SuppressedCounts } from "./check.ts";
+import { E_TOO_MANY_DIAGNOSTICS, W_TOO_MANY_DIAGNOSTICS } from "./codes.ts";
 
 /** The `format_version` of the `--json` document. */
 export const JSON_FORMAT_VERSION = "1";
@@ -26,10 +27,32 @@ export interface RenderInput {
   exitCode: CheckExitCode;
   /** The plan, when valid. */
   plan: Plan | undefined;
-  /** Every diagnostic. */
+  /** Every diagnostic (or the first ones, see `suppressed`). */
   diagnostics: readonly Diagnostic[];
   /** Each file's text by shown path. */
   sources: ReadonlyMap<string, string>;
+  /**
+   * Problems found but not in `diagnostics` (a capped list): counted in
+   * the totals.
+   */
+  suppressed?: SuppressedCounts;
+}
+
+/** Whether a diagnostic is the note that ends a capped list. */
+function isCapNote(d: Diagnostic): boolean {
+  return d.code === E_TOO_MANY_DIAGNOSTICS || d.code === W_TOO_MANY_DIAGNOSTICS;
+}
+
+/** Errors and warnings found: those listed plus those left out. */
+function totals(input: RenderInput): { errors: number; warnings: number } {
+  let errors = input.suppressed?.errors ?? 0;
+  let warnings = input.suppressed?.warnings ?? 0;
+  for (const d of input.diagnostics) {
+    if (isCapNote(d)) continue;
+    if (d.severity === "error") errors++;
+    else warnings++;
+  }
+  return { errors, warnings };
 }
 
 /** Options for {@linkcode renderHuman}. */
@@ -73,6 +96,9 @@ export function sortDiagnostics(
   diagnostics: readonly Diagnostic[],
 ): Diagnostic[] {
   return [...diagnostics].sort((a, b) => {
+    // The note ending a capped list stays last.
+    const ca = isCapNote(a);
+    if (ca !== isCapNote(b)) return ca ? 1 : -1;
     const [ra, fa] = fileRank(a.range?.file);
     const [rb, fb] = fileRank(b.range?.file);
     if (ra !== rb) return ra - rb;
@@ -89,9 +115,13 @@ function count(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
-function counts(ds: readonly Diagnostic[]): string {
-  const e = ds.filter((d) => d.severity === "error").length;
-  const w = ds.length - e;
+function counts(
+  ds: readonly Diagnostic[] | { errors: number; warnings: number },
+): string {
+  const e = "errors" in ds
+    ? ds.errors
+    : ds.filter((d) => d.severity === "error").length;
+  const w = "warnings" in ds ? ds.warnings : ds.length - e;
   return [e > 0 ? count(e, "error") : "", w > 0 ? count(w, "warning") : ""]
     .filter(Boolean).join(", ");
 }
@@ -158,7 +188,7 @@ export function renderHuman(
           count(plan.hooks.length, "hook"),
         ].join(", ")
         : "";
-      const w = input.diagnostics.length;
+      const w = totals(input).warnings;
       summary = c(GREEN, "The configuration is valid") +
         `${
           w > 0 ? c(YELLOW, `, with ${count(w, "warning")}`) : ""
@@ -168,7 +198,7 @@ export function renderHuman(
     }
     case 1:
       summary = c(RED, "The configuration is invalid") +
-        `: ${counts(input.diagnostics)}.`;
+        `: ${counts(totals(input))}.`;
       break;
     case 2:
       summary = c(
@@ -176,7 +206,7 @@ export function renderHuman(
         "The lock file is missing, unreadable, outdated or does not match",
       ) +
         `: ${
-          counts(input.diagnostics)
+          counts(totals(input))
         }. Review the changes, then run "agent lock".`;
       break;
   }
@@ -213,6 +243,7 @@ export function diagnosticToJson(d: Diagnostic): JsonValue {
  * Renders the `--json` document: `{ "format_version": "1", "valid",
  * "error_count", "warning_count", "diagnostics": [...], "plan": {...} }`
  * (the plan only when valid, secrets redacted), plus `"explain"` when asked.
+ * The counts include problems left out of a capped list.
  *
  * @param input The check's outcome.
  * @param explain The `--explain` report, if asked for.
@@ -225,13 +256,13 @@ export function renderJson(
   sandbox?: JsonValue,
 ): string {
   const sorted = sortDiagnostics(input.diagnostics);
-  const errors = sorted.filter((d) => d.severity === "error").length;
+  const { errors, warnings } = totals(input);
   const doc: { [key: string]: JsonValue } = {
     format_version: JSON_FORMAT_VERSION,
     valid: input.exitCode === 0,
     exit_code: input.exitCode,
     error_count: errors,
-    warning_count: sorted.length - errors,
+    warning_count: warnings,
     diagnostics: sorted.map(diagnosticToJson),
   };
   if (input.plan && input.exitCode === 0) doc.plan = planToJson(input.plan);

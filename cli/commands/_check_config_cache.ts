@@ -5,7 +5,8 @@
  *
  * An entry is keyed by the content hashes of `agent.hcl`, the lock file and
  * the global config, the names of other `.hcl` files beside `agent.hcl`, the
- * flags, the platform, Deno's version and the compiler's own files. It
+ * flags, the platform, the home directory (the global config and the paths
+ * shown as `~/…` depend on it), Deno's version and the compiler's own files. It
  * records every other file the result depended on (manifests, plugin
  * modules, Deno configs) with its hash, and a salted hash of the values of
  * the environment variables the configuration reads — never the values
@@ -125,6 +126,11 @@ export interface CacheKeyInput {
   platform: string;
   /** The global config's absolute path, if one is looked for. */
   globalPath: string | undefined;
+  /**
+   * The home directory (`HOME`, else `USERPROFILE`): paths under it are
+   * shown as `~/…`, and the global config's default place is under it.
+   */
+  home: string | undefined;
 }
 
 /**
@@ -162,6 +168,7 @@ export async function computeCacheKey(input: CacheKeyInput): Promise<string> {
     tests,
     lock,
     global: [input.globalPath ?? null, global],
+    home: input.home ?? null,
     hcl: extra.sort(),
   }));
 }

@@ -49,23 +49,45 @@ export function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** Parsed options and positionals. */
-export interface Parsed {
-  /** The options' values, by long name. */
-  values: Record<string, string | boolean | undefined>;
-  /** The positional arguments. */
-  positionals: string[];
-}
-
 /** The options a command accepts, as `parseArgs` takes them. */
 export type OptionSpec = Record<
   string,
   { type: "string" | "boolean"; short?: string }
 >;
 
+/** The values of parsed options, typed from their spec: each may be absent. */
+export type OptionValues<O extends OptionSpec> = {
+  [K in keyof O]?: O[K]["type"] extends "string" ? string : boolean;
+};
+
+/** Parsed options and positionals. */
+export interface Parsed<O extends OptionSpec = OptionSpec> {
+  /** The options' values, by long name. */
+  values: OptionValues<O>;
+  /** The positional arguments. */
+  positionals: string[];
+}
+
 /**
  * Parses a command's arguments strictly; a bad option is printed as a
- * usage error.
+ * usage error. The values are typed from `options`: a `"string"` option is
+ * a `string`, a `"boolean"` one a `boolean`.
+ *
+ * @example Usage
+ * ```ts
+ * import { parseOptions } from "./_common.ts";
+ * import assert from "node:assert/strict";
+ * const io = {
+ *   stdout: () => {}, stderr: () => {}, isTerminal: false, env: {}, cwd: ".",
+ * };
+ * const parsed = parseOptions(io, "Usage: x", ["d", "--json"], {
+ *   json: { type: "boolean" },
+ *   base: { type: "string" },
+ * });
+ * assert.deepEqual(parsed?.positionals, ["d"]);
+ * assert.equal(parsed?.values.json, true);
+ * assert.equal(parsed?.values.base, undefined);
+ * ```
  *
  * @param io Where to print a usage error.
  * @param usage The command's usage line.
@@ -74,12 +96,12 @@ export type OptionSpec = Record<
  * @returns The parsed arguments, or `undefined` after a usage error (exit
  * with {@linkcode EXIT_USAGE}).
  */
-export function parseOptions(
+export function parseOptions<const O extends OptionSpec>(
   io: CliIo,
   usage: string,
   args: readonly string[],
-  options: OptionSpec,
-): Parsed | undefined {
+  options: O,
+): Parsed<O> | undefined {
   try {
     const r = parseArgs({
       args: [...args],
@@ -88,7 +110,7 @@ export function parseOptions(
       options,
     });
     return {
-      values: r.values as Parsed["values"],
+      values: r.values as OptionValues<O>,
       positionals: r.positionals,
     };
   } catch (err) {

@@ -22,13 +22,13 @@
  * @module
  */
 
-import { parseArgs } from "node:util";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { computeCacheKey, lookup, store } from "./_check_config_cache.ts";
 import { globalConfigPath } from "../../config/_xdg.ts";
 import { BUILTINS } from "../../plugins/builtin.ts";
 import { type CliIo, processIo } from "./io.ts";
-import { errorText, usageError, useColor } from "./_common.ts";
+import { parseOptions, usageError, useColor } from "./_common.ts";
+import { EXIT_USAGE } from "./exit_codes.ts";
 
 /** The `--help` text of `check-config`. */
 export const CHECK_CONFIG_HELP: string =
@@ -91,25 +91,16 @@ export async function run(
   args: readonly string[],
   io: CliIo = processIo(),
 ): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...args],
-      allowPositionals: true,
-      strict: true,
-      options: {
-        json: { type: "boolean" },
-        locked: { type: "boolean" },
-        "require-env": { type: "boolean" },
-        explain: { type: "boolean" },
-        "no-cache": { type: "boolean" },
-        "no-color": { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
-    });
-  } catch (err) {
-    return usageError(io, CHECK_CONFIG_USAGE, errorText(err));
-  }
+  const parsed = parseOptions(io, CHECK_CONFIG_USAGE, args, {
+    json: { type: "boolean" },
+    locked: { type: "boolean" },
+    "require-env": { type: "boolean" },
+    explain: { type: "boolean" },
+    "no-cache": { type: "boolean" },
+    "no-color": { type: "boolean" },
+    help: { type: "boolean", short: "h" },
+  });
+  if (!parsed) return EXIT_USAGE;
   const { values, positionals } = parsed;
   if (values.help) {
     io.stdout(CHECK_CONFIG_HELP);
@@ -175,6 +166,7 @@ export async function run(
       globalPath: globalPath === undefined
         ? undefined
         : resolve(dir, globalPath),
+      home: io.env.HOME ?? io.env.USERPROFILE,
     });
     const hit = await lookup(key, io.env);
     if (hit) {

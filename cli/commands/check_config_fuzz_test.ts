@@ -15,6 +15,7 @@ import {
   seededRandom,
 } from "../../config/hcl/_testing.ts";
 import { MAX_EXPR_DEPTH } from "../../config/hcl/mod.ts";
+import { largeConfigs } from "../../config/_large_configs.ts";
 import { run } from "./check_config.ts";
 import type { CliIo } from "./io.ts";
 
@@ -23,6 +24,8 @@ const MUTANTS = 150;
 const HOSTILE_SHARE = 0.15;
 const DEADLINE_MS = 5_000;
 const SUBPROCESS_CASES = 3;
+/** Size of each large-configuration shape (the benchmark's are 5 MB). */
+const LARGE_BYTES = 1024 * 1024;
 const REPO = new URL("../../", import.meta.url).pathname;
 const COMPILE_TESTDATA =
   new URL("../../config/testdata/compile/", import.meta.url)
@@ -31,12 +34,23 @@ const COMPILE_TESTDATA =
 /**
  * The inputs that once crashed or hung check-config (issue 21), at full
  * size, or scaled down (`small`) for seeded mutation: depths stay twice
- * `MAX_EXPR_DEPTH`, volumes shrink twentyfold.
+ * `MAX_EXPR_DEPTH`, volumes shrink twentyfold. Then the large
+ * configurations of the 5 MB benchmark (`config/_large_configs.ts`: many
+ * small blocks, a large map, nested expressions, a long template, many
+ * providers and profiles, an error per block) at 1 MB, or 50 KB when
+ * small; `valid` says what check-config must answer for those.
  */
-function hostileCorpus(small = false): { name: string; text: string }[] {
+function hostileCorpus(
+  small = false,
+): { name: string; text: string; valid?: boolean }[] {
   const deep = (n: number) => small ? 2 * MAX_EXPR_DEPTH : n;
   const many = (n: number) => small ? Math.ceil(n / 20) : n;
   const lines = Array.from({ length: many(256_000) }, (_, i) => `line ${i}`);
+  const large = largeConfigs(many(LARGE_BYTES)).map((c) => ({
+    name: `${(c.text.length / 1024 / 1024).toFixed(2)} MB: ${c.shape}`,
+    text: c.text,
+    valid: c.valid,
+  }));
   return [
     {
       name: "10,000-term expression",
@@ -91,6 +105,7 @@ function hostileCorpus(small = false): { name: string; text: string }[] {
       name: "conditionals 20,000 deep",
       text: `settings {\n  x = ${"true ? 1 : ".repeat(deep(20_000))}0\n}\n`,
     },
+    ...large,
   ];
 }
 
@@ -136,6 +151,7 @@ async function checkInProcess(
   dir: string,
   flags: string[],
   env: Record<string, string>,
+  valid?: boolean,
 ): Promise<string | undefined> {
   const t = io(dir, env);
   let code: number;
@@ -146,8 +162,15 @@ async function checkInProcess(
       err instanceof Error ? err.stack ?? err.message : String(err)
     }`;
   }
-  return violation(code, t.out()) ??
+  const v = violation(code, t.out()) ??
     (t.err() === "" ? undefined : `stderr: ${t.err().slice(0, 200)}`);
+  if (v !== undefined || valid === undefined) return v;
+  const doc = JSON.parse(t.out());
+  return doc.valid === valid
+    ? undefined
+    : `valid is ${doc.valid}, not ${valid}: ${
+      JSON.stringify(doc.diagnostics.slice(0, 2))
+    }`;
 }
 
 /** Runs the real `check-config` process; returns a violation or undefined. */
@@ -258,7 +281,7 @@ Deno.test("check-config --json survives the hostile corpus: exit 0-3, no throw, 
     const failures: string[] = [];
     for (const c of hostileCorpus()) {
       await Deno.writeTextFile(join(dir, "agent.hcl"), c.text);
-      const v = await checkInProcess(dir, [], {});
+      const v = await checkInProcess(dir, [], {}, c.valid);
       if (v) failures.push(`${c.name}: ${v}`);
     }
     assert.deepEqual(failures, []);
@@ -345,7 +368,10 @@ Deno.test("the real check-config process prints one JSON document and exits 0-3 
     const failures: string[] = [];
     const hostileDir = join(root, "subprocess");
     await Deno.mkdir(hostileDir);
-    for (const c of [hostile[0]!, hostile[6]!]) {
+    const perBlock = hostile.find((c) =>
+      c.name.endsWith("an error per block")
+    )!;
+    for (const c of [hostile[0]!, hostile[6]!, perBlock]) {
       await Deno.writeTextFile(join(hostileDir, "agent.hcl"), c.text);
       const v = await checkSubprocess(hostileDir, [], {
         XDG_CONFIG_HOME: join(hostileDir, "xdg"),

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { tempProject } from "../../config/_compile_testing.ts";
 import { MAX_EXPR_DEPTH } from "../../config/hcl/mod.ts";
+import { MAX_DIAGNOSTICS } from "../../config/check.ts";
 import { run } from "./check_config.ts";
 import type { CliIo } from "./io.ts";
 
@@ -35,7 +36,9 @@ interface JsonDiag {
 
 async function checkJson(
   agentHcl: string,
-): Promise<{ code: number; diagnostics: JsonDiag[] }> {
+): Promise<
+  { code: number; diagnostics: JsonDiag[]; errorCount: number; text: string }
+> {
   const dir = await tempProject({ "agent.hcl": agentHcl });
   try {
     const t = io(dir);
@@ -43,7 +46,12 @@ async function checkJson(
     const doc = JSON.parse(t.out());
     assert.equal(doc.valid, false);
     assert.equal(t.err(), "");
-    return { code, diagnostics: doc.diagnostics };
+    return {
+      code,
+      diagnostics: doc.diagnostics,
+      errorCount: doc.error_count,
+      text: t.out(),
+    };
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -68,13 +76,47 @@ Deno.test("defect 9: an expression at the depth bound is still checked normally"
   assert.ok(r.diagnostics.some((d) => d.code === "E_UNKNOWN_ATTR"));
 });
 
-Deno.test("defect 9: 300 KB of '@' lines reports every invalid character without overflowing", async () => {
+Deno.test("defect 9: 300 KB of '@' lines counts every invalid character and reports the first 100", async () => {
   const r = await checkJson("@\n".repeat(150_000));
   assert.equal(r.code, 1);
+  assert.equal(r.errorCount, 150_000);
+  assert.equal(r.diagnostics.length, MAX_DIAGNOSTICS + 1);
   assert.equal(
     r.diagnostics.filter((d) => d.code === "E_SYNTAX").length,
-    150_000,
+    MAX_DIAGNOSTICS,
   );
+  assert.deepEqual(
+    r.diagnostics.slice(0, 3).map((d) => d.range?.start.line),
+    [1, 2, 3],
+  );
+  const last = r.diagnostics.at(-1)!;
+  assert.equal(last.code, "E_TOO_MANY_DIAGNOSTICS");
+  assert.equal(last.summary, "Too many problems: 149,900 errors not shown");
+  assert.ok(r.text.length < 100_000, `${r.text.length} characters`);
+});
+
+Deno.test("check-config's human output lists the first 100 problems, then the count of the rest and the true totals", async () => {
+  const dir = await tempProject({
+    "agent.hcl": Array.from(
+      { length: 250 },
+      (_, i) => `policy "p${i}" {\n  match = {}\n  action = "no"\n}\n`,
+    ).join(""),
+  });
+  try {
+    const t = io(dir);
+    const code = await run([dir, "--no-cache"], t);
+    assert.equal(code, 1);
+    const out = t.out();
+    const errorLines = out.split("\n").filter((l) => l.startsWith("error["));
+    assert.equal(errorLines.length, MAX_DIAGNOSTICS + 1);
+    assert.equal(
+      errorLines.at(-1),
+      "error[E_TOO_MANY_DIAGNOSTICS]: Too many problems: 150 errors not shown",
+    );
+    assert.match(out, /The configuration is invalid: 250 errors\.\n$/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
 
 Deno.test("defect 10: a 256k-line heredoc is parsed in one pass", async () => {

@@ -166,6 +166,38 @@ Deno.test("check-config caches its result and notices every input change", async
   }
 });
 
+Deno.test("check-config's cache misses when HOME changes: the global config is shown under the new home", async () => {
+  const root = await Deno.makeTempDir({ prefix: "ph-agent-home-" });
+  try {
+    // Far from the project, so that the global config is shown from HOME.
+    const dir = join(root, "a", "b", "c", "d", "project");
+    const home = join(root, "home");
+    await Deno.mkdir(dir, { recursive: true });
+    await Deno.mkdir(join(home, ".config", "agent"), { recursive: true });
+    await Deno.writeTextFile(join(dir, "agent.hcl"), "");
+    await Deno.writeTextFile(
+      join(home, ".config", "agent", "config.hcl"),
+      "bogus {\n}\n",
+    );
+    const env = {
+      XDG_CACHE_HOME: join(root, "cache"),
+      XDG_CONFIG_HOME: join(home, ".config"),
+    };
+    const first = io(dir, { ...env, HOME: home });
+    assert.equal(await run(["."], first), 1);
+    assert.match(first.out(), /--> ~\/\.config\/agent\/config\.hcl:1:1/);
+    const moved = io(dir, { ...env, HOME: join(root, "elsewhere") });
+    assert.equal(await run(["."], moved), 1);
+    assert.doesNotMatch(moved.out(), /~\//);
+    assert.ok(
+      moved.out().includes(join(home, ".config", "agent", "config.hcl")),
+      moved.out(),
+    );
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
 Deno.test("check-config --json writes one versioned document; --explain adds the report", async () => {
   const dir = join(COMPILE_FIXTURES, "valid", "full");
   const env = {

@@ -10,7 +10,6 @@
  * @module
  */
 import { dirname, join, resolve } from "node:path";
-import { parseArgs } from "node:util";
 import denoJson from "../../deno.json" with { type: "json" };
 import {
   defaultConfigText,
@@ -23,7 +22,8 @@ import { CONFIG_FILE_NAME } from "../../config/files.ts";
 import { LOCK_FILE_PATH } from "../../config/lock_file.ts";
 import { BUILTINS } from "../../plugins/builtin.ts";
 import type { AgentIo } from "./io.ts";
-import { errorText, usageError } from "./_common.ts";
+import { errorText, parseOptions, usageError } from "./_common.ts";
+import { EXIT_USAGE } from "./exit_codes.ts";
 
 /** The `--help` text of `agent init`. */
 export const INIT_HELP: string =
@@ -255,22 +255,13 @@ export async function initCommand(
   args: readonly string[],
   io: AgentIo,
 ): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...args],
-      allowPositionals: true,
-      strict: true,
-      options: {
-        help: { type: "boolean", short: "h" },
-        yes: { type: "boolean", short: "y" },
-        provider: { type: "string" },
-        ci: { type: "string" },
-      },
-    });
-  } catch (err) {
-    return usageError(io, USAGE, errorText(err));
-  }
+  const parsed = parseOptions(io, USAGE, args, {
+    help: { type: "boolean", short: "h" },
+    yes: { type: "boolean", short: "y" },
+    provider: { type: "string" },
+    ci: { type: "string" },
+  });
+  if (!parsed) return EXIT_USAGE;
   const v = parsed.values;
   if (v.help) {
     io.stdout(INIT_HELP);

@@ -128,7 +128,7 @@ export async function interactiveCommand(
     return usageError(io, usage, "no standard input to read prompts from");
   }
   const tty = io.stdinIsTerminal === true;
-  const dir = resolve(io.cwd, (v.dir as string | undefined) ?? ".");
+  const dir = resolve(io.cwd, v.dir ?? ".");
   let kernel;
   try {
     const opened = await openProjectKernel(dir, io, {
@@ -218,8 +218,8 @@ export async function interactiveCommand(
   let foreground = false;
   try {
     session = await kernel.session({
-      ...(v.profile !== undefined ? { profile: v.profile as string } : {}),
-      ...(v.resume !== undefined ? { resumeId: v.resume as string } : {}),
+      ...(v.profile !== undefined ? { profile: v.profile } : {}),
+      ...(v.resume !== undefined ? { resumeId: v.resume } : {}),
       onAsk: tty ? "callback" : "deny",
       ...(tty ? { approve, answer } : {}),
       onEvent: (e) => {

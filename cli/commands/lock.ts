@@ -8,8 +8,8 @@
 import { resolve } from "node:path";
 import { BUILTINS } from "../../plugins/builtin.ts";
 import type { CliIo } from "./io.ts";
-import { errorText, usageError } from "./_common.ts";
-import { parseArgs } from "node:util";
+import { parseOptions, usageError } from "./_common.ts";
+import { EXIT_USAGE } from "./exit_codes.ts";
 
 /** The `--help` text of `agent lock`. */
 export const LOCK_HELP: string = `Usage: agent lock [dir] [--accept-widening]
@@ -47,20 +47,11 @@ export async function lockCommand(
   args: readonly string[],
   io: CliIo,
 ): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...args],
-      allowPositionals: true,
-      strict: true,
-      options: {
-        help: { type: "boolean", short: "h" },
-        "accept-widening": { type: "boolean" },
-      },
-    });
-  } catch (err) {
-    return usageError(io, USAGE, errorText(err));
-  }
+  const parsed = parseOptions(io, USAGE, args, {
+    help: { type: "boolean", short: "h" },
+    "accept-widening": { type: "boolean" },
+  });
+  if (!parsed) return EXIT_USAGE;
   if (parsed.values.help) {
     io.stdout(LOCK_HELP);
     return 0;

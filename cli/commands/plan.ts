@@ -9,7 +9,6 @@
  * @module
  */
 
-import { parseArgs } from "node:util";
 import { join, relative, resolve } from "node:path";
 import {
   diagnosticToJson,
@@ -26,8 +25,8 @@ import {
   renderPlanText,
 } from "../render/plan.ts";
 import type { CliIo } from "./io.ts";
-import { EXIT_WIDENS } from "./exit_codes.ts";
-import { errorText, usageError, useColor } from "./_common.ts";
+import { EXIT_USAGE, EXIT_WIDENS } from "./exit_codes.ts";
+import { parseOptions, usageError, useColor } from "./_common.ts";
 import {
   compileBase,
   compileWorkingTree,
@@ -100,22 +99,13 @@ export async function planCommand(
   args: readonly string[],
   io: CliIo,
 ): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...args],
-      allowPositionals: true,
-      strict: true,
-      options: {
-        base: { type: "string" },
-        json: { type: "boolean" },
-        "no-color": { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
-    });
-  } catch (err) {
-    return usageError(io, PLAN_USAGE, errorText(err));
-  }
+  const parsed = parseOptions(io, PLAN_USAGE, args, {
+    base: { type: "string" },
+    json: { type: "boolean" },
+    "no-color": { type: "boolean" },
+    help: { type: "boolean", short: "h" },
+  });
+  if (!parsed) return EXIT_USAGE;
   const { values, positionals } = parsed;
   if (values.help) {
     io.stdout(PLAN_HELP);

@@ -81,7 +81,7 @@ export async function runCommand(
     io.stdout(RUN_HELP);
     return EXIT_OK;
   }
-  const onAsk = v["on-ask"] as string | undefined;
+  const onAsk = v["on-ask"];
   if (onAsk !== undefined && onAsk !== "deny" && onAsk !== "fail") {
     return usageError(
       io,
@@ -103,11 +103,11 @@ export async function runCommand(
   if (prompt !== undefined && prompt.trim() === "") {
     return usageError(io, usage, "the prompt is empty");
   }
-  const goal = v.goal as string | undefined;
+  const goal = v.goal;
   if (goal !== undefined && goal.trim() === "") {
     return usageError(io, usage, "the goal is empty");
   }
-  const dir = resolve(io.cwd, (v.dir as string | undefined) ?? ".");
+  const dir = resolve(io.cwd, v.dir ?? ".");
   const json = v.json === true;
   const ac = new AbortController();
   let terminated = false;
@@ -128,8 +128,8 @@ export async function runCommand(
     }
     await using _k = kernel;
     const options: KernelSessionOptions = {
-      ...(v.profile !== undefined ? { profile: v.profile as string } : {}),
-      ...(v.resume !== undefined ? { resumeId: v.resume as string } : {}),
+      ...(v.profile !== undefined ? { profile: v.profile } : {}),
+      ...(v.resume !== undefined ? { resumeId: v.resume } : {}),
       onAsk: (onAsk as OnAsk | undefined) ?? "deny",
       ...(v["approve-all"] ? { approve: approveAll } : {}),
       ...(goal !== undefined ? { goal } : {}),

@@ -92,6 +92,70 @@ export interface LexProblem {
   token: Token;
 }
 
+/**
+ * Tokens in three parallel typed arrays: a large file has millions of
+ * tokens, and one object each made the garbage collector the parser's
+ * largest cost.
+ */
+export class TokenBuffer {
+  /** How many tokens there are. */
+  length = 0;
+  /** Each token's type. */
+  types: Uint8Array = new Uint8Array(1024);
+  /** Each token's start offset. */
+  starts: Int32Array = new Int32Array(1024);
+  /** Each token's end offset. */
+  ends: Int32Array = new Int32Array(1024);
+
+  /**
+   * Appends a token.
+   *
+   * @param type Its type.
+   * @param start Its start offset.
+   * @param end Its end offset.
+   */
+  push(type: TokenType, start: number, end: number): void {
+    const n = this.length;
+    if (n === this.types.length) {
+      const types = new Uint8Array(2 * n);
+      types.set(this.types);
+      this.types = types;
+      const starts = new Int32Array(2 * n);
+      starts.set(this.starts);
+      this.starts = starts;
+      const ends = new Int32Array(2 * n);
+      ends.set(this.ends);
+      this.ends = ends;
+    }
+    this.types[n] = type;
+    this.starts[n] = start;
+    this.ends[n] = end;
+    this.length = n + 1;
+  }
+
+  /**
+   * The token at an index, as an object.
+   *
+   * @param i The index (`0 <= i < length`).
+   * @returns A new token object.
+   */
+  at(i: number): Token {
+    return {
+      type: this.types[i] as TokenType,
+      start: this.starts[i]!,
+      end: this.ends[i]!,
+    };
+  }
+}
+
+/** The result of {@linkcode scan}. */
+export interface ScanResult {
+  /** Every token, ending with an `EOF` token (see {@linkcode LexResult}). */
+  tokens: TokenBuffer;
+  /** Characters that never belong in HCL. */
+  problems: LexProblem[];
+}
+
 /** The result of {@linkcode lex}. */
 export interface LexResult {
   /** Every token, ending with an `EOF` token. Comments are dropped, except
@@ -171,13 +235,26 @@ function cpLen(text: string, i: number): number {
 }
 
 /**
- * Scans HCL native syntax into tokens.
+ * Scans HCL native syntax into tokens, as objects.
  *
  * @param text The whole file.
  * @returns The tokens (ending with EOF) and lexical problems.
  */
 export function lex(text: string): LexResult {
-  const tokens: Token[] = [];
+  const { tokens, problems } = scan(text);
+  const out: Token[] = [];
+  for (let i = 0; i < tokens.length; i++) out.push(tokens.at(i));
+  return { tokens: out, problems };
+}
+
+/**
+ * Scans HCL native syntax into a compact {@linkcode TokenBuffer}.
+ *
+ * @param text The whole file.
+ * @returns The tokens (ending with EOF) and lexical problems.
+ */
+export function scan(text: string): ScanResult {
+  const tokens = new TokenBuffer();
   const n = text.length;
   let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
   const stack: Frame[] = [{ mode: MODE_MAIN }];
@@ -185,7 +262,7 @@ export function lex(text: string): LexResult {
   const retBraces: number[] = [];
 
   const emit = (type: TokenType, start: number, end: number) => {
-    tokens.push({ type, start, end });
+    tokens.push(type, start, end);
   };
 
   /** Enters an interpolation or directive from a template mode. */
@@ -568,14 +645,28 @@ export function lex(text: string): LexResult {
 }
 
 /** Reports tokens that never belong in HCL, as hashicorp/hcl does. */
-function checkInvalidTokens(text: string, tokens: Token[]): LexProblem[] {
+function checkInvalidTokens(
+  text: string,
+  tokens: TokenBuffer,
+): LexProblem[] {
   const problems: LexProblem[] = [];
   let toldBitwise = 0;
   let toldBacktick = 0;
   let toldApostrophe = 0;
   let toldSemicolon = 0;
   let toldBadUTF8 = 0;
-  for (const token of tokens) {
+  const types = tokens.types;
+  for (let i = 0; i < tokens.length; i++) {
+    const type = types[i];
+    // Most tokens are fine: make an object only for those reported.
+    if (
+      type !== T.BitwiseAnd && type !== T.BitwiseOr &&
+      type !== T.BitwiseXor && type !== T.BitwiseNot &&
+      type !== T.Backtick && type !== T.Apostrophe &&
+      type !== T.Semicolon && type !== T.BadUTF8 &&
+      type !== T.QuotedNewline && type !== T.Invalid
+    ) continue;
+    const token = tokens.at(i);
     switch (token.type) {
       case T.BitwiseAnd:
       case T.BitwiseOr:

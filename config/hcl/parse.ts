@@ -41,7 +41,13 @@ import type {
 } from "./ast.ts";
 import { E_SYNTAX, E_TOO_DEEP } from "./codes.ts";
 import { findTooDeep } from "./walk.ts";
-import { lex, T, type Token, type TokenType } from "./_lexer.ts";
+import {
+  scan,
+  T,
+  type Token,
+  type TokenBuffer,
+  type TokenType,
+} from "./_lexer.ts";
 import { SourceMap } from "./_source.ts";
 import { unescapeLiteral } from "./_strings.ts";
 
@@ -92,7 +98,7 @@ export function parseHcl(text: string, file: string): ParseResult {
   const src = new SourceMap(text, file);
   let lexed;
   try {
-    lexed = lex(text);
+    lexed = scan(text);
   } catch (e) {
     // Not expected: the scanner is total. Keep the promise not to throw.
     return internalFailure(src, e);
@@ -210,7 +216,7 @@ function trimTrailingSpace(s: string): string {
 class Parser {
   readonly text: string;
   readonly src: SourceMap;
-  readonly tokens: Token[];
+  readonly tokens: TokenBuffer;
   next = 0;
   includeNewlines: boolean[] = [true];
   /** After a syntax error, until the next body item: report less. */
@@ -226,7 +232,7 @@ class Parser {
   fuel: number;
   #tooDeep = false;
 
-  constructor(text: string, src: SourceMap, tokens: Token[]) {
+  constructor(text: string, src: SourceMap, tokens: TokenBuffer) {
     this.text = text;
     this.src = src;
     this.tokens = tokens;
@@ -265,32 +271,45 @@ class Parser {
 
   #scan(): number {
     if (--this.fuel < 0) throw new ParserStalled("out of fuel");
-    const tokens = this.tokens;
+    const types = this.tokens.types;
+    const n = this.tokens.length;
     const include = this.includeNewlines[this.includeNewlines.length - 1];
     let i = this.next;
-    while (i < tokens.length) {
-      if (tokens[i]!.type === T.Newline && !include) {
-        i++;
-        continue;
-      }
-      return i;
-    }
-    return tokens.length - 1;
+    if (include) return i < n ? i : n - 1;
+    while (i < n && types[i] === T.Newline) i++;
+    return i < n ? i : n - 1;
   }
 
+  /**
+   * The token at `i`, as an object. Tokens are kept in typed arrays and
+   * made into objects only as the parser reads them; the last one is
+   * reused, since the parser often peeks at the same token several times.
+   */
+  #token(i: number): Token {
+    const last = this.#last;
+    if (last !== undefined && this.#lastIndex === i) return last;
+    const tok = this.tokens.at(i);
+    this.#last = tok;
+    this.#lastIndex = i;
+    return tok;
+  }
+
+  #last: Token | undefined;
+  #lastIndex = -1;
+
   peek(): Token {
-    return this.tokens[this.#scan()]!;
+    return this.#token(this.#scan());
   }
 
   read(): Token {
     const i = this.#scan();
     this.next = i + 1;
-    return this.tokens[i]!;
+    return this.#token(i);
   }
 
   prev(): Token {
     if (this.next === 0) return this.peek();
-    return this.tokens[Math.min(this.next, this.tokens.length) - 1]!;
+    return this.#token(Math.min(this.next, this.tokens.length) - 1);
   }
 
   pushNewlines(include: boolean): void {

@@ -194,7 +194,9 @@ export function parseConfig(config: JsonObject | undefined): OpenAIConfig {
       `config attribute "api_key" is required for ${OPENAI_BASE_URL}: write api_key = env("OPENAI_API_KEY") in the provider block`,
     );
   }
-  const apiText = optString(cfg, "api");
+  // An optional string the operator did not write reaches the plugin as
+  // the config compiler's zero value, "": the same as absent.
+  const apiText = optString(cfg, "api") || undefined;
   if (
     apiText !== undefined && apiText !== "responses" && apiText !== "chat"
   ) {

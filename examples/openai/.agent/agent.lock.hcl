@@ -57,13 +57,13 @@ provider "fs" {
 provider "openai" {
   source      = "builtin/openai"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:02:22Z"
+  resolved_at = "2026-12-02T03:04:31Z"
   checksums = {
-    "darwin_amd64"  = "sha256:ebdc3ae96a704a3aa146a493a559bacc19be4d16a96c44e34cd52ec0bf9e6b5c"
-    "darwin_arm64"  = "sha256:ebdc3ae96a704a3aa146a493a559bacc19be4d16a96c44e34cd52ec0bf9e6b5c"
-    "linux_amd64"   = "sha256:ebdc3ae96a704a3aa146a493a559bacc19be4d16a96c44e34cd52ec0bf9e6b5c"
-    "linux_arm64"   = "sha256:ebdc3ae96a704a3aa146a493a559bacc19be4d16a96c44e34cd52ec0bf9e6b5c"
-    "windows_amd64" = "sha256:ebdc3ae96a704a3aa146a493a559bacc19be4d16a96c44e34cd52ec0bf9e6b5c"
+    "darwin_amd64"  = "sha256:87bc02074b8fb0ab413f00340d4796c4c29e752be9e4fa56b53879203e57d9de"
+    "darwin_arm64"  = "sha256:87bc02074b8fb0ab413f00340d4796c4c29e752be9e4fa56b53879203e57d9de"
+    "linux_amd64"   = "sha256:87bc02074b8fb0ab413f00340d4796c4c29e752be9e4fa56b53879203e57d9de"
+    "linux_arm64"   = "sha256:87bc02074b8fb0ab413f00340d4796c4c29e752be9e4fa56b53879203e57d9de"
+    "windows_amd64" = "sha256:87bc02074b8fb0ab413f00340d4796c4c29e752be9e4fa56b53879203e57d9de"
   }
   envelope = {
     env   = []
