@@ -43,6 +43,7 @@
 import { create, type JsonObject } from "@bufbuild/protobuf";
 import { getLogger } from "@logtape/logtape";
 import {
+  type ContentBlock,
   type Message,
   MessageSchema,
   Role,
@@ -472,7 +473,7 @@ export class AgentSession implements AsyncDisposable {
     this.#busy = true;
     const queue = new EventQueue<SessionEvent>();
     this.#sink = options.events === false ? undefined : queue;
-    const result = this.#runPrompt(prompt, options.signal).finally(() => {
+    const result = this.#runPrompt(prompt, options).finally(() => {
       this.#busy = false;
       this.#sink = undefined;
       queue.close();
@@ -523,8 +524,10 @@ export class AgentSession implements AsyncDisposable {
 
   async #runPrompt(
     prompt: string | undefined,
-    outer: AbortSignal | undefined,
+    options: SendOptions,
   ): Promise<SendResult> {
+    const outer = options.signal;
+    let turnId = options.turnId;
     const ac = new AbortController();
     const onAbort = () => ac.abort(outer!.reason);
     if (outer?.aborted) ac.abort(outer.reason);
@@ -552,12 +555,13 @@ export class AgentSession implements AsyncDisposable {
     };
     try {
       if (prompt !== undefined) {
-        await this.#appendUser(prompt);
+        await this.#appendUser(prompt, options.extraContent);
       } else if (this.#history.at(-1)?.role === Role.ASSISTANT) {
         return result("done");
       }
       for (;;) {
-        const turn = await this.#driver.run(finalTurn, signal);
+        const turn = await this.#driver.run(finalTurn, signal, turnId);
+        turnId = undefined;
         last = turn.message;
         this.#lastFinal = last;
         if (finalTurn) {
@@ -651,10 +655,13 @@ export class AgentSession implements AsyncDisposable {
     }
   }
 
-  async #appendUser(text: string): Promise<void> {
+  async #appendUser(
+    text: string,
+    extra: readonly ContentBlock[] = [],
+  ): Promise<void> {
     const message = create(MessageSchema, {
       role: Role.USER,
-      content: [textBlock(text)],
+      content: [textBlock(text), ...extra],
       id: ulid(),
     });
     await this.#writer.userMessage(message, this.#userProducer.identity);
