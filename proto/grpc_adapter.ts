@@ -45,6 +45,7 @@ export {
   type GrpcStatusErrorOptions,
   type StatusDetail,
 } from "./grpc_status.ts";
+export { STATUS_DETAILS_KEY } from "./_status_details.ts";
 import { GrpcStatusError, type StatusDetail } from "./grpc_status.ts";
 import {
   decodeStatusDetails,
