@@ -21,6 +21,7 @@ import type {
 import type { Approver } from "./agent/approval_gate.ts";
 import type { InteractiveAnswerer } from "./agent/interactive_gate.ts";
 import type { OnAsk } from "./agent/session_spec.ts";
+import type { ReplayItem } from "./frontend/render.ts";
 import type {
   ListSessionsOptions,
   ListSessionsResult,
@@ -196,6 +197,20 @@ export interface KernelSessions {
    * @returns `ok`, or the first bad event and why.
    */
   verify(sessionId: string): Promise<VerifyResult>;
+  /**
+   * Replays a stored session through the Render pipeline: first the
+   * producers it names that this kernel does not run (empty when none),
+   * then every event rendered by the plugin build that produced it, or by
+   * the kernel with the reason in `fallback`.
+   *
+   * @param sessionId The session.
+   * @param options Cancels the replay.
+   * @returns The missing-producers report, then the rendered events.
+   */
+  render(
+    sessionId: string,
+    options?: { readonly signal?: AbortSignal },
+  ): AsyncIterable<ReplayItem>;
 }
 
 /** One open session of a {@linkcode Kernel}. */

@@ -47,6 +47,14 @@ import type { ModelChainEntry, SessionSpec } from "./agent/session_spec.ts";
 import { sessionSpecFromPlan } from "./agent/session_spec_from_plan.ts";
 import type { ModelSpec } from "../proto/gen/pluggableharness/model/v1/types_pb.ts";
 import type { OpenedSession, OpenRequest } from "./frontend/hub.ts";
+import {
+  type RenderFn,
+  RenderPipeline,
+  type ReplayItem,
+  replayRendered,
+} from "./frontend/render.ts";
+import { producerKey } from "./state/_session_log.ts";
+import type { ProducerCategory } from "./state/session_store.ts";
 import { providerContextAssembler } from "./agent/provider_context.ts";
 import { createOtelTracer, otelTracerOptionsOf } from "./agent/tracing.ts";
 import {
@@ -126,6 +134,9 @@ class KernelImpl implements Kernel {
   readonly #telemetry: TelemetryRelay | undefined;
   /** The frontend surfaces: every session operation, for RPCs and this API. */
   readonly hub: FrontendHub;
+  /** Renders persisted events through the build that produced them. */
+  readonly render: RenderPipeline;
+  readonly #renderers: ReadonlyMap<string, RenderFn>;
   #closed: Promise<void> | undefined;
 
   constructor(init: {
@@ -141,6 +152,7 @@ class KernelImpl implements Kernel {
     telemetry?: TelemetryRelay;
     bus?: EventBus;
     registry?: SessionRegistry;
+    renderers?: ReadonlyMap<string, RenderFn>;
   }) {
     this.dir = init.dir;
     this.plan = init.plan;
@@ -154,6 +166,12 @@ class KernelImpl implements Kernel {
     this.#telemetry = init.telemetry;
     const store = init.store;
     const specs = new Map<string, ModelSpec[]>();
+    this.#renderers = init.renderers ?? new Map();
+    this.render = new RenderPipeline({
+      renderer: (p) => this.#renderers.get(producerKey(p)),
+      onActions: (sessionId, actions) =>
+        this.hub.recordActions(sessionId, actions),
+    });
     this.hub = new FrontendHub({
       store,
       registry: init.registry ?? new SessionRegistry(),
@@ -184,6 +202,7 @@ class KernelImpl implements Kernel {
       list: (options) => store.list(options),
       replay: (id) => replaySession(store, id),
       verify: (id) => store.verify(id),
+      render: (id, options = {}) => this.#renderReplay(id, options.signal),
     };
   }
 
@@ -191,6 +210,27 @@ class KernelImpl implements Kernel {
    * A root session's spec and remaining depth (`max_depth ?? the kernel
    * default`); spawn-capable tools are removed when the depth is 0.
    */
+  async *#renderReplay(
+    sessionId: string,
+    signal: AbortSignal | undefined,
+  ): AsyncGenerator<ReplayItem> {
+    const log = await this.#store.open(sessionId);
+    try {
+      const installed = [...this.#renderers.keys()].map((k) => {
+        const [category, rest] = k.split("/") as [ProducerCategory, string];
+        const at = rest.lastIndexOf("@");
+        return {
+          category,
+          name: rest.slice(0, at),
+          version: rest.slice(at + 1),
+        };
+      });
+      yield* replayRendered(log, this.render, installed, signal);
+    } finally {
+      await log.close();
+    }
+  }
+
   #rootSpec(
     options: KernelSessionOptions & { workingDirectory?: string },
   ): { spec: SessionSpec; remainingDepth: number } {
@@ -436,6 +476,7 @@ export async function openKernel(
       telemetry: runtime.telemetry,
       bus: runtime.bus,
       registry: runtime.registry,
+      renderers: providers.renderers,
     });
     runtime.services.frontend = kernel.hub;
     return kernel;

@@ -8,6 +8,7 @@
 import { defaultInstallationKeyPath } from "./state/installation_key.ts";
 import type { KernelSessions, OpenKernelOptions } from "./api.ts";
 import { replaySession } from "./agent/history.ts";
+import { RenderPipeline, replayRendered } from "./frontend/render.ts";
 
 /**
  * Opens the session store alone (no configuration, no plugins): what
@@ -31,6 +32,21 @@ export function openSessions(
       yield* replaySession(await store, id);
     },
     verify: async (id) => (await store).verify(id),
+    // No plugin runs here: every producer is missing, every event is
+    // rendered by the kernel, visibly.
+    render: async function* (id, o = {}) {
+      const log = await (await store).open(id);
+      try {
+        yield* replayRendered(
+          log,
+          new RenderPipeline({ renderer: () => undefined }),
+          [],
+          o.signal,
+        );
+      } finally {
+        await log.close();
+      }
+    },
     [Symbol.asyncDispose]: async () => (await store).close(),
   };
 }
