@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "echo" {
   source      = "builtin/echo"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:37:10Z"
+  resolved_at = "2026-12-02T02:36:38Z"
   checksums = {
-    "darwin_amd64"  = "sha256:2399ca3426aa427d960b312190960d2a74652ce5d8dbb103ac7e19bef4495b29"
-    "darwin_arm64"  = "sha256:2399ca3426aa427d960b312190960d2a74652ce5d8dbb103ac7e19bef4495b29"
-    "linux_amd64"   = "sha256:2399ca3426aa427d960b312190960d2a74652ce5d8dbb103ac7e19bef4495b29"
-    "linux_arm64"   = "sha256:2399ca3426aa427d960b312190960d2a74652ce5d8dbb103ac7e19bef4495b29"
-    "windows_amd64" = "sha256:2399ca3426aa427d960b312190960d2a74652ce5d8dbb103ac7e19bef4495b29"
+    "darwin_amd64"  = "sha256:e7cb3d60c18540cd402ef74010e1c46a9ee9f2c90a58c232111036951091c2f5"
+    "darwin_arm64"  = "sha256:e7cb3d60c18540cd402ef74010e1c46a9ee9f2c90a58c232111036951091c2f5"
+    "linux_amd64"   = "sha256:e7cb3d60c18540cd402ef74010e1c46a9ee9f2c90a58c232111036951091c2f5"
+    "linux_arm64"   = "sha256:e7cb3d60c18540cd402ef74010e1c46a9ee9f2c90a58c232111036951091c2f5"
+    "windows_amd64" = "sha256:e7cb3d60c18540cd402ef74010e1c46a9ee9f2c90a58c232111036951091c2f5"
   }
   envelope = {
     env   = []
@@ -36,13 +36,13 @@ provider "echo" {
 provider "notes" {
   source      = "./plugins/notes"
   version     = "0.2.0"
-  resolved_at = "2026-12-02T00:37:10Z"
+  resolved_at = "2026-12-02T02:36:38Z"
   checksums = {
-    "darwin_amd64"  = "sha256:d03e7a95c31622d71cfead1785eb81f244b72916ffe4fbc55193f89ce720af23"
-    "darwin_arm64"  = "sha256:d03e7a95c31622d71cfead1785eb81f244b72916ffe4fbc55193f89ce720af23"
-    "linux_amd64"   = "sha256:d03e7a95c31622d71cfead1785eb81f244b72916ffe4fbc55193f89ce720af23"
-    "linux_arm64"   = "sha256:d03e7a95c31622d71cfead1785eb81f244b72916ffe4fbc55193f89ce720af23"
-    "windows_amd64" = "sha256:d03e7a95c31622d71cfead1785eb81f244b72916ffe4fbc55193f89ce720af23"
+    "darwin_amd64"  = "sha256:a4762b3fa7f5cb997f5706f1470d245ce4c1debf661a1c39f6de9bb0931a9f79"
+    "darwin_arm64"  = "sha256:a4762b3fa7f5cb997f5706f1470d245ce4c1debf661a1c39f6de9bb0931a9f79"
+    "linux_amd64"   = "sha256:a4762b3fa7f5cb997f5706f1470d245ce4c1debf661a1c39f6de9bb0931a9f79"
+    "linux_arm64"   = "sha256:a4762b3fa7f5cb997f5706f1470d245ce4c1debf661a1c39f6de9bb0931a9f79"
+    "windows_amd64" = "sha256:a4762b3fa7f5cb997f5706f1470d245ce4c1debf661a1c39f6de9bb0931a9f79"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "claude" {
   source      = "builtin/anthropic"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:18Z"
+  resolved_at = "2026-12-02T02:36:39Z"
   checksums = {
-    "darwin_amd64"  = "sha256:137633e2d1df07c9a26084f5da6777d31dab9e6790b6d2f6aa4ea901441a873a"
-    "darwin_arm64"  = "sha256:137633e2d1df07c9a26084f5da6777d31dab9e6790b6d2f6aa4ea901441a873a"
-    "linux_amd64"   = "sha256:137633e2d1df07c9a26084f5da6777d31dab9e6790b6d2f6aa4ea901441a873a"
-    "linux_arm64"   = "sha256:137633e2d1df07c9a26084f5da6777d31dab9e6790b6d2f6aa4ea901441a873a"
-    "windows_amd64" = "sha256:137633e2d1df07c9a26084f5da6777d31dab9e6790b6d2f6aa4ea901441a873a"
+    "darwin_amd64"  = "sha256:5f57dcd878db100f1da752b33a35b6068dd1bc8afd8f20eefdc64a07c3dc4144"
+    "darwin_arm64"  = "sha256:5f57dcd878db100f1da752b33a35b6068dd1bc8afd8f20eefdc64a07c3dc4144"
+    "linux_amd64"   = "sha256:5f57dcd878db100f1da752b33a35b6068dd1bc8afd8f20eefdc64a07c3dc4144"
+    "linux_arm64"   = "sha256:5f57dcd878db100f1da752b33a35b6068dd1bc8afd8f20eefdc64a07c3dc4144"
+    "windows_amd64" = "sha256:5f57dcd878db100f1da752b33a35b6068dd1bc8afd8f20eefdc64a07c3dc4144"
   }
   envelope = {
     env   = []
@@ -59,13 +59,13 @@ provider "claude" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T01:24:14Z"
+  resolved_at = "2026-12-02T02:36:39Z"
   checksums = {
-    "darwin_amd64"  = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
-    "darwin_arm64"  = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
-    "linux_amd64"   = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
-    "linux_arm64"   = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
-    "windows_amd64" = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
+    "darwin_amd64"  = "sha256:51d7b28f2d3290ca51a9c14efa1ae4a4b1f825d1ea870a6ce6153699b18c5a1f"
+    "darwin_arm64"  = "sha256:51d7b28f2d3290ca51a9c14efa1ae4a4b1f825d1ea870a6ce6153699b18c5a1f"
+    "linux_amd64"   = "sha256:51d7b28f2d3290ca51a9c14efa1ae4a4b1f825d1ea870a6ce6153699b18c5a1f"
+    "linux_arm64"   = "sha256:51d7b28f2d3290ca51a9c14efa1ae4a4b1f825d1ea870a6ce6153699b18c5a1f"
+    "windows_amd64" = "sha256:51d7b28f2d3290ca51a9c14efa1ae4a4b1f825d1ea870a6ce6153699b18c5a1f"
   }
   envelope = {
     env   = []

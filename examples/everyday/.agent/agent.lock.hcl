@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "ask" {
   source      = "builtin/user"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:19Z"
+  resolved_at = "2026-12-02T02:36:40Z"
   checksums = {
-    "darwin_amd64"  = "sha256:7bcd6c03e37343745f4edc2984ad7f547715e5388493a391ad245089a9edaa30"
-    "darwin_arm64"  = "sha256:7bcd6c03e37343745f4edc2984ad7f547715e5388493a391ad245089a9edaa30"
-    "linux_amd64"   = "sha256:7bcd6c03e37343745f4edc2984ad7f547715e5388493a391ad245089a9edaa30"
-    "linux_arm64"   = "sha256:7bcd6c03e37343745f4edc2984ad7f547715e5388493a391ad245089a9edaa30"
-    "windows_amd64" = "sha256:7bcd6c03e37343745f4edc2984ad7f547715e5388493a391ad245089a9edaa30"
+    "darwin_amd64"  = "sha256:d745f0fd4af301e371c028d464c899031cbdb24ec0dc290737d37a6a32908c90"
+    "darwin_arm64"  = "sha256:d745f0fd4af301e371c028d464c899031cbdb24ec0dc290737d37a6a32908c90"
+    "linux_amd64"   = "sha256:d745f0fd4af301e371c028d464c899031cbdb24ec0dc290737d37a6a32908c90"
+    "linux_arm64"   = "sha256:d745f0fd4af301e371c028d464c899031cbdb24ec0dc290737d37a6a32908c90"
+    "windows_amd64" = "sha256:d745f0fd4af301e371c028d464c899031cbdb24ec0dc290737d37a6a32908c90"
   }
   envelope = {
     env   = []
@@ -27,13 +27,13 @@ provider "ask" {
 provider "docs" {
   source      = "builtin/agents-md"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:19Z"
+  resolved_at = "2026-12-02T02:36:40Z"
   checksums = {
-    "darwin_amd64"  = "sha256:2b813731862fb486d8a44c5d0c5825159dec4c67eb12deab0327b7d0fa332ac5"
-    "darwin_arm64"  = "sha256:2b813731862fb486d8a44c5d0c5825159dec4c67eb12deab0327b7d0fa332ac5"
-    "linux_amd64"   = "sha256:2b813731862fb486d8a44c5d0c5825159dec4c67eb12deab0327b7d0fa332ac5"
-    "linux_arm64"   = "sha256:2b813731862fb486d8a44c5d0c5825159dec4c67eb12deab0327b7d0fa332ac5"
-    "windows_amd64" = "sha256:2b813731862fb486d8a44c5d0c5825159dec4c67eb12deab0327b7d0fa332ac5"
+    "darwin_amd64"  = "sha256:bd43e6264c85259f64110087d68ba59618113564ddf34a001b810eb7b448e560"
+    "darwin_arm64"  = "sha256:bd43e6264c85259f64110087d68ba59618113564ddf34a001b810eb7b448e560"
+    "linux_amd64"   = "sha256:bd43e6264c85259f64110087d68ba59618113564ddf34a001b810eb7b448e560"
+    "linux_arm64"   = "sha256:bd43e6264c85259f64110087d68ba59618113564ddf34a001b810eb7b448e560"
+    "windows_amd64" = "sha256:bd43e6264c85259f64110087d68ba59618113564ddf34a001b810eb7b448e560"
   }
   envelope = {
     env   = []
@@ -72,13 +72,13 @@ provider "docs" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T01:24:15Z"
+  resolved_at = "2026-12-02T02:36:40Z"
   checksums = {
-    "darwin_amd64"  = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
-    "darwin_arm64"  = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
-    "linux_amd64"   = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
-    "linux_arm64"   = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
-    "windows_amd64" = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
+    "darwin_amd64"  = "sha256:51d7b28f2d3290ca51a9c14efa1ae4a4b1f825d1ea870a6ce6153699b18c5a1f"
+    "darwin_arm64"  = "sha256:51d7b28f2d3290ca51a9c14efa1ae4a4b1f825d1ea870a6ce6153699b18c5a1f"
+    "linux_amd64"   = "sha256:51d7b28f2d3290ca51a9c14efa1ae4a4b1f825d1ea870a6ce6153699b18c5a1f"
+    "linux_arm64"   = "sha256:51d7b28f2d3290ca51a9c14efa1ae4a4b1f825d1ea870a6ce6153699b18c5a1f"
+    "windows_amd64" = "sha256:51d7b28f2d3290ca51a9c14efa1ae4a4b1f825d1ea870a6ce6153699b18c5a1f"
   }
   envelope = {
     env   = []
@@ -101,13 +101,13 @@ provider "fs" {
 provider "graph" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:19Z"
+  resolved_at = "2026-12-02T02:36:40Z"
   checksums = {
-    "darwin_amd64"  = "sha256:020dc481e266e722dcff88a28fb53fe0566360b224ff4d7d40d8ab885b994e5f"
-    "darwin_arm64"  = "sha256:020dc481e266e722dcff88a28fb53fe0566360b224ff4d7d40d8ab885b994e5f"
-    "linux_amd64"   = "sha256:020dc481e266e722dcff88a28fb53fe0566360b224ff4d7d40d8ab885b994e5f"
-    "linux_arm64"   = "sha256:020dc481e266e722dcff88a28fb53fe0566360b224ff4d7d40d8ab885b994e5f"
-    "windows_amd64" = "sha256:020dc481e266e722dcff88a28fb53fe0566360b224ff4d7d40d8ab885b994e5f"
+    "darwin_amd64"  = "sha256:91a57c944a235473042c79c3eabaf14d81d5444a12a635b59802c17f5a95795d"
+    "darwin_arm64"  = "sha256:91a57c944a235473042c79c3eabaf14d81d5444a12a635b59802c17f5a95795d"
+    "linux_amd64"   = "sha256:91a57c944a235473042c79c3eabaf14d81d5444a12a635b59802c17f5a95795d"
+    "linux_arm64"   = "sha256:91a57c944a235473042c79c3eabaf14d81d5444a12a635b59802c17f5a95795d"
+    "windows_amd64" = "sha256:91a57c944a235473042c79c3eabaf14d81d5444a12a635b59802c17f5a95795d"
   }
   envelope = {
     env   = []
@@ -230,13 +230,13 @@ provider "graph" {
 provider "memory" {
   source      = "builtin/memory"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:19Z"
+  resolved_at = "2026-12-02T02:36:40Z"
   checksums = {
-    "darwin_amd64"  = "sha256:aa8f6dc1dd8cc5166ad61cfcdd1d3e629752ae0ada6cf06b34b99ff1502fa55a"
-    "darwin_arm64"  = "sha256:aa8f6dc1dd8cc5166ad61cfcdd1d3e629752ae0ada6cf06b34b99ff1502fa55a"
-    "linux_amd64"   = "sha256:aa8f6dc1dd8cc5166ad61cfcdd1d3e629752ae0ada6cf06b34b99ff1502fa55a"
-    "linux_arm64"   = "sha256:aa8f6dc1dd8cc5166ad61cfcdd1d3e629752ae0ada6cf06b34b99ff1502fa55a"
-    "windows_amd64" = "sha256:aa8f6dc1dd8cc5166ad61cfcdd1d3e629752ae0ada6cf06b34b99ff1502fa55a"
+    "darwin_amd64"  = "sha256:145aed6cf93a4560fa802483df15f5f3ebc216cb08a5d892f0742dabcbd9afce"
+    "darwin_arm64"  = "sha256:145aed6cf93a4560fa802483df15f5f3ebc216cb08a5d892f0742dabcbd9afce"
+    "linux_amd64"   = "sha256:145aed6cf93a4560fa802483df15f5f3ebc216cb08a5d892f0742dabcbd9afce"
+    "linux_arm64"   = "sha256:145aed6cf93a4560fa802483df15f5f3ebc216cb08a5d892f0742dabcbd9afce"
+    "windows_amd64" = "sha256:145aed6cf93a4560fa802483df15f5f3ebc216cb08a5d892f0742dabcbd9afce"
   }
   envelope = {
     env   = ["HOME", "XDG_DATA_HOME"]
@@ -292,13 +292,13 @@ provider "memory" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:19Z"
+  resolved_at = "2026-12-02T02:36:40Z"
   checksums = {
-    "darwin_amd64"  = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "darwin_arm64"  = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "linux_amd64"   = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "linux_arm64"   = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "windows_amd64" = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
+    "darwin_amd64"  = "sha256:0e1c432cf43ed72df13c39486e357a8516b70865ce973a2b8643db921bac1eaa"
+    "darwin_arm64"  = "sha256:0e1c432cf43ed72df13c39486e357a8516b70865ce973a2b8643db921bac1eaa"
+    "linux_amd64"   = "sha256:0e1c432cf43ed72df13c39486e357a8516b70865ce973a2b8643db921bac1eaa"
+    "linux_arm64"   = "sha256:0e1c432cf43ed72df13c39486e357a8516b70865ce973a2b8643db921bac1eaa"
+    "windows_amd64" = "sha256:0e1c432cf43ed72df13c39486e357a8516b70865ce973a2b8643db921bac1eaa"
   }
   envelope = {
     env   = []
@@ -328,13 +328,13 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T01:25:41Z"
+  resolved_at = "2026-12-02T02:36:40Z"
   checksums = {
-    "darwin_amd64"  = "sha256:0ec981ba2b834650e308873ba0c1d81396557f6f0e64be72af25808ed00cb3a8"
-    "darwin_arm64"  = "sha256:0ec981ba2b834650e308873ba0c1d81396557f6f0e64be72af25808ed00cb3a8"
-    "linux_amd64"   = "sha256:0ec981ba2b834650e308873ba0c1d81396557f6f0e64be72af25808ed00cb3a8"
-    "linux_arm64"   = "sha256:0ec981ba2b834650e308873ba0c1d81396557f6f0e64be72af25808ed00cb3a8"
-    "windows_amd64" = "sha256:0ec981ba2b834650e308873ba0c1d81396557f6f0e64be72af25808ed00cb3a8"
+    "darwin_amd64"  = "sha256:fc5e0a3125a9b753685dfa319893798f2117f8518e0d5059b86e647e88e9c97a"
+    "darwin_arm64"  = "sha256:fc5e0a3125a9b753685dfa319893798f2117f8518e0d5059b86e647e88e9c97a"
+    "linux_amd64"   = "sha256:fc5e0a3125a9b753685dfa319893798f2117f8518e0d5059b86e647e88e9c97a"
+    "linux_arm64"   = "sha256:fc5e0a3125a9b753685dfa319893798f2117f8518e0d5059b86e647e88e9c97a"
+    "windows_amd64" = "sha256:fc5e0a3125a9b753685dfa319893798f2117f8518e0d5059b86e647e88e9c97a"
   }
   envelope = {
     env   = []
@@ -357,13 +357,13 @@ provider "search" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:53:42Z"
+  resolved_at = "2026-12-02T02:36:40Z"
   checksums = {
-    "darwin_amd64"  = "sha256:c6807b96234e780518b79bed0727a0cc55e815aac5086e6f85010f0ba1bf476a"
-    "darwin_arm64"  = "sha256:c6807b96234e780518b79bed0727a0cc55e815aac5086e6f85010f0ba1bf476a"
-    "linux_amd64"   = "sha256:c6807b96234e780518b79bed0727a0cc55e815aac5086e6f85010f0ba1bf476a"
-    "linux_arm64"   = "sha256:c6807b96234e780518b79bed0727a0cc55e815aac5086e6f85010f0ba1bf476a"
-    "windows_amd64" = "sha256:c6807b96234e780518b79bed0727a0cc55e815aac5086e6f85010f0ba1bf476a"
+    "darwin_amd64"  = "sha256:0d685bc53254f0693279341925fc99f306c66459e037f4efcec47f3e3f48b1f0"
+    "darwin_arm64"  = "sha256:0d685bc53254f0693279341925fc99f306c66459e037f4efcec47f3e3f48b1f0"
+    "linux_amd64"   = "sha256:0d685bc53254f0693279341925fc99f306c66459e037f4efcec47f3e3f48b1f0"
+    "linux_arm64"   = "sha256:0d685bc53254f0693279341925fc99f306c66459e037f4efcec47f3e3f48b1f0"
+    "windows_amd64" = "sha256:0d685bc53254f0693279341925fc99f306c66459e037f4efcec47f3e3f48b1f0"
   }
   envelope = {
     env   = []
@@ -418,13 +418,13 @@ provider "sh" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:19Z"
+  resolved_at = "2026-12-02T02:36:40Z"
   checksums = {
-    "darwin_amd64"  = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
-    "darwin_arm64"  = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
-    "linux_amd64"   = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
-    "linux_arm64"   = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
-    "windows_amd64" = "sha256:babb1e7c131d00ab93e5938b68e75c4e5683627db1a2a12691b125a0cdff576c"
+    "darwin_amd64"  = "sha256:74c24231946658724e0332c9e964e30e3fe461f494b757dfdaca1c7c74fb1751"
+    "darwin_arm64"  = "sha256:74c24231946658724e0332c9e964e30e3fe461f494b757dfdaca1c7c74fb1751"
+    "linux_amd64"   = "sha256:74c24231946658724e0332c9e964e30e3fe461f494b757dfdaca1c7c74fb1751"
+    "linux_arm64"   = "sha256:74c24231946658724e0332c9e964e30e3fe461f494b757dfdaca1c7c74fb1751"
+    "windows_amd64" = "sha256:74c24231946658724e0332c9e964e30e3fe461f494b757dfdaca1c7c74fb1751"
   }
   envelope = {
     env   = []
@@ -439,13 +439,13 @@ provider "tasks" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:19Z"
+  resolved_at = "2026-12-02T02:36:40Z"
   checksums = {
-    "darwin_amd64"  = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
-    "darwin_arm64"  = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
-    "linux_amd64"   = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
-    "linux_arm64"   = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
-    "windows_amd64" = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
+    "darwin_amd64"  = "sha256:1470da715b8a6e0ace92acd99402e1118b1f8dec78005c1e9b98467b51582777"
+    "darwin_arm64"  = "sha256:1470da715b8a6e0ace92acd99402e1118b1f8dec78005c1e9b98467b51582777"
+    "linux_amd64"   = "sha256:1470da715b8a6e0ace92acd99402e1118b1f8dec78005c1e9b98467b51582777"
+    "linux_arm64"   = "sha256:1470da715b8a6e0ace92acd99402e1118b1f8dec78005c1e9b98467b51582777"
+    "windows_amd64" = "sha256:1470da715b8a6e0ace92acd99402e1118b1f8dec78005c1e9b98467b51582777"
   }
   envelope = {
     env   = []

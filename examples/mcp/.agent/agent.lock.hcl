@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "files" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:20Z"
+  resolved_at = "2026-12-02T02:36:42Z"
   checksums = {
-    "darwin_amd64"  = "sha256:020dc481e266e722dcff88a28fb53fe0566360b224ff4d7d40d8ab885b994e5f"
-    "darwin_arm64"  = "sha256:020dc481e266e722dcff88a28fb53fe0566360b224ff4d7d40d8ab885b994e5f"
-    "linux_amd64"   = "sha256:020dc481e266e722dcff88a28fb53fe0566360b224ff4d7d40d8ab885b994e5f"
-    "linux_arm64"   = "sha256:020dc481e266e722dcff88a28fb53fe0566360b224ff4d7d40d8ab885b994e5f"
-    "windows_amd64" = "sha256:020dc481e266e722dcff88a28fb53fe0566360b224ff4d7d40d8ab885b994e5f"
+    "darwin_amd64"  = "sha256:91a57c944a235473042c79c3eabaf14d81d5444a12a635b59802c17f5a95795d"
+    "darwin_arm64"  = "sha256:91a57c944a235473042c79c3eabaf14d81d5444a12a635b59802c17f5a95795d"
+    "linux_amd64"   = "sha256:91a57c944a235473042c79c3eabaf14d81d5444a12a635b59802c17f5a95795d"
+    "linux_arm64"   = "sha256:91a57c944a235473042c79c3eabaf14d81d5444a12a635b59802c17f5a95795d"
+    "windows_amd64" = "sha256:91a57c944a235473042c79c3eabaf14d81d5444a12a635b59802c17f5a95795d"
   }
   envelope = {
     env   = []
@@ -135,13 +135,13 @@ provider "files" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:20Z"
+  resolved_at = "2026-12-02T02:36:42Z"
   checksums = {
-    "darwin_amd64"  = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "darwin_arm64"  = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "linux_amd64"   = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "linux_arm64"   = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "windows_amd64" = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
+    "darwin_amd64"  = "sha256:0e1c432cf43ed72df13c39486e357a8516b70865ce973a2b8643db921bac1eaa"
+    "darwin_arm64"  = "sha256:0e1c432cf43ed72df13c39486e357a8516b70865ce973a2b8643db921bac1eaa"
+    "linux_amd64"   = "sha256:0e1c432cf43ed72df13c39486e357a8516b70865ce973a2b8643db921bac1eaa"
+    "linux_arm64"   = "sha256:0e1c432cf43ed72df13c39486e357a8516b70865ce973a2b8643db921bac1eaa"
+    "windows_amd64" = "sha256:0e1c432cf43ed72df13c39486e357a8516b70865ce973a2b8643db921bac1eaa"
   }
   envelope = {
     env   = []

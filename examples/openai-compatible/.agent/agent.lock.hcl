@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T01:24:17Z"
+  resolved_at = "2026-12-02T02:36:44Z"
   checksums = {
-    "darwin_amd64"  = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
-    "darwin_arm64"  = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
-    "linux_amd64"   = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
-    "linux_arm64"   = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
-    "windows_amd64" = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
+    "darwin_amd64"  = "sha256:51d7b28f2d3290ca51a9c14efa1ae4a4b1f825d1ea870a6ce6153699b18c5a1f"
+    "darwin_arm64"  = "sha256:51d7b28f2d3290ca51a9c14efa1ae4a4b1f825d1ea870a6ce6153699b18c5a1f"
+    "linux_amd64"   = "sha256:51d7b28f2d3290ca51a9c14efa1ae4a4b1f825d1ea870a6ce6153699b18c5a1f"
+    "linux_arm64"   = "sha256:51d7b28f2d3290ca51a9c14efa1ae4a4b1f825d1ea870a6ce6153699b18c5a1f"
+    "windows_amd64" = "sha256:51d7b28f2d3290ca51a9c14efa1ae4a4b1f825d1ea870a6ce6153699b18c5a1f"
   }
   envelope = {
     env   = []
@@ -35,13 +35,13 @@ provider "fs" {
 provider "local" {
   source      = "builtin/openai"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:21Z"
+  resolved_at = "2026-12-02T02:36:44Z"
   checksums = {
-    "darwin_amd64"  = "sha256:f964bb93eae5a13b5bf05e265e1699d52aa31dc2b1e50cfde8bad74bd17b989e"
-    "darwin_arm64"  = "sha256:f964bb93eae5a13b5bf05e265e1699d52aa31dc2b1e50cfde8bad74bd17b989e"
-    "linux_amd64"   = "sha256:f964bb93eae5a13b5bf05e265e1699d52aa31dc2b1e50cfde8bad74bd17b989e"
-    "linux_arm64"   = "sha256:f964bb93eae5a13b5bf05e265e1699d52aa31dc2b1e50cfde8bad74bd17b989e"
-    "windows_amd64" = "sha256:f964bb93eae5a13b5bf05e265e1699d52aa31dc2b1e50cfde8bad74bd17b989e"
+    "darwin_amd64"  = "sha256:cc8e4518be2f0c158bdd438528fcc241f41559dac32f2229f6fa079881106ee3"
+    "darwin_arm64"  = "sha256:cc8e4518be2f0c158bdd438528fcc241f41559dac32f2229f6fa079881106ee3"
+    "linux_amd64"   = "sha256:cc8e4518be2f0c158bdd438528fcc241f41559dac32f2229f6fa079881106ee3"
+    "linux_arm64"   = "sha256:cc8e4518be2f0c158bdd438528fcc241f41559dac32f2229f6fa079881106ee3"
+    "windows_amd64" = "sha256:cc8e4518be2f0c158bdd438528fcc241f41559dac32f2229f6fa079881106ee3"
   }
   envelope = {
     env   = []

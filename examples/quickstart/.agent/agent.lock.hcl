@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T01:24:18Z"
+  resolved_at = "2026-12-02T02:36:44Z"
   checksums = {
-    "darwin_amd64"  = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
-    "darwin_arm64"  = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
-    "linux_amd64"   = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
-    "linux_arm64"   = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
-    "windows_amd64" = "sha256:acc8dafa93a4bc0519294f36b7921ef14de61e96fa2194f6836a6a926391bce5"
+    "darwin_amd64"  = "sha256:51d7b28f2d3290ca51a9c14efa1ae4a4b1f825d1ea870a6ce6153699b18c5a1f"
+    "darwin_arm64"  = "sha256:51d7b28f2d3290ca51a9c14efa1ae4a4b1f825d1ea870a6ce6153699b18c5a1f"
+    "linux_amd64"   = "sha256:51d7b28f2d3290ca51a9c14efa1ae4a4b1f825d1ea870a6ce6153699b18c5a1f"
+    "linux_arm64"   = "sha256:51d7b28f2d3290ca51a9c14efa1ae4a4b1f825d1ea870a6ce6153699b18c5a1f"
+    "windows_amd64" = "sha256:51d7b28f2d3290ca51a9c14efa1ae4a4b1f825d1ea870a6ce6153699b18c5a1f"
   }
   envelope = {
     env   = []
@@ -35,13 +35,13 @@ provider "fs" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:22Z"
+  resolved_at = "2026-12-02T02:36:44Z"
   checksums = {
-    "darwin_amd64"  = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "darwin_arm64"  = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "linux_amd64"   = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "linux_arm64"   = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "windows_amd64" = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
+    "darwin_amd64"  = "sha256:0e1c432cf43ed72df13c39486e357a8516b70865ce973a2b8643db921bac1eaa"
+    "darwin_arm64"  = "sha256:0e1c432cf43ed72df13c39486e357a8516b70865ce973a2b8643db921bac1eaa"
+    "linux_amd64"   = "sha256:0e1c432cf43ed72df13c39486e357a8516b70865ce973a2b8643db921bac1eaa"
+    "linux_arm64"   = "sha256:0e1c432cf43ed72df13c39486e357a8516b70865ce973a2b8643db921bac1eaa"
+    "windows_amd64" = "sha256:0e1c432cf43ed72df13c39486e357a8516b70865ce973a2b8643db921bac1eaa"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:23Z"
+  resolved_at = "2026-12-02T02:36:46Z"
   checksums = {
-    "darwin_amd64"  = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "darwin_arm64"  = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "linux_amd64"   = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "linux_arm64"   = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
-    "windows_amd64" = "sha256:453f7287cb1b7f0a9746f0609d7ed79b1d56f16e795bd1079b9a80f85fdf20c4"
+    "darwin_amd64"  = "sha256:0e1c432cf43ed72df13c39486e357a8516b70865ce973a2b8643db921bac1eaa"
+    "darwin_arm64"  = "sha256:0e1c432cf43ed72df13c39486e357a8516b70865ce973a2b8643db921bac1eaa"
+    "linux_amd64"   = "sha256:0e1c432cf43ed72df13c39486e357a8516b70865ce973a2b8643db921bac1eaa"
+    "linux_arm64"   = "sha256:0e1c432cf43ed72df13c39486e357a8516b70865ce973a2b8643db921bac1eaa"
+    "windows_amd64" = "sha256:0e1c432cf43ed72df13c39486e357a8516b70865ce973a2b8643db921bac1eaa"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T00:42:23Z"
+  resolved_at = "2026-12-02T02:36:46Z"
   checksums = {
-    "darwin_amd64"  = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
-    "darwin_arm64"  = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
-    "linux_amd64"   = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
-    "linux_arm64"   = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
-    "windows_amd64" = "sha256:38487d145fa9c5fe59ad9986b536b6169f40c0802d8d8a89833ed6f938037f31"
+    "darwin_amd64"  = "sha256:1470da715b8a6e0ace92acd99402e1118b1f8dec78005c1e9b98467b51582777"
+    "darwin_arm64"  = "sha256:1470da715b8a6e0ace92acd99402e1118b1f8dec78005c1e9b98467b51582777"
+    "linux_amd64"   = "sha256:1470da715b8a6e0ace92acd99402e1118b1f8dec78005c1e9b98467b51582777"
+    "linux_arm64"   = "sha256:1470da715b8a6e0ace92acd99402e1118b1f8dec78005c1e9b98467b51582777"
+    "windows_amd64" = "sha256:1470da715b8a6e0ace92acd99402e1118b1f8dec78005c1e9b98467b51582777"
   }
   envelope = {
     env   = []
