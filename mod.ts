@@ -120,6 +120,8 @@ export {
   type OpenKernelOptions,
   type PromptResult,
   ProviderError,
+  type RenderedReplayEvent,
+  type ReplayRenderItem,
   sessionExitCode,
   type SessionOutcome,
 } from "./kernel/api.ts";
@@ -149,6 +151,8 @@ export type {
   HeadCheck,
   ListSessionsOptions,
   ListSessionsResult,
+  Producer,
+  ProducerCategory,
   SessionOwner,
   SessionRecord,
   UnreadableSession,

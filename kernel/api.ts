@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { JsonObject } from "@bufbuild/protobuf";
+import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import type { Diagnostic, Plan } from "../config/mod.ts";
 import type { BuiltinCatalog } from "../contract/builtins.ts";
 import type { ErrorInfo } from "./agent/errors.ts";
@@ -21,10 +21,10 @@ import type {
 import type { Approver } from "./agent/approval_gate.ts";
 import type { InteractiveAnswerer } from "./agent/interactive_gate.ts";
 import type { OnAsk } from "./agent/session_spec.ts";
-import type { ReplayItem } from "./frontend/render.ts";
 import type {
   ListSessionsOptions,
   ListSessionsResult,
+  Producer,
   VerifyResult,
 } from "./state/session_store.ts";
 
@@ -210,8 +210,35 @@ export interface KernelSessions {
   render(
     sessionId: string,
     options?: { readonly signal?: AbortSignal },
-  ): AsyncIterable<ReplayItem>;
+  ): AsyncIterable<ReplayRenderItem>;
 }
+
+/** One event of {@linkcode KernelSessions.render}, rendered. */
+export interface RenderedReplayEvent {
+  /** The event's sequence. */
+  readonly sequence: number;
+  /** Its id. */
+  readonly id: string;
+  /** Its kind, e.g. `tool_result`. */
+  readonly kind: string;
+  /** The plugin build that produced it. */
+  readonly producer: Producer;
+  /** The `render.v1.RenderTree` to paint, as protobuf JSON. */
+  readonly tree: JsonValue;
+  /** Why the kernel rendered the raw payload instead of the producer. */
+  readonly fallback?: string;
+}
+
+/**
+ * What {@linkcode KernelSessions.render} yields: the producers the session
+ * names that this kernel does not run, first, then each rendered event.
+ */
+export type ReplayRenderItem =
+  | {
+    readonly type: "missing_producers";
+    readonly missing: readonly Producer[];
+  }
+  | ({ readonly type: "event" } & RenderedReplayEvent);
 
 /** One open session of a {@linkcode Kernel}. */
 export interface KernelSession extends AsyncDisposable {

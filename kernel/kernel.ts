@@ -50,9 +50,9 @@ import type { OpenedSession, OpenRequest } from "./frontend/hub.ts";
 import {
   type RenderFn,
   RenderPipeline,
-  type ReplayItem,
   replayRendered,
 } from "./frontend/render.ts";
+import { replayRenderItemOf } from "./_replay_render.ts";
 import { producerKey } from "./state/_session_log.ts";
 import type { ProducerCategory } from "./state/session_store.ts";
 import { providerContextAssembler } from "./agent/provider_context.ts";
@@ -81,6 +81,7 @@ import type {
   KernelSessions,
   OpenKernelOptions,
   PromptResult,
+  ReplayRenderItem,
   SessionOutcome,
 } from "./api.ts";
 import {
@@ -213,7 +214,7 @@ class KernelImpl implements Kernel {
   async *#renderReplay(
     sessionId: string,
     signal: AbortSignal | undefined,
-  ): AsyncGenerator<ReplayItem> {
+  ): AsyncGenerator<ReplayRenderItem> {
     const log = await this.#store.open(sessionId);
     try {
       const installed = [...this.#renderers.keys()].map((k) => {
@@ -225,7 +226,9 @@ class KernelImpl implements Kernel {
           version: rest.slice(at + 1),
         };
       });
-      yield* replayRendered(log, this.render, installed, signal);
+      for await (
+        const item of replayRendered(log, this.render, installed, signal)
+      ) yield replayRenderItemOf(item);
     } finally {
       await log.close();
     }

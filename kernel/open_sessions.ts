@@ -9,6 +9,7 @@ import { defaultInstallationKeyPath } from "./state/installation_key.ts";
 import type { KernelSessions, OpenKernelOptions } from "./api.ts";
 import { replaySession } from "./agent/history.ts";
 import { RenderPipeline, replayRendered } from "./frontend/render.ts";
+import { replayRenderItemOf } from "./_replay_render.ts";
 
 /**
  * Opens the session store alone (no configuration, no plugins): what
@@ -37,12 +38,14 @@ export function openSessions(
     render: async function* (id, o = {}) {
       const log = await (await store).open(id);
       try {
-        yield* replayRendered(
-          log,
-          new RenderPipeline({ renderer: () => undefined }),
-          [],
-          o.signal,
-        );
+        for await (
+          const item of replayRendered(
+            log,
+            new RenderPipeline({ renderer: () => undefined }),
+            [],
+            o.signal,
+          )
+        ) yield replayRenderItemOf(item);
       } finally {
         await log.close();
       }

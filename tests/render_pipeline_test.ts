@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { PluginHost, SqliteSessionStore } from "../kernel/mod.ts";
+import { openSessions } from "../mod.ts";
 import {
   rendererOf,
   RenderPipeline,
@@ -114,6 +115,58 @@ Deno.test("replay renders each event through the exact producer build, reports m
   } finally {
     await host.close();
     await store.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("openSessions().render() replays with no plugin running: every producer is reported missing and every event is rendered by the kernel, visibly", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "ph-agent-render-" });
+  const env = { HOME: dir, XDG_STATE_HOME: `${dir}/state` };
+  try {
+    const sessionsDir = `${dir}/state/agent/sessions`;
+    let sessionId: string;
+    {
+      await using sessions = openSessions({ env, sessionsDir });
+      await sessions.list(); // creates the store
+    }
+    const store = new SqliteSessionStore({
+      dir: sessionsDir,
+      keyPath: `${dir}/state/agent/installation.key`,
+    });
+    try {
+      const log = await store.create({ profile: "default" });
+      sessionId = log.sessionId;
+      await log.emit({
+        kind: EventKind.TOOL_RESULT,
+        producer: { category: "tool", name: "fs", version: "1.2.3" },
+        schemaVersion: "1",
+        payload: toBinary(
+          ToolResultEventSchema,
+          create(ToolResultEventSchema, {}),
+        ),
+      });
+      await log.close();
+    } finally {
+      await store.close();
+    }
+    await using sessions = openSessions({ env, sessionsDir });
+    const items = [];
+    for await (const item of sessions.render(sessionId)) items.push(item);
+    assert.deepEqual(items[0], {
+      type: "missing_producers",
+      missing: [{ category: "tool", name: "fs", version: "1.2.3" }],
+    });
+    const ev = items[1]!;
+    assert.equal(ev.type, "event");
+    if (ev.type === "event") {
+      assert.equal(ev.kind, "tool_result");
+      assert.equal(
+        ev.fallback,
+        "producer tool/fs@1.2.3 is not running in this kernel",
+      );
+      assert.match(JSON.stringify(ev.tree), /Rendered by the kernel/);
+    }
+  } finally {
     await Deno.remove(dir, { recursive: true });
   }
 });
