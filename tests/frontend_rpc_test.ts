@@ -744,3 +744,55 @@ Deno.test("InvokeSlashCommand and TriggerAction validate and route: unknown comm
   const missing = await f.err(f.a, "triggerAction", { sessionId: id });
   assert.equal(missing.code, "INVALID_ARGUMENT");
 });
+
+Deno.test("two frontends attached to one session see identical transcripts on kernel.event.*", async () => {
+  await using f = await fixture();
+  const id = await twoAttached(f);
+  const before = f.bus.subscriberCount;
+  const streams = [f.a, f.b].map((who) =>
+    f.rpc(who, "subscribe", { topicFilters: ["kernel.event.message"] }, 4)
+  );
+  assert.ok(await waitFor(() => f.bus.subscriberCount === before + 2));
+  for (const text of ["one", "two"]) {
+    await f.ok(f.a, "submitInput", {
+      sessionId: id,
+      content: [{ text: { text } }],
+    });
+  }
+  const [ta, tb] = await Promise.all(streams);
+  const view = (r: JsonObject | undefined) =>
+    (r!.ok as JsonObject[]).map((e) => [e.sequence, e.payload]);
+  assert.equal(view(ta).length, 4, "two prompts and two replies");
+  assert.deepEqual(view(ta), view(tb));
+  const seqs = view(ta).map(([s]) => Number(s));
+  assert.deepEqual(seqs, [...seqs].sort((x, y) => x - y));
+});
+
+Deno.test("killing a frontend mid-turn loses nothing: the turn waits on its plan item, and the other frontend's answer completes it", async () => {
+  await using f = await fixture();
+  const id = await twoAttached(f);
+  await f.ok(f.a, "submitInput", {
+    sessionId: id,
+    content: [{ text: { text: "write kept.txt" } }],
+  });
+  const h = f.hub.get(id)!;
+  assert.ok(await waitFor(() => h.pendingPlans.size === 1));
+  await f.a.close(); // the frontend that typed the input exits mid-turn
+  assert.ok(await waitFor(() => h.attached.size === 1));
+  const [planItemId] = [...h.pendingPlans.keys()];
+  await f.ok(f.b, "resolvePlanDecision", {
+    sessionId: id,
+    planItemId,
+    decision: "CLIENT_DECISION_ALLOW",
+    scope: "PLAN_DECISION_SCOPE_ONCE",
+  });
+  assert.ok(
+    await waitFor(async () =>
+      ((await f.ok(f.b, "getSessionState", { sessionId: id }))
+        .state as JsonObject).turnCount === 2
+    ),
+  );
+  assert.deepEqual(f.tool.invocations.map((i) => i.input.path), [
+    "kept.txt",
+  ]);
+});
