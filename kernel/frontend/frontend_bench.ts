@@ -116,6 +116,16 @@ Deno.bench(
 );
 
 Deno.bench(
+  "reference: CountTokens through the same gateway (no work behind it)",
+  { group: "frontend", n: 3000, warmup: 100 },
+  async () => {
+    await kernel.countTokens({
+      content: [{ block: { case: "text", value: { text: "abcd" } } }],
+    });
+  },
+);
+
+Deno.bench(
   "GetSessionState work alone: the hub's snapshot, in process",
   { group: "frontend", n: 3000, warmup: 100 },
   async () => {
