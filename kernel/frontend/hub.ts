@@ -36,10 +36,6 @@ import {
   SessionStateSchema,
   SessionStatus,
 } from "../../proto/gen/pluggableharness/session/v1/types_pb.ts";
-import {
-  ClientDecision,
-  PlanDecisionScope,
-} from "../../proto/gen/pluggableharness/plan/v1/types_pb.ts";
 import { DeltaKind } from "../../proto/gen/pluggableharness/kernel/v1/types_pb.ts";
 import {
   type TokenDelta,
@@ -57,21 +53,18 @@ import type {
 import { schemaViolation } from "../agent/schema_check.ts";
 import type { Approver } from "../agent/approval_gate.ts";
 import type { InteractiveAnswerer } from "../agent/interactive_gate.ts";
-import { SessionNotResumableError } from "../agent/errors.ts";
 import { EventQueue } from "../agent/_async.ts";
 import type { EventBus } from "../bus/event_bus.ts";
 import { ulid } from "../state/ulid.ts";
 import { sessionInfoOf } from "../state/_convert.ts";
-import { SchemaTooNewError, SessionNotFoundError } from "../state/errors.ts";
 import type {
   SessionLog,
   SessionRecord,
   SessionStore,
 } from "../state/session_store.ts";
-import {
-  type GrantHolder,
-  sessionAccessDenied,
-  type SessionRegistry,
+import type {
+  GrantHolder,
+  SessionRegistry,
 } from "../state/session_registry.ts";
 import {
   Code,
@@ -83,6 +76,7 @@ import {
 } from "../callback/frontend_surface.ts";
 import { DEFAULT_DELTA_BUFFER, DeltaFanout } from "./delta_fanout.ts";
 import { MetadataBoard } from "./metadata_board.ts";
+import { frontendHandlers } from "./rpc_handlers.ts";
 
 /** The bus topic of session state changes. */
 export const STATE_TOPIC = "kernel.state";
@@ -244,7 +238,8 @@ function holderKey(h: GrantHolder): string {
   return `${h.category}/${h.name}`;
 }
 
-function notFound(sessionId: string): Error {
+/** The `SESSION_NOT_FOUND` error of a frontend's Attach or Resume. */
+export function notFound(sessionId: string): Error {
   return frontendError(
     Code.NOT_FOUND,
     FrontendErrorCategory.SESSION_NOT_FOUND,
@@ -252,7 +247,8 @@ function notFound(sessionId: string): Error {
   );
 }
 
-function replayOnlyError(sessionId: string): Error {
+/** The `SESSION_REPLAY_ONLY` error of input to a replay-only session. */
+export function replayOnlyError(sessionId: string): Error {
   return frontendError(
     Code.FAILED_PRECONDITION,
     FrontendErrorCategory.SESSION_REPLAY_ONLY,
@@ -260,7 +256,8 @@ function replayOnlyError(sessionId: string): Error {
   );
 }
 
-const BOUND_STATUSES: ReadonlySet<SessionStatus> = new Set([
+/** Statuses a frontend's Resume attaches replay-only. */
+export const BOUND_STATUSES: ReadonlySet<SessionStatus> = new Set([
   SessionStatus.ERROR_MAX_TURNS,
   SessionStatus.ERROR_MAX_BUDGET_USD,
   SessionStatus.ERROR_MAX_WALL_CLOCK,
@@ -294,6 +291,11 @@ export class FrontendHub implements FrontendSurface {
    */
   get(sessionId: string): HubSession | undefined {
     return this.#sessions.get(sessionId);
+  }
+
+  /** The hub's options (internal: the RPC handlers). */
+  get _options(): FrontendHubOptions {
+    return this.#o;
   }
 
   // ----- lifecycle ---------------------------------------------------------
@@ -496,7 +498,7 @@ export class FrontendHub implements FrontendSurface {
       }
       return undefined;
     } finally {
-      this.#forget(h);
+      this._forget(h);
       this.#publishState(h);
     }
   }
@@ -509,7 +511,8 @@ export class FrontendHub implements FrontendSurface {
     }));
   }
 
-  #forget(h: HubSession): void {
+  /** Forgets a session (internal: the RPC handlers). */
+  _forget(h: HubSession): void {
     if (this.#sessions.get(h.sessionId) !== h) return;
     this.#sessions.delete(h.sessionId);
     for (const release of h.attached.values()) release();
@@ -519,21 +522,23 @@ export class FrontendHub implements FrontendSurface {
     h.replayLog?.close().catch(() => {});
   }
 
-  #attach(h: HubSession, caller: PluginIdentity): void {
+  /** Attaches a frontend, with a registry grant (internal). */
+  _attach(h: HubSession, caller: PluginIdentity): void {
     const k = holderKey(caller);
     if (h.attached.has(k)) return;
     h.attached.set(k, this.#o.registry.grant(caller, h.sessionId));
   }
 
-  async #record(sessionId: string): Promise<SessionRecord | undefined> {
+  /** A session's stored record (internal). */
+  async _record(sessionId: string): Promise<SessionRecord | undefined> {
     const live = this.#o.registry.get(sessionId);
     if (live) return await live.log.info();
     const { sessions } = await this.#o.store.list();
     return sessions.find((s) => s.sessionId === sessionId);
   }
 
-  /** Opens a stored session replay-only (no input, read and watch). */
-  async #openReplayOnly(record: SessionRecord): Promise<HubSession> {
+  /** Opens a stored session replay-only: no input, read and watch (internal). */
+  async _openReplayOnly(record: SessionRecord): Promise<HubSession> {
     const existing = this.#sessions.get(record.sessionId);
     if (existing) return existing;
     const log = await this.#o.store.open(record.sessionId);
@@ -566,7 +571,7 @@ export class FrontendHub implements FrontendSurface {
    */
   async state(h: HubSession): Promise<SessionState> {
     const log = this.#o.registry.get(h.sessionId)?.log ?? h.replayLog;
-    const record = log ? await log.info() : await this.#record(h.sessionId);
+    const record = log ? await log.info() : await this._record(h.sessionId);
     if (!record) throw notFound(h.sessionId);
     return this.#stateOf(h, record, true);
   }
@@ -608,7 +613,7 @@ export class FrontendHub implements FrontendSurface {
       const log = this.#o.registry.get(h.sessionId)?.log ?? h.replayLog;
       const record = log
         ? await log.info().catch(() => undefined)
-        : await this.#record(h.sessionId).catch(() => undefined);
+        : await this._record(h.sessionId).catch(() => undefined);
       if (!record) return;
       const watched = await this.#stateOf(h, record, false);
       const key = JSON.stringify(toBinary(SessionStateSchema, watched));
@@ -689,279 +694,7 @@ export class FrontendHub implements FrontendSurface {
    * @returns The handlers.
    */
   handlers(caller: PluginIdentity): FrontendHandlers {
-    const lifecycle = (rpc: string) => {
-      if (caller.category !== "frontend") {
-        throw frontendError(
-          Code.PERMISSION_DENIED,
-          FrontendErrorCategory.INVALID_REQUEST,
-          `${rpc} is refused: only a frontend plugin manages sessions (this is a ${caller.category} plugin)`,
-        );
-      }
-    };
-    // Read surfaces: an attached frontend, or a plugin invoked in the session.
-    const readable = (sessionId: string): HubSession => {
-      const h = sessionId ? this.#sessions.get(sessionId) : undefined;
-      if (
-        !h ||
-        !(h.attached.has(holderKey(caller)) ||
-          this.#o.registry.isGranted(caller, sessionId))
-      ) throw sessionAccessDenied();
-      return h;
-    };
-    // Input surfaces: an attached frontend only.
-    const attached = (sessionId: string): HubSession => {
-      const h = sessionId ? this.#sessions.get(sessionId) : undefined;
-      if (!h || !h.attached.has(holderKey(caller))) {
-        throw sessionAccessDenied();
-      }
-      return h;
-    };
-    const infoOf = async (h: HubSession) => {
-      const r = await this.#record(h.sessionId);
-      if (!r) throw notFound(h.sessionId);
-      return sessionInfoOf(r);
-    };
-
-    return {
-      getSessionState: async (req) => ({
-        state: await this.state(readable(req.sessionId)),
-      }),
-
-      submitInput: async (req) => {
-        const h = attached(req.sessionId);
-        if (h.replayOnly) throw replayOnlyError(h.sessionId);
-        const { text, extra } = await this.#checkContent(h, req.content);
-        const { turnId } = this.submit(h, text, {
-          events: false,
-          ...(extra.length ? { extraContent: extra } : {}),
-        });
-        return { turnId };
-      },
-
-      resolvePlanDecision: (req) => {
-        const h = attached(req.sessionId);
-        const decision = req.decision === ClientDecision.ALLOW
-          ? "allow"
-          : req.decision === ClientDecision.DENY
-          ? "deny"
-          : undefined;
-        if (!decision) throw invalidRequest("decision must be ALLOW or DENY");
-        const scope = req.scope === PlanDecisionScope.ONCE
-          ? "once"
-          : req.scope === PlanDecisionScope.SESSION
-          ? "session"
-          : req.scope === PlanDecisionScope.ALWAYS
-          ? "always"
-          : undefined;
-        if (!scope) {
-          throw invalidRequest("scope must be ONCE, SESSION or ALWAYS");
-        }
-        this.decide(h, req.planItemId, {
-          decision,
-          scope,
-          ...(req.correctedInput !== undefined
-            ? { input: req.correctedInput }
-            : {}),
-        });
-        return {};
-      },
-
-      interrupt: (req) => {
-        this.interrupt(attached(req.sessionId));
-        return {};
-      },
-
-      createSession: async (req) => {
-        lifecycle("CreateSession");
-        if (
-          req.workingDirectory !== undefined &&
-          !req.workingDirectory.startsWith("/")
-        ) {
-          throw invalidRequest(
-            `working_directory must be absolute: "${req.workingDirectory}"`,
-          );
-        }
-        let h: HubSession;
-        try {
-          h = await this.open({
-            ...(req.profile ? { profile: req.profile } : {}),
-            ...(req.workingDirectory
-              ? { workingDirectory: req.workingDirectory }
-              : {}),
-            onAsk: "callback",
-          });
-        } catch (err) {
-          throw frontendError(
-            Code.FAILED_PRECONDITION,
-            FrontendErrorCategory.SESSION_CREATE_FAILED,
-            `Cannot create a session${
-              req.profile ? ` of profile "${req.profile}"` : ""
-            }: ${err instanceof Error ? err.message : String(err)}`,
-          );
-        }
-        this.#attach(h, caller);
-        if (req.initialPrompt) {
-          this.submit(h, req.initialPrompt, { events: false });
-        }
-        return { info: await infoOf(h) };
-      },
-
-      attachSession: async (req) => {
-        lifecycle("AttachSession");
-        if (!req.sessionId) throw invalidRequest("session_id is required");
-        let h = this.#sessions.get(req.sessionId);
-        if (!h) {
-          const record = await this.#record(req.sessionId);
-          if (!record) throw notFound(req.sessionId);
-          h = await this.#openReplayOnly(record);
-        }
-        this.#attach(h, caller);
-        return { info: await infoOf(h) };
-      },
-
-      resumeSession: async (req) => {
-        lifecycle("ResumeSession");
-        if (!req.sessionId) throw invalidRequest("session_id is required");
-        let h = this.#sessions.get(req.sessionId);
-        if (!h || (h.agent === undefined && !h.attached.size)) {
-          const record = await this.#record(req.sessionId);
-          if (!record) throw notFound(req.sessionId);
-          if (BOUND_STATUSES.has(record.status)) {
-            h = await this.#openReplayOnly(record);
-          } else {
-            if (h) this.#forget(h);
-            try {
-              h = await this.open({
-                resumeId: req.sessionId,
-                onAsk: "callback",
-              });
-            } catch (err) {
-              if (err instanceof SessionNotResumableError) {
-                h = await this.#openReplayOnly(record);
-              } else if (err instanceof SchemaTooNewError) {
-                throw frontendError(
-                  Code.FAILED_PRECONDITION,
-                  FrontendErrorCategory.SCHEMA_TOO_NEW,
-                  err.message,
-                );
-              } else if (err instanceof SessionNotFoundError) {
-                throw notFound(req.sessionId);
-              } else {
-                throw frontendError(
-                  Code.FAILED_PRECONDITION,
-                  FrontendErrorCategory.SESSION_CREATE_FAILED,
-                  `Cannot resume session "${req.sessionId}": ${
-                    err instanceof Error ? err.message : String(err)
-                  }`,
-                );
-              }
-            }
-          }
-        }
-        this.#attach(h, caller);
-        return { info: await infoOf(h) };
-      },
-
-      detachSession: (req) => {
-        if (!req.sessionId) throw invalidRequest("session_id is required");
-        const h = this.#sessions.get(req.sessionId);
-        const k = holderKey(caller);
-        const release = h?.attached.get(k);
-        if (!h || !release) {
-          throw frontendError(
-            Code.FAILED_PRECONDITION,
-            FrontendErrorCategory.INVALID_REQUEST,
-            `This plugin is not attached to session "${req.sessionId}"`,
-          );
-        }
-        release();
-        h.attached.delete(k);
-        return {};
-      },
-
-      listSessions: async (req) => {
-        lifecycle("ListSessions");
-        return { sessions: await this.list(req) };
-      },
-
-      publishMetadata: (req) => {
-        const h = readable(req.sessionId);
-        return { block: this.metadata.publish(h.sessionId, caller, req.block) };
-      },
-
-      retractMetadata: (req) => {
-        const h = readable(req.sessionId);
-        return {
-          block: this.metadata.retract(h.sessionId, caller, req.blockId),
-        };
-      },
-
-      listMetadata: (req) => ({
-        blocks: this.metadata.list(readable(req.sessionId).sessionId),
-      }),
-
-      streamDeltas: async function* (this: void, req, ctx) {
-        const sub = readable(req.sessionId).deltas.subscribe(ctx.signal);
-        try {
-          for await (const d of sub) yield d;
-        } finally {
-          sub.close();
-        }
-      },
-
-      invokeSlashCommand: (req) => {
-        const h = attached(req.sessionId);
-        if (!req.name) throw invalidRequest("name is required");
-        if (req.name.startsWith("/")) {
-          throw invalidRequest(
-            `name is "${req.name}": send the command name without the leading slash`,
-          );
-        }
-        const route = this.#o.slashCommands?.(h.profile).get(req.name);
-        if (!route) {
-          throw frontendError(
-            Code.NOT_FOUND,
-            FrontendErrorCategory.INVALID_REQUEST,
-            `Unknown slash command "/${req.name}": profile "${h.profile}" lists no such direct-invoke command`,
-          );
-        }
-        if (h.replayOnly) throw replayOnlyError(h.sessionId);
-        parseSlashArgs(req.name, req.args, route.inputSchema);
-        throw frontendError(
-          Code.FAILED_PRECONDITION,
-          FrontendErrorCategory.UNKNOWN,
-          `Cannot run "/${req.name}" of provider "${route.provider}": this kernel does not launch slash-command plugins yet, so the no-model-turn Invoke path has nothing to call`,
-        );
-      },
-
-      triggerAction: (req) => {
-        const h = attached(req.sessionId);
-        if (!req.nodeId) throw invalidRequest("node_id is required");
-        if (!req.toolName) throw invalidRequest("tool_name is required");
-        if (!req.provider) throw invalidRequest("provider is required");
-        const action = h.actions.get(req.nodeId);
-        if (!action) {
-          throw frontendError(
-            Code.NOT_FOUND,
-            FrontendErrorCategory.INVALID_REQUEST,
-            `No action node "${req.nodeId}" was rendered in session "${h.sessionId}"`,
-          );
-        }
-        if (
-          action.toolName !== req.toolName || action.provider !== req.provider
-        ) {
-          throw invalidRequest(
-            `Action node "${req.nodeId}" invokes "${action.provider}.${action.toolName}", not "${req.provider}.${req.toolName}": send the node's fields unchanged`,
-          );
-        }
-        if (h.replayOnly) throw replayOnlyError(h.sessionId);
-        throw frontendError(
-          Code.FAILED_PRECONDITION,
-          FrontendErrorCategory.UNKNOWN,
-          `Cannot trigger action "${req.nodeId}": the no-model-turn Invoke path (plan/apply without a model turn) is not in this kernel yet`,
-        );
-      },
-    };
+    return frontendHandlers(this, caller);
   }
 
   /**
@@ -1011,7 +744,8 @@ export class FrontendHub implements FrontendSurface {
     for (const [id, a] of nodes) h.actions.set(id, a);
   }
 
-  async #checkContent(
+  /** Checks operator input content (internal). */
+  async _checkContent(
     h: HubSession,
     content: readonly ContentBlock[],
   ): Promise<{ text: string; extra: ContentBlock[] }> {
