@@ -30,9 +30,9 @@ import {
   type FrontendHub,
   type HubSession,
   notFound,
-  parseSlashArgs,
   replayOnlyError,
 } from "./hub.ts";
+import { parseSlashArgs } from "./slash_args.ts";
 
 function holderKey(h: GrantHolder): string {
   return `${h.category}/${h.name}`;
