@@ -76,6 +76,7 @@ function respond(req: StreamCompletionRequest): ScriptedTurn {
 
 interface Fixture extends AsyncDisposable {
   hub: FrontendHub;
+  registry: SessionRegistry;
   model: FakeModel;
   bus: EventBus;
   store: SqliteSessionStore;
@@ -201,6 +202,7 @@ async function fixture(
     });
   return {
     hub,
+    registry,
     model,
     bus,
     store,
@@ -505,7 +507,7 @@ Deno.test("ResolvePlanDecision re-validates corrected input against the tool's i
   });
 });
 
-Deno.test("Interrupt cancels the running turn; the session stays open and takes the next input", async () => {
+Deno.test("Interrupt cancels the running turn and the signal its sub-agents cancel with; the session stays open and takes the next input", async () => {
   await using f = await fixture();
   const id = ((await f.ok(f.a, "createSession", {})).info as JsonObject)
     .sessionId as string;
@@ -515,8 +517,13 @@ Deno.test("Interrupt cancels the running turn; the session stays open and takes 
   });
   const h = f.hub.get(id)!;
   assert.ok(await waitFor(() => h.running !== undefined));
+  // Sub-agents spawned in a turn are cancelled with its turn signal.
+  assert.ok(await waitFor(() => f.registry.get(id)?.turnSignal !== undefined));
+  const turnSignal = f.registry.get(id)!.turnSignal!;
+  assert.equal(turnSignal.aborted, false);
   await f.ok(f.a, "interrupt", { sessionId: id });
   assert.ok(await waitFor(() => h.running === undefined));
+  assert.equal(turnSignal.aborted, true, "the cascade signal fired");
   const stream = f.rpc(f.a, "streamDeltas", { sessionId: id }, 2);
   assert.ok(await waitFor(() => h.deltas.size === 1));
   await f.ok(f.a, "submitInput", {
