@@ -129,24 +129,29 @@ async function fixture(
     store,
     registry,
     bus,
-    open: async (req) => ({
-      session: await AgentSession.open(
-        {
-          ...spec,
-          ...(req.profile ? { profile: req.profile } : {}),
-          ...(req.workingDirectory
-            ? { workingDirectory: req.workingDirectory }
-            : {}),
-          onAsk: req.onAsk ?? "deny",
-        },
-        deps,
-        {
-          onEvent: req.onEvent,
-          ...(req.resumeId ? { resumeSessionId: req.resumeId } : {}),
-        },
-      ),
-      workingDirectory: req.workingDirectory ?? "/work",
-    }),
+    open: async (req) => {
+      if (req.profile === "missing") {
+        throw new TypeError('Unknown agent_profile "missing"');
+      }
+      return {
+        session: await AgentSession.open(
+          {
+            ...spec,
+            ...(req.profile ? { profile: req.profile } : {}),
+            ...(req.workingDirectory
+              ? { workingDirectory: req.workingDirectory }
+              : {}),
+            onAsk: req.onAsk ?? "deny",
+          },
+          deps,
+          {
+            onEvent: req.onEvent,
+            ...(req.resumeId ? { resumeSessionId: req.resumeId } : {}),
+          },
+        ),
+        workingDirectory: req.workingDirectory ?? "/work",
+      };
+    },
     toolSchema: (provider, name) =>
       provider === "fs"
         ? tool.toolSchemas.find((t) => t.name === name)?.inputSchema
@@ -293,6 +298,13 @@ Deno.test("session lifecycle RPCs are for frontend plugins only; an unknown sess
     assert.equal(empty.code, "INVALID_ARGUMENT", m);
     assert.deepEqual(empty.details, ["INVALID_REQUEST"], m);
   }
+  const failed = await f.err(f.a, "createSession", { profile: "missing" });
+  assert.equal(failed.code, "FAILED_PRECONDITION");
+  assert.deepEqual(failed.details, ["SESSION_CREATE_FAILED"]);
+  assert.match(
+    String(failed.message),
+    /Cannot create a session of profile "missing": Unknown agent_profile "missing"/,
+  );
   const bad = await f.err(f.a, "createSession", { workingDirectory: "rel" });
   assert.equal(bad.code, "INVALID_ARGUMENT");
   assert.match(String(bad.message), /must be absolute: "rel"/);
