@@ -35,7 +35,8 @@ import {
 } from "../config/mod.ts";
 import type { ToolSchema } from "../proto/gen/pluggableharness/tool/v1/types_pb.ts";
 import { AgentSession } from "./agent/session.ts";
-import { runSession } from "./agent/run_session.ts";
+import { EventQueue } from "./agent/_async.ts";
+import type { SessionEvent } from "./agent/session_events.ts";
 import type {
   SendResult,
   SessionResult,
@@ -364,10 +365,8 @@ class KernelImpl implements Kernel {
     prompt: string | undefined,
     options: KernelSessionOptions = {},
   ): SessionRun<SessionOutcome> {
-    let spec: SessionSpec;
-    let remainingDepth: number;
     try {
-      ({ spec, remainingDepth } = this.#rootSpec(options));
+      this.#rootSpec(options); // a bad profile fails before anything runs
     } catch (err) {
       const result = Promise.reject(err);
       result.catch(() => {});
@@ -378,19 +377,57 @@ class KernelImpl implements Kernel {
         }),
       };
     }
-    return mapRun(
-      runSession(spec, this.#deps, {
-        remainingDepth,
-        ...(prompt !== undefined ? { prompt } : {}),
-        ...(options.resumeId !== undefined
-          ? { resumeSessionId: options.resumeId }
-          : {}),
-        ...(options.approve ? { approve: options.approve } : {}),
-        ...(options.answer ? { answer: options.answer } : {}),
-        ...(options.signal ? { signal: options.signal } : {}),
-      }),
-      outcomeOf,
-    );
+    // One prompt through the same hub operations a frontend uses: open,
+    // submit, close.
+    const hub = this.hub;
+    const queue = new EventQueue<SessionEvent>();
+    const result = (async (): Promise<SessionOutcome> => {
+      let h: HubSession;
+      try {
+        h = await hub.open({
+          ...(options.profile !== undefined
+            ? { profile: options.profile }
+            : {}),
+          ...(options.resumeId !== undefined
+            ? { resumeId: options.resumeId }
+            : {}),
+          ...(options.onAsk ? { onAsk: options.onAsk } : {}),
+          ...(options.askTimeoutMs !== undefined
+            ? { askTimeoutMs: options.askTimeoutMs }
+            : {}),
+          ...(options.approve ? { approve: options.approve } : {}),
+          ...(options.answer ? { answer: options.answer } : {}),
+        }, (e) => queue.push(e));
+      } catch (err) {
+        queue.close(err);
+        throw err;
+      }
+      let sent: SendResult;
+      try {
+        sent = await hub.submit(h, prompt, {
+          events: false,
+          ...(options.signal ? { signal: options.signal } : {}),
+        }).run.result;
+      } catch (err) {
+        await hub.close(h).catch(() => {});
+        queue.close(err);
+        throw err;
+      }
+      try {
+        const r = await hub.close(
+          h,
+          sent.outcome === "cancelled" ? "cancelled" : undefined,
+        );
+        return outcomeOf(r!);
+      } finally {
+        queue.close();
+      }
+    })();
+    result.catch(() => {});
+    return {
+      result,
+      [Symbol.asyncIterator]: () => queue[Symbol.asyncIterator](),
+    };
   }
 
   close(): Promise<void> {

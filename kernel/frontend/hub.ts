@@ -339,13 +339,14 @@ export class FrontendHub implements FrontendSurface {
    * Submits input: queued behind earlier input, run in arrival order.
    *
    * @param h The session.
-   * @param text The prompt text.
+   * @param text The prompt text; `undefined` continues a resumed session
+   * from its history.
    * @param options Extra content blocks, a signal, event buffering.
    * @returns The first turn's id and the run.
    */
   submit(
     h: HubSession,
-    text: string,
+    text: string | undefined,
     options: {
       extraContent?: readonly ContentBlock[];
       signal?: AbortSignal;
@@ -605,7 +606,8 @@ export class FrontendHub implements FrontendSurface {
 
   #publishState(h: HubSession): void {
     const bus = this.#o.bus;
-    if (!bus) return;
+    // Nobody listens: no snapshot to build (the next change is published).
+    if (!bus || bus.subscriberCount === 0) return;
     h.stateChain = h.stateChain.then(async () => {
       const log = this.#o.registry.get(h.sessionId)?.log ?? h.replayLog;
       const record = log
