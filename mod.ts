@@ -121,6 +121,8 @@ export {
   type OpenKernelOptions,
   type PromptResult,
   ProviderError,
+  type RenderedReplayEvent,
+  type ReplayRenderItem,
   sessionExitCode,
   type SessionOutcome,
 } from "./kernel/api.ts";
@@ -158,6 +160,8 @@ export type {
   HeadCheck,
   ListSessionsOptions,
   ListSessionsResult,
+  Producer,
+  ProducerCategory,
   SessionOwner,
   SessionRecord,
   UnreadableSession,

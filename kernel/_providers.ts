@@ -8,6 +8,8 @@
  *
  * @module
  */
+import { rendererOf, type RenderFn } from "./frontend/render.ts";
+import { producerKey } from "./state/_session_log.ts";
 import { isAbsolute, join, resolve } from "node:path";
 import type { JsonObject } from "@bufbuild/protobuf";
 import {
@@ -162,6 +164,8 @@ export interface LaunchedProviders {
   readonly toolSchemas: Map<string, ToolSchema[]>;
   /** Each model provider's first model, in declaration order. */
   readonly defaultModels: ModelChainEntry[];
+  /** Each launched build's `Render`, by `category/name@version`. */
+  readonly renderers: Map<string, RenderFn>;
 }
 
 /** Options of {@linkcode launchProviders}. */
@@ -207,6 +211,7 @@ export async function launchProviders(
     hooks: new Map(),
     toolSchemas: new Map(),
     defaultModels: [],
+    renderers: new Map(),
   };
   const launched = await Promise.allSettled(plan.providers.map(async (p) => {
     const { manifest, entrypoint, root: pluginRoot } = await launchableOf(
@@ -247,6 +252,8 @@ export async function launchProviders(
       );
     }
     if (hooked.has(p.name)) into.hooks.set(p.name, hookEndpointOf(plugin));
+    const render = rendererOf(plugin);
+    if (render) into.renderers.set(producerKey(plugin.identity), render);
   }));
   // Every launch has settled (none is left half-started): report the first failure.
   for (const r of launched) if (r.status === "rejected") throw r.reason;

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { JsonObject } from "@bufbuild/protobuf";
+import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import type { Diagnostic, Plan } from "../config/mod.ts";
 import type { BuiltinCatalog } from "../contract/builtins.ts";
 import type { ErrorInfo } from "./agent/errors.ts";
@@ -24,6 +24,7 @@ import type { OnAsk } from "./agent/session_spec.ts";
 import type {
   ListSessionsOptions,
   ListSessionsResult,
+  Producer,
   VerifyResult,
 } from "./state/session_store.ts";
 
@@ -202,7 +203,48 @@ export interface KernelSessions {
    * @returns `ok`, or the first bad event and why.
    */
   verify(sessionId: string): Promise<VerifyResult>;
+  /**
+   * Replays a stored session through the Render pipeline: first the
+   * producers it names that this kernel does not run (empty when none),
+   * then every event rendered by the plugin build that produced it, or by
+   * the kernel with the reason in `fallback`.
+   *
+   * @param sessionId The session.
+   * @param options Cancels the replay.
+   * @returns The missing-producers report, then the rendered events.
+   */
+  render(
+    sessionId: string,
+    options?: { readonly signal?: AbortSignal },
+  ): AsyncIterable<ReplayRenderItem>;
 }
+
+/** One event of {@linkcode KernelSessions.render}, rendered. */
+export interface RenderedReplayEvent {
+  /** The event's sequence. */
+  readonly sequence: number;
+  /** Its id. */
+  readonly id: string;
+  /** Its kind, e.g. `tool_result`. */
+  readonly kind: string;
+  /** The plugin build that produced it. */
+  readonly producer: Producer;
+  /** The `render.v1.RenderTree` to paint, as protobuf JSON. */
+  readonly tree: JsonValue;
+  /** Why the kernel rendered the raw payload instead of the producer. */
+  readonly fallback?: string;
+}
+
+/**
+ * What {@linkcode KernelSessions.render} yields: the producers the session
+ * names that this kernel does not run, first, then each rendered event.
+ */
+export type ReplayRenderItem =
+  | {
+    readonly type: "missing_producers";
+    readonly missing: readonly Producer[];
+  }
+  | ({ readonly type: "event" } & RenderedReplayEvent);
 
 /** One open session of a {@linkcode Kernel}. */
 export interface KernelSession extends AsyncDisposable {

@@ -35,8 +35,8 @@ import {
 } from "../config/mod.ts";
 import type { ToolSchema } from "../proto/gen/pluggableharness/tool/v1/types_pb.ts";
 import { AgentSession } from "./agent/session.ts";
-import { runSession } from "./agent/run_session.ts";
 import { triggerStoredSession } from "./agent/trigger.ts";
+import { EventQueue } from "./agent/_async.ts";
 import type { SessionEvent } from "./agent/session_events.ts";
 import type {
   SendResult,
@@ -47,6 +47,16 @@ import type { AgentDeps } from "./agent/agent_deps.ts";
 import { replaySession } from "./agent/history.ts";
 import type { ModelChainEntry, SessionSpec } from "./agent/session_spec.ts";
 import { sessionSpecFromPlan } from "./agent/session_spec_from_plan.ts";
+import type { ModelSpec } from "../proto/gen/pluggableharness/model/v1/types_pb.ts";
+import type { OpenedSession, OpenRequest } from "./frontend/hub.ts";
+import {
+  type RenderFn,
+  RenderPipeline,
+  replayRendered,
+} from "./frontend/render.ts";
+import { replayRenderItemOf } from "./_replay_render.ts";
+import { producerKey } from "./state/_session_log.ts";
+import type { ProducerCategory } from "./state/session_store.ts";
 import { providerContextAssembler } from "./agent/provider_context.ts";
 import { createOtelTracer, otelTracerOptionsOf } from "./agent/tracing.ts";
 import {
@@ -56,6 +66,8 @@ import {
   SubagentSupervisor,
 } from "./agent/subagents.ts";
 import { PluginHost } from "./plugin/host.ts";
+import type { KernelServices } from "./callback/service.ts";
+import { FrontendHub, type HubSession } from "./frontend/hub.ts";
 import { EventBus } from "./bus/event_bus.ts";
 import {
   createTelemetryRelay,
@@ -72,6 +84,7 @@ import type {
   KernelTriggerOptions,
   OpenKernelOptions,
   PromptResult,
+  ReplayRenderItem,
   SessionOutcome,
 } from "./api.ts";
 import {
@@ -123,6 +136,11 @@ class KernelImpl implements Kernel {
   readonly #defaultModels: readonly ModelChainEntry[];
   readonly #subagents: SubagentSupervisor | undefined;
   readonly #telemetry: TelemetryRelay | undefined;
+  /** The frontend surfaces: every session operation, for RPCs and this API. */
+  readonly hub: FrontendHub;
+  /** Renders persisted events through the build that produced them. */
+  readonly render: RenderPipeline;
+  readonly #renderers: ReadonlyMap<string, RenderFn>;
   #closed: Promise<void> | undefined;
 
   constructor(init: {
@@ -136,6 +154,9 @@ class KernelImpl implements Kernel {
     defaultModels: readonly ModelChainEntry[];
     subagents?: SubagentSupervisor;
     telemetry?: TelemetryRelay;
+    bus?: EventBus;
+    registry?: SessionRegistry;
+    renderers?: ReadonlyMap<string, RenderFn>;
   }) {
     this.dir = init.dir;
     this.plan = init.plan;
@@ -148,10 +169,44 @@ class KernelImpl implements Kernel {
     this.#subagents = init.subagents;
     this.#telemetry = init.telemetry;
     const store = init.store;
+    const specs = new Map<string, ModelSpec[]>();
+    this.#renderers = init.renderers ?? new Map();
+    this.render = new RenderPipeline({
+      renderer: (p) => this.#renderers.get(producerKey(p)),
+      onActions: (sessionId, actions) =>
+        this.hub.recordActions(sessionId, actions),
+    });
+    this.hub = new FrontendHub({
+      store,
+      registry: init.registry ?? new SessionRegistry(),
+      ...(init.bus ? { bus: init.bus } : {}),
+      open: (req) => this.#openSession(req),
+      toolSchema: (provider, tool) =>
+        this.#toolSchemas.get(provider)?.find((t) => t.name === tool)
+          ?.inputSchema,
+      modelSpec: async (provider, id) => {
+        let list = specs.get(provider);
+        if (!list) {
+          const endpoint = this.#deps.models.get(provider);
+          if (!endpoint) return undefined;
+          list = (await endpoint.capabilities()).models;
+          specs.set(provider, list);
+        }
+        return list.find((m) => m.id === id);
+      },
+      profileModel: (profile) => {
+        try {
+          return this.#spec({ profile }).models[0];
+        } catch {
+          return undefined;
+        }
+      },
+    });
     this.sessions = {
       list: (options) => store.list(options),
       replay: (id) => replaySession(store, id),
       verify: (id) => store.verify(id),
+      render: (id, options = {}) => this.#renderReplay(id, options.signal),
     };
   }
 
@@ -159,8 +214,31 @@ class KernelImpl implements Kernel {
    * A root session's spec and remaining depth (`max_depth ?? the kernel
    * default`); spawn-capable tools are removed when the depth is 0.
    */
+  async *#renderReplay(
+    sessionId: string,
+    signal: AbortSignal | undefined,
+  ): AsyncGenerator<ReplayRenderItem> {
+    const log = await this.#store.open(sessionId);
+    try {
+      const installed = [...this.#renderers.keys()].map((k) => {
+        const [category, rest] = k.split("/") as [ProducerCategory, string];
+        const at = rest.lastIndexOf("@");
+        return {
+          category,
+          name: rest.slice(0, at),
+          version: rest.slice(at + 1),
+        };
+      });
+      for await (
+        const item of replayRendered(log, this.render, installed, signal)
+      ) yield replayRenderItemOf(item);
+    } finally {
+      await log.close();
+    }
+  }
+
   #rootSpec(
-    options: KernelSessionOptions,
+    options: KernelSessionOptions & { workingDirectory?: string },
   ): { spec: SessionSpec; remainingDepth: number } {
     const spec = this.#spec(options);
     const maxDepth = this.plan.profiles.find((p) => p.name === spec.profile)
@@ -189,11 +267,13 @@ class KernelImpl implements Kernel {
     };
   }
 
-  #spec(options: KernelSessionOptions): SessionSpec {
+  #spec(
+    options: KernelSessionOptions & { workingDirectory?: string },
+  ): SessionSpec {
     const r = sessionSpecFromPlan(this.plan, {
       ...(options.profile !== undefined ? { profile: options.profile } : {}),
       toolSchemas: this.#toolSchemas,
-      workingDirectory: this.dir,
+      workingDirectory: options.workingDirectory ?? this.dir,
       defaultModels: this.#defaultModels,
       onAsk: options.onAsk ?? "deny",
       ...(options.askTimeoutMs !== undefined
@@ -204,17 +284,41 @@ class KernelImpl implements Kernel {
     return r.spec;
   }
 
-  async session(options: KernelSessionOptions = {}): Promise<KernelSession> {
-    const { spec, remainingDepth } = this.#rootSpec(options);
+  /** Opens an agent session for the hub (frontends and this API alike). */
+  async #openSession(req: OpenRequest): Promise<OpenedSession> {
+    const { spec, remainingDepth } = this.#rootSpec({
+      ...(req.profile !== undefined ? { profile: req.profile } : {}),
+      ...(req.onAsk ? { onAsk: req.onAsk } : {}),
+      ...(req.askTimeoutMs !== undefined
+        ? { askTimeoutMs: req.askTimeoutMs }
+        : {}),
+      ...(req.workingDirectory !== undefined
+        ? { workingDirectory: req.workingDirectory }
+        : {}),
+    });
     const session = await AgentSession.open(spec, this.#deps, {
       remainingDepth,
-      ...(options.resumeId !== undefined
-        ? { resumeSessionId: options.resumeId }
+      ...(req.resumeId !== undefined ? { resumeSessionId: req.resumeId } : {}),
+      ...(req.approve ? { approve: req.approve } : {}),
+      ...(req.answer ? { answer: req.answer } : {}),
+      onEvent: req.onEvent,
+    });
+    return { session, workingDirectory: spec.workingDirectory };
+  }
+
+  async session(options: KernelSessionOptions = {}): Promise<KernelSession> {
+    const hub = this.hub;
+    const h: HubSession = await hub.open({
+      ...(options.profile !== undefined ? { profile: options.profile } : {}),
+      ...(options.resumeId !== undefined ? { resumeId: options.resumeId } : {}),
+      ...(options.onAsk ? { onAsk: options.onAsk } : {}),
+      ...(options.askTimeoutMs !== undefined
+        ? { askTimeoutMs: options.askTimeoutMs }
         : {}),
       ...(options.approve ? { approve: options.approve } : {}),
       ...(options.answer ? { answer: options.answer } : {}),
-      ...(options.onEvent ? { onEvent: options.onEvent } : {}),
-    });
+    }, options.onEvent);
+    const session = h.agent!;
     const outer = options.signal;
     return {
       sessionId: session.sessionId,
@@ -224,6 +328,11 @@ class KernelImpl implements Kernel {
         return session.ended;
       },
       send(prompt, sendOptions = {}) {
+        if (session.ended) {
+          throw new TypeError(
+            `Cannot send to session "${session.sessionId}": it has ended`,
+          );
+        }
         const signals = [outer, sendOptions.signal].filter((s) =>
           s !== undefined
         );
@@ -233,17 +342,24 @@ class KernelImpl implements Kernel {
           ? signals[0]
           : AbortSignal.any(signals);
         return mapRun(
-          session.send(prompt, signal ? { signal } : {}),
+          hub.submit(h, prompt, signal ? { signal } : {}).run,
           promptResultOf,
         );
       },
-      resolveApproval: (id, answer) => session.resolveApproval(id, answer),
+      resolveApproval: (id, answer) => {
+        try {
+          hub.decide(h, id, answer);
+          return true;
+        } catch {
+          return false;
+        }
+      },
       resolveInteractive: (id, response) =>
         session.resolveInteractive(id, response),
       idle: () => session.idle(),
-      close: (status) => session.close(status).then(outcomeOf),
+      close: (status) => hub.close(h, status).then((r) => outcomeOf(r!)),
       [Symbol.asyncDispose]: async () => {
-        await session.close();
+        await hub.close(h);
       },
     };
   }
@@ -252,10 +368,8 @@ class KernelImpl implements Kernel {
     prompt: string | undefined,
     options: KernelSessionOptions = {},
   ): SessionRun<SessionOutcome> {
-    let spec: SessionSpec;
-    let remainingDepth: number;
     try {
-      ({ spec, remainingDepth } = this.#rootSpec(options));
+      this.#rootSpec(options); // a bad profile fails before anything runs
     } catch (err) {
       const result = Promise.reject(err);
       result.catch(() => {});
@@ -266,20 +380,58 @@ class KernelImpl implements Kernel {
         }),
       };
     }
-    return mapRun(
-      runSession(spec, this.#deps, {
-        remainingDepth,
-        ...(prompt !== undefined ? { prompt } : {}),
-        ...(options.resumeId !== undefined
-          ? { resumeSessionId: options.resumeId }
-          : {}),
-        ...(options.approve ? { approve: options.approve } : {}),
-        ...(options.answer ? { answer: options.answer } : {}),
-        ...(options.signal ? { signal: options.signal } : {}),
-        ...(options.goal !== undefined ? { goal: options.goal } : {}),
-      }),
-      outcomeOf,
-    );
+    // One prompt through the same hub operations a frontend uses: open,
+    // submit, close.
+    const hub = this.hub;
+    const queue = new EventQueue<SessionEvent>();
+    const result = (async (): Promise<SessionOutcome> => {
+      let h: HubSession;
+      try {
+        h = await hub.open({
+          ...(options.profile !== undefined
+            ? { profile: options.profile }
+            : {}),
+          ...(options.resumeId !== undefined
+            ? { resumeId: options.resumeId }
+            : {}),
+          ...(options.onAsk ? { onAsk: options.onAsk } : {}),
+          ...(options.askTimeoutMs !== undefined
+            ? { askTimeoutMs: options.askTimeoutMs }
+            : {}),
+          ...(options.approve ? { approve: options.approve } : {}),
+          ...(options.answer ? { answer: options.answer } : {}),
+        }, (e) => queue.push(e));
+        if (options.goal !== undefined) h.agent?.setGoal(options.goal);
+      } catch (err) {
+        queue.close(err);
+        throw err;
+      }
+      let sent: SendResult;
+      try {
+        sent = await hub.submit(h, prompt, {
+          events: false,
+          ...(options.signal ? { signal: options.signal } : {}),
+        }).run.result;
+      } catch (err) {
+        await hub.close(h).catch(() => {});
+        queue.close(err);
+        throw err;
+      }
+      try {
+        const r = await hub.close(
+          h,
+          sent.outcome === "cancelled" ? "cancelled" : undefined,
+        );
+        return outcomeOf(r!);
+      } finally {
+        queue.close();
+      }
+    })();
+    result.catch(() => {});
+    return {
+      result,
+      [Symbol.asyncIterator]: () => queue[Symbol.asyncIterator](),
+    };
   }
 
   trigger(
@@ -329,6 +481,7 @@ class KernelImpl implements Kernel {
       try {
         // Cancel running sub-agents first: each records its status.
         await this.#subagents?.close();
+        await this.hub.closeAll();
         await this.#host.close();
       } finally {
         await this.#deps.tracer?.close().catch(() => {});
@@ -408,7 +561,11 @@ export async function openKernel(
       defaultModels: providers.defaultModels,
       subagents: runtime.subagents,
       telemetry: runtime.telemetry,
+      bus: runtime.bus,
+      registry: runtime.registry,
+      renderers: providers.renderers,
     });
+    runtime.services.frontend = kernel.hub;
     return kernel;
   } catch (err) {
     await host.close().catch(() => {});
@@ -442,6 +599,8 @@ interface Runtime {
   readonly bus: EventBus;
   readonly telemetry: TelemetryRelay;
   readonly host: PluginHost;
+  /** The services the host serves (the hub joins them once it exists). */
+  readonly services: KernelServices;
   /** The sqlite store's module, loaded once a plugin has been spawned. */
   readonly sqliteModule: Promise<
     typeof import("./state/sqlite_session_store.ts")
@@ -474,25 +633,35 @@ function startRuntime(
   // The sqlite store is needed only once plugins run: load it while they
   // start (the host loads the gRPC stack then too), not before a spawn.
   const spawned = Promise.withResolvers<void>();
+  // `frontend` is set once the session hub exists (after the launches).
+  const services: KernelServices = {
+    sessions: registry,
+    bus,
+    telemetry,
+    runSession: (caller, request, signal) =>
+      subagents.run(caller, request, signal),
+  };
   const host = new PluginHost({
     env: plainEnvOf(env),
     cwd: root,
     sandbox: plan.settings.sandbox,
     onSpawn: () => spawned.resolve(),
-    services: {
-      sessions: registry,
-      bus,
-      telemetry,
-      runSession: (caller, request, signal) =>
-        subagents.run(caller, request, signal),
-    },
+    services,
   });
   if (plan.providers.length === 0) spawned.resolve();
   const sqliteModule = spawned.promise.then(() =>
     import("./state/sqlite_session_store.ts")
   );
   sqliteModule.catch(() => {});
-  return { registry, subagents, bus, telemetry, host, sqliteModule };
+  return {
+    registry,
+    subagents,
+    bus,
+    telemetry,
+    host,
+    services,
+    sqliteModule,
+  };
 }
 
 /**

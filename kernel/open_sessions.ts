@@ -8,6 +8,8 @@
 import { defaultInstallationKeyPath } from "./state/installation_key.ts";
 import type { KernelSessions, OpenKernelOptions } from "./api.ts";
 import { replaySession } from "./agent/history.ts";
+import { RenderPipeline, replayRendered } from "./frontend/render.ts";
+import { replayRenderItemOf } from "./_replay_render.ts";
 
 /**
  * Opens the session store alone (no configuration, no plugins): what
@@ -31,6 +33,23 @@ export function openSessions(
       yield* replaySession(await store, id);
     },
     verify: async (id) => (await store).verify(id),
+    // No plugin runs here: every producer is missing, every event is
+    // rendered by the kernel, visibly.
+    render: async function* (id, o = {}) {
+      const log = await (await store).open(id);
+      try {
+        for await (
+          const item of replayRendered(
+            log,
+            new RenderPipeline({ renderer: () => undefined }),
+            [],
+            o.signal,
+          )
+        ) yield replayRenderItemOf(item);
+      } finally {
+        await log.close();
+      }
+    },
     [Symbol.asyncDispose]: async () => (await store).close(),
   };
 }

@@ -37,8 +37,21 @@ import {
   toBinary,
 } from "@bufbuild/protobuf";
 
-export { Code, codeName, GRPC_JS_ENV, GrpcStatusError } from "./grpc_status.ts";
-import { GrpcStatusError } from "./grpc_status.ts";
+export {
+  Code,
+  codeName,
+  GRPC_JS_ENV,
+  GrpcStatusError,
+  type GrpcStatusErrorOptions,
+  type StatusDetail,
+} from "./grpc_status.ts";
+export { STATUS_DETAILS_KEY } from "./_status_details.ts";
+import { GrpcStatusError, type StatusDetail } from "./grpc_status.ts";
+import {
+  decodeStatusDetails,
+  encodeStatusDetails,
+  STATUS_DETAILS_KEY,
+} from "./_status_details.ts";
 
 /** What a handler learns about the call it serves. */
 export interface HandlerContext {
@@ -168,7 +181,15 @@ export function toStatusObject(
   err: unknown,
 ): Partial<grpc.StatusObject> & { code: grpc.status; details: string } {
   if (err instanceof GrpcStatusError) {
-    return { code: err.code, details: err.message };
+    if (err.details.length === 0) {
+      return { code: err.code, details: err.message };
+    }
+    const metadata = new grpc.Metadata();
+    metadata.set(
+      STATUS_DETAILS_KEY,
+      Buffer.from(encodeStatusDetails(err.code, err.message, err.details)),
+    );
+    return { code: err.code, details: err.message, metadata };
   }
   if (
     err && typeof err === "object" && "code" in err &&
@@ -343,8 +364,18 @@ function wireAbort(
 }
 
 function statusError(err: grpc.ServiceError): GrpcStatusError {
+  let details: readonly StatusDetail[] = [];
+  const raw = err.metadata?.get(STATUS_DETAILS_KEY)[0];
+  if (raw instanceof Uint8Array) {
+    try {
+      details = decodeStatusDetails(raw);
+    } catch {
+      details = []; // a malformed trailer loses the details, not the status
+    }
+  }
   return new GrpcStatusError(err.code, err.details || err.message, {
     cause: err,
+    details,
   });
 }
 

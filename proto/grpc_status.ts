@@ -45,21 +45,47 @@ export function codeName(code: number): string {
   return CODE_NAMES[code] ?? String(code);
 }
 
+/**
+ * One structured status detail (a `google.protobuf.Any`): the full name of
+ * the message type in `typeUrl` (`type.googleapis.com/<full name>`) and its
+ * binary encoding in `value`. Sent in the `grpc-status-details-bin`
+ * trailer, as `google.rpc.Status.details`.
+ */
+export interface StatusDetail {
+  /** `type.googleapis.com/` followed by the message's full name. */
+  readonly typeUrl: string;
+  /** The message, binary-encoded. */
+  readonly value: Uint8Array;
+}
+
+/** Options of {@linkcode GrpcStatusError}. */
+export interface GrpcStatusErrorOptions extends ErrorOptions {
+  /** Structured details sent with the status. @default {[]} */
+  readonly details?: readonly StatusDetail[];
+}
+
 /** A failure carrying a gRPC status code, thrown by handlers and clients. */
 export class GrpcStatusError extends Error {
   /** The gRPC status code. */
   readonly code: Code;
+  /** The structured details (e.g. a `frontend.v1.FrontendError`). */
+  readonly details: readonly StatusDetail[];
   /**
    * Creates a status error.
    *
    * @param code The gRPC status code (never `UNKNOWN` by choice).
    * @param message The status message sent to the peer.
-   * @param options Standard error options, e.g. `cause`.
+   * @param options Standard error options, e.g. `cause`, and `details`.
    */
-  constructor(code: Code, message: string, options?: ErrorOptions) {
+  constructor(
+    code: Code,
+    message: string,
+    options?: GrpcStatusErrorOptions,
+  ) {
     super(message, options);
     this.name = "GrpcStatusError";
     this.code = code;
+    this.details = options?.details ?? [];
   }
 
   /** The status code's name, e.g. `PERMISSION_DENIED`. */

@@ -50,14 +50,20 @@ export async function launchProbe(
   capabilities: Partial<PluginManifest["capabilities"]> = {},
   grant: PermissionGrant = {},
   config?: JsonObject,
-  as: { name?: string; manifestName?: string; subscribe?: string[] } = {},
+  as: {
+    name?: string;
+    manifestName?: string;
+    subscribe?: string[];
+    /** Launch it as another category (a frontend, to attach sessions). */
+    category?: PluginManifest["category"];
+  } = {},
 ): Promise<Plugin> {
   const base = await readManifest(`${REPO}/tests/fixtures/probe/plugin.json`);
   const manifest = parseManifest(
     {
       name: as.manifestName ?? base.name,
       version: base.version,
-      category: base.category,
+      category: as.category ?? base.category,
       protocol_version: 1,
       runtime: "deno",
       entrypoint: "main.ts",

@@ -690,7 +690,7 @@ Deno.test("RunSession validates its request and answers UNIMPLEMENTED without a 
   );
 });
 
-Deno.test("the frontend state surfaces answer UNIMPLEMENTED, naming what is missing", async () => {
+Deno.test("without a session hub the frontend RPCs answer UNIMPLEMENTED, naming what is missing (tests/frontend_rpc_test.ts covers them with one)", async () => {
   await using f = await fixture();
   for (
     const m of [
@@ -715,7 +715,7 @@ Deno.test("the frontend state surfaces answer UNIMPLEMENTED, naming what is miss
     assert.equal(err.code, "UNIMPLEMENTED", m);
     assert.match(
       String(err.message),
-      /frontend state surfaces arrive with the frontend work/,
+      /this kernel runs without frontend surfaces/,
       m,
     );
   }

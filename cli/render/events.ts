@@ -26,6 +26,8 @@ export interface Style {
   yellow(s: string): string;
   /** Cyan (tool calls). */
   cyan(s: string): string;
+  /** Italic text. */
+  italic(s: string): string;
 }
 
 const wrap = (open: number, close: number) => (s: string) =>
@@ -40,7 +42,15 @@ const wrap = (open: number, close: number) => (s: string) =>
 export function styleFor(color: boolean): Style {
   if (!color) {
     const id = (s: string) => s;
-    return { dim: id, bold: id, green: id, red: id, yellow: id, cyan: id };
+    return {
+      dim: id,
+      bold: id,
+      green: id,
+      red: id,
+      yellow: id,
+      cyan: id,
+      italic: id,
+    };
   }
   return {
     dim: wrap(2, 22),
@@ -49,8 +59,58 @@ export function styleFor(color: boolean): Style {
     red: wrap(31, 39),
     yellow: wrap(33, 39),
     cyan: wrap(36, 39),
+    italic: wrap(3, 23),
   };
 }
+
+/**
+ * Paints a `render.v1.TextStyle` as protobuf JSON writes it: the enum's
+ * name (`TEXT_STYLE_BOLD`), or its number when a writer chose numbers.
+ * Unset and `NORMAL` paint plain text.
+ *
+ * @param style The styles.
+ * @param textStyle The node's `style` field.
+ * @returns The painter for the node's lines.
+ */
+export function textStylePainter(
+  style: Style,
+  textStyle: JsonValue | undefined,
+): (s: string) => string {
+  const name = typeof textStyle === "number"
+    ? TEXT_STYLE_NAMES[textStyle]
+    : typeof textStyle === "string"
+    ? textStyle.replace(/^TEXT_STYLE_/, "")
+    : undefined;
+  switch (name) {
+    case "BOLD":
+      return style.bold;
+    case "ITALIC":
+      return style.italic;
+    case "CODE":
+      return style.cyan;
+    case "DIM":
+      return style.dim;
+    case "ERROR":
+      return style.red;
+    case "WARNING":
+      return style.yellow;
+    case "SUCCESS":
+      return style.green;
+    default:
+      return (s) => s;
+  }
+}
+
+const TEXT_STYLE_NAMES: Readonly<Record<number, string>> = {
+  1: "NORMAL",
+  2: "BOLD",
+  3: "ITALIC",
+  4: "CODE",
+  5: "DIM",
+  6: "ERROR",
+  7: "WARNING",
+  8: "SUCCESS",
+};
 
 type Json = { [key: string]: JsonValue };
 
@@ -88,9 +148,9 @@ export function renderTreeLines(tree: JsonValue, style: Style): string[] {
     if (o.root !== undefined) return node(o.root, indent);
     const text = obj(o.text);
     if (text) {
-      const bold = obj(text.style)?.bold === true;
+      const paint = textStylePainter(style, text.style);
       for (const line of str(text.content).split("\n")) {
-        out.push(indent + (bold ? style.bold(line) : line));
+        out.push(indent + paint(line));
       }
       return;
     }
@@ -175,7 +235,15 @@ export function renderTreeLines(tree: JsonValue, style: Style): string[] {
       return;
     }
     const action = obj(o.action);
-    if (action) out.push(`${indent}[${str(action.label)}]`);
+    if (action) {
+      out.push(`${indent}[${str(action.label)}]`);
+      return;
+    }
+    // A node this frontend does not know (a newer revision): shown, never
+    // dropped (frontend MUST 9).
+    out.push(
+      `${indent}${style.dim(`[unsupported node: ${JSON.stringify(o)}]`)}`,
+    );
   };
   node(tree, "");
   return out;

@@ -25,6 +25,7 @@
  * @module
  */
 import { getLogger } from "@logtape/logtape";
+import type { JsonObject } from "@bufbuild/protobuf";
 import {
   commandArgument,
   evaluatePolicy,
@@ -109,6 +110,8 @@ export interface AskOutcome {
   readonly decision: "allow" | "deny";
   /** `approval:<source>` or `on_ask:<deny|timeout>`. */
   readonly decidedBy: string;
+  /** Corrected arguments the operator allowed the call with. */
+  readonly input?: JsonObject;
 }
 
 /**
@@ -280,7 +283,13 @@ export class ApprovalGate {
       source,
       decidedBy,
     });
-    return { decision: answer.decision, decidedBy };
+    return {
+      decision: answer.decision,
+      decidedBy,
+      ...(answer.decision === "allow" && answer.input
+        ? { input: answer.input }
+        : {}),
+    };
   }
 
   /** Validates an answer and records its scope; returns why it was refused. */

@@ -290,6 +290,8 @@ export class PlanGate {
               record(r, ApplyResult_ApplyOutcome.DENIED);
               return;
             }
+            // The operator's corrected arguments replace the model's.
+            if (answer.input && r.call) r.call.arguments = answer.input;
           }
           await this.#executor.execute(t, r);
           record(

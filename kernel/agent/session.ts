@@ -43,6 +43,7 @@
 import { create, type JsonObject } from "@bufbuild/protobuf";
 import { getLogger } from "@logtape/logtape";
 import {
+  type ContentBlock,
   type Message,
   MessageSchema,
   Role,
@@ -587,16 +588,14 @@ export class AgentSession implements AsyncDisposable {
     this.#busy = true;
     const queue = new EventQueue<SessionEvent>();
     this.#sink = options.events === false ? undefined : queue;
-    const result = this.#runPrompt(prompt, options.signal, wake).finally(
-      () => {
-        this.#busy = false;
-        this.#sink = undefined;
-        this.#current = undefined;
-        queue.close();
-        // A wake channel that landed after the last drain.
-        if (this.#control?.hasWakePending) this.#wake();
-      },
-    );
+    const result = this.#runPrompt(prompt, options, wake).finally(() => {
+      this.#busy = false;
+      this.#sink = undefined;
+      this.#current = undefined;
+      queue.close();
+      // A wake channel that landed after the last drain.
+      if (this.#control?.hasWakePending) this.#wake();
+    });
     this.#current = result;
     return {
       result,
@@ -662,9 +661,11 @@ export class AgentSession implements AsyncDisposable {
 
   async #runPrompt(
     prompt: string | undefined,
-    outer: AbortSignal | undefined,
+    options: SendOptions,
     wake = false,
   ): Promise<SendResult> {
+    const outer = options.signal;
+    let turnId = options.turnId;
     const ac = new AbortController();
     const onAbort = () => ac.abort(outer!.reason);
     if (outer?.aborted) ac.abort(outer.reason);
@@ -695,7 +696,7 @@ export class AgentSession implements AsyncDisposable {
     try {
       control?.newTurn();
       if (prompt !== undefined) {
-        await this.#appendUser(prompt, "typed");
+        await this.#appendUser(prompt, "typed", options.extraContent);
       } else if (
         !wake && this.#history.at(-1)?.role === Role.ASSISTANT
       ) {
@@ -738,7 +739,8 @@ export class AgentSession implements AsyncDisposable {
         }
         firstRound = false;
         this.#roundStatus = undefined;
-        const turn = await this.#driver.run(finalTurn, signal);
+        const turn = await this.#driver.run(finalTurn, signal, turnId);
+        turnId = undefined;
         last = turn.message;
         this.#lastFinal = last;
         if (control) await this.#stampToolResults(turn.message);
@@ -851,10 +853,14 @@ export class AgentSession implements AsyncDisposable {
     }
   }
 
-  async #appendUser(text: string, origin: MessageOrigin): Promise<void> {
+  async #appendUser(
+    text: string,
+    origin: MessageOrigin,
+    extra: readonly ContentBlock[] = [],
+  ): Promise<void> {
     const message = create(MessageSchema, {
       role: Role.USER,
-      content: [textBlock(text)],
+      content: [textBlock(text), ...extra],
       id: ulid(),
     });
     await this.#writer.userMessage(message, this.#userProducer.identity);

@@ -135,6 +135,12 @@ export interface ApprovalAnswer {
    * same `(provider, tool)`, or persisted as policy.
    */
   readonly scope: "once" | "session" | "always";
+  /**
+   * Corrected arguments to run the call with instead of the model's (an
+   * `allow` only); the caller validated them against the tool's
+   * `input_schema`.
+   */
+  readonly input?: JsonObject;
 }
 
 /** What an approver is asked. */

@@ -5,7 +5,10 @@
  *
  * @module
  */
-import type { Message } from "../../proto/gen/pluggableharness/content/v1/types_pb.ts";
+import type {
+  ContentBlock,
+  Message,
+} from "../../proto/gen/pluggableharness/content/v1/types_pb.ts";
 import type { CostBudget } from "../../contract/cost.ts";
 import type { Approver } from "./approval_gate.ts";
 import type { ErrorInfo } from "./errors.ts";
@@ -52,6 +55,16 @@ export interface SendOptions {
    * @default {true}
    */
   readonly events?: boolean;
+  /**
+   * The id of the prompt's first turn (a frontend's `SubmitInput` returns
+   * it before the turn starts). @default {a new ULID}
+   */
+  readonly turnId?: string;
+  /**
+   * Content blocks appended to the prompt's text block (pasted images);
+   * the caller checked that the model accepts them.
+   */
+  readonly extraContent?: readonly ContentBlock[];
 }
 
 /** How one prompt ended. */

@@ -134,11 +134,17 @@ export class TurnDriver {
    *
    * @param final The final-answer turn (tools withheld).
    * @param signal Cancels the turn.
+   * @param turnId The turn's id, when the caller chose it (a frontend's
+   * `SubmitInput` returns it before the turn starts); a new ULID otherwise.
    * @returns Whether DoneCheck succeeded, and the message.
    */
-  async run(final: boolean, signal: AbortSignal): Promise<TurnOutcome> {
+  async run(
+    final: boolean,
+    signal: AbortSignal,
+    turnId?: string,
+  ): Promise<TurnOutcome> {
     const spans = this.#core.spans;
-    if (!spans.tracer.enabled) return this.#turn(final, signal);
+    if (!spans.tracer.enabled) return this.#turn(final, signal, turnId);
     const span = spans.tracer.startSpan("turn", {
       "session.id": this.#core.sessionId,
       "turn.number": this.priorTurns + this.#turns + 1,
@@ -146,7 +152,7 @@ export class TurnDriver {
     }, spans.session);
     spans.turn = span;
     try {
-      const out = await this.#turn(final, signal);
+      const out = await this.#turn(final, signal, turnId);
       span.setAttribute("turn.done", out.done);
       span.end({ code: "ok" });
       return out;
@@ -158,9 +164,13 @@ export class TurnDriver {
     }
   }
 
-  async #turn(final: boolean, signal: AbortSignal): Promise<TurnOutcome> {
+  async #turn(
+    final: boolean,
+    signal: AbortSignal,
+    presetId: string | undefined,
+  ): Promise<TurnOutcome> {
     const core = this.#core;
-    const turnId = ulid();
+    const turnId = presetId ?? ulid();
     this.#turns++;
     this.#outcomes = new Map();
     if (!final && core.spec.dynamicTools.size) {

@@ -170,20 +170,37 @@ export class FrameWriter {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** Encodes an END payload. */
-export function encodeStatus(code: number, details: string): Uint8Array {
+/**
+ * Encodes an END payload: `u32 code`, `u32` length of the UTF-8 details,
+ * the details, then the binary `google.rpc.Status` of the status details
+ * (empty when there are none).
+ */
+export function encodeStatus(
+  code: number,
+  details: string,
+  statusBin: Uint8Array = new Uint8Array(),
+): Uint8Array {
   const d = encoder.encode(details);
-  const out = new Uint8Array(4 + d.length);
-  new DataView(out.buffer).setUint32(0, code, true);
-  out.set(d, 4);
+  const out = new Uint8Array(8 + d.length + statusBin.length);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, code, true);
+  view.setUint32(4, d.length, true);
+  out.set(d, 8);
+  out.set(statusBin, 8 + d.length);
   return out;
 }
 
 /** Decodes an END payload. */
-export function decodeStatus(p: Uint8Array): { code: number; details: string } {
+export function decodeStatus(
+  p: Uint8Array,
+): { code: number; details: string; statusBin?: Uint8Array } {
+  const view = new DataView(p.buffer, p.byteOffset, p.byteLength);
+  const n = view.getUint32(4, true);
+  const rest = p.subarray(8 + n);
   return {
-    code: new DataView(p.buffer, p.byteOffset).getUint32(0, true),
-    details: decoder.decode(p.subarray(4)),
+    code: view.getUint32(0, true),
+    details: decoder.decode(p.subarray(8, 8 + n)),
+    ...(rest.length ? { statusBin: rest } : {}),
   };
 }
 

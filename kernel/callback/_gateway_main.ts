@@ -15,7 +15,15 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import { KernelCallbackService } from "../../proto/gen/pluggableharness/kernel/v1/service_pb.ts";
-import { methodPath } from "../../proto/grpc_adapter.ts";
+import { methodPath, STATUS_DETAILS_KEY } from "../../proto/grpc_adapter.ts";
+
+/** The status-details trailer of a relayed status, when it has one. */
+function trailer(bin: Uint8Array | undefined): { metadata?: grpc.Metadata } {
+  if (!bin) return {};
+  const metadata = new grpc.Metadata();
+  metadata.set(STATUS_DETAILS_KEY, Buffer.from(bin));
+  return { metadata };
+}
 import {
   decodeJson,
   decodeStatus,
@@ -28,7 +36,7 @@ import {
 
 interface Pending {
   onData(data: Buffer): void;
-  onEnd(code: number, details: string): void;
+  onEnd(code: number, details: string, statusBin?: Uint8Array): void;
 }
 
 const identity = (b: Buffer) => b;
@@ -80,8 +88,10 @@ async function main(controlPath: string): Promise<void> {
         ) => {
           const id = startCall(endpoint, index, call.request, {
             onData: (d) => call.write(d),
-            onEnd: (code, details) =>
-              code === 0 ? call.end() : call.emit("error", { code, details }),
+            onEnd: (code, details, bin) =>
+              code === 0
+                ? call.end()
+                : call.emit("error", { code, details, ...trailer(bin) }),
           });
           call.on("cancelled", () => {
             if (pending.delete(id)) out.send(Frame.CANCEL, id);
@@ -95,10 +105,10 @@ async function main(controlPath: string): Promise<void> {
           let response: Buffer | undefined;
           const id = startCall(endpoint, index, call.request, {
             onData: (d) => (response = d),
-            onEnd: (code, details) =>
+            onEnd: (code, details, bin) =>
               code === 0
                 ? callback(null, response ?? Buffer.alloc(0))
-                : callback({ code, details }),
+                : callback({ code, details, ...trailer(bin) }),
           });
           call.on("cancelled", () => {
             if (pending.delete(id)) out.send(Frame.CANCEL, id);
@@ -160,8 +170,8 @@ async function main(controlPath: string): Promise<void> {
         const p = pending.get(f.id);
         if (p) {
           pending.delete(f.id);
-          const { code, details } = decodeStatus(f.payload);
-          p.onEnd(code, details);
+          const { code, details, statusBin } = decodeStatus(f.payload);
+          p.onEnd(code, details, statusBin);
         }
         break;
       }

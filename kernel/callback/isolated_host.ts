@@ -21,6 +21,7 @@ import { KernelCallbackService } from "../../proto/gen/pluggableharness/kernel/v
 import {
   Code,
   GRPC_JS_ENV,
+  STATUS_DETAILS_KEY,
   toMessage,
   toStatusObject,
 } from "../../proto/grpc_adapter.ts";
@@ -277,8 +278,8 @@ export class IsolatedCallbackHost implements CallbackHost {
     const { endpoint, method, request } = decodeCall(payload);
     const ep = this.#endpoints.get(endpoint);
     const m = KernelCallbackService.methods[method];
-    const end = (code: number, details: string) =>
-      gw.writer.send(Frame.END, id, encodeStatus(code, details));
+    const end = (code: number, details: string, statusBin?: Uint8Array) =>
+      gw.writer.send(Frame.END, id, encodeStatus(code, details, statusBin));
     if (!ep || !m) {
       end(Code.UNAVAILABLE, "the callback endpoint is closed");
       return;
@@ -305,7 +306,8 @@ export class IsolatedCallbackHost implements CallbackHost {
     const fail = (err: unknown) => {
       if (ac.signal.aborted) return;
       const s = toStatusObject(err);
-      end(s.code, s.details);
+      const bin = s.metadata?.get(STATUS_DETAILS_KEY)[0];
+      end(s.code, s.details, bin instanceof Uint8Array ? bin : undefined);
     };
     const finish = () => this.#calls.delete(id);
     if (m.methodKind === "server_streaming") {

@@ -16,10 +16,14 @@
  * those of sessions the plugin takes part in, or of every session for an
  * `@all` entry. Plugin topics need no grant.
  *
+ * The frontend state surfaces (kernel.md §2.6) are served by
+ * {@linkcode KernelServices.frontend} (the kernel's session hub), which
+ * binds them to the connection's identity too.
+ *
  * RPCs whose machinery is absent (RunSession without a
- * {@linkcode KernelServices.runSession}, the frontend state surfaces)
- * answer `UNIMPLEMENTED` with a message naming what is missing; they never
- * fake a result.
+ * {@linkcode KernelServices.runSession}, the frontend surfaces without a
+ * {@linkcode KernelServices.frontend}) answer `UNIMPLEMENTED` with a
+ * message naming what is missing; they never fake a result.
  *
  * @module
  */
@@ -34,6 +38,11 @@ import type { ContentBlock } from "../../proto/gen/pluggableharness/content/v1/t
 import type { RunSessionRequest } from "../../proto/gen/pluggableharness/kernel/v1/rpc_request_pb.ts";
 import type { RunSessionResultSchema } from "../../proto/gen/pluggableharness/kernel/v1/rpc_response_pb.ts";
 import type { CallbackImpl } from "./host.ts";
+import type {
+  FrontendHandlers,
+  FrontendRpc,
+  FrontendSurface,
+} from "./frontend_surface.ts";
 import { fallbackTokenCount } from "../../contract/tokens.ts";
 import { logAt } from "../telemetry/_log.ts";
 import type { PluginIdentity } from "../../contract/plugin_identity.ts";
@@ -83,6 +92,12 @@ export interface KernelServices {
    * `undefined` (or an `UNIMPLEMENTED` failure) means "use the fallback".
    */
   countTokens?: ExactTokenCounter;
+  /**
+   * The frontend surfaces (GetSessionState, SubmitInput, session
+   * lifecycle, metadata, StreamDeltas, …); without them those RPCs answer
+   * `UNIMPLEMENTED`.
+   */
+  frontend?: FrontendSurface;
   /**
    * Runs a child session for `RunSession` (sub-agents, kernel.md §6.7).
    * Called after the request is validated and the caller is authorized on
@@ -178,7 +193,49 @@ function asStatus(err: unknown): unknown {
 }
 
 const FRONTEND_MISSING =
-  "the frontend state surfaces arrive with the frontend work; this kernel has none yet";
+  "this kernel runs without frontend surfaces (no session hub was given to the plugin host)";
+
+const FRONTEND_RPCS: Readonly<Record<FrontendRpc, string>> = {
+  getSessionState: "GetSessionState",
+  submitInput: "SubmitInput",
+  resolvePlanDecision: "ResolvePlanDecision",
+  interrupt: "Interrupt",
+  createSession: "CreateSession",
+  attachSession: "AttachSession",
+  resumeSession: "ResumeSession",
+  detachSession: "DetachSession",
+  listSessions: "ListSessions",
+  publishMetadata: "PublishMetadata",
+  retractMetadata: "RetractMetadata",
+  listMetadata: "ListMetadata",
+  streamDeltas: "StreamDeltas",
+  invokeSlashCommand: "InvokeSlashCommand",
+  triggerAction: "TriggerAction",
+};
+
+/**
+ * The frontend handlers, looked up at call time (the kernel's session hub
+ * exists only once the providers run), or `UNIMPLEMENTED` without one.
+ */
+function frontendHandlers(
+  services: KernelServices,
+  identity: PluginIdentity,
+): FrontendHandlers {
+  let bound: FrontendHandlers | undefined;
+  const out: Record<string, unknown> = {};
+  for (const [method, rpc] of Object.entries(FRONTEND_RPCS)) {
+    out[method] = (req: unknown, ctx: unknown) => {
+      const surface = services.frontend;
+      if (!surface) return unimplemented(rpc, FRONTEND_MISSING);
+      bound ??= surface.handlers(identity);
+      return (bound[method as FrontendRpc] as (
+        req: unknown,
+        ctx: unknown,
+      ) => unknown)(req, ctx);
+    };
+  }
+  return out as FrontendHandlers;
+}
 
 /**
  * Builds the callback handlers for one plugin.
@@ -481,10 +538,6 @@ export function createCallbackService(
       });
     },
 
-    getSessionState: () => unimplemented("GetSessionState", FRONTEND_MISSING),
-    submitInput: () => unimplemented("SubmitInput", FRONTEND_MISSING),
-    resolvePlanDecision: () =>
-      unimplemented("ResolvePlanDecision", FRONTEND_MISSING),
     resolveInteractive: (req) => {
       const live = session(req.sessionId); // authorization first
       if (!req.callId) {
@@ -501,19 +554,7 @@ export function createCallbackService(
       }
       return {};
     },
-    interrupt: () => unimplemented("Interrupt", FRONTEND_MISSING),
-    createSession: () => unimplemented("CreateSession", FRONTEND_MISSING),
-    attachSession: () => unimplemented("AttachSession", FRONTEND_MISSING),
-    resumeSession: () => unimplemented("ResumeSession", FRONTEND_MISSING),
-    detachSession: () => unimplemented("DetachSession", FRONTEND_MISSING),
-    listSessions: () => unimplemented("ListSessions", FRONTEND_MISSING),
-    publishMetadata: () => unimplemented("PublishMetadata", FRONTEND_MISSING),
-    retractMetadata: () => unimplemented("RetractMetadata", FRONTEND_MISSING),
-    listMetadata: () => unimplemented("ListMetadata", FRONTEND_MISSING),
-    streamDeltas: () => unimplemented("StreamDeltas", FRONTEND_MISSING),
-    invokeSlashCommand: () =>
-      unimplemented("InvokeSlashCommand", FRONTEND_MISSING),
-    triggerAction: () => unimplemented("TriggerAction", FRONTEND_MISSING),
+    ...frontendHandlers(services, identity),
     injectControl: (req) => {
       if (options.injectGrant !== true) {
         throw new GrpcStatusError(

@@ -600,6 +600,11 @@ export class PluginHost implements AsyncDisposable {
   ): Promise<Plugin> {
     const output = watchOutput(child, target.name);
     const { exited } = output;
+    // A plugin that exits detaches from sessions; its metadata goes stale.
+    exited.then(
+      () => this.#options.services?.frontend?.released(prepared.identity),
+      () => this.#options.services?.frontend?.released(prepared.identity),
+    );
     // 4. Handshake line, bounded by the start timeout.
     const started = Date.now();
     let connected;

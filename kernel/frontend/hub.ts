@@ -1,0 +1,789 @@
+/**
+ * The kernel's frontend surfaces (kernel.md §2.6): one implementation of
+ * every session operation a frontend performs — create, attach, resume,
+ * detach, list, state, input, plan decisions, interrupt, metadata, token
+ * deltas — called both by the callback RPC handlers ({@linkcode
+ * FrontendHub.handlers}) and by the in-process library (`openKernel`'s
+ * `Kernel.session`), so that the CLI and a plugin frontend are frontends of
+ * the same operations.
+ *
+ * Multi-attach: any number of frontends attach one session, each on its own
+ * connection, and all see the same state (`kernel.state`), metadata
+ * (`kernel.metadata`) and transcript (`kernel.event.*`). Input is queued
+ * and run in arrival order; a pending plan item or interactive call takes
+ * the first answer, and a later one gets a distinct `FAILED_PRECONDITION`.
+ *
+ * What it does not own: the agent loop (`kernel/agent/`), the callback
+ * transport (`kernel/callback/`), storage (`kernel/state/`).
+ *
+ * @module
+ */
+import { create, type JsonObject, toBinary } from "@bufbuild/protobuf";
+import { durationFromMs } from "@bufbuild/protobuf/wkt";
+import {
+  type ContentBlock,
+  Role,
+} from "../../proto/gen/pluggableharness/content/v1/types_pb.ts";
+import type { ModelSpec } from "../../proto/gen/pluggableharness/model/v1/types_pb.ts";
+import type { Schema } from "../../proto/gen/pluggableharness/schema/v1/types_pb.ts";
+import {
+  ContextStateSchema,
+  ModelStateSchema,
+  type SessionState,
+  SessionStateSchema,
+  SessionStatus,
+} from "../../proto/gen/pluggableharness/session/v1/types_pb.ts";
+import { DeltaKind } from "../../proto/gen/pluggableharness/kernel/v1/types_pb.ts";
+import {
+  type TokenDelta,
+  TokenDeltaSchema,
+} from "../../proto/gen/pluggableharness/kernel/v1/events_pb.ts";
+import type { ListSessionsRequest } from "../../proto/gen/pluggableharness/kernel/v1/rpc_request_pb.ts";
+import type { PluginIdentity } from "../../contract/plugin_identity.ts";
+import type { AgentSession } from "../agent/session.ts";
+import type { SendResult, SessionRun } from "../agent/session_types.ts";
+import type {
+  ApprovalAnswer,
+  ApprovalRequest,
+  SessionEvent,
+} from "../agent/session_events.ts";
+import { schemaViolation } from "../agent/schema_check.ts";
+import type { Approver } from "../agent/approval_gate.ts";
+import type { InteractiveAnswerer } from "../agent/interactive_gate.ts";
+import { EventQueue } from "../agent/_async.ts";
+import type { EventBus } from "../bus/event_bus.ts";
+import { ulid } from "../state/ulid.ts";
+import { sessionInfoOf } from "../state/_convert.ts";
+import type {
+  SessionLog,
+  SessionRecord,
+  SessionStore,
+} from "../state/session_store.ts";
+import type {
+  GrantHolder,
+  SessionRegistry,
+} from "../state/session_registry.ts";
+import {
+  Code,
+  frontendError,
+  FrontendErrorCategory,
+  type FrontendHandlers,
+  type FrontendSurface,
+  invalidRequest,
+} from "../callback/frontend_surface.ts";
+import { DEFAULT_DELTA_BUFFER, DeltaFanout } from "./delta_fanout.ts";
+import { MetadataBoard } from "./metadata_board.ts";
+import { frontendHandlers } from "./rpc_handlers.ts";
+
+/** The bus topic of session state changes. */
+export const STATE_TOPIC = "kernel.state";
+
+/** What {@linkcode SessionOpener} is asked to open. */
+export interface OpenRequest {
+  /** The profile (the kernel's default when absent). */
+  readonly profile?: string;
+  /** Resume this stored session. */
+  readonly resumeId?: string;
+  /** The working directory (the kernel's when absent). */
+  readonly workingDirectory?: string;
+  /**
+   * Who answers asks: `callback` for a session frontends drive (answers
+   * arrive through ResolvePlanDecision), or the library caller's choice.
+   */
+  readonly onAsk?: "deny" | "fail" | "callback";
+  /** The library caller's approver. */
+  readonly approve?: Approver;
+  /** The library caller's interactive answerer. */
+  readonly answer?: InteractiveAnswerer;
+  /** How long an ask waits, in milliseconds. */
+  readonly askTimeoutMs?: number;
+  /** Receives every session event (the hub's listener). */
+  readonly onEvent: (event: SessionEvent) => void;
+}
+
+/** A session the opener opened. */
+export interface OpenedSession {
+  /** The session. */
+  readonly session: AgentSession;
+  /** Its absolute working directory. */
+  readonly workingDirectory: string;
+}
+
+/** Opens agent sessions for the hub (the kernel's profiles and plugins). */
+export type SessionOpener = (request: OpenRequest) => Promise<OpenedSession>;
+
+/** A direct-invoke slash command the kernel routes to its provider. */
+export interface SlashCommandRoute {
+  /** The slash-command provider's local name. */
+  readonly provider: string;
+  /** The command's `input_schema`. */
+  readonly inputSchema?: Schema;
+}
+
+/** Options of {@linkcode FrontendHub}. */
+export interface FrontendHubOptions {
+  /** The session store (lists, replay-only attach). */
+  readonly store: SessionStore;
+  /** Live sessions and grants. */
+  readonly registry: SessionRegistry;
+  /** Opens sessions. */
+  readonly open: SessionOpener;
+  /** Where `kernel.state` and `kernel.metadata` are published. */
+  readonly bus?: EventBus;
+  /** A tool's `input_schema` (corrected input is checked against it). */
+  readonly toolSchema?: (provider: string, tool: string) => Schema | undefined;
+  /** A model's spec (`supports_vision`, context window). */
+  readonly modelSpec?: (
+    provider: string,
+    id: string,
+  ) => Promise<ModelSpec | undefined>;
+  /** The first model of a profile's chain. */
+  readonly profileModel?: (
+    profile: string,
+  ) => { provider: string; id: string } | undefined;
+  /** Direct-invoke slash commands by name, for a profile. */
+  readonly slashCommands?: (
+    profile: string,
+  ) => ReadonlyMap<string, SlashCommandRoute>;
+  /** Each `StreamDeltas` subscriber's buffer. @default {64} */
+  readonly deltaBuffer?: number;
+  /** The clock. @default {Date.now} */
+  readonly now?: () => number;
+}
+
+/** An action node the kernel rendered into a session's transcript. */
+export interface RenderedAction {
+  /** The tool to invoke. */
+  readonly toolName: string;
+  /** Its provider. */
+  readonly provider: string;
+  /** Its arguments. */
+  readonly args: JsonObject;
+}
+
+/** One session as the hub sees it. */
+export class HubSession {
+  /** The session's ULID. */
+  readonly sessionId: string;
+  /** Its profile. */
+  readonly profile: string;
+  /** Its working directory. */
+  readonly workingDirectory: string;
+  /** The running agent session; absent for a replay-only attach. */
+  readonly agent: AgentSession | undefined;
+  /** The token delta fan-out. */
+  readonly deltas: DeltaFanout<TokenDelta>;
+  /** Attached frontends and their grant releases. */
+  readonly attached: Map<string, () => void> = new Map();
+  /** Plan items waiting for an answer. */
+  readonly pendingPlans: Map<string, ApprovalRequest> = new Map();
+  /** Plan items answered (a late answer is told apart from an unknown id). */
+  readonly resolvedPlans: Set<string> = new Set();
+  /** Action nodes rendered in this session, by node id. */
+  readonly actions: Map<string, RenderedAction> = new Map();
+  /** The log of a replay-only attach (closed with the handle). */
+  readonly replayLog: SessionLog | undefined;
+  /** Releases the registry entry of a replay-only attach. */
+  readonly unregister: (() => void) | undefined;
+  /** Completed turns. */
+  turnCount = 0;
+  /** Input plus output tokens of the turns this kernel ran. */
+  totalTokens = 0;
+  /** The model of the latest turn. */
+  model: { provider: string; id: string } | undefined;
+  /** Input tokens of the latest model call. */
+  usedTokens: number | undefined;
+  /** The inputs waiting to run, in arrival order. */
+  queue: Promise<void> = Promise.resolve();
+  /** Cancels the running input's turn. */
+  running: AbortController | undefined;
+  /** The last published state (without `elapsed`), for change detection. */
+  lastState = "";
+  /** Serializes state publication. */
+  stateChain: Promise<void> = Promise.resolve();
+
+  /**
+   * Creates a handle.
+   *
+   * @param init Its fields.
+   */
+  constructor(init: {
+    sessionId: string;
+    profile: string;
+    workingDirectory: string;
+    agent?: AgentSession;
+    deltaBuffer: number;
+    replayLog?: SessionLog;
+    unregister?: () => void;
+  }) {
+    this.sessionId = init.sessionId;
+    this.profile = init.profile;
+    this.workingDirectory = init.workingDirectory;
+    this.agent = init.agent;
+    this.deltas = new DeltaFanout(init.deltaBuffer);
+    this.replayLog = init.replayLog;
+    this.unregister = init.unregister;
+  }
+
+  /** True when the session takes no input: attached replay-only, or ended. */
+  get replayOnly(): boolean {
+    return this.agent === undefined || this.agent.ended;
+  }
+}
+
+function holderKey(h: GrantHolder): string {
+  return `${h.category}/${h.name}`;
+}
+
+/** The `SESSION_NOT_FOUND` error of a frontend's Attach or Resume. */
+export function notFound(sessionId: string): Error {
+  return frontendError(
+    Code.NOT_FOUND,
+    FrontendErrorCategory.SESSION_NOT_FOUND,
+    `No session "${sessionId}" in this kernel's session store`,
+  );
+}
+
+/** The `SESSION_REPLAY_ONLY` error of input to a replay-only session. */
+export function replayOnlyError(sessionId: string): Error {
+  return frontendError(
+    Code.FAILED_PRECONDITION,
+    FrontendErrorCategory.SESSION_REPLAY_ONLY,
+    `Session "${sessionId}" is replay-only (it ended, or was attached without re-opening): new input is refused`,
+  );
+}
+
+/** Statuses a frontend's Resume attaches replay-only. */
+export const BOUND_STATUSES: ReadonlySet<SessionStatus> = new Set([
+  SessionStatus.ERROR_MAX_TURNS,
+  SessionStatus.ERROR_MAX_BUDGET_USD,
+  SessionStatus.ERROR_MAX_WALL_CLOCK,
+  SessionStatus.FAILED,
+]);
+
+/** Every session frontends (and the library) operate on. */
+export class FrontendHub implements FrontendSurface {
+  readonly #o: FrontendHubOptions;
+  readonly #sessions = new Map<string, HubSession>();
+  readonly #now: () => number;
+  /** The metadata surface. */
+  readonly metadata: MetadataBoard;
+
+  /**
+   * Creates the hub.
+   *
+   * @param options Store, registry, opener and lookups.
+   */
+  constructor(options: FrontendHubOptions) {
+    this.#o = options;
+    this.#now = options.now ?? Date.now;
+    this.metadata = new MetadataBoard(options.bus);
+  }
+
+  /**
+   * The handle of a session this hub holds.
+   *
+   * @param sessionId The session.
+   * @returns The handle, or `undefined`.
+   */
+  get(sessionId: string): HubSession | undefined {
+    return this.#sessions.get(sessionId);
+  }
+
+  /** The hub's options (internal: the RPC handlers). */
+  get _options(): FrontendHubOptions {
+    return this.#o;
+  }
+
+  // ----- lifecycle ---------------------------------------------------------
+
+  /**
+   * Opens (creates or resumes) a session and holds it.
+   *
+   * @param request What to open (the hub sets `onEvent`).
+   * @param onEvent Also receives every session event.
+   * @returns The handle.
+   */
+  async open(
+    request: Omit<OpenRequest, "onEvent">,
+    onEvent?: (event: SessionEvent) => void,
+  ): Promise<HubSession> {
+    // Events that arrive while the session opens wait for its handle.
+    const ref: { handle?: HubSession } = {};
+    const early: SessionEvent[] = [];
+    const opened = await this.#o.open({
+      ...request,
+      onEvent: (e) => {
+        if (ref.handle) this.#onEvent(ref.handle, e);
+        else early.push(e);
+        onEvent?.(e);
+      },
+    });
+    const s = opened.session;
+    const handle = ref.handle = new HubSession({
+      sessionId: s.sessionId,
+      profile: s.profile,
+      workingDirectory: opened.workingDirectory,
+      agent: s,
+      deltaBuffer: this.#o.deltaBuffer ?? DEFAULT_DELTA_BUFFER,
+    });
+    handle.turnCount = s.history.filter((m) => m.role === Role.ASSISTANT)
+      .length;
+    this.#sessions.set(s.sessionId, handle);
+    for (const e of early) this.#onEvent(handle, e);
+    this.#publishState(handle);
+    return handle;
+  }
+
+  /**
+   * Submits input: queued behind earlier input, run in arrival order.
+   *
+   * @param h The session.
+   * @param text The prompt text; `undefined` continues a resumed session
+   * from its history.
+   * @param options Extra content blocks, a signal, event buffering.
+   * @returns The first turn's id and the run.
+   */
+  submit(
+    h: HubSession,
+    text: string | undefined,
+    options: {
+      extraContent?: readonly ContentBlock[];
+      signal?: AbortSignal;
+      events?: boolean;
+    } = {},
+  ): { turnId: string; run: SessionRun<SendResult> } {
+    const agent = h.agent;
+    if (!agent || agent.ended) throw replayOnlyError(h.sessionId);
+    const turnId = ulid();
+    const events = new EventQueue<SessionEvent>();
+    const result = Promise.withResolvers<SendResult>();
+    result.promise.catch(() => {});
+    const start = async () => {
+      if (agent.ended) {
+        result.reject(replayOnlyError(h.sessionId));
+        events.close();
+        return;
+      }
+      const ac = new AbortController();
+      h.running = ac;
+      const signal = options.signal
+        ? AbortSignal.any([ac.signal, options.signal])
+        : ac.signal;
+      try {
+        const run = agent.send(text, {
+          signal,
+          turnId,
+          events: options.events ?? true,
+          ...(options.extraContent
+            ? { extraContent: options.extraContent }
+            : {}),
+        });
+        if (options.events ?? true) {
+          for await (const e of run) events.push(e);
+        }
+        result.resolve(await run.result);
+      } catch (err) {
+        result.reject(err);
+      } finally {
+        if (h.running === ac) h.running = undefined;
+        events.close();
+        this.#publishState(h);
+      }
+    };
+    h.queue = h.queue.then(start, start);
+    return {
+      turnId,
+      run: {
+        result: result.promise,
+        [Symbol.asyncIterator]: () => events[Symbol.asyncIterator](),
+      },
+    };
+  }
+
+  /**
+   * Answers a pending plan item; the first answer wins.
+   *
+   * @param h The session.
+   * @param planItemId The item.
+   * @param answer Decision, scope and corrected input.
+   * @throws {GrpcStatusError} `NOT_FOUND` for an unknown item,
+   * `FAILED_PRECONDITION` for one already answered or an ALWAYS that cannot
+   * be persisted, `INVALID_ARGUMENT` for corrected input that breaks the
+   * tool's `input_schema`.
+   */
+  decide(h: HubSession, planItemId: string, answer: ApprovalAnswer): void {
+    if (!planItemId) throw invalidRequest("plan_item_id is required");
+    const pending = h.pendingPlans.get(planItemId);
+    if (!pending) {
+      if (h.resolvedPlans.has(planItemId)) {
+        throw frontendError(
+          Code.FAILED_PRECONDITION,
+          FrontendErrorCategory.INVALID_REQUEST,
+          `Plan item "${planItemId}" is already resolved: the first answer won`,
+        );
+      }
+      throw frontendError(
+        Code.NOT_FOUND,
+        FrontendErrorCategory.INVALID_REQUEST,
+        `No plan item "${planItemId}" waits for a decision in session "${h.sessionId}"`,
+      );
+    }
+    if (answer.scope === "always" && !pending.scopes.includes("always")) {
+      throw frontendError(
+        Code.FAILED_PRECONDITION,
+        FrontendErrorCategory.INVALID_REQUEST,
+        `Cannot accept scope ALWAYS for plan item "${planItemId}": this kernel cannot persist policy (answer ONCE or SESSION)`,
+      );
+    }
+    if (answer.input !== undefined) {
+      if (answer.decision !== "allow") {
+        throw invalidRequest(
+          "corrected_input is only valid with decision ALLOW",
+        );
+      }
+      const schema = this.#o.toolSchema?.(pending.provider, pending.tool);
+      if (!schema) {
+        throw frontendError(
+          Code.FAILED_PRECONDITION,
+          FrontendErrorCategory.INVALID_REQUEST,
+          `Cannot check corrected_input: no input_schema is known for "${pending.provider}.${pending.tool}"`,
+        );
+      }
+      const bad = schemaViolation(answer.input, schema);
+      if (bad) {
+        throw invalidRequest(
+          `corrected_input does not match the input_schema of "${pending.provider}.${pending.tool}": ${bad}`,
+        );
+      }
+    }
+    if (!h.agent?.resolveApproval(planItemId, answer)) {
+      throw frontendError(
+        Code.FAILED_PRECONDITION,
+        FrontendErrorCategory.INVALID_REQUEST,
+        `Plan item "${planItemId}" is already resolved: the first answer won`,
+      );
+    }
+  }
+
+  /**
+   * Cancels the running turn (sub-agents spawned in it are cancelled with
+   * it). Input queued behind it still runs. No turn running: nothing to do.
+   *
+   * @param h The session.
+   */
+  interrupt(h: HubSession): void {
+    h.running?.abort(
+      new DOMException("Interrupted by a frontend", "AbortError"),
+    );
+  }
+
+  /**
+   * Ends a session the hub holds and forgets it.
+   *
+   * @param h The session.
+   * @param status The terminal status.
+   * @returns The agent session's result, for a live session.
+   */
+  async close(
+    h: HubSession,
+    status?: "completed" | "cancelled",
+  ): Promise<Awaited<ReturnType<AgentSession["close"]>> | undefined> {
+    try {
+      if (h.agent) {
+        await h.queue;
+        return await h.agent.close(status);
+      }
+      return undefined;
+    } finally {
+      this._forget(h);
+      this.#publishState(h);
+    }
+  }
+
+  /** Ends every session the hub holds. */
+  async closeAll(): Promise<void> {
+    await Promise.allSettled([...this.#sessions.values()].map((h) => {
+      h.running?.abort();
+      return this.close(h);
+    }));
+  }
+
+  /** Forgets a session (internal: the RPC handlers). */
+  _forget(h: HubSession): void {
+    if (this.#sessions.get(h.sessionId) !== h) return;
+    this.#sessions.delete(h.sessionId);
+    for (const release of h.attached.values()) release();
+    h.attached.clear();
+    h.deltas.close();
+    h.unregister?.();
+    h.replayLog?.close().catch(() => {});
+  }
+
+  /** Attaches a frontend, with a registry grant (internal). */
+  _attach(h: HubSession, caller: PluginIdentity): void {
+    const k = holderKey(caller);
+    if (h.attached.has(k)) return;
+    h.attached.set(k, this.#o.registry.grant(caller, h.sessionId));
+  }
+
+  /** A session's stored record (internal). */
+  async _record(sessionId: string): Promise<SessionRecord | undefined> {
+    const live = this.#o.registry.get(sessionId);
+    if (live) return await live.log.info();
+    const { sessions } = await this.#o.store.list();
+    return sessions.find((s) => s.sessionId === sessionId);
+  }
+
+  /** Opens a stored session replay-only: no input, read and watch (internal). */
+  async _openReplayOnly(record: SessionRecord): Promise<HubSession> {
+    const existing = this.#sessions.get(record.sessionId);
+    if (existing) return existing;
+    const log = await this.#o.store.open(record.sessionId);
+    const unregister = this.#o.registry.register({
+      log,
+      remainingDepth: 0,
+      remainingCostBudgetUsd: 0,
+      profile: record.profile,
+      depth: record.depth,
+    });
+    const h = new HubSession({
+      sessionId: record.sessionId,
+      profile: record.profile,
+      workingDirectory: "",
+      deltaBuffer: this.#o.deltaBuffer ?? DEFAULT_DELTA_BUFFER,
+      replayLog: log,
+      unregister,
+    });
+    this.#sessions.set(h.sessionId, h);
+    return h;
+  }
+
+  // ----- state -------------------------------------------------------------
+
+  /**
+   * The session's `SessionState` snapshot.
+   *
+   * @param h The session.
+   * @returns The state.
+   */
+  async state(h: HubSession): Promise<SessionState> {
+    const log = this.#o.registry.get(h.sessionId)?.log ?? h.replayLog;
+    const record = log ? await log.info() : await this._record(h.sessionId);
+    if (!record) throw notFound(h.sessionId);
+    return this.#stateOf(h, record, true);
+  }
+
+  async #stateOf(
+    h: HubSession,
+    record: SessionRecord,
+    withElapsed: boolean,
+  ): Promise<SessionState> {
+    const state = create(SessionStateSchema, {
+      info: sessionInfoOf(record),
+      workingDirectory: h.workingDirectory,
+      turnCount: h.turnCount,
+      totalTokens: BigInt(h.totalTokens),
+    });
+    const model = h.model ?? this.#o.profileModel?.(h.profile);
+    if (model) {
+      state.model = create(ModelStateSchema, model);
+      const spec = await this.#o.modelSpec?.(model.provider, model.id);
+      if (spec && h.usedTokens !== undefined) {
+        state.context = create(ContextStateSchema, {
+          usedTokens: BigInt(h.usedTokens),
+          windowTokens: spec.contextWindow,
+        });
+      }
+    }
+    if (withElapsed) {
+      const start = Date.parse(record.startedAt);
+      const end = record.endedAt ? Date.parse(record.endedAt) : this.#now();
+      state.elapsed = durationFromMs(Math.max(0, end - start));
+    }
+    return state;
+  }
+
+  #publishState(h: HubSession): void {
+    const bus = this.#o.bus;
+    // Nobody listens: no snapshot to build (the next change is published).
+    if (!bus || bus.subscriberCount === 0) return;
+    h.stateChain = h.stateChain.then(async () => {
+      const log = this.#o.registry.get(h.sessionId)?.log ?? h.replayLog;
+      const record = log
+        ? await log.info().catch(() => undefined)
+        : await this._record(h.sessionId).catch(() => undefined);
+      if (!record) return;
+      const watched = await this.#stateOf(h, record, false);
+      const key = JSON.stringify(toBinary(SessionStateSchema, watched));
+      if (key === h.lastState) return;
+      h.lastState = key;
+      const start = Date.parse(record.startedAt);
+      const end = record.endedAt ? Date.parse(record.endedAt) : this.#now();
+      watched.elapsed = durationFromMs(Math.max(0, end - start));
+      bus.publishKernel(STATE_TOPIC, {
+        payload: toBinary(SessionStateSchema, watched),
+        payloadType: SessionStateSchema.typeName,
+        schemaVersion: "1",
+        sessionId: h.sessionId,
+      });
+    }).catch(() => {});
+  }
+
+  #onEvent(h: HubSession, e: SessionEvent): void {
+    switch (e.type) {
+      case "text_delta":
+      case "thinking_delta":
+        h.deltas.push(create(TokenDeltaSchema, {
+          sessionId: h.sessionId,
+          targetId: e.turnId,
+          text: e.text,
+          kind: e.type === "thinking_delta"
+            ? DeltaKind.THINKING
+            : DeltaKind.UNSPECIFIED,
+        }));
+        return;
+      case "turn_started":
+        h.model = { provider: e.model.provider, id: e.model.id };
+        this.#publishState(h);
+        return;
+      case "message":
+        if (e.role === "assistant") {
+          h.turnCount++;
+          if (e.usage) {
+            const input = e.usage.inputTokens + e.usage.cacheReadTokens +
+              e.usage.cacheWriteTokens;
+            h.usedTokens = input;
+            h.totalTokens += input + e.usage.outputTokens;
+          }
+        }
+        this.#publishState(h);
+        return;
+      case "approval_requested":
+        h.pendingPlans.set(e.planItemId, e);
+        return;
+      case "approval_resolved":
+        h.pendingPlans.delete(e.planItemId);
+        h.resolvedPlans.add(e.planItemId);
+        return;
+    }
+  }
+
+  // ----- the RPC handlers --------------------------------------------------
+
+  /**
+   * The plugin exited: it detaches everywhere, and its metadata blocks
+   * turn `DISCONNECTED`.
+   *
+   * @param caller The plugin.
+   */
+  released(caller: PluginIdentity): void {
+    const k = holderKey(caller);
+    for (const h of this.#sessions.values()) {
+      h.attached.get(k)?.();
+      h.attached.delete(k);
+    }
+    this.metadata.publisherExited(caller);
+  }
+
+  /**
+   * The frontend RPC handlers for one connection.
+   *
+   * @param caller The connection's identity.
+   * @returns The handlers.
+   */
+  handlers(caller: PluginIdentity): FrontendHandlers {
+    return frontendHandlers(this, caller);
+  }
+
+  /**
+   * Stored sessions for `ListSessions`, most recently started first.
+   *
+   * @param req The filters.
+   * @returns The infos.
+   */
+  async list(
+    req: Pick<ListSessionsRequest, "status" | "parentSessionId" | "rootsOnly">,
+  ): Promise<ReturnType<typeof sessionInfoOf>[]> {
+    if (
+      req.status !== undefined &&
+      (req.status === SessionStatus.UNSPECIFIED ||
+        SessionStatus[req.status] === undefined)
+    ) {
+      throw invalidRequest(
+        "status must be a session status (RUNNING, COMPLETED, …), not UNSPECIFIED",
+      );
+    }
+    if (req.rootsOnly && req.parentSessionId) {
+      throw invalidRequest(
+        "roots_only and parent_session_id contradict each other: set one",
+      );
+    }
+    const { sessions } = await this.#o.store.list({
+      ...(req.status !== undefined ? { status: req.status } : {}),
+      ...(req.parentSessionId ? { parentSessionId: req.parentSessionId } : {}),
+      rootsOnly: req.rootsOnly,
+    });
+    return sessions.map(sessionInfoOf);
+  }
+
+  /**
+   * Recorded action nodes become triggerable (the Render pipeline calls
+   * this for every tree it paints).
+   *
+   * @param sessionId The session.
+   * @param nodes The tree's action nodes by id.
+   */
+  recordActions(
+    sessionId: string,
+    nodes: ReadonlyMap<string, RenderedAction>,
+  ): void {
+    const h = this.#sessions.get(sessionId);
+    if (!h) return;
+    for (const [id, a] of nodes) h.actions.set(id, a);
+  }
+
+  /** Checks operator input content (internal). */
+  async _checkContent(
+    h: HubSession,
+    content: readonly ContentBlock[],
+  ): Promise<{ text: string; extra: ContentBlock[] }> {
+    if (content.length === 0) {
+      throw invalidRequest("content needs at least one block (a text block)");
+    }
+    const texts: string[] = [];
+    const extra: ContentBlock[] = [];
+    for (const [i, b] of content.entries()) {
+      switch (b.block.case) {
+        case "text":
+          texts.push(b.block.value.text);
+          break;
+        case "image": {
+          const model = h.model ?? this.#o.profileModel?.(h.profile);
+          const spec = model
+            ? await this.#o.modelSpec?.(model.provider, model.id)
+            : undefined;
+          if (!spec?.supportsVision) {
+            throw invalidRequest(
+              `content[${i}] is an image, but model "${
+                model ? `${model.provider}/${model.id}` : "(none)"
+              }" does not support vision`,
+            );
+          }
+          extra.push(b);
+          break;
+        }
+        default:
+          throw invalidRequest(
+            `content[${i}] is a ${
+              b.block.case ?? "empty"
+            } block: operator input takes text and image blocks only`,
+          );
+      }
+    }
+    if (texts.length === 0 || texts.join("").trim() === "") {
+      throw invalidRequest("content needs a non-empty text block");
+    }
+    return { text: texts.join("\n"), extra };
+  }
+}

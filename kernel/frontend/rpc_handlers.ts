@@ -1,0 +1,325 @@
+/**
+ * The frontend RPC handlers of one callback connection, bound to the
+ * caller's server-derived identity: request validation, who may call what
+ * (docs/kernel.md §2.6a), and the mapping onto the {@linkcode FrontendHub}
+ * operations that the in-process library calls too.
+ *
+ * @module
+ */
+import type { PluginIdentity } from "../../contract/plugin_identity.ts";
+import {
+  ClientDecision,
+  PlanDecisionScope,
+} from "../../proto/gen/pluggableharness/plan/v1/types_pb.ts";
+import { SessionNotResumableError } from "../agent/errors.ts";
+import { sessionInfoOf } from "../state/_convert.ts";
+import { SchemaTooNewError, SessionNotFoundError } from "../state/errors.ts";
+import {
+  type GrantHolder,
+  sessionAccessDenied,
+} from "../state/session_registry.ts";
+import {
+  Code,
+  frontendError,
+  FrontendErrorCategory,
+  type FrontendHandlers,
+  invalidRequest,
+} from "../callback/frontend_surface.ts";
+import {
+  BOUND_STATUSES,
+  type FrontendHub,
+  type HubSession,
+  notFound,
+  replayOnlyError,
+} from "./hub.ts";
+import { parseSlashArgs } from "./slash_args.ts";
+
+function holderKey(h: GrantHolder): string {
+  return `${h.category}/${h.name}`;
+}
+
+/**
+ * The frontend RPC handlers for one connection.
+ *
+ * @param hub The kernel's hub.
+ * @param caller The connection's identity.
+ * @returns The handlers.
+ */
+export function frontendHandlers(
+  hub: FrontendHub,
+  caller: PluginIdentity,
+): FrontendHandlers {
+  const lifecycle = (rpc: string) => {
+    if (caller.category !== "frontend") {
+      throw frontendError(
+        Code.PERMISSION_DENIED,
+        FrontendErrorCategory.INVALID_REQUEST,
+        `${rpc} is refused: only a frontend plugin manages sessions (this is a ${caller.category} plugin)`,
+      );
+    }
+  };
+  // Read surfaces: an attached frontend, or a plugin invoked in the session.
+  const readable = (sessionId: string): HubSession => {
+    const h = sessionId ? hub.get(sessionId) : undefined;
+    if (
+      !h ||
+      !(h.attached.has(holderKey(caller)) ||
+        hub._options.registry.isGranted(caller, sessionId))
+    ) throw sessionAccessDenied();
+    return h;
+  };
+  // Input surfaces: an attached frontend only.
+  const attached = (sessionId: string): HubSession => {
+    const h = sessionId ? hub.get(sessionId) : undefined;
+    if (!h || !h.attached.has(holderKey(caller))) {
+      throw sessionAccessDenied();
+    }
+    return h;
+  };
+  const infoOf = async (h: HubSession) => {
+    const r = await hub._record(h.sessionId);
+    if (!r) throw notFound(h.sessionId);
+    return sessionInfoOf(r);
+  };
+
+  return {
+    getSessionState: async (req) => ({
+      state: await hub.state(readable(req.sessionId)),
+    }),
+
+    submitInput: async (req) => {
+      const h = attached(req.sessionId);
+      if (h.replayOnly) throw replayOnlyError(h.sessionId);
+      const { text, extra } = await hub._checkContent(h, req.content);
+      const { turnId } = hub.submit(h, text, {
+        events: false,
+        ...(extra.length ? { extraContent: extra } : {}),
+      });
+      return { turnId };
+    },
+
+    resolvePlanDecision: (req) => {
+      const h = attached(req.sessionId);
+      const decision = req.decision === ClientDecision.ALLOW
+        ? "allow"
+        : req.decision === ClientDecision.DENY
+        ? "deny"
+        : undefined;
+      if (!decision) throw invalidRequest("decision must be ALLOW or DENY");
+      const scope = req.scope === PlanDecisionScope.ONCE
+        ? "once"
+        : req.scope === PlanDecisionScope.SESSION
+        ? "session"
+        : req.scope === PlanDecisionScope.ALWAYS
+        ? "always"
+        : undefined;
+      if (!scope) {
+        throw invalidRequest("scope must be ONCE, SESSION or ALWAYS");
+      }
+      hub.decide(h, req.planItemId, {
+        decision,
+        scope,
+        ...(req.correctedInput !== undefined
+          ? { input: req.correctedInput }
+          : {}),
+      });
+      return {};
+    },
+
+    interrupt: (req) => {
+      hub.interrupt(attached(req.sessionId));
+      return {};
+    },
+
+    createSession: async (req) => {
+      lifecycle("CreateSession");
+      if (
+        req.workingDirectory !== undefined &&
+        !req.workingDirectory.startsWith("/")
+      ) {
+        throw invalidRequest(
+          `working_directory must be absolute: "${req.workingDirectory}"`,
+        );
+      }
+      let h: HubSession;
+      try {
+        h = await hub.open({
+          ...(req.profile ? { profile: req.profile } : {}),
+          ...(req.workingDirectory
+            ? { workingDirectory: req.workingDirectory }
+            : {}),
+          onAsk: "callback",
+        });
+      } catch (err) {
+        throw frontendError(
+          Code.FAILED_PRECONDITION,
+          FrontendErrorCategory.SESSION_CREATE_FAILED,
+          `Cannot create a session${
+            req.profile ? ` of profile "${req.profile}"` : ""
+          }: ${err instanceof Error ? err.message : String(err)}`,
+        );
+      }
+      hub._attach(h, caller);
+      if (req.initialPrompt) {
+        hub.submit(h, req.initialPrompt, { events: false });
+      }
+      return { info: await infoOf(h) };
+    },
+
+    attachSession: async (req) => {
+      lifecycle("AttachSession");
+      if (!req.sessionId) throw invalidRequest("session_id is required");
+      let h = hub.get(req.sessionId);
+      if (!h) {
+        const record = await hub._record(req.sessionId);
+        if (!record) throw notFound(req.sessionId);
+        h = await hub._openReplayOnly(record);
+      }
+      hub._attach(h, caller);
+      return { info: await infoOf(h) };
+    },
+
+    resumeSession: async (req) => {
+      lifecycle("ResumeSession");
+      if (!req.sessionId) throw invalidRequest("session_id is required");
+      let h = hub.get(req.sessionId);
+      if (!h || (h.agent === undefined && !h.attached.size)) {
+        const record = await hub._record(req.sessionId);
+        if (!record) throw notFound(req.sessionId);
+        if (BOUND_STATUSES.has(record.status)) {
+          h = await hub._openReplayOnly(record);
+        } else {
+          if (h) hub._forget(h);
+          try {
+            h = await hub.open({
+              resumeId: req.sessionId,
+              onAsk: "callback",
+            });
+          } catch (err) {
+            if (err instanceof SessionNotResumableError) {
+              h = await hub._openReplayOnly(record);
+            } else if (err instanceof SchemaTooNewError) {
+              throw frontendError(
+                Code.FAILED_PRECONDITION,
+                FrontendErrorCategory.SCHEMA_TOO_NEW,
+                err.message,
+              );
+            } else if (err instanceof SessionNotFoundError) {
+              throw notFound(req.sessionId);
+            } else {
+              throw frontendError(
+                Code.FAILED_PRECONDITION,
+                FrontendErrorCategory.SESSION_CREATE_FAILED,
+                `Cannot resume session "${req.sessionId}": ${
+                  err instanceof Error ? err.message : String(err)
+                }`,
+              );
+            }
+          }
+        }
+      }
+      hub._attach(h, caller);
+      return { info: await infoOf(h) };
+    },
+
+    detachSession: (req) => {
+      if (!req.sessionId) throw invalidRequest("session_id is required");
+      const h = hub.get(req.sessionId);
+      const k = holderKey(caller);
+      const release = h?.attached.get(k);
+      if (!h || !release) {
+        throw frontendError(
+          Code.FAILED_PRECONDITION,
+          FrontendErrorCategory.INVALID_REQUEST,
+          `This plugin is not attached to session "${req.sessionId}"`,
+        );
+      }
+      release();
+      h.attached.delete(k);
+      return {};
+    },
+
+    listSessions: async (req) => {
+      lifecycle("ListSessions");
+      return { sessions: await hub.list(req) };
+    },
+
+    publishMetadata: (req) => {
+      const h = readable(req.sessionId);
+      return { block: hub.metadata.publish(h.sessionId, caller, req.block) };
+    },
+
+    retractMetadata: (req) => {
+      const h = readable(req.sessionId);
+      return {
+        block: hub.metadata.retract(h.sessionId, caller, req.blockId),
+      };
+    },
+
+    listMetadata: (req) => ({
+      blocks: hub.metadata.list(readable(req.sessionId).sessionId),
+    }),
+
+    streamDeltas: async function* (this: void, req, ctx) {
+      const sub = readable(req.sessionId).deltas.subscribe(ctx.signal);
+      try {
+        for await (const d of sub) yield d;
+      } finally {
+        sub.close();
+      }
+    },
+
+    invokeSlashCommand: (req) => {
+      const h = attached(req.sessionId);
+      if (!req.name) throw invalidRequest("name is required");
+      if (req.name.startsWith("/")) {
+        throw invalidRequest(
+          `name is "${req.name}": send the command name without the leading slash`,
+        );
+      }
+      const route = hub._options.slashCommands?.(h.profile).get(req.name);
+      if (!route) {
+        throw frontendError(
+          Code.NOT_FOUND,
+          FrontendErrorCategory.INVALID_REQUEST,
+          `Unknown slash command "/${req.name}": profile "${h.profile}" lists no such direct-invoke command`,
+        );
+      }
+      if (h.replayOnly) throw replayOnlyError(h.sessionId);
+      parseSlashArgs(req.name, req.args, route.inputSchema);
+      throw frontendError(
+        Code.FAILED_PRECONDITION,
+        FrontendErrorCategory.UNKNOWN,
+        `Cannot run "/${req.name}" of provider "${route.provider}": this kernel does not launch slash-command plugins yet, so the no-model-turn Invoke path has nothing to call`,
+      );
+    },
+
+    triggerAction: (req) => {
+      const h = attached(req.sessionId);
+      if (!req.nodeId) throw invalidRequest("node_id is required");
+      if (!req.toolName) throw invalidRequest("tool_name is required");
+      if (!req.provider) throw invalidRequest("provider is required");
+      const action = h.actions.get(req.nodeId);
+      if (!action) {
+        throw frontendError(
+          Code.NOT_FOUND,
+          FrontendErrorCategory.INVALID_REQUEST,
+          `No action node "${req.nodeId}" was rendered in session "${h.sessionId}"`,
+        );
+      }
+      if (
+        action.toolName !== req.toolName || action.provider !== req.provider
+      ) {
+        throw invalidRequest(
+          `Action node "${req.nodeId}" invokes "${action.provider}.${action.toolName}", not "${req.provider}.${req.toolName}": send the node's fields unchanged`,
+        );
+      }
+      if (h.replayOnly) throw replayOnlyError(h.sessionId);
+      throw frontendError(
+        Code.FAILED_PRECONDITION,
+        FrontendErrorCategory.UNKNOWN,
+        `Cannot trigger action "${req.nodeId}": the no-model-turn Invoke path (plan/apply without a model turn) is not in this kernel yet`,
+      );
+    },
+  };
+}

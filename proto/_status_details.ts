@@ -1,0 +1,67 @@
+/**
+ * The `grpc-status-details-bin` trailer: a binary `google.rpc.Status`
+ * (`1 code`, `2 message`, `3 details` repeated `google.protobuf.Any`),
+ * encoded and decoded by hand so that no `google.rpc` descriptor is needed.
+ *
+ * @module
+ */
+import { BinaryReader, BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
+import type { StatusDetail } from "./grpc_status.ts";
+
+/** The trailer key every gRPC implementation reads status details from. */
+export const STATUS_DETAILS_KEY = "grpc-status-details-bin";
+
+/**
+ * Encodes a `google.rpc.Status`.
+ *
+ * @param code The status code.
+ * @param message The status message.
+ * @param details The details.
+ * @returns The binary message.
+ */
+export function encodeStatusDetails(
+  code: number,
+  message: string,
+  details: readonly StatusDetail[],
+): Uint8Array {
+  const w = new BinaryWriter();
+  w.tag(1, WireType.Varint).int32(code);
+  w.tag(2, WireType.LengthDelimited).string(message);
+  for (const d of details) {
+    w.tag(3, WireType.LengthDelimited).fork();
+    w.tag(1, WireType.LengthDelimited).string(d.typeUrl);
+    w.tag(2, WireType.LengthDelimited).bytes(d.value);
+    w.join();
+  }
+  return w.finish();
+}
+
+/**
+ * Decodes the details of a `google.rpc.Status`.
+ *
+ * @param bytes The binary message.
+ * @returns Its details (unknown fields skipped).
+ * @throws {Error} When the bytes are not a protobuf message.
+ */
+export function decodeStatusDetails(bytes: Uint8Array): StatusDetail[] {
+  const r = new BinaryReader(bytes);
+  const out: StatusDetail[] = [];
+  while (r.pos < r.len) {
+    const [field, type] = r.tag();
+    if (field !== 3 || type !== WireType.LengthDelimited) {
+      r.skip(type);
+      continue;
+    }
+    const any = new BinaryReader(r.bytes());
+    let typeUrl = "";
+    let value: Uint8Array = new Uint8Array();
+    while (any.pos < any.len) {
+      const [f, t] = any.tag();
+      if (f === 1 && t === WireType.LengthDelimited) typeUrl = any.string();
+      else if (f === 2 && t === WireType.LengthDelimited) value = any.bytes();
+      else any.skip(t);
+    }
+    out.push({ typeUrl, value });
+  }
+  return out;
+}

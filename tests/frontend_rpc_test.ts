@@ -1,0 +1,817 @@
+/**
+ * The frontend RPCs of KernelCallbackService (kernel.md §2.6,
+ * plugins.md §6.5) through the real transport: probe plugins launched as
+ * frontends call them over their callback channel, against sessions the
+ * kernel's hub runs with a scripted model.
+ */
+import assert from "node:assert/strict";
+import { fromBinary, type JsonObject } from "@bufbuild/protobuf";
+import {
+  EventBus,
+  PluginHost,
+  SESSION_ACCESS_DENIED_MESSAGE,
+  SessionRegistry,
+  SqliteSessionStore,
+} from "../kernel/mod.ts";
+import type { Plugin } from "../kernel/mod.ts";
+import { FrontendHub } from "../kernel/frontend/hub.ts";
+import { AgentSession } from "../kernel/agent/session.ts";
+import type { AgentDeps } from "../kernel/agent/agent_deps.ts";
+import type { SessionSpec } from "../kernel/agent/session_spec.ts";
+import {
+  FakeModel,
+  FakeTool,
+  modelSpec,
+  op,
+  type ScriptedTurn,
+} from "../kernel/agent/_testing.ts";
+import { ToolKind } from "../proto/gen/pluggableharness/tool/v1/types_pb.ts";
+import { SchemaType } from "../proto/gen/pluggableharness/schema/v1/types_pb.ts";
+import type { StreamCompletionRequest } from "../proto/gen/pluggableharness/model/v1/rpc_request_pb.ts";
+import { SessionStateSchema } from "../proto/gen/pluggableharness/session/v1/types_pb.ts";
+import { MetadataBlockSchema } from "../proto/gen/pluggableharness/metadata/v1/types_pb.ts";
+import { SessionStatus } from "../proto/gen/pluggableharness/session/v1/types_pb.ts";
+import { invoke, launchProbe, PATH, waitFor } from "./_helpers.ts";
+
+const WRITE = op("write_file", ToolKind.RESOURCE, {
+  inputSchema: {
+    type: SchemaType.OBJECT,
+    properties: {
+      path: { type: SchemaType.STRING },
+      text: { type: SchemaType.STRING },
+    },
+    required: ["path", "text"],
+  },
+});
+
+function lastText(req: StreamCompletionRequest): {
+  text: string;
+  toolResult: boolean;
+} {
+  const m = req.messages.at(-1);
+  const blocks = m?.content ?? [];
+  const toolResult = blocks.some((b) => b.block.case === "toolResult");
+  const text = blocks.map((b) =>
+    b.block.case === "text" ? b.block.value.text : ""
+  )
+    .join("");
+  return { text, toolResult };
+}
+
+/** The model: "write P" calls write_file, "hang" waits, else it echoes. */
+function respond(req: StreamCompletionRequest): ScriptedTurn {
+  const { text, toolResult } = lastText(req);
+  if (toolResult) return { text: "written" };
+  if (text.startsWith("write ")) {
+    return {
+      toolCalls: [{
+        name: "write_file",
+        input: { path: text.slice(6), text: "x" },
+      }],
+    };
+  }
+  if (text === "hang") return { text: "never", hang: true };
+  return { text: `echo: ${text}` };
+}
+
+interface Fixture extends AsyncDisposable {
+  hub: FrontendHub;
+  registry: SessionRegistry;
+  model: FakeModel;
+  bus: EventBus;
+  store: SqliteSessionStore;
+  tool: FakeTool;
+  host: PluginHost;
+  /** Two frontend plugins and one tool plugin. */
+  a: Plugin;
+  b: Plugin;
+  tool_: Plugin;
+  rpc(
+    who: Plugin,
+    method: string,
+    request?: JsonObject,
+    max?: number,
+  ): Promise<JsonObject>;
+  ok(who: Plugin, method: string, request?: JsonObject): Promise<JsonObject>;
+  err(who: Plugin, method: string, request?: JsonObject): Promise<JsonObject>;
+}
+
+async function fixture(
+  options: { vision?: boolean; persistAlways?: boolean } = {},
+): Promise<Fixture> {
+  const dir = await Deno.makeTempDir({ prefix: "ph-agent-frontend-" });
+  const bus = new EventBus();
+  const store = new SqliteSessionStore({ dir, bus });
+  const registry = new SessionRegistry();
+  const model = new FakeModel("llm", [respond], {
+    specs: [modelSpec("m1", { supportsVision: options.vision ?? false })],
+  });
+  const tool = new FakeTool("fs", [{ schema: WRITE }]);
+  const deps: AgentDeps = {
+    store,
+    registry,
+    models: new Map([["llm", model]]),
+    tools: new Map([["fs", tool]]),
+    ...(options.persistAlways ? { persistAlwaysRule: async () => {} } : {}),
+  };
+  const spec: SessionSpec = {
+    profile: "default",
+    models: [{ provider: "llm", id: "m1" }],
+    tools: new Map([["fs", tool.toolSchemas]]),
+    policies: [{
+      name: "ask_writes",
+      match: { kind: "resource" },
+      action: "ask",
+    }],
+    workingDirectory: "/work",
+  };
+  const hub = new FrontendHub({
+    store,
+    registry,
+    bus,
+    open: async (req) => {
+      if (req.profile === "missing") {
+        throw new TypeError('Unknown agent_profile "missing"');
+      }
+      return {
+        session: await AgentSession.open(
+          {
+            ...spec,
+            ...(req.profile ? { profile: req.profile } : {}),
+            ...(req.workingDirectory
+              ? { workingDirectory: req.workingDirectory }
+              : {}),
+            onAsk: req.onAsk ?? "deny",
+          },
+          deps,
+          {
+            onEvent: req.onEvent,
+            ...(req.resumeId ? { resumeSessionId: req.resumeId } : {}),
+          },
+        ),
+        workingDirectory: req.workingDirectory ?? "/work",
+      };
+    },
+    toolSchema: (provider, name) =>
+      provider === "fs"
+        ? tool.toolSchemas.find((t) => t.name === name)?.inputSchema
+        : undefined,
+    modelSpec: async (_p, id) =>
+      (await model.capabilities()).models.find((m) => m.id === id),
+    profileModel: () => ({ provider: "llm", id: "m1" }),
+    slashCommands: () =>
+      new Map([["model", {
+        provider: "commands",
+        inputSchema: {
+          $typeName: "pluggableharness.schema.v1.Schema",
+          type: SchemaType.OBJECT,
+          properties: {
+            id: {
+              $typeName: "pluggableharness.schema.v1.Schema",
+              type: SchemaType.STRING,
+              properties: {},
+              required: [],
+              enumValues: [],
+              description: "",
+            },
+          },
+          required: [],
+          enumValues: [],
+          description: "",
+        } as never,
+      }]]),
+  });
+  const host = new PluginHost({
+    env: { PATH },
+    services: { sessions: registry, bus, frontend: hub },
+  });
+  const grant = ["kernel.state", "kernel.metadata", "kernel.event.*"];
+  const [a, b, tool_] = await Promise.all([
+    launchProbe(host, {}, {}, undefined, {
+      name: "tui",
+      category: "frontend",
+      subscribe: grant,
+    }),
+    launchProbe(host, {}, {}, undefined, {
+      name: "web",
+      category: "frontend",
+      subscribe: grant,
+    }),
+    launchProbe(host, {}, {}, undefined, { name: "probe" }),
+  ]);
+  const rpc = (who: Plugin, method: string, request = {}, max?: number) =>
+    invoke(who!, "rpc", {
+      method,
+      request,
+      ...(max !== undefined ? { max } : {}),
+    });
+  return {
+    hub,
+    registry,
+    model,
+    bus,
+    store,
+    tool,
+    host,
+    a: a!,
+    b: b!,
+    tool_: tool_!,
+    rpc,
+    async ok(who, method, request = {}) {
+      const r = await rpc(who, method, request);
+      assert.ok(r.ok, `${method}: ${JSON.stringify(r.error)}`);
+      return r.ok as JsonObject;
+    },
+    async err(who, method, request = {}) {
+      const r = await rpc(who, method, request);
+      assert.ok(r.error, `${method} succeeded: ${JSON.stringify(r.ok)}`);
+      return r.error as JsonObject;
+    },
+    async [Symbol.asyncDispose]() {
+      await hub.closeAll();
+      await host.close();
+      await store.close();
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+}
+
+/** Creates a session from frontend `a`, and attaches frontend `b`. */
+async function twoAttached(f: Fixture): Promise<string> {
+  const created = await f.ok(f.a, "createSession", {});
+  const id = (created.info as JsonObject).sessionId as string;
+  await f.ok(f.b, "attachSession", { sessionId: id });
+  return id;
+}
+
+Deno.test("CreateSession creates and attaches the caller; GetSessionState answers a fixed-schema snapshot of that one session", async () => {
+  await using f = await fixture();
+  const created = await f.ok(f.a, "createSession", {
+    workingDirectory: "/srv/project",
+  });
+  const info = created.info as JsonObject;
+  assert.equal(info.profile, "default");
+  assert.equal(info.status, "SESSION_STATUS_RUNNING");
+  const state = (await f.ok(f.a, "getSessionState", {
+    sessionId: info.sessionId,
+  })).state as JsonObject;
+  assert.equal((state.info as JsonObject).sessionId, info.sessionId);
+  assert.equal(state.workingDirectory, "/srv/project");
+  assert.deepEqual(state.model, { id: "m1", provider: "llm" });
+  assert.equal(state.turnCount, 0);
+  assert.equal(state.totalTokens, "0");
+  assert.match(String(state.elapsed), /^\d+(\.\d+)?s$/);
+});
+
+Deno.test("the frontend RPCs refuse a caller that neither attached nor was invoked in the session with the uniform PERMISSION_DENIED", async () => {
+  await using f = await fixture();
+  const id = ((await f.ok(f.a, "createSession", {})).info as JsonObject)
+    .sessionId as string;
+  for (
+    const [m, req] of [
+      ["getSessionState", { sessionId: id }],
+      ["submitInput", { sessionId: id, content: [{ text: { text: "hi" } }] }],
+      ["interrupt", { sessionId: id }],
+      ["listMetadata", { sessionId: id }],
+      ["resolvePlanDecision", { sessionId: id, planItemId: "x" }],
+      ["getSessionState", { sessionId: "" }],
+    ] as const
+  ) {
+    const e = await f.err(f.b, m, req as JsonObject);
+    assert.equal(e.code, "PERMISSION_DENIED", m);
+    assert.equal(e.message, SESSION_ACCESS_DENIED_MESSAGE, m);
+  }
+});
+
+Deno.test("session lifecycle RPCs are for frontend plugins only; an unknown session is SESSION_NOT_FOUND", async () => {
+  await using f = await fixture();
+  for (const m of ["createSession", "listSessions"]) {
+    const e = await f.err(f.tool_, m, {});
+    assert.equal(e.code, "PERMISSION_DENIED", m);
+    assert.match(String(e.message), /only a frontend plugin/);
+  }
+  for (const m of ["attachSession", "resumeSession"]) {
+    const e = await f.err(f.a, m, { sessionId: "01J0000000000000000000000Z" });
+    assert.equal(e.code, "NOT_FOUND", m);
+    assert.deepEqual(e.details, ["SESSION_NOT_FOUND"], m);
+    const empty = await f.err(f.a, m, { sessionId: "" });
+    assert.equal(empty.code, "INVALID_ARGUMENT", m);
+    assert.deepEqual(empty.details, ["INVALID_REQUEST"], m);
+  }
+  const failed = await f.err(f.a, "createSession", { profile: "missing" });
+  assert.equal(failed.code, "FAILED_PRECONDITION");
+  assert.deepEqual(failed.details, ["SESSION_CREATE_FAILED"]);
+  assert.match(
+    String(failed.message),
+    /Cannot create a session of profile "missing": Unknown agent_profile "missing"/,
+  );
+  const bad = await f.err(f.a, "createSession", { workingDirectory: "rel" });
+  assert.equal(bad.code, "INVALID_ARGUMENT");
+  assert.match(String(bad.message), /must be absolute: "rel"/);
+});
+
+Deno.test("SubmitInput returns the turn_id that the turn's StreamDeltas carry as target_id, one delta per message in order, to every attached frontend", async () => {
+  await using f = await fixture();
+  const id = await twoAttached(f);
+  const streams = [f.a, f.b].map((who) =>
+    f.rpc(who, "streamDeltas", { sessionId: id }, 2)
+  );
+  assert.ok(await waitFor(() => f.hub.get(id)!.deltas.size === 2));
+  const { turnId } = await f.ok(f.a, "submitInput", {
+    sessionId: id,
+    content: [{ text: { text: "hello world" } }],
+  });
+  assert.match(String(turnId), /^[0-9A-Z]{26}$/);
+  const [da, db] = await Promise.all(streams);
+  assert.deepEqual(da!.ok, db!.ok, "both frontends see the same deltas");
+  const deltas = da!.ok as JsonObject[];
+  assert.equal(deltas.map((d) => d.text).join(""), "echo: hello world");
+  for (const d of deltas) {
+    assert.equal(d.sessionId, id);
+    assert.equal(d.targetId, turnId);
+    assert.equal(d.kind, "DELTA_KIND_UNSPECIFIED");
+  }
+});
+
+Deno.test("SubmitInput validates its content: at least one non-empty text block; images only when the model supports vision", async (t) => {
+  await t.step("without vision", async () => {
+    await using f = await fixture();
+    const id = ((await f.ok(f.a, "createSession", {})).info as JsonObject)
+      .sessionId as string;
+    const image = { image: { mediaType: "image/png", data: btoa("png") } };
+    for (
+      const [content, pattern] of [
+        [[], /at least one block/],
+        [[{ text: { text: "  " } }], /non-empty text block/],
+        [[{ text: { text: "look" } }, image], /does not support vision/],
+        [[{ thinking: { text: "x" } }], /text and image blocks only/],
+      ] as const
+    ) {
+      const e = await f.err(f.a, "submitInput", {
+        sessionId: id,
+        content: content as unknown as JsonObject[],
+      });
+      assert.equal(e.code, "INVALID_ARGUMENT");
+      assert.deepEqual(e.details, ["INVALID_REQUEST"]);
+      assert.match(String(e.message), pattern);
+    }
+  });
+  await t.step("with vision the image reaches the model", async () => {
+    await using f = await fixture({ vision: true });
+    const id = ((await f.ok(f.a, "createSession", {})).info as JsonObject)
+      .sessionId as string;
+    await f.ok(f.a, "submitInput", {
+      sessionId: id,
+      content: [{ text: { text: "look" } }, {
+        image: { mediaType: "image/png", data: btoa("png") },
+      }],
+    });
+    assert.ok(
+      await waitFor(async () =>
+        ((await f.ok(f.a, "getSessionState", { sessionId: id }))
+          .state as JsonObject).turnCount === 1
+      ),
+    );
+    const user = f.model.requests[0]!.messages.at(-1)!;
+    assert.deepEqual(user.content.map((b) => b.block.case), ["text", "image"]);
+  });
+});
+
+Deno.test("input from two frontends is processed in arrival order; GetSessionState counts the completed turns and kernel.state is republished on change", async () => {
+  await using f = await fixture();
+  const id = await twoAttached(f);
+  const states = f.bus.subscribe(["kernel.state"]);
+  const one = await f.ok(f.a, "submitInput", {
+    sessionId: id,
+    content: [{ text: { text: "first" } }],
+  });
+  const two = await f.ok(f.b, "submitInput", {
+    sessionId: id,
+    content: [{ text: { text: "second" } }],
+  });
+  assert.notEqual(one.turnId, two.turnId);
+  assert.ok(
+    await waitFor(async () =>
+      ((await f.ok(f.b, "getSessionState", { sessionId: id }))
+        .state as JsonObject).turnCount === 2
+    ),
+  );
+  const seen: number[] = [];
+  for (;;) {
+    const next = await Promise.race([
+      states.next(),
+      new Promise<undefined>((r) => setTimeout(() => r(undefined), 200)),
+    ]);
+    if (!next || next.done) break;
+    const ev = next.value;
+    assert.equal(ev.payloadType, "pluggableharness.session.v1.SessionState");
+    const s = fromBinary(SessionStateSchema, ev.payload);
+    assert.equal(s.info?.sessionId, id);
+    seen.push(s.turnCount);
+  }
+  states.close();
+  assert.ok(seen.includes(1) && seen.includes(2), `states: ${seen}`);
+  assert.deepEqual(seen, [...seen].sort(), "state turn counts never go back");
+});
+
+Deno.test("ResolvePlanDecision: first response wins, a late answer and an unknown id get distinct errors, ALWAYS without a persister is refused", async () => {
+  await using f = await fixture();
+  const id = await twoAttached(f);
+  await f.ok(f.a, "submitInput", {
+    sessionId: id,
+    content: [{ text: { text: "write a.txt" } }],
+  });
+  const h = f.hub.get(id)!;
+  assert.ok(await waitFor(() => h.pendingPlans.size === 1));
+  const [planItemId] = [...h.pendingPlans.keys()];
+  const always = await f.err(f.b, "resolvePlanDecision", {
+    sessionId: id,
+    planItemId,
+    decision: "CLIENT_DECISION_ALLOW",
+    scope: "PLAN_DECISION_SCOPE_ALWAYS",
+  });
+  assert.equal(always.code, "FAILED_PRECONDITION");
+  assert.match(String(always.message), /cannot persist policy/);
+  const noScope = await f.err(f.b, "resolvePlanDecision", {
+    sessionId: id,
+    planItemId,
+    decision: "CLIENT_DECISION_ALLOW",
+  });
+  assert.equal(noScope.code, "INVALID_ARGUMENT");
+  assert.equal(
+    h.pendingPlans.size,
+    1,
+    "a refused answer leaves the item pending",
+  );
+  // Both frontends answer at once: exactly one wins.
+  const answers = await Promise.all(
+    [f.a, f.b].map((who) =>
+      f.rpc(who, "resolvePlanDecision", {
+        sessionId: id,
+        planItemId,
+        decision: "CLIENT_DECISION_ALLOW",
+        scope: "PLAN_DECISION_SCOPE_ONCE",
+      })
+    ),
+  );
+  assert.equal(answers.filter((r) => r.ok).length, 1);
+  const late = answers.find((r) => r.error)!.error as JsonObject;
+  assert.equal(late.code, "FAILED_PRECONDITION");
+  assert.deepEqual(late.details, ["INVALID_REQUEST"]);
+  assert.match(String(late.message), /already resolved: the first answer won/);
+  const unknown = await f.err(f.a, "resolvePlanDecision", {
+    sessionId: id,
+    planItemId: "no-such-item",
+    decision: "CLIENT_DECISION_DENY",
+    scope: "PLAN_DECISION_SCOPE_ONCE",
+  });
+  assert.equal(unknown.code, "NOT_FOUND");
+  assert.ok(await waitFor(() => f.tool.invocations.length === 1));
+});
+
+Deno.test("ResolvePlanDecision re-validates corrected input against the tool's input_schema (reject, never coerce) and runs the call with valid corrected input", async () => {
+  await using f = await fixture({ persistAlways: true });
+  const id = ((await f.ok(f.a, "createSession", {})).info as JsonObject)
+    .sessionId as string;
+  await f.ok(f.a, "submitInput", {
+    sessionId: id,
+    content: [{ text: { text: "write a.txt" } }],
+  });
+  const h = f.hub.get(id)!;
+  assert.ok(await waitFor(() => h.pendingPlans.size === 1));
+  const [planItemId] = [...h.pendingPlans.keys()];
+  const wrongType = await f.err(f.a, "resolvePlanDecision", {
+    sessionId: id,
+    planItemId,
+    decision: "CLIENT_DECISION_ALLOW",
+    scope: "PLAN_DECISION_SCOPE_ONCE",
+    correctedInput: { path: 42, text: "x" },
+  });
+  assert.equal(wrongType.code, "INVALID_ARGUMENT");
+  assert.match(String(wrongType.message), /\$\.path must be a string/);
+  const missing = await f.err(f.a, "resolvePlanDecision", {
+    sessionId: id,
+    planItemId,
+    decision: "CLIENT_DECISION_ALLOW",
+    scope: "PLAN_DECISION_SCOPE_ONCE",
+    correctedInput: { path: "b.txt" },
+  });
+  assert.match(String(missing.message), /\$\.text is required/);
+  const denyWithInput = await f.err(f.a, "resolvePlanDecision", {
+    sessionId: id,
+    planItemId,
+    decision: "CLIENT_DECISION_DENY",
+    scope: "PLAN_DECISION_SCOPE_ONCE",
+    correctedInput: { path: "b.txt", text: "y" },
+  });
+  assert.match(String(denyWithInput.message), /only valid with decision ALLOW/);
+  await f.ok(f.a, "resolvePlanDecision", {
+    sessionId: id,
+    planItemId,
+    decision: "CLIENT_DECISION_ALLOW",
+    scope: "PLAN_DECISION_SCOPE_ALWAYS",
+    correctedInput: { path: "b.txt", text: "corrected" },
+  });
+  assert.ok(await waitFor(() => f.tool.invocations.length === 1));
+  assert.deepEqual(f.tool.invocations[0]!.input, {
+    path: "b.txt",
+    text: "corrected",
+  });
+});
+
+Deno.test("Interrupt cancels the running turn and the signal its sub-agents cancel with; the session stays open and takes the next input", async () => {
+  await using f = await fixture();
+  const id = ((await f.ok(f.a, "createSession", {})).info as JsonObject)
+    .sessionId as string;
+  await f.ok(f.a, "submitInput", {
+    sessionId: id,
+    content: [{ text: { text: "hang" } }],
+  });
+  const h = f.hub.get(id)!;
+  assert.ok(await waitFor(() => h.running !== undefined));
+  // Sub-agents spawned in a turn are cancelled with its turn signal.
+  assert.ok(await waitFor(() => f.registry.get(id)?.turnSignal !== undefined));
+  const turnSignal = f.registry.get(id)!.turnSignal!;
+  assert.equal(turnSignal.aborted, false);
+  await f.ok(f.a, "interrupt", { sessionId: id });
+  assert.ok(await waitFor(() => h.running === undefined));
+  assert.equal(turnSignal.aborted, true, "the cascade signal fired");
+  const stream = f.rpc(f.a, "streamDeltas", { sessionId: id }, 2);
+  assert.ok(await waitFor(() => h.deltas.size === 1));
+  await f.ok(f.a, "submitInput", {
+    sessionId: id,
+    content: [{ text: { text: "again" } }],
+  });
+  const deltas = (await stream).ok as JsonObject[];
+  assert.equal(deltas.map((d) => d.text).join(""), "echo: again");
+  // Nothing running: Interrupt has nothing to cancel and succeeds.
+  await f.ok(f.a, "interrupt", { sessionId: id });
+});
+
+Deno.test("ResumeSession re-opens a COMPLETED session; a FAILED one attaches replay-only and SubmitInput answers SESSION_REPLAY_ONLY", async () => {
+  await using f = await fixture();
+  const id = ((await f.ok(f.a, "createSession", {})).info as JsonObject)
+    .sessionId as string;
+  await f.hub.close(f.hub.get(id)!, "completed");
+  const resumed = await f.ok(f.b, "resumeSession", { sessionId: id });
+  assert.equal((resumed.info as JsonObject).status, "SESSION_STATUS_RUNNING");
+  assert.ok((resumed.info as JsonObject).endedAt === undefined);
+  await f.ok(f.b, "submitInput", {
+    sessionId: id,
+    content: [{ text: { text: "more" } }],
+  });
+
+  const failed = await f.store.create({ profile: "default" });
+  await failed.setStatus(SessionStatus.FAILED);
+  await failed.close();
+  const info = (await f.ok(f.a, "resumeSession", {
+    sessionId: failed.sessionId,
+  })).info as JsonObject;
+  assert.equal(info.status, "SESSION_STATUS_FAILED");
+  const e = await f.err(f.a, "submitInput", {
+    sessionId: failed.sessionId,
+    content: [{ text: { text: "hi" } }],
+  });
+  assert.equal(e.code, "FAILED_PRECONDITION");
+  assert.deepEqual(e.details, ["SESSION_REPLAY_ONLY"]);
+  // Replay-only still reads: state and the event log.
+  const state = (await f.ok(f.a, "getSessionState", {
+    sessionId: failed.sessionId,
+  })).state as JsonObject;
+  assert.equal((state.info as JsonObject).status, "SESSION_STATUS_FAILED");
+});
+
+Deno.test("AttachSession subscribes to a stored session without re-opening it; DetachSession drops only this frontend", async () => {
+  await using f = await fixture();
+  const stored = await f.store.create({ profile: "default" });
+  await stored.setStatus(SessionStatus.COMPLETED);
+  await stored.close();
+  const info = (await f.ok(f.a, "attachSession", {
+    sessionId: stored.sessionId,
+  })).info as JsonObject;
+  assert.equal(info.status, "SESSION_STATUS_COMPLETED", "not re-opened");
+  const e = await f.err(f.a, "submitInput", {
+    sessionId: stored.sessionId,
+    content: [{ text: { text: "hi" } }],
+  });
+  assert.deepEqual(e.details, ["SESSION_REPLAY_ONLY"]);
+
+  const id = await twoAttached(f);
+  await f.ok(f.b, "detachSession", { sessionId: id });
+  const gone = await f.err(f.b, "getSessionState", { sessionId: id });
+  assert.equal(gone.code, "PERMISSION_DENIED");
+  await f.ok(f.a, "getSessionState", { sessionId: id });
+  const again = await f.err(f.b, "detachSession", { sessionId: id });
+  assert.equal(again.code, "FAILED_PRECONDITION");
+});
+
+Deno.test("ListSessions lists most-recently-started first and filters by status, parent and roots_only", async () => {
+  await using f = await fixture();
+  const root = await f.store.create({ profile: "default" });
+  await root.setStatus(SessionStatus.COMPLETED);
+  const child = await f.store.create({
+    profile: "default",
+    parentSessionId: root.sessionId,
+    depth: 1,
+  });
+  for (const l of [root, child]) await l.close();
+  const ids = async (req: JsonObject) =>
+    ((await f.ok(f.a, "listSessions", req)).sessions as JsonObject[]).map((
+      s,
+    ) => s.sessionId);
+  assert.deepEqual(await ids({}), [child.sessionId, root.sessionId]);
+  assert.deepEqual(await ids({ rootsOnly: true }), [root.sessionId]);
+  assert.deepEqual(await ids({ parentSessionId: root.sessionId }), [
+    child.sessionId,
+  ]);
+  assert.deepEqual(await ids({ status: "SESSION_STATUS_COMPLETED" }), [
+    root.sessionId,
+  ]);
+  const e = await f.err(f.a, "listSessions", {
+    rootsOnly: true,
+    parentSessionId: root.sessionId,
+  });
+  assert.equal(e.code, "INVALID_ARGUMENT");
+});
+
+Deno.test("PublishMetadata upserts with the server-derived producer and LIVE, republished on kernel.metadata; RetractMetadata and the publisher's exit flip to DISCONNECTED, never delete", async () => {
+  await using f = await fixture();
+  const id = await twoAttached(f);
+  const sub = f.bus.subscribe(["kernel.metadata"]);
+  const block = {
+    id: "ci",
+    tone: "TONE_INFO",
+    status: { text: "building" },
+    producer: { name: "spoofed" },
+    liveness: "LIVENESS_DISCONNECTED",
+  };
+  const stored = (await f.ok(f.a, "publishMetadata", { sessionId: id, block }))
+    .block as JsonObject;
+  assert.equal((stored.producer as JsonObject).name, "tui");
+  assert.equal(stored.liveness, "LIVENESS_LIVE");
+  assert.equal(stored.sessionId, id);
+  const ev = (await sub.next()).value!;
+  assert.equal(ev.payloadType, "pluggableharness.metadata.v1.MetadataBlock");
+  assert.equal(fromBinary(MetadataBlockSchema, ev.payload).id, "ci");
+  // Upsert by id; the other frontend sees the same list.
+  await f.ok(f.a, "publishMetadata", {
+    sessionId: id,
+    block: { ...block, status: { text: "passed" }, tone: "TONE_SUCCESS" },
+  });
+  await f.ok(f.b, "publishMetadata", {
+    sessionId: id,
+    block: {
+      id: "cost",
+      tone: "TONE_NEUTRAL",
+      keyValue: { key: "$", value: "0" },
+    },
+  });
+  const listA = await f.ok(f.a, "listMetadata", { sessionId: id });
+  assert.deepEqual(listA, await f.ok(f.b, "listMetadata", { sessionId: id }));
+  assert.deepEqual(
+    (listA.blocks as JsonObject[]).map((b) => [b.id, b.tone]),
+    [["ci", "TONE_SUCCESS"], ["cost", "TONE_NEUTRAL"]],
+  );
+  for (
+    const [bad, pattern] of [
+      [{ tone: "TONE_INFO", status: { text: "x" } }, /block.id is required/],
+      [{ id: "x", status: { text: "x" } }, /needs tone/],
+      [{ id: "x", tone: "TONE_INFO" }, /has no body/],
+    ] as const
+  ) {
+    const e = await f.err(f.a, "publishMetadata", {
+      sessionId: id,
+      block: bad,
+    });
+    assert.equal(e.code, "INVALID_ARGUMENT");
+    assert.match(String(e.message), pattern);
+  }
+  const foreign = await f.err(f.b, "retractMetadata", {
+    sessionId: id,
+    blockId: "ci",
+  });
+  assert.equal(foreign.code, "PERMISSION_DENIED");
+  const retracted = (await f.ok(f.a, "retractMetadata", {
+    sessionId: id,
+    blockId: "ci",
+  })).block as JsonObject;
+  assert.equal(retracted.liveness, "LIVENESS_DISCONNECTED");
+  const missing = await f.err(f.a, "retractMetadata", {
+    sessionId: id,
+    blockId: "nope",
+  });
+  assert.equal(missing.code, "NOT_FOUND");
+  // Frontend b's process exits: its block stays, DISCONNECTED.
+  await f.b.close();
+  assert.ok(
+    await waitFor(() =>
+      f.hub.metadata.list(id).find((b) => b.id === "cost")?.liveness === 2
+    ),
+  );
+  assert.equal(f.hub.metadata.list(id).length, 2, "never deleted");
+  sub.close();
+});
+
+Deno.test("InvokeSlashCommand and TriggerAction validate and route: unknown command, leading slash, bad arguments, no such action", async () => {
+  await using f = await fixture();
+  const id = ((await f.ok(f.a, "createSession", {})).info as JsonObject)
+    .sessionId as string;
+  const slash = await f.err(f.a, "invokeSlashCommand", {
+    sessionId: id,
+    name: "/model",
+  });
+  assert.equal(slash.code, "INVALID_ARGUMENT");
+  assert.match(String(slash.message), /without the leading slash/);
+  const unknown = await f.err(f.a, "invokeSlashCommand", {
+    sessionId: id,
+    name: "nope",
+  });
+  assert.equal(unknown.code, "NOT_FOUND");
+  assert.match(String(unknown.message), /Unknown slash command "\/nope"/);
+  const badJson = await f.err(f.a, "invokeSlashCommand", {
+    sessionId: id,
+    name: "model",
+    args: "{not json",
+  });
+  assert.equal(badJson.code, "INVALID_ARGUMENT");
+  const known = await f.err(f.a, "invokeSlashCommand", {
+    sessionId: id,
+    name: "model",
+    args: "m2",
+  });
+  assert.equal(known.code, "FAILED_PRECONDITION");
+  assert.match(String(known.message), /does not launch slash-command plugins/);
+  const noNode = await f.err(f.a, "triggerAction", {
+    sessionId: id,
+    nodeId: "n1",
+    toolName: "write_file",
+    provider: "fs",
+  });
+  assert.equal(noNode.code, "NOT_FOUND");
+  assert.match(String(noNode.message), /No action node "n1"/);
+  f.hub.recordActions(
+    id,
+    new Map([["n1", { toolName: "write_file", provider: "fs", args: {} }]]),
+  );
+  const changed = await f.err(f.a, "triggerAction", {
+    sessionId: id,
+    nodeId: "n1",
+    toolName: "delete_file",
+    provider: "fs",
+  });
+  assert.equal(changed.code, "INVALID_ARGUMENT");
+  const missing = await f.err(f.a, "triggerAction", { sessionId: id });
+  assert.equal(missing.code, "INVALID_ARGUMENT");
+});
+
+Deno.test("two frontends attached to one session see identical transcripts on kernel.event.*", async () => {
+  await using f = await fixture();
+  const id = await twoAttached(f);
+  const before = f.bus.subscriberCount;
+  const streams = [f.a, f.b].map((who) =>
+    f.rpc(who, "subscribe", { topicFilters: ["kernel.event.message"] }, 4)
+  );
+  assert.ok(await waitFor(() => f.bus.subscriberCount === before + 2));
+  for (const text of ["one", "two"]) {
+    await f.ok(f.a, "submitInput", {
+      sessionId: id,
+      content: [{ text: { text } }],
+    });
+  }
+  const [ta, tb] = await Promise.all(streams);
+  const view = (r: JsonObject | undefined) =>
+    (r!.ok as JsonObject[]).map((e) => [e.sequence, e.payload]);
+  assert.equal(view(ta).length, 4, "two prompts and two replies");
+  assert.deepEqual(view(ta), view(tb));
+  const seqs = view(ta).map(([s]) => Number(s));
+  assert.deepEqual(seqs, [...seqs].sort((x, y) => x - y));
+});
+
+Deno.test("killing a frontend mid-turn loses nothing: the turn waits on its plan item, and the other frontend's answer completes it", async () => {
+  await using f = await fixture();
+  const id = await twoAttached(f);
+  await f.ok(f.a, "submitInput", {
+    sessionId: id,
+    content: [{ text: { text: "write kept.txt" } }],
+  });
+  const h = f.hub.get(id)!;
+  assert.ok(await waitFor(() => h.pendingPlans.size === 1));
+  await f.a.close(); // the frontend that typed the input exits mid-turn
+  assert.ok(await waitFor(() => h.attached.size === 1));
+  const [planItemId] = [...h.pendingPlans.keys()];
+  await f.ok(f.b, "resolvePlanDecision", {
+    sessionId: id,
+    planItemId,
+    decision: "CLIENT_DECISION_ALLOW",
+    scope: "PLAN_DECISION_SCOPE_ONCE",
+  });
+  assert.ok(
+    await waitFor(async () =>
+      ((await f.ok(f.b, "getSessionState", { sessionId: id }))
+        .state as JsonObject).turnCount === 2
+    ),
+  );
+  assert.deepEqual(f.tool.invocations.map((i) => i.input.path), [
+    "kept.txt",
+  ]);
+});
