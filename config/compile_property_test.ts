@@ -2,9 +2,11 @@ import assert from "node:assert/strict";
 import type { CompilePropertyReport } from "./_compile_property_worker.ts";
 
 const CASES = 3000;
-const TIMEOUT_MS = 20_000;
+// A hang guard only: speed is measured by config/compile_bench.ts, never
+// by a timed test (the CI machine's speed varies).
+const TIMEOUT_MS = 180_000;
 
-Deno.test(`compile() survives ${CASES} seeded mutations: it returns diagnostics, quickly, and never throws`, async () => {
+Deno.test(`compile() survives ${CASES} seeded mutations: it returns diagnostics and never throws`, async () => {
   const worker = new Worker(
     new URL("./_compile_property_worker.ts", import.meta.url),
     { type: "module" },
@@ -27,10 +29,6 @@ Deno.test(`compile() survives ${CASES} seeded mutations: it returns diagnostics,
     );
     assert.deepEqual(report.failures, []);
     assert.equal(report.cases, CASES);
-    assert.ok(
-      report.maxMs < 250,
-      `slowest case took ${report.maxMs.toFixed(1)} ms`,
-    );
     assert.ok(
       report.rejected > CASES / 5 && report.rejected < CASES,
       `${report.rejected} rejected`,

@@ -165,6 +165,8 @@ Deno.test("KernelCallbackService has every callback RPC", () => {
     "StreamDeltas",
     "InvokeSlashCommand",
     "TriggerAction",
+    // Our extension (the control plane's plugin-inject channel).
+    "InjectControl",
   ];
   const streaming = new Set(["Subscribe", "ReadEvents", "StreamDeltas"]);
   assert.deepEqual(

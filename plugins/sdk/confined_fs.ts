@@ -401,11 +401,40 @@ export function createTempIn(
     }
     return { fd, path, dir: verified, dev: handle.dev, ino: handle.ino };
   } catch (err) {
+    removeStray(fd, path);
     fs.closeSync(fd);
-    removeIfSame(path, undefined);
     throw translate(err, shown);
   }
 }
+
+/**
+ * Removes a temporary file that a swap made land somewhere else: the file
+ * is found again by its handle's identity wherever its directory now
+ * resolves, trying for a bounded time while the directory flips back and
+ * forth. Best effort: a directory swapped once and swapped back for good
+ * leaves an empty temporary file where the swap pointed (Deno has no
+ * `unlinkat` or `/proc/self/fd` access to find it).
+ */
+function removeStray(fd: number, path: string): void {
+  const name = basename(path);
+  const dir = dirname(path);
+  const { dev, ino } = fs.fstatSync(fd);
+  const sleeper = new Int32Array(new SharedArrayBuffer(4));
+  for (let attempt = 0; attempt < STRAY_ATTEMPTS; attempt++) {
+    if (fs.fstatSync(fd).nlink === 0) return;
+    let where = path;
+    try {
+      where = join(Deno.realPathSync(dir), name);
+    } catch {
+      // the directory is gone or dangling right now: try the path itself
+    }
+    if (removeIfSame(where, { dev, ino })) return;
+    Atomics.wait(sleeper, 0, 0, 1);
+  }
+}
+
+/** How many 1 ms attempts {@linkcode removeStray} makes (about 0.2 s). */
+const STRAY_ATTEMPTS = 200;
 
 /**
  * Writes all of `data` through a temporary file and syncs it.
