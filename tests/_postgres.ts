@@ -27,6 +27,8 @@ export interface PgCluster {
   start(): Promise<void>;
   /** Stops the server and removes its directory. */
   [Symbol.asyncDispose](): Promise<void>;
+  /** The same, synchronously (for an `unload` handler). */
+  disposeSync(): void;
 }
 
 function findBinDir(): string | undefined {
@@ -168,6 +170,18 @@ export async function startPgCluster(): Promise<PgCluster> {
     dataDir,
     stop,
     start,
+    disposeSync() {
+      if (running) {
+        running = false;
+        const argv = ["-D", dataDir, "-m", "immediate", "-w", "stop"];
+        new Deno.Command(IS_ROOT ? "runuser" : pgCtl, {
+          args: IS_ROOT ? ["-u", "postgres", "--", pgCtl, ...argv] : argv,
+          stdout: "null",
+          stderr: "null",
+        }).outputSync();
+      }
+      Deno.removeSync(dir, { recursive: true });
+    },
     async [Symbol.asyncDispose]() {
       try {
         await stop("immediate");
@@ -176,4 +190,42 @@ export async function startPgCluster(): Promise<PgCluster> {
       }
     },
   };
+}
+
+/**
+ * One cluster for a whole test file: started on first use, stopped by the
+ * file's last test ({@linkcode stopSharedCluster}) or, if a filter skipped
+ * that test, when the file's process unloads.
+ */
+let shared: Promise<PgCluster> | undefined;
+
+/** The file's shared cluster (started on first use). */
+export function sharedCluster(): Promise<PgCluster> {
+  if (!shared) {
+    shared = startPgCluster();
+    shared.then((c) => {
+      globalThis.addEventListener("unload", () => {
+        try {
+          c.disposeSync();
+        } catch {
+          // already gone
+        }
+      });
+    }, () => {});
+  }
+  return shared;
+}
+
+/** Stops the file's shared cluster, if it was started. */
+export async function stopSharedCluster(): Promise<void> {
+  const c = shared;
+  shared = undefined;
+  if (c) await (await c)[Symbol.asyncDispose]();
+}
+
+let schemas = 0;
+
+/** A fresh schema name, so each test starts from an empty store. */
+export function freshSchema(): string {
+  return `t${Deno.pid}_${++schemas}`;
 }

@@ -340,6 +340,12 @@ export interface SessionCoreOptions {
   maxBatchSize?: number;
   /** Called once when the last handle closes. */
   onClosed?: () => void;
+  /**
+   * The most writes queued (not yet committed) before further writes wait
+   * for room, in order: the session pauses, nothing is dropped. Unbounded
+   * when unset (the local stores commit as fast as they are fed).
+   */
+  maxQueued?: number;
 }
 
 /**
@@ -359,6 +365,9 @@ export class SessionCore<B extends SessionBackend = SessionBackend> {
   #idle: PromiseWithResolvers<void> | undefined;
   #refs = 0;
   #closed = false;
+  readonly #maxQueued: number;
+  /** Writes waiting for room in the queue (only with `maxQueued`). */
+  #waiting: Pending[] = [];
 
   constructor(backend: B, options: SessionCoreOptions = {}) {
     this.backend = backend;
@@ -369,6 +378,12 @@ export class SessionCore<B extends SessionBackend = SessionBackend> {
       options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE,
     );
     this.#onClosed = options.onClosed;
+    this.#maxQueued = options.maxQueued ?? Infinity;
+  }
+
+  /** Writes queued or waiting for room, not yet committed. */
+  get pending(): number {
+    return this.#queue.length - this.#head + this.#waiting.length;
   }
 
   get sessionId(): string {
@@ -503,7 +518,16 @@ export class SessionCore<B extends SessionBackend = SessionBackend> {
     const { promise, resolve, reject } = Promise.withResolvers<
       EmittedEvent | number
     >();
-    this.#queue.push({ op, resolve, reject });
+    const pending = { op, resolve, reject };
+    if (
+      this.#waiting.length > 0 ||
+      this.#queue.length - this.#head >= this.#maxQueued
+    ) {
+      // Paused: the write waits for room, behind those already waiting.
+      this.#waiting.push(pending);
+      return promise;
+    }
+    this.#queue.push(pending);
     if (!this.#scheduled) {
       this.#scheduled = true;
       queueMicrotask(() => this.#flush());
@@ -573,6 +597,12 @@ export class SessionCore<B extends SessionBackend = SessionBackend> {
       else if (op.type === "emit") {
         resolve({ id: op.id, sequence: o.sequence, timestamp: op.timestamp });
       } else resolve(o.sequence);
+    }
+    while (
+      this.#waiting.length > 0 &&
+      this.#queue.length - this.#head < this.#maxQueued
+    ) {
+      this.#queue.push(this.#waiting.shift()!);
     }
     if (this.#queue.length > this.#head) {
       setTimeout(() => this.#flush(), 0);
