@@ -112,6 +112,7 @@ import {
   SessionExistsError,
   SessionLeasedError,
   SessionNotFoundError,
+  StateError,
   StorageError,
 } from "./errors.ts";
 import { isUlid, ulid } from "./ulid.ts";
@@ -401,7 +402,7 @@ class PostgresBackend implements SessionBackend {
     ) {
       return new DuplicateEventIdError(this.sessionId, op.id, { cause: error });
     }
-    if (error instanceof Error && error.name === "StateError") return error;
+    if (error instanceof StateError) return error;
     return new StorageError(
       this.sessionId,
       op.type === "emit" ? `append a ${op.info.text} event` : "change status",
@@ -413,6 +414,23 @@ class PostgresBackend implements SessionBackend {
     const s = this.#s;
     const id = this.sessionId;
     let tookLease = false;
+    if (!this.#leased) {
+      // Without the lease, look first without locking: a kernel waiting
+      // for another's lease must not queue on the row it writes.
+      const [l] = await s.sql`SELECT lease_token, lease_owner,
+          lease_expires_at, lease_expires_at < now() AS expired
+        FROM sessions WHERE session_id = ${id}`;
+      if (
+        l && l.lease_token !== null && l.lease_token !== s.token &&
+        l.expired === false
+      ) {
+        throw new SessionLeasedError(
+          id,
+          holderOf(l.lease_owner),
+          new Date(l.lease_expires_at as Date).toISOString(),
+        );
+      }
+    }
     const outcomes = await s.sql.begin(async (tx) => {
       const [row] = await tx`
         SELECT last_sequence, status, head, lease_token, lease_owner,
@@ -913,7 +931,7 @@ export class PostgresSessionStore implements SessionStore {
       } catch (error) {
         await sql.end({ timeout: 1 }).catch(() => {});
         this.#shared = undefined;
-        if (error instanceof Error && error.name === "StateError") throw error;
+        if (error instanceof StateError) throw error;
         throw new Error(
           `Cannot open ${this.#where}: ${
             error instanceof Error ? error.message : String(error)

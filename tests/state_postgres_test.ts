@@ -1,0 +1,196 @@
+/**
+ * The PostgreSQL backend beyond the shared contract: the schema revision
+ * check, the lease, tampering, a database restart and a dropped
+ * connection, and ten kernels (separate processes) writing at once. One
+ * private cluster for the file (tests/_postgres.ts).
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import {
+  freshSchema,
+  PG_IGNORE,
+  sharedCluster,
+  stopSharedCluster,
+} from "./_postgres.ts";
+import { REPO } from "./_helpers.ts";
+import { PostgresSessionStore } from "../kernel/state/postgres_session_store.ts";
+import { installationKeyFromBytes } from "../kernel/state/installation_key.ts";
+import {
+  SchemaTooNewError,
+  SessionLeasedError,
+} from "../kernel/state/errors.ts";
+import { PG_SCHEMA_VERSION } from "../kernel/state/_postgres_schema.ts";
+import { toolCall } from "./contract/session_store.ts";
+import type { SessionOwner } from "../kernel/state/session_store.ts";
+
+const KEY = installationKeyFromBytes(new Uint8Array(32).fill(7));
+
+function storeAt(
+  url: string,
+  schema: string,
+  extra: { leaseMs?: number; owner?: SessionOwner; maxQueued?: number } = {},
+): PostgresSessionStore {
+  return new PostgresSessionStore({ url, schema, key: KEY, ...extra });
+}
+
+function test(name: string, fn: () => Promise<void>): void {
+  Deno.test({ name, ignore: PG_IGNORE, fn });
+}
+
+test("postgres: a schema newer than this kernel is refused before anything is written", async () => {
+  const { url } = await sharedCluster();
+  const schema = freshSchema();
+  {
+    await using store = storeAt(url, schema);
+    await store.list();
+    const sql = await store.sql();
+    await sql`UPDATE schema_version SET version = ${PG_SCHEMA_VERSION + 1}`;
+  }
+  await using store = storeAt(url, schema);
+  await assert.rejects(store.list(), (e: unknown) => {
+    assert.ok(e instanceof SchemaTooNewError);
+    assert.match(e.message, new RegExp(`schema "${schema}" on 127\\.0\\.0\\.1`));
+    assert.doesNotMatch(e.message, /postgres:\/\//, "the URL is never shown");
+    return true;
+  });
+});
+
+test("postgres: a second kernel cannot write a session another drives, and takes it over once the lease expires", async () => {
+  const { url } = await sharedCluster();
+  const schema = freshSchema();
+  await using a = storeAt(url, schema, {
+    leaseMs: 300,
+    owner: { pid: 1, host: "kernel-a.invalid", startTime: "1" },
+  });
+  await using b = storeAt(url, schema, { leaseMs: 300 });
+  const sa = await a.create({ profile: "default" });
+  await sa.emit(toolCall(1));
+  const sb = await b.open(sa.sessionId);
+  // Reading needs no lease.
+  assert.equal((await sb.info()).sessionId, sa.sessionId);
+  await assert.rejects(sb.emit(toolCall(2)), (e: unknown) => {
+    assert.ok(e instanceof SessionLeasedError);
+    assert.match(e.message, /another kernel \(pid 1 on kernel-a\.invalid\)/);
+    return true;
+  });
+  // A kill -9 stops the renewals: stand for it by stopping them.
+  const sql = await a.sql();
+  await sql`UPDATE sessions SET lease_expires_at = now() - interval '1 second'`;
+  const again = await b.open(sa.sessionId);
+  await sb.close();
+  // b's lease now; a's renewals no longer touch it (token differs).
+  assert.equal((await again.emit(toolCall(3))).sequence, 2);
+  await assert.rejects(sa.emit(toolCall(4)), SessionLeasedError);
+  assert.equal((await b.verify(sa.sessionId)).ok, true);
+  await again.close();
+  await sa.close();
+});
+
+test("postgres: deleting the newest events or rewriting a row is reported by verify", async () => {
+  const { url } = await sharedCluster();
+  await using store = storeAt(url, freshSchema());
+  const s = await store.create({ profile: "default" });
+  for (let i = 0; i < 5; i++) await s.emit(toolCall(i));
+  await s.close();
+  const sql = await store.sql();
+  await sql`UPDATE events SET payload = '\\x00' WHERE sequence = 3`;
+  const edited = await store.verify(s.sessionId);
+  assert.equal(edited.ok, false);
+  assert.equal(!edited.ok && edited.firstBadSequence, 3);
+  await sql`DELETE FROM events WHERE sequence >= 3`;
+  const truncated = await store.verify(s.sessionId);
+  assert.equal(truncated.ok, false);
+  assert.equal(!truncated.ok && truncated.reason, "missing");
+});
+
+test("postgres: a database restart under load loses no acknowledged event; writers wait and resume", async () => {
+  const cluster = await sharedCluster();
+  await using store = storeAt(cluster.url, freshSchema(), { maxQueued: 50 });
+  const s = await store.create({ profile: "default" });
+  const acked: number[] = [];
+  let stop = false;
+  const writer = (async () => {
+    for (let i = 0; !stop; i++) {
+      acked.push((await s.emit(toolCall(i))).sequence);
+    }
+  })();
+  while (acked.length < 50) await new Promise((r) => setTimeout(r, 5));
+  await cluster.stop("immediate");
+  const atStop = acked.length;
+  await cluster.start();
+  while (acked.length < atStop + 50) {
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  stop = true;
+  await writer;
+  const stored: number[] = [];
+  for await (const e of s.readEvents()) stored.push(e.sequence);
+  assert.deepEqual(stored.slice(0, acked.length), acked);
+  assert.deepEqual(stored, stored.map((_, i) => i + 1), "gapless");
+  assert.equal((await s.verify()).ok, true);
+  await s.close();
+});
+
+test("postgres: writes queued past the bound wait (the session pauses), none is dropped", async () => {
+  const cluster = await sharedCluster();
+  await using store = storeAt(cluster.url, freshSchema(), { maxQueued: 10 });
+  const s = await store.create({ profile: "default" });
+  await s.emit(toolCall(0));
+  await cluster.stop("fast");
+  const writes = Array.from({ length: 100 }, (_, i) => s.emit(toolCall(i)));
+  let settled = 0;
+  for (const w of writes) w.then(() => settled++, () => settled++);
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(settled, 0, "nothing acknowledged or failed while the database is down");
+  await cluster.start();
+  const done = await Promise.all(writes);
+  assert.deepEqual(done.map((d) => d.sequence), done.map((_, i) => i + 2));
+  assert.equal((await s.verify()).ok, true);
+  await s.close();
+});
+
+test("postgres: ten kernels (processes) write 1,000 events each into a shared session and their own, gapless with valid chains", async () => {
+  const { url } = await sharedCluster();
+  const schema = freshSchema();
+  await using store = storeAt(url, schema);
+  const shared = await store.create({ profile: "default" });
+  await shared.close();
+  const children = Array.from({ length: 10 }, () =>
+    new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-A",
+        `${REPO}/tests/fixtures/pg/writer.ts`,
+        url,
+        schema,
+        shared.sessionId,
+        "1000",
+      ],
+      stdout: "piped",
+      stderr: "piped",
+    }).output());
+  const outs = await Promise.all(children);
+  const own: string[] = [];
+  for (const o of outs) {
+    const text = new TextDecoder().decode(o.stdout);
+    assert.ok(o.success, new TextDecoder().decode(o.stderr));
+    own.push(/done (\S+)/.exec(text)![1]);
+  }
+  for (const id of [shared.sessionId, ...own]) {
+    const r = await store.verify(id);
+    assert.equal(r.ok, true, `${id}: ${JSON.stringify(r)}`);
+    assert.equal(r.events, id === shared.sessionId ? 10_000 : 1000);
+  }
+  const sql = await store.sql();
+  const [gaps] = await sql`SELECT count(*)::int AS n FROM (SELECT session_id,
+      sequence - lag(sequence, 1, 0::bigint) OVER (PARTITION BY session_id
+        ORDER BY sequence) AS step FROM events) s WHERE step <> 1`;
+  assert.equal(gaps.n, 0);
+});
+
+Deno.test({
+  name: "postgres: (stops the test cluster)",
+  ignore: PG_IGNORE,
+  fn: stopSharedCluster,
+});
