@@ -14,6 +14,8 @@ import {
   stopSharedCluster,
 } from "./_postgres.ts";
 import { REPO } from "./_helpers.ts";
+import { EventBus } from "../kernel/bus/event_bus.ts";
+import { PostgresBusBridge } from "../kernel/state/postgres_bus_bridge.ts";
 import { PostgresSessionStore } from "../kernel/state/postgres_session_store.ts";
 import { installationKeyFromBytes } from "../kernel/state/installation_key.ts";
 import {
@@ -32,6 +34,31 @@ function storeAt(
   extra: { leaseMs?: number; owner?: SessionOwner; maxQueued?: number } = {},
 ): PostgresSessionStore {
   return new PostgresSessionStore({ url, schema, key: KEY, ...extra });
+}
+
+/** Reads a stream line by line. */
+function lineReader(stream: ReadableStream<Uint8Array>): {
+  read(): Promise<{ value?: string }>;
+  cancel(): Promise<void>;
+} {
+  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
+  let buffered = "";
+  return {
+    async read() {
+      for (;;) {
+        const nl = buffered.indexOf("\n");
+        if (nl >= 0) {
+          const value = buffered.slice(0, nl);
+          buffered = buffered.slice(nl + 1);
+          return { value };
+        }
+        const { value, done } = await reader.read();
+        if (done) return {};
+        buffered += value;
+      }
+    },
+    cancel: () => reader.cancel(),
+  };
 }
 
 function test(name: string, fn: () => Promise<void>): void {
@@ -187,6 +214,67 @@ test("postgres: ten kernels (processes) write 1,000 events each into a shared se
       sequence - lag(sequence, 1, 0::bigint) OVER (PARTITION BY session_id
         ORDER BY sequence) AS step FROM events) s WHERE step <> 1`;
   assert.equal(gaps.n, 0);
+});
+
+test("postgres: a second kernel process's bus receives the first's events, in order, a large payload by reference", async () => {
+  const { url } = await sharedCluster();
+  const schema = freshSchema();
+  const bus = new EventBus();
+  await using store = new PostgresSessionStore({
+    url,
+    schema,
+    key: KEY,
+    bus,
+  });
+  const sql = await store.sql(); // creates the schema before the child
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", `${REPO}/tests/fixtures/pg/listener.ts`, url, schema, "4"],
+    stdout: "piped",
+    stderr: "piped",
+    cwd: await Deno.makeTempDir(),
+  }).spawn();
+  const lines = lineReader(child.stdout);
+  const bridge = await PostgresBusBridge.start(bus, sql, { schema });
+  try {
+    assert.equal((await lines.read()).value, "ready");
+    const s = await store.create({ profile: "default" });
+    await s.emit(toolCall(1));
+    const big = new Uint8Array(20_000).fill(1);
+    big[big.length - 1] = 42;
+    await s.emit({ ...toolCall(2), payload: big });
+    await s.emit(toolCall(3));
+    bus.publishPlugin({ category: "tool", name: "github" }, {
+      eventType: "progress",
+      payload: new Uint8Array([5]),
+      payloadType: "text/plain",
+      schemaVersion: "1",
+    });
+    await s.close();
+    await bridge.flush();
+    const got = [];
+    for (let i = 0; i < 4; i++) got.push(JSON.parse((await lines.read()).value!));
+    assert.deepEqual(got.map((g) => [g.topic, g.sequence]), [
+      ["kernel.event.tool_call", 1],
+      ["kernel.event.tool_call", 2],
+      ["kernel.event.tool_call", 3],
+      ["plugin.tool.github.progress", 0],
+    ]);
+    assert.equal(got[1].bytes, 20_000);
+    assert.equal(got[1].last, 42);
+    assert.equal(bridge.stats.byReference, 1);
+    const status = await child.status;
+    assert.ok(status.success);
+  } finally {
+    await bridge.close();
+    await lines.cancel().catch(() => {});
+    await child.stderr.cancel().catch(() => {});
+    try {
+      child.kill();
+    } catch {
+      // exited
+    }
+    bus.close();
+  }
 });
 
 Deno.test({
