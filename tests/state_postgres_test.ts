@@ -77,7 +77,10 @@ test("postgres: a schema newer than this kernel is refused before anything is wr
   await using store = storeAt(url, schema);
   await assert.rejects(store.list(), (e: unknown) => {
     assert.ok(e instanceof SchemaTooNewError);
-    assert.match(e.message, new RegExp(`schema "${schema}" on 127\\.0\\.0\\.1`));
+    assert.match(
+      e.message,
+      new RegExp(`schema "${schema}" on 127\\.0\\.0\\.1`),
+    );
     assert.doesNotMatch(e.message, /postgres:\/\//, "the URL is never shown");
     return true;
   });
@@ -169,7 +172,11 @@ test("postgres: writes queued past the bound wait (the session pauses), none is 
   let settled = 0;
   for (const w of writes) w.then(() => settled++, () => settled++);
   await new Promise((r) => setTimeout(r, 300));
-  assert.equal(settled, 0, "nothing acknowledged or failed while the database is down");
+  assert.equal(
+    settled,
+    0,
+    "nothing acknowledged or failed while the database is down",
+  );
   await cluster.start();
   const done = await Promise.all(writes);
   assert.deepEqual(done.map((d) => d.sequence), done.map((_, i) => i + 2));
@@ -183,20 +190,23 @@ test("postgres: ten kernels (processes) write 1,000 events each into a shared se
   await using store = storeAt(url, schema);
   const shared = await store.create({ profile: "default" });
   await shared.close();
-  const children = Array.from({ length: 10 }, () =>
-    new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "-A",
-        `${REPO}/tests/fixtures/pg/writer.ts`,
-        url,
-        schema,
-        shared.sessionId,
-        "1000",
-      ],
-      stdout: "piped",
-      stderr: "piped",
-    }).output());
+  const children = Array.from(
+    { length: 10 },
+    () =>
+      new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          "-A",
+          `${REPO}/tests/fixtures/pg/writer.ts`,
+          url,
+          schema,
+          shared.sessionId,
+          "1000",
+        ],
+        stdout: "piped",
+        stderr: "piped",
+      }).output(),
+  );
   const outs = await Promise.all(children);
   const own: string[] = [];
   for (const o of outs) {
@@ -228,7 +238,14 @@ test("postgres: a second kernel process's bus receives the first's events, in or
   });
   const sql = await store.sql(); // creates the schema before the child
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `${REPO}/tests/fixtures/pg/listener.ts`, url, schema, "4"],
+    args: [
+      "run",
+      "-A",
+      `${REPO}/tests/fixtures/pg/listener.ts`,
+      url,
+      schema,
+      "4",
+    ],
     stdout: "piped",
     stderr: "piped",
     cwd: await Deno.makeTempDir(),
@@ -252,7 +269,9 @@ test("postgres: a second kernel process's bus receives the first's events, in or
     await s.close();
     await bridge.flush();
     const got = [];
-    for (let i = 0; i < 4; i++) got.push(JSON.parse((await lines.read()).value!));
+    for (let i = 0; i < 4; i++) {
+      got.push(JSON.parse((await lines.read()).value!));
+    }
     assert.deepEqual(got.map((g) => [g.topic, g.sequence]), [
       ["kernel.event.tool_call", 1],
       ["kernel.event.tool_call", 2],

@@ -63,8 +63,8 @@ import {
   type EmitOp,
   emitOpHash,
   producerKey,
-  SessionCore,
   type SessionBackend,
+  SessionCore,
   type StatusOp,
   type WriteOp,
   type WriteOutcome,
@@ -116,6 +116,7 @@ import {
   StorageError,
 } from "./errors.ts";
 import { isUlid, ulid } from "./ulid.ts";
+import { PostgresBusBridge } from "./postgres_bus_bridge.ts";
 import { CATEGORY_NAMES } from "../../contract/manifest.ts";
 
 export { PG_SCHEMA_VERSION } from "./_postgres_schema.ts";
@@ -549,7 +550,9 @@ class PostgresBackend implements SessionBackend {
       if (costs.length > 0) {
         await tx`INSERT INTO cost_ledger (session_id, event_sequence,
           provider_name, model_id, input_tokens, output_tokens,
-          cache_write_tokens, cache_read_tokens, cost_usd) VALUES ${tx(costs as never)}`;
+          cache_write_tokens, cache_read_tokens, cost_usd) VALUES ${
+          tx(costs as never)
+        }`;
       }
       if (plans.length > 0) {
         await tx`INSERT INTO plan_items (session_id, event_sequence, turn_id,
@@ -800,7 +803,10 @@ async function verifySession(
       });
       costBy.set(seq, list);
     }
-    const planBy = new Map<number, StoredHashedEvent["planItems"] & unknown[]>();
+    const planBy = new Map<
+      number,
+      StoredHashedEvent["planItems"] & unknown[]
+    >();
     for (const p of plans) {
       const seq = Number(p.event_sequence);
       const list = planBy.get(seq) ?? [];
@@ -876,6 +882,7 @@ export class PostgresSessionStore implements SessionStore {
   readonly #opening = new Map<string, Promise<SessionCore<PostgresBackend>>>();
   readonly #now: () => Date;
   #closed = false;
+  #bridge: PostgresBusBridge | undefined;
 
   /**
    * Creates a store; nothing connects until the first call.
@@ -949,6 +956,27 @@ export class PostgresSessionStore implements SessionStore {
       };
     })();
     return this.#shared;
+  }
+
+  /**
+   * Connects the store's bus to the other kernels' on this database
+   * ({@linkcode PostgresBusBridge}); the bridge closes with the store.
+   *
+   * @returns The running bridge.
+   * @throws {TypeError} When the store has no bus.
+   */
+  async startBusBridge(): Promise<PostgresBusBridge> {
+    const bus = this.#options.bus;
+    if (!bus) {
+      throw new TypeError(
+        "Cannot bridge the bus: the store was created without one",
+      );
+    }
+    if (this.#bridge) return this.#bridge;
+    this.#bridge = await PostgresBusBridge.start(bus, await this.sql(), {
+      schema: this.schema,
+    });
+    return this.#bridge;
   }
 
   /** The pool, for the bus bridge and the CLI (connects on first use). */
@@ -1115,6 +1143,8 @@ export class PostgresSessionStore implements SessionStore {
   async close(): Promise<void> {
     await Promise.all([...this.#cores.values()].map((c) => c.shutdown()));
     if (this.#closed) return;
+    await this.#bridge?.close();
+    this.#bridge = undefined;
     this.#closed = true;
     const shared = this.#shared;
     this.#shared = undefined;
