@@ -23,7 +23,13 @@ import {
   SessionLeasedError,
 } from "../kernel/state/errors.ts";
 import { PG_SCHEMA_VERSION } from "../kernel/state/_postgres_schema.ts";
-import { toolCall } from "./contract/session_store.ts";
+import { message, toolCall } from "./contract/session_store.ts";
+import { SqliteSessionStore } from "../kernel/state/sqlite_session_store.ts";
+import { stateLocationsOf } from "../kernel/open_sessions.ts";
+import { SessionStatus } from "../proto/gen/pluggableharness/session/v1/types_pb.ts";
+import { ulid } from "../kernel/state/ulid.ts";
+import { run } from "../main.ts";
+import { EXIT_USAGE } from "../cli/commands/exit_codes.ts";
 import type { SessionOwner } from "../kernel/state/session_store.ts";
 
 const KEY = installationKeyFromBytes(new Uint8Array(32).fill(7));
@@ -293,6 +299,122 @@ test("postgres: a second kernel process's bus receives the first's events, in or
       // exited
     }
     bus.close();
+  }
+});
+
+test("postgres: agent sessions push copies ended local sessions with verified chains; list, verify and export read either backend alike", async () => {
+  const { url } = await sharedCluster();
+  const schema = freshSchema();
+  const home = await Deno.makeTempDir();
+  try {
+    const env = {
+      HOME: home,
+      XDG_STATE_HOME: `${home}/state`,
+      DB_URL: url,
+    };
+    const where = stateLocationsOf(env, undefined);
+    let ended: string;
+    let running: string;
+    {
+      await using local = new SqliteSessionStore(where);
+      const s = await local.create({ profile: "default" });
+      await s.emit(toolCall(1));
+      await s.emit(message(0.25));
+      await s.emit(toolCall(2));
+      await s.setStatus(SessionStatus.COMPLETED);
+      ended = s.sessionId;
+      await s.close();
+      const r = await local.create({
+        profile: "default",
+        sessionId: ulid(Date.now() + 1000),
+      });
+      running = r.sessionId;
+      await r.close();
+    }
+    const cli = async (args: string[]) => {
+      let out = "";
+      let err = "";
+      const code = await run(args, {
+        stdout: (t) => (out += t),
+        stderr: (t) => (err += t),
+        isTerminal: false,
+        env,
+        cwd: home,
+      });
+      return { code, out, err };
+    };
+    const pg = ["--postgres", "--url-env", "DB_URL", "--schema", schema];
+    const pushed = await cli(["sessions", "push", "--all", ...pg]);
+    assert.equal(pushed.code, 0, pushed.err);
+    assert.match(
+      pushed.out,
+      new RegExp(`${ended}  copied \\(3 events, chain verified\\)`),
+    );
+    assert.doesNotMatch(
+      pushed.out,
+      new RegExp(running),
+      "a running session stays",
+    );
+    assert.doesNotMatch(
+      pushed.out + pushed.err,
+      /postgres:\/\//,
+      "no URL shown",
+    );
+    const again = await cli(["sessions", "push", ended, ...pg]);
+    assert.match(again.out, /already in the shared store/);
+    const refused = await cli(["sessions", "push", running, ...pg]);
+    assert.equal(refused.code, 1);
+    assert.match(refused.out, /refused: it is running/);
+
+    const list = JSON.parse(
+      (await cli(["sessions", "list", "--json", ...pg])).out,
+    );
+    assert.deepEqual(
+      list.sessions.map((x: { sessionId: string }) => x.sessionId),
+      [ended],
+    );
+    assert.equal(list.sessions[0].status, "completed");
+    assert.equal(list.sessions[0].costUsd, 0.25);
+    const verified = await cli(["sessions", "verify", ended, ...pg]);
+    assert.equal(verified.code, 0, verified.out + verified.err);
+    assert.match(verified.out, /^ok: 3 events/);
+
+    const fromLocal = await cli([
+      "sessions",
+      "export",
+      ended,
+      "--format",
+      "jsonl",
+    ]);
+    const fromShared = await cli([
+      "sessions",
+      "export",
+      ended,
+      "--format",
+      "jsonl",
+      ...pg,
+    ]);
+    assert.equal(fromLocal.code, 0, fromLocal.err);
+    assert.equal(fromShared.code, 0, fromShared.err);
+    const lines = fromShared.out.trimEnd().split("\n").map((l) =>
+      JSON.parse(l)
+    );
+    assert.equal(lines.length, 4);
+    assert.equal(lines[2].kind, "message");
+    assert.equal(lines[2].cost[0].costUsd, 0.25);
+    assert.deepEqual(
+      fromShared.out.split("\n").slice(1),
+      fromLocal.out.split("\n").slice(1),
+      "the same events, byte for byte",
+    );
+    const bad = await cli(["sessions", "export", ended]);
+    assert.equal(bad.code, EXIT_USAGE);
+    assert.match(bad.err, /export needs --format jsonl/);
+    const noUrl = await cli(["sessions", "list", "--postgres"]);
+    assert.notEqual(noUrl.code, 0);
+    assert.match(noUrl.err, /AGENT_DATABASE_URL is not set/);
+  } finally {
+    await Deno.remove(home, { recursive: true });
   }
 });
 

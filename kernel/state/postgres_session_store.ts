@@ -1094,6 +1094,137 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   /**
+   * Copies a finished or interrupted session from another store, event by
+   * event with its ids, timestamps, companion rows and hashes, in one
+   * transaction; the session arrives without a lease. The chain is
+   * recomputed here with the installation key and must end at `head` (the
+   * source's verified head), so only a session whose chain verified at the
+   * source, and was copied faithfully, is written.
+   *
+   * @param record The source's record.
+   * @param events Its events in sequence order, with their cost and plan rows.
+   * @param head The hex head the source's verification reported.
+   * @returns The number of events copied.
+   * @throws {SessionExistsError} When the id is already here.
+   * @throws {Error} When the recomputed chain does not end at `head`.
+   */
+  async importSession(
+    record: SessionRecord,
+    events: readonly Omit<StoredHashedEvent, "hash">[],
+    head: string,
+  ): Promise<number> {
+    const s = await this.#connect();
+    const id = record.sessionId;
+    const hasher = chainHasher(id, "hmac-sha256", s.key.bytes);
+    let prev = hasher.genesis;
+    const hashed = events.map((e, i) => {
+      if (e.sequence !== i + 1) {
+        throw new Error(
+          `Cannot copy session "${id}": event ${i + 1} is missing from the source`,
+        );
+      }
+      prev = hasher.next(prev, e);
+      return { ...e, hash: prev };
+    });
+    const hex = [...prev].map((b) => b.toString(16).padStart(2, "0")).join("");
+    if (hex !== head) {
+      throw new Error(
+        `Cannot copy session "${id}": its chain recomputed with this installation key ends at ${hex}, not at the verified head ${head}`,
+      );
+    }
+    const last = events.length;
+    const headText = new TextDecoder().decode(encodeHead(s.key, {
+      sessionId: id,
+      scheme: "hmac-sha256",
+      sequence: last,
+      hash: prev,
+    }));
+    const costs = hashed.flatMap((e) =>
+      (e.cost ?? []).map((c) => [
+        id,
+        e.sequence,
+        c.providerName,
+        c.modelId,
+        Number(c.inputTokens),
+        Number(c.outputTokens),
+        Number(c.cacheWriteTokens ?? 0),
+        Number(c.cacheReadTokens ?? 0),
+        c.costUsd,
+      ])
+    );
+    const plans = hashed.flatMap((e) =>
+      (e.planItems ?? []).map((p) => [
+        id,
+        e.sequence,
+        p.turnId,
+        p.toolCallId,
+        p.providerName,
+        p.toolName,
+        p.decision,
+        p.decidedBy,
+      ])
+    );
+    const producers = new Map<string, unknown[]>();
+    for (const e of hashed) {
+      const k = `${e.producerCategory}/${e.producerName}@${e.producerVersion}`;
+      if (!producers.has(k)) {
+        producers.set(k, [
+          id,
+          e.producerCategory,
+          e.producerName,
+          e.producerVersion,
+          e.sequence,
+        ]);
+      }
+    }
+    const costUsd = costs.reduce((t, c) => t + (c[8] as number), 0);
+    await s.sql.begin(async (tx) => {
+      const inserted = await tx`INSERT INTO sessions (session_id,
+          parent_session_id, profile, status, depth, started_at, ended_at,
+          chain_scheme, key_id, last_sequence, head, cost_usd, cost_rows)
+        VALUES (${id}, ${record.parentSessionId ?? null}, ${record.profile},
+          ${SESSION_STATUS_TEXT[record.status]}, ${record.depth},
+          ${record.startedAt}, ${record.endedAt ?? null}, 'hmac-sha256',
+          ${s.key.id}, ${last}, ${headText}, ${costUsd}, ${costs.length})
+        ON CONFLICT (session_id) DO NOTHING`;
+      if (inserted.count === 0) throw new SessionExistsError(id);
+      for (let i = 0; i < hashed.length; i += 1000) {
+        const rows = hashed.slice(i, i + 1000).map((e) => [
+          id,
+          e.sequence,
+          e.id,
+          e.timestamp,
+          e.kind,
+          e.producerCategory,
+          e.producerName,
+          e.producerVersion,
+          e.schemaVersion,
+          e.payload,
+          e.hash,
+        ]);
+        await tx`INSERT INTO events (session_id, sequence, id, timestamp,
+          kind, producer_category, producer_name, producer_version,
+          schema_version, payload, hash) VALUES ${tx(rows as never)}`;
+      }
+      if (costs.length > 0) {
+        await tx`INSERT INTO cost_ledger (session_id, event_sequence,
+          provider_name, model_id, input_tokens, output_tokens,
+          cache_write_tokens, cache_read_tokens, cost_usd) VALUES ${tx(costs as never)}`;
+      }
+      if (plans.length > 0) {
+        await tx`INSERT INTO plan_items (session_id, event_sequence, turn_id,
+          tool_call_id, provider_name, tool_name, decision, decided_by)
+          VALUES ${tx(plans as never)}`;
+      }
+      if (producers.size > 0) {
+        await tx`INSERT INTO producers (session_id, category, name, version,
+          first_seen_sequence) VALUES ${tx([...producers.values()] as never)}`;
+      }
+    });
+    return last;
+  }
+
+  /**
    * Lists sessions, most recently started first (ULIDs sort by time).
    *
    * @param options Filters.
