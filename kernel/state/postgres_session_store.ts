@@ -271,6 +271,10 @@ class PostgresBackend implements SessionBackend {
   readonly #storedKeyId: string | undefined;
   #headChecked = false;
   #leased = false;
+  /** The last event this writer committed (sequence and hash). */
+  #tail: { sequence: number; hash: Uint8Array } | undefined;
+  /** Producers known to be recorded for the session. */
+  readonly #producers = new Set<string>();
   #renewal: ReturnType<typeof setInterval> | undefined;
   #closed = false;
 
@@ -415,6 +419,8 @@ class PostgresBackend implements SessionBackend {
     const s = this.#s;
     const id = this.sessionId;
     let tookLease = false;
+    let tail: { sequence: number; hash: Uint8Array } | undefined;
+    let seen: string[] = [];
     if (!this.#leased) {
       // Without the lease, look first without locking: a kernel waiting
       // for another's lease must not queue on the row it writes.
@@ -450,7 +456,10 @@ class PostgresBackend implements SessionBackend {
       }
       let last = Number(row.last_sequence);
       let prev = this.#hasher.genesis;
-      if (last > 0) {
+      if (this.#tail && this.#tail.sequence === last) {
+        // This writer committed the last event: its hash is known.
+        prev = this.#tail.hash;
+      } else if (last > 0) {
         const [h] = await tx`SELECT hash FROM events
           WHERE session_id = ${id} AND sequence = ${last}`;
         if (h) prev = bytes(h.hash as Uint8Array);
@@ -537,7 +546,7 @@ class PostgresBackend implements SessionBackend {
           ]);
         }
         const k = producerKey(p);
-        if (!producers.has(k)) {
+        if (!producers.has(k) && !this.#producers.has(k)) {
           producers.set(k, [id, p.category, p.name, p.version, sequence]);
         }
         out.push({ ok: true, sequence });
@@ -570,6 +579,8 @@ class PostgresBackend implements SessionBackend {
         sequence: last,
         hash: prev,
       });
+      tail = { sequence: last, hash: prev };
+      seen = [...producers.keys()];
       await tx`UPDATE sessions SET
           last_sequence = ${last},
           head = ${new TextDecoder().decode(head)},
@@ -584,6 +595,8 @@ class PostgresBackend implements SessionBackend {
       return out;
     });
     this.#headChecked = true;
+    this.#tail = tail;
+    for (const k of seen) this.#producers.add(k);
     if (tookLease) this.leased();
     return outcomes as WriteOutcome[];
   }
@@ -1120,7 +1133,9 @@ export class PostgresSessionStore implements SessionStore {
     const hashed = events.map((e, i) => {
       if (e.sequence !== i + 1) {
         throw new Error(
-          `Cannot copy session "${id}": event ${i + 1} is missing from the source`,
+          `Cannot copy session "${id}": event ${
+            i + 1
+          } is missing from the source`,
         );
       }
       prev = hasher.next(prev, e);
@@ -1209,7 +1224,9 @@ export class PostgresSessionStore implements SessionStore {
       if (costs.length > 0) {
         await tx`INSERT INTO cost_ledger (session_id, event_sequence,
           provider_name, model_id, input_tokens, output_tokens,
-          cache_write_tokens, cache_read_tokens, cost_usd) VALUES ${tx(costs as never)}`;
+          cache_write_tokens, cache_read_tokens, cost_usd) VALUES ${
+          tx(costs as never)
+        }`;
       }
       if (plans.length > 0) {
         await tx`INSERT INTO plan_items (session_id, event_sequence, turn_id,
