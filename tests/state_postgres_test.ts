@@ -47,7 +47,8 @@ function lineReader(stream: ReadableStream<Uint8Array>): {
   read(): Promise<{ value?: string }>;
   cancel(): Promise<void>;
 } {
-  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
   let buffered = "";
   return {
     async read() {
@@ -60,7 +61,7 @@ function lineReader(stream: ReadableStream<Uint8Array>): {
         }
         const { value, done } = await reader.read();
         if (done) return {};
-        buffered += value;
+        buffered += decoder.decode(value, { stream: true });
       }
     },
     cancel: () => reader.cancel(),
