@@ -1,5 +1,5 @@
 /**
- * `agent sessions list | show ID | replay ID | verify ID`: the stored
+ * `agent sessions list | show ID | replay ID | verify ID | export ID | push`: the stored
  * sessions, read through the library API ({@linkcode openSessions}); its
  * arguments, its help and its views.
  *
@@ -84,7 +84,7 @@ function eventLine(e: SessionEvent): string {
 }
 
 /**
- * `agent sessions list | show ID | replay ID | verify ID`.
+ * `agent sessions list | show ID | replay ID | verify ID | export ID | push`.
  *
  * @param args The arguments after `sessions`.
  * @param io Streams, environment, directory.
