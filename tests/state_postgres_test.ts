@@ -29,6 +29,7 @@ import { stateLocationsOf } from "../kernel/open_sessions.ts";
 import { SessionStatus } from "../proto/gen/pluggableharness/session/v1/types_pb.ts";
 import { ulid } from "../kernel/state/ulid.ts";
 import { run } from "../main.ts";
+import { run as checkConfig } from "../cli/commands/check_config.ts";
 import { EXIT_USAGE } from "../cli/commands/exit_codes.ts";
 import type { SessionOwner } from "../kernel/state/session_store.ts";
 
@@ -416,6 +417,43 @@ test("postgres: agent sessions push copies ended local sessions with verified ch
     assert.match(noUrl.err, /AGENT_DATABASE_URL is not set/);
   } finally {
     await Deno.remove(home, { recursive: true });
+  }
+});
+
+test("postgres: check-config validates the state block without connecting; --connect connects and checks the schema, never printing the URL", async () => {
+  const { url, port } = await sharedCluster();
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(
+      `${dir}/agent.hcl`,
+      `state {\n  backend = "postgres"\n  url = env("DB_URL")\n  schema = "${freshSchema()}"\n}\n`,
+    );
+    const check = async (args: string[], dbUrl: string) => {
+      let out = "";
+      let err = "";
+      const code = await checkConfig([dir, "--no-cache", ...args], {
+        stdout: (t) => (out += t),
+        stderr: (t) => (err += t),
+        isTerminal: false,
+        env: { HOME: dir, DB_URL: dbUrl },
+        cwd: dir,
+      });
+      return { code, text: out + err };
+    };
+    // A database that is not there: without --connect nothing connects.
+    const nowhere = url.replace(String(port), "1");
+    const offline = await check([], nowhere);
+    assert.equal(offline.code, 0, offline.text);
+    const down = await check(["--connect"], nowhere);
+    assert.equal(down.code, 1, down.text);
+    assert.match(down.text, /E_STATE_CONNECT/);
+    assert.doesNotMatch(down.text, /postgres:\/\//, "the URL is never shown");
+    const up = await check(["--connect", "--json"], url);
+    assert.equal(up.code, 0, up.text);
+    assert.doesNotMatch(up.text, /postgres:\/\//);
+    assert.equal(JSON.parse(up.text).valid, true);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });
 
