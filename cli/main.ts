@@ -4,7 +4,7 @@
  *     agent                                  (an interactive session)
  *     agent run "prompt" [--profile P] [--json] [--on-ask deny|fail]
  *                        [--resume ID] [--dir D] [--approve-all] [--locked]
- *     agent sessions list | show ID | replay ID | verify ID
+ *     agent sessions list | show ID | replay ID | verify ID | export ID | push ID|--all
  *     agent init [dir] [--yes] [--provider P] [--ci github]
  *     agent check-config [dir] [--json] [--locked] [--require-env] [--explain]
  *     agent lock [dir] [--accept-widening]

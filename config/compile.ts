@@ -282,6 +282,7 @@ export function compile(
     profiles: config.profiles,
     hooks: config.hooks,
     settings: config.settings,
+    ...(config.state.backend !== "sqlite" ? { state: config.state } : {}),
     global,
     locked: allLocked &&
       providers.every((p) =>

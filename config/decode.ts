@@ -54,6 +54,7 @@ import type { PermissionGrant } from "../contract/permissions.ts";
 import { decodeProfile } from "./_decode_profile.ts";
 import { decodeHook } from "./_decode_hook.ts";
 import { decodeSettings, defaultSettings } from "./decode_settings.ts";
+import { decodeState, DEFAULT_STATE, type PlanState } from "./decode_state.ts";
 
 /** One `required_providers` entry. */
 export interface RequiredProvider {
@@ -118,6 +119,8 @@ export interface AgentConfig {
   hooks: PlanHook[];
   /** Settings, fully defaulted. */
   settings: Settings;
+  /** The state backend (`state {}`), sqlite when absent. */
+  state: PlanState;
 }
 
 const TOP_BLOCKS = {
@@ -127,6 +130,7 @@ const TOP_BLOCKS = {
   agent_profile: { labels: ["name"], unique: "label" },
   hook: { labels: ["hook point"] },
   settings: { labels: [], unique: "type" },
+  state: { labels: [], unique: "type" },
 } as const;
 
 const TOP_HINTS: Readonly<Record<string, string>> = {
@@ -238,6 +242,7 @@ export function decodeAgentConfig(
     profiles: [],
     hooks: [],
     settings: defaultSettings(),
+    state: DEFAULT_STATE,
   };
   const rp = top.blocks.get("required_providers")?.[0];
   if (rp !== undefined) decodeRequiredProviders(rp, config, diagnostics);
@@ -298,6 +303,8 @@ export function decodeAgentConfig(
   if (settings !== undefined) {
     config.settings = decodeSettings(settings, diagnostics);
   }
+  const state = top.blocks.get("state")?.[0];
+  if (state !== undefined) config.state = decodeState(state, diagnostics);
   return config;
 }
 

@@ -198,6 +198,12 @@ export {
   type ProviderBlock,
   type RequiredProvider,
 } from "./decode.ts";
+export {
+  decodeState,
+  DEFAULT_STATE,
+  type PlanState,
+  STATE_BACKENDS,
+} from "./decode_state.ts";
 export type {
   ConstraintOperator,
   VersionCondition,

@@ -10,6 +10,7 @@
  * @module
  */
 
+import type { PlanState } from "./decode_state.ts";
 import type { SourceRange } from "../contract/diagnostic.ts";
 import {
   type JsonValue,
@@ -314,6 +315,12 @@ export interface Plan {
   hooks: PlanHook[];
   /** Settings, fully defaulted. */
   settings: Settings;
+  /**
+   * The state backend when `state {}` selects another than the default
+   * (sqlite). Holds the name of the URL's environment variable, never the
+   * URL.
+   */
+  state?: PlanState;
   /** The global config (empty when there is none). */
   global: GlobalConfig;
   /**

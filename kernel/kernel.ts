@@ -538,11 +538,7 @@ export async function openKernel(
       builtins: options.builtins,
       signal: options.signal,
     });
-    const { SqliteSessionStore } = await runtime.sqliteModule;
-    store = new SqliteSessionStore({
-      ...stateLocationsOf(env, options.sessionsDir),
-      bus: runtime.bus,
-    });
+    store = await openStateStore(plan.state, env, options.sessionsDir, runtime);
     const deps = await agentDepsOf(root, plan, {
       store,
       bus: runtime.bus,
@@ -605,6 +601,46 @@ interface Runtime {
   readonly sqliteModule: Promise<
     typeof import("./state/sqlite_session_store.ts")
   >;
+}
+
+/**
+ * The session store the plan selects: the local sqlite files by default;
+ * with `state { backend = "postgres" }` the shared store (its client loaded
+ * only then) with the cross-kernel bus bridge, closed with the store.
+ */
+async function openStateStore(
+  state: Plan["state"],
+  env: Readonly<Record<string, string | undefined>>,
+  sessionsDir: string | undefined,
+  runtime: Runtime,
+): Promise<SessionStore> {
+  const where = stateLocationsOf(env, sessionsDir);
+  if (state?.backend !== "postgres") {
+    const { SqliteSessionStore } = await runtime.sqliteModule;
+    return new SqliteSessionStore({ ...where, bus: runtime.bus });
+  }
+  const url = env[state.urlEnv];
+  if (!url) {
+    throw new Error(
+      `Cannot open the postgres state backend: the environment variable ${state.urlEnv} (state.url) is not set or empty`,
+    );
+  }
+  const { PostgresSessionStore } = await import(
+    "./state/postgres_session_store.ts"
+  );
+  const store = new PostgresSessionStore({
+    url,
+    schema: state.schema,
+    keyPath: where.keyPath,
+    bus: runtime.bus,
+  });
+  try {
+    await store.startBusBridge();
+  } catch (error) {
+    await store.close().catch(() => {});
+    throw error;
+  }
+  return store;
 }
 
 /**

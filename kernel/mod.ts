@@ -156,6 +156,19 @@ export {
   type MemorySessionStoreOptions,
 } from "./state/memory_session_store.ts";
 export {
+  DEFAULT_LEASE_MS,
+  DEFAULT_MAX_QUEUED,
+  PG_SCHEMA_VERSION,
+  PostgresSessionStore,
+  type PostgresSessionStoreOptions,
+} from "./state/postgres_session_store.ts";
+export {
+  BRIDGED_TOPICS,
+  NOTIFY_INLINE_LIMIT,
+  PostgresBusBridge,
+  type PostgresBusBridgeOptions,
+} from "./state/postgres_bus_bridge.ts";
+export {
   EVENT_KINDS,
   type EventKindInfo,
   eventKindInfo,
@@ -197,6 +210,7 @@ export {
   SchemaTooNewError,
   SessionClosedError,
   SessionExistsError,
+  SessionLeasedError,
   SessionNotFoundError,
   SessionUnreadableError,
   StateError,

@@ -10,6 +10,7 @@ import type { KernelSessions, OpenKernelOptions } from "./api.ts";
 import { replaySession } from "./agent/history.ts";
 import { RenderPipeline, replayRendered } from "./frontend/render.ts";
 import { replayRenderItemOf } from "./_replay_render.ts";
+import type { SessionStore } from "./state/session_store.ts";
 
 /**
  * Opens the session store alone (no configuration, no plugins): what
@@ -19,13 +20,28 @@ import { replayRenderItemOf } from "./_replay_render.ts";
  * @returns The stored sessions, and a way to close the store.
  */
 export function openSessions(
-  options: Pick<OpenKernelOptions, "env" | "sessionsDir"> = {},
+  options: Pick<OpenKernelOptions, "env" | "sessionsDir"> & {
+    /**
+     * Read the shared PostgreSQL store instead of this machine's files
+     * (the URL is a secret: pass it from the environment).
+     */
+    postgres?: { url: string; schema?: string };
+  } = {},
 ): KernelSessions & AsyncDisposable {
   const env = options.env ?? Deno.env.toObject();
   const where = stateLocationsOf(env, options.sessionsDir);
-  const store = import("./state/sqlite_session_store.ts").then((m) =>
-    new m.SqliteSessionStore(where)
-  );
+  const pg = options.postgres;
+  const store: Promise<SessionStore> = pg
+    ? import("./state/postgres_session_store.ts").then((m) =>
+      new m.PostgresSessionStore({
+        url: pg.url,
+        ...(pg.schema !== undefined ? { schema: pg.schema } : {}),
+        keyPath: where.keyPath,
+      })
+    )
+    : import("./state/sqlite_session_store.ts").then((m) =>
+      new m.SqliteSessionStore(where)
+    );
   store.catch(() => {});
   return {
     list: async (o) => (await store).list(o),

@@ -27,12 +27,13 @@ import { computeCacheKey, lookup, store } from "./_check_config_cache.ts";
 import { globalConfigPath } from "../../config/_xdg.ts";
 import { BUILTINS } from "../../plugins/builtin.ts";
 import { type CliIo, processIo } from "./io.ts";
-import { parseOptions, usageError, useColor } from "./_common.ts";
+import { errorText, parseOptions, usageError, useColor } from "./_common.ts";
 import { EXIT_USAGE } from "./exit_codes.ts";
 
 /** The `--help` text of `check-config`. */
 export const CHECK_CONFIG_HELP: string =
   `Usage: check-config [dir] [--json] [--locked] [--require-env] [--explain]
+                    [--connect]
 
 Checks the agent configuration in dir (default: the current directory):
 agent.hcl, .agent/agent.lock.hcl, the global $XDG_CONFIG_HOME/agent/config.hcl
@@ -55,6 +56,8 @@ Options:
   --explain    Show, per profile, the tools in scope, each plugin's
                permissions as the Deno flags it will get, and the policy
                outcome per tool
+  --connect    With state { backend = "postgres" }: connect to the database
+               and check its schema revision (otherwise nothing connects)
   --no-cache   Neither use nor update the result cache
   --no-color   Never colour the output (also: NO_COLOR, or not a terminal)
   -h, --help   Show this help
@@ -63,9 +66,43 @@ Exit codes: 0 valid; 1 invalid configuration; 2 lock file missing (with
 --locked), unreadable, outdated or not matching; 3 usage error.
 `;
 
+/**
+ * `--connect`: opens the postgres state backend the plan selects (schema
+ * revision checked, created or migrated as a kernel would) and closes it.
+ *
+ * @returns Why it failed (never the URL), or `undefined`.
+ */
+async function connectState(
+  state: { urlEnv: string; schema: string },
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<string | undefined> {
+  const url = env[state.urlEnv];
+  if (!url) {
+    return `state.url reads the environment variable ${state.urlEnv}, which is not set`;
+  }
+  const { PostgresSessionStore } = await import(
+    "../../kernel/state/postgres_session_store.ts"
+  );
+  const { stateLocationsOf } = await import("../../kernel/open_sessions.ts");
+  let store;
+  try {
+    store = new PostgresSessionStore({
+      url,
+      schema: state.schema,
+      keyPath: stateLocationsOf(env, undefined).keyPath,
+    });
+    await store.list({ limit: 1 });
+    return undefined;
+  } catch (err) {
+    return errorText(err).replaceAll(url, "(sensitive)");
+  } finally {
+    await store?.close().catch(() => {});
+  }
+}
+
 /** The usage line printed with a usage error. */
 export const CHECK_CONFIG_USAGE =
-  "Usage: check-config [dir] [--json] [--locked] [--require-env] [--explain] [--no-cache] [--no-color]";
+  "Usage: check-config [dir] [--json] [--locked] [--require-env] [--explain] [--connect] [--no-cache] [--no-color]";
 
 /**
  * Runs `check-config`.
@@ -96,6 +133,7 @@ export async function run(
     locked: { type: "boolean" },
     "require-env": { type: "boolean" },
     explain: { type: "boolean" },
+    connect: { type: "boolean" },
     "no-cache": { type: "boolean" },
     "no-color": { type: "boolean" },
     help: { type: "boolean", short: "h" },
@@ -151,7 +189,8 @@ export async function run(
   const probe = await probeSandbox(undefined, io.env.PATH);
   // --explain runs the context chain, whose inputs (AGENTS.md files, the
   // memory store) the cache key does not cover: never cached.
-  const useCache = !values["no-cache"] && !values.explain;
+  // --connect asks a database, whose state the key does not cover either.
+  const useCache = !values["no-cache"] && !values.explain && !values.connect;
   let key: string | undefined;
   if (useCache) {
     key = await computeCacheKey({
@@ -199,6 +238,20 @@ export async function run(
         result.exitCode = 1;
         result.valid = false;
       }
+    }
+  }
+  const state = result.plan?.state;
+  if (values.connect && state?.backend === "postgres") {
+    const problem = await connectState(state, io.env);
+    if (problem !== undefined) {
+      result.diagnostics.push({
+        severity: "error",
+        code: "E_STATE_CONNECT",
+        summary: "Cannot use the state database",
+        detail: problem,
+      });
+      if (result.exitCode === 0) result.exitCode = 1;
+      result.valid = false;
     }
   }
   let sandbox;

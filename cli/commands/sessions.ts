@@ -1,5 +1,5 @@
 /**
- * `agent sessions list | show ID | replay ID | verify ID`: the stored
+ * `agent sessions list | show ID | replay ID | verify ID | export ID | push`: the stored
  * sessions, read through the library API ({@linkcode openSessions}); its
  * arguments, its help and its views.
  *
@@ -17,12 +17,17 @@ import type { AgentIo } from "./io.ts";
 import { EXIT_OK, EXIT_TASK_ERROR, EXIT_USAGE } from "./exit_codes.ts";
 import { parseOptions, usageError, useColor } from "./_common.ts";
 import { reportError } from "./_report_error.ts";
+import { exportSessionJsonl, pushSessions } from "./_sessions_share.ts";
+import { stateLocationsOf } from "../../kernel/open_sessions.ts";
+import type { SessionStore } from "../../kernel/state/session_store.ts";
 
 /** The `--help` text of `agent sessions`. */
 export const SESSIONS_HELP: string = `Usage: agent sessions list [--json]
        agent sessions show ID [--json]
        agent sessions replay ID [--json]
        agent sessions verify ID
+       agent sessions export ID --format jsonl
+       agent sessions push ID | --all
 
 Stored sessions ($XDG_STATE_HOME/agent/sessions, else
 ~/.local/state/agent/sessions):
@@ -34,10 +39,21 @@ Stored sessions ($XDG_STATE_HOME/agent/sessions, else
   replay   Prints a session's events again, without calling any model
   verify   Checks the session's keyed hash chain and its head kept outside
            the file, and says what that proves (exit 1 when broken)
+  export   Prints a session's stored events as JSON lines (the record,
+           then one line per event, payload in base64)
+  push     Copies local sessions (one, or --all ended ones) into the shared
+           PostgreSQL store, each verified before and after the copy
 
 Options:
-  --json       JSON output (one object, or one event per line for replay)
-  -h, --help   Show this help
+  --json           JSON output (one object, or one event per line for replay)
+  --postgres       Read the shared PostgreSQL store instead of this
+                   machine's files (push always writes there)
+  --url-env NAME   The environment variable holding the database URL
+                   (default AGENT_DATABASE_URL; the URL is never printed)
+  --schema NAME    The PostgreSQL schema (default agent)
+  --all            push: every local session that has ended
+  --format jsonl   export: the output format (jsonl, the only one)
+  -h, --help       Show this help
 `;
 
 /**
@@ -68,7 +84,7 @@ function eventLine(e: SessionEvent): string {
 }
 
 /**
- * `agent sessions list | show ID | replay ID | verify ID`.
+ * `agent sessions list | show ID | replay ID | verify ID | export ID | push`.
  *
  * @param args The arguments after `sessions`.
  * @param io Streams, environment, directory.
@@ -78,10 +94,16 @@ export async function sessionsCommand(
   args: readonly string[],
   io: AgentIo,
 ): Promise<number> {
-  const usage = "Usage: agent sessions list | show ID | replay ID | verify ID";
+  const usage =
+    "Usage: agent sessions list | show ID | replay ID | verify ID | export ID --format jsonl | push ID|--all";
   const parsed = parseOptions(io, usage, args, {
     help: { type: "boolean", short: "h" },
     json: { type: "boolean" },
+    postgres: { type: "boolean" },
+    "url-env": { type: "string" },
+    schema: { type: "string" },
+    all: { type: "boolean" },
+    format: { type: "string" },
   });
   if (!parsed) return EXIT_USAGE;
   if (parsed.values.help) {
@@ -90,17 +112,46 @@ export async function sessionsCommand(
   }
   const [sub, id, ...extra] = parsed.positionals as string[];
   const json = parsed.values.json === true;
-  if (sub === undefined) {
-    return usageError(io, usage, "expected list, show, replay or verify");
-  }
-  if (!["list", "show", "replay", "verify"].includes(sub)) {
+  const expected = "expected list, show, replay, verify, export or push";
+  if (sub === undefined) return usageError(io, usage, expected);
+  if (!["list", "show", "replay", "verify", "export", "push"].includes(sub)) {
     return usageError(
       io,
       usage,
-      `unknown subcommand ${
-        JSON.stringify(sub)
-      }: expected list, show, replay or verify`,
+      `unknown subcommand ${JSON.stringify(sub)}: ${expected}`,
     );
+  }
+  const urlEnv = (parsed.values["url-env"] as string | undefined) ??
+    "AGENT_DATABASE_URL";
+  const schema = parsed.values.schema as string | undefined;
+  const shared = () => {
+    const url = io.env[urlEnv];
+    if (!url) {
+      throw new Error(
+        `Cannot open the shared PostgreSQL store: the environment variable ${urlEnv} is not set (set it to the database URL, or name another with --url-env)`,
+      );
+    }
+    return { url, ...(schema !== undefined ? { schema } : {}) };
+  };
+  if (sub === "push") {
+    if ((id === undefined) === (parsed.values.all !== true)) {
+      return usageError(io, usage, "push takes one session id or --all");
+    }
+    if (extra.length > 0) return usageError(io, usage, "too many arguments");
+    return await push(io, id, shared, json);
+  }
+  if (sub === "export") {
+    if (parsed.values.format !== "jsonl") {
+      return usageError(
+        io,
+        usage,
+        `export needs --format jsonl${
+          parsed.values.format === undefined
+            ? ""
+            : ` (got ${JSON.stringify(parsed.values.format)})`
+        }`,
+      );
+    }
   }
   if (sub === "list" ? id !== undefined : id === undefined) {
     return usageError(
@@ -110,9 +161,24 @@ export async function sessionsCommand(
     );
   }
   if (extra.length > 0) return usageError(io, usage, "too many arguments");
+  if (sub === "export") {
+    try {
+      await using store = await storeFor(
+        io,
+        parsed.values.postgres === true ? shared() : undefined,
+      );
+      await exportSessionJsonl(store, id!, (line) => io.stdout(line));
+      return EXIT_OK;
+    } catch (err) {
+      return reportError(io, err);
+    }
+  }
   let sessions;
   try {
-    sessions = openSessions({ env: io.env });
+    sessions = openSessions({
+      env: io.env,
+      ...(parsed.values.postgres === true ? { postgres: shared() } : {}),
+    });
   } catch (err) {
     return reportError(io, err);
   }
@@ -211,6 +277,67 @@ export async function sessionsCommand(
         return r.ok ? EXIT_OK : EXIT_TASK_ERROR;
       }
     }
+  } catch (err) {
+    return reportError(io, err);
+  }
+}
+
+/** The local store, or the shared one. */
+async function storeFor(
+  io: AgentIo,
+  pg: { url: string; schema?: string } | undefined,
+): Promise<SessionStore> {
+  const where = stateLocationsOf(io.env, undefined);
+  if (pg) {
+    const { PostgresSessionStore } = await import(
+      "../../kernel/state/postgres_session_store.ts"
+    );
+    return new PostgresSessionStore({ ...pg, keyPath: where.keyPath });
+  }
+  const { SqliteSessionStore } = await import(
+    "../../kernel/state/sqlite_session_store.ts"
+  );
+  return new SqliteSessionStore(where);
+}
+
+async function push(
+  io: AgentIo,
+  id: string | undefined,
+  shared: () => { url: string; schema?: string },
+  json: boolean,
+): Promise<number> {
+  try {
+    await using local = await storeFor(io, undefined);
+    const where = stateLocationsOf(io.env, undefined);
+    const { PostgresSessionStore } = await import(
+      "../../kernel/state/postgres_session_store.ts"
+    );
+    await using remote = new PostgresSessionStore({
+      ...shared(),
+      keyPath: where.keyPath,
+    });
+    const ids = id !== undefined
+      ? [id]
+      : (await local.list()).sessions.filter((s) =>
+        s.interrupted || SESSION_STATUS_TEXT[s.status] !== "running"
+      ).map((s) => s.sessionId).reverse();
+    const outcomes = await pushSessions(local, remote, ids);
+    if (json) io.stdout(`${JSON.stringify({ sessions: outcomes })}\n`);
+    else {
+      for (const o of outcomes) {
+        io.stdout(
+          o.result === "copied"
+            ? `${o.sessionId}  copied (${o.events} events, chain verified)\n`
+            : o.result === "present"
+            ? `${o.sessionId}  already in the shared store\n`
+            : `${o.sessionId}  refused: ${o.why}\n`,
+        );
+      }
+      if (outcomes.length === 0) io.stderr("No sessions to push.\n");
+    }
+    return outcomes.some((o) => o.result === "refused")
+      ? EXIT_TASK_ERROR
+      : EXIT_OK;
   } catch (err) {
     return reportError(io, err);
   }

@@ -341,7 +341,7 @@ export class Subscription implements AsyncIterableIterator<BusEvent> {
 
 interface Listener {
   filters: readonly string[];
-  handler: (event: BusEvent) => void;
+  handler: (event: BusEvent, sessionId: string | undefined) => void;
 }
 
 /**
@@ -426,13 +426,14 @@ export class EventBus {
    * handlers fast (they run inside the publish).
    *
    * @param filters One or more filters.
-   * @param handler The handler.
+   * @param handler The handler; `sessionId` is the session a `kernel.*`
+   *   publication belongs to (`undefined` for plugin publishes).
    * @returns A function that removes the handler.
    * @throws {InvalidTopicFilterError} For a filter outside the grammar.
    */
   listen(
     filters: readonly string[],
-    handler: (event: BusEvent) => void,
+    handler: (event: BusEvent, sessionId: string | undefined) => void,
   ): () => void {
     if (filters.length === 0) {
       throw new TypeError("Cannot listen: no topic filters were given");
@@ -506,6 +507,31 @@ export class EventBus {
     return topic;
   }
 
+  /**
+   * Delivers an event another kernel published (received through a shared
+   * state backend) to this bus's subscribers and listeners, topic and
+   * fields as they were; the receipt time is this bus's.
+   *
+   * @param event The event as the other kernel's bus delivered it.
+   * @param sessionId The session a `kernel.*` event belongs to.
+   * @returns The number of subscriptions and listeners it reached.
+   * @throws {InvalidTopicError} For a topic outside the grammar.
+   */
+  publishRemote(event: BusEvent, sessionId?: string): number {
+    validateTopic(event.topic);
+    return this.#fanOut(
+      create(BusEventSchema, {
+        topic: event.topic,
+        payload: event.payload,
+        payloadType: event.payloadType,
+        schemaVersion: event.schemaVersion,
+        time: timestampFromDate(this.#now()),
+        sequence: event.sequence,
+      }),
+      sessionId,
+    );
+  }
+
   #fanOut(event: BusEvent, sessionId?: string): number {
     this.stats.published++;
     let reached = 0;
@@ -524,7 +550,7 @@ export class EventBus {
       if (!l.filters.some((f) => filterMatches(f, event.topic))) continue;
       reached++;
       try {
-        l.handler(event);
+        l.handler(event, sessionId);
       } catch (error) {
         this.stats.listenerErrors++;
         log.warn("A bus listener threw on {topic}: {error}", {

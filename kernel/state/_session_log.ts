@@ -160,7 +160,14 @@ export type WriteOutcome =
   | { readonly ok: true; readonly sequence: number }
   | { readonly ok: false; readonly error: Error };
 
-/** What a store implements per open session. */
+/** A value, or a promise of it (a backend over the network answers later). */
+export type MaybePromise<T> = T | Promise<T>;
+
+/**
+ * What a store implements per open session. The local backends answer
+ * synchronously; a network backend (PostgreSQL) returns promises, and the
+ * core awaits them, keeping one commit in flight per session.
+ */
 export interface SessionBackend {
   readonly sessionId: string;
   readonly recovery?: RecoveryReport;
@@ -169,22 +176,22 @@ export interface SessionBackend {
    * leaves nothing behind and does not fail the others. Sequences are
    * assigned here, in commit order.
    */
-  commit(ops: readonly WriteOp[]): WriteOutcome[];
+  commit(ops: readonly WriteOp[]): MaybePromise<WriteOutcome[]>;
   /** Up to `limit` events with `sequence > after` (and a kind in `kinds`). */
   readPage(
     kinds: readonly string[] | undefined,
     after: number,
     limit: number,
-  ): EventRecord[];
-  info(): SessionRecord;
+  ): MaybePromise<EventRecord[]>;
+  info(): MaybePromise<SessionRecord>;
   /** The processes that have the session open for writing, oldest first. */
-  owners(): SessionOwner[];
-  costUsd(): number;
-  costLedger(): CostLedgerRecord[];
-  planItems(): PlanItemRecord[];
-  producers(): ProducerRecord[];
-  verify(): VerifyResult;
-  close(): void;
+  owners(): MaybePromise<SessionOwner[]>;
+  costUsd(): MaybePromise<number>;
+  costLedger(): MaybePromise<CostLedgerRecord[]>;
+  planItems(): MaybePromise<PlanItemRecord[]>;
+  producers(): MaybePromise<ProducerRecord[]>;
+  verify(): MaybePromise<VerifyResult>;
+  close(): MaybePromise<void>;
 }
 
 const CATEGORIES = new Set<string>(CATEGORY_NAMES);
@@ -336,14 +343,20 @@ export interface SessionCoreOptions {
   maxBatchSize?: number;
   /** Called once when the last handle closes. */
   onClosed?: () => void;
+  /**
+   * The most writes queued (not yet committed) before further writes wait
+   * for room, in order: the session pauses, nothing is dropped. Unbounded
+   * when unset (the local stores commit as fast as they are fed).
+   */
+  maxQueued?: number;
 }
 
 /**
  * One open session's writer: the sole write queue, shared by every handle
  * on the session.
  */
-export class SessionCore {
-  readonly backend: SessionBackend;
+export class SessionCore<B extends SessionBackend = SessionBackend> {
+  readonly backend: B;
   readonly #bus: EventBus | undefined;
   readonly #now: () => Date;
   readonly #maxBatch: number;
@@ -355,8 +368,11 @@ export class SessionCore {
   #idle: PromiseWithResolvers<void> | undefined;
   #refs = 0;
   #closed = false;
+  readonly #maxQueued: number;
+  /** Writes waiting for room in the queue (only with `maxQueued`). */
+  #waiting: Pending[] = [];
 
-  constructor(backend: SessionBackend, options: SessionCoreOptions = {}) {
+  constructor(backend: B, options: SessionCoreOptions = {}) {
     this.backend = backend;
     this.#bus = options.bus;
     this.#now = options.now ?? (() => new Date());
@@ -365,6 +381,12 @@ export class SessionCore {
       options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE,
     );
     this.#onClosed = options.onClosed;
+    this.#maxQueued = options.maxQueued ?? Infinity;
+  }
+
+  /** Writes queued or waiting for room, not yet committed. */
+  get pending(): number {
+    return this.#queue.length - this.#head + this.#waiting.length;
   }
 
   get sessionId(): string {
@@ -385,7 +407,7 @@ export class SessionCore {
     if (this.#refs > 0 || this.#closed) return;
     this.#closed = true;
     try {
-      this.backend.close();
+      await this.backend.close();
     } finally {
       this.#onClosed?.();
     }
@@ -402,7 +424,7 @@ export class SessionCore {
     if (this.#closed) return;
     this.#closed = true;
     try {
-      this.backend.close();
+      await this.backend.close();
     } finally {
       this.#onClosed?.();
     }
@@ -445,7 +467,7 @@ export class SessionCore {
       status,
       at: this.#now().toISOString(),
     });
-    return this.backend.info();
+    return await this.backend.info();
   }
 
   /** Streams events by sequence, page by page. */
@@ -480,7 +502,7 @@ export class SessionCore {
     let remaining = limit;
     let cursor = after;
     while (remaining > 0) {
-      const page = this.backend.readPage(
+      const page = await this.backend.readPage(
         kinds,
         cursor,
         Math.min(READ_PAGE_SIZE, remaining),
@@ -499,7 +521,16 @@ export class SessionCore {
     const { promise, resolve, reject } = Promise.withResolvers<
       EmittedEvent | number
     >();
-    this.#queue.push({ op, resolve, reject });
+    const pending = { op, resolve, reject };
+    if (
+      this.#waiting.length > 0 ||
+      this.#queue.length - this.#head >= this.#maxQueued
+    ) {
+      // Paused: the write waits for room, behind those already waiting.
+      this.#waiting.push(pending);
+      return promise;
+    }
+    this.#queue.push(pending);
     if (!this.#scheduled) {
       this.#scheduled = true;
       queueMicrotask(() => this.#flush());
@@ -528,17 +559,34 @@ export class SessionCore {
       this.#queue = queued.slice(end);
       this.#head = 0;
     }
-    let outcomes: WriteOutcome[];
+    let result: MaybePromise<WriteOutcome[]>;
     try {
-      outcomes = this.backend.commit(batch.map((p) => p.op));
+      result = this.backend.commit(batch.map((p) => p.op));
     } catch (cause) {
-      const error = new StorageError(
-        this.sessionId,
-        `commit ${batch.length} writes`,
-        { cause },
-      );
-      outcomes = batch.map(() => ({ ok: false, error }));
+      result = this.#failed(batch.length, cause);
     }
+    if (result instanceof Promise) {
+      // A network backend: the queue keeps filling while this commits, and
+      // the next batch starts when it is done (one commit in flight).
+      result.then(
+        (outcomes) => this.#settle(batch, outcomes),
+        (cause) => this.#settle(batch, this.#failed(batch.length, cause)),
+      );
+      return;
+    }
+    this.#settle(batch, result);
+  }
+
+  #failed(n: number, cause: unknown): WriteOutcome[] {
+    const error = new StorageError(
+      this.sessionId,
+      `commit ${n} writes`,
+      { cause },
+    );
+    return Array.from({ length: n }, () => ({ ok: false, error }));
+  }
+
+  #settle(batch: readonly Pending[], outcomes: WriteOutcome[]): void {
     // Strictly after the commit: republish, then acknowledge.
     for (let i = 0; i < batch.length; i++) {
       const o = outcomes[i];
@@ -552,6 +600,12 @@ export class SessionCore {
       else if (op.type === "emit") {
         resolve({ id: op.id, sequence: o.sequence, timestamp: op.timestamp });
       } else resolve(o.sequence);
+    }
+    while (
+      this.#waiting.length > 0 &&
+      this.#queue.length - this.#head < this.#maxQueued
+    ) {
+      this.#queue.push(this.#waiting.shift()!);
     }
     if (this.#queue.length > this.#head) {
       setTimeout(() => this.#flush(), 0);

@@ -30,7 +30,8 @@ export type StateErrorCode =
   | "session_unreadable"
   | "session_status_transition_invalid"
   | "storage_failure"
-  | "installation_key_unusable";
+  | "installation_key_unusable"
+  | "session_leased";
 
 /**
  * The base class of every state backend error. Catch it to handle them all;
@@ -393,5 +394,45 @@ export class InstallationKeyError extends StateError {
     this.name = "InstallationKeyError";
     this.path = path;
     this.reason = reason;
+  }
+}
+
+/**
+ * Another kernel drives the session: it holds the session's lease (shared
+ * backends only) and the lease has not expired. Only one kernel writes a
+ * session at a time; the lease is taken over once its holder stops
+ * renewing it (a killed kernel's lease expires).
+ */
+export class SessionLeasedError extends StateError {
+  /** The session id. */
+  readonly sessionId: string;
+  /** Who holds the lease (`pid@host`). */
+  readonly holder: string;
+  /** When the lease expires unless renewed (ISO 8601). */
+  readonly expiresAt: string;
+  /**
+   * Creates the error.
+   *
+   * @param sessionId The session.
+   * @param holder Who holds the lease (`pid@host`).
+   * @param expiresAt When the lease expires unless renewed.
+   * @param options Standard error options.
+   */
+  constructor(
+    sessionId: string,
+    holder: string,
+    expiresAt: string,
+    options?: ErrorOptions,
+  ) {
+    super(
+      "session_leased",
+      "FAILED_PRECONDITION",
+      `Cannot write session "${sessionId}": another kernel (${holder}) drives it; its lease expires at ${expiresAt} unless that kernel renews it`,
+      options,
+    );
+    this.name = "SessionLeasedError";
+    this.sessionId = sessionId;
+    this.holder = holder;
+    this.expiresAt = expiresAt;
   }
 }

@@ -319,7 +319,7 @@ function readRecord(path: string, busyTimeoutMs: number): SessionRecord {
 }
 
 /** The record of an open session, with its owners applied. */
-function ownedInfo(core: SessionCore): SessionRecord {
+function ownedInfo(core: SessionCore<SqliteBackend>): SessionRecord {
   const info = core.backend.info();
   return withOwners(
     info,
@@ -342,8 +342,8 @@ export class SqliteSessionStore implements SessionStore {
   #heads: FileHeadStore | undefined;
   readonly #now: () => Date;
   readonly #owner: SessionOwner;
-  readonly #cores = new Map<string, SessionCore>();
-  readonly #opening = new Map<string, Promise<SessionCore>>();
+  readonly #cores = new Map<string, SessionCore<SqliteBackend>>();
+  readonly #opening = new Map<string, Promise<SessionCore<SqliteBackend>>>();
 
   /**
    * Creates a store. Nothing is touched until the first call.
@@ -433,7 +433,7 @@ export class SqliteSessionStore implements SessionStore {
     );
   }
 
-  #core(backend: SqliteBackend): SessionCore {
+  #core(backend: SqliteBackend): SessionCore<SqliteBackend> {
     const core = new SessionCore(backend, {
       bus: this.#options.bus,
       now: this.#now,
@@ -570,7 +570,7 @@ export class SqliteSessionStore implements SessionStore {
     return (await pending).acquire();
   }
 
-  #openCore(sessionId: string): SessionCore {
+  #openCore(sessionId: string): SessionCore<SqliteBackend> {
     const path = this.pathOf(sessionId);
     let size: number;
     try {

@@ -1,7 +1,9 @@
 /**
  * The contract every {@linkcode SessionStore} passes: one suite, run against
- * {@linkcode SqliteSessionStore} (kernel/sqlite_session_store_test.ts) and
- * {@linkcode MemorySessionStore} (kernel/memory_session_store_test.ts).
+ * {@linkcode SqliteSessionStore} (kernel/sqlite_session_store_test.ts),
+ * {@linkcode MemorySessionStore} (kernel/memory_session_store_test.ts) and
+ * {@linkcode PostgresSessionStore} (kernel/postgres_session_store_test.ts,
+ * against a private cluster, tests/_postgres.ts).
  *
  * @module
  */
