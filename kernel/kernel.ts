@@ -537,6 +537,7 @@ export async function openKernel(
     const providers = await launchProviders(host, root, plan, {
       builtins: options.builtins,
       signal: options.signal,
+      forge: { env, offline: options.locked ?? false },
     });
     const { SqliteSessionStore } = await runtime.sqliteModule;
     store = new SqliteSessionStore({
