@@ -1,0 +1,161 @@
+/**
+ * Issue 18 end to end: a Deno plugin bundled into one module, released on
+ * the fake forge with goreleaser's names and checksum file, locked with
+ * `agent lock`, checked by `agent check-config --locked`, and launched from
+ * the cache with its grant — then again with the forge gone (`--locked`
+ * never touches the network).
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { run } from "../cli/main.ts";
+import { compileConfig, hasErrors, hostPlatform } from "../config/mod.ts";
+import { launchableOf } from "../kernel/_providers.ts";
+import { PluginHost } from "../kernel/mod.ts";
+import { openKernel } from "../mod.ts";
+import { ToolService } from "../proto/gen/pluggableharness/tool/v1/service_pb.ts";
+import { BUILTINS } from "../plugins/builtin.ts";
+import { goreleaserAssets, startFakeForge } from "./_fake_forge.ts";
+import { PATH } from "./_helpers.ts";
+
+const FIXTURE = new URL("./fixtures/forge_echo/", import.meta.url).pathname;
+
+async function bundle(out: string): Promise<void> {
+  const r = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "bundle",
+      "--quiet",
+      "--platform=deno",
+      "-o",
+      out,
+      join(FIXTURE, "main.ts"),
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(r.code, 0, new TextDecoder().decode(r.stderr));
+}
+
+Deno.test("a bundled Deno plugin released on the forge is locked, checked and launched from the cache, and launches offline with --locked", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "ph-agent-forge-run-" });
+  let forge = startFakeForge();
+  try {
+    const js = join(dir, "main.js");
+    await bundle(js);
+    const files = [
+      {
+        path: "plugin.json",
+        data: await Deno.readTextFile(join(FIXTURE, "plugin.json")),
+      },
+      { path: "main.js", data: await Deno.readFile(js) },
+    ];
+    forge.repos.set("github:acme/provider-echo", {
+      releases: [{
+        tag: "v1.2.0",
+        assets: goreleaserAssets("provider-echo", "1.2.0", {
+          [hostPlatform()]: files,
+          windows_amd64: files,
+        }),
+      }],
+    });
+    const env: Record<string, string> = {
+      PATH,
+      HOME: join(dir, "home"),
+      XDG_CACHE_HOME: join(dir, "cache"),
+      XDG_CONFIG_HOME: join(dir, "config"),
+      GITHUB_API_URL: forge.githubApi,
+      NO_COLOR: "1",
+    };
+    const p = join(dir, "project");
+    await Deno.mkdir(p);
+    // The two lines of HCL a user writes.
+    await Deno.writeTextFile(
+      join(p, "agent.hcl"),
+      `required_providers {
+  echo = { source = "github.com/acme/provider-echo", version = "~> 1.2" }
+}
+`,
+    );
+    const out = { stdout: "", stderr: "" };
+    const io = {
+      stdout: (t: string) => void (out.stdout += t),
+      stderr: (t: string) => void (out.stderr += t),
+      isTerminal: false,
+      env,
+      cwd: p,
+    };
+    assert.equal(await run(["lock"], io), 0, out.stderr);
+    assert.match(
+      out.stderr,
+      /echo: 1\.2\.0 from github\.com\/acme\/provider-echo, locked/,
+    );
+    assert.equal(
+      await run(["check-config", "--locked"], io),
+      0,
+      out.stderr + out.stdout,
+    );
+
+    // The forge goes away: a --locked launch uses only the cache.
+    await forge.close();
+    const seen = forge.seen.length;
+    const { plan, diagnostics } = await compileConfig(p, {
+      env,
+      locked: true,
+      builtins: BUILTINS,
+    });
+    assert.ok(!hasErrors(diagnostics), JSON.stringify(diagnostics));
+    const provider = plan.providers.find((q) => q.name === "echo")!;
+    const l = await launchableOf(p, provider, BUILTINS, plan, {
+      env,
+      offline: true,
+    });
+    assert.ok(
+      l.entrypoint.startsWith(
+        join(
+          env.XDG_CACHE_HOME!,
+          "agent/plugins/github.com/acme/provider-echo/1.2.0/",
+        ),
+      ),
+    );
+    await using host = new PluginHost({ env: { PATH }, cwd: p });
+    const plugin = await host.launch({
+      manifest: l.manifest,
+      entrypoint: l.entrypoint,
+      root: l.root!,
+      grant: provider.permissions.granted,
+      config: {},
+      source: provider.source,
+      name: provider.name,
+    });
+    const tool = plugin.client(ToolService);
+    const schema = await tool.getSchema({});
+    assert.deepEqual(schema.tools.map((t) => t.name), ["echo"]);
+    let payload: unknown;
+    for await (
+      const r of tool.invoke({
+        call: {
+          id: "c1",
+          toolName: "echo",
+          arguments: { text: "hello" },
+          callContext: { sessionId: "s", turnId: "t", workingDirectory: p },
+        },
+      })
+    ) {
+      if (r.event?.event.case === "result") {
+        payload = r.event.event.value.payload;
+      }
+    }
+    assert.deepEqual(payload, { echo: "hello", version: "1.2.0" });
+    // openKernel launches it the same way, inside the OS sandbox setting.
+    const kernel = await openKernel(p, {
+      env,
+      locked: true,
+      builtins: BUILTINS,
+    });
+    await kernel.close();
+    assert.equal(forge.seen.length, seen, "no request while offline");
+  } finally {
+    await forge.close().catch(() => {});
+    forge = undefined!;
+    await Deno.remove(dir, { recursive: true });
+  }
+});
