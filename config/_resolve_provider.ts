@@ -255,7 +255,7 @@ function locateArtifact(
       `Provider "${name}" is not locked`,
       `Its source ${
         JSON.stringify(rp.source)
-      } is a git-forge address. Resolving it from the forge is not supported offline: a forge provider must have an entry in ${ctx.lockPath}, which records its version, checksums, capability envelope and config schema, so that it can be checked.`,
+      } is a git-forge address. Run "agent lock" to resolve it from the forge: a forge provider must have an entry in ${ctx.lockPath}, which records its version, checksums, capability envelope and config schema, so that it can be checked.`,
       rp.sourceRange,
     );
   }
