@@ -537,7 +537,11 @@ export async function openKernel(
     const providers = await launchProviders(host, root, plan, {
       builtins: options.builtins,
       signal: options.signal,
-      forge: { env, offline: options.locked ?? false },
+      forge: {
+        env,
+        offline: options.locked ?? false,
+        ...(options.onWarning ? { onWarning: options.onWarning } : {}),
+      },
     });
     const { SqliteSessionStore } = await runtime.sqliteModule;
     store = new SqliteSessionStore({

@@ -12,6 +12,7 @@ import { compileConfig, hasErrors, hostPlatform } from "../config/mod.ts";
 import { launchableOf } from "../kernel/_providers.ts";
 import { PluginHost } from "../kernel/mod.ts";
 import { openKernel } from "../mod.ts";
+import { openProjectKernel } from "../cli/commands/_zero_config.ts";
 import { ToolService } from "../proto/gen/pluggableharness/tool/v1/service_pb.ts";
 import { BUILTINS } from "../plugins/builtin.ts";
 import { goreleaserAssets, startFakeForge } from "./_fake_forge.ts";
@@ -156,6 +157,63 @@ Deno.test("a bundled Deno plugin released on the forge is locked, checked and la
   } finally {
     await forge.close().catch(() => {});
     forge = undefined!;
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a dev_overrides name runs the local plugin, needs no lock entry, and every run says so on stderr", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "ph-agent-forge-dev-" });
+  try {
+    const notes = new URL("../examples/plugins/notes/", import.meta.url)
+      .pathname;
+    const env: Record<string, string> = {
+      PATH,
+      HOME: join(dir, "home"),
+      XDG_CACHE_HOME: join(dir, "cache"),
+      XDG_CONFIG_HOME: join(dir, "config"),
+      // Nothing listens there: a dev override must not touch the forge.
+      GITHUB_API_URL: "http://127.0.0.1:1",
+      NO_COLOR: "1",
+    };
+    await Deno.mkdir(join(dir, "config", "agent"), { recursive: true });
+    await Deno.writeTextFile(
+      join(dir, "config", "agent", "config.hcl"),
+      `dev_overrides {\n  notes = "${notes}"\n}\n`,
+    );
+    const p = join(dir, "project");
+    await Deno.mkdir(join(p, "notes"), { recursive: true });
+    await Deno.writeTextFile(
+      join(p, "agent.hcl"),
+      `required_providers {
+  notes = { source = "github.com/acme/notes", version = "~> 0.2" }
+}
+provider "notes" {
+  root        = "./notes"
+  allow_read  = ["./notes"]
+  allow_write = ["./notes"]
+  allow_net   = ["sync.notes.example:443"]
+}
+`,
+    );
+    const out = { stdout: "", stderr: "" };
+    const io = {
+      stdout: (t: string) => void (out.stdout += t),
+      stderr: (t: string) => void (out.stderr += t),
+      isTerminal: false,
+      env,
+      cwd: p,
+    };
+    for (let i = 0; i < 2; i++) {
+      out.stderr = "";
+      const opened = await openProjectKernel(p, io, { locked: false });
+      assert.ok("kernel" in opened, out.stderr);
+      await opened.kernel.close();
+      assert.match(
+        out.stderr,
+        /warning: Provider "notes" uses a dev override\. The global config's dev_overrides runs/,
+      );
+    }
+  } finally {
     await Deno.remove(dir, { recursive: true });
   }
 });
