@@ -232,6 +232,15 @@ export function startFakeForge(): FakeForge {
           },
         });
       }
+      if (u.pathname === "/gh/search/repositories") {
+        const q = u.searchParams.get("q") ?? "";
+        const items = [...forge.repos.keys()]
+          .filter((k) =>
+            k.startsWith("github:") && q === "topic:agent-harness-provider"
+          )
+          .map((k) => ({ full_name: k.slice(7), description: "a provider" }));
+        return Response.json({ total_count: items.length, items });
+      }
       const page = Number(u.searchParams.get("page") ?? "1");
       let m = /^\/gh\/repos\/([^/]+\/[^/]+)\/releases$/.exec(u.pathname);
       if (m) {

@@ -515,3 +515,62 @@ Deno.test("a registry_mirror redirects downloads to the longest matching prefix 
     }
   });
 });
+
+Deno.test("agent providers list, outdated, install and search answer in JSON", async () => {
+  await withForge(async (forge, env, dir) => {
+    forge.repos.set("github:acme/provider-echo", {
+      releases: [release("2.0.0"), release("1.2.0"), release("1.1.0")],
+    });
+    const p = await project(dir, SOURCE, "~> 1.1");
+    const lock = capture(p, env);
+    assert.equal(await run(["lock"], lock.io), 0, lock.out.stderr);
+    // A locked 1.1.0, from an older lock run.
+    const lockPath = join(p, ".agent/agent.lock.hcl");
+    await Deno.remove(forgeCacheEntry(SOURCE, "1.2.0", HOST, env), {
+      recursive: true,
+    });
+    const list = capture(p, env);
+    assert.equal(
+      await run(["providers", "list", "--json"], list.io),
+      0,
+      list.out.stderr,
+    );
+    assert.deepEqual(JSON.parse(list.out.stdout).providers, [{
+      name: "echo",
+      source: SOURCE,
+      constraint: "~> 1.1",
+      locked: "1.2.0",
+      newest_allowed: "1.2.0",
+      newest_available: "2.0.0",
+      cache: "missing",
+    }]);
+    const outdated = capture(p, env);
+    assert.equal(
+      await run(["providers", "outdated", "--json"], outdated.io),
+      0,
+    );
+    assert.equal(
+      JSON.parse(outdated.out.stdout).providers.length,
+      1,
+      "2.0.0 is out",
+    );
+    const install = capture(p, env);
+    assert.equal(
+      await run(["providers", "install", "--json"], install.io),
+      0,
+      install.out.stderr,
+    );
+    assert.equal(JSON.parse(install.out.stdout).providers[0].cache, "cached");
+    assert.ok(
+      (await Deno.stat(forgeCacheEntry(SOURCE, "1.2.0", HOST, env)))
+        .isDirectory,
+    );
+    assert.ok((await Deno.readTextFile(lockPath)).includes('"1.2.0"'));
+    const search = capture(p, env);
+    assert.equal(await run(["providers", "search", "--json"], search.io), 0);
+    assert.deepEqual(JSON.parse(search.out.stdout), {
+      topic: "agent-harness-provider",
+      repositories: [{ source: SOURCE, description: "a provider" }],
+    });
+  });
+});

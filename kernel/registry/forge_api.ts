@@ -309,6 +309,61 @@ export class ForgeClient {
   }
 }
 
+/** One repository found by a topic search. */
+export interface FoundRepository {
+  /** Its source address, e.g. `github.com/acme/provider-fs`. */
+  source: string;
+  /** Its description. */
+  description: string;
+}
+
+/**
+ * Searches a forge for repositories carrying a topic (GitHub's repository
+ * search `topic:`, GitLab's `projects?topic=`), first page only.
+ *
+ * @param client The forge's client.
+ * @param topic The topic.
+ * @returns The repositories found.
+ * @throws {ForgeError} When the search fails.
+ */
+export async function searchTopic(
+  client: ForgeClient,
+  topic: string,
+): Promise<FoundRepository[]> {
+  const url = client.host === "github.com"
+    ? `${client.api}/search/repositories?q=${
+      encodeURIComponent(`topic:${topic}`)
+    }&per_page=100`
+    : `${client.api}/projects?topic=${encodeURIComponent(topic)}&per_page=100`;
+  const res = await client.get(url, `the ${client.host} topic search`, {
+    headers: { accept: "application/json" },
+  });
+  let body: unknown;
+  try {
+    body = await res.json();
+  } catch {
+    throw new ForgeError(`The ${client.host} topic search answered no JSON`);
+  }
+  const items = client.host === "github.com"
+    ? isObject(body) && Array.isArray(body.items) ? body.items : []
+    : Array.isArray(body)
+    ? body
+    : [];
+  const out: FoundRepository[] = [];
+  for (const it of items) {
+    if (!isObject(it)) continue;
+    const path = client.host === "github.com"
+      ? it.full_name
+      : it.path_with_namespace;
+    if (typeof path !== "string") continue;
+    out.push({
+      source: `${client.host}/${path}`,
+      description: typeof it.description === "string" ? it.description : "",
+    });
+  }
+  return out;
+}
+
 function nextPage(res: Response, url: string): string | undefined {
   const link = res.headers.get("link");
   if (link) {

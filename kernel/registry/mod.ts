@@ -20,9 +20,11 @@ export {
   ForgeError,
   type ForgeHost,
   type ForgeSource,
+  type FoundRepository,
   parseForgeSource,
   type Release,
   type ReleaseAsset,
+  searchTopic,
 } from "./forge_api.ts";
 export {
   assetNames,
