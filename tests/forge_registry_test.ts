@@ -574,3 +574,32 @@ Deno.test("agent providers list, outdated, install and search answer in JSON", a
     });
   });
 });
+
+Deno.test("the template's release.ts packs goreleaser-named assets that agent lock installs", async () => {
+  const { packRelease } = await import("../examples/forge-plugin/release.ts");
+  await withForge(async (forge, env, dir) => {
+    const dist = join(dir, "dist");
+    const files = await packRelease("0.1.0", dist);
+    assert.ok(files.includes("provider-hello_0.1.0_checksums.txt"));
+    assert.ok(files.includes(`provider-hello_0.1.0_${HOST}.tar.gz`));
+    const assets = new Map<string, Uint8Array>();
+    for (const f of files) assets.set(f, await Deno.readFile(join(dist, f)));
+    forge.repos.set("github:example-org/provider-hello", {
+      releases: [{ tag: "v0.1.0", assets }],
+    });
+    const p = await project(
+      dir,
+      "github.com/example-org/provider-hello",
+      "~> 0.1",
+    );
+    const c = capture(p, env);
+    assert.equal(await run(["lock"], c.io), 0, c.out.stderr);
+    const lock = await Deno.readTextFile(join(p, ".agent/agent.lock.hcl"));
+    assert.match(lock, /"windows_amd64"\s+= "sha256:[0-9a-f]{64}"/);
+    assert.match(lock, /name = "hello"/);
+    await assert.rejects(
+      packRelease("0.2.0", dist),
+      /plugin.json says version 0.1.0/,
+    );
+  });
+});
