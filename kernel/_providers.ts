@@ -264,6 +264,28 @@ export async function launchProviders(
   plan: Plan,
   options: LaunchProvidersOptions = {},
 ): Promise<LaunchedProviders> {
+  // Where each plugin is, first: a forge provider's category is known only
+  // from its plugin.json (the lock entry does not record it), and the plan
+  // gets it before anything is decided by category.
+  const found = await Promise.allSettled(
+    plan.providers.map((p) =>
+      launchableOf(dir, p, options.builtins, plan, options.forge)
+    ),
+  );
+  for (const r of found) if (r.status === "rejected") throw r.reason;
+  const launchables = new Map(plan.providers.map((p, i) => {
+    const l = (found[i] as PromiseFulfilledResult<Launchable>).value;
+    if (p.category === undefined) {
+      p.category = l.manifest.category;
+      p.runtime = l.manifest.runtime;
+      const budget = p.config["token_budget"];
+      if (
+        (p.category === "context" || p.category === "memory") &&
+        typeof budget === "number"
+      ) p.tokenBudget = budget;
+    }
+    return [p, l];
+  }));
   const hooked = new Set([
     ...plan.hooks.map((h) => h.provider),
     // Memory providers are implicitly subscribed (plugins.md §6.4).
@@ -279,13 +301,7 @@ export async function launchProviders(
     renderers: new Map(),
   };
   const launched = await Promise.allSettled(plan.providers.map(async (p) => {
-    const { manifest, entrypoint, root: pluginRoot } = await launchableOf(
-      dir,
-      p,
-      options.builtins,
-      plan,
-      options.forge,
-    );
+    const { manifest, entrypoint, root: pluginRoot } = launchables.get(p)!;
     const config = revealProviderConfig(p) as JsonObject;
     let plugin: Plugin;
     try {

@@ -152,6 +152,11 @@ Deno.test("a bundled Deno plugin released on the forge is locked, checked and la
       locked: true,
       builtins: BUILTINS,
     });
+    // Its category comes from the cached plugin.json (the lock has none).
+    assert.equal(
+      kernel.plan.providers.find((q) => q.name === "echo")?.category,
+      "tool",
+    );
     await kernel.close();
     assert.equal(forge.seen.length, seen, "no request while offline");
   } finally {
