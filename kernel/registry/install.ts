@@ -13,6 +13,7 @@
  *
  * @module
  */
+import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 // The leaf modules, not config/mod.ts: a second `agent` process that only
@@ -454,7 +455,7 @@ async function verifyEntry(
       const f = want.get(r);
       if (!e.isFile || f === undefined) return `"${r}" is not in its archive`;
       const data = await Deno.readFile(join(dir, e.name));
-      if (sha256(data) !== sha256(f.data)) {
+      if (!Buffer.from(data).equals(f.data)) {
         return `"${r}" differs from its archive`;
       }
       seen.add(r);
