@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { run } from "../cli/main.ts";
+import { denoCacheDir } from "../kernel/process/_module_cache.ts";
 import { hostPlatform, parseVersionConstraint } from "../config/mod.ts";
 import {
   forgeCacheEntry,
@@ -434,7 +435,9 @@ Deno.test("two concurrent installs of the same plugin download it once and both 
     // Two processes, as two `agent` runs would be.
     const script = `
       import { installForgePlugin } from ${
-      JSON.stringify(new URL("../kernel/registry/mod.ts", import.meta.url).href)
+      JSON.stringify(
+        new URL("../kernel/registry/install.ts", import.meta.url).href,
+      )
     };
       const r = await installForgePlugin(${JSON.stringify(SOURCE)}, "1.2.0", ${
       JSON.stringify(expected)
@@ -444,7 +447,8 @@ Deno.test("two concurrent installs of the same plugin download it once and both 
     const runOne = () =>
       new Deno.Command(Deno.execPath(), {
         args: ["eval", "--quiet", "--no-check", script],
-        env,
+        // The test's XDG_CACHE_HOME would otherwise move Deno's own cache.
+        env: { ...env, DENO_DIR: denoCacheDir() },
         stdout: "piped",
         stderr: "piped",
       }).output();
