@@ -17,6 +17,7 @@ import { ToolService } from "../proto/gen/pluggableharness/tool/v1/service_pb.ts
 import { BUILTINS } from "../plugins/builtin.ts";
 import { goreleaserAssets, startFakeForge } from "./_fake_forge.ts";
 import { PATH } from "./_helpers.ts";
+import { build as buildGo, goManifest, SKIP as GO_SKIP } from "./_go_build.ts";
 
 const FIXTURE = new URL("./fixtures/forge_echo/", import.meta.url).pathname;
 
@@ -221,4 +222,91 @@ provider "notes" {
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test({
+  name:
+    "a Go go-plugin executable released on the forge is locked and launched from the cache",
+  ignore: GO_SKIP !== undefined,
+  async fn() {
+    const { gotool } = await buildGo();
+    const dir = await Deno.makeTempDir({ prefix: "ph-agent-forge-go-" });
+    const forge = startFakeForge();
+    try {
+      const m = goManifest();
+      const files = [
+        {
+          path: "plugin.json",
+          data: JSON.stringify({
+            name: m.name,
+            version: m.version,
+            category: m.category,
+            protocol_version: 1,
+            runtime: "executable",
+            entrypoint: "gotool",
+            capabilities: {},
+          }),
+        },
+        { path: "gotool", data: await Deno.readFile(gotool), mode: 0o755 },
+      ];
+      forge.repos.set("github:acme/gotool", {
+        releases: [{
+          tag: "v0.1.0",
+          assets: goreleaserAssets("gotool", "0.1.0", {
+            [hostPlatform()]: files,
+          }),
+        }],
+      });
+      const env: Record<string, string> = {
+        PATH,
+        HOME: join(dir, "home"),
+        XDG_CACHE_HOME: join(dir, "cache"),
+        XDG_CONFIG_HOME: join(dir, "config"),
+        GITHUB_API_URL: forge.githubApi,
+        NO_COLOR: "1",
+      };
+      const p = join(dir, "project");
+      await Deno.mkdir(p);
+      await Deno.writeTextFile(
+        join(p, "agent.hcl"),
+        `required_providers {\n  gotool = { source = "github.com/acme/gotool", version = "~> 0.1" }\n}\n`,
+      );
+      const out = { stdout: "", stderr: "" };
+      const io = {
+        stdout: (t: string) => void (out.stdout += t),
+        stderr: (t: string) => void (out.stderr += t),
+        isTerminal: false,
+        env,
+        cwd: p,
+      };
+      assert.equal(await run(["lock"], io), 0, out.stderr);
+      const { plan, diagnostics } = await compileConfig(p, {
+        env,
+        locked: true,
+        builtins: BUILTINS,
+      });
+      assert.ok(!hasErrors(diagnostics), JSON.stringify(diagnostics));
+      const provider = plan.providers.find((q) => q.name === "gotool")!;
+      const l = await launchableOf(p, provider, BUILTINS, plan, {
+        env,
+        offline: true,
+      });
+      assert.equal(l.manifest.runtime, "executable");
+      await using host = new PluginHost({ env: { PATH }, cwd: p });
+      const plugin = await host.launch({
+        manifest: l.manifest,
+        entrypoint: l.entrypoint,
+        root: l.root!,
+        grant: provider.permissions.granted,
+        config: {},
+        source: provider.source,
+        name: provider.name,
+      });
+      const schema = await plugin.client(ToolService).getSchema({});
+      assert.ok(schema.tools.some((t) => t.name === "echo"));
+    } finally {
+      await forge.close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
 });
