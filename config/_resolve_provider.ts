@@ -191,6 +191,10 @@ export function resolveProvider(
   if (devPath !== undefined) provider.devOverride = devPath;
   if (lockEntry !== undefined) provider.lock = lockEntry;
   addArtifactFacts(provider, rp, artifact);
+  // A forge plugin's files are not read here: its tools are the lock's.
+  if (artifact === undefined && entry?.tools) {
+    provider.tools = entry.tools.map((t) => ({ ...t }));
+  }
   return provider;
 }
 

@@ -106,6 +106,8 @@ Deno.test("a bundled Deno plugin released on the forge is locked, checked and la
     });
     assert.ok(!hasErrors(diagnostics), JSON.stringify(diagnostics));
     const provider = plan.providers.find((q) => q.name === "echo")!;
+    // Offline, the plan knows the tools from the lock entry.
+    assert.deepEqual(provider.tools?.map((t) => t.name), ["echo"]);
     const l = await launchableOf(p, provider, BUILTINS, plan, {
       env,
       offline: true,
