@@ -7,7 +7,8 @@
  *     agent sessions list | show ID | replay ID | verify ID | export ID | push ID|--all
  *     agent init [dir] [--yes] [--provider P] [--ci github]
  *     agent check-config [dir] [--json] [--locked] [--require-env] [--explain]
- *     agent lock [dir] [--accept-widening]
+ *     agent lock [dir] [--accept-widening] [--upgrade[=NAME]] [--platform P]
+ *     agent providers list|outdated|install|search [--json]
  *     agent plan [dir] [--base GIT_REF] [--json]
  *     agent test [dir] [--json] [--locked]
  *
@@ -60,6 +61,8 @@ Commands:
                        locally: version, checksums, envelope, config schema
                        and tools; [--accept-widening] records a version that
                        widens them
+  providers            Forge providers: list | outdated | install | search
+                       [TOPIC] (see: agent providers -h), each with --json
   test [dir]           Run the policy tests in agent.test.hcl offline, with
                        the kernel's gate (see: agent test -h): [--json]
                        [--locked]; exit 1 when a test fails
@@ -128,6 +131,10 @@ export async function run(
       return await checkConfig(rest, io);
     case "lock":
       return await lockCommand(rest, io);
+    case "providers": {
+      const { providersCommand } = await import("./commands/providers.ts");
+      return await providersCommand(rest, io);
+    }
     case "init": {
       const { initCommand } = await import("./commands/init.ts");
       return await initCommand(rest, io);
@@ -149,7 +156,7 @@ export async function run(
         USAGE,
         `unknown command ${
           JSON.stringify(command)
-        }: expected run, trigger, sessions, init, check-config, lock, plan or test`,
+        }: expected run, trigger, sessions, init, check-config, lock, providers, plan or test`,
       );
   }
 }

@@ -191,6 +191,10 @@ export function resolveProvider(
   if (devPath !== undefined) provider.devOverride = devPath;
   if (lockEntry !== undefined) provider.lock = lockEntry;
   addArtifactFacts(provider, rp, artifact);
+  // A forge plugin's files are not read here: its tools are the lock's.
+  if (artifact === undefined && entry?.tools) {
+    provider.tools = entry.tools.map((t) => ({ ...t }));
+  }
   return provider;
 }
 
@@ -255,7 +259,7 @@ function locateArtifact(
       `Provider "${name}" is not locked`,
       `Its source ${
         JSON.stringify(rp.source)
-      } is a git-forge address. Resolving it from the forge is not supported offline: a forge provider must have an entry in ${ctx.lockPath}, which records its version, checksums, capability envelope and config schema, so that it can be checked.`,
+      } is a git-forge address. Run "agent lock" to resolve it from the forge: a forge provider must have an entry in ${ctx.lockPath}, which records its version, checksums, capability envelope and config schema, so that it can be checked.`,
       rp.sourceRange,
     );
   }

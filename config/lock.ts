@@ -12,7 +12,7 @@ import { parseHcl } from "./hcl/mod.ts";
 import { DENO_PLATFORMS, hostPlatform } from "./checksum.ts";
 import { artifactKey, compile, isLockProblem } from "./compile.ts";
 import { decodeAgentConfig } from "./decode.ts";
-import { decodeGlobalConfig } from "./global_config.ts";
+import { decodeGlobalConfig, type RegistryMirror } from "./global_config.ts";
 import { loadConfigInputs, type LoadConfigInputsOptions } from "./files.ts";
 import {
   formatLockFile,
@@ -21,7 +21,9 @@ import {
   type LockFile,
   parseLockFile,
 } from "./lock_file.ts";
-import { satisfies } from "./version_constraint.ts";
+import { satisfies, type VersionConstraint } from "./version_constraint.ts";
+import type { PluginManifest } from "../contract/manifest.ts";
+import type { ToolDeclaration } from "./plan.ts";
 import { diag } from "./_schema.ts";
 import { RISK_CLASSES, type RiskClass } from "../contract/policy.ts";
 
@@ -44,7 +46,58 @@ export interface LockConfigOptions extends LoadConfigInputsOptions {
    * @default {false}
    */
   acceptWidening?: boolean;
+  /**
+   * Resolves a forge provider (lists its releases, reads the chosen
+   * release's checksum file, fetches the host's archive for its manifest).
+   * Without it, forge providers keep their entries while they still
+   * satisfy their constraints and are refused otherwise.
+   * @default {undefined}
+   */
+  forge?: ForgeLockResolver;
+  /**
+   * Move forge providers to the newest version their constraints allow
+   * (`true`: every one; a list: those local names) instead of keeping the
+   * locked version while it satisfies them.
+   * @default {false}
+   */
+  upgrade?: boolean | readonly string[];
 }
+
+/** What {@linkcode ForgeLockResolver} is asked. */
+export interface ForgeLockRequest {
+  /** The local name. */
+  name: string;
+  /** The forge source. */
+  source: string;
+  /** The constraint. */
+  constraint: VersionConstraint;
+  /** The locked version to keep while it satisfies the constraint. */
+  locked?: string;
+  /** Whether to pick the newest version even when the locked one satisfies. */
+  upgrade: boolean;
+  /** The global config's `registry_mirror`, when there is one. */
+  mirror?: RegistryMirror;
+}
+
+/** What {@linkcode ForgeLockResolver} answers. */
+export interface ForgeLockFacts {
+  /** The resolved version. */
+  version: string;
+  /** Every platform of the release's checksum file → `sha256:<hex>`. */
+  checksums: Record<string, string>;
+  /** The plugin's manifest, from the host platform's archive. */
+  manifest: PluginManifest;
+  /** The tools its manifest declares. */
+  tools?: ToolDeclaration[];
+}
+
+/**
+ * Resolves one forge provider for `agent lock`; throws an `Error` whose
+ * message says why it cannot.
+ */
+export type ForgeLockResolver = (
+  request: ForgeLockRequest,
+) => Promise<ForgeLockFacts>;
 
 /** What happened to one provider. */
 export interface LockChange {
@@ -204,15 +257,15 @@ export async function lockConfig(
   }
   const body = parseHcl(inputs.agent.text, inputs.agent.path).body;
   const config = decodeAgentConfig(body, []);
-  const overrides = inputs.global
+  const globalConfig = inputs.global
     ? decodeGlobalConfig(
       inputs.global.text,
       inputs.global.path,
       inputs.env ?? {},
       { requireEnv: false },
     ).config
-      ?.devOverrides ?? {}
-    : {};
+    : undefined;
+  const overrides = globalConfig?.devOverrides ?? {};
   let previous: LockFile | undefined;
   if (inputs.lock) {
     previous = parseLockFile(inputs.lock.text, inputs.lock.path).lock;
@@ -236,10 +289,15 @@ export async function lockConfig(
       });
       continue;
     }
+    let manifest: PluginManifest;
+    let tools: ToolDeclaration[] | undefined;
+    const checksums: Record<string, string> = {};
     if (rp.sourceKind === "forge") {
-      if (
-        old && old.source === rp.source && satisfies(old.version, rp.constraint)
-      ) {
+      const upgrade = options.upgrade === true ||
+        (Array.isArray(options.upgrade) && options.upgrade.includes(rp.name));
+      const keepable = old !== undefined && old.source === rp.source &&
+        satisfies(old.version, rp.constraint);
+      if (keepable && !upgrade && !options.forge) {
         next.providers.set(rp.name, old);
         changes.push({
           name: rp.name,
@@ -249,48 +307,90 @@ export async function lockConfig(
         });
         continue;
       }
-      diagnostics.push(diag(
-        "error",
-        "E_PROVIDER_NOT_LOCKED",
-        `Cannot lock provider "${rp.name}" from ${JSON.stringify(rp.source)}`,
-        `Resolving a git-forge source (listing its releases and downloading their checksums) is not supported offline. ${
-          old
-            ? `The existing entry (version ${old.version} from ${
-              JSON.stringify(old.source)
-            }) no longer matches the source or the constraint ${
-              JSON.stringify(rp.constraintText)
-            }.`
-            : "There is no existing entry to keep."
-        } Use a local path source for this plugin, or add its entry to ${LOCK_FILE_PATH} from a trusted release.`,
-        rp.sourceRange,
-      ));
-      continue;
-    }
-    const artifact = inputs.artifacts?.get(
-      artifactKey(rp.sourceKind, rp.source, inputs.dir),
-    );
-    const manifest = artifact?.manifest;
-    if (!artifact || !manifest || artifact.checksum === undefined) {
-      diagnostics.push(diag(
-        "error",
-        "E_PLUGIN_UNAVAILABLE",
-        `Cannot lock provider "${rp.name}"`,
-        artifact?.error ?? "Its plugin was not loaded.",
-        rp.sourceRange,
-      ));
-      continue;
-    }
-    const checksums: Record<string, string> = {};
-    if (manifest.runtime === "deno") {
-      for (const p of DENO_PLATFORMS) checksums[p] = artifact.checksum;
-      if (!DENO_PLATFORMS.includes(host)) checksums[host] = artifact.checksum;
-    } else {
-      // An executable is platform-specific: keep the other platforms'
-      // checksums of the same version, replace this one's.
-      if (old && old.version === manifest.version && old.source === rp.source) {
-        Object.assign(checksums, old.checksums);
+      if (!options.forge) {
+        diagnostics.push(diag(
+          "error",
+          "E_PROVIDER_NOT_LOCKED",
+          `Cannot lock provider "${rp.name}" from ${JSON.stringify(rp.source)}`,
+          `Resolving a git-forge source (listing its releases and downloading their checksums) needs the network. ${
+            old
+              ? `The existing entry (version ${old.version} from ${
+                JSON.stringify(old.source)
+              }) no longer matches the source or the constraint ${
+                JSON.stringify(rp.constraintText)
+              }.`
+              : "There is no existing entry to keep."
+          }`,
+          rp.sourceRange,
+        ));
+        continue;
       }
-      checksums[host] = artifact.checksum;
+      let facts: ForgeLockFacts;
+      try {
+        facts = await options.forge({
+          name: rp.name,
+          source: rp.source,
+          constraint: rp.constraint,
+          ...(keepable ? { locked: old!.version } : {}),
+          ...(globalConfig?.registryMirror
+            ? { mirror: globalConfig.registryMirror }
+            : {}),
+          upgrade,
+        });
+      } catch (err) {
+        diagnostics.push(diag(
+          "error",
+          "E_PROVIDER_NOT_LOCKED",
+          `Cannot lock provider "${rp.name}" from ${JSON.stringify(rp.source)}`,
+          err instanceof Error ? err.message : String(err),
+          rp.sourceRange,
+        ));
+        continue;
+      }
+      manifest = facts.manifest;
+      tools = facts.tools;
+      Object.assign(checksums, facts.checksums);
+      if (manifest.version !== facts.version) {
+        diagnostics.push(diag(
+          "error",
+          "E_PROVIDER_NOT_LOCKED",
+          `Cannot lock provider "${rp.name}" from ${JSON.stringify(rp.source)}`,
+          `Release ${facts.version} carries a plugin.json whose version is ${
+            JSON.stringify(manifest.version)
+          }: the release tag and the manifest must agree.`,
+          rp.sourceRange,
+        ));
+        continue;
+      }
+    } else {
+      const artifact = inputs.artifacts?.get(
+        artifactKey(rp.sourceKind, rp.source, inputs.dir),
+      );
+      if (!artifact || !artifact.manifest || artifact.checksum === undefined) {
+        diagnostics.push(diag(
+          "error",
+          "E_PLUGIN_UNAVAILABLE",
+          `Cannot lock provider "${rp.name}"`,
+          artifact?.error ?? "Its plugin was not loaded.",
+          rp.sourceRange,
+        ));
+        continue;
+      }
+      manifest = artifact.manifest;
+      tools = artifact.tools;
+      if (manifest.runtime === "deno") {
+        for (const p of DENO_PLATFORMS) checksums[p] = artifact.checksum;
+        if (!DENO_PLATFORMS.includes(host)) checksums[host] = artifact.checksum;
+      } else {
+        // An executable is platform-specific: keep the other platforms'
+        // checksums of the same version, replace this one's.
+        if (
+          old && old.version === manifest.version && old.source === rp.source
+        ) {
+          Object.assign(checksums, old.checksums);
+        }
+        checksums[host] = artifact.checksum;
+      }
     }
     const sorted: Record<string, string> = {};
     for (const k of Object.keys(checksums).sort()) sorted[k] = checksums[k]!;
@@ -308,9 +408,9 @@ export async function lockConfig(
         net: [...manifest.capabilities.net],
       },
       configSchema: manifest.configSchema ?? [],
-      ...(artifact.tools
+      ...(tools
         ? {
-          tools: artifact.tools.map((t) => ({
+          tools: tools.map((t) => ({
             name: t.name,
             kind: t.kind,
             risk: t.risk,

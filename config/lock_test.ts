@@ -89,7 +89,7 @@ Deno.test("lockConfig() keeps a forge provider's entry and refuses one it cannot
     assert.deepEqual(refused.diagnostics.map((d) => d.code), [
       "E_PROVIDER_NOT_LOCKED",
     ]);
-    assert.match(refused.diagnostics[0]!.detail!, /not supported offline/);
+    assert.match(refused.diagnostics[0]!.detail!, /needs the network/);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

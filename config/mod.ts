@@ -94,6 +94,9 @@ export {
   readPluginManifest,
 } from "./files.ts";
 export {
+  type ForgeLockFacts,
+  type ForgeLockRequest,
+  type ForgeLockResolver,
   type LockChange,
   lockConfig,
   type LockConfigOptions,
@@ -204,10 +207,14 @@ export {
   type PlanState,
   STATE_BACKENDS,
 } from "./decode_state.ts";
-export type {
-  ConstraintOperator,
-  VersionCondition,
-  VersionConstraint,
+export {
+  type ConstraintOperator,
+  parseVersionConstraint,
+  type ParseVersionConstraintResult,
+  satisfies,
+  selectNewest,
+  type VersionCondition,
+  type VersionConstraint,
 } from "./version_constraint.ts";
 export {
   diagnosticToJson,

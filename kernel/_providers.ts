@@ -41,6 +41,8 @@ import type { ModelChainEntry } from "./agent/session_spec.ts";
 import type { Plugin } from "./plugin/plugin.ts";
 import type { PluginHost } from "./plugin/host.ts";
 import { ProviderError } from "./api.ts";
+import { hostPlatform } from "../config/mod.ts";
+import { installForgePlugin } from "./registry/mod.ts";
 
 /** What a provider runs: its manifest and its entrypoint's path. */
 export interface Launchable {
@@ -67,12 +69,13 @@ export async function launchableOf(
   p: PlanProvider,
   builtins: BuiltinCatalog | undefined,
   plan?: Plan,
+  forge?: ForgeLaunchOptions,
 ): Promise<Launchable> {
   // Refused when its manifest claims another provider's local name or a
   // first-party plugin's name: the plugin is known by its local name and
   // must not pass for another (checked again here because the plugin's
   // files may have changed since the config was compiled).
-  const l = await findLaunchable(dir, p, builtins);
+  const l = await findLaunchable(dir, p, builtins, plan, forge);
   const conflict = manifestNameConflict(
     { localName: p.name, source: p.source, manifestName: l.manifest.name },
     (plan?.providers ?? [p]).map((q) => q.name),
@@ -86,6 +89,8 @@ async function findLaunchable(
   dir: string,
   p: PlanProvider,
   builtins: BuiltinCatalog | undefined,
+  plan: Plan | undefined,
+  forge: ForgeLaunchOptions | undefined,
 ): Promise<Launchable> {
   const folder = p.devOverride ??
     (p.sourceKind === "path" ? p.location ?? p.source : undefined);
@@ -105,10 +110,68 @@ async function findLaunchable(
     if (!b) throw new ProviderError(p.name, `unknown builtin "${p.source}"`);
     return { manifest: b.manifest, entrypoint: b.entrypoint };
   }
-  throw new ProviderError(
-    p.name,
-    `the forge source "${p.source}" cannot be run yet: this kernel runs builtin/<name> and path sources only (use a dev_overrides path in the global config to run a local checkout)`,
-  );
+  return await forgeLaunchable(p, plan, forge);
+}
+
+/** How forge plugins are found for a launch. */
+export interface ForgeLaunchOptions {
+  /** The environment (the cache's place, the API bases, the tokens). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** `--locked`: never touch the network, use only the cache. */
+  readonly offline?: boolean;
+  /** Told about a refused cache entry. */
+  readonly onWarning?: (message: string) => void;
+}
+
+/**
+ * A forge provider's plugin from the cache, verified against its lock
+ * entry's checksum for this platform (a tampered entry is refused and
+ * fetched again, unless offline).
+ */
+async function forgeLaunchable(
+  p: PlanProvider,
+  plan: Plan | undefined,
+  forge: ForgeLaunchOptions | undefined,
+): Promise<Launchable> {
+  const platform = hostPlatform();
+  const expected = p.lock?.checksums[platform];
+  if (p.lock === undefined || expected === undefined) {
+    throw new ProviderError(
+      p.name,
+      p.lock === undefined
+        ? `the forge source "${p.source}" is not locked: run "agent lock"`
+        : `the lock entry of "${p.source}" ${p.lock.version} has no checksum for ${platform}: run "agent lock" on this platform, or without --platform`,
+    );
+  }
+  let installed;
+  try {
+    installed = await installForgePlugin(p.source, p.lock.version, expected, {
+      env: forge?.env ?? {},
+      mirror: plan?.global.registryMirror,
+      offline: forge?.offline ?? false,
+      ...(forge?.onWarning ? { onWarning: forge.onWarning } : {}),
+    });
+  } catch (err) {
+    throw new ProviderError(
+      p.name,
+      err instanceof Error ? err.message : String(err),
+      { cause: err },
+    );
+  }
+  const manifest = await readManifest(join(installed.root, "plugin.json"));
+  if (manifest.version !== p.lock.version) {
+    throw new ProviderError(
+      p.name,
+      `the cached plugin.json of "${p.source}" says version ${manifest.version}, the lock file ${p.lock.version}`,
+    );
+  }
+  return {
+    manifest,
+    entrypoint: isAbsolute(manifest.entrypoint)
+      ? manifest.entrypoint
+      : join(installed.root, manifest.entrypoint),
+    root: installed.root,
+  };
 }
 
 /**
@@ -174,6 +237,8 @@ export interface LaunchProvidersOptions {
   readonly builtins?: BuiltinCatalog | undefined;
   /** Aborting stops plugin launches in progress. */
   readonly signal?: AbortSignal | undefined;
+  /** Where forge plugins come from. @default {no network tokens, online} */
+  readonly forge?: ForgeLaunchOptions | undefined;
 }
 
 /** The maps {@linkcode configureProvider} fills. */
@@ -199,6 +264,28 @@ export async function launchProviders(
   plan: Plan,
   options: LaunchProvidersOptions = {},
 ): Promise<LaunchedProviders> {
+  // Where each plugin is, first: a forge provider's category is known only
+  // from its plugin.json (the lock entry does not record it), and the plan
+  // gets it before anything is decided by category.
+  const found = await Promise.allSettled(
+    plan.providers.map((p) =>
+      launchableOf(dir, p, options.builtins, plan, options.forge)
+    ),
+  );
+  for (const r of found) if (r.status === "rejected") throw r.reason;
+  const launchables = new Map(plan.providers.map((p, i) => {
+    const l = (found[i] as PromiseFulfilledResult<Launchable>).value;
+    if (p.category === undefined) {
+      p.category = l.manifest.category;
+      p.runtime = l.manifest.runtime;
+      const budget = p.config["token_budget"];
+      if (
+        (p.category === "context" || p.category === "memory") &&
+        typeof budget === "number"
+      ) p.tokenBudget = budget;
+    }
+    return [p, l];
+  }));
   const hooked = new Set([
     ...plan.hooks.map((h) => h.provider),
     // Memory providers are implicitly subscribed (plugins.md §6.4).
@@ -214,12 +301,7 @@ export async function launchProviders(
     renderers: new Map(),
   };
   const launched = await Promise.allSettled(plan.providers.map(async (p) => {
-    const { manifest, entrypoint, root: pluginRoot } = await launchableOf(
-      dir,
-      p,
-      options.builtins,
-      plan,
-    );
+    const { manifest, entrypoint, root: pluginRoot } = launchables.get(p)!;
     const config = revealProviderConfig(p) as JsonObject;
     let plugin: Plugin;
     try {

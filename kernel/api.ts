@@ -95,9 +95,15 @@ export interface OpenKernelOptions {
   /**
    * Require a complete lock file that matches every provider
    * (`.agent/agent.lock.hcl`); otherwise {@linkcode openKernel} throws a
-   * {@linkcode ConfigError}. @default {false}
+   * {@linkcode ConfigError}. Forge plugins then come from the plugin
+   * cache only: the network is never used. @default {false}
    */
   readonly locked?: boolean;
+  /**
+   * Told when a forge plugin's cache entry is refused (it no longer
+   * matches the lock file's checksum) and fetched again. @default {none}
+   */
+  readonly onWarning?: (message: string) => void;
   /**
    * The environment: what `env()` in `agent.hcl` reads, where the sessions
    * directory is found (`XDG_STATE_HOME`, `HOME`), and what granted

@@ -537,6 +537,11 @@ export async function openKernel(
     const providers = await launchProviders(host, root, plan, {
       builtins: options.builtins,
       signal: options.signal,
+      forge: {
+        env,
+        offline: options.locked ?? false,
+        ...(options.onWarning ? { onWarning: options.onWarning } : {}),
+      },
     });
     store = await openStateStore(plan.state, env, options.sessionsDir, runtime);
     const deps = await agentDepsOf(root, plan, {

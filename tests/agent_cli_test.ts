@@ -12,7 +12,9 @@ function io(cwd = REPO) {
     stdout: (t: string) => (out += t),
     stderr: (t: string) => (err += t),
     isTerminal: false,
-    env: { HOME: "/nonexistent-home" },
+    // A forge source is resolved on the forge: nothing listens here, so no
+    // test reaches a real one.
+    env: { HOME: "/nonexistent-home", GITHUB_API_URL: "http://127.0.0.1:1" },
     cwd,
     out: () => out,
     err: () => err,

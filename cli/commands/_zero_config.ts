@@ -103,8 +103,15 @@ export async function openProjectKernel(
     builtins: BUILTINS,
     env: io.env,
     locked: options.locked,
+    onWarning: (m) => io.stderr(`warning: ${m}\n`),
     ...(options.persistAlways ? { persistAlways: true } : {}),
     ...(config.kind === "default" ? { defaultConfig: config.text } : {}),
   });
+  // A dev override is said at every run (config.md §2.8).
+  for (const d of kernel.diagnostics) {
+    if (d.code === "W_DEV_OVERRIDE") {
+      io.stderr(`warning: ${d.summary}. ${d.detail ?? ""}\n`);
+    }
+  }
   return { kernel };
 }

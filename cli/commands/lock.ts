@@ -12,15 +12,19 @@ import { parseOptions, usageError } from "./_common.ts";
 import { EXIT_USAGE } from "./exit_codes.ts";
 
 /** The `--help` text of `agent lock`. */
-export const LOCK_HELP: string = `Usage: agent lock [dir] [--accept-widening]
+export const LOCK_HELP: string =
+  `Usage: agent lock [dir] [--accept-widening] [--upgrade[=NAME]] [--platform OS_ARCH]...
 
 Writes dir/.agent/agent.lock.hcl (dir defaults to the current directory) for
 every provider available locally (builtin/<name> and path sources): its
 version, the checksum of its artifact, its capability envelope and its config
 schema, and the tools its manifest declares with their kinds and risk
-classes. Forge providers keep their existing entries (they cannot be resolved
-offline); dev_overrides names are never written. An unchanged project is
-written byte for byte the same.
+classes. Forge providers (github.com/... and gitlab.com/... sources) are
+resolved through the forge's Releases API: the locked version is kept while
+it satisfies the constraint, else the newest satisfying release is chosen;
+the checksum of every platform in the release's checksum file is recorded
+and the host's archive is verified and cached. dev_overrides names are never
+written. An unchanged project is written byte for byte the same.
 
 A new version of a locked plugin whose capability envelope, tools or risk
 classes are wider than the locked ones is refused, listing each widened
@@ -30,10 +34,15 @@ accepted (accepted_widening) and agent plan shows it.
 Options:
   --accept-widening  Record versions that widen the locked envelope, tools
                      or risk classes
+  --upgrade[=NAME]   Move forge providers (or only NAME; repeatable) to the
+                     newest version their constraints allow
+  --platform OS_ARCH Record only these platforms' checksums (repeatable,
+                     e.g. linux_amd64); default: every published platform
   -h, --help         Show this help
 `;
 
-const USAGE = "Usage: agent lock [dir] [--accept-widening]";
+const USAGE =
+  "Usage: agent lock [dir] [--accept-widening] [--upgrade[=NAME]] [--platform OS_ARCH]...";
 
 /**
  * Runs `agent lock`.
@@ -47,9 +56,22 @@ export async function lockCommand(
   args: readonly string[],
   io: CliIo,
 ): Promise<number> {
-  const parsed = parseOptions(io, USAGE, args, {
+  // `--upgrade` alone upgrades every forge provider; `--upgrade=NAME`
+  // only NAME (a bare value would be taken for the directory).
+  let upgrade: boolean | string[] = false;
+  const rest: string[] = [];
+  for (const a of args) {
+    if (a === "--upgrade") upgrade = true;
+    else if (a.startsWith("--upgrade=")) {
+      const name = a.slice("--upgrade=".length);
+      if (name === "") return usageError(io, USAGE, "--upgrade= needs a name");
+      if (upgrade !== true) upgrade = [...(upgrade || []), name];
+    } else rest.push(a);
+  }
+  const parsed = parseOptions(io, USAGE, rest, {
     help: { type: "boolean", short: "h" },
     "accept-widening": { type: "boolean" },
+    platform: { type: "string", multiple: true },
   });
   if (!parsed) return EXIT_USAGE;
   if (parsed.values.help) {
@@ -62,10 +84,32 @@ export async function lockCommand(
   const dir = resolve(io.cwd, parsed.positionals[0] ?? ".");
   const { lockConfig } = await import("../../config/lock.ts");
   const { renderHuman } = await import("../../config/render.ts");
+  const { forgeLockResolver } = await import("../../kernel/registry/mod.ts");
+  const given = parsed.values.platform as string | string[] | undefined;
+  const platforms = given === undefined
+    ? undefined
+    : Array.isArray(given)
+    ? given
+    : [given];
+  for (const p of platforms ?? []) {
+    if (!/^[a-z0-9]+_[a-z0-9]+$/.test(p)) {
+      return usageError(
+        io,
+        USAGE,
+        `--platform ${JSON.stringify(p)} is not <os>_<arch> (e.g. linux_amd64)`,
+      );
+    }
+  }
   const r = await lockConfig(dir, {
     builtins: BUILTINS,
     env: io.env,
     acceptWidening: parsed.values["accept-widening"] ?? false,
+    upgrade,
+    forge: forgeLockResolver({
+      env: io.env,
+      ...(platforms ? { platforms } : {}),
+      onWarning: (m) => io.stderr(`warning: ${m}\n`),
+    }),
   });
   if (!r.ok) {
     io.stderr(
