@@ -123,6 +123,7 @@ export {
   ProviderError,
   type RenderedReplayEvent,
   type ReplayRenderItem,
+  type RunningFrontend,
   sessionExitCode,
   type SessionOutcome,
 } from "./kernel/api.ts";

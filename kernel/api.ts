@@ -356,8 +356,44 @@ export interface Kernel extends AsyncDisposable {
     text: string,
     options?: KernelTriggerOptions,
   ): SessionRun<SessionOutcome>;
+  /**
+   * Starts a frontend plugin (`FrontendService`): `name`, else
+   * `settings.default_frontend`. It runs with its grant under the OS
+   * sandbox and drives sessions through its callback channel (CreateSession,
+   * SubmitInput, ResolvePlanDecision, …). When it exits or crashes, the
+   * sessions it was attached to go on headless (pending asks settled by
+   * `on_ask`); a frontend started again re-attaches with AttachSession.
+   *
+   * @param name The frontend provider's local name.
+   * @param options Aborting stops the launch.
+   * @returns The running frontend.
+   * @throws {ProviderError} When no frontend is named, the name is not a
+   * frontend provider, or it cannot be started or configured.
+   */
+  startFrontend(
+    name?: string,
+    options?: { signal?: AbortSignal },
+  ): Promise<RunningFrontend>;
   /** Stops every plugin and closes the session store (idempotent). */
   close(): Promise<void>;
+}
+
+/** A frontend plugin {@linkcode Kernel.startFrontend} started. */
+export interface RunningFrontend {
+  /** Its local name. */
+  readonly name: string;
+  /**
+   * Resolves when its process ends: its exit code (`null` when a signal
+   * ended it) and whether it crashed (a non-zero exit or a signal that
+   * `stop` did not cause).
+   */
+  readonly exited: Promise<
+    { code: number | null; signal: string | null; crashed: boolean }
+  >;
+  /** Asks it to stop (drain, then kill) and waits for it. */
+  stop(): Promise<void>;
+  /** Kills it at once (as a crash would). */
+  kill(): void;
 }
 
 /** Options of {@linkcode Kernel.trigger}. */

@@ -11,6 +11,7 @@ import {
   ClientDecision,
   PlanDecisionScope,
 } from "../../proto/gen/pluggableharness/plan/v1/types_pb.ts";
+import { Category } from "../../proto/gen/pluggableharness/common/v1/types_pb.ts";
 import { SessionNotResumableError } from "../agent/errors.ts";
 import { sessionInfoOf } from "../state/_convert.ts";
 import { SchemaTooNewError, SessionNotFoundError } from "../state/errors.ts";
@@ -236,6 +237,7 @@ export function frontendHandlers(
       }
       release();
       h.attached.delete(k);
+      if (h.attached.size === 0) h.agent?.setHeadless(true);
       return {};
     },
 
@@ -269,7 +271,7 @@ export function frontendHandlers(
       }
     },
 
-    invokeSlashCommand: (req) => {
+    invokeSlashCommand: async (req) => {
       const h = attached(req.sessionId);
       if (!req.name) throw invalidRequest("name is required");
       if (req.name.startsWith("/")) {
@@ -286,15 +288,18 @@ export function frontendHandlers(
         );
       }
       if (h.replayOnly) throw replayOnlyError(h.sessionId);
-      parseSlashArgs(req.name, req.args, route.inputSchema);
-      throw frontendError(
-        Code.FAILED_PRECONDITION,
-        FrontendErrorCategory.UNKNOWN,
-        `Cannot run "/${req.name}" of provider "${route.provider}": this kernel does not launch slash-command plugins yet, so the no-model-turn Invoke path has nothing to call`,
-      );
+      const args = parseSlashArgs(req.name, req.args, route.inputSchema);
+      await hub.invoke(h, {
+        provider: route.provider,
+        schema: route.schema,
+        endpoint: route.endpoint,
+        arguments: args,
+        producerCategory: Category.SLASHCOMMAND,
+      }).outcome;
+      return {};
     },
 
-    triggerAction: (req) => {
+    triggerAction: async (req) => {
       const h = attached(req.sessionId);
       if (!req.nodeId) throw invalidRequest("node_id is required");
       if (!req.toolName) throw invalidRequest("tool_name is required");
@@ -315,11 +320,21 @@ export function frontendHandlers(
         );
       }
       if (h.replayOnly) throw replayOnlyError(h.sessionId);
-      throw frontendError(
-        Code.FAILED_PRECONDITION,
-        FrontendErrorCategory.UNKNOWN,
-        `Cannot trigger action "${req.nodeId}": the no-model-turn Invoke path (plan/apply without a model turn) is not in this kernel yet`,
-      );
+      const entry = h.agent?.toolEntry(action.provider, action.toolName);
+      if (!entry) {
+        throw frontendError(
+          Code.FAILED_PRECONDITION,
+          FrontendErrorCategory.INVALID_REQUEST,
+          `Cannot trigger action "${req.nodeId}": "${action.provider}.${action.toolName}" is not a tool of session "${h.sessionId}" (out of the profile's scope, or a resource tool in plan mode)`,
+        );
+      }
+      await hub.invoke(h, {
+        provider: entry.provider,
+        schema: entry.schema,
+        endpoint: entry.endpoint,
+        arguments: action.args,
+      }).outcome;
+      return {};
     },
   };
 }
