@@ -1,0 +1,231 @@
+/**
+ * Frontend, widget-free and slash-command plugins run by `openKernel`
+ * (plugins.md §6.5, §6.7; kernel.md §2.6), end to end through real plugin
+ * subprocesses and the callback channel: the reference TypeScript frontend
+ * (examples/frontend) started by `Kernel.startFrontend` drives a session
+ * of the scripted model; the `slasher` fixture (tests/fixtures/slasher)
+ * serves two direct-invoke commands, listed by the profile's
+ * `slash_commands = ["sl.*"]`.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import { fromBinary } from "@bufbuild/protobuf";
+import { openKernel } from "../kernel/kernel.ts";
+import type { Kernel } from "../kernel/api.ts";
+import { ProviderError } from "../kernel/api.ts";
+import { BUILTINS } from "../plugins/builtin.ts";
+import { EventKind } from "../proto/gen/pluggableharness/kernel/v1/types_pb.ts";
+import { Category } from "../proto/gen/pluggableharness/common/v1/types_pb.ts";
+import { PlanEventSchema } from "../proto/gen/pluggableharness/event/v1/events_pb.ts";
+import { PATH } from "./_helpers.ts";
+import type { Turn } from "./_agent_project.ts";
+import { SqliteSessionStore } from "../kernel/state/sqlite_session_store.ts";
+
+const FRONTEND = fileURLToPath(
+  new URL("../examples/frontend", import.meta.url),
+);
+const SLASHER = fileURLToPath(
+  new URL("./fixtures/slasher", import.meta.url),
+);
+
+interface Project extends AsyncDisposable {
+  dir: string;
+  sessionsDir: string;
+  kernel: Kernel;
+  /** Writes the frontend's input lines. */
+  input(lines: string[]): Promise<void>;
+  /** The frontend's output so far. */
+  output(): Promise<string>;
+}
+
+async function project(
+  turns: Turn[],
+  options: { slashCommands?: string[]; onAskPolicy?: string } = {},
+): Promise<Project> {
+  const root = await Deno.realPath(
+    await Deno.makeTempDir({ prefix: "ph-agent-fe-plugins-" }),
+  );
+  const dir = `${root}/project`;
+  await Deno.mkdir(dir);
+  await Deno.writeTextFile(
+    `${dir}/agent.hcl`,
+    `required_providers {
+  scripted = { source = "builtin/scripted", version = "~> 0.1" }
+  fs       = { source = "builtin/filesystem", version = "~> 0.1" }
+  sl       = { source = ${JSON.stringify(SLASHER)}, version = "~> 0.1" }
+  line     = { source = ${JSON.stringify(FRONTEND)}, version = "~> 0.1" }
+}
+
+provider "scripted" {
+  script     = "./script.json"
+  allow_read = ["."]
+}
+
+provider "fs" {
+  roots       = ["."]
+  allow_read  = ["."]
+  allow_write = ["."]
+}
+
+provider "line" {
+  input       = "./input.txt"
+  output      = "./output.txt"
+  allow_read  = ["."]
+  allow_write = ["."]
+}
+
+policy "reads_ok" {
+  match  = { kind = "data_source" }
+  action = "allow"
+}
+
+policy "writes_ask" {
+  match  = { provider = "fs", kind = "resource" }
+  action = "ask"
+}
+
+policy "no_wipe" {
+  match  = { provider = "sl", tool_name = "wipe" }
+  action = "deny"
+}
+
+settings {
+  default_frontend = "line"
+  log_level        = "warn"
+  telemetry        = false
+}
+
+agent_profile "default" {
+  model {
+    primary {
+      provider = "scripted"
+      id       = "scripted"
+    }
+  }
+  tools          = ["fs.*"]
+  slash_commands = ${JSON.stringify(options.slashCommands ?? ["sl.*"])}
+}
+`,
+  );
+  await Deno.writeTextFile(`${dir}/script.json`, JSON.stringify({ turns }));
+  await Deno.writeTextFile(`${dir}/output.txt`, "");
+  const sessionsDir = `${root}/sessions`;
+  const kernel = await openKernel(dir, {
+    builtins: BUILTINS,
+    env: { PATH, HOME: root, XDG_STATE_HOME: `${root}/state` },
+    sessionsDir,
+  });
+  return {
+    dir,
+    sessionsDir,
+    kernel,
+    input: (lines) =>
+      Deno.writeTextFile(`${dir}/input.txt`, lines.join("\n") + "\n"),
+    output: () => Deno.readTextFile(`${dir}/output.txt`),
+    [Symbol.asyncDispose]: async () => {
+      try {
+        await kernel.close();
+      } finally {
+        await Deno.remove(root, { recursive: true });
+      }
+    },
+  };
+}
+
+const WRITE: Turn = {
+  tool_calls: [{
+    id: "toolu_w",
+    name: "write_file",
+    arguments: { path: "a.txt", content: "hi\n" },
+  }],
+};
+
+Deno.test("a frontend plugin started from default_frontend drives a real session over the callback channel: SubmitInput, a plan answered from its input, the transcript", async () => {
+  await using p = await project([WRITE, { text: "wrote it" }]);
+  await p.input(["write a.txt", "allow", "wait"]);
+  const fe = await p.kernel.startFrontend();
+  assert.equal(fe.name, "line");
+  const exit = await fe.exited;
+  const out = await p.output();
+  assert.deepEqual(exit, { code: 0, signal: null, crashed: false }, out);
+  assert.match(out, /^created [0-9A-Z]{26}$/m);
+  assert.match(out, /^plan: fs\.write_file ASK$/m);
+  assert.match(out, /^answered allow$/m);
+  assert.match(out, /^assistant: wrote it$/m);
+  assert.match(out, /^detached$/m);
+  assert.equal(await Deno.readTextFile(`${p.dir}/a.txt`), "hi\n");
+});
+
+Deno.test("InvokeSlashCommand runs a slash-command plugin's Invoke without a model turn, with call_context set, through the plan/apply gate: policy denies /wipe", async () => {
+  await using p = await project([{ text: "unused" }]);
+  await p.input(["/greet bob", "/wipe", "/nope"]);
+  const fe = await p.kernel.startFrontend("line");
+  const exit = await fe.exited;
+  const out = await p.output();
+  assert.equal(exit.crashed, false, out);
+  const created = out.match(/^created ([0-9A-Z]{26})$/m)![1]!;
+  // /greet ran in the plugin with the kernel's call_context.
+  const greet = out.match(/^result: (\{"session_id".*)$/m);
+  assert.ok(greet, out);
+  const payload = JSON.parse(greet[1]!);
+  assert.equal(payload.text, "hello bob");
+  assert.equal(payload.session_id, created);
+  assert.match(payload.turn_id, /^[0-9A-Z]{26}$/);
+  assert.match(out, /^command \/greet done$/m);
+  // /wipe is a resource: planned, and denied by policy (never invoked).
+  assert.match(out, /^plan: sl\.wipe DENY$/m);
+  assert.doesNotMatch(out, /"wiped":true/);
+  assert.match(out, /^command \/nope failed: .*Unknown slash command "\/nope"/m);
+  // The plan item is a slash command's, and no model was called.
+  const store = new SqliteSessionStore({ dir: p.sessionsDir });
+  try {
+    const log = await store.open(created);
+    try {
+      const kinds: EventKind[] = [];
+      let category: Category | undefined;
+      for await (const e of log.readEvents()) {
+        kinds.push(e.kind);
+        if (e.kind === EventKind.PLAN) {
+          category = fromBinary(PlanEventSchema, e.payload).plan?.items[0]
+            ?.producerCategory;
+        }
+      }
+      assert.equal(category, Category.SLASHCOMMAND);
+      assert.ok(!kinds.includes(EventKind.MESSAGE), "no model turn ran");
+    } finally {
+      await log.close();
+    }
+  } finally {
+    await store.close();
+  }
+});
+
+Deno.test("a crashed frontend leaves the session running headless: its pending ask is settled by on_ask at once, and a restarted frontend re-attaches", async () => {
+  await using p = await project([WRITE, { text: "could not write" }]);
+  await p.input(["write a.txt", "crash-at-ask"]);
+  const first = await p.kernel.startFrontend();
+  const exit = await first.exited;
+  assert.deepEqual(exit, { code: 3, signal: null, crashed: true });
+  const id = (await p.output()).match(/^created ([0-9A-Z]{26})$/m)![1]!;
+  // Restarted, it re-attaches the still-running session and sees the
+  // ask denied by on_ask and the turn finished.
+  await p.input(["attach", "wait 1"]);
+  const second = await p.kernel.startFrontend();
+  assert.equal((await second.exited).crashed, false, await p.output());
+  const out = await p.output();
+  assert.match(out, new RegExp(`^attached ${id}$`, "m"));
+  assert.match(out, /^error: .*/m);
+  assert.match(out, /^assistant: could not write$/m);
+  await assert.rejects(Deno.stat(`${p.dir}/a.txt`), Deno.errors.NotFound);
+});
+
+Deno.test("startFrontend refuses a provider that is not a frontend, naming it", async () => {
+  await using p = await project([{ text: "unused" }]);
+  await assert.rejects(
+    p.kernel.startFrontend("fs"),
+    (e: unknown) =>
+      e instanceof ProviderError && /"fs".*not a frontend/.test(e.message),
+  );
+});
