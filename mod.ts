@@ -112,6 +112,7 @@ export {
  * callback.
  */
 export {
+  type CommandOutcome,
   type Kernel,
   type KernelSendOptions,
   type KernelSession,

@@ -55,6 +55,8 @@ export const E_SLASH_COMMAND_ENTRY = "E_SLASH_COMMAND_ENTRY";
  * listed command is not one its provider declares.
  */
 export const E_SLASH_COMMAND_CONFLICT = "E_SLASH_COMMAND_CONFLICT";
+/** `settings.default_frontend` names no declared provider. */
+export const W_UNKNOWN_FRONTEND = "W_UNKNOWN_FRONTEND";
 /** A hook point the plugin does not advertise (stage B). */
 export const E_HOOK_POINT_UNSUPPORTED = "E_HOOK_POINT_UNSUPPORTED";
 /** `agent.hcl` is missing. */

@@ -24,13 +24,13 @@ import {
   E_NO_CONFIG,
   E_PROVIDER_CATEGORY,
   E_SLASH_COMMAND_CONFLICT,
-  E_UNKNOWN_PROVIDER,
   LOCK_CODES,
   W_EXTRA_HCL,
   W_LOCK_MISSING,
   W_LOCK_OUTDATED,
   W_LOCK_UNUSED,
   W_PROVIDER_NOT_LOCKED,
+  W_UNKNOWN_FRONTEND,
 } from "./codes.ts";
 import { hostPlatform } from "./checksum.ts";
 import { type AgentConfig, decodeAgentConfig } from "./decode.ts";
@@ -520,13 +520,15 @@ function crossCheckFrontend(
     const frontends = [...byName.values()].filter((q) =>
       q.category === "frontend"
     ).map((q) => `"${q.name}"`);
+    // A warning: `agent` and `agent run` fail with the same message only
+    // when they are asked to start it.
     diagnostics.push(diag(
-      "error",
-      E_UNKNOWN_PROVIDER,
+      "warning",
+      W_UNKNOWN_FRONTEND,
       `Unknown frontend "${name}"`,
-      `settings.default_frontend must name a frontend provider declared in required_providers (${
-        frontends.length ? frontends.join(", ") : "none is declared"
-      }).`,
+      `settings.default_frontend names no provider declared in required_providers (declared frontends: ${
+        frontends.length ? frontends.join(", ") : "none"
+      }); "agent" will refuse to start it.`,
       range,
     ));
   } else if (p.category !== undefined && p.category !== "frontend") {

@@ -291,6 +291,19 @@ export interface KernelSession extends AsyncDisposable {
    */
   resolveInteractive(callId: string, response: JsonObject): boolean;
   /**
+   * Runs a direct-invoke slash command (`/name args`) of the profile's
+   * `slash_commands`, without a model turn, through the same policy and
+   * plan/apply gate as a tool call (and the same hub operation as a
+   * frontend's `InvokeSlashCommand`). Queued behind running input.
+   *
+   * @param name The command name, without the slash.
+   * @param args The raw argument string (JSON, or the one text argument).
+   * @returns The command's result payload, or its error.
+   * @throws {Error} For an unknown command or bad arguments (the message
+   * names them).
+   */
+  command(name: string, args?: string): Promise<CommandOutcome>;
+  /**
    * Resolves when no prompt or wake turn runs: a control-plane wake channel
    * (a background command's exit, a `control_plane` timer, a trigger)
    * starts a turn of its own on an idle session.
@@ -307,6 +320,11 @@ export interface KernelSession extends AsyncDisposable {
    */
   close(status?: "completed" | "cancelled"): Promise<SessionOutcome>;
 }
+
+/** How a slash command ended: its result payload, or its error. */
+export type CommandOutcome =
+  | { readonly ok: true; readonly result: JsonObject }
+  | { readonly ok: false; readonly error: string };
 
 /** A running kernel: its plan, its plugins, its sessions. */
 export interface Kernel extends AsyncDisposable {

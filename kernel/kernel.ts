@@ -370,6 +370,12 @@ class KernelImpl implements Kernel {
       },
       resolveInteractive: (id, response) =>
         session.resolveInteractive(id, response),
+      command: async (name, args = "") => {
+        const o = await hub.invokeSlashCommand(h, name, args).outcome;
+        return "result" in o
+          ? { ok: true, result: o.result }
+          : { ok: false, error: o.error.message };
+      },
       idle: () => session.idle(),
       close: (status) => hub.close(h, status).then((r) => outcomeOf(r!)),
       [Symbol.asyncDispose]: async () => {

@@ -20,7 +20,7 @@ import { EventKind } from "../proto/gen/pluggableharness/kernel/v1/types_pb.ts";
 import { Category } from "../proto/gen/pluggableharness/common/v1/types_pb.ts";
 import { PlanEventSchema } from "../proto/gen/pluggableharness/event/v1/events_pb.ts";
 import { PATH } from "./_helpers.ts";
-import type { Turn } from "./_agent_project.ts";
+import { agent, makeProject, type Turn } from "./_agent_project.ts";
 import { SqliteSessionStore } from "../kernel/state/sqlite_session_store.ts";
 
 const FRONTEND = fileURLToPath(
@@ -177,7 +177,10 @@ Deno.test("InvokeSlashCommand runs a slash-command plugin's Invoke without a mod
   // /wipe is a resource: planned, and denied by policy (never invoked).
   assert.match(out, /^plan: sl\.wipe DENY$/m);
   assert.doesNotMatch(out, /"wiped":true/);
-  assert.match(out, /^command \/nope failed: .*Unknown slash command "\/nope"/m);
+  assert.match(
+    out,
+    /^command \/nope failed: .*Unknown slash command "\/nope"/m,
+  );
   // The plan item is a slash command's, and no model was called.
   const store = new SqliteSessionStore({ dir: p.sessionsDir });
   try {
@@ -228,4 +231,39 @@ Deno.test("startFrontend refuses a provider that is not a frontend, naming it", 
     (e: unknown) =>
       e instanceof ProviderError && /"fs".*not a frontend/.test(e.message),
   );
+});
+
+Deno.test("the interactive CLI routes /name lines through the same InvokeSlashCommand operation: builtin/commands answers /help, /cost, /context; /export writes the transcript; /compact says no compactor is configured; an unknown command is named", async () => {
+  await using p = await makeProject({
+    turns: [{ text: "hello there" }],
+    extraRequired: `cmds = { source = "builtin/commands", version = "~> 0.1" }`,
+    profile: `slash_commands = ["cmds.*"]`,
+    extraProviders: `provider "cmds" {
+  allow_write = ["."]
+}`,
+    policies: `policy "commands_ok" {
+  match  = { provider = "cmds" }
+  action = "allow"
+}`,
+  });
+  const r = await agent(
+    p,
+    [],
+    "hi\n/help\n/cost\n/context\n/export out.md\n/compact\n/nope\n/exit\n",
+  );
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /hello there/);
+  assert.match(r.out, /^\/help — Lists these commands\.$/m);
+  assert.match(r.out, /^\/export — /m);
+  assert.match(
+    r.out,
+    /^\$\d+\.\d{4} over 1 model call \(\d+ input, \d+ output tokens\)$/m,
+  );
+  assert.match(r.out, /^scripted\/scripted: \d+ of \d+ context tokens used/m);
+  assert.match(r.err, /\/compact: No compactor configured/);
+  const md = await Deno.readTextFile(`${p.dir}/out.md`);
+  assert.match(md, /^# Session [0-9A-Z]{26}$/m);
+  assert.match(md, /## User\n\nhi\n/);
+  assert.match(md, /## Assistant\n\nhello there\n/);
+  assert.match(r.err, /\/nope: Unknown slash command "\/nope".*\/help/);
 });

@@ -77,6 +77,8 @@ import {
 import { DEFAULT_DELTA_BUFFER, DeltaFanout } from "./delta_fanout.ts";
 import { MetadataBoard } from "./metadata_board.ts";
 import { frontendHandlers } from "./rpc_handlers.ts";
+import { parseSlashArgs } from "./slash_args.ts";
+import { Category } from "../../proto/gen/pluggableharness/common/v1/types_pb.ts";
 
 /** The bus topic of session state changes. */
 export const STATE_TOPIC = "kernel.state";
@@ -449,6 +451,54 @@ export class FrontendHub implements FrontendSurface {
     };
     h.queue = h.queue.then(start, start);
     return { turnId, outcome: outcome.promise };
+  }
+
+  /**
+   * Runs a direct-invoke slash command (`InvokeSlashCommand`, and `/name`
+   * typed in the CLI): the profile's route, `args` parsed against its
+   * `input_schema`, then {@linkcode FrontendHub.invoke} as a
+   * `CATEGORY_SLASHCOMMAND` plan item.
+   *
+   * @param h The session.
+   * @param name The command name, without the slash.
+   * @param args The raw argument string.
+   * @returns The turn id and the outcome.
+   * @throws {GrpcStatusError} `INVALID_ARGUMENT` for a missing name, a
+   * leading slash or bad arguments; `NOT_FOUND` for a command the profile
+   * does not list; `SESSION_REPLAY_ONLY` for a session without input.
+   */
+  invokeSlashCommand(
+    h: HubSession,
+    name: string,
+    args: string,
+  ): { turnId: string; outcome: Promise<StoredOutcome> } {
+    if (!name) throw invalidRequest("name is required");
+    if (name.startsWith("/")) {
+      throw invalidRequest(
+        `name is "${name}": send the command name without the leading slash`,
+      );
+    }
+    const route = this.#o.slashCommands?.(h.profile).get(name);
+    if (!route) {
+      const known = [...(this.#o.slashCommands?.(h.profile).keys() ?? [])]
+        .map((n) => `/${n}`);
+      throw frontendError(
+        Code.NOT_FOUND,
+        FrontendErrorCategory.INVALID_REQUEST,
+        `Unknown slash command "/${name}": profile "${h.profile}" lists no such direct-invoke command (${
+          known.length ? `it has ${known.join(", ")}` : "it lists none"
+        })`,
+      );
+    }
+    if (h.replayOnly) throw replayOnlyError(h.sessionId);
+    const parsed = parseSlashArgs(name, args, route.inputSchema);
+    return this.invoke(h, {
+      provider: route.provider,
+      schema: route.schema,
+      endpoint: route.endpoint,
+      arguments: parsed,
+      producerCategory: Category.SLASHCOMMAND,
+    });
   }
 
   /**

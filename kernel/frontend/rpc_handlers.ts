@@ -33,7 +33,6 @@ import {
   notFound,
   replayOnlyError,
 } from "./hub.ts";
-import { parseSlashArgs } from "./slash_args.ts";
 
 function holderKey(h: GrantHolder): string {
   return `${h.category}/${h.name}`;
@@ -273,29 +272,7 @@ export function frontendHandlers(
 
     invokeSlashCommand: async (req) => {
       const h = attached(req.sessionId);
-      if (!req.name) throw invalidRequest("name is required");
-      if (req.name.startsWith("/")) {
-        throw invalidRequest(
-          `name is "${req.name}": send the command name without the leading slash`,
-        );
-      }
-      const route = hub._options.slashCommands?.(h.profile).get(req.name);
-      if (!route) {
-        throw frontendError(
-          Code.NOT_FOUND,
-          FrontendErrorCategory.INVALID_REQUEST,
-          `Unknown slash command "/${req.name}": profile "${h.profile}" lists no such direct-invoke command`,
-        );
-      }
-      if (h.replayOnly) throw replayOnlyError(h.sessionId);
-      const args = parseSlashArgs(req.name, req.args, route.inputSchema);
-      await hub.invoke(h, {
-        provider: route.provider,
-        schema: route.schema,
-        endpoint: route.endpoint,
-        arguments: args,
-        producerCategory: Category.SLASHCOMMAND,
-      }).outcome;
+      await hub.invokeSlashCommand(h, req.name, req.args).outcome;
       return {};
     },
 
