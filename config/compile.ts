@@ -463,7 +463,7 @@ function crossCheckSlashCommands(
       const d = directInvokeEntry(entry);
       const range = profile.slashRanges?.[i] ?? profile.range;
       const p = d && byName.get(d.provider);
-      if (!d || !p || p.category === undefined) return;
+      if (!d || !d.command || !p || p.category === undefined) return;
       if (p.category !== "slashcommand") {
         diagnostics.push(diag(
           "error",
