@@ -11,7 +11,6 @@ import {
   ClientDecision,
   PlanDecisionScope,
 } from "../../proto/gen/pluggableharness/plan/v1/types_pb.ts";
-import { Category } from "../../proto/gen/pluggableharness/common/v1/types_pb.ts";
 import { SessionNotResumableError } from "../agent/errors.ts";
 import { sessionInfoOf } from "../state/_convert.ts";
 import { SchemaTooNewError, SessionNotFoundError } from "../state/errors.ts";
