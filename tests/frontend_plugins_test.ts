@@ -267,3 +267,35 @@ Deno.test("the interactive CLI routes /name lines through the same InvokeSlashCo
   assert.match(md, /## Assistant\n\nhello there\n/);
   assert.match(r.err, /\/nope: Unknown slash command "\/nope".*\/help/);
 });
+
+Deno.test("agent run --frontend NAME starts the frontend plugin beside the run: it attaches the run's session and answers its ask", async () => {
+  await using p = await makeProject({
+    turns: [
+      {
+        tool_calls: [{
+          id: "toolu_w",
+          name: "write_file",
+          arguments: { path: "b.txt", content: "via frontend\n" },
+        }],
+      },
+      { text: "all written" },
+    ],
+    extraRequired: `line = { source = ${
+      JSON.stringify(FRONTEND)
+    }, version = "~> 0.1" }`,
+    extraProviders: `provider "line" {
+  input       = "./input.txt"
+  output      = "./output.txt"
+  allow_read  = ["."]
+  allow_write = ["."]
+}`,
+    files: { "input.txt": "attach\nallow\nwait 1\n", "output.txt": "" },
+  });
+  const r = await agent(p, ["run", "--frontend", "line", "write b.txt"]);
+  const out = await Deno.readTextFile(`${p.dir}/output.txt`);
+  assert.equal(r.code, 0, `${r.err}\n${out}`);
+  assert.match(out, /^attached [0-9A-Z]{26}$/m);
+  assert.match(out, /^answered allow$/m);
+  assert.equal(await Deno.readTextFile(`${p.dir}/b.txt`), "via frontend\n");
+  assert.match(r.out, /all written/);
+});

@@ -10,8 +10,8 @@
  * The operator's lines come from the `input` file (a plugin's stdin is not
  * the terminal under go-plugin), one per line:
  *
- * - `attach` (first line only): re-attach the most recent running session
- *   instead of creating one;
+ * - `attach` (first line only): attach the most recent running session
+ *   (waiting for one) instead of creating one;
  * - `allow` / `deny`: answer the next plan item that asks;
  * - `wait`: wait until every prompt sent so far has its final answer;
  *   `wait N`: until the transcript holds N final answers (after `attach`);
@@ -175,10 +175,15 @@ async function drive(kernel: KernelClient, s: Settings): Promise<void> {
   let sessionId: string;
   if (lines[0] === "attach") {
     lines.shift();
-    const { sessions } = await kernel.listSessions({
-      status: SessionStatus.RUNNING,
-    });
-    const latest = sessions.at(0);
+    // Wait for one (`agent run --frontend` opens it after starting us).
+    let latest;
+    for (let i = 0; i < 1500 && !latest; i++) {
+      const { sessions } = await kernel.listSessions({
+        status: SessionStatus.RUNNING,
+      });
+      latest = sessions.at(0);
+      if (!latest) await sleep(20);
+    }
     if (!latest?.sessionId) throw new Error("no running session to attach");
     sessionId = (await kernel.attachSession({ sessionId: latest.sessionId }))
       .info!.sessionId;
