@@ -299,3 +299,34 @@ Deno.test("agent run --frontend NAME starts the frontend plugin beside the run: 
   assert.equal(await Deno.readTextFile(`${p.dir}/b.txt`), "via frontend\n");
   assert.match(r.out, /all written/);
 });
+
+Deno.test("agent --frontend NAME hands the session to the frontend plugin and exits with it; a crashed frontend is a provider error (6)", async () => {
+  const options = {
+    turns: [{ text: "hi from the model" }],
+    extraRequired: `line = { source = ${
+      JSON.stringify(FRONTEND)
+    }, version = "~> 0.1" }`,
+    extraProviders: `provider "line" {
+  input       = "./input.txt"
+  output      = "./output.txt"
+  allow_read  = ["."]
+  allow_write = ["."]
+}`,
+  };
+  await using p = await makeProject({
+    ...options,
+    files: { "input.txt": "hello\nwait\n", "output.txt": "" },
+  });
+  const ok = await agent(p, ["--frontend", "line"], "");
+  const out = await Deno.readTextFile(`${p.dir}/output.txt`);
+  assert.equal(ok.code, 0, `${ok.err}\n${out}`);
+  assert.match(out, /^assistant: hi from the model$/m);
+  // Without its input file the frontend fails (exit 1): a crash.
+  await Deno.remove(`${p.dir}/input.txt`);
+  const crashed = await agent(p, ["--frontend", "line"], "");
+  assert.equal(crashed.code, 6, crashed.err);
+  assert.match(crashed.err, /frontend "line" ended with exit code 1/);
+  const missing = await agent(p, ["--frontend", "nope"], "");
+  assert.equal(missing.code, 6, missing.err);
+  assert.match(missing.err, /"nope".*no such provider/);
+});
