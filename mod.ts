@@ -112,6 +112,7 @@ export {
  * callback.
  */
 export {
+  type CommandOutcome,
   type Kernel,
   type KernelSendOptions,
   type KernelSession,
@@ -123,6 +124,7 @@ export {
   ProviderError,
   type RenderedReplayEvent,
   type ReplayRenderItem,
+  type RunningFrontend,
   sessionExitCode,
   type SessionOutcome,
 } from "./kernel/api.ts";

@@ -47,6 +47,7 @@ that ANTHROPIC_API_KEY or OPENAI_API_KEY selects.
 Commands:
   (none)               An interactive session in the current directory:
                        agent [--profile P] [--resume ID] [--dir D] [--locked]
+                       [--frontend NAME] (a frontend plugin drives it instead)
   run "prompt"         Run one prompt non-interactively (see: agent run -h):
                        [--profile P] [--json] [--on-ask deny|fail]
                        [--resume ID] [--dir D] [--approve-all] [--locked]

@@ -7,7 +7,8 @@
  */
 import type { Diagnostic, SourceRange } from "../contract/diagnostic.ts";
 import type { Attribute, Block } from "./hcl/mod.ts";
-import { E_MISSING_FIELD } from "./codes.ts";
+import { E_MISSING_FIELD, E_SLASH_COMMAND_ENTRY } from "./codes.ts";
+import { directInvokeEntry } from "./profiles.ts";
 import type {
   GenerationSettings,
   ModelRef,
@@ -110,12 +111,41 @@ export function decodeProfile(
     profile: name,
   });
   for (const each of scope.diagnostics) diagnostics.push(each);
+  const slashAttr = attrs.get("slash_commands");
   const slash = list("slash_commands") ?? [];
+  const slashRanges = slashAttr ? itemRanges(slashAttr.expr) : [];
+  slash.forEach((entry, i) => {
+    const d = directInvokeEntry(entry);
+    const range = slashRanges[i] ?? slashAttr!.expr.range;
+    if (!d) return;
+    if (d.provider === "" || d.command === "") {
+      diagnostics.push(diag(
+        "error",
+        E_SLASH_COMMAND_ENTRY,
+        `Malformed slash_commands entry "${entry}"`,
+        `In ${where}, write "<provider>.<command>" or "<provider>.*" for a slash-command provider's direct-invoke commands, or a plain name for a prompt-expansion command.`,
+        range,
+      ));
+    } else if (!declaredNames.has(d.provider)) {
+      unknownProvider(
+        d.provider,
+        `The slash_commands entry "${entry}" of ${where}`,
+        range,
+      );
+    }
+  });
   const bounds = decodeBounds(attrs, name, where, diagnostics);
   const profile: PlanProfile = {
     name,
     tools: scope.entries,
     slashCommands: [...new Set(slash)],
+    ...(slashAttr
+      ? {
+        slashRanges: [...new Set(slash)].map((e) =>
+          slashRanges[slash.indexOf(e)] ?? slashAttr.expr.range
+        ),
+      }
+      : {}),
     bounds,
     range: headerRange(block),
   };

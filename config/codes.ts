@@ -48,6 +48,15 @@ export const E_PERMISSION_NOT_GRANTED = "E_PERMISSION_NOT_GRANTED";
 export const W_GRANT_UNUSED = "W_GRANT_UNUSED";
 /** A provider of the wrong category where a category is required. */
 export const E_PROVIDER_CATEGORY = "E_PROVIDER_CATEGORY";
+/** A malformed `slash_commands` entry (`"p."`, `".cmd"`). */
+export const E_SLASH_COMMAND_ENTRY = "E_SLASH_COMMAND_ENTRY";
+/**
+ * Two direct-invoke slash commands of one profile share a name, or a
+ * listed command is not one its provider declares.
+ */
+export const E_SLASH_COMMAND_CONFLICT = "E_SLASH_COMMAND_CONFLICT";
+/** `settings.default_frontend` names no declared provider. */
+export const W_UNKNOWN_FRONTEND = "W_UNKNOWN_FRONTEND";
 /** A hook point the plugin does not advertise (stage B). */
 export const E_HOOK_POINT_UNSUPPORTED = "E_HOOK_POINT_UNSUPPORTED";
 /** `agent.hcl` is missing. */

@@ -23,12 +23,14 @@ import {
   E_LOCK_MISSING,
   E_NO_CONFIG,
   E_PROVIDER_CATEGORY,
+  E_SLASH_COMMAND_CONFLICT,
   LOCK_CODES,
   W_EXTRA_HCL,
   W_LOCK_MISSING,
   W_LOCK_OUTDATED,
   W_LOCK_UNUSED,
   W_PROVIDER_NOT_LOCKED,
+  W_UNKNOWN_FRONTEND,
 } from "./codes.ts";
 import { hostPlatform } from "./checksum.ts";
 import { type AgentConfig, decodeAgentConfig } from "./decode.ts";
@@ -36,6 +38,7 @@ import { decodeGlobalConfig, type GlobalConfig } from "./global_config.ts";
 import { type LockFile, parseLockFile } from "./lock_file.ts";
 import type { Plan, PlanProvider, ToolDeclaration } from "./plan.ts";
 import { diag } from "./_schema.ts";
+import { directInvokeEntry } from "./profiles.ts";
 import {
   checkProfileTools,
   type ProviderCapabilities,
@@ -431,11 +434,111 @@ function crossCheckProviders(
       }
     }
   }
+  crossCheckSlashCommands(config, byName, diagnostics);
+  crossCheckFrontend(config, byName, diagnostics);
   const caps = new Map<string, ProviderCapabilities>();
   for (const p of providers) {
-    if (p.tools) caps.set(p.name, { tools: p.tools.map((t) => t.name) });
+    if (p.tools && p.category !== "slashcommand") {
+      caps.set(p.name, { tools: p.tools.map((t) => t.name) });
+    }
   }
   for (const each of checkProfileTools(config.profiles, caps)) {
     diagnostics.push(each);
+  }
+}
+
+/**
+ * Each profile's direct-invoke `slash_commands` entries: the provider is a
+ * slash-command plugin, a named command is one its manifest declares
+ * (`tools`, when it declares them), and no two commands of one profile
+ * share a name (plugins.md §6.7: a collision is a config-load error).
+ */
+function crossCheckSlashCommands(
+  config: AgentConfig,
+  byName: ReadonlyMap<string, PlanProvider>,
+  diagnostics: Diagnostic[],
+): void {
+  for (const profile of config.profiles) {
+    const owner = new Map<string, string>();
+    profile.slashCommands.forEach((entry, i) => {
+      const d = directInvokeEntry(entry);
+      const range = profile.slashRanges?.[i] ?? profile.range;
+      const p = d && byName.get(d.provider);
+      if (!d || !d.command || !p || p.category === undefined) return;
+      if (p.category !== "slashcommand") {
+        diagnostics.push(diag(
+          "error",
+          E_PROVIDER_CATEGORY,
+          `Provider "${d.provider}" is not a slash-command provider`,
+          `The slash_commands entry "${entry}" of agent_profile "${profile.name}" names provider "${d.provider}", whose plugin is a ${p.category} plugin.`,
+          range,
+        ));
+        return;
+      }
+      if (!p.tools) return; // commands known only at launch (checked there)
+      const names = d.command === "*"
+        ? p.tools.map((t) => t.name)
+        : [d.command];
+      if (d.command !== "*" && !p.tools.some((t) => t.name === d.command)) {
+        diagnostics.push(diag(
+          "error",
+          E_SLASH_COMMAND_CONFLICT,
+          `Unknown slash command "${entry}"`,
+          `Provider "${d.provider}" declares ${
+            p.tools.map((t) => `"${t.name}"`).join(", ") || "no commands"
+          }; agent_profile "${profile.name}" lists "${d.command}".`,
+          range,
+        ));
+        return;
+      }
+      for (const name of names) {
+        const other = owner.get(name);
+        if (other !== undefined && other !== d.provider) {
+          diagnostics.push(diag(
+            "error",
+            E_SLASH_COMMAND_CONFLICT,
+            `Slash command "/${name}" is offered twice`,
+            `In agent_profile "${profile.name}", both provider "${other}" and provider "${d.provider}" offer "/${name}": a direct-invoke command name must be unique in a session. Name one command ("${other}.<command>") instead of the wildcard.`,
+            range,
+          ));
+        } else owner.set(name, d.provider);
+      }
+    });
+  }
+}
+
+/** `default_frontend` names a loaded frontend plugin. */
+function crossCheckFrontend(
+  config: AgentConfig,
+  byName: ReadonlyMap<string, PlanProvider>,
+  diagnostics: Diagnostic[],
+): void {
+  const name = config.settings.defaultFrontend;
+  if (!name) return;
+  const range = config.settings.defaultFrontendRange;
+  const p = byName.get(name);
+  if (!p) {
+    const frontends = [...byName.values()].filter((q) =>
+      q.category === "frontend"
+    ).map((q) => `"${q.name}"`);
+    // A warning: `agent` and `agent run` fail with the same message only
+    // when they are asked to start it.
+    diagnostics.push(diag(
+      "warning",
+      W_UNKNOWN_FRONTEND,
+      `Unknown frontend "${name}"`,
+      `settings.default_frontend names no provider declared in required_providers (declared frontends: ${
+        frontends.length ? frontends.join(", ") : "none"
+      }); "agent" will refuse to start it.`,
+      range,
+    ));
+  } else if (p.category !== undefined && p.category !== "frontend") {
+    diagnostics.push(diag(
+      "error",
+      E_PROVIDER_CATEGORY,
+      `Provider "${name}" is not a frontend`,
+      `settings.default_frontend names provider "${name}", whose plugin is a ${p.category} plugin.`,
+      range,
+    ));
   }
 }

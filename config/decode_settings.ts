@@ -85,7 +85,10 @@ export function decodeSettings(
     return a ? evalAttr(a, t, "settings", diagnostics) : undefined;
   };
   const frontend = get("default_frontend", "string");
-  if (typeof frontend === "string") s.defaultFrontend = frontend;
+  if (typeof frontend === "string") {
+    s.defaultFrontend = frontend;
+    s.defaultFrontendRange = attrs.get("default_frontend")!.expr.range;
+  }
   const level = get("log_level", "string");
   if (
     typeof level === "string" &&

@@ -136,8 +136,14 @@ export interface PlanProfile {
   model?: ModelRouting;
   /** The tool scope entries (`"p.t"` or `"p.*"`); empty means no tools. */
   tools: ToolScopeEntry[];
-  /** Allowed `prompt_expansion` commands; empty means none. */
+  /**
+   * Allowed `prompt_expansion` command names, and the direct-invoke
+   * commands of slash-command providers (`"p.cmd"` or `"p.*"`); empty
+   * means none.
+   */
   slashCommands: string[];
+  /** Where each `slash_commands` entry is written, in order. */
+  slashRanges?: SourceRange[];
   /** Loop bounds; an absent field is unset (not 0). */
   bounds: ProfileBounds;
   /** `generation {}`: the requests' generation parameters. */
@@ -252,6 +258,8 @@ export interface ObservabilitySettings {
 export interface Settings {
   /** The frontend the CLI attaches when several are loaded. */
   defaultFrontend?: string;
+  /** Where `default_frontend` is written. */
+  defaultFrontendRange?: SourceRange;
   /** The log level (default `info`). */
   logLevel: LogLevel;
   /**

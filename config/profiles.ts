@@ -262,3 +262,29 @@ function checkCount(name: string, value: number | undefined): void {
     );
   }
 }
+
+/**
+ * A `slash_commands` entry that names direct-invoke commands of a
+ * slash-command provider: `"<provider>.<command>"` or `"<provider>.*"`
+ * (the namespace the tool scope uses). A plain name (no dot) is a
+ * `prompt_expansion` command name instead, and gives `undefined`.
+ *
+ * @example Usage
+ * ```ts
+ * import { directInvokeEntry } from "./profiles.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.deepEqual(directInvokeEntry("cmds.*"), { provider: "cmds", command: "*" });
+ * assert.equal(directInvokeEntry("summarize"), undefined);
+ * ```
+ *
+ * @param entry One `slash_commands` value.
+ * @returns The provider and command (`*` for all), or `undefined`.
+ */
+export function directInvokeEntry(
+  entry: string,
+): { provider: string; command: string } | undefined {
+  const dot = entry.indexOf(".");
+  if (dot < 0) return undefined;
+  return { provider: entry.slice(0, dot), command: entry.slice(dot + 1) };
+}

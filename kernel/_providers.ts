@@ -24,6 +24,10 @@ import { ContextService } from "../proto/gen/pluggableharness/context/v1/service
 import { MemoryService } from "../proto/gen/pluggableharness/memory/v1/service_pb.ts";
 import { ModelService } from "../proto/gen/pluggableharness/model/v1/service_pb.ts";
 import { ToolService } from "../proto/gen/pluggableharness/tool/v1/service_pb.ts";
+import { SlashCommandService } from "../proto/gen/pluggableharness/slashcommand/v1/service_pb.ts";
+import { FrontendService } from "../proto/gen/pluggableharness/frontend/v1/service_pb.ts";
+import { WidgetService } from "../proto/gen/pluggableharness/widget/v1/service_pb.ts";
+import { slashCommandEndpointOf } from "./agent/slash_endpoint.ts";
 import type { ToolSchema } from "../proto/gen/pluggableharness/tool/v1/types_pb.ts";
 import { Code, GrpcStatusError } from "../proto/grpc_status.ts";
 import {
@@ -229,6 +233,19 @@ export interface LaunchedProviders {
   readonly defaultModels: ModelChainEntry[];
   /** Each launched build's `Render`, by `category/name@version`. */
   readonly renderers: Map<string, RenderFn>;
+  /**
+   * The slash-command providers: each one's endpoint and its direct-invoke
+   * commands (as the plan/apply gate sees them), by local name.
+   */
+  readonly slashCommands: Map<string, SlashProvider>;
+}
+
+/** A launched slash-command provider. */
+export interface SlashProvider {
+  /** Its `Invoke`, as a tool endpoint. */
+  readonly endpoint: ToolEndpoint;
+  /** Its commands (from `GetCapabilities`), as tool schemas. */
+  readonly commands: ToolSchema[];
 }
 
 /** Options of {@linkcode launchProviders}. */
@@ -299,44 +316,36 @@ export async function launchProviders(
     toolSchemas: new Map(),
     defaultModels: [],
     renderers: new Map(),
+    slashCommands: new Map(),
   };
-  const launched = await Promise.allSettled(plan.providers.map(async (p) => {
-    const { manifest, entrypoint, root: pluginRoot } = launchables.get(p)!;
-    const config = revealProviderConfig(p) as JsonObject;
-    let plugin: Plugin;
-    try {
-      plugin = await host.launch({
-        manifest,
-        entrypoint,
-        ...(pluginRoot ? { root: pluginRoot } : {}),
-        grant: p.permissions.granted,
-        config,
-        source: p.source,
-        name: p.name,
-        subscribe: p.permissions.subscribe ?? [],
-        // InjectControl: the manifest asks and the operator granted.
-        inject: manifest.inject === true && p.permissions.inject === true,
-      }, options.signal ? { signal: options.signal } : {});
-    } catch (err) {
-      throw new ProviderError(
-        p.name,
-        `cannot start: ${err instanceof Error ? err.message : String(err)}`,
-        { cause: err },
+  // Frontend plugins are started later, one at a time, once the session
+  // hub serves their callbacks (`launchFrontend`).
+  const launched = await Promise.allSettled(
+    plan.providers.filter((p) => p.category !== "frontend").map(async (p) => {
+      const { plugin, manifest, config } = await launchOne(
+        host,
+        dir,
+        plan,
+        p,
+        options,
+        launchables.get(p),
       );
-    }
-    try {
-      await configureProvider(plugin, manifest, p, config, hooked, into);
-    } catch (err) {
-      throw err instanceof ProviderError ? err : new ProviderError(
-        p.name,
-        `cannot configure: ${err instanceof Error ? err.message : String(err)}`,
-        { cause: err },
-      );
-    }
-    if (hooked.has(p.name)) into.hooks.set(p.name, hookEndpointOf(plugin));
-    const render = rendererOf(plugin);
-    if (render) into.renderers.set(producerKey(plugin.identity), render);
-  }));
+      try {
+        await configureProvider(plugin, manifest, p, config, hooked, into);
+      } catch (err) {
+        throw err instanceof ProviderError ? err : new ProviderError(
+          p.name,
+          `cannot configure: ${
+            err instanceof Error ? err.message : String(err)
+          }`,
+          { cause: err },
+        );
+      }
+      if (hooked.has(p.name)) into.hooks.set(p.name, hookEndpointOf(plugin));
+      const render = rendererOf(plugin);
+      if (render) into.renderers.set(producerKey(plugin.identity), render);
+    }),
+  );
   // Every launch has settled (none is left half-started): report the first failure.
   for (const r of launched) if (r.status === "rejected") throw r.reason;
   // Keep the declaration order of the model providers for the default chain.
@@ -349,6 +358,95 @@ export async function launchProviders(
     return c ? [c] : [];
   });
   return { ...into, chain };
+}
+
+/** Starts one provider's plugin with its grant and revealed configuration. */
+async function launchOne(
+  host: PluginHost,
+  dir: string,
+  plan: Plan,
+  p: PlanProvider,
+  options: LaunchProvidersOptions,
+  found?: Launchable,
+): Promise<{ plugin: Plugin; manifest: PluginManifest; config: JsonObject }> {
+  const { manifest, entrypoint, root: pluginRoot } = found ??
+    await launchableOf(dir, p, options.builtins, plan, options.forge);
+  const config = revealProviderConfig(p) as JsonObject;
+  try {
+    const plugin = await host.launch({
+      manifest,
+      entrypoint,
+      ...(pluginRoot ? { root: pluginRoot } : {}),
+      grant: p.permissions.granted,
+      config,
+      source: p.source,
+      name: p.name,
+      subscribe: p.permissions.subscribe ?? [],
+      // InjectControl: the manifest asks and the operator granted.
+      inject: manifest.inject === true && p.permissions.inject === true,
+    }, options.signal ? { signal: options.signal } : {});
+    return { plugin, manifest, config };
+  } catch (err) {
+    throw new ProviderError(
+      p.name,
+      `cannot start: ${err instanceof Error ? err.message : String(err)}`,
+      { cause: err },
+    );
+  }
+}
+
+/**
+ * Starts a frontend plugin (`FrontendService`, plugins.md §6.5) with its
+ * grant, under the host's sandbox, and configures it. It then drives
+ * sessions through its callback channel; the kernel does not push to it.
+ *
+ * @param host The plugin host (serving the session hub).
+ * @param dir The absolute project directory.
+ * @param plan The compiled plan.
+ * @param name The frontend provider's local name.
+ * @param options The builtins and an abort signal.
+ * @returns The running plugin.
+ * @throws {ProviderError} When `name` is not a frontend provider, or it
+ * cannot be started or configured.
+ */
+export async function launchFrontend(
+  host: PluginHost,
+  dir: string,
+  plan: Plan,
+  name: string,
+  options: LaunchProvidersOptions = {},
+): Promise<Plugin> {
+  const p = plan.providers.find((q) => q.name === name);
+  const frontends = plan.providers.filter((q) => q.category === "frontend")
+    .map((q) => `"${q.name}"`);
+  if (!p) {
+    throw new ProviderError(
+      name,
+      `no such provider: a frontend must be declared in required_providers (${
+        frontends.length ? frontends.join(", ") : "no frontend is declared"
+      })`,
+    );
+  }
+  if (p.category !== "frontend") {
+    throw new ProviderError(
+      name,
+      `it is a ${
+        p.category ?? "plugin of unknown category"
+      }, not a frontend provider`,
+    );
+  }
+  const { plugin, config } = await launchOne(host, dir, plan, p, options);
+  try {
+    await plugin.client(FrontendService).configure({ config });
+  } catch (err) {
+    await plugin.close().catch(() => {});
+    throw new ProviderError(
+      name,
+      `cannot configure: ${err instanceof Error ? err.message : String(err)}`,
+      { cause: err },
+    );
+  }
+  return plugin;
 }
 
 /**
@@ -402,6 +500,20 @@ async function configureProvider(
       into.toolSchemas.set(p.name, schemas);
       break;
     }
+    case "slashcommand": {
+      await plugin.client(SlashCommandService).configure({ config });
+      const endpoint = slashCommandEndpointOf(plugin);
+      into.slashCommands.set(p.name, {
+        endpoint,
+        commands: await endpoint.schemas(),
+      });
+      break;
+    }
+    case "widget":
+      // A widget only publishes metadata blocks through its callback
+      // channel (plugins.md §6.6); the kernel configures it and is done.
+      await plugin.client(WidgetService).configure({ config });
+      break;
     default:
       if (!hooked.has(p.name)) {
         throw new Error(

@@ -297,6 +297,19 @@ export interface KernelSession extends AsyncDisposable {
    */
   resolveInteractive(callId: string, response: JsonObject): boolean;
   /**
+   * Runs a direct-invoke slash command (`/name args`) of the profile's
+   * `slash_commands`, without a model turn, through the same policy and
+   * plan/apply gate as a tool call (and the same hub operation as a
+   * frontend's `InvokeSlashCommand`). Queued behind running input.
+   *
+   * @param name The command name, without the slash.
+   * @param args The raw argument string (JSON, or the one text argument).
+   * @returns The command's result payload, or its error.
+   * @throws {Error} For an unknown command or bad arguments (the message
+   * names them).
+   */
+  command(name: string, args?: string): Promise<CommandOutcome>;
+  /**
    * Resolves when no prompt or wake turn runs: a control-plane wake channel
    * (a background command's exit, a `control_plane` timer, a trigger)
    * starts a turn of its own on an idle session.
@@ -313,6 +326,11 @@ export interface KernelSession extends AsyncDisposable {
    */
   close(status?: "completed" | "cancelled"): Promise<SessionOutcome>;
 }
+
+/** How a slash command ended: its result payload, or its error. */
+export type CommandOutcome =
+  | { readonly ok: true; readonly result: JsonObject }
+  | { readonly ok: false; readonly error: string };
 
 /** A running kernel: its plan, its plugins, its sessions. */
 export interface Kernel extends AsyncDisposable {
@@ -362,8 +380,44 @@ export interface Kernel extends AsyncDisposable {
     text: string,
     options?: KernelTriggerOptions,
   ): SessionRun<SessionOutcome>;
+  /**
+   * Starts a frontend plugin (`FrontendService`): `name`, else
+   * `settings.default_frontend`. It runs with its grant under the OS
+   * sandbox and drives sessions through its callback channel (CreateSession,
+   * SubmitInput, ResolvePlanDecision, …). When it exits or crashes, the
+   * sessions it was attached to go on headless (pending asks settled by
+   * `on_ask`); a frontend started again re-attaches with AttachSession.
+   *
+   * @param name The frontend provider's local name.
+   * @param options Aborting stops the launch.
+   * @returns The running frontend.
+   * @throws {ProviderError} When no frontend is named, the name is not a
+   * frontend provider, or it cannot be started or configured.
+   */
+  startFrontend(
+    name?: string,
+    options?: { signal?: AbortSignal },
+  ): Promise<RunningFrontend>;
   /** Stops every plugin and closes the session store (idempotent). */
   close(): Promise<void>;
+}
+
+/** A frontend plugin {@linkcode Kernel.startFrontend} started. */
+export interface RunningFrontend {
+  /** Its local name. */
+  readonly name: string;
+  /**
+   * Resolves when its process ends: its exit code (`null` when a signal
+   * ended it) and whether it crashed (a non-zero exit or a signal that
+   * `stop` did not cause).
+   */
+  readonly exited: Promise<
+    { code: number | null; signal: string | null; crashed: boolean }
+  >;
+  /** Asks it to stop (drain, then kill) and waits for it. */
+  stop(): Promise<void>;
+  /** Kills it at once (as a crash would). */
+  kill(): void;
 }
 
 /** Options of {@linkcode Kernel.trigger}. */

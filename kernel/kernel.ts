@@ -67,7 +67,12 @@ import {
 } from "./agent/subagents.ts";
 import { PluginHost } from "./plugin/host.ts";
 import type { KernelServices } from "./callback/service.ts";
-import { FrontendHub, type HubSession } from "./frontend/hub.ts";
+import {
+  FrontendHub,
+  type HubSession,
+  type SlashCommandRoute,
+} from "./frontend/hub.ts";
+import { slashRoutesOf } from "./_slash_routes.ts";
 import { EventBus } from "./bus/event_bus.ts";
 import {
   createTelemetryRelay,
@@ -76,19 +81,23 @@ import {
 import { telemetrySettingsOf } from "./telemetry/plan_settings.ts";
 import { SessionRegistry } from "./state/session_registry.ts";
 import type { SessionStore } from "./state/session_store.ts";
-import type {
-  Kernel,
-  KernelSession,
-  KernelSessionOptions,
-  KernelSessions,
-  KernelTriggerOptions,
-  OpenKernelOptions,
-  PromptResult,
-  ReplayRenderItem,
-  SessionOutcome,
+import {
+  type Kernel,
+  type KernelSession,
+  type KernelSessionOptions,
+  type KernelSessions,
+  type KernelTriggerOptions,
+  type OpenKernelOptions,
+  type PromptResult,
+  ProviderError,
+  type ReplayRenderItem,
+  type RunningFrontend,
+  type SessionOutcome,
 } from "./api.ts";
+import type { BuiltinCatalog } from "../contract/builtins.ts";
 import {
   type LaunchedProviders,
+  launchFrontend,
   launchProviders,
   plainEnvOf,
 } from "./_providers.ts";
@@ -142,6 +151,7 @@ class KernelImpl implements Kernel {
   readonly render: RenderPipeline;
   readonly #renderers: ReadonlyMap<string, RenderFn>;
   #closed: Promise<void> | undefined;
+  readonly #builtins: BuiltinCatalog | undefined;
 
   constructor(init: {
     dir: string;
@@ -157,7 +167,10 @@ class KernelImpl implements Kernel {
     bus?: EventBus;
     registry?: SessionRegistry;
     renderers?: ReadonlyMap<string, RenderFn>;
+    slashRoutes?: ReadonlyMap<string, ReadonlyMap<string, SlashCommandRoute>>;
+    builtins?: BuiltinCatalog | undefined;
   }) {
+    this.#builtins = init.builtins;
     this.dir = init.dir;
     this.plan = init.plan;
     this.diagnostics = init.diagnostics;
@@ -194,6 +207,7 @@ class KernelImpl implements Kernel {
         }
         return list.find((m) => m.id === id);
       },
+      slashCommands: (profile) => init.slashRoutes?.get(profile) ?? new Map(),
       profileModel: (profile) => {
         try {
           return this.#spec({ profile }).models[0];
@@ -356,6 +370,12 @@ class KernelImpl implements Kernel {
       },
       resolveInteractive: (id, response) =>
         session.resolveInteractive(id, response),
+      command: async (name, args = "") => {
+        const o = await hub.invokeSlashCommand(h, name, args).outcome;
+        return "result" in o
+          ? { ok: true, result: o.result }
+          : { ok: false, error: o.error.message };
+      },
       idle: () => session.idle(),
       close: (status) => hub.close(h, status).then((r) => outcomeOf(r!)),
       [Symbol.asyncDispose]: async () => {
@@ -476,6 +496,50 @@ class KernelImpl implements Kernel {
     }, outcomeOf);
   }
 
+  async startFrontend(
+    name?: string,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<RunningFrontend> {
+    const chosen = name || this.plan.settings.defaultFrontend;
+    if (!chosen) {
+      const frontends = this.plan.providers.filter((p) =>
+        p.category === "frontend"
+      ).map((p) => `"${p.name}"`);
+      throw new ProviderError(
+        "frontend",
+        `no frontend named: pass --frontend NAME or set settings.default_frontend${
+          frontends.length
+            ? ` (declared frontends: ${frontends.join(", ")})`
+            : " (no frontend provider is declared)"
+        }`,
+      );
+    }
+    const plugin = await launchFrontend(
+      this.#host,
+      this.dir,
+      this.plan,
+      chosen,
+      {
+        builtins: this.#builtins,
+        signal: options.signal,
+      },
+    );
+    let stopping = false;
+    return {
+      name: chosen,
+      exited: plugin.exited.then((exit) => ({
+        code: exit.signal ? null : exit.code,
+        signal: exit.signal,
+        crashed: !stopping && (exit.signal !== null || exit.code !== 0),
+      })),
+      stop: async () => {
+        stopping = true;
+        await plugin.close();
+      },
+      kill: () => plugin.killNow(),
+    };
+  }
+
   close(): Promise<void> {
     this.#closed ??= (async () => {
       try {
@@ -565,6 +629,8 @@ export async function openKernel(
       bus: runtime.bus,
       registry: runtime.registry,
       renderers: providers.renderers,
+      slashRoutes: slashRoutesOf(plan, providers.slashCommands),
+      builtins: options.builtins,
     });
     runtime.services.frontend = kernel.hub;
     return kernel;

@@ -19,7 +19,12 @@ const GOCODE = "/usr/share/gocode";
 /** The PATH plugins and hosts run with. */
 export const PATH: string = envGet("PATH") ?? "/usr/local/bin:/usr/bin:/bin";
 /** Proto packages the fixtures use directly; their imports are added. */
-const PROTO_ROOTS = ["pluggableharness/tool/v1", "pluggableharness/kernel/v1"];
+const PROTO_ROOTS = [
+  "pluggableharness/tool/v1",
+  "pluggableharness/kernel/v1",
+  "pluggableharness/frontend/v1",
+  "pluggableharness/event/v1",
+];
 
 // ---------------------------------------------------------------------------
 // Prerequisites (checked once, at module load)
@@ -96,6 +101,8 @@ export const SKIP: string | undefined = missingPrerequisite();
 export interface Built {
   gotool: string;
   gohost: string;
+  /** The reference frontend plugin in Go. */
+  gofrontend: string;
 }
 
 /**
@@ -221,13 +228,23 @@ async function buildFixtures(): Promise<Built> {
 
   // 3. Both fixtures in one go build.
   t0 = performance.now();
-  await run("go", [...GO_BUILD, `${bin}/`, "./gotool", "./gohost"], {
+  await run("go", [
+    ...GO_BUILD,
+    `${bin}/`,
+    "./gotool",
+    "./gohost",
+    "./gofrontend",
+  ], {
     cwd: GO_FIXTURES,
     env: goEnv(`${ws}:${GOCODE}`),
   });
-  step("gotool + gohost", t0);
+  step("gotool + gohost + gofrontend", t0);
   step("total", started);
-  return { gotool: join(bin, "gotool"), gohost: join(bin, "gohost") };
+  return {
+    gotool: join(bin, "gotool"),
+    gohost: join(bin, "gohost"),
+    gofrontend: join(bin, "gofrontend"),
+  };
 }
 
 // ---------------------------------------------------------------------------

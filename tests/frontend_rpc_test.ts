@@ -81,6 +81,7 @@ interface Fixture extends AsyncDisposable {
   bus: EventBus;
   store: SqliteSessionStore;
   tool: FakeTool;
+  commands: FakeTool;
   host: PluginHost;
   /** Two frontend plugins and one tool plugin. */
   a: Plugin;
@@ -107,6 +108,16 @@ async function fixture(
     specs: [modelSpec("m1", { supportsVision: options.vision ?? false })],
   });
   const tool = new FakeTool("fs", [{ schema: WRITE }]);
+  // A direct-invoke slash command `/model ID`, as a slash-command
+  // provider's endpoint (the gate runs it like a tool call).
+  const commands = new FakeTool("commands", [{
+    schema: op("model", ToolKind.DATA_SOURCE, {
+      inputSchema: {
+        type: SchemaType.OBJECT,
+        properties: { id: { type: SchemaType.STRING } },
+      },
+    }),
+  }]);
   const deps: AgentDeps = {
     store,
     registry,
@@ -162,23 +173,9 @@ async function fixture(
     slashCommands: () =>
       new Map([["model", {
         provider: "commands",
-        inputSchema: {
-          $typeName: "pluggableharness.schema.v1.Schema",
-          type: SchemaType.OBJECT,
-          properties: {
-            id: {
-              $typeName: "pluggableharness.schema.v1.Schema",
-              type: SchemaType.STRING,
-              properties: {},
-              required: [],
-              enumValues: [],
-              description: "",
-            },
-          },
-          required: [],
-          enumValues: [],
-          description: "",
-        } as never,
+        schema: commands.toolSchemas[0]!,
+        endpoint: commands,
+        inputSchema: commands.toolSchemas[0]!.inputSchema!,
       }]]),
   });
   const host = new PluginHost({
@@ -212,6 +209,7 @@ async function fixture(
     bus,
     store,
     tool,
+    commands,
     host,
     a: a!,
     b: b!,
@@ -734,13 +732,17 @@ Deno.test("InvokeSlashCommand and TriggerAction validate and route: unknown comm
     args: "{not json",
   });
   assert.equal(badJson.code, "INVALID_ARGUMENT");
-  const known = await f.err(f.a, "invokeSlashCommand", {
+  // A valid command runs through the gate into its provider, no model turn.
+  const turnsBefore = f.model.requests.length;
+  await f.ok(f.a, "invokeSlashCommand", {
     sessionId: id,
     name: "model",
     args: "m2",
   });
-  assert.equal(known.code, "FAILED_PRECONDITION");
-  assert.match(String(known.message), /does not launch slash-command plugins/);
+  assert.deepEqual(f.commands.invocations.map((i) => i.input), [{
+    id: "m2",
+  }]);
+  assert.equal(f.model.requests.length, turnsBefore);
   const noNode = await f.err(f.a, "triggerAction", {
     sessionId: id,
     nodeId: "n1",
@@ -762,6 +764,58 @@ Deno.test("InvokeSlashCommand and TriggerAction validate and route: unknown comm
   assert.equal(changed.code, "INVALID_ARGUMENT");
   const missing = await f.err(f.a, "triggerAction", { sessionId: id });
   assert.equal(missing.code, "INVALID_ARGUMENT");
+});
+
+Deno.test("TriggerAction runs an action node's tool call through the plan/apply gate: the ask reaches every frontend and the first answer applies it", async () => {
+  await using f = await fixture();
+  const id = await twoAttached(f);
+  f.hub.recordActions(
+    id,
+    new Map([["n2", {
+      toolName: "write_file",
+      provider: "fs",
+      args: { path: "b.txt", text: "x" },
+    }]]),
+  );
+  const triggered = f.rpc(f.a, "triggerAction", {
+    sessionId: id,
+    nodeId: "n2",
+    toolName: "write_file",
+    provider: "fs",
+  });
+  const h = f.hub.get(id)!;
+  assert.ok(await waitFor(() => h.pendingPlans.size === 1));
+  assert.equal(f.tool.invocations.length, 0, "asks before it runs");
+  const [planItemId] = [...h.pendingPlans.keys()];
+  await f.ok(f.b, "resolvePlanDecision", {
+    sessionId: id,
+    planItemId,
+    decision: "CLIENT_DECISION_ALLOW",
+    scope: "PLAN_DECISION_SCOPE_ONCE",
+  });
+  const r = await triggered;
+  assert.ok(r.ok, JSON.stringify(r.error));
+  assert.deepEqual(f.tool.invocations.map((i) => i.input), [{
+    path: "b.txt",
+    text: "x",
+  }]);
+});
+
+Deno.test("when the last frontend detaches, the session goes on headless: a pending ask is settled by on_ask at once instead of waiting for the ask timeout", async () => {
+  await using f = await fixture();
+  const id = ((await f.ok(f.a, "createSession", {})).info as JsonObject)
+    .sessionId as string;
+  await f.ok(f.a, "submitInput", {
+    sessionId: id,
+    content: [{ text: { text: "write c.txt" } }],
+  });
+  const h = f.hub.get(id)!;
+  assert.ok(await waitFor(() => h.pendingPlans.size === 1));
+  await f.ok(f.a, "detachSession", { sessionId: id });
+  // (The ask timeout is 5 minutes: only headless settles it this soon.)
+  assert.ok(await waitFor(() => h.pendingPlans.size === 0, 30_000));
+  await h.queue;
+  assert.equal(f.tool.invocations.length, 0, "the write was denied");
 });
 
 Deno.test("two frontends attached to one session see identical transcripts on kernel.event.*", async () => {

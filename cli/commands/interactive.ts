@@ -12,7 +12,13 @@ import type { InteractiveAnswerer } from "../../kernel/agent/interactive_gate.ts
 import type { ApprovalAnswer } from "../../kernel/agent/session_events.ts";
 import { EventRenderer, styleFor } from "../render/events.ts";
 import type { AgentIo } from "./io.ts";
-import { EXIT_OK, EXIT_TERMINATED, EXIT_USAGE } from "./exit_codes.ts";
+import {
+  EXIT_OK,
+  EXIT_PROVIDER,
+  EXIT_TERMINATED,
+  EXIT_USAGE,
+} from "./exit_codes.ts";
+import type { Kernel, RunningFrontend } from "../../kernel/api.ts";
 import { parseOptions, usageError, useColor } from "./_common.ts";
 import { reportError } from "./_report_error.ts";
 import { openProjectKernel } from "./_zero_config.ts";
@@ -88,8 +94,56 @@ export const INTERACTIVE_HELP: string =
   `Interactive session: type a prompt and press Enter. Plans are shown with their
 diff and asked for: y = approve once, s = approve for the session, a = always
 (written to agent.hcl as a policy), n = reject. Ctrl-C interrupts the running
-turn; /exit (or Ctrl-D) ends the session.
+turn; /exit (or Ctrl-D) ends the session. Other /name [args] lines run the
+profile's direct-invoke slash commands (slash_commands), without a model turn;
+/help lists builtin/commands' commands when the profile lists them.
 `;
+
+/**
+ * `agent --frontend NAME` (or `settings.default_frontend`): the frontend
+ * plugin drives the sessions through its callback channel; the CLI waits
+ * until it exits. Ctrl-C or SIGTERM stops it.
+ */
+async function runFrontend(
+  kernel: Kernel,
+  name: string,
+  io: AgentIo,
+): Promise<number> {
+  let fe: RunningFrontend;
+  try {
+    fe = await kernel.startFrontend(name);
+  } catch (err) {
+    return reportError(io, err);
+  }
+  let stopped = false;
+  const unsubscribe = io.onInterrupt?.(() => {
+    stopped = true;
+    fe.stop().catch(() => {});
+  });
+  try {
+    const exit = await fe.exited;
+    if (stopped) return EXIT_TERMINATED;
+    if (exit.crashed) {
+      io.stderr(
+        `agent: frontend "${name}" ended with ${
+          exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`
+        }\n`,
+      );
+      return EXIT_PROVIDER;
+    }
+    return EXIT_OK;
+  } finally {
+    unsubscribe?.();
+  }
+}
+
+/** A slash command's result as text: its `text`, else its JSON. */
+function commandText(result: Readonly<Record<string, unknown>>): string {
+  const text = typeof result.text === "string"
+    ? result.text
+    : JSON.stringify(result, null, 2);
+  return text.endsWith("\n") ? text : `${text}\n`;
+}
 
 /**
  * `agent` with no command: a line-based interactive session on the
@@ -105,10 +159,11 @@ export async function interactiveCommand(
   io: AgentIo,
 ): Promise<number> {
   const usage =
-    "Usage: agent [--profile P] [--resume ID] [--dir D] [--locked]   (agent --help)";
+    "Usage: agent [--profile P] [--resume ID] [--frontend NAME] [--dir D] [--locked]   (agent --help)";
   const parsed = parseOptions(io, usage, args, {
     profile: { type: "string" },
     resume: { type: "string" },
+    frontend: { type: "string" },
     dir: { type: "string" },
     locked: { type: "boolean" },
   });
@@ -142,6 +197,8 @@ export async function interactiveCommand(
   }
   await using _k = kernel;
   const style = styleFor(useColor(io));
+  const frontend = v.frontend ?? kernel.plan.settings.defaultFrontend;
+  if (frontend) return await runFrontend(kernel, frontend, io);
   const renderer = new EventRenderer(
     { out: (t) => io.stdout(t), err: (t) => io.stderr(t) },
     style,
@@ -261,6 +318,28 @@ export async function interactiveCommand(
       if (line === undefined || line.trim() === "/exit") break;
       if (line.trim() === "") continue;
       await session.idle(); // a wake turn finishes first
+      if (line.trim().startsWith("/")) {
+        // A direct-invoke slash command: no model turn, the same hub
+        // operation as a frontend's InvokeSlashCommand.
+        const text = line.trim().slice(1);
+        const space = text.indexOf(" ");
+        const name = space < 0 ? text : text.slice(0, space);
+        try {
+          const r = await session.command(
+            name,
+            space < 0 ? "" : text.slice(space + 1),
+          );
+          if (r.ok) io.stdout(commandText(r.result));
+          else io.stderr(style.red(`/${name}: ${r.error}\n`));
+        } catch (err) {
+          io.stderr(
+            style.red(
+              `/${name}: ${err instanceof Error ? err.message : String(err)}\n`,
+            ),
+          );
+        }
+        continue;
+      }
       current = new AbortController();
       foreground = true;
       const turn = session.send(line, { signal: current.signal });

@@ -7,6 +7,7 @@
 import { resolve } from "node:path";
 import {
   type KernelSessionOptions,
+  type RunningFrontend,
   sessionExitCode,
 } from "../../kernel/api.ts";
 import type { Approver } from "../../kernel/agent/approval_gate.ts";
@@ -22,7 +23,7 @@ import { openProjectKernel } from "./_zero_config.ts";
 export const RUN_HELP: string =
   `Usage: agent run "prompt" [--profile P] [--json] [--on-ask deny|fail]
                 [--resume ID] [--dir D] [--approve-all] [--locked]
-                [--goal "…"]
+                [--goal "…"] [--frontend NAME]
 
 Runs one prompt non-interactively in the project in D (default: the current
 directory) and exits. Never prompts: a plan item whose policy says "ask" is
@@ -41,6 +42,11 @@ Options:
   --goal TEXT     A session goal: the session goes on until the agent
                   declares it done or blocked (<cp:goal-status>), within
                   the profile's bounds
+  --frontend NAME Also start this frontend plugin for the run: it may
+                  attach the session (ListSessions, AttachSession), watch
+                  it and answer its asks (without --on-ask or
+                  --approve-all an ask waits for an attached frontend, up
+                  to the ask timeout); it is stopped when the run ends
   -h, --help      Show this help
 
 Exit codes: 0 success, 1 task error, 2 config or lock invalid, 3 usage,
@@ -74,6 +80,7 @@ export async function runCommand(
     "approve-all": { type: "boolean" },
     locked: { type: "boolean" },
     goal: { type: "string" },
+    frontend: { type: "string" },
   });
   if (!parsed) return EXIT_USAGE;
   const v = parsed.values;
@@ -127,10 +134,23 @@ export async function runCommand(
       return reportError(io, err);
     }
     await using _k = kernel;
+    let frontend: RunningFrontend | undefined;
+    if (v.frontend !== undefined) {
+      try {
+        frontend = await kernel.startFrontend(v.frontend);
+      } catch (err) {
+        return reportError(io, err);
+      }
+    }
+    await using _f = {
+      [Symbol.asyncDispose]: () => frontend?.stop() ?? Promise.resolve(),
+    };
     const options: KernelSessionOptions = {
       ...(v.profile !== undefined ? { profile: v.profile } : {}),
       ...(v.resume !== undefined ? { resumeId: v.resume } : {}),
-      onAsk: (onAsk as OnAsk | undefined) ?? "deny",
+      // With a frontend, an ask waits for its answer (ResolvePlanDecision).
+      onAsk: (onAsk as OnAsk | undefined) ??
+        (frontend && !v["approve-all"] ? "callback" : "deny"),
       ...(v["approve-all"] ? { approve: approveAll } : {}),
       ...(goal !== undefined ? { goal } : {}),
       signal: ac.signal,

@@ -32,6 +32,11 @@ export interface FirstAnswerOptions<Q, A> {
   readonly onReady: () => void;
   /** The answerer threw or rejected (the ask then counts as unanswered). */
   readonly onAnswererError: (err: unknown) => void;
+  /**
+   * Aborted when nobody is left to answer (the last frontend went away):
+   * the ask then settles unanswered at once, as if it could not wait.
+   */
+  readonly abandon?: AbortSignal | undefined;
 }
 
 /** How an ask ended (cancellation throws instead). */
@@ -70,7 +75,8 @@ export async function firstAnswer<Q, A>(
     settled.resolve(outcome);
     return true;
   };
-  const couldWait = o.answerer !== undefined || o.onAsk === "callback";
+  const couldWait = !o.abandon?.aborted &&
+    (o.answerer !== undefined || o.onAsk === "callback");
   const unanswered = (timedOut: boolean) =>
     settle({ answered: false, couldWait, timedOut });
   const unregister = o.register((answer) =>
@@ -80,6 +86,9 @@ export async function firstAnswer<Q, A>(
   const answerers = new AbortController();
   const onAbort = () => settle("cancel");
   o.signal.addEventListener("abort", onAbort, { once: true });
+  const onAbandon = () =>
+    settle({ answered: false, couldWait: false, timedOut: false });
+  o.abandon?.addEventListener("abort", onAbandon, { once: true });
   let timer: ReturnType<typeof setTimeout> | undefined;
   if (!couldWait) {
     unanswered(false);
@@ -106,6 +115,7 @@ export async function firstAnswer<Q, A>(
   } finally {
     clearTimeout(timer);
     o.signal.removeEventListener("abort", onAbort);
+    o.abandon?.removeEventListener("abort", onAbandon);
     unregister();
     answerers.abort();
   }

@@ -15,6 +15,7 @@ import {
   ToolKind,
   type ToolSchema,
 } from "../../proto/gen/pluggableharness/tool/v1/types_pb.ts";
+import type { Category } from "../../proto/gen/pluggableharness/common/v1/types_pb.ts";
 import type { ToolEndpoint } from "./endpoints.ts";
 
 /** One tool of the session: its provider, schema, endpoint and model name. */
@@ -27,6 +28,11 @@ export interface ToolEntry {
   readonly endpoint: ToolEndpoint;
   /** The name the model calls it by. */
   readonly modelName: string;
+  /**
+   * The plan item's `producer_category` when not a tool's (a slash
+   * command run through the same gate).
+   */
+  readonly producerCategory?: Category;
 }
 
 /** The session's tools by model name. */
@@ -42,12 +48,15 @@ export class ToolIndex {
    * @param tools Scoped schemas by provider.
    * @param endpoints Tool endpoints by provider.
    * @param planMode Leave resource tools out.
+   * @param producerCategory Every entry's producer category, when not a
+   * tool's.
    * @throws {TypeError} When a provider has no endpoint.
    */
   constructor(
     tools: ReadonlyMap<string, readonly ToolSchema[]>,
     endpoints: ReadonlyMap<string, ToolEndpoint>,
     planMode: boolean,
+    producerCategory?: Category,
   ) {
     this.#planMode = planMode;
     const counts = new Map<string, number>();
@@ -68,7 +77,13 @@ export class ToolIndex {
         const modelName = (counts.get(schema.name) ?? 0) > 1
           ? `${provider}__${schema.name}`
           : schema.name;
-        const entry = { provider, schema, endpoint, modelName };
+        const entry = {
+          provider,
+          schema,
+          endpoint,
+          modelName,
+          ...(producerCategory !== undefined ? { producerCategory } : {}),
+        };
         this.entries.push(entry);
         this.#byName.set(modelName, entry);
       }

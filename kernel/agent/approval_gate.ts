@@ -137,6 +137,7 @@ export class ApprovalGate {
   readonly #alwaysRules: PolicyRule[] = [];
   readonly #pending = new Map<string, (answer: ApprovalAnswer) => boolean>();
   #queue: Promise<unknown> = Promise.resolve();
+  #headless = new AbortController();
 
   /**
    * Creates the gate.
@@ -145,6 +146,21 @@ export class ApprovalGate {
    */
   constructor(options: ApprovalGateOptions) {
     this.#o = options;
+  }
+
+  /**
+   * Headless (kernel.md §2.6: every frontend detached or crashed): pending
+   * asks settle at once as `on_ask` says for an ask nobody can answer
+   * (`deny`, or `fail`), and so do new ones, until a frontend attaches
+   * again. A session's own `approve` callback still answers.
+   *
+   * @param on True when no frontend is attached.
+   */
+  setHeadless(on: boolean): void {
+    if (on && !this.#headless.signal.aborted) this.#headless.abort();
+    if (!on && this.#headless.signal.aborted) {
+      this.#headless = new AbortController();
+    }
   }
 
   /** The ALWAYS rules added during this session. */
@@ -227,6 +243,7 @@ export class ApprovalGate {
       onAsk: this.#o.onAsk,
       timeoutMs: this.#o.askTimeoutMs,
       signal,
+      ...(this.#o.approve ? {} : { abandon: this.#headless.signal }),
       register: (answer) => {
         this.#pending.set(input.planItemId, answer);
         return () => this.#pending.delete(input.planItemId);

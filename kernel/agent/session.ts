@@ -47,6 +47,7 @@ import {
   type Message,
   MessageSchema,
   Role,
+  ToolUseBlockSchema,
 } from "../../proto/gen/pluggableharness/content/v1/types_pb.ts";
 import {
   type HookPayload,
@@ -77,7 +78,11 @@ import {
 import { EventQueue, sleep as defaultSleep } from "./_async.ts";
 import { textBlock } from "./_proto.ts";
 import type { SessionCore } from "./_session_core.ts";
-import { ToolIndex } from "./_tool_index.ts";
+import { type ToolEntry, ToolIndex } from "./_tool_index.ts";
+import { missingResultError, type StoredOutcome } from "./history.ts";
+import type { ToolEndpoint } from "./endpoints.ts";
+import type { Category } from "../../proto/gen/pluggableharness/common/v1/types_pb.ts";
+import type { ToolSchema } from "../../proto/gen/pluggableharness/tool/v1/types_pb.ts";
 import type { AgentDeps } from "./agent_deps.ts";
 import { ApprovalGate } from "./approval_gate.ts";
 import { BOUND_STATUS, finalAnswerInstruction, firedBound } from "./bounds.ts";
@@ -168,7 +173,7 @@ export class AgentSession implements AsyncDisposable {
   #roundStatus: "done" | "continue" | undefined;
   #goal: string | undefined;
   #goalState: "done" | "blocked" | undefined;
-  #current: Promise<SendResult> | undefined;
+  #current: Promise<unknown> | undefined;
   #busy = false;
   #sink: EventQueue<SessionEvent> | undefined;
   #lastOutcome: SendResult["outcome"] | undefined;
@@ -536,6 +541,17 @@ export class AgentSession implements AsyncDisposable {
   }
 
   /**
+   * Marks the session headless (no frontend attached) or attended again:
+   * while headless, pending and new asks settle at once as `on_ask` says
+   * for an ask nobody can answer.
+   *
+   * @param on True when no frontend is attached.
+   */
+  setHeadless(on: boolean): void {
+    this.#gate.setHeadless(on);
+  }
+
+  /**
    * Answers a pending interactive call (`ask_user`) from outside the
    * `answer` callback; the first answer wins and becomes the call's result.
    *
@@ -545,6 +561,77 @@ export class AgentSession implements AsyncDisposable {
    */
   resolveInteractive(callId: string, response: JsonObject): boolean {
     return this.#interactive.resolve(callId, response);
+  }
+
+  /**
+   * The session's tool a `provider.tool` name names (an action node's
+   * target), or `undefined` when it is not in scope.
+   *
+   * @param provider The provider's local name.
+   * @param tool The tool's name.
+   * @returns Its entry.
+   */
+  toolEntry(provider: string, tool: string): ToolEntry | undefined {
+    return this.#driver.tools.lookup(`${provider}.${tool}`);
+  }
+
+  /**
+   * Runs one call without a model turn (a slash command, an action node):
+   * through the same identification, hooks, policy, plan/apply gate and
+   * approvals as a model's tool call, recorded as `tool_call` and
+   * `tool_result` events of `turnId`. The history the model sees is not
+   * changed (no assistant message names the call).
+   *
+   * @param call The target (its provider, schema and endpoint) and arguments.
+   * @param options The turn id and a signal.
+   * @returns The call's outcome.
+   * @throws {TypeError} When the session has ended or a prompt is running.
+   */
+  async invokeDirect(
+    call: DirectCall,
+    options: { turnId?: string; signal?: AbortSignal } = {},
+  ): Promise<StoredOutcome> {
+    if (this.#ended) {
+      throw new TypeError(
+        `Cannot invoke in session "${this.sessionId}": it has ended`,
+      );
+    }
+    if (this.#busy) {
+      throw new TypeError(
+        `Cannot invoke in session "${this.sessionId}": a prompt is still running`,
+      );
+    }
+    this.#busy = true;
+    const done = (async () => {
+      const index = new ToolIndex(
+        new Map([[call.provider, [call.schema]]]),
+        new Map([[call.provider, call.endpoint]]),
+        this.#spec.planMode,
+        call.producerCategory,
+      );
+      const id = `direct_${ulid()}`;
+      const t = {
+        turnId: options.turnId ?? ulid(),
+        signal: options.signal ?? new AbortController().signal,
+        outcomes: new Map<string, StoredOutcome>(),
+      };
+      await this.#dispatcher.run(t, index, [
+        create(ToolUseBlockSchema, {
+          id,
+          name: `${call.provider}.${call.schema.name}`,
+          arguments: call.arguments,
+        }),
+      ], new Map());
+      return t.outcomes.get(id) ?? { error: missingResultError() };
+    })();
+    this.#current = done;
+    try {
+      return await done;
+    } finally {
+      this.#busy = false;
+      this.#current = undefined;
+      if (this.#control?.hasWakePending) this.#wake();
+    }
   }
 
   /**
@@ -1077,4 +1164,18 @@ function participantsOf(
   }
   for (const h of spec.hooks) add(deps.hooks?.get(h.provider)?.identity);
   return out;
+}
+
+/** A call {@linkcode AgentSession.invokeDirect} runs. */
+export interface DirectCall {
+  /** The provider's local name. */
+  readonly provider: string;
+  /** The operation's schema (kind, risk, input schema). */
+  readonly schema: ToolSchema;
+  /** Where the call goes. */
+  readonly endpoint: ToolEndpoint;
+  /** The call's arguments. */
+  readonly arguments: JsonObject;
+  /** The plan item's producer category when not a tool's. */
+  readonly producerCategory?: Category;
 }

@@ -247,7 +247,7 @@ export class ToolDispatcher implements CallExecutor {
       kind: entry.schema.kind,
       risk: entry.schema.risk,
       description: entry.schema.description,
-      producerCategory: Category.TOOL,
+      producerCategory: entry.producerCategory ?? Category.TOOL,
     });
     await this.#core.writer.toolCall(r.call, entry.endpoint.identity);
     this.#core.emit({

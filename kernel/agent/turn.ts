@@ -124,6 +124,11 @@ export class TurnDriver {
     return this.#turns;
   }
 
+  /** The tools the session may call this turn. */
+  get tools(): ToolIndex {
+    return this.#tools;
+  }
+
   /** The outcomes of the current turn's calls so far, by `tool_use` id. */
   get outcomes(): ReadonlyMap<string, StoredOutcome> {
     return this.#outcomes;

@@ -40,7 +40,10 @@ import {
 } from "../../proto/gen/pluggableharness/kernel/v1/events_pb.ts";
 import type { ListSessionsRequest } from "../../proto/gen/pluggableharness/kernel/v1/rpc_request_pb.ts";
 import type { PluginIdentity } from "../../contract/plugin_identity.ts";
-import type { AgentSession } from "../agent/session.ts";
+import type { AgentSession, DirectCall } from "../agent/session.ts";
+import type { StoredOutcome } from "../agent/history.ts";
+import type { ToolEndpoint } from "../agent/endpoints.ts";
+import type { ToolSchema } from "../../proto/gen/pluggableharness/tool/v1/types_pb.ts";
 import type { SendResult, SessionRun } from "../agent/session_types.ts";
 import type {
   ApprovalAnswer,
@@ -74,6 +77,8 @@ import {
 import { DEFAULT_DELTA_BUFFER, DeltaFanout } from "./delta_fanout.ts";
 import { MetadataBoard } from "./metadata_board.ts";
 import { frontendHandlers } from "./rpc_handlers.ts";
+import { parseSlashArgs } from "./slash_args.ts";
+import { Category } from "../../proto/gen/pluggableharness/common/v1/types_pb.ts";
 
 /** The bus topic of session state changes. */
 export const STATE_TOPIC = "kernel.state";
@@ -118,6 +123,10 @@ export interface SlashCommandRoute {
   readonly provider: string;
   /** The command's `input_schema`. */
   readonly inputSchema?: Schema;
+  /** The command as the plan/apply gate sees it (kind, risk, schema). */
+  readonly schema: ToolSchema;
+  /** The provider's `Invoke`, as a tool endpoint. */
+  readonly endpoint: ToolEndpoint;
 }
 
 /** Options of {@linkcode FrontendHub}. */
@@ -402,6 +411,97 @@ export class FrontendHub implements FrontendSurface {
   }
 
   /**
+   * Runs one call without a model turn (a slash command, an action node),
+   * queued behind earlier input like {@linkcode FrontendHub.submit}, through
+   * the session's plan/apply gate (policy and approvals apply); its
+   * `tool_call` and `tool_result` reach every attached frontend.
+   *
+   * @param h The session.
+   * @param call The target and its arguments.
+   * @returns The turn id the call's events carry, and its outcome.
+   * @throws {GrpcStatusError} `SESSION_REPLAY_ONLY` for a session that
+   * takes no input.
+   */
+  invoke(
+    h: HubSession,
+    call: DirectCall,
+  ): { turnId: string; outcome: Promise<StoredOutcome> } {
+    const agent = h.agent;
+    if (!agent || agent.ended) throw replayOnlyError(h.sessionId);
+    const turnId = ulid();
+    const outcome = Promise.withResolvers<StoredOutcome>();
+    outcome.promise.catch(() => {});
+    const start = async () => {
+      if (agent.ended) {
+        outcome.reject(replayOnlyError(h.sessionId));
+        return;
+      }
+      const ac = new AbortController();
+      h.running = ac;
+      try {
+        outcome.resolve(
+          await agent.invokeDirect(call, { turnId, signal: ac.signal }),
+        );
+      } catch (err) {
+        outcome.reject(err);
+      } finally {
+        if (h.running === ac) h.running = undefined;
+        this.#publishState(h);
+      }
+    };
+    h.queue = h.queue.then(start, start);
+    return { turnId, outcome: outcome.promise };
+  }
+
+  /**
+   * Runs a direct-invoke slash command (`InvokeSlashCommand`, and `/name`
+   * typed in the CLI): the profile's route, `args` parsed against its
+   * `input_schema`, then {@linkcode FrontendHub.invoke} as a
+   * `CATEGORY_SLASHCOMMAND` plan item.
+   *
+   * @param h The session.
+   * @param name The command name, without the slash.
+   * @param args The raw argument string.
+   * @returns The turn id and the outcome.
+   * @throws {GrpcStatusError} `INVALID_ARGUMENT` for a missing name, a
+   * leading slash or bad arguments; `NOT_FOUND` for a command the profile
+   * does not list; `SESSION_REPLAY_ONLY` for a session without input.
+   */
+  invokeSlashCommand(
+    h: HubSession,
+    name: string,
+    args: string,
+  ): { turnId: string; outcome: Promise<StoredOutcome> } {
+    if (!name) throw invalidRequest("name is required");
+    if (name.startsWith("/")) {
+      throw invalidRequest(
+        `name is "${name}": send the command name without the leading slash`,
+      );
+    }
+    const route = this.#o.slashCommands?.(h.profile).get(name);
+    if (!route) {
+      const known = [...(this.#o.slashCommands?.(h.profile).keys() ?? [])]
+        .map((n) => `/${n}`);
+      throw frontendError(
+        Code.NOT_FOUND,
+        FrontendErrorCategory.INVALID_REQUEST,
+        `Unknown slash command "/${name}": profile "${h.profile}" lists no such direct-invoke command (${
+          known.length ? `it has ${known.join(", ")}` : "it lists none"
+        })`,
+      );
+    }
+    if (h.replayOnly) throw replayOnlyError(h.sessionId);
+    const parsed = parseSlashArgs(name, args, route.inputSchema);
+    return this.invoke(h, {
+      provider: route.provider,
+      schema: route.schema,
+      endpoint: route.endpoint,
+      arguments: parsed,
+      producerCategory: Category.SLASHCOMMAND,
+    });
+  }
+
+  /**
    * Answers a pending plan item; the first answer wins.
    *
    * @param h The session.
@@ -525,6 +625,7 @@ export class FrontendHub implements FrontendSurface {
     const k = holderKey(caller);
     if (h.attached.has(k)) return;
     h.attached.set(k, this.#o.registry.grant(caller, h.sessionId));
+    h.agent?.setHeadless(false);
   }
 
   /** A session's stored record (internal). */
@@ -680,8 +781,13 @@ export class FrontendHub implements FrontendSurface {
   released(caller: PluginIdentity): void {
     const k = holderKey(caller);
     for (const h of this.#sessions.values()) {
-      h.attached.get(k)?.();
+      const release = h.attached.get(k);
+      if (!release) continue;
+      release();
       h.attached.delete(k);
+      // The last frontend went away (it exited or crashed): the session
+      // goes on headless, its pending asks settled by on_ask.
+      if (h.attached.size === 0) h.agent?.setHeadless(true);
     }
     this.metadata.publisherExited(caller);
   }

@@ -32,7 +32,6 @@ import {
   notFound,
   replayOnlyError,
 } from "./hub.ts";
-import { parseSlashArgs } from "./slash_args.ts";
 
 function holderKey(h: GrantHolder): string {
   return `${h.category}/${h.name}`;
@@ -236,6 +235,7 @@ export function frontendHandlers(
       }
       release();
       h.attached.delete(k);
+      if (h.attached.size === 0) h.agent?.setHeadless(true);
       return {};
     },
 
@@ -269,32 +269,13 @@ export function frontendHandlers(
       }
     },
 
-    invokeSlashCommand: (req) => {
+    invokeSlashCommand: async (req) => {
       const h = attached(req.sessionId);
-      if (!req.name) throw invalidRequest("name is required");
-      if (req.name.startsWith("/")) {
-        throw invalidRequest(
-          `name is "${req.name}": send the command name without the leading slash`,
-        );
-      }
-      const route = hub._options.slashCommands?.(h.profile).get(req.name);
-      if (!route) {
-        throw frontendError(
-          Code.NOT_FOUND,
-          FrontendErrorCategory.INVALID_REQUEST,
-          `Unknown slash command "/${req.name}": profile "${h.profile}" lists no such direct-invoke command`,
-        );
-      }
-      if (h.replayOnly) throw replayOnlyError(h.sessionId);
-      parseSlashArgs(req.name, req.args, route.inputSchema);
-      throw frontendError(
-        Code.FAILED_PRECONDITION,
-        FrontendErrorCategory.UNKNOWN,
-        `Cannot run "/${req.name}" of provider "${route.provider}": this kernel does not launch slash-command plugins yet, so the no-model-turn Invoke path has nothing to call`,
-      );
+      await hub.invokeSlashCommand(h, req.name, req.args).outcome;
+      return {};
     },
 
-    triggerAction: (req) => {
+    triggerAction: async (req) => {
       const h = attached(req.sessionId);
       if (!req.nodeId) throw invalidRequest("node_id is required");
       if (!req.toolName) throw invalidRequest("tool_name is required");
@@ -315,11 +296,21 @@ export function frontendHandlers(
         );
       }
       if (h.replayOnly) throw replayOnlyError(h.sessionId);
-      throw frontendError(
-        Code.FAILED_PRECONDITION,
-        FrontendErrorCategory.UNKNOWN,
-        `Cannot trigger action "${req.nodeId}": the no-model-turn Invoke path (plan/apply without a model turn) is not in this kernel yet`,
-      );
+      const entry = h.agent?.toolEntry(action.provider, action.toolName);
+      if (!entry) {
+        throw frontendError(
+          Code.FAILED_PRECONDITION,
+          FrontendErrorCategory.INVALID_REQUEST,
+          `Cannot trigger action "${req.nodeId}": "${action.provider}.${action.toolName}" is not a tool of session "${h.sessionId}" (out of the profile's scope, or a resource tool in plan mode)`,
+        );
+      }
+      await hub.invoke(h, {
+        provider: entry.provider,
+        schema: entry.schema,
+        endpoint: entry.endpoint,
+        arguments: action.args,
+      }).outcome;
+      return {};
     },
   };
 }
