@@ -7,6 +7,7 @@
  *
  * @module
  */
+import type { CompactionOutcome } from "./agent/compaction.ts";
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import type { Diagnostic, Plan } from "../config/mod.ts";
 import type { BuiltinCatalog } from "../contract/builtins.ts";
@@ -158,6 +159,13 @@ export interface KernelSessionOptions {
   readonly answer?: InteractiveAnswerer;
   /** How long an ask waits for `approve`, in milliseconds. @default {300000} */
   readonly askTimeoutMs?: number;
+  /**
+   * Start in plan mode: only read-only tools (no resource kinds), and the
+   * model told so each round; switch it off with
+   * {@linkcode KernelSession.setPlanMode} to carry the plan out.
+   * @default {false}
+   */
+  readonly planMode?: boolean;
   /** Cancels the running turn (every prompt of the session). */
   readonly signal?: AbortSignal;
   /**
@@ -298,6 +306,26 @@ export interface KernelSession extends AsyncDisposable {
    * @returns When the session is idle.
    */
   idle(): Promise<void>;
+  /** Whether plan mode is on. */
+  readonly planMode: boolean;
+  /**
+   * Turns plan mode on or off between prompts; off, the next prompt has
+   * every tool of the profile (a plan approved for execution).
+   *
+   * @param on Plan mode.
+   * @throws {TypeError} When the session has ended or a prompt runs.
+   */
+  setPlanMode(on: boolean): void;
+  /**
+   * Compacts the history now through the compactor context providers
+   * (`builtin/compactor`), whatever the fill; while a prompt runs, at its
+   * next model call. A failed pass leaves the history unchanged.
+   *
+   * @param options Cancels an immediate pass.
+   * @returns Whether it compacted, and the history's tokens before and after.
+   * @throws {TypeError} When the session has ended.
+   */
+  compactNow(options?: { signal?: AbortSignal }): Promise<CompactionOutcome>;
   /**
    * Ends the session (idempotent).
    *

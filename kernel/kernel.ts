@@ -67,6 +67,7 @@ import {
 } from "./agent/subagents.ts";
 import { PluginHost } from "./plugin/host.ts";
 import type { KernelServices } from "./callback/service.ts";
+import { modelTokenCounter } from "./agent/token_count.ts";
 import { FrontendHub, type HubSession } from "./frontend/hub.ts";
 import { EventBus } from "./bus/event_bus.ts";
 import {
@@ -276,6 +277,7 @@ class KernelImpl implements Kernel {
       workingDirectory: options.workingDirectory ?? this.dir,
       defaultModels: this.#defaultModels,
       onAsk: options.onAsk ?? "deny",
+      ...(options.planMode ? { planMode: true } : {}),
       ...(options.askTimeoutMs !== undefined
         ? { askTimeoutMs: options.askTimeoutMs }
         : {}),
@@ -295,6 +297,7 @@ class KernelImpl implements Kernel {
       ...(req.workingDirectory !== undefined
         ? { workingDirectory: req.workingDirectory }
         : {}),
+      ...(req.planMode ? { planMode: true } : {}),
     });
     const session = await AgentSession.open(spec, this.#deps, {
       remainingDepth,
@@ -317,6 +320,7 @@ class KernelImpl implements Kernel {
         : {}),
       ...(options.approve ? { approve: options.approve } : {}),
       ...(options.answer ? { answer: options.answer } : {}),
+      ...(options.planMode ? { planMode: true } : {}),
     }, options.onEvent);
     const session = h.agent!;
     const outer = options.signal;
@@ -357,6 +361,11 @@ class KernelImpl implements Kernel {
       resolveInteractive: (id, response) =>
         session.resolveInteractive(id, response),
       idle: () => session.idle(),
+      get planMode() {
+        return session.planMode;
+      },
+      setPlanMode: (on) => session.setPlanMode(on),
+      compactNow: (o) => hub.compact(h, o),
       close: (status) => hub.close(h, status).then((r) => outcomeOf(r!)),
       [Symbol.asyncDispose]: async () => {
         await hub.close(h);
@@ -400,6 +409,7 @@ class KernelImpl implements Kernel {
             : {}),
           ...(options.approve ? { approve: options.approve } : {}),
           ...(options.answer ? { answer: options.answer } : {}),
+          ...(options.planMode ? { planMode: true } : {}),
         }, (e) => queue.push(e));
         if (options.goal !== undefined) h.agent?.setGoal(options.goal);
       } catch (err) {
@@ -543,6 +553,8 @@ export async function openKernel(
       ...stateLocationsOf(env, options.sessionsDir),
       bus: runtime.bus,
     });
+    // CountTokens answers exactly for models whose provider has a tokenizer.
+    runtime.services.countTokens = modelTokenCounter(providers.models);
     const deps = await agentDepsOf(root, plan, {
       store,
       bus: runtime.bus,
@@ -691,6 +703,8 @@ async function agentDepsOf(
       ? {
         contextAssembler: providerContextAssembler({
           providers: providers.chain,
+          grant: (identity, sessionId) =>
+            init.registry.grant(identity, sessionId),
         }),
       }
       : {}),

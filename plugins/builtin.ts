@@ -34,6 +34,7 @@ import checksumTable from "./builtin_checksums.json" with { type: "json" };
 export const BUILTIN_PLUGIN_NAMES: readonly string[] = [
   "agents-md",
   "anthropic",
+  "compactor",
   "echo",
   "exec",
   "filesystem",

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "echo" {
   source      = "builtin/echo"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:02:12Z"
+  resolved_at = "2026-12-02T03:17:36Z"
   checksums = {
-    "darwin_amd64"  = "sha256:5d9d65a2007aa537806f54e698936e8acc6a64ba096770ef8282986f913d526a"
-    "darwin_arm64"  = "sha256:5d9d65a2007aa537806f54e698936e8acc6a64ba096770ef8282986f913d526a"
-    "linux_amd64"   = "sha256:5d9d65a2007aa537806f54e698936e8acc6a64ba096770ef8282986f913d526a"
-    "linux_arm64"   = "sha256:5d9d65a2007aa537806f54e698936e8acc6a64ba096770ef8282986f913d526a"
-    "windows_amd64" = "sha256:5d9d65a2007aa537806f54e698936e8acc6a64ba096770ef8282986f913d526a"
+    "darwin_amd64"  = "sha256:7421af60c408f0c4b7cd846c9e29f2c8334cff97e70bad121e3576c71e5d7c41"
+    "darwin_arm64"  = "sha256:7421af60c408f0c4b7cd846c9e29f2c8334cff97e70bad121e3576c71e5d7c41"
+    "linux_amd64"   = "sha256:7421af60c408f0c4b7cd846c9e29f2c8334cff97e70bad121e3576c71e5d7c41"
+    "linux_arm64"   = "sha256:7421af60c408f0c4b7cd846c9e29f2c8334cff97e70bad121e3576c71e5d7c41"
+    "windows_amd64" = "sha256:7421af60c408f0c4b7cd846c9e29f2c8334cff97e70bad121e3576c71e5d7c41"
   }
   envelope = {
     env   = []
@@ -36,13 +36,13 @@ provider "echo" {
 provider "notes" {
   source      = "./plugins/notes"
   version     = "0.2.0"
-  resolved_at = "2026-12-02T03:02:12Z"
+  resolved_at = "2026-12-02T03:17:36Z"
   checksums = {
-    "darwin_amd64"  = "sha256:dc7b35058a304b26b2a232eeb21881935582b244ac91ee8f598277d5e6bc7389"
-    "darwin_arm64"  = "sha256:dc7b35058a304b26b2a232eeb21881935582b244ac91ee8f598277d5e6bc7389"
-    "linux_amd64"   = "sha256:dc7b35058a304b26b2a232eeb21881935582b244ac91ee8f598277d5e6bc7389"
-    "linux_arm64"   = "sha256:dc7b35058a304b26b2a232eeb21881935582b244ac91ee8f598277d5e6bc7389"
-    "windows_amd64" = "sha256:dc7b35058a304b26b2a232eeb21881935582b244ac91ee8f598277d5e6bc7389"
+    "darwin_amd64"  = "sha256:c4721fa7117cf18fe7c78c895cce83ee4a1ef85f11e5d5c449c9bbc67cc62733"
+    "darwin_arm64"  = "sha256:c4721fa7117cf18fe7c78c895cce83ee4a1ef85f11e5d5c449c9bbc67cc62733"
+    "linux_amd64"   = "sha256:c4721fa7117cf18fe7c78c895cce83ee4a1ef85f11e5d5c449c9bbc67cc62733"
+    "linux_arm64"   = "sha256:c4721fa7117cf18fe7c78c895cce83ee4a1ef85f11e5d5c449c9bbc67cc62733"
+    "windows_amd64" = "sha256:c4721fa7117cf18fe7c78c895cce83ee4a1ef85f11e5d5c449c9bbc67cc62733"
   }
   envelope = {
     env   = []

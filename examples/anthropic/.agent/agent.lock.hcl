@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "claude" {
   source      = "builtin/anthropic"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:02:14Z"
+  resolved_at = "2026-12-02T03:17:37Z"
   checksums = {
-    "darwin_amd64"  = "sha256:de9e916c9dae0dd1b686409c6964f38188052aebb5b4aadcd5e920473e139c24"
-    "darwin_arm64"  = "sha256:de9e916c9dae0dd1b686409c6964f38188052aebb5b4aadcd5e920473e139c24"
-    "linux_amd64"   = "sha256:de9e916c9dae0dd1b686409c6964f38188052aebb5b4aadcd5e920473e139c24"
-    "linux_arm64"   = "sha256:de9e916c9dae0dd1b686409c6964f38188052aebb5b4aadcd5e920473e139c24"
-    "windows_amd64" = "sha256:de9e916c9dae0dd1b686409c6964f38188052aebb5b4aadcd5e920473e139c24"
+    "darwin_amd64"  = "sha256:6ffd0dba50bd1a7dcd2b5fa456139c0a888179ebee191ab1f5ea06a4f63c2ce3"
+    "darwin_arm64"  = "sha256:6ffd0dba50bd1a7dcd2b5fa456139c0a888179ebee191ab1f5ea06a4f63c2ce3"
+    "linux_amd64"   = "sha256:6ffd0dba50bd1a7dcd2b5fa456139c0a888179ebee191ab1f5ea06a4f63c2ce3"
+    "linux_arm64"   = "sha256:6ffd0dba50bd1a7dcd2b5fa456139c0a888179ebee191ab1f5ea06a4f63c2ce3"
+    "windows_amd64" = "sha256:6ffd0dba50bd1a7dcd2b5fa456139c0a888179ebee191ab1f5ea06a4f63c2ce3"
   }
   envelope = {
     env   = []
@@ -59,13 +59,13 @@ provider "claude" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:02:14Z"
+  resolved_at = "2026-12-02T03:17:37Z"
   checksums = {
-    "darwin_amd64"  = "sha256:d642dac2feb209f0b8a63af00124f5a2e8ccf84060b631a834af3b86d22ca1e8"
-    "darwin_arm64"  = "sha256:d642dac2feb209f0b8a63af00124f5a2e8ccf84060b631a834af3b86d22ca1e8"
-    "linux_amd64"   = "sha256:d642dac2feb209f0b8a63af00124f5a2e8ccf84060b631a834af3b86d22ca1e8"
-    "linux_arm64"   = "sha256:d642dac2feb209f0b8a63af00124f5a2e8ccf84060b631a834af3b86d22ca1e8"
-    "windows_amd64" = "sha256:d642dac2feb209f0b8a63af00124f5a2e8ccf84060b631a834af3b86d22ca1e8"
+    "darwin_amd64"  = "sha256:9f478b914875844f67f62c0b89723b81b71e792d024bdb3314904c36fe9ae358"
+    "darwin_arm64"  = "sha256:9f478b914875844f67f62c0b89723b81b71e792d024bdb3314904c36fe9ae358"
+    "linux_amd64"   = "sha256:9f478b914875844f67f62c0b89723b81b71e792d024bdb3314904c36fe9ae358"
+    "linux_arm64"   = "sha256:9f478b914875844f67f62c0b89723b81b71e792d024bdb3314904c36fe9ae358"
+    "windows_amd64" = "sha256:9f478b914875844f67f62c0b89723b81b71e792d024bdb3314904c36fe9ae358"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "ask" {
   source      = "builtin/user"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:02:16Z"
+  resolved_at = "2026-12-02T03:17:38Z"
   checksums = {
-    "darwin_amd64"  = "sha256:e0ab862bba206ec1a1bd1f03406b0a467e7b314a5150e11bfdcd6ac483bb7cc3"
-    "darwin_arm64"  = "sha256:e0ab862bba206ec1a1bd1f03406b0a467e7b314a5150e11bfdcd6ac483bb7cc3"
-    "linux_amd64"   = "sha256:e0ab862bba206ec1a1bd1f03406b0a467e7b314a5150e11bfdcd6ac483bb7cc3"
-    "linux_arm64"   = "sha256:e0ab862bba206ec1a1bd1f03406b0a467e7b314a5150e11bfdcd6ac483bb7cc3"
-    "windows_amd64" = "sha256:e0ab862bba206ec1a1bd1f03406b0a467e7b314a5150e11bfdcd6ac483bb7cc3"
+    "darwin_amd64"  = "sha256:b318493faa23005f1b6044e6e52c902212d0831f9a5750f9334676c7b10a52fe"
+    "darwin_arm64"  = "sha256:b318493faa23005f1b6044e6e52c902212d0831f9a5750f9334676c7b10a52fe"
+    "linux_amd64"   = "sha256:b318493faa23005f1b6044e6e52c902212d0831f9a5750f9334676c7b10a52fe"
+    "linux_arm64"   = "sha256:b318493faa23005f1b6044e6e52c902212d0831f9a5750f9334676c7b10a52fe"
+    "windows_amd64" = "sha256:b318493faa23005f1b6044e6e52c902212d0831f9a5750f9334676c7b10a52fe"
   }
   envelope = {
     env   = []
@@ -34,13 +34,13 @@ provider "ask" {
 provider "docs" {
   source      = "builtin/agents-md"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:02:16Z"
+  resolved_at = "2026-12-02T03:17:38Z"
   checksums = {
-    "darwin_amd64"  = "sha256:af44a2f8127bdc640fa16f8957a8fbecb457e20d284e9b4fa7a5519383065770"
-    "darwin_arm64"  = "sha256:af44a2f8127bdc640fa16f8957a8fbecb457e20d284e9b4fa7a5519383065770"
-    "linux_amd64"   = "sha256:af44a2f8127bdc640fa16f8957a8fbecb457e20d284e9b4fa7a5519383065770"
-    "linux_arm64"   = "sha256:af44a2f8127bdc640fa16f8957a8fbecb457e20d284e9b4fa7a5519383065770"
-    "windows_amd64" = "sha256:af44a2f8127bdc640fa16f8957a8fbecb457e20d284e9b4fa7a5519383065770"
+    "darwin_amd64"  = "sha256:1477e90532ecd6ad6b304213b0dbf77cef9e6320ad17f1603e42c46fe05c2a8f"
+    "darwin_arm64"  = "sha256:1477e90532ecd6ad6b304213b0dbf77cef9e6320ad17f1603e42c46fe05c2a8f"
+    "linux_amd64"   = "sha256:1477e90532ecd6ad6b304213b0dbf77cef9e6320ad17f1603e42c46fe05c2a8f"
+    "linux_arm64"   = "sha256:1477e90532ecd6ad6b304213b0dbf77cef9e6320ad17f1603e42c46fe05c2a8f"
+    "windows_amd64" = "sha256:1477e90532ecd6ad6b304213b0dbf77cef9e6320ad17f1603e42c46fe05c2a8f"
   }
   envelope = {
     env   = []
@@ -79,13 +79,13 @@ provider "docs" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:02:16Z"
+  resolved_at = "2026-12-02T03:17:38Z"
   checksums = {
-    "darwin_amd64"  = "sha256:d642dac2feb209f0b8a63af00124f5a2e8ccf84060b631a834af3b86d22ca1e8"
-    "darwin_arm64"  = "sha256:d642dac2feb209f0b8a63af00124f5a2e8ccf84060b631a834af3b86d22ca1e8"
-    "linux_amd64"   = "sha256:d642dac2feb209f0b8a63af00124f5a2e8ccf84060b631a834af3b86d22ca1e8"
-    "linux_arm64"   = "sha256:d642dac2feb209f0b8a63af00124f5a2e8ccf84060b631a834af3b86d22ca1e8"
-    "windows_amd64" = "sha256:d642dac2feb209f0b8a63af00124f5a2e8ccf84060b631a834af3b86d22ca1e8"
+    "darwin_amd64"  = "sha256:9f478b914875844f67f62c0b89723b81b71e792d024bdb3314904c36fe9ae358"
+    "darwin_arm64"  = "sha256:9f478b914875844f67f62c0b89723b81b71e792d024bdb3314904c36fe9ae358"
+    "linux_amd64"   = "sha256:9f478b914875844f67f62c0b89723b81b71e792d024bdb3314904c36fe9ae358"
+    "linux_arm64"   = "sha256:9f478b914875844f67f62c0b89723b81b71e792d024bdb3314904c36fe9ae358"
+    "windows_amd64" = "sha256:9f478b914875844f67f62c0b89723b81b71e792d024bdb3314904c36fe9ae358"
   }
   envelope = {
     env   = []
@@ -130,13 +130,13 @@ provider "fs" {
 provider "graph" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:02:16Z"
+  resolved_at = "2026-12-02T03:17:38Z"
   checksums = {
-    "darwin_amd64"  = "sha256:8bdfd9130294b3139952e8a47db9798706776a3c9215ce478af4e5bc8f853a38"
-    "darwin_arm64"  = "sha256:8bdfd9130294b3139952e8a47db9798706776a3c9215ce478af4e5bc8f853a38"
-    "linux_amd64"   = "sha256:8bdfd9130294b3139952e8a47db9798706776a3c9215ce478af4e5bc8f853a38"
-    "linux_arm64"   = "sha256:8bdfd9130294b3139952e8a47db9798706776a3c9215ce478af4e5bc8f853a38"
-    "windows_amd64" = "sha256:8bdfd9130294b3139952e8a47db9798706776a3c9215ce478af4e5bc8f853a38"
+    "darwin_amd64"  = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
+    "darwin_arm64"  = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
+    "linux_amd64"   = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
+    "linux_arm64"   = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
+    "windows_amd64" = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
   }
   envelope = {
     env   = []
@@ -259,13 +259,13 @@ provider "graph" {
 provider "memory" {
   source      = "builtin/memory"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:02:16Z"
+  resolved_at = "2026-12-02T03:17:38Z"
   checksums = {
-    "darwin_amd64"  = "sha256:3086cfc82655fff9a0141a25bc7441d781d34eca6243780f77be583cc4bb5334"
-    "darwin_arm64"  = "sha256:3086cfc82655fff9a0141a25bc7441d781d34eca6243780f77be583cc4bb5334"
-    "linux_amd64"   = "sha256:3086cfc82655fff9a0141a25bc7441d781d34eca6243780f77be583cc4bb5334"
-    "linux_arm64"   = "sha256:3086cfc82655fff9a0141a25bc7441d781d34eca6243780f77be583cc4bb5334"
-    "windows_amd64" = "sha256:3086cfc82655fff9a0141a25bc7441d781d34eca6243780f77be583cc4bb5334"
+    "darwin_amd64"  = "sha256:71caa2666d09662f507d3aebbbdce8037dbc380f707d9f12cf30a8ad135e8da1"
+    "darwin_arm64"  = "sha256:71caa2666d09662f507d3aebbbdce8037dbc380f707d9f12cf30a8ad135e8da1"
+    "linux_amd64"   = "sha256:71caa2666d09662f507d3aebbbdce8037dbc380f707d9f12cf30a8ad135e8da1"
+    "linux_arm64"   = "sha256:71caa2666d09662f507d3aebbbdce8037dbc380f707d9f12cf30a8ad135e8da1"
+    "windows_amd64" = "sha256:71caa2666d09662f507d3aebbbdce8037dbc380f707d9f12cf30a8ad135e8da1"
   }
   envelope = {
     env   = ["HOME", "XDG_DATA_HOME"]
@@ -338,13 +338,13 @@ provider "memory" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:02:16Z"
+  resolved_at = "2026-12-02T03:17:38Z"
   checksums = {
-    "darwin_amd64"  = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
-    "darwin_arm64"  = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
-    "linux_amd64"   = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
-    "linux_arm64"   = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
-    "windows_amd64" = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
+    "darwin_amd64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
+    "darwin_arm64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
+    "linux_amd64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
+    "linux_arm64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
+    "windows_amd64" = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
   }
   envelope = {
     env   = []
@@ -374,13 +374,13 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:02:16Z"
+  resolved_at = "2026-12-02T03:17:38Z"
   checksums = {
-    "darwin_amd64"  = "sha256:45343880040f1f648fcc2de3a3cb5ce202cc5803ad07afd4c3f85cd8cba431b5"
-    "darwin_arm64"  = "sha256:45343880040f1f648fcc2de3a3cb5ce202cc5803ad07afd4c3f85cd8cba431b5"
-    "linux_amd64"   = "sha256:45343880040f1f648fcc2de3a3cb5ce202cc5803ad07afd4c3f85cd8cba431b5"
-    "linux_arm64"   = "sha256:45343880040f1f648fcc2de3a3cb5ce202cc5803ad07afd4c3f85cd8cba431b5"
-    "windows_amd64" = "sha256:45343880040f1f648fcc2de3a3cb5ce202cc5803ad07afd4c3f85cd8cba431b5"
+    "darwin_amd64"  = "sha256:2b1ca53a77c37aa73512ab011135ec9740fa11501e9daca19c19f45402d74e26"
+    "darwin_arm64"  = "sha256:2b1ca53a77c37aa73512ab011135ec9740fa11501e9daca19c19f45402d74e26"
+    "linux_amd64"   = "sha256:2b1ca53a77c37aa73512ab011135ec9740fa11501e9daca19c19f45402d74e26"
+    "linux_arm64"   = "sha256:2b1ca53a77c37aa73512ab011135ec9740fa11501e9daca19c19f45402d74e26"
+    "windows_amd64" = "sha256:2b1ca53a77c37aa73512ab011135ec9740fa11501e9daca19c19f45402d74e26"
   }
   envelope = {
     env   = []
@@ -415,13 +415,13 @@ provider "search" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:02:16Z"
+  resolved_at = "2026-12-02T03:17:38Z"
   checksums = {
-    "darwin_amd64"  = "sha256:be0ed2274a5dbff8b0899bf42edae11fcc8f7cd4e670e6f9075e7152dea67e05"
-    "darwin_arm64"  = "sha256:be0ed2274a5dbff8b0899bf42edae11fcc8f7cd4e670e6f9075e7152dea67e05"
-    "linux_amd64"   = "sha256:be0ed2274a5dbff8b0899bf42edae11fcc8f7cd4e670e6f9075e7152dea67e05"
-    "linux_arm64"   = "sha256:be0ed2274a5dbff8b0899bf42edae11fcc8f7cd4e670e6f9075e7152dea67e05"
-    "windows_amd64" = "sha256:be0ed2274a5dbff8b0899bf42edae11fcc8f7cd4e670e6f9075e7152dea67e05"
+    "darwin_amd64"  = "sha256:dc46d06312da88e6f5a056f982d9bec273332b2c393aa27474b0b4af9088fe0e"
+    "darwin_arm64"  = "sha256:dc46d06312da88e6f5a056f982d9bec273332b2c393aa27474b0b4af9088fe0e"
+    "linux_amd64"   = "sha256:dc46d06312da88e6f5a056f982d9bec273332b2c393aa27474b0b4af9088fe0e"
+    "linux_arm64"   = "sha256:dc46d06312da88e6f5a056f982d9bec273332b2c393aa27474b0b4af9088fe0e"
+    "windows_amd64" = "sha256:dc46d06312da88e6f5a056f982d9bec273332b2c393aa27474b0b4af9088fe0e"
   }
   envelope = {
     env   = []
@@ -493,13 +493,13 @@ provider "sh" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:02:16Z"
+  resolved_at = "2026-12-02T03:17:38Z"
   checksums = {
-    "darwin_amd64"  = "sha256:f7fdfef5ca2c48e005e5a6e821fb6b81cf31693a6b71439088c855e3a0696168"
-    "darwin_arm64"  = "sha256:f7fdfef5ca2c48e005e5a6e821fb6b81cf31693a6b71439088c855e3a0696168"
-    "linux_amd64"   = "sha256:f7fdfef5ca2c48e005e5a6e821fb6b81cf31693a6b71439088c855e3a0696168"
-    "linux_arm64"   = "sha256:f7fdfef5ca2c48e005e5a6e821fb6b81cf31693a6b71439088c855e3a0696168"
-    "windows_amd64" = "sha256:f7fdfef5ca2c48e005e5a6e821fb6b81cf31693a6b71439088c855e3a0696168"
+    "darwin_amd64"  = "sha256:5fe26807c3ce7984a62d2c801b2a135cdc6e8c72477fbd4871d2f69262335e75"
+    "darwin_arm64"  = "sha256:5fe26807c3ce7984a62d2c801b2a135cdc6e8c72477fbd4871d2f69262335e75"
+    "linux_amd64"   = "sha256:5fe26807c3ce7984a62d2c801b2a135cdc6e8c72477fbd4871d2f69262335e75"
+    "linux_arm64"   = "sha256:5fe26807c3ce7984a62d2c801b2a135cdc6e8c72477fbd4871d2f69262335e75"
+    "windows_amd64" = "sha256:5fe26807c3ce7984a62d2c801b2a135cdc6e8c72477fbd4871d2f69262335e75"
   }
   envelope = {
     env   = []
@@ -531,13 +531,13 @@ provider "tasks" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:02:16Z"
+  resolved_at = "2026-12-02T03:17:38Z"
   checksums = {
-    "darwin_amd64"  = "sha256:b088679ae1fa1378d497341296308f40cd99225bd6ad780230112f6fa887757b"
-    "darwin_arm64"  = "sha256:b088679ae1fa1378d497341296308f40cd99225bd6ad780230112f6fa887757b"
-    "linux_amd64"   = "sha256:b088679ae1fa1378d497341296308f40cd99225bd6ad780230112f6fa887757b"
-    "linux_arm64"   = "sha256:b088679ae1fa1378d497341296308f40cd99225bd6ad780230112f6fa887757b"
-    "windows_amd64" = "sha256:b088679ae1fa1378d497341296308f40cd99225bd6ad780230112f6fa887757b"
+    "darwin_amd64"  = "sha256:e9b80dbec695e0bbf189f4ddca54cd50ed8db102d247fb8e248462f2f6bce8ac"
+    "darwin_arm64"  = "sha256:e9b80dbec695e0bbf189f4ddca54cd50ed8db102d247fb8e248462f2f6bce8ac"
+    "linux_amd64"   = "sha256:e9b80dbec695e0bbf189f4ddca54cd50ed8db102d247fb8e248462f2f6bce8ac"
+    "linux_arm64"   = "sha256:e9b80dbec695e0bbf189f4ddca54cd50ed8db102d247fb8e248462f2f6bce8ac"
+    "windows_amd64" = "sha256:e9b80dbec695e0bbf189f4ddca54cd50ed8db102d247fb8e248462f2f6bce8ac"
   }
   envelope = {
     env   = []

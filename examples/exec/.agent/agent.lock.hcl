@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:02:18Z"
+  resolved_at = "2026-12-02T03:17:39Z"
   checksums = {
-    "darwin_amd64"  = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
-    "darwin_arm64"  = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
-    "linux_amd64"   = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
-    "linux_arm64"   = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
-    "windows_amd64" = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
+    "darwin_amd64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
+    "darwin_arm64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
+    "linux_amd64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
+    "linux_arm64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
+    "windows_amd64" = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:02:18Z"
+  resolved_at = "2026-12-02T03:17:39Z"
   checksums = {
-    "darwin_amd64"  = "sha256:be0ed2274a5dbff8b0899bf42edae11fcc8f7cd4e670e6f9075e7152dea67e05"
-    "darwin_arm64"  = "sha256:be0ed2274a5dbff8b0899bf42edae11fcc8f7cd4e670e6f9075e7152dea67e05"
-    "linux_amd64"   = "sha256:be0ed2274a5dbff8b0899bf42edae11fcc8f7cd4e670e6f9075e7152dea67e05"
-    "linux_arm64"   = "sha256:be0ed2274a5dbff8b0899bf42edae11fcc8f7cd4e670e6f9075e7152dea67e05"
-    "windows_amd64" = "sha256:be0ed2274a5dbff8b0899bf42edae11fcc8f7cd4e670e6f9075e7152dea67e05"
+    "darwin_amd64"  = "sha256:dc46d06312da88e6f5a056f982d9bec273332b2c393aa27474b0b4af9088fe0e"
+    "darwin_arm64"  = "sha256:dc46d06312da88e6f5a056f982d9bec273332b2c393aa27474b0b4af9088fe0e"
+    "linux_amd64"   = "sha256:dc46d06312da88e6f5a056f982d9bec273332b2c393aa27474b0b4af9088fe0e"
+    "linux_arm64"   = "sha256:dc46d06312da88e6f5a056f982d9bec273332b2c393aa27474b0b4af9088fe0e"
+    "windows_amd64" = "sha256:dc46d06312da88e6f5a056f982d9bec273332b2c393aa27474b0b4af9088fe0e"
   }
   envelope = {
     env   = []

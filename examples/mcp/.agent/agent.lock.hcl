@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "files" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:02:20Z"
+  resolved_at = "2026-12-02T03:17:40Z"
   checksums = {
-    "darwin_amd64"  = "sha256:8bdfd9130294b3139952e8a47db9798706776a3c9215ce478af4e5bc8f853a38"
-    "darwin_arm64"  = "sha256:8bdfd9130294b3139952e8a47db9798706776a3c9215ce478af4e5bc8f853a38"
-    "linux_amd64"   = "sha256:8bdfd9130294b3139952e8a47db9798706776a3c9215ce478af4e5bc8f853a38"
-    "linux_arm64"   = "sha256:8bdfd9130294b3139952e8a47db9798706776a3c9215ce478af4e5bc8f853a38"
-    "windows_amd64" = "sha256:8bdfd9130294b3139952e8a47db9798706776a3c9215ce478af4e5bc8f853a38"
+    "darwin_amd64"  = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
+    "darwin_arm64"  = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
+    "linux_amd64"   = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
+    "linux_arm64"   = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
+    "windows_amd64" = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
   }
   envelope = {
     env   = []
@@ -135,13 +135,13 @@ provider "files" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:02:20Z"
+  resolved_at = "2026-12-02T03:17:40Z"
   checksums = {
-    "darwin_amd64"  = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
-    "darwin_arm64"  = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
-    "linux_amd64"   = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
-    "linux_arm64"   = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
-    "windows_amd64" = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
+    "darwin_amd64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
+    "darwin_arm64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
+    "linux_amd64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
+    "linux_arm64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
+    "windows_amd64" = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
   }
   envelope = {
     env   = []

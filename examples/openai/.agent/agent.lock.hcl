@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:02:22Z"
+  resolved_at = "2026-12-02T03:17:41Z"
   checksums = {
-    "darwin_amd64"  = "sha256:d642dac2feb209f0b8a63af00124f5a2e8ccf84060b631a834af3b86d22ca1e8"
-    "darwin_arm64"  = "sha256:d642dac2feb209f0b8a63af00124f5a2e8ccf84060b631a834af3b86d22ca1e8"
-    "linux_amd64"   = "sha256:d642dac2feb209f0b8a63af00124f5a2e8ccf84060b631a834af3b86d22ca1e8"
-    "linux_arm64"   = "sha256:d642dac2feb209f0b8a63af00124f5a2e8ccf84060b631a834af3b86d22ca1e8"
-    "windows_amd64" = "sha256:d642dac2feb209f0b8a63af00124f5a2e8ccf84060b631a834af3b86d22ca1e8"
+    "darwin_amd64"  = "sha256:9f478b914875844f67f62c0b89723b81b71e792d024bdb3314904c36fe9ae358"
+    "darwin_arm64"  = "sha256:9f478b914875844f67f62c0b89723b81b71e792d024bdb3314904c36fe9ae358"
+    "linux_amd64"   = "sha256:9f478b914875844f67f62c0b89723b81b71e792d024bdb3314904c36fe9ae358"
+    "linux_arm64"   = "sha256:9f478b914875844f67f62c0b89723b81b71e792d024bdb3314904c36fe9ae358"
+    "windows_amd64" = "sha256:9f478b914875844f67f62c0b89723b81b71e792d024bdb3314904c36fe9ae358"
   }
   envelope = {
     env   = []
@@ -57,13 +57,13 @@ provider "fs" {
 provider "openai" {
   source      = "builtin/openai"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:04:31Z"
+  resolved_at = "2026-12-02T03:17:41Z"
   checksums = {
-    "darwin_amd64"  = "sha256:87bc02074b8fb0ab413f00340d4796c4c29e752be9e4fa56b53879203e57d9de"
-    "darwin_arm64"  = "sha256:87bc02074b8fb0ab413f00340d4796c4c29e752be9e4fa56b53879203e57d9de"
-    "linux_amd64"   = "sha256:87bc02074b8fb0ab413f00340d4796c4c29e752be9e4fa56b53879203e57d9de"
-    "linux_arm64"   = "sha256:87bc02074b8fb0ab413f00340d4796c4c29e752be9e4fa56b53879203e57d9de"
-    "windows_amd64" = "sha256:87bc02074b8fb0ab413f00340d4796c4c29e752be9e4fa56b53879203e57d9de"
+    "darwin_amd64"  = "sha256:9378c37d0d43102fd355e8862bea2edc9e9ee5ab043075c449c933e9658e69db"
+    "darwin_arm64"  = "sha256:9378c37d0d43102fd355e8862bea2edc9e9ee5ab043075c449c933e9658e69db"
+    "linux_amd64"   = "sha256:9378c37d0d43102fd355e8862bea2edc9e9ee5ab043075c449c933e9658e69db"
+    "linux_arm64"   = "sha256:9378c37d0d43102fd355e8862bea2edc9e9ee5ab043075c449c933e9658e69db"
+    "windows_amd64" = "sha256:9378c37d0d43102fd355e8862bea2edc9e9ee5ab043075c449c933e9658e69db"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:02:26Z"
+  resolved_at = "2026-12-02T03:17:44Z"
   checksums = {
-    "darwin_amd64"  = "sha256:d642dac2feb209f0b8a63af00124f5a2e8ccf84060b631a834af3b86d22ca1e8"
-    "darwin_arm64"  = "sha256:d642dac2feb209f0b8a63af00124f5a2e8ccf84060b631a834af3b86d22ca1e8"
-    "linux_amd64"   = "sha256:d642dac2feb209f0b8a63af00124f5a2e8ccf84060b631a834af3b86d22ca1e8"
-    "linux_arm64"   = "sha256:d642dac2feb209f0b8a63af00124f5a2e8ccf84060b631a834af3b86d22ca1e8"
-    "windows_amd64" = "sha256:d642dac2feb209f0b8a63af00124f5a2e8ccf84060b631a834af3b86d22ca1e8"
+    "darwin_amd64"  = "sha256:9f478b914875844f67f62c0b89723b81b71e792d024bdb3314904c36fe9ae358"
+    "darwin_arm64"  = "sha256:9f478b914875844f67f62c0b89723b81b71e792d024bdb3314904c36fe9ae358"
+    "linux_amd64"   = "sha256:9f478b914875844f67f62c0b89723b81b71e792d024bdb3314904c36fe9ae358"
+    "linux_arm64"   = "sha256:9f478b914875844f67f62c0b89723b81b71e792d024bdb3314904c36fe9ae358"
+    "windows_amd64" = "sha256:9f478b914875844f67f62c0b89723b81b71e792d024bdb3314904c36fe9ae358"
   }
   envelope = {
     env   = []
@@ -57,13 +57,13 @@ provider "fs" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:02:26Z"
+  resolved_at = "2026-12-02T03:17:44Z"
   checksums = {
-    "darwin_amd64"  = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
-    "darwin_arm64"  = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
-    "linux_amd64"   = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
-    "linux_arm64"   = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
-    "windows_amd64" = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
+    "darwin_amd64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
+    "darwin_arm64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
+    "linux_amd64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
+    "linux_arm64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
+    "windows_amd64" = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
   }
   envelope = {
     env   = []

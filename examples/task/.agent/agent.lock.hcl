@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:02:30Z"
+  resolved_at = "2026-12-02T03:17:47Z"
   checksums = {
-    "darwin_amd64"  = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
-    "darwin_arm64"  = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
-    "linux_amd64"   = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
-    "linux_arm64"   = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
-    "windows_amd64" = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
+    "darwin_amd64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
+    "darwin_arm64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
+    "linux_amd64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
+    "linux_arm64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
+    "windows_amd64" = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:02:30Z"
+  resolved_at = "2026-12-02T03:17:47Z"
   checksums = {
-    "darwin_amd64"  = "sha256:f7fdfef5ca2c48e005e5a6e821fb6b81cf31693a6b71439088c855e3a0696168"
-    "darwin_arm64"  = "sha256:f7fdfef5ca2c48e005e5a6e821fb6b81cf31693a6b71439088c855e3a0696168"
-    "linux_amd64"   = "sha256:f7fdfef5ca2c48e005e5a6e821fb6b81cf31693a6b71439088c855e3a0696168"
-    "linux_arm64"   = "sha256:f7fdfef5ca2c48e005e5a6e821fb6b81cf31693a6b71439088c855e3a0696168"
-    "windows_amd64" = "sha256:f7fdfef5ca2c48e005e5a6e821fb6b81cf31693a6b71439088c855e3a0696168"
+    "darwin_amd64"  = "sha256:5fe26807c3ce7984a62d2c801b2a135cdc6e8c72477fbd4871d2f69262335e75"
+    "darwin_arm64"  = "sha256:5fe26807c3ce7984a62d2c801b2a135cdc6e8c72477fbd4871d2f69262335e75"
+    "linux_amd64"   = "sha256:5fe26807c3ce7984a62d2c801b2a135cdc6e8c72477fbd4871d2f69262335e75"
+    "linux_arm64"   = "sha256:5fe26807c3ce7984a62d2c801b2a135cdc6e8c72477fbd4871d2f69262335e75"
+    "windows_amd64" = "sha256:5fe26807c3ce7984a62d2c801b2a135cdc6e8c72477fbd4871d2f69262335e75"
   }
   envelope = {
     env   = []

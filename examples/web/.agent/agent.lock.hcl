@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:02:32Z"
+  resolved_at = "2026-12-02T03:17:49Z"
   checksums = {
-    "darwin_amd64"  = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
-    "darwin_arm64"  = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
-    "linux_amd64"   = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
-    "linux_arm64"   = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
-    "windows_amd64" = "sha256:8adf31190fa7e084a73fbf685ee05e493c88b86bbc144dea712f068e7a47ced1"
+    "darwin_amd64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
+    "darwin_arm64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
+    "linux_amd64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
+    "linux_arm64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
+    "windows_amd64" = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:02:32Z"
+  resolved_at = "2026-12-02T03:17:49Z"
   checksums = {
-    "darwin_amd64"  = "sha256:b088679ae1fa1378d497341296308f40cd99225bd6ad780230112f6fa887757b"
-    "darwin_arm64"  = "sha256:b088679ae1fa1378d497341296308f40cd99225bd6ad780230112f6fa887757b"
-    "linux_amd64"   = "sha256:b088679ae1fa1378d497341296308f40cd99225bd6ad780230112f6fa887757b"
-    "linux_arm64"   = "sha256:b088679ae1fa1378d497341296308f40cd99225bd6ad780230112f6fa887757b"
-    "windows_amd64" = "sha256:b088679ae1fa1378d497341296308f40cd99225bd6ad780230112f6fa887757b"
+    "darwin_amd64"  = "sha256:e9b80dbec695e0bbf189f4ddca54cd50ed8db102d247fb8e248462f2f6bce8ac"
+    "darwin_arm64"  = "sha256:e9b80dbec695e0bbf189f4ddca54cd50ed8db102d247fb8e248462f2f6bce8ac"
+    "linux_amd64"   = "sha256:e9b80dbec695e0bbf189f4ddca54cd50ed8db102d247fb8e248462f2f6bce8ac"
+    "linux_arm64"   = "sha256:e9b80dbec695e0bbf189f4ddca54cd50ed8db102d247fb8e248462f2f6bce8ac"
+    "windows_amd64" = "sha256:e9b80dbec695e0bbf189f4ddca54cd50ed8db102d247fb8e248462f2f6bce8ac"
   }
   envelope = {
     env   = []
