@@ -136,6 +136,12 @@ export interface OpenKernelOptions {
   readonly builtins?: BuiltinCatalog;
 }
 
+/**
+ * The prompt that carries out an approved plan (plan mode then off).
+ */
+export const PLAN_APPROVED_PROMPT: string =
+  "The plan is approved and plan mode is off: carry it out now.";
+
 /** Options of {@linkcode Kernel.session} and {@linkcode Kernel.run}. */
 export interface KernelSessionOptions {
   /** The `agent_profile` to run. @default {"default"} */
@@ -166,6 +172,12 @@ export interface KernelSessionOptions {
    * @default {false}
    */
   readonly planMode?: boolean;
+  /**
+   * With `planMode`, {@linkcode Kernel.run} offers the plan (the final
+   * answer of the planning prompt) here: `true` turns plan mode off and the
+   * same session carries the plan out; `false` (or no callback) ends it.
+   */
+  readonly approvePlan?: (plan: string) => Promise<boolean>;
   /** Cancels the running turn (every prompt of the session). */
   readonly signal?: AbortSignal;
   /**

@@ -77,6 +77,7 @@ import {
 import { telemetrySettingsOf } from "./telemetry/plan_settings.ts";
 import { SessionRegistry } from "./state/session_registry.ts";
 import type { SessionStore } from "./state/session_store.ts";
+import { PLAN_APPROVED_PROMPT } from "./api.ts";
 import type {
   Kernel,
   KernelSession,
@@ -417,11 +418,23 @@ class KernelImpl implements Kernel {
         throw err;
       }
       let sent: SendResult;
-      try {
-        sent = await hub.submit(h, prompt, {
+      const submit = (text: string | undefined) =>
+        hub.submit(h, text, {
           events: false,
           ...(options.signal ? { signal: options.signal } : {}),
         }).run.result;
+      try {
+        sent = await submit(prompt);
+        // Plan mode: the plan is offered; approved, the same session
+        // carries it out with every tool.
+        if (
+          options.planMode && sent.outcome === "done" && h.agent &&
+          !h.agent.ended &&
+          (await options.approvePlan?.(sent.finalText) ?? false)
+        ) {
+          h.agent.setPlanMode(false);
+          sent = await submit(PLAN_APPROVED_PROMPT);
+        }
       } catch (err) {
         await hub.close(h).catch(() => {});
         queue.close(err);
