@@ -28,6 +28,7 @@ import {
   W_LOCK_MISSING,
   W_LOCK_OUTDATED,
   W_LOCK_UNUSED,
+  W_NO_EFFECT,
   W_PROVIDER_NOT_LOCKED,
 } from "./codes.ts";
 import { hostPlatform } from "./checksum.ts";
@@ -272,6 +273,7 @@ export function compile(
       inputs.artifacts?.get(artifactKey(kind, source, inputs.dir)),
   }, inputs.lock !== undefined && lock !== undefined);
   if (lock !== undefined) warnUnusedLockEntries(lock, config, diagnostics);
+  warnNoEffect(config, global, agentFile, inputs.global?.path, diagnostics);
   crossCheckProviders(config, providers, diagnostics);
 
   return result({
@@ -288,6 +290,52 @@ export function compile(
         p.devOverride !== undefined || p.lock !== undefined
       ),
   });
+}
+
+/**
+ * Warns of settings that are accepted but do nothing yet: the kernel
+ * launches no frontend from `default_frontend`, routes no profile
+ * `slash_commands`, and fetches nothing through `registry_mirror`.
+ */
+function warnNoEffect(
+  config: AgentConfig,
+  global: GlobalConfig,
+  agentFile: string,
+  globalFile: string | undefined,
+  diagnostics: Diagnostic[],
+): void {
+  if (config.settings.defaultFrontend !== undefined) {
+    diagnostics.push(diag(
+      "warning",
+      W_NO_EFFECT,
+      "default_frontend has no effect",
+      `settings.default_frontend = "${config.settings.defaultFrontend}" in ${agentFile} is accepted, but this version launches no frontend from it.`,
+      undefined,
+    ));
+  }
+  for (const p of config.profiles) {
+    if (p.slashCommands.length === 0) continue;
+    diagnostics.push(diag(
+      "warning",
+      W_NO_EFFECT,
+      "slash_commands has no effect",
+      `agent_profile "${p.name}" lists slash_commands (${
+        p.slashCommands.join(", ")
+      }), but this version routes no slash command by the profile's list.`,
+      p.range,
+    ));
+  }
+  if (global.registryMirror !== undefined) {
+    diagnostics.push(diag(
+      "warning",
+      W_NO_EFFECT,
+      "registry_mirror has no effect",
+      `The registry_mirror block in ${
+        globalFile ?? "the global config"
+      } is accepted, but this version fetches no provider from a registry.`,
+      undefined,
+    ));
+  }
 }
 
 /** Warns of each other `*.hcl` file beside `agent.hcl`: it is not read. */
