@@ -141,3 +141,20 @@ Deno.test("agent run --plan: without --approve-all the run ends with the plan; w
     else assert.match(r.err, /The plan was not carried out/);
   }
 });
+
+Deno.test("agent --plan on a terminal: the plan is offered; y carries it out in the same session", async () => {
+  await using p = await makeProject({
+    turns: TURNS,
+    files: { "README.md": README },
+  });
+  const r = await agent(
+    p,
+    ["--plan"],
+    "Summarize the README into SUMMARY.md.\ny\ny\n/exit\n",
+    true,
+  );
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.err, /carry out this plan\? \[y\]es \/ \[n\]o/);
+  assert.match(r.out, /Done: SUMMARY\.md written\./);
+  assert.equal(await exists(`${p.dir}/SUMMARY.md`), true);
+});
