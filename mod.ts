@@ -120,6 +120,7 @@ export {
   type KernelSessions,
   type KernelTriggerOptions,
   type OpenKernelOptions,
+  PLAN_APPROVED_PROMPT,
   type PromptResult,
   ProviderError,
   type RenderedReplayEvent,
@@ -129,6 +130,7 @@ export {
   type SessionOutcome,
 } from "./kernel/api.ts";
 export { openSessions } from "./kernel/open_sessions.ts";
+export type { CompactionOutcome } from "./kernel/agent/compaction.ts";
 export type { SessionRun } from "./kernel/agent/session_types.ts";
 export type { ErrorInfo } from "./kernel/agent/errors.ts";
 export type { Approver } from "./kernel/agent/approval_gate.ts";

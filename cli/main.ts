@@ -48,9 +48,12 @@ Commands:
   (none)               An interactive session in the current directory:
                        agent [--profile P] [--resume ID] [--dir D] [--locked]
                        [--frontend NAME] (a frontend plugin drives it instead)
+                       [--plan] (plan mode: read-only tools; the plan is then
+                       offered for execution)
   run "prompt"         Run one prompt non-interactively (see: agent run -h):
                        [--profile P] [--json] [--on-ask deny|fail]
                        [--resume ID] [--dir D] [--approve-all] [--locked]
+                       [--plan]
   trigger ID "text"    Inject a turn into a stored session (CI, cron; see:
                        agent trigger -h): [--name N] [--json] [--dir D]
   sessions             Stored sessions: list | show ID | replay ID | verify ID

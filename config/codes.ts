@@ -63,6 +63,11 @@ export const E_HOOK_POINT_UNSUPPORTED = "E_HOOK_POINT_UNSUPPORTED";
 export const E_NO_CONFIG = "E_NO_CONFIG";
 /** Another `*.hcl` file beside `agent.hcl`: it is not read. */
 export const W_EXTRA_HCL = "W_EXTRA_HCL";
+/**
+ * A setting that is accepted but has no effect yet (`default_frontend`, a
+ * profile's `slash_commands`, the global `registry_mirror`).
+ */
+export const W_NO_EFFECT = "W_NO_EFFECT";
 /** A provider runs from a `dev_overrides` path: lock and constraint skipped. */
 export const W_DEV_OVERRIDE = "W_DEV_OVERRIDE";
 

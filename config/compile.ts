@@ -29,6 +29,7 @@ import {
   W_LOCK_MISSING,
   W_LOCK_OUTDATED,
   W_LOCK_UNUSED,
+  W_NO_EFFECT,
   W_PROVIDER_NOT_LOCKED,
   W_UNKNOWN_FRONTEND,
 } from "./codes.ts";
@@ -275,6 +276,7 @@ export function compile(
       inputs.artifacts?.get(artifactKey(kind, source, inputs.dir)),
   }, inputs.lock !== undefined && lock !== undefined);
   if (lock !== undefined) warnUnusedLockEntries(lock, config, diagnostics);
+  warnNoEffect(config, diagnostics);
   crossCheckProviders(config, providers, diagnostics);
 
   return result({
@@ -292,6 +294,30 @@ export function compile(
         p.devOverride !== undefined || p.lock !== undefined
       ),
   });
+}
+
+/**
+ * Warns of settings that are accepted but do nothing yet: a profile's
+ * plain `slash_commands` names (prompt-expansion commands are not run by
+ * this version; `"<provider>.<command>"` entries are).
+ */
+function warnNoEffect(
+  config: AgentConfig,
+  diagnostics: Diagnostic[],
+): void {
+  for (const p of config.profiles) {
+    const plain = p.slashCommands.filter((c) => !c.includes("."));
+    if (plain.length === 0) continue;
+    diagnostics.push(diag(
+      "warning",
+      W_NO_EFFECT,
+      "slash_commands has no effect",
+      `agent_profile "${p.name}" lists prompt-expansion slash_commands (${
+        plain.join(", ")
+      }), which this version does not run; direct-invoke commands are listed as "<provider>.<command>" or "<provider>.*".`,
+      p.range,
+    ));
+  }
 }
 
 /** Warns of each other `*.hcl` file beside `agent.hcl`: it is not read. */

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import type { CompactionOutcome } from "./agent/compaction.ts";
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import type { Diagnostic, Plan } from "../config/mod.ts";
 import type { BuiltinCatalog } from "../contract/builtins.ts";
@@ -141,6 +142,12 @@ export interface OpenKernelOptions {
   readonly builtins?: BuiltinCatalog;
 }
 
+/**
+ * The prompt that carries out an approved plan (plan mode then off).
+ */
+export const PLAN_APPROVED_PROMPT: string =
+  "The plan is approved and plan mode is off: carry it out now.";
+
 /** Options of {@linkcode Kernel.session} and {@linkcode Kernel.run}. */
 export interface KernelSessionOptions {
   /** The `agent_profile` to run. @default {"default"} */
@@ -164,6 +171,19 @@ export interface KernelSessionOptions {
   readonly answer?: InteractiveAnswerer;
   /** How long an ask waits for `approve`, in milliseconds. @default {300000} */
   readonly askTimeoutMs?: number;
+  /**
+   * Start in plan mode: only read-only tools (no resource kinds), and the
+   * model told so each round; switch it off with
+   * {@linkcode KernelSession.setPlanMode} to carry the plan out.
+   * @default {false}
+   */
+  readonly planMode?: boolean;
+  /**
+   * With `planMode`, {@linkcode Kernel.run} offers the plan (the final
+   * answer of the planning prompt) here: `true` turns plan mode off and the
+   * same session carries the plan out; `false` (or no callback) ends it.
+   */
+  readonly approvePlan?: (plan: string) => Promise<boolean>;
   /** Cancels the running turn (every prompt of the session). */
   readonly signal?: AbortSignal;
   /**
@@ -317,6 +337,26 @@ export interface KernelSession extends AsyncDisposable {
    * @returns When the session is idle.
    */
   idle(): Promise<void>;
+  /** Whether plan mode is on. */
+  readonly planMode: boolean;
+  /**
+   * Turns plan mode on or off between prompts; off, the next prompt has
+   * every tool of the profile (a plan approved for execution).
+   *
+   * @param on Plan mode.
+   * @throws {TypeError} When the session has ended or a prompt runs.
+   */
+  setPlanMode(on: boolean): void;
+  /**
+   * Compacts the history now through the compactor context providers
+   * (`builtin/compactor`), whatever the fill; while a prompt runs, at its
+   * next model call. A failed pass leaves the history unchanged.
+   *
+   * @param options Cancels an immediate pass.
+   * @returns Whether it compacted, and the history's tokens before and after.
+   * @throws {TypeError} When the session has ended.
+   */
+  compactNow(options?: { signal?: AbortSignal }): Promise<CompactionOutcome>;
   /**
    * Ends the session (idempotent).
    *

@@ -73,6 +73,7 @@ import {
   type SlashCommandRoute,
 } from "./frontend/hub.ts";
 import { slashRoutesOf } from "./_slash_routes.ts";
+import { modelTokenCounter } from "./agent/token_count.ts";
 import { EventBus } from "./bus/event_bus.ts";
 import {
   createTelemetryRelay,
@@ -82,6 +83,7 @@ import { telemetrySettingsOf } from "./telemetry/plan_settings.ts";
 import { SessionRegistry } from "./state/session_registry.ts";
 import type { SessionStore } from "./state/session_store.ts";
 import {
+  PLAN_APPROVED_PROMPT,
   type Kernel,
   type KernelSession,
   type KernelSessionOptions,
@@ -290,6 +292,7 @@ class KernelImpl implements Kernel {
       workingDirectory: options.workingDirectory ?? this.dir,
       defaultModels: this.#defaultModels,
       onAsk: options.onAsk ?? "deny",
+      ...(options.planMode ? { planMode: true } : {}),
       ...(options.askTimeoutMs !== undefined
         ? { askTimeoutMs: options.askTimeoutMs }
         : {}),
@@ -309,6 +312,7 @@ class KernelImpl implements Kernel {
       ...(req.workingDirectory !== undefined
         ? { workingDirectory: req.workingDirectory }
         : {}),
+      ...(req.planMode ? { planMode: true } : {}),
     });
     const session = await AgentSession.open(spec, this.#deps, {
       remainingDepth,
@@ -331,6 +335,7 @@ class KernelImpl implements Kernel {
         : {}),
       ...(options.approve ? { approve: options.approve } : {}),
       ...(options.answer ? { answer: options.answer } : {}),
+      ...(options.planMode ? { planMode: true } : {}),
     }, options.onEvent);
     const session = h.agent!;
     const outer = options.signal;
@@ -377,6 +382,11 @@ class KernelImpl implements Kernel {
           : { ok: false, error: o.error.message };
       },
       idle: () => session.idle(),
+      get planMode() {
+        return session.planMode;
+      },
+      setPlanMode: (on) => session.setPlanMode(on),
+      compactNow: (o) => hub.compact(h, o),
       close: (status) => hub.close(h, status).then((r) => outcomeOf(r!)),
       [Symbol.asyncDispose]: async () => {
         await hub.close(h);
@@ -420,6 +430,7 @@ class KernelImpl implements Kernel {
             : {}),
           ...(options.approve ? { approve: options.approve } : {}),
           ...(options.answer ? { answer: options.answer } : {}),
+          ...(options.planMode ? { planMode: true } : {}),
         }, (e) => queue.push(e));
         if (options.goal !== undefined) h.agent?.setGoal(options.goal);
       } catch (err) {
@@ -427,11 +438,23 @@ class KernelImpl implements Kernel {
         throw err;
       }
       let sent: SendResult;
-      try {
-        sent = await hub.submit(h, prompt, {
+      const submit = (text: string | undefined) =>
+        hub.submit(h, text, {
           events: false,
           ...(options.signal ? { signal: options.signal } : {}),
         }).run.result;
+      try {
+        sent = await submit(prompt);
+        // Plan mode: the plan is offered; approved, the same session
+        // carries it out with every tool.
+        if (
+          options.planMode && sent.outcome === "done" && h.agent &&
+          !h.agent.ended &&
+          (await options.approvePlan?.(sent.finalText) ?? false)
+        ) {
+          h.agent.setPlanMode(false);
+          sent = await submit(PLAN_APPROVED_PROMPT);
+        }
       } catch (err) {
         await hub.close(h).catch(() => {});
         queue.close(err);
@@ -608,6 +631,8 @@ export async function openKernel(
       },
     });
     store = await openStateStore(plan.state, env, options.sessionsDir, runtime);
+    // CountTokens answers exactly for models whose provider has a tokenizer.
+    runtime.services.countTokens = modelTokenCounter(providers.models);
     const deps = await agentDepsOf(root, plan, {
       store,
       bus: runtime.bus,
@@ -798,6 +823,8 @@ async function agentDepsOf(
       ? {
         contextAssembler: providerContextAssembler({
           providers: providers.chain,
+          grant: (identity, sessionId) =>
+            init.registry.grant(identity, sessionId),
         }),
       }
       : {}),

@@ -298,6 +298,14 @@ export {
   VETO_BEARING_POINTS,
 } from "./agent/session_spec.ts";
 export {
+  countRequestTokens,
+  countTokensOrFallback,
+  modelTokenCounter,
+  type TokenCount,
+  type TokenCountRequest,
+} from "./agent/token_count.ts";
+export { type CompactionOutcome, type UsageBand } from "./agent/compaction.ts";
+export {
   type ApprovalAnswer,
   type ApprovalRequest,
   type ApprovalSource,

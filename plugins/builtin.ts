@@ -35,6 +35,7 @@ export const BUILTIN_PLUGIN_NAMES: readonly string[] = [
   "agents-md",
   "anthropic",
   "commands",
+  "compactor",
   "echo",
   "exec",
   "filesystem",

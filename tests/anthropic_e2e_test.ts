@@ -139,18 +139,26 @@ agent_profile "default" {
 
 /** The vendor saw the tool result with the file's text, and the key as bearer. */
 function assertWire(fake: FakeAnthropic) {
-  assert.equal(fake.requests.length, 2);
-  for (const r of fake.requests) {
+  // Before each model call the kernel counts the history with the model's
+  // own tokenizer: the vendor's count_tokens endpoint.
+  const counts = fake.requests.filter((r) =>
+    r.path === "/v1/messages/count_tokens"
+  );
+  assert.equal(counts.length, 2);
+  for (const r of counts) assert.equal(r.body.model, MODEL);
+  const requests = fake.requests.filter((r) => r.path === "/v1/messages");
+  assert.equal(requests.length, 2);
+  for (const r of requests) {
     assert.equal(r.path, "/v1/messages");
     assert.equal(r.headers.authorization, `Bearer ${KEY}`);
     assert.equal(r.body.model, MODEL);
     assert.equal(r.body.stream, true);
   }
   assert.deepEqual(
-    (fake.requests[0]!.body.tools as { name: string }[]).map((t) => t.name),
+    (requests[0]!.body.tools as { name: string }[]).map((t) => t.name),
     ["read_file"],
   );
-  const second = fake.requests[1]!.body.messages as {
+  const second = requests[1]!.body.messages as {
     role: string;
     content: Record<string, unknown>[];
   }[];

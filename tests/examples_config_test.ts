@@ -25,7 +25,12 @@ Deno.test("check-config examples --locked exits 0", async () => {
   assert.equal(r.code, 0, r.stdout + r.stderr);
   assert.match(
     r.stdout,
-    /^The configuration is valid: 2 providers, 4 policies, 2 profiles, 1 hook\. Every provider matches the lock file\.$/m,
+    /^The configuration is valid, with 1 warning: 2 providers, 4 policies, 2 profiles, 1 hook\. Every provider matches the lock file\.$/m,
+  );
+  // The profile's slash_commands are accepted but not routed yet.
+  assert.match(
+    r.stdout,
+    /warning\[W_NO_EFFECT\]: slash_commands has no effect/,
   );
   const explain = await deno([
     "run",

@@ -6,7 +6,7 @@
  * @module
  */
 import { resolve } from "node:path";
-import { sessionExitCode } from "../../kernel/api.ts";
+import { PLAN_APPROVED_PROMPT, sessionExitCode } from "../../kernel/api.ts";
 import type { Approver } from "../../kernel/agent/approval_gate.ts";
 import type { InteractiveAnswerer } from "../../kernel/agent/interactive_gate.ts";
 import type { ApprovalAnswer } from "../../kernel/agent/session_events.ts";
@@ -159,8 +159,9 @@ export async function interactiveCommand(
   io: AgentIo,
 ): Promise<number> {
   const usage =
-    "Usage: agent [--profile P] [--resume ID] [--frontend NAME] [--dir D] [--locked]   (agent --help)";
+    "Usage: agent [--profile P] [--resume ID] [--frontend NAME] [--dir D] [--locked] [--plan]   (agent --help)";
   const parsed = parseOptions(io, usage, args, {
+    plan: { type: "boolean" },
     profile: { type: "string" },
     resume: { type: "string" },
     frontend: { type: "string" },
@@ -279,6 +280,7 @@ export async function interactiveCommand(
       ...(v.resume !== undefined ? { resumeId: v.resume } : {}),
       onAsk: tty ? "callback" : "deny",
       ...(tty ? { approve, answer } : {}),
+      ...(v.plan ? { planMode: true } : {}),
       onEvent: (e) => {
         if (
           !foreground || e.type === "session_started" ||
@@ -310,6 +312,16 @@ export async function interactiveCommand(
       if (tty) io.stderr("> ");
     }
   });
+  const foregroundTurn = async (text: string, signal: AbortSignal) => {
+    foreground = true;
+    const turn = session.send(text, { signal });
+    try {
+      for await (const e of turn) renderer.render(e);
+    } finally {
+      foreground = false;
+    }
+    return await turn.result;
+  };
   let code = EXIT_OK;
   try {
     while (!session.ended && !stop.signal.aborted) {
@@ -341,14 +353,17 @@ export async function interactiveCommand(
         continue;
       }
       current = new AbortController();
-      foreground = true;
-      const turn = session.send(line, { signal: current.signal });
-      try {
-        for await (const e of turn) renderer.render(e);
-      } finally {
-        foreground = false;
+      let r = await foregroundTurn(line, current.signal);
+      if (r.outcome === "done" && session.planMode) {
+        // Plan mode: offer the plan; approved, the same session carries
+        // it out with every tool; rejected (or no terminal), it ends.
+        io.stderr(style.yellow("carry out this plan? [y]es / [n]o: "));
+        const ok = tty &&
+          /^y(es)?$/i.test((await lines.next(stop.signal))?.trim() ?? "");
+        if (!ok) break;
+        session.setPlanMode(false);
+        r = await foregroundTurn(PLAN_APPROVED_PROMPT, current.signal);
       }
-      const r = await turn.result;
       current = undefined;
       if (r.outcome === "bound" || r.outcome === "failed") break;
     }

@@ -23,7 +23,7 @@ import { openProjectKernel } from "./_zero_config.ts";
 export const RUN_HELP: string =
   `Usage: agent run "prompt" [--profile P] [--json] [--on-ask deny|fail]
                 [--resume ID] [--dir D] [--approve-all] [--locked]
-                [--goal "…"] [--frontend NAME]
+                [--goal "…"] [--plan] [--frontend NAME]
 
 Runs one prompt non-interactively in the project in D (default: the current
 directory) and exits. Never prompts: a plan item whose policy says "ask" is
@@ -42,6 +42,10 @@ Options:
   --goal TEXT     A session goal: the session goes on until the agent
                   declares it done or blocked (<cp:goal-status>), within
                   the profile's bounds
+  --plan          Plan mode: only read-only tools, the model told so each
+                  round; the plan it answers with is then carried out in
+                  the same session with every tool if --approve-all is
+                  given, else the run ends with the plan
   --frontend NAME Also start this frontend plugin for the run: it may
                   attach the session (ListSessions, AttachSession), watch
                   it and answer its asks (without --on-ask or
@@ -81,6 +85,7 @@ export async function runCommand(
     locked: { type: "boolean" },
     goal: { type: "string" },
     frontend: { type: "string" },
+    plan: { type: "boolean" },
   });
   if (!parsed) return EXIT_USAGE;
   const v = parsed.values;
@@ -153,6 +158,18 @@ export async function runCommand(
         (frontend && !v["approve-all"] ? "callback" : "deny"),
       ...(v["approve-all"] ? { approve: approveAll } : {}),
       ...(goal !== undefined ? { goal } : {}),
+      ...(v.plan
+        ? {
+          planMode: true,
+          approvePlan: () => {
+            if (v["approve-all"]) return Promise.resolve(true);
+            io.stderr(
+              "The plan was not carried out (plan mode; --approve-all carries it out)\n",
+            );
+            return Promise.resolve(false);
+          },
+        }
+        : {}),
       signal: ac.signal,
     };
     const run = kernel.run(prompt, options);

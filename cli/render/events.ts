@@ -482,6 +482,14 @@ export class EventRenderer {
         return;
       case "interactive_requested":
       case "context_assembled":
+      case "context_usage":
+        return;
+      case "compaction":
+        this.#errLine(
+          s.dim(
+            `context compacted (${e.provider}): ${e.tokensBefore} → ${e.tokensAfter} tokens`,
+          ),
+        );
         return;
       case "tool_output":
         // A command's live output, dimmed, as it arrives.

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "echo" {
   source      = "builtin/echo"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:31Z"
+  resolved_at = "2026-12-02T03:46:31Z"
   checksums = {
-    "darwin_amd64"  = "sha256:7421af60c408f0c4b7cd846c9e29f2c8334cff97e70bad121e3576c71e5d7c41"
-    "darwin_arm64"  = "sha256:7421af60c408f0c4b7cd846c9e29f2c8334cff97e70bad121e3576c71e5d7c41"
-    "linux_amd64"   = "sha256:7421af60c408f0c4b7cd846c9e29f2c8334cff97e70bad121e3576c71e5d7c41"
-    "linux_arm64"   = "sha256:7421af60c408f0c4b7cd846c9e29f2c8334cff97e70bad121e3576c71e5d7c41"
-    "windows_amd64" = "sha256:7421af60c408f0c4b7cd846c9e29f2c8334cff97e70bad121e3576c71e5d7c41"
+    "darwin_amd64"  = "sha256:0e544f2ecccb4496e1e6cd3a97a5660af48cb31c662078ec2172c618a7a8cc25"
+    "darwin_arm64"  = "sha256:0e544f2ecccb4496e1e6cd3a97a5660af48cb31c662078ec2172c618a7a8cc25"
+    "linux_amd64"   = "sha256:0e544f2ecccb4496e1e6cd3a97a5660af48cb31c662078ec2172c618a7a8cc25"
+    "linux_arm64"   = "sha256:0e544f2ecccb4496e1e6cd3a97a5660af48cb31c662078ec2172c618a7a8cc25"
+    "windows_amd64" = "sha256:0e544f2ecccb4496e1e6cd3a97a5660af48cb31c662078ec2172c618a7a8cc25"
   }
   envelope = {
     env   = []

@@ -46,6 +46,13 @@ export interface ContextAssemblyInput {
   readonly filesTouched?: readonly string[];
   /** The turn's signal. */
   readonly signal: AbortSignal;
+  /**
+   * The history's tokens, counted by the kernel (exactly when the model's
+   * provider has a tokenizer); absent, the fallback formula applies.
+   */
+  readonly historyTokens?: number;
+  /** Asks the compactors for a pass whatever the fill (`compactNow()`). */
+  readonly forceCompaction?: boolean;
 }
 
 /** What {@linkcode ContextAssembler.assemble} returns. */
@@ -54,6 +61,14 @@ export interface ContextAssembly {
   readonly messages: Message[];
   /** The request's `assembled_context`, in chain order. */
   readonly sections: ContextSection[];
+  /**
+   * The compactor whose `rewritten_history` replaced the messages: the
+   * kernel makes the rewrite durable (the session's history becomes
+   * `messages`).
+   */
+  readonly rewrittenBy?: string;
+  /** Why a compactor's contribution was not used, when it failed. */
+  readonly compactionFailure?: string;
 }
 
 /** Builds a model request's context from the history (step 1). */
@@ -65,6 +80,8 @@ export interface ContextAssembler {
    * @returns Messages and sections.
    */
   assemble(input: ContextAssemblyInput): Promise<ContextAssembly>;
+  /** The local names of the chain's compactors (none when absent). */
+  readonly compactors?: readonly string[];
 }
 
 /**

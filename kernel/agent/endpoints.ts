@@ -48,6 +48,11 @@ import type {
  * session id).
  */
 export const PROVIDER_HEADER = "ph-provider";
+/**
+ * Request metadata `ph-compact: force` on a compactor's `Contribute`: a
+ * forced pass (`compactNow()`, `/compact`), whatever the fill.
+ */
+export const COMPACT_HEADER = "ph-compact";
 /** See {@linkcode PROVIDER_HEADER}. */
 export const SESSION_HEADER = "ph-session-id";
 /** See {@linkcode PROVIDER_HEADER}. */
@@ -300,13 +305,22 @@ export async function contextEndpointOf(
   }
   return {
     category: "context",
+    identity: plugin.identity,
     name,
     defaultTokenBudget: Number(caps.defaultTokenBudget),
     ...(tokenBudget !== undefined ? { tokenBudget } : {}),
     compactor: caps.compactor,
     stability: caps.stability,
-    contribute: (request, options) =>
-      client.contribute(request, chainCallOptions(name, request, options)),
+    contribute: (request, { forceCompaction, ...options }) =>
+      client.contribute(
+        request,
+        chainCallOptions(
+          name,
+          request,
+          options,
+          forceCompaction ? { [COMPACT_HEADER]: "force" } : {},
+        ),
+      ),
   };
 }
 
@@ -350,10 +364,12 @@ function chainCallOptions(
   provider: string,
   request: { readonly sessionId: string; readonly turnId: string },
   options: EndpointCallOptions,
+  extra: Readonly<Record<string, string>> = {},
 ): ReturnType<typeof callOptions> {
   return callOptions({
     ...options,
     headers: {
+      ...extra,
       [PROVIDER_HEADER]: provider,
       [SESSION_HEADER]: request.sessionId,
       [TURN_HEADER]: request.turnId,

@@ -42,6 +42,7 @@ import { ulid } from "../state/ulid.ts";
 import { appendControlBlocks } from "../control/history.ts";
 import type { ChannelDirection, ChannelName } from "../control/channels.ts";
 import { toolError, toolResultBlock } from "./_proto.ts";
+import { applyRewrite, COMPACTION_RECORD_CHANNEL } from "./compaction.ts";
 import {
   applyEventOf,
   hookErrorEventOf,
@@ -99,7 +100,7 @@ export function toolResultsMessage(
  * @returns The messages in order.
  */
 export async function rebuildHistory(log: SessionLog): Promise<Message[]> {
-  const items: (Message | string)[] = [];
+  const items: (Message | string | { kept: number; body: string })[] = [];
   const outcomes = new Map<string, StoredOutcome>();
   for await (
     const e of log.readEvents({
@@ -114,6 +115,14 @@ export async function rebuildHistory(log: SessionLog): Promise<Message[]> {
       const c = fromBinary(ControlEventSchema, e.payload);
       if (c.direction === "system_to_agent" && c.rendered) {
         items.push(c.rendered);
+      } else if (
+        c.channel === COMPACTION_RECORD_CHANNEL && !c.rendered
+      ) {
+        // A compactor's durable rewrite (compaction.ts).
+        const kept = Number(
+          c.attributes.find((a) => a.name === "kept")?.value ?? "0",
+        );
+        items.push({ kept, body: c.body });
       }
     } else {
       const r = fromBinary(ToolResultEventSchema, e.payload);
@@ -124,10 +133,14 @@ export async function rebuildHistory(log: SessionLog): Promise<Message[]> {
       }
     }
   }
-  const history: Message[] = [];
+  let history: Message[] = [];
   for (const m of items) {
     if (typeof m === "string") {
       appendControlBlocks(history, [m]);
+      continue;
+    }
+    if (!("role" in m)) {
+      history = applyRewrite(history, m.kept, m.body);
       continue;
     }
     history.push(m);
@@ -250,6 +263,19 @@ export async function* replaySession(
         }
         case EventKind.CONTROL: {
           const c = fromBinary(ControlEventSchema, e.payload);
+          if (c.channel === COMPACTION_RECORD_CHANNEL && !c.rendered) {
+            const attr = (n: string) =>
+              c.attributes.find((a) => a.name === n)?.value ?? "";
+            yield {
+              type: "compaction",
+              turnId: c.turnId,
+              provider: attr("provider"),
+              tokensBefore: Number(attr("tokens-before")),
+              tokensAfter: Number(attr("tokens-after")),
+              exact: attr("exact") === "true",
+            };
+            break;
+          }
           yield {
             type: "control",
             channel: c.channel as ChannelName,

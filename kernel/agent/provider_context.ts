@@ -54,6 +54,8 @@ import type {
   ContextAssemblyInput,
 } from "./context_assembly.ts";
 
+import type { PluginIdentity } from "../../contract/plugin_identity.ts";
+
 const log = getLogger(["ph-agent", "kernel", "context"]);
 
 /** The default deadline of one `Contribute` or `Recall`. */
@@ -65,6 +67,11 @@ export interface ContextProviderEndpoint {
   readonly category: "context";
   /** Its local name (the `provider` of its sections). */
   readonly name: string;
+  /**
+   * The plugin build: a compactor is granted the session while it
+   * contributes (its summary goes through `RunSession`).
+   */
+  readonly identity?: PluginIdentity;
   /** `default_token_budget` from `GetCapabilities`. */
   readonly defaultTokenBudget: number;
   /** `token_budget` from `agent.hcl`, when set. */
@@ -76,7 +83,12 @@ export interface ContextProviderEndpoint {
   /** `ContextService.Contribute`. */
   contribute(
     request: ContextRequest,
-    options: { signal: AbortSignal; timeoutMs: number },
+    options: {
+      signal: AbortSignal;
+      timeoutMs: number;
+      /** Sent as `ph-compact: force` (`compactNow()`). */
+      forceCompaction?: boolean;
+    },
   ): Promise<ContextContribution>;
 }
 
@@ -128,6 +140,11 @@ export interface ProviderContextOptions {
   readonly timeoutMs?: number;
   /** The parent session of each session, when it has one. */
   readonly parentOf?: (sessionId: string) => string | undefined;
+  /**
+   * Grants a plugin the session while it serves a call (the session
+   * registry's `grant`); a compactor is granted during its `Contribute`.
+   */
+  readonly grant?: (identity: PluginIdentity, sessionId: string) => () => void;
   /** Receives what each provider did, per assembly. */
   readonly onReport?: (
     sessionId: string,
@@ -224,12 +241,16 @@ export function providerContextAssembler(
   const timeoutMs = options.timeoutMs ?? DEFAULT_CONTEXT_TIMEOUT_MS;
   const lastTurn = new Map<string, number>();
   return {
+    compactors: options.providers.flatMap((p) =>
+      p.category === "context" && p.compactor ? [p.name] : []
+    ),
     async assemble(input: ContextAssemblyInput): Promise<ContextAssembly> {
       let messages: Message[] = [...input.history];
       let chain: ContextSection[] = [...input.sections];
-      const historyTokens = fallbackTokenCount(
-        messages.flatMap((m) => m.content),
-      );
+      let rewrittenBy: string | undefined;
+      const historyTokens = input.historyTokens ??
+        fallbackTokenCount(messages.flatMap((m) => m.content));
+      let compactionFailure: string | undefined;
       const ceiling = Math.max(0, input.budgetTokens);
       const reports: ChainReport[] = [];
       const modelTarget = {
@@ -241,7 +262,10 @@ export function providerContextAssembler(
       for (const p of options.providers) {
         if (input.signal.aborted) break;
         const cap = p.tokenBudget ?? p.defaultTokenBudget;
-        const left = ceiling - historyTokens - chainTokens(chain);
+        // A compactor may shrink the history, so its room ignores it.
+        const left = ceiling -
+          (p.category === "context" && p.compactor ? 0 : historyTokens) -
+          chainTokens(chain);
         const allocation = Math.max(0, Math.min(cap, left));
         if (allocation <= 0) {
           reports.push({
@@ -278,6 +302,9 @@ export function providerContextAssembler(
             continue;
           }
           const prior = chain;
+          const release = p.compactor && p.identity
+            ? options.grant?.(p.identity, input.sessionId)
+            : undefined;
           const out = await p.contribute(
             create(ContextRequestSchema, {
               sessionId: input.sessionId,
@@ -294,8 +321,10 @@ export function providerContextAssembler(
                 lastTurn.get(input.sessionId) ?? 0,
               ),
             }),
-            call,
-          );
+            input.forceCompaction && p.compactor
+              ? { ...call, forceCompaction: true }
+              : call,
+          ).finally(() => release?.());
           const bad = out.sections.map(malformed).find((m) => m);
           if (bad) {
             log.warn(
@@ -329,6 +358,7 @@ export function providerContextAssembler(
             chain = [...out.sections];
             if (out.rewrittenHistory.length) {
               messages = [...out.rewrittenHistory];
+              rewrittenBy = p.name;
             }
             reports.push({
               provider: p.name,
@@ -386,11 +416,19 @@ export function providerContextAssembler(
             dropped: [],
             message,
           });
+          if (p.category === "context" && p.compactor) {
+            compactionFailure = `${p.name}: ${message}`;
+          }
         }
       }
       lastTurn.set(input.sessionId, historyTokens + chainTokens(chain));
       options.onReport?.(input.sessionId, input.turnId, reports);
-      return { messages, sections: chain };
+      return {
+        messages,
+        sections: chain,
+        ...(rewrittenBy !== undefined ? { rewrittenBy } : {}),
+        ...(compactionFailure !== undefined ? { compactionFailure } : {}),
+      };
     },
   };
 }

@@ -119,6 +119,7 @@ import {
 import { ToolDispatcher } from "./tool_dispatch.ts";
 import { NOOP_TRACER } from "./tracing.ts";
 import { TurnDriver } from "./turn.ts";
+import type { CompactionOutcome } from "./compaction.ts";
 import type {
   OpenSessionOptions,
   SendOptions,
@@ -174,6 +175,8 @@ export class AgentSession implements AsyncDisposable {
   #goal: string | undefined;
   #goalState: "done" | "blocked" | undefined;
   #current: Promise<unknown> | undefined;
+  /** An immediate `compactNow()` pass, while it runs. */
+  #compacting: Promise<unknown> | undefined;
   #busy = false;
   #sink: EventQueue<SessionEvent> | undefined;
   #lastOutcome: SendResult["outcome"] | undefined;
@@ -509,7 +512,9 @@ export class AgentSession implements AsyncDisposable {
    * @returns When the session is idle.
    */
   async idle(): Promise<void> {
-    while (this.#current) await this.#current.catch(() => {});
+    while (this.#current || this.#compacting) {
+      await (this.#current ?? this.#compacting)!.catch(() => {});
+    }
   }
 
   /** True once the session has ended. */
@@ -563,6 +568,62 @@ export class AgentSession implements AsyncDisposable {
     return this.#interactive.resolve(callId, response);
   }
 
+  /** Whether plan mode is on: only read-only tools are offered. */
+  get planMode(): boolean {
+    return this.#driver.planMode;
+  }
+
+  /**
+   * Turns plan mode on or off between prompts: off, the next prompt has
+   * every tool of the profile again (a plan approved for execution).
+   *
+   * @param on Plan mode.
+   * @throws {TypeError} When the session has ended or a prompt is running.
+   */
+  setPlanMode(on: boolean): void {
+    if (this.#ended || this.#busy) {
+      throw new TypeError(
+        `Cannot switch plan mode of session "${this.sessionId}": ${
+          this.#ended ? "it has ended" : "a prompt is still running"
+        }`,
+      );
+    }
+    this.#driver.setPlanMode(on);
+  }
+
+  /**
+   * Compacts the history now (`/compact`, the library's `compactNow()`):
+   * the compactor context providers are asked for a pass whatever the
+   * fill. On an idle session the pass runs at once; while a prompt runs it
+   * runs at that prompt's next model call. A compactor that fails leaves
+   * the history unchanged (`compacted: false` with the reason).
+   *
+   * @param options A signal that cancels an immediate pass.
+   * @returns What the pass did, with the history's tokens before and after.
+   * @throws {TypeError} When the session has ended.
+   */
+  async compactNow(
+    options: { signal?: AbortSignal } = {},
+  ): Promise<CompactionOutcome> {
+    if (this.#ended) {
+      throw new TypeError(
+        `Cannot compact session "${this.sessionId}": it has ended`,
+      );
+    }
+    if (this.#busy) return await this.#driver.requestCompaction();
+    this.#busy = true;
+    const run = this.#driver.compact(
+      options.signal ?? new AbortController().signal,
+    );
+    this.#compacting = run;
+    try {
+      return await run;
+    } finally {
+      this.#busy = false;
+      this.#compacting = undefined;
+    }
+  }
+
   /**
    * The session's tool a `provider.tool` name names (an action node's
    * target), or `undefined` when it is not in scope.
@@ -606,7 +667,7 @@ export class AgentSession implements AsyncDisposable {
       const index = new ToolIndex(
         new Map([[call.provider, [call.schema]]]),
         new Map([[call.provider, call.endpoint]]),
-        this.#spec.planMode,
+        this.#driver.planMode,
         call.producerCategory,
       );
       const id = `direct_${ulid()}`;
@@ -680,6 +741,11 @@ export class AgentSession implements AsyncDisposable {
       this.#sink = undefined;
       this.#current = undefined;
       queue.close();
+      if (this.#driver.hasPendingCompaction && !this.#ended) {
+        // A compactNow() that came after the prompt's last model call.
+        this.compactNow().catch(() => {}).finally(() => this.#wake());
+        return;
+      }
       // A wake channel that landed after the last drain.
       if (this.#control?.hasWakePending) this.#wake();
     });
@@ -701,6 +767,11 @@ export class AgentSession implements AsyncDisposable {
    */
   close(status?: "completed" | "cancelled"): Promise<SessionResult> {
     if (!this.#ended) {
+      this.#driver.cancelCompactions(
+        new TypeError(
+          `Cannot compact session "${this.sessionId}": it has ended`,
+        ),
+      );
       this.#stopSources();
       this.#control?.setWakeHandler(undefined);
       const s = status === "cancelled" ||
@@ -799,7 +870,7 @@ export class AgentSession implements AsyncDisposable {
       }
       for (;;) {
         if (control) {
-          if (this.#spec.planMode && !finalTurn) {
+          if (this.#driver.planMode && !finalTurn) {
             control.post({
               channel: "plan-mode",
               attrs: {

@@ -240,6 +240,37 @@ export type SessionEvent =
     readonly tokens: number;
   }
   | {
+    /**
+     * How full the model's window is after step 1, when the fill crossed a
+     * band (`comfortable` < 50 %, `filling` < 80 %, `near_full`).
+     */
+    readonly type: "context_usage";
+    readonly turnId: string;
+    /** The request's tokens (messages and sections). */
+    readonly used: number;
+    /** The model's context window. */
+    readonly window: number;
+    /** `used / window` in percent, rounded down. */
+    readonly pct: number;
+    /** The band the fill is in now. */
+    readonly band: "comfortable" | "filling" | "near_full";
+    /** `true` when the model's own tokenizer counted `used`. */
+    readonly exact: boolean;
+  }
+  | {
+    /** A compactor rewrote the durable history (plugins.md §6.3). */
+    readonly type: "compaction";
+    readonly turnId: string;
+    /** The compactor's local name. */
+    readonly provider: string;
+    /** The history's tokens before. */
+    readonly tokensBefore: number;
+    /** The history's tokens after. */
+    readonly tokensAfter: number;
+    /** `true` when the model's own tokenizer counted both. */
+    readonly exact: boolean;
+  }
+  | {
     readonly type: "text_delta";
     readonly turnId: string;
     readonly text: string;

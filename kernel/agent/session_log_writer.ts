@@ -10,6 +10,7 @@ import { create, toBinary } from "@bufbuild/protobuf";
 import type { Message } from "../../proto/gen/pluggableharness/content/v1/types_pb.ts";
 import {
   ApplyEventSchema,
+  ControlEventSchema,
   HookErrorEventSchema,
   MessageEventSchema,
   PlanEventSchema,
@@ -199,6 +200,47 @@ export class SessionLogWriter {
       producer: KERNEL_PRODUCER,
       schemaVersion: "1",
       payload: toBinary(ApplyEventSchema, create(ApplyEventSchema, { result })),
+    });
+  }
+
+  /**
+   * A compactor's rewrite of the history (a `control` event of channel
+   * `compaction` without rendered text; see compaction.ts).
+   *
+   * @param r The provider, token counts and the rewrite.
+   */
+  async compaction(r: {
+    provider: string;
+    tokensBefore: number;
+    tokensAfter: number;
+    kept: number;
+    body: string;
+    turnId: string;
+    exact: boolean;
+  }): Promise<void> {
+    await this.#log.emit({
+      kind: EventKind.CONTROL,
+      producer: KERNEL_PRODUCER,
+      schemaVersion: "1",
+      payload: toBinary(
+        ControlEventSchema,
+        create(ControlEventSchema, {
+          channel: "compaction",
+          direction: "system_to_agent",
+          attributes: [
+            { name: "strategy", value: "summary" },
+            { name: "provider", value: r.provider },
+            { name: "tokens-before", value: String(r.tokensBefore) },
+            { name: "tokens-after", value: String(r.tokensAfter) },
+            { name: "kept", value: String(r.kept) },
+            { name: "exact", value: String(r.exact) },
+          ],
+          body: r.body,
+          rendered: "",
+          source: r.provider,
+          turnId: r.turnId,
+        }),
+      ),
     });
   }
 }

@@ -17,6 +17,8 @@
  *   no remaining depth is refused (`FAILED_PRECONDITION`), and a session
  *   whose remaining depth is 0 has its spawn-capable tools removed from its
  *   registry ({@linkcode capSpawnTools}).
+ *   A context provider (a compactor writing a summary) is the exception:
+ *   its child runs whatever the parent's depth, with a remaining depth of 0.
  * - **Spawn-capable tools.** A tool operation is spawn-capable when its name
  *   is one of {@linkcode SPAWN_CAPABLE_TOOL_NAMES} (`spawn_subagent`, the
  *   reference name). `ToolSchema` has no field to declare it, so the name is
@@ -191,7 +193,10 @@ export class SubagentSupervisor {
     const { registry } = this.#options;
     const parentId = request.parentSessionId;
     const parent = registry.authorize(caller, parentId);
-    if (!(parent.remainingDepth > 0)) {
+    // A context provider's child (a compactor's summary) is a helper of
+    // the context chain, not delegation: it needs no depth and gets none.
+    const helper = caller.category === "context";
+    if (!helper && !(parent.remainingDepth > 0)) {
       throw status(
         Code.FAILED_PRECONDITION,
         `session ${parentId} cannot spawn a sub-agent: its remaining depth is ${parent.remainingDepth}`,
@@ -214,7 +219,7 @@ export class SubagentSupervisor {
         `no agent_profile named "${request.profile}" is declared`,
       );
     }
-    const remainingDepth = childRemainingDepth(
+    const remainingDepth = helper ? 0 : childRemainingDepth(
       parent.remainingDepth,
       profile.maxDepth,
       request.remainingDepth,

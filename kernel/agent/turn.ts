@@ -52,6 +52,13 @@ import {
   stopReasonText,
 } from "./model_call.ts";
 import { sectionTokens } from "./provider_context.ts";
+import { countTokensOrFallback } from "./token_count.ts";
+import {
+  type CompactionOutcome,
+  recordCompaction,
+  reportUsage,
+  type UsageBand,
+} from "./compaction.ts";
 import { endModelSpan, traceHeaders } from "./session_spans.ts";
 import type { ToolDispatcher } from "./tool_dispatch.ts";
 import { endSpanWithError } from "./tracing.ts";
@@ -102,6 +109,10 @@ export class TurnDriver {
   #currentTools: ReadonlyMap<string, readonly ToolSchema[]>;
   #turns = 0;
   #outcomes = new Map<string, StoredOutcome>();
+  /** `compactNow()` callers waiting for the next assembly. */
+  #forced: PromiseWithResolvers<CompactionOutcome>[] = [];
+  /** The last reported fill band. */
+  #band: UsageBand = "comfortable";
 
   /**
    * Creates the driver of a session.
@@ -132,6 +143,65 @@ export class TurnDriver {
   /** The outcomes of the current turn's calls so far, by `tool_use` id. */
   get outcomes(): ReadonlyMap<string, StoredOutcome> {
     return this.#outcomes;
+  }
+
+  /** Whether plan mode is on (resource tools left out). */
+  get planMode(): boolean {
+    return this.#tools.planMode;
+  }
+
+  /**
+   * Turns plan mode on or off for the next turns.
+   *
+   * @param on Plan mode.
+   */
+  setPlanMode(on: boolean): void {
+    if (on === this.#tools.planMode) return;
+    this.#tools = new ToolIndex(
+      this.#currentTools,
+      this.#core.deps.tools ?? new Map(),
+      on,
+    );
+  }
+
+  /** Whether a `compactNow()` waits for an assembly. */
+  get hasPendingCompaction(): boolean {
+    return this.#forced.length > 0;
+  }
+
+  /**
+   * Fails every waiting `compactNow()` (the session ended first).
+   *
+   * @param reason The error they get.
+   */
+  cancelCompactions(reason: Error): void {
+    for (const d of this.#forced.splice(0)) d.reject(reason);
+  }
+
+  /**
+   * Forces a compaction pass at the next assembly (a turn is running).
+   *
+   * @returns What that pass did.
+   */
+  requestCompaction(): Promise<CompactionOutcome> {
+    const d = Promise.withResolvers<CompactionOutcome>();
+    this.#forced.push(d);
+    return d.promise;
+  }
+
+  /**
+   * Runs a forced compaction pass now (the session is idle): the chain
+   * assembles for the model the next turn would use, with the compactors
+   * asked to compact whatever the fill.
+   *
+   * @param signal Cancels the pass (the history stays as it was).
+   * @returns What the pass did.
+   */
+  async compact(signal: AbortSignal): Promise<CompactionOutcome> {
+    const done = this.requestCompaction();
+    const model = await this.#choose(false, signal);
+    await this.#assemble(model, ulid(), signal);
+    return done;
   }
 
   /**
@@ -267,6 +337,26 @@ export class TurnDriver {
     turnId: string,
     signal: AbortSignal,
   ): Promise<TurnModel> {
+    const model = await this.#choose(final, signal);
+    const { choice, budgetTokens } = model;
+    this.#core.emit({
+      type: "turn_started",
+      turn: this.priorTurns + this.#turns,
+      turnId,
+      model: { provider: choice.model.provider, id: choice.model.id },
+      contextBudgetTokens: budgetTokens,
+      final,
+    });
+    this.#core.spans.turn?.setAttributes({
+      "turn.id": turnId,
+      "model.provider": choice.model.provider,
+      "model.id": choice.model.id,
+    });
+    return model;
+  }
+
+  /** The model a turn needs, and its context budget. */
+  async #choose(final: boolean, signal: AbortSignal): Promise<TurnModel> {
     const spec = this.#core.spec;
     const declarations = final ? [] : this.#tools.declarations();
     const generation = spec.generation;
@@ -284,19 +374,6 @@ export class TurnDriver {
         generation.maxOutputTokens ??
         Number(choice.spec.maxOutputTokens)) -
       (spec.context.systemOverheadTokens ?? 0);
-    this.#core.emit({
-      type: "turn_started",
-      turn: this.priorTurns + this.#turns,
-      turnId,
-      model: { provider: choice.model.provider, id: choice.model.id },
-      contextBudgetTokens: budgetTokens,
-      final,
-    });
-    this.#core.spans.turn?.setAttributes({
-      "turn.id": turnId,
-      "model.provider": choice.model.provider,
-      "model.id": choice.model.id,
-    });
     return { choice, requirements, declarations, budgetTokens };
   }
 
@@ -309,9 +386,28 @@ export class TurnDriver {
     const core = this.#core;
     const spec = core.spec;
     const { choice } = model;
-    const assembled = await (core.deps.contextAssembler ?? passThroughAssembler)
-      .assemble({
+    const assembler = core.deps.contextAssembler ?? passThroughAssembler;
+    const forced = this.#forced;
+    this.#forced = [];
+    const target = { provider: choice.model.provider, id: choice.model.id };
+    const before = await countTokensOrFallback(core.deps.models, {
+      provider: target.provider,
+      modelId: target.id,
+      messages: core.history,
+    }, signal).catch((err) => {
+      for (const d of forced) d.reject(err);
+      throw err;
+    });
+    const compactors = assembler.compactors ?? [];
+    if (forced.length && compactors.length) {
+      core.control?.post({ channel: "compaction-start", attrs: {} });
+    }
+    let assembled: ContextAssembly;
+    try {
+      assembled = await assembler.assemble({
         history: core.history,
+        historyTokens: before.count,
+        ...(forced.length ? { forceCompaction: true } : {}),
         budgetTokens: model.budgetTokens,
         model: {
           provider: choice.model.provider,
@@ -325,6 +421,47 @@ export class TurnDriver {
         filesTouched: [...core.filesTouched],
         signal,
       });
+    } catch (err) {
+      for (const d of forced) d.reject(err);
+      throw err;
+    }
+    let historyTokens = before.count;
+    let outcome: CompactionOutcome = {
+      compacted: false,
+      tokensBefore: before.count,
+      tokensAfter: before.count,
+      exact: before.exact,
+      reason: assembled.compactionFailure ??
+        (compactors.length
+          ? "the compactor found nothing older than the kept turns to summarize"
+          : "no compactor context provider is configured"),
+    };
+    if (assembled.rewrittenBy !== undefined) {
+      const after = await countTokensOrFallback(core.deps.models, {
+        provider: target.provider,
+        modelId: target.id,
+        messages: assembled.messages,
+      }, signal);
+      outcome = await recordCompaction(core, {
+        provider: assembled.rewrittenBy,
+        turnId,
+        messages: assembled.messages,
+        before,
+        after,
+        announce: forced.length === 0,
+      });
+      historyTokens = after.count;
+    }
+    for (const d of forced) d.resolve(outcome);
+    const used = historyTokens +
+      assembled.sections.reduce((n, s) => n + sectionTokens(s), 0);
+    this.#band = reportUsage(core, {
+      turnId,
+      used,
+      window: Number(choice.spec.contextWindow),
+      exact: before.exact,
+      last: this.#band,
+    });
     if (assembled.sections.length) {
       const sections = assembled.sections.map((s) => ({
         provider: s.provider,
@@ -480,7 +617,7 @@ export class TurnDriver {
     }));
     if (!changed) return;
     this.#currentTools = next;
-    this.#tools = new ToolIndex(next, endpoints, spec.planMode);
+    this.#tools = new ToolIndex(next, endpoints, this.#tools.planMode);
     this.#core.emit({
       type: "warning",
       code: "tools_changed",

@@ -18,6 +18,7 @@
  *
  * @module
  */
+import type { CompactionOutcome } from "../agent/compaction.ts";
 import { create, type JsonObject, toBinary } from "@bufbuild/protobuf";
 import { durationFromMs } from "@bufbuild/protobuf/wkt";
 import {
@@ -102,6 +103,8 @@ export interface OpenRequest {
   readonly answer?: InteractiveAnswerer;
   /** How long an ask waits, in milliseconds. */
   readonly askTimeoutMs?: number;
+  /** Start in plan mode (read-only tools). */
+  readonly planMode?: boolean;
   /** Receives every session event (the hub's listener). */
   readonly onEvent: (event: SessionEvent) => void;
 }
@@ -576,6 +579,31 @@ export class FrontendHub implements FrontendSurface {
     h.running?.abort(
       new DOMException("Interrupted by a frontend", "AbortError"),
     );
+  }
+
+  /**
+   * Compacts a session's history now (`/compact`): the compactor context
+   * providers run whatever the fill; while a turn runs, at its next model
+   * call. The outcome reports the history's tokens before and after; a
+   * failed pass leaves the history unchanged.
+   *
+   * @param h The session.
+   * @param options Cancels an immediate pass.
+   * @returns What the pass did.
+   * @throws {TypeError} When the session is replay-only or has ended.
+   */
+  compact(
+    h: HubSession,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<CompactionOutcome> {
+    if (!h.agent) {
+      return Promise.reject(
+        new TypeError(
+          `Cannot compact session "${h.sessionId}": it is attached replay-only`,
+        ),
+      );
+    }
+    return h.agent.compactNow(options);
   }
 
   /**

@@ -47,6 +47,19 @@ const textInput: Schema = {
   required: ["text"],
 };
 
+const tokensInput: Schema = {
+  type: SchemaType.OBJECT,
+  properties: {
+    text: { type: SchemaType.STRING, description: "Text" },
+    model: {
+      type: SchemaType.STRING,
+      description:
+        'The model to count for, "provider/id" (its local provider name); absent, the kernel\'s fallback count',
+    },
+  },
+  required: ["text"],
+};
+
 function object(properties: Record<string, SchemaType>): Schema {
   return {
     type: SchemaType.OBJECT,
@@ -102,7 +115,7 @@ if (import.meta.main) {
               kind: ToolKind.DATA_SOURCE,
               risk: RiskClass.READ_ONLY,
               description: "Counts the tokens of text through the kernel.",
-              inputSchema: textInput,
+              inputSchema: tokensInput,
               outputSchema: object({
                 count: SchemaType.NUMBER,
                 exact: SchemaType.BOOLEAN,
@@ -148,6 +161,8 @@ if (import.meta.main) {
             }
             case "tokens": {
               const kernel = await ctx.kernel();
+              const model = typeof args.model === "string" ? args.model : "";
+              const slash = model.indexOf("/");
               const res = await kernel.countTokens({
                 content: [{
                   block: {
@@ -155,6 +170,14 @@ if (import.meta.main) {
                     value: { text: String(args.text ?? "") },
                   },
                 }],
+                ...(slash > 0
+                  ? {
+                    modelRef: {
+                      provider: model.slice(0, slash),
+                      id: model.slice(slash + 1),
+                    },
+                  }
+                  : {}),
               });
               yield result({ count: Number(res.count), exact: res.exact });
               return;

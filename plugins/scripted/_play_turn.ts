@@ -212,6 +212,18 @@ export function planTurn(script: Script, req: TurnRequest): TurnPlan {
   }
   const problem = checkRequest(model, req);
   if (problem) return invalid(turn, problem);
+  // Like a vendor: a request over the window is refused, not truncated.
+  const input = countRequestTokens(req);
+  if (input > model.contextWindow) {
+    return {
+      turn,
+      events: [errorEvent(
+        ModelErrorCategory.CONTEXT_LENGTH_EXCEEDED,
+        `the request has ${input} tokens, over the context window of ${model.contextWindow}`,
+      )],
+      delayMs: 0,
+    };
+  }
   const t = script.turns[turn];
   if (!t) {
     return invalid(

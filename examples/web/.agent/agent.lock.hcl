@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:53Z"
+  resolved_at = "2026-12-02T03:46:37Z"
   checksums = {
-    "darwin_amd64"  = "sha256:3eccd676a3dfe3cc2a8a69ae5b5a913df6e0585cc04ed852497f63fbbd7d824a"
-    "darwin_arm64"  = "sha256:3eccd676a3dfe3cc2a8a69ae5b5a913df6e0585cc04ed852497f63fbbd7d824a"
-    "linux_amd64"   = "sha256:3eccd676a3dfe3cc2a8a69ae5b5a913df6e0585cc04ed852497f63fbbd7d824a"
-    "linux_arm64"   = "sha256:3eccd676a3dfe3cc2a8a69ae5b5a913df6e0585cc04ed852497f63fbbd7d824a"
-    "windows_amd64" = "sha256:3eccd676a3dfe3cc2a8a69ae5b5a913df6e0585cc04ed852497f63fbbd7d824a"
+    "darwin_amd64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
+    "darwin_arm64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
+    "linux_amd64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
+    "linux_arm64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
+    "windows_amd64" = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
   }
   envelope = {
     env   = []
