@@ -83,13 +83,13 @@ import { telemetrySettingsOf } from "./telemetry/plan_settings.ts";
 import { SessionRegistry } from "./state/session_registry.ts";
 import type { SessionStore } from "./state/session_store.ts";
 import {
-  PLAN_APPROVED_PROMPT,
   type Kernel,
   type KernelSession,
   type KernelSessionOptions,
   type KernelSessions,
   type KernelTriggerOptions,
   type OpenKernelOptions,
+  PLAN_APPROVED_PROMPT,
   type PromptResult,
   ProviderError,
   type ReplayRenderItem,
