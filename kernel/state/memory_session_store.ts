@@ -70,7 +70,8 @@ import {
   type WriteOp,
   type WriteOutcome,
 } from "./_session_log.ts";
-import { isUlid, ulid } from "./ulid.ts";
+import { isUlid } from "./ulid.ts";
+import { checkCreateOptions } from "./_create_options.ts";
 import { currentOwner, isOwnerGone, withOwners } from "./_owner.ts";
 
 interface StoredEvent extends EventRecord {
@@ -368,37 +369,11 @@ export class MemorySessionStore implements SessionStore {
    */
   create(options: CreateSessionOptions): Promise<SessionLog> {
     return Promise.resolve().then(() => {
-      if (typeof options.profile !== "string" || options.profile === "") {
-        throw new TypeError("Cannot create a session: profile is required");
-      }
-      const parent = options.parentSessionId;
-      if (parent !== undefined && !isUlid(parent)) {
-        throw new RangeError(
-          `Cannot use parent session id ${
-            JSON.stringify(parent)
-          }: it is not a canonical ULID`,
-        );
-      }
-      if (parent !== undefined && options.depth === undefined) {
-        throw new TypeError(
-          "Cannot create a child session: depth is required with parentSessionId",
-        );
-      }
-      const depth = options.depth ?? 0;
-      if (!Number.isSafeInteger(depth) || depth < 0) {
-        throw new RangeError(
-          `Cannot create a session: depth must be a non-negative integer, got ${depth}`,
-        );
-      }
       const now = this.#now();
-      const id = options.sessionId ?? ulid(now.getTime());
-      if (!isUlid(id)) {
-        throw new RangeError(
-          `Cannot use session id ${
-            JSON.stringify(id)
-          }: it is not a canonical ULID`,
-        );
-      }
+      const { sessionId: id, parent, depth } = checkCreateOptions(
+        options,
+        now,
+      );
       if (this.#data.has(id)) throw new SessionExistsError(id);
       this.#data.set(id, {
         meta: {

@@ -115,7 +115,8 @@ import {
   StateError,
   StorageError,
 } from "./errors.ts";
-import { isUlid, ulid } from "./ulid.ts";
+import { isUlid } from "./ulid.ts";
+import { checkCreateOptions } from "./_create_options.ts";
 import { PostgresBusBridge } from "./postgres_bus_bridge.ts";
 import { CATEGORY_NAMES } from "../../contract/manifest.ts";
 
@@ -1018,37 +1019,8 @@ export class PostgresSessionStore implements SessionStore {
    * @throws {SessionExistsError} When the id is taken.
    */
   async create(options: CreateSessionOptions): Promise<SessionLog> {
-    if (typeof options.profile !== "string" || options.profile === "") {
-      throw new TypeError("Cannot create a session: profile is required");
-    }
-    const parent = options.parentSessionId;
-    if (parent !== undefined && !isUlid(parent)) {
-      throw new RangeError(
-        `Cannot use parent session id ${
-          JSON.stringify(parent)
-        }: it is not a canonical ULID`,
-      );
-    }
-    if (parent !== undefined && options.depth === undefined) {
-      throw new TypeError(
-        "Cannot create a child session: depth is required with parentSessionId",
-      );
-    }
-    const depth = options.depth ?? 0;
-    if (!Number.isSafeInteger(depth) || depth < 0) {
-      throw new RangeError(
-        `Cannot create a session: depth must be a non-negative integer, got ${depth}`,
-      );
-    }
     const now = this.#now();
-    const id = options.sessionId ?? ulid(now.getTime());
-    if (!isUlid(id)) {
-      throw new RangeError(
-        `Cannot use session id ${
-          JSON.stringify(id)
-        }: it is not a canonical ULID`,
-      );
-    }
+    const { sessionId: id, parent, depth } = checkCreateOptions(options, now);
     const s = await this.#connect();
     const hasher = chainHasher(id, "hmac-sha256", s.key.bytes);
     const head = new TextDecoder().decode(encodeHead(s.key, {

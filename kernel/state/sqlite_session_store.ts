@@ -123,7 +123,8 @@ import {
   SessionNotFoundError,
   SessionUnreadableError,
 } from "./errors.ts";
-import { isUlid, ulid } from "./ulid.ts";
+import { isUlid } from "./ulid.ts";
+import { checkCreateOptions, checkSessionId } from "./_create_options.ts";
 import { SessionStatus } from "../../proto/gen/pluggableharness/session/v1/types_pb.ts";
 
 export { SCHEMA_VERSION } from "./_sqlite_schema.ts";
@@ -228,14 +229,6 @@ export function defaultSessionsDir(
     );
   }
   return `${home}/.local/state/agent/sessions`;
-}
-
-function checkSessionId(id: string, what = "session id"): void {
-  if (typeof id !== "string" || !isUlid(id)) {
-    throw new RangeError(
-      `Cannot use ${what} ${JSON.stringify(id)}: it is not a canonical ULID`,
-    );
-  }
 }
 
 function integrityProblems(
@@ -457,24 +450,8 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   #create(options: CreateSessionOptions): SessionLog {
-    if (typeof options.profile !== "string" || options.profile === "") {
-      throw new TypeError("Cannot create a session: profile is required");
-    }
-    const parent = options.parentSessionId;
-    if (parent !== undefined) checkSessionId(parent, "parent session id");
-    if (parent !== undefined && options.depth === undefined) {
-      throw new TypeError(
-        "Cannot create a child session: depth is required with parentSessionId",
-      );
-    }
-    const depth = options.depth ?? 0;
-    if (!Number.isSafeInteger(depth) || depth < 0) {
-      throw new RangeError(
-        `Cannot create a session: depth must be a non-negative integer, got ${depth}`,
-      );
-    }
     const now = this.#now();
-    const sessionId = options.sessionId ?? ulid(now.getTime());
+    const { sessionId, parent, depth } = checkCreateOptions(options, now);
     const path = this.pathOf(sessionId);
     if (this.#cores.has(sessionId)) throw new SessionExistsError(sessionId);
     Deno.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
