@@ -557,23 +557,7 @@ class PostgresBackend implements SessionBackend {
           producer_category, producer_name, producer_version, schema_version,
           payload, hash) VALUES ${tx(events as never)}`;
       }
-      if (costs.length > 0) {
-        await tx`INSERT INTO cost_ledger (session_id, event_sequence,
-          provider_name, model_id, input_tokens, output_tokens,
-          cache_write_tokens, cache_read_tokens, cost_usd) VALUES ${
-          tx(costs as never)
-        }`;
-      }
-      if (plans.length > 0) {
-        await tx`INSERT INTO plan_items (session_id, event_sequence, turn_id,
-          tool_call_id, provider_name, tool_name, decision, decided_by)
-          VALUES ${tx(plans as never)}`;
-      }
-      if (producers.size > 0) {
-        await tx`INSERT INTO producers (session_id, category, name, version,
-          first_seen_sequence) VALUES ${tx([...producers.values()] as never)}
-          ON CONFLICT DO NOTHING`;
-      }
+      await insertSideRows(tx, costs, plans, [...producers.values()], true);
       const head = encodeHead(s.key, {
         sessionId: id,
         scheme: this.#hasher.scheme,
@@ -1193,22 +1177,7 @@ export class PostgresSessionStore implements SessionStore {
           kind, producer_category, producer_name, producer_version,
           schema_version, payload, hash) VALUES ${tx(rows as never)}`;
       }
-      if (costs.length > 0) {
-        await tx`INSERT INTO cost_ledger (session_id, event_sequence,
-          provider_name, model_id, input_tokens, output_tokens,
-          cache_write_tokens, cache_read_tokens, cost_usd) VALUES ${
-          tx(costs as never)
-        }`;
-      }
-      if (plans.length > 0) {
-        await tx`INSERT INTO plan_items (session_id, event_sequence, turn_id,
-          tool_call_id, provider_name, tool_name, decision, decided_by)
-          VALUES ${tx(plans as never)}`;
-      }
-      if (producers.size > 0) {
-        await tx`INSERT INTO producers (session_id, category, name, version,
-          first_seen_sequence) VALUES ${tx([...producers.values()] as never)}`;
-      }
+      await insertSideRows(tx, costs, plans, [...producers.values()], false);
     });
     return last;
   }
@@ -1277,5 +1246,46 @@ export class PostgresSessionStore implements SessionStore {
   /** Same as {@linkcode PostgresSessionStore.close}. */
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
+  }
+}
+
+/**
+ * Inserts an append's rows of the side tables (cost ledger, plan items,
+ * producers) in one statement per table.
+ *
+ * @param tx The transaction.
+ * @param costs `cost_ledger` rows.
+ * @param plans `plan_items` rows.
+ * @param producers `producers` rows.
+ * @param seenProducers Whether a producer may already be recorded (an
+ * append to a live session) rather than new (a pushed session).
+ */
+async function insertSideRows(
+  tx: TransactionSql,
+  costs: unknown[][],
+  plans: unknown[][],
+  producers: unknown[][],
+  seenProducers: boolean,
+): Promise<void> {
+  if (costs.length > 0) {
+    await tx`INSERT INTO cost_ledger (session_id, event_sequence,
+      provider_name, model_id, input_tokens, output_tokens,
+      cache_write_tokens, cache_read_tokens, cost_usd) VALUES ${
+      tx(costs as never)
+    }`;
+  }
+  if (plans.length > 0) {
+    await tx`INSERT INTO plan_items (session_id, event_sequence, turn_id,
+      tool_call_id, provider_name, tool_name, decision, decided_by)
+      VALUES ${tx(plans as never)}`;
+  }
+  if (producers.length === 0) return;
+  if (seenProducers) {
+    await tx`INSERT INTO producers (session_id, category, name, version,
+      first_seen_sequence) VALUES ${tx(producers as never)}
+      ON CONFLICT DO NOTHING`;
+  } else {
+    await tx`INSERT INTO producers (session_id, category, name, version,
+      first_seen_sequence) VALUES ${tx(producers as never)}`;
   }
 }
