@@ -225,7 +225,9 @@ Deno.test("a plugin flooding stderr keeps the kernel's memory bounded", async ()
     "head -c 400000000 /dev/zero | tr '\\0' 'e' >&2; echo >&2; echo 'last words' >&2; exit 5",
     "plugin_exited_before_handshake",
     /it exited \(exit code 5\)/,
-    { startTimeoutMs: 20000, stderr: /last words/ },
+    // A generous start timeout: 400 MB through a pipe takes seconds, many
+    // more on a loaded machine, and the test is about memory, not time.
+    { startTimeoutMs: 120_000, stderr: /last words/ },
   );
   assert.ok(
     err.stderrTail.length <= 8192,
