@@ -55,35 +55,66 @@ export function runSession(
   deps: AgentDeps,
   options: RunSessionOptions = {},
 ): SessionRun<SessionResult> {
-  const queue = new EventQueue<SessionEvent>();
   const { prompt, signal, goal, ...open } = options;
+  return driveSession(spec, deps, open, async (session) => {
+    if (goal !== undefined) session.setGoal(goal);
+    const sent: SendResult = await session.send(prompt, {
+      ...(signal ? { signal } : {}),
+      events: false,
+    }).result;
+    return sent.outcome === "cancelled" ? "cancelled" : undefined;
+  });
+}
+
+/**
+ * Opens (or resumes) a session, runs `body` on it and closes it, as a
+ * stream of its events with the close's result: the one sequence behind
+ * {@linkcode runSession} and a trigger of a stored session. A failure of
+ * `body` still closes the session, then ends the stream with that error.
+ *
+ * @param spec The session's inputs.
+ * @param deps Store, plugins and effects.
+ * @param open How to open it (its events also go to `open.onEvent`).
+ * @param body What to do with the open session; returns the status to
+ * close it with (`undefined`: by its outcome). `push` adds an event of
+ * its own to the stream.
+ * @returns The events and the result.
+ */
+export function driveSession(
+  spec: SessionSpec,
+  deps: AgentDeps,
+  open: OpenSessionOptions,
+  body: (
+    session: AgentSession,
+    push: (event: SessionEvent) => void,
+  ) => Promise<"completed" | "cancelled" | undefined>,
+): SessionRun<SessionResult> {
+  const queue = new EventQueue<SessionEvent>();
+  const push = (e: SessionEvent) => queue.push(e);
   const result = (async () => {
     let session: AgentSession;
     try {
       session = await AgentSession.open(spec, deps, {
         ...open,
-        onEvent: (e) => queue.push(e),
+        onEvent: (e) => {
+          open.onEvent?.(e);
+          push(e);
+        },
       });
     } catch (err) {
       queue.close(err);
       throw err;
     }
-    let sent: SendResult;
+    let status: "completed" | "cancelled" | undefined;
     try {
-      if (goal !== undefined) session.setGoal(goal);
-      sent = await session.send(prompt, {
-        ...(signal ? { signal } : {}),
-        events: false,
-      }).result;
+      status = await body(session, push);
     } catch (err) {
       await session.close();
       queue.close(err);
       throw err;
     }
     try {
-      return await session.close(
-        sent.outcome === "cancelled" ? "cancelled" : undefined,
-      );
+      return await session.close(status);
     } finally {
       queue.close();
     }

@@ -8,10 +8,9 @@
  *
  * @module
  */
-import { EventQueue } from "./_async.ts";
 import type { AgentDeps } from "./agent_deps.ts";
-import { AgentSession } from "./session.ts";
-import type { SessionEvent } from "./session_events.ts";
+import { driveSession } from "./run_session.ts";
+import type { AgentSession } from "./session.ts";
 import type { SessionSpec } from "./session_spec.ts";
 import type {
   OpenSessionOptions,
@@ -101,53 +100,28 @@ export function triggerStoredSession(
   text: string,
   options: TriggerStoredOptions = {},
 ): SessionRun<SessionResult> {
-  const queue = new EventQueue<SessionEvent>();
-  const { name, target, onEvent, ...open } = options;
-  const result = (async () => {
-    let session: AgentSession;
-    try {
-      session = await AgentSession.open(spec, deps, {
-        ...open,
-        resumeSessionId: sessionId,
-        onEvent: (e) => {
-          onEvent?.(e);
-          queue.push(e);
-        },
+  const { name, target, ...open } = options;
+  return driveSession(spec, deps, {
+    ...open,
+    resumeSessionId: sessionId,
+  }, async (session, push) => {
+    const out = triggerSession(session, text, {
+      ...(name !== undefined ? { name } : {}),
+      target: target ?? sessionId,
+    });
+    if (out !== "queued") {
+      push({
+        type: "warning",
+        code: "trigger_not_delivered",
+        message:
+          `The trigger was not delivered to session ${sessionId}: external-trigger is ${
+            out === "disabled"
+              ? "disabled for its profile"
+              : "over its rate limit"
+          }`,
       });
-    } catch (err) {
-      queue.close(err);
-      throw err;
     }
-    try {
-      const out = triggerSession(session, text, {
-        ...(name !== undefined ? { name } : {}),
-        target: target ?? sessionId,
-      });
-      if (out !== "queued") {
-        queue.push({
-          type: "warning",
-          code: "trigger_not_delivered",
-          message:
-            `The trigger was not delivered to session ${sessionId}: external-trigger is ${
-              out === "disabled"
-                ? "disabled for its profile"
-                : "over its rate limit"
-            }`,
-        });
-      }
-      await session.idle();
-      return await session.close();
-    } catch (err) {
-      await session.close();
-      queue.close(err);
-      throw err;
-    } finally {
-      queue.close();
-    }
-  })();
-  result.catch(() => {});
-  return {
-    result,
-    [Symbol.asyncIterator]: () => queue[Symbol.asyncIterator](),
-  };
+    await session.idle();
+    return undefined;
+  });
 }
