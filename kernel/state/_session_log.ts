@@ -20,6 +20,7 @@ import {
   type EmittedEvent,
   type EventRecord,
   KERNEL_PRODUCER,
+  type PlanItemDecision,
   type PlanItemEntry,
   type PlanItemRecord,
   type Producer,
@@ -57,6 +58,50 @@ export interface CostRow {
   readonly cacheWriteTokens: number;
   readonly cacheReadTokens: number;
   readonly costUsd: number;
+}
+
+/**
+ * Groups `cost_ledger` and `plan_items` rows (the column names both
+ * backends share) by their event's sequence, in row order.
+ *
+ * @param costRows Cost ledger rows.
+ * @param planRows Plan item rows.
+ * @returns Each event's cost rows and plan items.
+ */
+export function groupCompanionRows(
+  costRows: Iterable<Record<string, unknown>>,
+  planRows: Iterable<Record<string, unknown>>,
+): { cost: Map<number, CostRow[]>; plan: Map<number, PlanItemEntry[]> } {
+  const cost = new Map<number, CostRow[]>();
+  for (const r of costRows) {
+    const k = Number(r.event_sequence);
+    const list = cost.get(k) ?? [];
+    list.push({
+      providerName: String(r.provider_name),
+      modelId: String(r.model_id),
+      inputTokens: Number(r.input_tokens),
+      outputTokens: Number(r.output_tokens),
+      cacheWriteTokens: Number(r.cache_write_tokens),
+      cacheReadTokens: Number(r.cache_read_tokens),
+      costUsd: Number(r.cost_usd),
+    });
+    cost.set(k, list);
+  }
+  const plan = new Map<number, PlanItemEntry[]>();
+  for (const r of planRows) {
+    const k = Number(r.event_sequence);
+    const list = plan.get(k) ?? [];
+    list.push({
+      turnId: String(r.turn_id),
+      toolCallId: String(r.tool_call_id),
+      providerName: String(r.provider_name),
+      toolName: String(r.tool_name),
+      decision: String(r.decision) as PlanItemDecision,
+      decidedBy: String(r.decided_by),
+    });
+    plan.set(k, list);
+  }
+  return { cost, plan };
 }
 
 /** A validated emit with its kernel-assigned id and timestamp. */

@@ -32,8 +32,8 @@ import {
   eventHash,
   type StoredHashedEvent,
 } from "./hash_chain.ts";
-import type { CostRow } from "./_session_log.ts";
-import type { PlanItemDecision, PlanItemEntry } from "./session_store.ts";
+import { type CostRow, groupCompanionRows } from "./_session_log.ts";
+import type { PlanItemEntry } from "./session_store.ts";
 
 /** The newest schema revision this kernel writes and reads. */
 export const SCHEMA_VERSION = 4;
@@ -270,47 +270,17 @@ export function companionRows(db: DatabaseSync): {
   cost: Map<number, CostRow[]>;
   plan: Map<number, PlanItemEntry[]>;
 } {
-  const cost = new Map<number, CostRow[]>();
-  for (
-    const r of db.prepare(
+  return groupCompanionRows(
+    db.prepare(
       `SELECT event_sequence, provider_name, model_id, input_tokens,
         output_tokens, cache_write_tokens, cache_read_tokens, cost_usd
        FROM cost_ledger ORDER BY sequence`,
-    ).all() as Record<string, number | string>[]
-  ) {
-    const k = Number(r.event_sequence);
-    const list = cost.get(k) ?? [];
-    list.push({
-      providerName: String(r.provider_name),
-      modelId: String(r.model_id),
-      inputTokens: Number(r.input_tokens),
-      outputTokens: Number(r.output_tokens),
-      cacheWriteTokens: Number(r.cache_write_tokens),
-      cacheReadTokens: Number(r.cache_read_tokens),
-      costUsd: Number(r.cost_usd),
-    });
-    cost.set(k, list);
-  }
-  const plan = new Map<number, PlanItemEntry[]>();
-  for (
-    const r of db.prepare(
+    ).all(),
+    db.prepare(
       `SELECT event_sequence, turn_id, tool_call_id, provider_name, tool_name,
         decision, decided_by FROM plan_items ORDER BY sequence`,
-    ).all() as Record<string, number | string>[]
-  ) {
-    const k = Number(r.event_sequence);
-    const list = plan.get(k) ?? [];
-    list.push({
-      turnId: String(r.turn_id),
-      toolCallId: String(r.tool_call_id),
-      providerName: String(r.provider_name),
-      toolName: String(r.tool_name),
-      decision: String(r.decision) as PlanItemDecision,
-      decidedBy: String(r.decided_by),
-    });
-    plan.set(k, list);
-  }
-  return { cost, plan };
+    ).all(),
+  );
 }
 
 /**

@@ -62,6 +62,7 @@ import {
   checkHeadBeforeAppend,
   type EmitOp,
   emitOpHash,
+  groupCompanionRows,
   producerKey,
   type SessionBackend,
   SessionCore,
@@ -786,38 +787,7 @@ async function verifySession(
       WHERE session_id = ${sessionId} ORDER BY row_id`;
     const plans = await tx`SELECT * FROM plan_items
       WHERE session_id = ${sessionId} ORDER BY row_id`;
-    const costBy = new Map<number, StoredHashedEvent["cost"] & unknown[]>();
-    for (const c of costs) {
-      const seq = Number(c.event_sequence);
-      const list = costBy.get(seq) ?? [];
-      list.push({
-        providerName: String(c.provider_name),
-        modelId: String(c.model_id),
-        inputTokens: Number(c.input_tokens),
-        outputTokens: Number(c.output_tokens),
-        cacheWriteTokens: Number(c.cache_write_tokens),
-        cacheReadTokens: Number(c.cache_read_tokens),
-        costUsd: Number(c.cost_usd),
-      });
-      costBy.set(seq, list);
-    }
-    const planBy = new Map<
-      number,
-      StoredHashedEvent["planItems"] & unknown[]
-    >();
-    for (const p of plans) {
-      const seq = Number(p.event_sequence);
-      const list = planBy.get(seq) ?? [];
-      list.push({
-        turnId: String(p.turn_id),
-        toolCallId: String(p.tool_call_id),
-        providerName: String(p.provider_name),
-        toolName: String(p.tool_name),
-        decision: String(p.decision) as PlanItemDecision,
-        decidedBy: String(p.decided_by),
-      });
-      planBy.set(seq, list);
-    }
+    const { cost: costBy, plan: planBy } = groupCompanionRows(costs, plans);
     const hashed: StoredHashedEvent[] = events.map((e) => {
       const sequence = Number(e.sequence);
       return {
