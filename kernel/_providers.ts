@@ -46,7 +46,6 @@ import type { Plugin } from "./plugin/plugin.ts";
 import type { PluginHost } from "./plugin/host.ts";
 import { ProviderError } from "./api.ts";
 import { hostPlatform } from "../config/mod.ts";
-import { installForgePlugin } from "./registry/mod.ts";
 
 /** What a provider runs: its manifest and its entrypoint's path. */
 export interface Launchable {
@@ -147,6 +146,9 @@ async function forgeLaunchable(
         : `the lock entry of "${p.source}" ${p.lock.version} has no checksum for ${platform}: run "agent lock" on this platform, or without --platform`,
     );
   }
+  // Loaded only for a forge source: archives, the forge API and the cache
+  // are no part of a kernel start that needs none.
+  const { installForgePlugin } = await import("./registry/mod.ts");
   let installed;
   try {
     installed = await installForgePlugin(p.source, p.lock.version, expected, {
