@@ -21,11 +21,22 @@ import type { SessionSpec } from "../kernel/agent/session_spec.ts";
 import {
   FakeModel,
   FakeTool,
+  identity,
   modelSpec,
   op,
   type ScriptedTurn,
 } from "../kernel/agent/_testing.ts";
-import { ToolKind } from "../proto/gen/pluggableharness/tool/v1/types_pb.ts";
+import type { ToolEndpoint } from "../kernel/agent/endpoints.ts";
+import { create } from "@bufbuild/protobuf";
+import {
+  ToolKind,
+  type ToolSchema,
+  ToolSchemaSchema,
+} from "../proto/gen/pluggableharness/tool/v1/types_pb.ts";
+import {
+  type ToolEvent,
+  ToolEventSchema,
+} from "../proto/gen/pluggableharness/tool/v1/events_pb.ts";
 import { SchemaType } from "../proto/gen/pluggableharness/schema/v1/types_pb.ts";
 import type { StreamCompletionRequest } from "../proto/gen/pluggableharness/model/v1/rpc_request_pb.ts";
 import { SessionStateSchema } from "../proto/gen/pluggableharness/session/v1/types_pb.ts";
@@ -58,10 +69,48 @@ function lastText(req: StreamCompletionRequest): {
   return { text, toolResult };
 }
 
-/** The model: "write P" calls write_file, "hang" waits, else it echoes. */
+/**
+ * An interactive tool (`ask_user`): it streams its prompt as a
+ * `partial_result` and waits for the kernel to close the stream.
+ */
+class Asker implements ToolEndpoint {
+  readonly identity = identity("tool", "ask");
+  readonly schema: ToolSchema = create(
+    ToolSchemaSchema,
+    op("ask_user", ToolKind.INTERACTIVE),
+  );
+  /** Prompts streamed so far. */
+  asked = 0;
+  schemas(): Promise<ToolSchema[]> {
+    return Promise.resolve([this.schema]);
+  }
+  async *invoke(
+    _call: unknown,
+    options?: { signal?: AbortSignal },
+  ): AsyncGenerator<ToolEvent> {
+    this.asked++;
+    yield create(ToolEventSchema, {
+      event: {
+        case: "partialResult",
+        value: { payload: { question: "Which colour?" } },
+      },
+    });
+    await new Promise((resolve) =>
+      options?.signal?.addEventListener("abort", resolve, { once: true })
+    );
+  }
+}
+
+/**
+ * The model: "write P" calls write_file, "ask" calls ask_user, "hang"
+ * waits, else it echoes; after a tool result it says "written".
+ */
 function respond(req: StreamCompletionRequest): ScriptedTurn {
   const { text, toolResult } = lastText(req);
   if (toolResult) return { text: "written" };
+  if (text === "ask") {
+    return { toolCalls: [{ name: "ask_user", input: { question: "?" } }] };
+  }
   if (text.startsWith("write ")) {
     return {
       toolCalls: [{
@@ -81,6 +130,7 @@ interface Fixture extends AsyncDisposable {
   bus: EventBus;
   store: SqliteSessionStore;
   tool: FakeTool;
+  asker: Asker;
   commands: FakeTool;
   host: PluginHost;
   /** Two frontend plugins and one tool plugin. */
@@ -108,6 +158,7 @@ async function fixture(
     specs: [modelSpec("m1", { supportsVision: options.vision ?? false })],
   });
   const tool = new FakeTool("fs", [{ schema: WRITE }]);
+  const asker = new Asker();
   // A direct-invoke slash command `/model ID`, as a slash-command
   // provider's endpoint (the gate runs it like a tool call).
   const commands = new FakeTool("commands", [{
@@ -122,13 +173,13 @@ async function fixture(
     store,
     registry,
     models: new Map([["llm", model]]),
-    tools: new Map([["fs", tool]]),
+    tools: new Map<string, ToolEndpoint>([["fs", tool], ["ask", asker]]),
     ...(options.persistAlways ? { persistAlwaysRule: async () => {} } : {}),
   };
   const spec: SessionSpec = {
     profile: "default",
     models: [{ provider: "llm", id: "m1" }],
-    tools: new Map([["fs", tool.toolSchemas]]),
+    tools: new Map([["fs", tool.toolSchemas], ["ask", [asker.schema]]]),
     policies: [{
       name: "ask_writes",
       match: { kind: "resource" },
@@ -209,6 +260,7 @@ async function fixture(
     bus,
     store,
     tool,
+    asker,
     commands,
     host,
     a: a!,
@@ -816,6 +868,26 @@ Deno.test("when the last frontend detaches, the session goes on headless: a pend
   assert.ok(await waitFor(() => h.pendingPlans.size === 0, 30_000));
   await h.queue;
   assert.equal(f.tool.invocations.length, 0, "the write was denied");
+});
+
+Deno.test("a frontend that crashes while ask_user waits leaves the session headless: the interactive question is settled by on_ask at once and the turn goes on", async () => {
+  await using f = await fixture();
+  const id = ((await f.ok(f.a, "createSession", {})).info as JsonObject)
+    .sessionId as string;
+  await f.ok(f.a, "submitInput", {
+    sessionId: id,
+    content: [{ text: { text: "ask" } }],
+  });
+  assert.ok(await waitFor(() => f.asker.asked === 1));
+  const h = f.hub.get(id)!;
+  await f.a.close(); // the only frontend exits while the question waits
+  // (The ask timeout is 5 minutes: only headless settles it this soon.)
+  assert.ok(await waitFor(() => f.model.requests.length === 2, 30_000));
+  await h.queue;
+  const answer = f.model.requests[1]!.messages.at(-1)!.content
+    .find((b) => b.block.case === "toolResult");
+  assert.match(JSON.stringify(answer), /Nobody can answer in this run/);
+  assert.equal(h.turnCount, 2, "the turn finished after the question");
 });
 
 Deno.test("two frontends attached to one session see identical transcripts on kernel.event.*", async () => {

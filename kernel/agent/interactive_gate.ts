@@ -76,6 +76,7 @@ export interface InteractiveGateOptions {
 export class InteractiveGate {
   readonly #o: InteractiveGateOptions;
   readonly #pending = new Map<string, (r: JsonObject) => boolean>();
+  #headless = new AbortController();
 
   /**
    * Creates a gate.
@@ -84,6 +85,22 @@ export class InteractiveGate {
    */
   constructor(options: InteractiveGateOptions) {
     this.#o = options;
+  }
+
+  /**
+   * Headless (kernel.md §2.6: every frontend detached or crashed): pending
+   * interactive calls settle at once as `on_ask` says for an ask nobody can
+   * answer (`deny` tells the model nobody answered, `fail` ends the
+   * session), and so do new ones, until a frontend attaches again. A
+   * session's own `answer` callback still answers.
+   *
+   * @param on True when no frontend is attached.
+   */
+  setHeadless(on: boolean): void {
+    if (on && !this.#headless.signal.aborted) this.#headless.abort();
+    if (!on && this.#headless.signal.aborted) {
+      this.#headless = new AbortController();
+    }
   }
 
   /**
@@ -116,6 +133,7 @@ export class InteractiveGate {
       onAsk: this.#o.onAsk,
       timeoutMs: this.#o.askTimeoutMs,
       signal,
+      ...(this.#o.answer ? {} : { abandon: this.#headless.signal }),
       register: (answer) => {
         this.#pending.set(request.callId, answer);
         return () => this.#pending.delete(request.callId);

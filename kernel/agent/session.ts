@@ -547,13 +547,15 @@ export class AgentSession implements AsyncDisposable {
 
   /**
    * Marks the session headless (no frontend attached) or attended again:
-   * while headless, pending and new asks settle at once as `on_ask` says
-   * for an ask nobody can answer.
+   * while headless, pending and new asks — plan items and interactive
+   * calls (`ask_user`) alike — settle at once as `on_ask` says for an ask
+   * nobody can answer.
    *
    * @param on True when no frontend is attached.
    */
   setHeadless(on: boolean): void {
     this.#gate.setHeadless(on);
+    this.#interactive.setHeadless(on);
   }
 
   /**
