@@ -320,7 +320,10 @@ export interface KernelSession extends AsyncDisposable {
    * Runs a direct-invoke slash command (`/name args`) of the profile's
    * `slash_commands`, without a model turn, through the same policy and
    * plan/apply gate as a tool call (and the same hub operation as a
-   * frontend's `InvokeSlashCommand`). Queued behind running input.
+   * frontend's `InvokeSlashCommand`). Queued behind running input. A
+   * command whose result names a kernel action (builtin/commands' `/clear`,
+   * `/resume ID`) may move this handle to another session: `sessionId`
+   * then names it, and the previous session is closed.
    *
    * @param name The command name, without the slash.
    * @param args The raw argument string (JSON, or the one text argument).

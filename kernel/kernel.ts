@@ -326,7 +326,7 @@ class KernelImpl implements Kernel {
 
   async session(options: KernelSessionOptions = {}): Promise<KernelSession> {
     const hub = this.hub;
-    const h: HubSession = await hub.open({
+    const first: HubSession = await hub.open({
       ...(options.profile !== undefined ? { profile: options.profile } : {}),
       ...(options.resumeId !== undefined ? { resumeId: options.resumeId } : {}),
       ...(options.onAsk ? { onAsk: options.onAsk } : {}),
@@ -337,12 +337,30 @@ class KernelImpl implements Kernel {
       ...(options.answer ? { answer: options.answer } : {}),
       ...(options.planMode ? { planMode: true } : {}),
     }, options.onEvent);
-    const session = h.agent!;
+    // `/clear` and `/resume` move this handle to another session (the
+    // previous one is closed unless a frontend plugin still drives it).
+    let h: HubSession = first;
+    let session = h.agent!;
+    const follow = async () => {
+      const next = h.movedTo;
+      if (!next?.agent) return;
+      const previous = h;
+      h = next;
+      session = next.agent;
+      previous.movedTo = undefined;
+      if (previous.attached.size === 0) await hub.close(previous);
+    };
     const outer = options.signal;
     return {
-      sessionId: session.sessionId,
-      profile: session.profile,
-      resumed: session.resumed,
+      get sessionId() {
+        return session.sessionId;
+      },
+      get profile() {
+        return session.profile;
+      },
+      get resumed() {
+        return session.resumed;
+      },
       get ended() {
         return session.ended;
       },
@@ -377,6 +395,7 @@ class KernelImpl implements Kernel {
         session.resolveInteractive(id, response),
       command: async (name, args = "") => {
         const o = await hub.invokeSlashCommand(h, name, args).outcome;
+        await follow();
         return "result" in o
           ? { ok: true, result: o.result }
           : { ok: false, error: o.error.message };

@@ -227,6 +227,7 @@ export function backoffDelayMs(
 /** Walks the routing chain and calls models with retries and fallback. */
 export class ModelRouter {
   readonly #o: ModelRouterOptions;
+  #chain: readonly ModelChainEntry[];
   #available: Map<string, ModelSpec[]> | undefined;
   #sessionRetries = 0;
 
@@ -237,6 +238,29 @@ export class ModelRouter {
    */
   constructor(options: ModelRouterOptions) {
     this.#o = options;
+    this.#chain = options.chain;
+  }
+
+  /** The routing chain in its current order (first choice first). */
+  get chain(): readonly ModelChainEntry[] {
+    return this.#chain;
+  }
+
+  /**
+   * Makes one candidate of the chain the first choice (`/model ID`); the
+   * others stay fallbacks in their order.
+   *
+   * @param index The candidate's index in {@linkcode ModelRouter.chain}.
+   * @throws {RangeError} When there is no such candidate.
+   */
+  prefer(index: number): void {
+    const entry = this.#chain[index];
+    if (!entry) {
+      throw new RangeError(
+        `No model candidate #${index}: the chain has ${this.#chain.length}`,
+      );
+    }
+    this.#chain = [entry, ...this.#chain.filter((_, i) => i !== index)];
   }
 
   /** Retries taken in this session so far (the per-session counter). */
@@ -254,7 +278,7 @@ export class ModelRouter {
   async available(signal?: AbortSignal): Promise<Map<string, ModelSpec[]>> {
     if (this.#available) return this.#available;
     const out = new Map<string, ModelSpec[]>();
-    for (const entry of this.#o.chain) {
+    for (const entry of this.#chain) {
       if (out.has(entry.provider)) continue;
       const endpoint = this.#o.endpoints.get(entry.provider);
       if (!endpoint) continue;
@@ -289,7 +313,7 @@ export class ModelRouter {
     signal?: AbortSignal,
   ): Promise<ModelChoice> {
     const available = await this.available(signal);
-    const chain = this.#o.chain.slice(fromIndex);
+    const chain = this.#chain.slice(fromIndex);
     const choice = chooseModel(
       chain.map((m) => ({ provider: m.provider, id: m.id })),
       available,
@@ -302,7 +326,7 @@ export class ModelRouter {
     }
     const index = fromIndex + choice.index;
     return {
-      model: this.#o.chain[index]!,
+      model: this.#chain[index]!,
       spec: choice.spec,
       index,
       endpoint: this.#o.endpoints.get(choice.model.provider)!,

@@ -81,7 +81,7 @@ import type { SessionCore } from "./_session_core.ts";
 import { type ToolEntry, ToolIndex } from "./_tool_index.ts";
 import { missingResultError, type StoredOutcome } from "./history.ts";
 import type { ToolEndpoint } from "./endpoints.ts";
-import type { Category } from "../../proto/gen/pluggableharness/common/v1/types_pb.ts";
+import { Category } from "../../proto/gen/pluggableharness/common/v1/types_pb.ts";
 import type { ToolSchema } from "../../proto/gen/pluggableharness/tool/v1/types_pb.ts";
 import type { AgentDeps } from "./agent_deps.ts";
 import { ApprovalGate } from "./approval_gate.ts";
@@ -112,6 +112,7 @@ import { type ModelSpend, SessionLogWriter } from "./session_log_writer.ts";
 import { SessionSpans } from "./session_spans.ts";
 import {
   type HookPointName,
+  type ModelChainEntry,
   type ResolvedSessionSpec,
   resolveSessionSpec,
   type SessionSpec,
@@ -178,6 +179,9 @@ export class AgentSession implements AsyncDisposable {
   /** An immediate `compactNow()` pass, while it runs. */
   #compacting: Promise<unknown> | undefined;
   #busy = false;
+  /** A direct invocation (a slash command) is running. */
+  #direct = false;
+  readonly #router: ModelRouter;
   #sink: EventQueue<SessionEvent> | undefined;
   #lastOutcome: SendResult["outcome"] | undefined;
   #lastFinal: Message | undefined;
@@ -278,6 +282,7 @@ export class AgentSession implements AsyncDisposable {
       random: deps.random ?? Math.random,
       grant,
     });
+    this.#router = router;
     const core: SessionCore = {
       sessionId: this.sessionId,
       spec,
@@ -579,11 +584,14 @@ export class AgentSession implements AsyncDisposable {
    * Turns plan mode on or off between prompts: off, the next prompt has
    * every tool of the profile again (a plan approved for execution).
    *
+   * A slash command's kernel action (`/plan`) may switch it while its
+   * direct invocation runs.
+   *
    * @param on Plan mode.
    * @throws {TypeError} When the session has ended or a prompt is running.
    */
   setPlanMode(on: boolean): void {
-    if (this.#ended || this.#busy) {
+    if (this.#ended || (this.#busy && !this.#direct)) {
       throw new TypeError(
         `Cannot switch plan mode of session "${this.sessionId}": ${
           this.#ended ? "it has ended" : "a prompt is still running"
@@ -612,18 +620,47 @@ export class AgentSession implements AsyncDisposable {
         `Cannot compact session "${this.sessionId}": it has ended`,
       );
     }
-    if (this.#busy) return await this.#driver.requestCompaction();
+    // A slash command's kernel action (`/compact`) compacts at once: its
+    // direct invocation holds the session, and no model call will come.
+    const direct = this.#direct;
+    if (this.#busy && !direct) return await this.#driver.requestCompaction();
     this.#busy = true;
     const run = this.#driver.compact(
       options.signal ?? new AbortController().signal,
     );
-    this.#compacting = run;
+    if (!direct) this.#compacting = run;
     try {
       return await run;
     } finally {
-      this.#busy = false;
-      this.#compacting = undefined;
+      if (!direct) {
+        this.#busy = false;
+        this.#compacting = undefined;
+      }
     }
+  }
+
+  /** The profile's model candidates, the current first choice first. */
+  get models(): readonly ModelChainEntry[] {
+    return this.#router.chain;
+  }
+
+  /**
+   * Makes one of the profile's model candidates the first choice from the
+   * next model call on (`/model ID`); the others stay fallbacks.
+   *
+   * @param model The candidate.
+   * @throws {RangeError} When it is not a candidate of the profile.
+   */
+  selectModel(model: ModelChainEntry): void {
+    const index = this.#router.chain.findIndex((m) =>
+      m.provider === model.provider && m.id === model.id
+    );
+    if (index < 0) {
+      throw new RangeError(
+        `"${model.provider}/${model.id}" is not a model candidate of profile "${this.profile}"`,
+      );
+    }
+    this.#router.prefer(index);
   }
 
   /**
@@ -665,11 +702,15 @@ export class AgentSession implements AsyncDisposable {
       );
     }
     this.#busy = true;
+    this.#direct = true;
     const done = (async () => {
+      // Plan mode limits the model's tools; the operator's slash commands
+      // (`/plan` itself) still run, through policy and the gate.
       const index = new ToolIndex(
         new Map([[call.provider, [call.schema]]]),
         new Map([[call.provider, call.endpoint]]),
-        this.#driver.planMode,
+        this.#driver.planMode &&
+          call.producerCategory !== Category.SLASHCOMMAND,
         call.producerCategory,
       );
       const id = `direct_${ulid()}`;
@@ -692,6 +733,7 @@ export class AgentSession implements AsyncDisposable {
       return await done;
     } finally {
       this.#busy = false;
+      this.#direct = false;
       this.#current = undefined;
       if (this.#control?.hasWakePending) this.#wake();
     }

@@ -98,6 +98,13 @@ interface TurnModel {
 }
 
 /** Runs the turns of one session. */
+/**
+ * The `reason` of a compaction outcome when the profile has no compactor
+ * context provider (`/compact` says so instead of "nothing to do").
+ */
+export const NO_COMPACTOR_REASON =
+  "no compactor context provider is configured";
+
 export class TurnDriver {
   /** Turns of the session before this process (resumed). */
   readonly priorTurns: number;
@@ -434,7 +441,7 @@ export class TurnDriver {
       reason: assembled.compactionFailure ??
         (compactors.length
           ? "the compactor found nothing older than the kept turns to summarize"
-          : "no compactor context provider is configured"),
+          : NO_COMPACTOR_REASON),
     };
     if (assembled.rewrittenBy !== undefined) {
       const after = await countTokensOrFallback(core.deps.models, {

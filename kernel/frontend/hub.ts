@@ -79,6 +79,7 @@ import { DEFAULT_DELTA_BUFFER, DeltaFanout } from "./delta_fanout.ts";
 import { MetadataBoard } from "./metadata_board.ts";
 import { frontendHandlers } from "./rpc_handlers.ts";
 import { parseSlashArgs } from "./slash_args.ts";
+import { performKernelAction, withKernelActions } from "./kernel_actions.ts";
 import { Category } from "../../proto/gen/pluggableharness/common/v1/types_pb.ts";
 
 /** The bus topic of session state changes. */
@@ -213,6 +214,15 @@ export class HubSession {
   lastState = "";
   /** Serializes state publication. */
   stateChain: Promise<void> = Promise.resolve();
+  /** What the session was opened with (`/clear` and `/resume` reuse it). */
+  request: Omit<OpenRequest, "onEvent"> = {};
+  /** The in-process listener it was opened with. */
+  listener: ((event: SessionEvent) => void) | undefined;
+  /**
+   * The session an in-process caller's `/clear` or `/resume` moved to
+   * (the library's session handle follows it).
+   */
+  movedTo: HubSession | undefined;
 
   /**
    * Creates a handle.
@@ -339,6 +349,8 @@ export class FrontendHub implements FrontendSurface {
       agent: s,
       deltaBuffer: this.#o.deltaBuffer ?? DEFAULT_DELTA_BUFFER,
     });
+    handle.request = request;
+    handle.listener = onEvent;
     handle.turnCount = s.history.filter((m) => m.role === Role.ASSISTANT)
       .length;
     this.#sessions.set(s.sessionId, handle);
@@ -462,9 +474,13 @@ export class FrontendHub implements FrontendSurface {
    * `input_schema`, then {@linkcode FrontendHub.invoke} as a
    * `CATEGORY_SLASHCOMMAND` plan item.
    *
+   * A result that names a kernel action (`kernel_action`, see
+   * `kernel_actions.ts`) is carried out for this session and `caller`.
+   *
    * @param h The session.
    * @param name The command name, without the slash.
    * @param args The raw argument string.
+   * @param options The frontend that invoked it (absent in process).
    * @returns The turn id and the outcome.
    * @throws {GrpcStatusError} `INVALID_ARGUMENT` for a missing name, a
    * leading slash or bad arguments; `NOT_FOUND` for a command the profile
@@ -474,6 +490,7 @@ export class FrontendHub implements FrontendSurface {
     h: HubSession,
     name: string,
     args: string,
+    options: { caller?: PluginIdentity } = {},
   ): { turnId: string; outcome: Promise<StoredOutcome> } {
     if (!name) throw invalidRequest("name is required");
     if (name.startsWith("/")) {
@@ -498,10 +515,66 @@ export class FrontendHub implements FrontendSurface {
     return this.invoke(h, {
       provider: route.provider,
       schema: route.schema,
-      endpoint: route.endpoint,
+      endpoint: withKernelActions(
+        route.endpoint,
+        (action, signal) =>
+          performKernelAction(this, h, action, {
+            schema: route.schema,
+            provider: route.provider,
+            ...(options.caller ? { caller: options.caller } : {}),
+            ...(signal ? { signal } : {}),
+          }),
+      ),
       arguments: parsed,
       producerCategory: Category.SLASHCOMMAND,
     });
+  }
+
+  /**
+   * Opens another session like `h` was opened — same profile, working
+   * directory, asks and listener — new, or resuming a stored one
+   * (`/clear`, `/resume`).
+   *
+   * @param h The session to copy.
+   * @param options A session to resume, and its profile.
+   * @returns The new handle.
+   */
+  reopen(
+    h: HubSession,
+    options: { resumeId?: string; profile?: string },
+  ): Promise<HubSession> {
+    const { resumeId: _, ...request } = h.request;
+    return this.open({
+      ...request,
+      profile: options.profile ?? h.profile,
+      ...(h.workingDirectory ? { workingDirectory: h.workingDirectory } : {}),
+      ...(options.resumeId ? { resumeId: options.resumeId } : {}),
+    }, h.listener);
+  }
+
+  /**
+   * Hands the operator of `from` over to `to` (`/clear`, `/resume`): a
+   * frontend plugin is attached to `to` (it stays attached to `from`
+   * until it detaches); an in-process caller's handle moves to `to`.
+   *
+   * @param from The session the command ran in.
+   * @param to The session to go on in.
+   * @param caller The frontend plugin, if one invoked the command.
+   */
+  handOver(from: HubSession, to: HubSession, caller?: PluginIdentity): void {
+    if (caller) this._attach(to, caller);
+    else from.movedTo = to;
+  }
+
+  /**
+   * Records the model a `/model` switch chose and republishes the state.
+   *
+   * @param h The session.
+   * @param model The new first choice.
+   */
+  modelSelected(h: HubSession, model: { provider: string; id: string }): void {
+    h.model = { provider: model.provider, id: model.id };
+    this.#publishState(h);
   }
 
   /**

@@ -271,7 +271,8 @@ export function frontendHandlers(
 
     invokeSlashCommand: async (req) => {
       const h = attached(req.sessionId);
-      await hub.invokeSlashCommand(h, req.name, req.args).outcome;
+      await hub.invokeSlashCommand(h, req.name, req.args, { caller })
+        .outcome;
       return {};
     },
 

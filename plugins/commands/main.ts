@@ -12,9 +12,22 @@
  *   (`GetSessionState`);
  * - `/export [file]` writes the transcript as Markdown to `file` (relative
  *   to the session's working directory, under the operator's
- *   `allow_write`), or returns it;
- * - `/compact` says that no compactor is configured (no compaction
- *   provider exists in this kernel yet).
+ *   `allow_write`), or returns it.
+ *
+ * The session commands need operations only the kernel holds: their
+ * result names a kernel action (`{ kernel_action: { action, ... } }`),
+ * which the kernel carries out for the invoking session and frontend and
+ * records as the command's result (kernel/frontend/kernel_actions.ts):
+ *
+ * - `/model [id]` shows the profile's model candidates, or makes one the
+ *   first choice;
+ * - `/plan [on|off]` toggles plan mode (read-only tools);
+ * - `/compact` compacts the context now through the profile's compactor
+ *   ("No compactor configured" without one);
+ * - `/clear` starts a new session of the same profile;
+ * - `/sessions` lists the stored sessions;
+ * - `/resume ID` goes on in a stored session;
+ * - `/verify [id]` checks a session's hash chain (this one by default).
  *
  * @module
  */
@@ -102,14 +115,106 @@ const COMMANDS: Spec[] = [
   },
   {
     name: "compact",
-    description: "Compacts the context (needs a compaction provider).",
+    description:
+      "Compacts the context now (needs a compactor context provider).",
     inputSchema: none,
     kind: ToolKind.RESOURCE,
     risk: RiskClass.MODERATE,
     concurrency: { safe: false },
     idempotent: false,
   },
+  {
+    name: "model",
+    description:
+      "The profile's model candidates; with ID, that candidate becomes the first choice.",
+    inputSchema: {
+      type: SchemaType.OBJECT,
+      properties: {
+        id: {
+          type: SchemaType.STRING,
+          description: "PROVIDER/ID or ID of one of the profile's candidates.",
+        },
+      },
+    },
+    kind: ToolKind.RESOURCE,
+    risk: RiskClass.LOW,
+    concurrency: { safe: false },
+    idempotent: true,
+  },
+  {
+    name: "plan",
+    description:
+      "Toggles plan mode (the model gets read-only tools); on or off sets it.",
+    inputSchema: {
+      type: SchemaType.OBJECT,
+      properties: {
+        mode: { type: SchemaType.STRING, description: "on or off." },
+      },
+    },
+    kind: ToolKind.RESOURCE,
+    risk: RiskClass.LOW,
+    concurrency: { safe: false },
+    idempotent: false,
+  },
+  {
+    name: "clear",
+    description:
+      "Starts a new session of the same profile (this one can be resumed).",
+    inputSchema: none,
+    kind: ToolKind.RESOURCE,
+    risk: RiskClass.LOW,
+    concurrency: { safe: false },
+    idempotent: false,
+  },
+  {
+    name: "sessions",
+    description: "Lists the stored sessions, most recent first.",
+    inputSchema: none,
+    kind: ToolKind.DATA_SOURCE,
+    risk: RiskClass.READ_ONLY,
+    concurrency: { safe: true },
+    idempotent: true,
+  },
+  {
+    name: "resume",
+    description: "Goes on in stored session ID.",
+    inputSchema: {
+      type: SchemaType.OBJECT,
+      properties: {
+        session_id: { type: SchemaType.STRING, description: "The session." },
+      },
+      required: ["session_id"],
+    },
+    kind: ToolKind.RESOURCE,
+    risk: RiskClass.LOW,
+    concurrency: { safe: false },
+    idempotent: true,
+  },
+  {
+    name: "verify",
+    description: "Checks the hash chain of this session, or of session ID.",
+    inputSchema: {
+      type: SchemaType.OBJECT,
+      properties: {
+        session_id: { type: SchemaType.STRING, description: "The session." },
+      },
+    },
+    kind: ToolKind.DATA_SOURCE,
+    risk: RiskClass.READ_ONLY,
+    concurrency: { safe: true },
+    idempotent: true,
+  },
 ];
+
+/** A result asking the kernel to carry out a session operation. */
+function kernelAction(action: string, args: JsonObject = {}): JsonObject {
+  return { kernel_action: { action, ...args } };
+}
+
+function optionalString(args: JsonObject, field: string): JsonObject {
+  const v = args[field];
+  return typeof v === "string" && v !== "" ? { [field]: v } : {};
+}
 
 class CommandError extends Error {
   constructor(readonly category: ToolErrorCategory, message: string) {
@@ -242,10 +347,27 @@ async function run(
       return { text: `Exported the transcript to ${path}`, file: path };
     }
     case "compact":
-      throw new CommandError(
-        ToolErrorCategory.EXECUTION_FAILED,
-        "No compactor configured: the profile has no compaction provider to compact the context with.",
-      );
+    case "clear":
+    case "sessions":
+      return kernelAction(name);
+    case "model":
+      return kernelAction("model", optionalString(args, "id"));
+    case "resume":
+      return kernelAction("resume", optionalString(args, "session_id"));
+    case "verify":
+      return kernelAction("verify", optionalString(args, "session_id"));
+    case "plan": {
+      const mode = typeof args.mode === "string"
+        ? args.mode.trim().toLowerCase()
+        : "";
+      if (mode !== "" && mode !== "on" && mode !== "off") {
+        throw new CommandError(
+          ToolErrorCategory.INVALID_ARGUMENTS,
+          `/plan takes on, off or nothing (to toggle), not "${args.mode}"`,
+        );
+      }
+      return kernelAction("plan", mode ? { on: mode === "on" } : {});
+    }
     default:
       throw new CommandError(
         ToolErrorCategory.NOT_FOUND,
