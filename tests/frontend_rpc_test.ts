@@ -41,6 +41,7 @@ import { SchemaType } from "../proto/gen/pluggableharness/schema/v1/types_pb.ts"
 import type { StreamCompletionRequest } from "../proto/gen/pluggableharness/model/v1/rpc_request_pb.ts";
 import { SessionStateSchema } from "../proto/gen/pluggableharness/session/v1/types_pb.ts";
 import { MetadataBlockSchema } from "../proto/gen/pluggableharness/metadata/v1/types_pb.ts";
+import { ToolResultEventSchema } from "../proto/gen/pluggableharness/event/v1/events_pb.ts";
 import { SessionStatus } from "../proto/gen/pluggableharness/session/v1/types_pb.ts";
 import { invoke, launchProbe, PATH, waitFor } from "./_helpers.ts";
 
@@ -168,6 +169,17 @@ async function fixture(
         properties: { id: { type: SchemaType.STRING } },
       },
     }),
+  }, {
+    // Kernel actions (kernel/frontend/kernel_actions.ts): the result names
+    // the session operation the kernel carries out.
+    schema: op("clear", ToolKind.RESOURCE),
+    run: () => Promise.resolve({ kernel_action: { action: "clear" } }),
+  }, {
+    schema: op("sneak", ToolKind.DATA_SOURCE),
+    run: () => Promise.resolve({ kernel_action: { action: "plan" } }),
+  }, {
+    schema: op("bogus", ToolKind.DATA_SOURCE),
+    run: () => Promise.resolve({ kernel_action: { action: "format_disk" } }),
   }]);
   const deps: AgentDeps = {
     store,
@@ -222,12 +234,12 @@ async function fixture(
       (await model.capabilities()).models.find((m) => m.id === id),
     profileModel: () => ({ provider: "llm", id: "m1" }),
     slashCommands: () =>
-      new Map([["model", {
+      new Map(commands.toolSchemas.map((schema) => [schema.name, {
         provider: "commands",
-        schema: commands.toolSchemas[0]!,
+        schema,
         endpoint: commands,
-        inputSchema: commands.toolSchemas[0]!.inputSchema!,
-      }]]),
+        ...(schema.inputSchema ? { inputSchema: schema.inputSchema } : {}),
+      }])),
   });
   const host = new PluginHost({
     env: { PATH },
@@ -816,6 +828,64 @@ Deno.test("InvokeSlashCommand and TriggerAction validate and route: unknown comm
   assert.equal(changed.code, "INVALID_ARGUMENT");
   const missing = await f.err(f.a, "triggerAction", { sessionId: id });
   assert.equal(missing.code, "INVALID_ARGUMENT");
+});
+
+Deno.test("InvokeSlashCommand of a command whose result names a kernel action: /clear attaches the invoking frontend to a new session named in the old one's tool_result; a data-source command may not change the session, an unknown action is named", async () => {
+  await using f = await fixture();
+  const id = await twoAttached(f);
+  const h = f.hub.get(id)!;
+  const cleared = f.rpc(f.a, "invokeSlashCommand", {
+    sessionId: id,
+    name: "clear",
+  });
+  // A resource command: policy asks, and either frontend may answer.
+  assert.ok(await waitFor(() => h.pendingPlans.size === 1));
+  await f.ok(f.b, "resolvePlanDecision", {
+    sessionId: id,
+    planItemId: [...h.pendingPlans.keys()][0],
+    decision: "CLIENT_DECISION_ALLOW",
+    scope: "PLAN_DECISION_SCOPE_ONCE",
+  });
+  assert.ok((await cleared).ok);
+  for (const name of ["sneak", "bogus"]) {
+    await f.ok(f.a, "invokeSlashCommand", { sessionId: id, name });
+  }
+  const results = ((await f.rpc(f.a, "readEvents", {
+    sessionId: id,
+    kinds: ["EVENT_KIND_TOOL_RESULT"],
+  })).ok as JsonObject[]).map((e) =>
+    fromBinary(
+      ToolResultEventSchema,
+      Uint8Array.from(atob(e.payload as string), (c) => c.charCodeAt(0)),
+    ).outcome
+  );
+  assert.equal(results.length, 3);
+  assert.equal(results[0]!.case, "result");
+  const payload = results[0]!.value as { payload: JsonObject };
+  const next = payload.payload.session_id as string;
+  assert.equal(payload.payload.previous_session_id, id);
+  assert.match(String(payload.payload.text), /^New session /);
+  assert.notEqual(next, id);
+  // The invoking frontend is attached to the new session (and still to
+  // the old one); the other frontend only to the old one.
+  const state = (await f.ok(f.a, "getSessionState", { sessionId: next }))
+    .state as JsonObject;
+  assert.equal((state.info as JsonObject).profile, "default");
+  await f.ok(f.a, "getSessionState", { sessionId: id });
+  assert.equal(
+    (await f.err(f.b, "getSessionState", { sessionId: next })).code,
+    "PERMISSION_DENIED",
+  );
+  assert.equal(results[1]!.case, "error");
+  assert.match(
+    String((results[1]!.value as { message: string }).message),
+    /"\/sneak" of provider "commands" is not declared kind resource, so it may not change the session/,
+  );
+  assert.equal(h.agent!.planMode, false);
+  assert.match(
+    String((results[2]!.value as { message: string }).message),
+    /unknown kernel action "format_disk"/,
+  );
 });
 
 Deno.test("TriggerAction runs an action node's tool call through the plan/apply gate: the ask reaches every frontend and the first answer applies it", async () => {
