@@ -13,12 +13,17 @@ import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { fromBinary } from "@bufbuild/protobuf";
 import { openKernel } from "../kernel/kernel.ts";
+import type { FrontendHub } from "../kernel/frontend/hub.ts";
 import type { Kernel } from "../kernel/api.ts";
 import { ProviderError } from "../kernel/api.ts";
 import { BUILTINS } from "../plugins/builtin.ts";
 import { EventKind } from "../proto/gen/pluggableharness/kernel/v1/types_pb.ts";
 import { Category } from "../proto/gen/pluggableharness/common/v1/types_pb.ts";
 import { PlanEventSchema } from "../proto/gen/pluggableharness/event/v1/events_pb.ts";
+import {
+  Liveness,
+  MetadataBlockSchema,
+} from "../proto/gen/pluggableharness/metadata/v1/types_pb.ts";
 import { PATH } from "./_helpers.ts";
 import { agent, makeProject, type Turn } from "./_agent_project.ts";
 import { SqliteSessionStore } from "../kernel/state/sqlite_session_store.ts";
@@ -29,6 +34,7 @@ const FRONTEND = fileURLToPath(
 const SLASHER = fileURLToPath(
   new URL("./fixtures/slasher", import.meta.url),
 );
+const METER = fileURLToPath(new URL("./fixtures/meter", import.meta.url));
 
 interface Project extends AsyncDisposable {
   dir: string;
@@ -42,7 +48,14 @@ interface Project extends AsyncDisposable {
 
 async function project(
   turns: Turn[],
-  options: { slashCommands?: string[]; onAskPolicy?: string } = {},
+  options: {
+    slashCommands?: string[];
+    onAskPolicy?: string;
+    /** More `required_providers` entries. */
+    extraRequired?: string;
+    /** More top-level blocks. */
+    extraBlocks?: string;
+  } = {},
 ): Promise<Project> {
   const root = await Deno.realPath(
     await Deno.makeTempDir({ prefix: "ph-agent-fe-plugins-" }),
@@ -56,7 +69,9 @@ async function project(
   fs       = { source = "builtin/filesystem", version = "~> 0.1" }
   sl       = { source = ${JSON.stringify(SLASHER)}, version = "~> 0.1" }
   line     = { source = ${JSON.stringify(FRONTEND)}, version = "~> 0.1" }
+  ${options.extraRequired ?? ""}
 }
+${options.extraBlocks ?? ""}
 
 provider "scripted" {
   script     = "./script.json"
@@ -222,6 +237,62 @@ Deno.test("a crashed frontend leaves the session running headless: its pending a
   assert.match(out, /^error: .*/m);
   assert.match(out, /^assistant: could not write$/m);
   await assert.rejects(Deno.stat(`${p.dir}/a.txt`), Deno.errors.NotFound);
+});
+
+Deno.test("a widget plugin publishes a metadata block a frontend sees with ListMetadata and on kernel.metadata, LIVE with the widget as producer; when the widget exits, its block turns DISCONNECTED and stays", async () => {
+  await using p = await project([{ text: "hi" }], {
+    extraRequired: `meter = { source = ${
+      JSON.stringify(METER)
+    }, version = "~> 0.1" }`,
+    extraBlocks: `hook "post-model-response" {
+  provider = "meter"
+  mode     = "observe"
+}
+
+hook "session-end" {
+  provider = "meter"
+  mode     = "observe"
+}`,
+  });
+  // (Sessions a frontend creates live in the kernel's hub; its bus
+  // carries kernel.metadata.)
+  const hub = (p.kernel as unknown as { hub: FrontendHub }).hub;
+  const seen = hub._options.bus!.subscribe(["kernel.metadata"]);
+  await p.input(["hello", "wait", "metadata 1"]);
+  const fe = await p.kernel.startFrontend();
+  const exit = await fe.exited;
+  const out = await p.output();
+  assert.equal(exit.crashed, false, out);
+  assert.match(
+    out,
+    /^metadata: responses meter LIVE \{"key":"model responses","value":"1"\}$/m,
+  );
+  const live = fromBinary(
+    MetadataBlockSchema,
+    (await seen.next()).value!.payload,
+  );
+  assert.deepEqual([live.id, live.producer?.name, live.liveness], [
+    "responses",
+    "meter",
+    Liveness.LIVE,
+  ]);
+  // Ending the session makes the widget exit (at session-end).
+  const id = out.match(/^created ([0-9A-Z]{26})$/m)![1]!;
+  await hub.close(hub.get(id)!);
+  const gone = fromBinary(
+    MetadataBlockSchema,
+    (await seen.next()).value!.payload,
+  );
+  assert.deepEqual([gone.id, gone.liveness], [
+    "responses",
+    Liveness.DISCONNECTED,
+  ]);
+  assert.deepEqual(
+    hub.metadata.list(id).map((b) => [b.id, b.liveness]),
+    [["responses", Liveness.DISCONNECTED]],
+    "never deleted",
+  );
+  seen.close();
 });
 
 Deno.test("startFrontend refuses a provider that is not a frontend, naming it", async () => {

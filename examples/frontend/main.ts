@@ -16,6 +16,8 @@
  * - `wait`: wait until every prompt sent so far has its final answer;
  *   `wait N`: until the transcript holds N final answers (after `attach`);
  * - `/name args`: run a direct-invoke slash command;
+ * - `metadata`: print the session's metadata blocks (`ListMetadata`);
+ *   `metadata N`: once it has N blocks;
  * - `crash-at-ask`: exit with status 3 once a plan item asks (a crash);
  * - anything else: a prompt.
  *
@@ -42,6 +44,7 @@ import {
   PlanDecisionScope,
 } from "../../proto/gen/pluggableharness/plan/v1/types_pb.ts";
 import { SessionStatus } from "../../proto/gen/pluggableharness/session/v1/types_pb.ts";
+import { Liveness } from "../../proto/gen/pluggableharness/metadata/v1/types_pb.ts";
 import manifest from "./plugin.json" with { type: "json" };
 
 interface Settings {
@@ -216,6 +219,25 @@ async function drive(kernel: KernelClient, s: Settings): Promise<void> {
       await print(s, `answered ${line}`);
     } else if (line === "wait" || /^wait \d+$/.test(line)) {
       await t.finalsReach(line === "wait" ? prompts : Number(line.slice(5)));
+    } else if (line === "metadata" || /^metadata \d+$/.test(line)) {
+      // `metadata N`: wait until the session has N blocks.
+      const want = line === "metadata" ? 0 : Number(line.slice(9));
+      let { blocks } = await kernel.listMetadata({ sessionId });
+      while (blocks.length < want) {
+        await sleep(20);
+        ({ blocks } = await kernel.listMetadata({ sessionId }));
+      }
+      for (const b of blocks) {
+        await print(
+          s,
+          `metadata: ${b.id} ${b.producer?.name} ${Liveness[b.liveness]} ${
+            JSON.stringify(
+              b.body.value ?? {},
+              (k, v) => k === "$typeName" ? undefined : v,
+            )
+          }`,
+        );
+      }
     } else if (line === "crash-at-ask") {
       await t.nextAsk();
       await print(s, "crashing");
