@@ -203,14 +203,21 @@ Deno.test("InvokeSlashCommand runs a slash-command plugin's Invoke without a mod
     try {
       const kinds: EventKind[] = [];
       let category: Category | undefined;
+      const items = [];
       for await (const e of log.readEvents()) {
         kinds.push(e.kind);
         if (e.kind === EventKind.PLAN) {
-          category = fromBinary(PlanEventSchema, e.payload).plan?.items[0]
-            ?.producerCategory;
+          const plan = fromBinary(PlanEventSchema, e.payload).plan;
+          category = plan?.items[0]?.producerCategory;
+          items.push(...plan?.items ?? []);
         }
       }
       assert.equal(category, Category.SLASHCOMMAND);
+      // The slasher has no Preview: the plan item carries the raw
+      // arguments and no preview (plugins.md §6.7 MUST 12).
+      const wipe = items.find((i) => i.operationName === "wipe");
+      assert.deepEqual(wipe?.input, {});
+      assert.equal(wipe?.preview, undefined);
       assert.ok(!kinds.includes(EventKind.MESSAGE), "no model turn ran");
     } finally {
       await log.close();

@@ -372,13 +372,19 @@ Deno.test("session lifecycle RPCs are for frontend plugins only; an unknown sess
   assert.match(String(bad.message), /must be absolute: "rel"/);
 });
 
-Deno.test("SubmitInput returns the turn_id that the turn's StreamDeltas carry as target_id, one delta per message in order, to every attached frontend", async () => {
+Deno.test("SubmitInput returns the turn_id that the turn's StreamDeltas carry as target_id, one delta per message in order, to every attached frontend, never through the bus", async () => {
   await using f = await fixture();
   const id = await twoAttached(f);
   const streams = [f.a, f.b].map((who) =>
     f.rpc(who, "streamDeltas", { sessionId: id }, 2)
   );
   assert.ok(await waitFor(() => f.hub.get(id)!.deltas.size === 2));
+  // Deltas bypass the bus: nothing on it carries a TokenDelta.
+  const onBus: string[] = [];
+  const unlisten = f.bus.listen(
+    ["kernel.*", "plugin.*"],
+    (e) => onBus.push(e.payloadType),
+  );
   const { turnId } = await f.ok(f.a, "submitInput", {
     sessionId: id,
     content: [{ text: { text: "hello world" } }],
@@ -393,6 +399,10 @@ Deno.test("SubmitInput returns the turn_id that the turn's StreamDeltas carry as
     assert.equal(d.targetId, turnId);
     assert.equal(d.kind, "DELTA_KIND_UNSPECIFIED");
   }
+  await f.hub.get(id)!.queue;
+  unlisten();
+  assert.ok(onBus.length > 0, "the turn's events are on the bus");
+  assert.ok(!onBus.some((t) => /TokenDelta/.test(t)), onBus.join(", "));
 });
 
 Deno.test("SubmitInput validates its content: at least one non-empty text block; images only when the model supports vision", async (t) => {
