@@ -96,7 +96,9 @@ Deno.test("§6.5 MUST 8: RenderTree is transcript-only: no Region or PlacedConte
 /** One node of each variant, with text a painter must show. */
 const SAMPLES: Record<string, RenderNode["node"]["value"]> = {
   text: create(renderTypes.TextNodeSchema, { content: "t-text" }),
-  codeBlock: create(renderTypes.CodeBlockNodeSchema, { content: "t-codeBlock" }),
+  codeBlock: create(renderTypes.CodeBlockNodeSchema, {
+    content: "t-codeBlock",
+  }),
   diff: create(renderTypes.DiffNodeSchema, {
     hunks: [{
       oldStart: 1,
