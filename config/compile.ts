@@ -285,6 +285,7 @@ export function compile(
     providers,
     policies: config.policies,
     profiles: config.profiles,
+    ...(config.agents.length > 0 ? { agents: config.agents } : {}),
     hooks: config.hooks,
     settings: config.settings,
     ...(config.state.backend !== "sqlite" ? { state: config.state } : {}),

@@ -161,6 +161,7 @@ export {
   type PlanHook,
   type PlanLockEntry,
   type PlanPermissions,
+  type PlanAgent,
   type PlanProfile,
   type PlanProvider,
   planToJson,

@@ -19,11 +19,10 @@
  *   registry ({@linkcode capSpawnTools}).
  *   A context provider (a compactor writing a summary) is the exception:
  *   its child runs whatever the parent's depth, with a remaining depth of 0.
- * - **Spawn-capable tools.** A tool operation is spawn-capable when its name
- *   is one of {@linkcode SPAWN_CAPABLE_TOOL_NAMES} (`spawn_subagent`, the
- *   reference name). `ToolSchema` has no field to declare it, so the name is
- *   the declaration; any other tool that calls `RunSession` is still
- *   refused at run time by the depth check.
+ * - **Spawn-capable tools.** A tool operation is spawn-capable when its
+ *   plugin's manifest declares it (`"subagents": true` on the tool; see
+ *   {@linkcode spawnCapableTools}); any other tool that calls `RunSession`
+ *   is still refused at run time by the depth check.
  * - **Cost.** The child's budget node hangs below P's, so every dollar it
  *   (or its descendants) spends is debited at every ancestor:
  *   `remaining(child) = min(remaining(P), request value, child max_cost_usd)`.
@@ -72,7 +71,7 @@ export {
   childRemainingDepth,
   KERNEL_DEFAULT_MAX_DEPTH,
   rootRemainingDepth,
-  SPAWN_CAPABLE_TOOL_NAMES,
+  spawnCapableTools,
 } from "../../config/delegation.ts";
 
 /** The cap on a parent's in-flight children when its profile sets none. */
