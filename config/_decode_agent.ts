@@ -69,7 +69,9 @@ export function decodeAgent(
       "error",
       "E_UNKNOWN_PROFILE",
       `Unknown profile "${profile}"`,
-      `${hint ? `Did you mean "${hint}"? ` : ""}The profile of ${where} must name an agent_profile block${
+      `${
+        hint ? `Did you mean "${hint}"? ` : ""
+      }The profile of ${where} must name an agent_profile block${
         names.length === 0
           ? " (none is declared)"
           : ` (${names.map((n) => `"${n}"`).join(", ")})`

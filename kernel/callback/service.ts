@@ -592,10 +592,15 @@ export function createCallbackService(
 
     sendMailbox: (req) => {
       session(req.sessionId); // authorization first
-      if (!req.to) invalid("to is required: a sibling's or child's name, or \"parent\"");
+      if (!req.to) {
+        invalid("to is required: a sibling's or child's name, or \"parent\"");
+      }
       if (!req.text.trim()) invalid("text is required: the message");
       if (!services.sendMailbox) {
-        return unimplemented("SendMailbox", "this kernel runs no child sessions");
+        return unimplemented(
+          "SendMailbox",
+          "this kernel runs no child sessions",
+        );
       }
       return services.sendMailbox(identity, req);
     },
