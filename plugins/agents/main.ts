@@ -95,6 +95,8 @@ const num = (description: string): Schema => ({
 const LONG = { seconds: 3600n };
 const SHORT = { seconds: 30n };
 const MAX_WAIT_MESSAGE_S = 600;
+/** `remaining_depth` that leaves the kernel's own figure as it is. */
+const NO_NARROWING = 2 ** 31 - 1;
 
 const tool = (
   name: string,
@@ -252,12 +254,12 @@ async function runChild(
   args: SpawnArgs,
 ): Promise<ChildOutcome> {
   try {
-    const me = await kernel.getSession({ sessionId });
     const res = await kernel.runSession({
       ...(args.agent ? { agent: args.agent } : { profile: args.profile! }),
       prompt: args.prompt,
       parentSessionId: sessionId,
-      remainingDepth: Math.max(0, me.remainingDepth - 1),
+      // The kernel computes the child's depth; this does not narrow it.
+      remainingDepth: NO_NARROWING,
       remainingCostBudgetUsd: args.maxCostUsd ?? 0,
       name,
       worktree: args.worktree,
@@ -323,6 +325,10 @@ class Agents {
       done,
     });
     if (spawn.background) {
+      // The kernel authorizes RunSession on arrival, against this call's
+      // grant on the session, which ends when this call returns: a call
+      // sent after RunSession on the same connection is handled after it.
+      await kernel.getSession({ sessionId });
       return {
         name,
         status: "running",
