@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { compileText } from "./_compile_testing.ts";
+import { artifact, compileText } from "./_compile_testing.ts";
 import { planToJson } from "./plan.ts";
 
 const PROFILES = `agent_profile "default" {
@@ -106,5 +106,54 @@ agent "quiet" {
       d.code === "E_MISSING_ATTR" && /description/.test(d.summary)
     ),
     JSON.stringify(r.diagnostics),
+  );
+});
+
+Deno.test("check-config warns that agent blocks have no effect when no profile has a spawn-capable tool", () => {
+  const text = `required_providers {
+  agents = { source = "./agents", version = "~> 1.0" }
+}
+agent_profile "default" {
+  tools = []
+}
+agent "helper" {
+  profile     = "default"
+  description = "Does chores."
+}
+`;
+  const agents = {
+    "./agents": artifact({ name: "agents" }, {
+      tools: [
+        {
+          name: "spawn_subagent",
+          kind: "data_source",
+          risk: "low",
+          subagents: true,
+        },
+        { name: "list_subagents", kind: "data_source", risk: "read_only" },
+      ],
+    }),
+  };
+  const warned = compileText(text, { artifacts: agents }).diagnostics
+    .filter((d) => d.code === "W_NO_EFFECT");
+  assert.equal(warned.length, 1);
+  assert.equal(warned[0]?.summary, "agent blocks have no effect");
+  assert.equal(warned[0]?.range?.start.line, 7);
+  // A profile that can spawn (a wildcard over the flagged tool) silences it.
+  const ok = compileText(text.replace("tools = []", 'tools = ["agents.*"]'), {
+    artifacts: agents,
+  }).diagnostics.filter((d) => d.code === "W_NO_EFFECT");
+  assert.deepEqual(ok, []);
+  // A tool of the same name that the manifest does not flag does not count.
+  const unflagged = {
+    "./agents": artifact({ name: "agents" }, {
+      tools: [{ name: "spawn_subagent", kind: "data_source", risk: "low" }],
+    }),
+  };
+  assert.equal(
+    compileText(text.replace("tools = []", 'tools = ["agents.*"]'), {
+      artifacts: unflagged,
+    }).diagnostics.filter((d) => d.code === "W_NO_EFFECT").length,
+    1,
   );
 });
