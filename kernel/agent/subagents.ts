@@ -437,6 +437,7 @@ export class SubagentSupervisor {
     requested: string | undefined,
     kind: string,
   ): ChildRecord {
+    this.#prune();
     let children = this.#children.get(parentId);
     if (!children) {
       children = new Map();
@@ -473,6 +474,21 @@ export class SubagentSupervisor {
     };
     children.set(name, record);
     return record;
+  }
+
+  /** Forgets the children of parents that are no longer live. */
+  #prune(): void {
+    const { registry } = this.#options;
+    for (const parentId of this.#children.keys()) {
+      if (registry.get(parentId)) continue;
+      for (const r of this.#children.get(parentId)!.values()) {
+        if (r.sessionId) this.#parentOf.delete(r.sessionId);
+      }
+      this.#children.delete(parentId);
+      for (const key of this.#counters.keys()) {
+        if (key.startsWith(`${parentId}\u0000`)) this.#counters.delete(key);
+      }
+    }
   }
 
   #releaseName(parentId: string, record: ChildRecord): void {

@@ -114,7 +114,7 @@ export interface SubagentLifecycle {
   readonly state: "started" | "finished" | "failed";
   /** The child's session id. */
   readonly id: string;
-  /** The child's profile. */
+  /** The child's named agent, or its profile. */
   readonly kind: string;
   /** The child's model rounds, once it ended. */
   readonly rounds?: number;
