@@ -533,7 +533,7 @@ export function createCallbackService(
     runSession: (req, ctx) => {
       if (!req.profile && !req.agent) {
         invalid(
-          "profile or agent is required: name an agent_profile or a named agent",
+          "profile is required: name an agent_profile (or set agent to a named agent)",
         );
       }
       if (req.profile && req.agent) {
