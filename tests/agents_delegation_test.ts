@@ -59,7 +59,11 @@ async function git(dir: string, ...args: string[]): Promise<string> {
  */
 async function fixture(
   profiles: Record<string, ProfileDef>,
-  options: { extra?: string; files?: Record<string, string> } = {},
+  options: {
+    extra?: string;
+    extraRequired?: string;
+    files?: Record<string, string>;
+  } = {},
 ): Promise<Fixture> {
   const root = await Deno.realPath(
     await Deno.makeTempDir({ prefix: "ph-agent-deleg-" }),
@@ -76,6 +80,7 @@ ${
     }
   agents = { source = "builtin/agents", version = "~> 0.1" }
   fs     = { source = "builtin/filesystem", version = "~> 0.1" }
+  ${options.extraRequired ?? ""}
 }
 ${
       names.map((m) =>
@@ -459,4 +464,80 @@ Deno.test("worktree sub-agents: a clean branch is squash-merged with <cp:worktre
     await git(f.dir, "branch", "--list", "agent/*"),
     /agent\/first\n[+ ]*agent\/second/,
   );
+});
+
+Deno.test("/worktree merge NAME merges a worktree sub-agent's branch between prompts, and the next prompt hears <cp:worktree-merged>", async () => {
+  await using f = await fixture({
+    default: {
+      extra: 'slash_commands = ["cmds.worktree"]',
+      turns: [
+        {
+          tool_calls: [
+            call("toolu_1", "spawn_subagent", {
+              profile: "docs",
+              name: "docs",
+              prompt: "Write NOTES.md",
+              worktree: true,
+            }),
+          ],
+        },
+        { text: "The docs worker is done; merge it when you like." },
+        {
+          expect: [
+            '<cp:worktree-merged slug="docs" branch="agent/docs"',
+            "NOTES.md | 1 +",
+            "wrote NOTES.md",
+          ],
+          text: "Merged.",
+        },
+      ],
+    },
+    docs: {
+      tools: ["fs.*"],
+      turns: [
+        {
+          tool_calls: [
+            call("toolu_w", "write_file", {
+              path: "NOTES.md",
+              content: "notes\n",
+            }),
+          ],
+        },
+        { text: "wrote NOTES.md" },
+      ],
+    },
+  }, {
+    extraRequired: 'cmds = { source = "builtin/commands", version = "~> 0.1" }',
+    files: { "README.md": "# project\n" },
+    extra: 'provider "cmds" {\n  allow_write = ["."]\n}',
+  });
+  const session = await f.kernel.session();
+  try {
+    const first = session.send("Have docs written");
+    for await (const _ of first);
+    const r1 = await first.result;
+    assert.equal(r1.outcome, "done", JSON.stringify(r1.error));
+    const usage = await session.command("worktree", "merge");
+    assert.equal(usage.ok, false);
+    assert.match(!usage.ok ? usage.error : "", /Usage: \/worktree merge NAME/);
+    const merged = await session.command("worktree", "merge docs");
+    assert.ok(merged.ok, JSON.stringify(merged));
+    assert.equal(merged.result.merged, true);
+    assert.match(String(merged.result.text), /Merged agent\/docs \(squash\)/);
+    assert.equal(await Deno.readTextFile(`${f.dir}/NOTES.md`), "notes\n");
+    assert.equal(
+      await git(f.dir, "log", "-1", "--format=%s"),
+      "docs: wrote NOTES.md",
+    );
+    const again = await session.command("worktree", "merge docs");
+    assert.equal(again.ok, false);
+    assert.match(!again.ok ? again.error : "", /already merged/);
+    const next = session.send("Is it merged?");
+    for await (const _ of next);
+    const r2 = await next.result;
+    assert.equal(r2.outcome, "done", JSON.stringify(r2.error));
+    assert.equal(r2.finalText, "Merged.");
+  } finally {
+    await session.close();
+  }
 });
