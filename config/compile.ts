@@ -39,6 +39,7 @@ import { decodeGlobalConfig, type GlobalConfig } from "./global_config.ts";
 import { type LockFile, parseLockFile } from "./lock_file.ts";
 import type { Plan, PlanProvider, ToolDeclaration } from "./plan.ts";
 import { diag } from "./_schema.ts";
+import { spawnCapableTools } from "./delegation.ts";
 import { directInvokeEntry } from "./profiles.ts";
 import {
   checkProfileTools,
@@ -278,6 +279,7 @@ export function compile(
   if (lock !== undefined) warnUnusedLockEntries(lock, config, diagnostics);
   warnNoEffect(config, diagnostics);
   crossCheckProviders(config, providers, diagnostics);
+  warnUnspawnableAgents(config, providers, diagnostics);
 
   return result({
     sourceFile: agentFile,
@@ -285,6 +287,7 @@ export function compile(
     providers,
     policies: config.policies,
     profiles: config.profiles,
+    ...(config.agents.length > 0 ? { agents: config.agents } : {}),
     hooks: config.hooks,
     settings: config.settings,
     ...(config.state.backend !== "sqlite" ? { state: config.state } : {}),
@@ -318,6 +321,40 @@ function warnNoEffect(
       p.range,
     ));
   }
+}
+
+/**
+ * Warns of named agents that no profile can spawn: no profile has a tool
+ * whose manifest declares `"subagents": true` in its tools. Silent when a
+ * profile scopes a provider whose tools are only known at run time.
+ */
+function warnUnspawnableAgents(
+  config: AgentConfig,
+  providers: readonly PlanProvider[],
+  diagnostics: Diagnostic[],
+): void {
+  const first = config.agents[0];
+  if (first === undefined) return;
+  const spawnable = spawnCapableTools(providers);
+  for (const p of config.profiles) {
+    for (const t of p.tools) {
+      const provider = providers.find((x) => x.name === t.provider);
+      if (!provider || provider.tools === undefined) return; // unknown: no claim
+      const reaches = t.wildcard
+        ? provider.tools.some((x) => spawnable.has(`${t.provider}.${x.name}`))
+        : spawnable.has(`${t.provider}.${t.tool}`);
+      if (reaches) return;
+    }
+  }
+  diagnostics.push(diag(
+    "warning",
+    W_NO_EFFECT,
+    "agent blocks have no effect",
+    `No agent_profile has a spawn-capable tool (one whose manifest declares "subagents": true, such as builtin/agents' spawn_subagent), so no session can spawn the named agents (${
+      config.agents.map((a) => `"${a.name}"`).join(", ")
+    }). Add e.g. "agents.spawn_subagent" to a profile's tools.`,
+    first.range,
+  ));
 }
 
 /** Warns of each other `*.hcl` file beside `agent.hcl`: it is not read. */

@@ -33,7 +33,13 @@ import {
   parseVersionConstraint,
   type VersionConstraint,
 } from "./version_constraint.ts";
-import type { PlanHook, PlanProfile, Settings, SourceKind } from "./plan.ts";
+import type {
+  PlanAgent,
+  PlanHook,
+  PlanProfile,
+  Settings,
+  SourceKind,
+} from "./plan.ts";
 import {
   GRANT_ATTRIBUTES,
   INJECT_ATTRIBUTE,
@@ -53,6 +59,7 @@ import {
 import type { PermissionGrant } from "../contract/permissions.ts";
 import { decodeProfile } from "./_decode_profile.ts";
 import { decodeHook } from "./_decode_hook.ts";
+import { decodeAgent } from "./_decode_agent.ts";
 import { decodeSettings, defaultSettings } from "./decode_settings.ts";
 import { decodeState, DEFAULT_STATE, type PlanState } from "./decode_state.ts";
 
@@ -115,6 +122,8 @@ export interface AgentConfig {
   policies: PolicyRule[];
   /** Profiles in declaration order. */
   profiles: PlanProfile[];
+  /** Named agents in declaration order. */
+  agents: PlanAgent[];
   /** Hooks in declaration order. */
   hooks: PlanHook[];
   /** Settings, fully defaulted. */
@@ -128,6 +137,7 @@ const TOP_BLOCKS = {
   provider: { labels: ["local name"], unique: "label" },
   policy: { labels: ["name"] },
   agent_profile: { labels: ["name"], unique: "label" },
+  agent: { labels: ["name"], unique: "label" },
   hook: { labels: ["hook point"] },
   settings: { labels: [], unique: "type" },
   state: { labels: [], unique: "type" },
@@ -240,6 +250,7 @@ export function decodeAgentConfig(
     providerBlocks: new Map(),
     policies: [],
     profiles: [],
+    agents: [],
     hooks: [],
     settings: defaultSettings(),
     state: DEFAULT_STATE,
@@ -287,6 +298,11 @@ export function decodeAgentConfig(
       diagnostics,
     );
     if (profile !== undefined) config.profiles.push(profile);
+  }
+
+  for (const block of top.blocks.get("agent") ?? []) {
+    const agent = decodeAgent(block, config.profiles, diagnostics);
+    if (agent !== undefined) config.agents.push(agent);
   }
 
   for (const block of top.blocks.get("hook") ?? []) {

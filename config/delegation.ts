@@ -4,13 +4,46 @@
  * sub-agent supervisor (kernel/agent/subagents.ts), `check-config
  * --explain` and `agent test` compute the same numbers from the same code.
  *
+ * A tool is spawn-capable when its plugin's manifest says so
+ * (`"subagents": true` on the tool), never by its name.
+ *
  * @module
  */
+import type { PlanProvider } from "./plan.ts";
 
-/** The operation names that make a tool spawn-capable. */
-export const SPAWN_CAPABLE_TOOL_NAMES: ReadonlySet<string> = new Set([
-  "spawn_subagent",
-]);
+/**
+ * The spawn-capable tools of a plan: `"provider.tool"` for every tool whose
+ * manifest (or lock entry) declares `"subagents": true`.
+ *
+ * @example Usage
+ * ```ts
+ * import { spawnCapableTools } from "./delegation.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const providers = [{
+ *   name: "agents",
+ *   tools: [
+ *     { name: "spawn_subagent", kind: "resource", risk: "moderate", subagents: true },
+ *     { name: "list_subagents", kind: "data_source", risk: "read_only" },
+ *   ],
+ * }] as const;
+ * assert.deepEqual([...spawnCapableTools(providers)], ["agents.spawn_subagent"]);
+ * ```
+ *
+ * @param providers The plan's providers.
+ * @returns The spawn-capable tools, `provider.tool`.
+ */
+export function spawnCapableTools(
+  providers: readonly Pick<PlanProvider, "name" | "tools">[],
+): ReadonlySet<string> {
+  const out = new Set<string>();
+  for (const p of providers) {
+    for (const t of p.tools ?? []) {
+      if (t.subagents) out.add(`${p.name}.${t.name}`);
+    }
+  }
+  return out;
+}
 
 /**
  * The remaining depth of a root session whose profile sets no `max_depth`

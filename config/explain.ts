@@ -30,7 +30,7 @@ import type { Plan, PlanProfile, PlanProvider } from "./plan.ts";
 import {
   childRemainingDepth,
   rootRemainingDepth,
-  SPAWN_CAPABLE_TOOL_NAMES,
+  spawnCapableTools,
 } from "./delegation.ts";
 import { matchesCall } from "../contract/policy.ts";
 
@@ -80,15 +80,13 @@ function delegatesOf(
 ): ExplainDelegate[] {
   const remaining = rootRemainingDepth(parent.bounds.maxDepth);
   const parentTools = knownTools(plan, parent).map((t) => t.name);
-  const spawns = parentTools.some((t) =>
-    SPAWN_CAPABLE_TOOL_NAMES.has(t.slice(t.indexOf(".") + 1))
-  );
+  const spawnable = spawnCapableTools(plan.providers);
+  const spawns = parentTools.some((t) => spawnable.has(t));
   if (!(remaining > 0) || !spawns) return [];
   return profiles.map((child) => {
     const depth = childRemainingDepth(remaining, child.bounds.maxDepth);
     const all = knownTools(plan, child).map((t) => t.name);
-    const isSpawn = (t: string) =>
-      SPAWN_CAPABLE_TOOL_NAMES.has(t.slice(t.indexOf(".") + 1));
+    const isSpawn = (t: string) => spawnable.has(t);
     const tools = depth > 0 ? all : all.filter((t) => !isSpawn(t));
     const costs = [parent.bounds.maxCostUsd, child.bounds.maxCostUsd].filter((
       c,

@@ -26,7 +26,12 @@ function plan(profiles: Partial<PlanProfile>[]): Plan {
         { name: "write_file", kind: "resource", risk: "moderate" },
       ]),
       provider("agents", [
-        { name: "spawn_subagent", kind: "resource", risk: "moderate" },
+        {
+          name: "spawn_subagent",
+          kind: "resource",
+          risk: "moderate",
+          subagents: true,
+        },
       ]),
     ],
     policies: [

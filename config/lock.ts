@@ -414,6 +414,7 @@ export async function lockConfig(
             name: t.name,
             kind: t.kind,
             risk: t.risk,
+            ...(t.subagents ? { subagents: true } : {}),
           })),
         }
         : {}),

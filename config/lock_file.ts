@@ -415,7 +415,7 @@ function decodeTools(raw: Value, problems: string[]): ToolDeclaration[] {
     }
     const o = item as ObjectValue;
     for (const k of Object.keys(o)) {
-      if (!["name", "kind", "risk"].includes(k)) {
+      if (!["name", "kind", "risk", "subagents"].includes(k)) {
         problems.push(`"${at}" has an unknown key "${k}"`);
       }
     }
@@ -442,7 +442,16 @@ function decodeTools(raw: Value, problems: string[]): ToolDeclaration[] {
       );
       return;
     }
-    out.push({ name, kind: kind as ToolKind, risk: risk as RiskClass });
+    if (o.subagents !== undefined && typeof o.subagents !== "boolean") {
+      problems.push(`"${at}.subagents" must be true or false`);
+      return;
+    }
+    out.push({
+      name,
+      kind: kind as ToolKind,
+      risk: risk as RiskClass,
+      ...(o.subagents === true ? { subagents: true } : {}),
+    });
   });
   return out;
 }
@@ -682,7 +691,12 @@ export function formatLockFile(lock: LockFile): string {
     if (p.tools !== undefined) {
       out += `  tools = ${
         formatValue(
-          p.tools.map((t) => ({ name: t.name, kind: t.kind, risk: t.risk })),
+          p.tools.map((t) => ({
+            name: t.name,
+            kind: t.kind,
+            risk: t.risk,
+            ...(t.subagents ? { subagents: true } : {}),
+          })),
           "  ",
         )
       }\n`;

@@ -157,6 +157,7 @@ export {
   type LogLevel,
   type ObservabilitySettings,
   type Plan,
+  type PlanAgent,
   type PlanControlPlane,
   type PlanHook,
   type PlanLockEntry,

@@ -47,6 +47,8 @@ export interface ToolDeclaration {
   kind: ToolKind;
   /** The declared risk class. */
   risk: RiskClass;
+  /** The manifest's `"subagents": true`: it starts child sessions. */
+  subagents?: boolean;
 }
 
 /** A provider's permissions: what it declares, what is granted, what it gets. */
@@ -125,6 +127,21 @@ export interface PlanProvider {
    */
   position: number;
   /** Where the `required_providers` entry is. */
+  range: SourceRange;
+}
+
+/**
+ * One named agent (`agent "<name>" { profile, description }`): what the
+ * delegation tool spawns by name, listed to the model.
+ */
+export interface PlanAgent {
+  /** The label: the agent's name (its mailbox address). */
+  name: string;
+  /** The `agent_profile` it runs. */
+  profile: string;
+  /** What it is for, shown to the model. */
+  description: string;
+  /** Where the label is. */
   range: SourceRange;
 }
 
@@ -319,6 +336,8 @@ export interface Plan {
   policies: PolicyRule[];
   /** Agent profiles in declaration order. */
   profiles: PlanProfile[];
+  /** Named agents (`agent` blocks) in declaration order; absent: none. */
+  agents?: PlanAgent[];
   /** Hook blocks in declaration order. */
   hooks: PlanHook[];
   /** Settings, fully defaulted. */
@@ -419,7 +438,12 @@ export function planToJson(plan: Plan): JsonValue {
         },
         config: toJsonValue(p.config),
         tools: p.tools
-          ? p.tools.map((t) => ({ name: t.name, kind: t.kind, risk: t.risk }))
+          ? p.tools.map((t) => ({
+            name: t.name,
+            kind: t.kind,
+            risk: t.risk,
+            ...(t.subagents ? { subagents: true } : {}),
+          }))
           : null,
         token_budget: p.tokenBudget ?? null,
         declared_at: where(p.range),
@@ -444,6 +468,16 @@ export function planToJson(plan: Plan): JsonValue {
       specificity: [...specificity(r.match)],
       declared_at: r.range ? where(r.range) : null,
     })),
+    ...(plan.agents?.length
+      ? {
+        agents: plan.agents.map((a) => ({
+          name: a.name,
+          profile: a.profile,
+          description: a.description,
+          declared_at: where(a.range),
+        })),
+      }
+      : {}),
     profiles: plan.profiles.map((p) => ({
       name: p.name,
       model: p.model

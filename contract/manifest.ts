@@ -114,6 +114,13 @@ export interface ManifestTool {
   kind: "resource" | "data_source" | "interactive";
   /** The declared risk class. */
   risk: "read_only" | "low" | "moderate" | "high" | "critical";
+  /**
+   * `"subagents": true`: the operation starts child sessions (it calls
+   * `RunSession`). The kernel removes it from a session whose remaining
+   * depth is spent, and lists the named agents of `agent.hcl` in its
+   * description. Absent: false.
+   */
+  subagents?: boolean;
 }
 
 const TOOL_KINDS = ["resource", "data_source", "interactive"];
@@ -347,7 +354,7 @@ function parseTools(raw: unknown, problems: string[]): ManifestTool[] {
       return;
     }
     const extra = Object.keys(t).filter((k) =>
-      !["name", "kind", "risk"].includes(k)
+      !["name", "kind", "risk", "subagents"].includes(k)
     );
     if (extra.length > 0) {
       problems.push(`"tools[${i}]" has unknown field "${extra[0]}"`);
@@ -360,11 +367,14 @@ function parseTools(raw: unknown, problems: string[]): ManifestTool[] {
       );
     } else if (typeof t.risk !== "string" || !RISKS.includes(t.risk)) {
       problems.push(`"tools[${i}].risk" must be one of ${RISKS.join(", ")}`);
+    } else if (t.subagents !== undefined && typeof t.subagents !== "boolean") {
+      problems.push(`"tools[${i}].subagents" must be true or false`);
     } else {
       out.push({
         name: t.name,
         kind: t.kind as ManifestTool["kind"],
         risk: t.risk as ManifestTool["risk"],
+        ...(t.subagents === true ? { subagents: true } : {}),
       });
     }
   });

@@ -188,3 +188,32 @@ Deno.test("configSchemaOf() advertises the manifest's schema, nested attributes 
     ],
   });
 });
+
+Deno.test('parseManifest() keeps a tool\'s "subagents": true and rejects a non-boolean', () => {
+  const m = parseManifest({
+    ...valid,
+    tools: [
+      { name: "spawn", kind: "data_source", risk: "low", subagents: true },
+      {
+        name: "peek",
+        kind: "data_source",
+        risk: "read_only",
+        subagents: false,
+      },
+    ],
+  }, "plugin.json");
+  assert.deepEqual(m.tools, [
+    { name: "spawn", kind: "data_source", risk: "low", subagents: true },
+    { name: "peek", kind: "data_source", risk: "read_only" },
+  ]);
+  assert.throws(
+    () =>
+      parseManifest({
+        ...valid,
+        tools: [{ name: "s", kind: "data_source", risk: "low", subagents: 1 }],
+      }, "x/plugin.json"),
+    (e: unknown) =>
+      e instanceof ManifestError && e.file === "x/plugin.json" &&
+      e.problems.includes('"tools[0].subagents" must be true or false'),
+  );
+});

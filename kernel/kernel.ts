@@ -774,6 +774,8 @@ function startRuntime(
     registry,
     deps: () => kernel()!.agentDeps,
     profile: (name) => kernel()?.subagentProfile(name),
+    agent: (name) => plan.agents?.find((a) => a.name === name),
+    defaultWorkingDirectory: root,
   });
   // The bus (Publish/Subscribe, kernel.event.* republication) and the
   // relay of plugin spans, metrics and log floor, from `settings`.
@@ -791,6 +793,9 @@ function startRuntime(
     telemetry,
     runSession: (caller, request, signal) =>
       subagents.run(caller, request, signal),
+    mergeWorktree: (caller, request) =>
+      subagents.mergeWorktree(caller, request),
+    sendMailbox: (caller, request) => subagents.sendMailbox(caller, request),
   };
   const host = new PluginHost({
     env: plainEnvOf(env),

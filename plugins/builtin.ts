@@ -32,6 +32,7 @@ import checksumTable from "./builtin_checksums.json" with { type: "json" };
 
 /** Names of the first-party plugins. */
 export const BUILTIN_PLUGIN_NAMES: readonly string[] = [
+  "agents",
   "agents-md",
   "anthropic",
   "commands",

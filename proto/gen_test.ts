@@ -167,6 +167,9 @@ Deno.test("KernelCallbackService has every callback RPC", () => {
     "TriggerAction",
     // Our extension (the control plane's plugin-inject channel).
     "InjectControl",
+    // Our extensions for delegation (builtin/agents).
+    "MergeWorktree",
+    "SendMailbox",
   ];
   const streaming = new Set(["Subscribe", "ReadEvents", "StreamDeltas"]);
   assert.deepEqual(

@@ -678,6 +678,24 @@ Deno.test("RunSession validates its request and answers UNIMPLEMENTED without a 
     ),
     /scoped_providers\[0\]\.category must be set/,
   );
+  const message = async (rpc: string, req: JsonObject) =>
+    String(((await f.rpc(rpc, req)).error as JsonObject).message);
+  assert.match(
+    await message("runSession", {
+      profile: "worker",
+      agent: "reviewer",
+      parentSessionId: f.sessionId,
+    }),
+    /set profile or agent, not both/,
+  );
+  assert.match(
+    await message("runSession", {
+      agent: "reviewer",
+      name: "Bad Name",
+      parentSessionId: f.sessionId,
+    }),
+    /name must match \[a-z\]\[a-z0-9_-\]\*/,
+  );
   const err = (await run({
     profile: "worker",
     parentSessionId: f.sessionId,
@@ -687,6 +705,41 @@ Deno.test("RunSession validates its request and answers UNIMPLEMENTED without a 
   assert.match(
     String(err.message),
     /this kernel runs no child sessions/,
+  );
+  // The delegation extensions: authorization first, then their fields.
+  denied(
+    await f.rpc("sendMailbox", {
+      sessionId: f.otherSessionId,
+      to: "parent",
+      text: "hi",
+    }),
+  );
+  assert.match(
+    await message("sendMailbox", { sessionId: f.sessionId, text: "hi" }),
+    /to is required/,
+  );
+  assert.match(
+    await message("sendMailbox", {
+      sessionId: f.sessionId,
+      to: "x",
+      text: " ",
+    }),
+    /text is required/,
+  );
+  denied(
+    await f.rpc("mergeWorktree", {
+      sessionId: f.otherSessionId,
+      name: "w",
+    }),
+  );
+  assert.match(
+    await message("mergeWorktree", { sessionId: f.sessionId }),
+    /name is required/,
+  );
+  assert.equal(
+    ((await f.rpc("mergeWorktree", { sessionId: f.sessionId, name: "w" }))
+      .error as JsonObject).code,
+    "UNIMPLEMENTED",
   );
 });
 

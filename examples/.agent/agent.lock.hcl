@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "echo" {
   source      = "builtin/echo"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:46:31Z"
+  resolved_at = "2026-12-02T05:26:35Z"
   checksums = {
-    "darwin_amd64"  = "sha256:0e544f2ecccb4496e1e6cd3a97a5660af48cb31c662078ec2172c618a7a8cc25"
-    "darwin_arm64"  = "sha256:0e544f2ecccb4496e1e6cd3a97a5660af48cb31c662078ec2172c618a7a8cc25"
-    "linux_amd64"   = "sha256:0e544f2ecccb4496e1e6cd3a97a5660af48cb31c662078ec2172c618a7a8cc25"
-    "linux_arm64"   = "sha256:0e544f2ecccb4496e1e6cd3a97a5660af48cb31c662078ec2172c618a7a8cc25"
-    "windows_amd64" = "sha256:0e544f2ecccb4496e1e6cd3a97a5660af48cb31c662078ec2172c618a7a8cc25"
+    "darwin_amd64"  = "sha256:99150fd5ad7c2b8f338d26f4ab46c9cab8911086c70f5703bce4df7c7639eef7"
+    "darwin_arm64"  = "sha256:99150fd5ad7c2b8f338d26f4ab46c9cab8911086c70f5703bce4df7c7639eef7"
+    "linux_amd64"   = "sha256:99150fd5ad7c2b8f338d26f4ab46c9cab8911086c70f5703bce4df7c7639eef7"
+    "linux_arm64"   = "sha256:99150fd5ad7c2b8f338d26f4ab46c9cab8911086c70f5703bce4df7c7639eef7"
+    "windows_amd64" = "sha256:99150fd5ad7c2b8f338d26f4ab46c9cab8911086c70f5703bce4df7c7639eef7"
   }
   envelope = {
     env   = []
@@ -36,13 +36,13 @@ provider "echo" {
 provider "notes" {
   source      = "./plugins/notes"
   version     = "0.2.0"
-  resolved_at = "2026-12-02T03:17:31Z"
+  resolved_at = "2026-12-02T05:26:35Z"
   checksums = {
-    "darwin_amd64"  = "sha256:c4721fa7117cf18fe7c78c895cce83ee4a1ef85f11e5d5c449c9bbc67cc62733"
-    "darwin_arm64"  = "sha256:c4721fa7117cf18fe7c78c895cce83ee4a1ef85f11e5d5c449c9bbc67cc62733"
-    "linux_amd64"   = "sha256:c4721fa7117cf18fe7c78c895cce83ee4a1ef85f11e5d5c449c9bbc67cc62733"
-    "linux_arm64"   = "sha256:c4721fa7117cf18fe7c78c895cce83ee4a1ef85f11e5d5c449c9bbc67cc62733"
-    "windows_amd64" = "sha256:c4721fa7117cf18fe7c78c895cce83ee4a1ef85f11e5d5c449c9bbc67cc62733"
+    "darwin_amd64"  = "sha256:e13b5df2e1b77bfed7240da47f8f4c3ea6a39d717b6269b16140fd5baf48784d"
+    "darwin_arm64"  = "sha256:e13b5df2e1b77bfed7240da47f8f4c3ea6a39d717b6269b16140fd5baf48784d"
+    "linux_amd64"   = "sha256:e13b5df2e1b77bfed7240da47f8f4c3ea6a39d717b6269b16140fd5baf48784d"
+    "linux_arm64"   = "sha256:e13b5df2e1b77bfed7240da47f8f4c3ea6a39d717b6269b16140fd5baf48784d"
+    "windows_amd64" = "sha256:e13b5df2e1b77bfed7240da47f8f4c3ea6a39d717b6269b16140fd5baf48784d"
   }
   envelope = {
     env   = []

@@ -262,7 +262,7 @@ export class PolicyProbe {
         verdict: {
           action: "deny",
           decidedBy: `scope: "${call.provider}.${call.tool}" is not ${
-            isSpawnCapable({ name: call.tool }) &&
+            isSpawnCapable(session.spec, call.provider, call.tool) &&
               this.#inScope(session.spec.profile, call)
               ? "available: the session's remaining depth is 0"
               : "in the tools"
@@ -337,8 +337,13 @@ export class PolicyProbe {
       if ("diagnostic" in parent) return { ...parent, field: "parent" };
       const parentRemaining = rootRemainingDepth(maxDepth(parent.profile));
       const capped = capSpawnTools(parent, parentRemaining);
-      const spawners = [...(capped.tools ?? new Map()).values()].flat()
-        .filter((s) => isSpawnCapable(s));
+      const spawners = [...(capped.tools ?? new Map())].flatMap((
+        [provider, schemas],
+      ) =>
+        (schemas as readonly { name: string }[]).filter((s) =>
+          isSpawnCapable(capped, provider, s.name)
+        )
+      );
       if (!(parentRemaining > 0)) {
         refused =
           `delegation: profile "${parent.profile}" cannot spawn a sub-agent: its remaining depth is ${parentRemaining}`;

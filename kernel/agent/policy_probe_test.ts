@@ -3,13 +3,14 @@ import type { Plan, PlanProfile, ToolDeclaration } from "../../config/plan.ts";
 import { PolicyProbe } from "./policy_probe.ts";
 
 // A plan with two tool providers (fs and agents, whose spawn_subagent
-// starts sub-agents) and profiles that delegate.
+// starts sub-agents: its manifest says "subagents": true) and profiles that
+// delegate.
 function plan(profiles: Partial<PlanProfile>[]): Plan {
   const provider = (name: string) => ({
     name,
     category: "tool",
     source: `builtin/${name}`,
-    tools: [],
+    tools: TOOLS.get(name),
   });
   return {
     providers: [provider("fs"), provider("agents")],
@@ -41,7 +42,12 @@ const TOOLS = new Map<string, ToolDeclaration[]>([
     { name: "peek", kind: "data_source", risk: "read_only" },
     { name: "write_file", kind: "resource", risk: "moderate" },
   ]],
-  ["agents", [{ name: "spawn_subagent", kind: "resource", risk: "moderate" }]],
+  ["agents", [{
+    name: "spawn_subagent",
+    kind: "resource",
+    risk: "moderate",
+    subagents: true,
+  }]],
 ]);
 
 const entry = (text: string) => {

@@ -57,6 +57,7 @@ import { SessionStatus } from "../../proto/gen/pluggableharness/session/v1/types
 import type { PluginIdentity } from "../../contract/plugin_identity.ts";
 import { CostBudget } from "../../contract/cost.ts";
 import type {
+  DelegationMessage,
   LiveSession,
   SubagentLifecycle,
 } from "../state/session_registry.ts";
@@ -326,6 +327,7 @@ export class AgentSession implements AsyncDisposable {
         resolveInteractive: (callId, response) =>
           this.#interactive.resolve(callId, response),
         participants: participantsOf(spec, deps),
+        workingDirectory: spec.workingDirectory,
         ...(this.#control
           ? {
             inject: (plugin: string, text: string) =>
@@ -335,6 +337,7 @@ export class AgentSession implements AsyncDisposable {
                 body: text,
                 source: plugin,
               }),
+            deliver: (m: DelegationMessage) => this.#control!.post(m),
             onSubagent: (e: SubagentLifecycle) => {
               this.#control!.post({
                 channel: "subagent",

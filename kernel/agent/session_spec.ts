@@ -173,6 +173,12 @@ export interface SessionSpec {
   readonly context?: ContextBudgetSettings;
   /** Where relative paths in tool arguments resolve (`CallContext`). */
   readonly workingDirectory: string;
+  /**
+   * The spawn-capable tools (`"provider.tool"`, from the manifests'
+   * `"subagents": true`): removed when the session's remaining depth is
+   * spent. @default {undefined} (none)
+   */
+  readonly spawnTools?: ReadonlySet<string>;
   /** The system prompt, sent as the first `assembled_context` section. */
   readonly systemPrompt?: string;
   /** Further preamble sections, after the system prompt. @default {[]} */

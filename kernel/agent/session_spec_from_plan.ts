@@ -12,6 +12,7 @@ import type { Diagnostic } from "../../contract/diagnostic.ts";
 import type { Plan, PlanProfile } from "../../config/plan.ts";
 import { resolveToolScope } from "../../config/tool_scope.ts";
 import { selectRootProfile } from "../../config/profiles.ts";
+import { spawnCapableTools } from "../../config/delegation.ts";
 import type { ToolSchema } from "../../proto/gen/pluggableharness/tool/v1/types_pb.ts";
 import {
   BUILTIN_DEFAULT_BOUNDS,
@@ -85,10 +86,20 @@ export function sessionSpecFromPlan(
   );
   const scope = resolveToolScope(profile?.tools ?? [], loaded);
   diagnostics.push(...scope.diagnostics);
+  const spawnTools = spawnCapableTools(plan.providers);
+  const roster = namedAgentsText(plan);
   const tools = new Map<string, ToolSchema[]>();
   for (const [provider, names] of scope.byProvider) {
     const schemas = options.toolSchemas.get(provider) ?? [];
-    tools.set(provider, schemas.filter((s) => names.includes(s.name)));
+    tools.set(
+      provider,
+      schemas.filter((s) => names.includes(s.name)).map((s) =>
+        // The model reads the named agents where it chooses one.
+        roster && spawnTools.has(`${provider}.${s.name}`)
+          ? { ...s, description: `${s.description}\n\n${roster}` }
+          : s
+      ),
+    );
   }
   // Providers whose manifest lists no tools may change them at run time.
   const dynamicTools = new Map<string, DynamicToolScope>();
@@ -151,6 +162,7 @@ export function sessionSpecFromPlan(
     retry: { ...plan.settings.retry },
     ...(profile?.generation ? { generation: { ...profile.generation } } : {}),
     workingDirectory: options.workingDirectory,
+    ...(spawnTools.size > 0 ? { spawnTools } : {}),
     ...(options.onAsk !== undefined ? { onAsk: options.onAsk } : {}),
     ...(options.askTimeoutMs !== undefined
       ? { askTimeoutMs: options.askTimeoutMs }
@@ -209,4 +221,17 @@ export function hookChain(plan: Plan): HookSubscription[] {
     .map((h, i) => ({ h, i }))
     .sort((a, b) => a.h.position - b.h.position || a.i - b.i)
     .map(({ h }) => strip(h));
+}
+
+/**
+ * The named agents of a plan as the text appended to spawn-capable tools'
+ * descriptions; empty when there are none.
+ */
+function namedAgentsText(plan: Plan): string {
+  if (!plan.agents?.length) return "";
+  return `Named agents (pass the name as "agent"):\n${
+    plan.agents.map((a) =>
+      `- ${a.name} (profile ${a.profile}): ${a.description}`
+    ).join("\n")
+  }`;
 }

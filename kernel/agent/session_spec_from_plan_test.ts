@@ -173,3 +173,66 @@ Deno.test("a hook block's timeout_ms and the profile's doom_loop_threshold reach
   ]);
   assert.equal(resolveSessionSpec(spec!).doomLoop.threshold, 3);
 });
+
+Deno.test("sessionSpecFromPlan() marks manifest-declared spawn tools and lists the named agents in their descriptions", () => {
+  const p = plan([{
+    name: "default",
+    model: { primary: { provider: "claude", id: "large" }, fallbacks: [] },
+    tools: ["agents.spawn_subagent", "agents.list_subagents"],
+    slashCommands: [],
+    bounds: {},
+    range,
+  }]);
+  p.providers = [{
+    name: "agents",
+    tools: [
+      {
+        name: "spawn_subagent",
+        kind: "data_source",
+        risk: "low",
+        subagents: true,
+      },
+      { name: "list_subagents", kind: "data_source", risk: "read_only" },
+    ],
+  }] as unknown as Plan["providers"];
+  p.agents = [{
+    name: "reviewer",
+    profile: "review",
+    description: "Reviews a change.",
+    range,
+  }];
+  const agents = [
+    create(ToolSchemaSchema, {
+      name: "spawn_subagent",
+      kind: ToolKind.DATA_SOURCE,
+      description: "Hands a task to a sub-agent.",
+    }),
+    create(ToolSchemaSchema, {
+      name: "list_subagents",
+      kind: ToolKind.DATA_SOURCE,
+      description: "Lists them.",
+    }),
+  ];
+  const { spec } = sessionSpecFromPlan(p, {
+    toolSchemas: new Map([["agents", agents]]),
+    workingDirectory: "/w",
+  });
+  assert.deepEqual([...spec!.spawnTools!], ["agents.spawn_subagent"]);
+  const [spawn, list] = spec!.tools!.get("agents")!;
+  assert.equal(
+    spawn!.description,
+    'Hands a task to a sub-agent.\n\nNamed agents (pass the name as "agent"):\n- reviewer (profile review): Reviews a change.',
+  );
+  assert.equal(list!.description, "Lists them.");
+  // The same tool under a name the manifest does not flag is not special.
+  p.providers[0]!.tools![0]!.subagents = undefined;
+  const plain = sessionSpecFromPlan(p, {
+    toolSchemas: new Map([["agents", agents]]),
+    workingDirectory: "/w",
+  }).spec!;
+  assert.equal(plain.spawnTools, undefined);
+  assert.equal(
+    plain.tools!.get("agents")![0]!.description,
+    "Hands a task to a sub-agent.",
+  );
+});

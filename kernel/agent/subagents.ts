@@ -19,11 +19,10 @@
  *   registry ({@linkcode capSpawnTools}).
  *   A context provider (a compactor writing a summary) is the exception:
  *   its child runs whatever the parent's depth, with a remaining depth of 0.
- * - **Spawn-capable tools.** A tool operation is spawn-capable when its name
- *   is one of {@linkcode SPAWN_CAPABLE_TOOL_NAMES} (`spawn_subagent`, the
- *   reference name). `ToolSchema` has no field to declare it, so the name is
- *   the declaration; any other tool that calls `RunSession` is still
- *   refused at run time by the depth check.
+ * - **Spawn-capable tools.** A tool operation is spawn-capable when its
+ *   plugin's manifest declares it (`"subagents": true` on the tool; see
+ *   {@linkcode spawnCapableTools}); any other tool that calls `RunSession`
+ *   is still refused at run time by the depth check.
  * - **Cost.** The child's budget node hangs below P's, so every dollar it
  *   (or its descendants) spends is debited at every ancestor:
  *   `remaining(child) = min(remaining(P), request value, child max_cost_usd)`.
@@ -39,10 +38,17 @@
  *   the caller's call signal and the supervisor's own: cancelling the parent
  *   cancels every in-flight child (and, through their turn signals, their
  *   children). A cancelled child still records `cancelled` durably.
- * - **No sibling channel.** The supervisor offers nothing that addresses
- *   another session: a child is only ever reachable through the
- *   `RunSession` call that created it, and every session-scoped RPC needs a
- *   grant on the named session, which a sibling's plugin never holds.
+ * - **Names and the mailbox.** Every child has a name among its siblings
+ *   (the request's, its named agent's, or `<profile>-<n>`). `SendMailbox`
+ *   is the one channel between sessions of a tree: a session reaches its
+ *   parent (`"parent"`), its children and its siblings by name, as a
+ *   `<cp:mailbox from to>` block at the recipient's next round boundary;
+ *   nothing else of another session is reachable.
+ * - **Worktrees.** A request with `worktree` runs the child in its own git
+ *   worktree (worktrees.ts) on branch `agent/<name>`, which becomes its
+ *   working directory; `MergeWorktree` merges it back into the parent's
+ *   tree once the child has ended and posts `<cp:worktree-merged>` to the
+ *   parent.
  *
  * @module
  */
@@ -63,6 +69,20 @@ import { SESSION_STATUS_TEXT } from "../state/session_store.ts";
 import { childRemainingDepth } from "../../config/delegation.ts";
 
 import { capSpawnTools } from "./spawn_tools.ts";
+import {
+  addWorktree,
+  mergeWorktree,
+  type Worktree,
+  type WorktreeMerge,
+} from "./worktrees.ts";
+import type {
+  MergeWorktreeRequest,
+  SendMailboxRequest,
+} from "../../proto/gen/pluggableharness/kernel/v1/rpc_request_pb.ts";
+import type {
+  MergeWorktreeResultSchema,
+  SendMailboxResultSchema,
+} from "../../proto/gen/pluggableharness/kernel/v1/rpc_response_pb.ts";
 
 export { capSpawnTools, isSpawnCapable } from "./spawn_tools.ts";
 
@@ -72,7 +92,7 @@ export {
   childRemainingDepth,
   KERNEL_DEFAULT_MAX_DEPTH,
   rootRemainingDepth,
-  SPAWN_CAPABLE_TOOL_NAMES,
+  spawnCapableTools,
 } from "../../config/delegation.ts";
 
 /** The cap on a parent's in-flight children when its profile sets none. */
@@ -100,6 +120,24 @@ export interface SubagentSupervisorOptions {
    * @throws When the profile cannot run (its tools or model are not loaded).
    */
   readonly profile: (name: string) => SubagentProfile | undefined;
+  /**
+   * A named agent (`agent "NAME" {}`) by name: its profile; `undefined`
+   * when none is declared. @default {() => undefined}
+   */
+  readonly agent?: (name: string) => { readonly profile: string } | undefined;
+  /** The working directory of a session that has none recorded. */
+  readonly defaultWorkingDirectory?: string;
+}
+
+/** What the supervisor remembers of a child. */
+interface ChildRecord {
+  readonly name: string;
+  readonly kind: string;
+  sessionId?: string;
+  state: "queued" | "running" | "finished" | "failed";
+  finalText: string;
+  worktree?: Worktree;
+  merged?: boolean;
 }
 
 type RunSessionResultInit = MessageInitShape<typeof RunSessionResultSchema>;
@@ -132,6 +170,12 @@ export class SubagentSupervisor {
   readonly #totals = new Map<string, Totals>();
   readonly #inflight = new Set<Promise<unknown>>();
   readonly #closing = new AbortController();
+  /** The children of each parent session, by name. */
+  readonly #children = new Map<string, Map<string, ChildRecord>>();
+  /** Each child session's parent and name. */
+  readonly #parentOf = new Map<string, { parent: string; name: string }>();
+  /** Generated names: the next counter per parent and kind. */
+  readonly #counters = new Map<string, number>();
 
   /**
    * Creates the supervisor.
@@ -202,13 +246,24 @@ export class SubagentSupervisor {
         `session ${parentId} cannot spawn a sub-agent: its remaining depth is ${parent.remainingDepth}`,
       );
     }
+    let profileName = request.profile;
+    if (request.agent) {
+      const named = this.#options.agent?.(request.agent);
+      if (!named) {
+        throw status(
+          Code.NOT_FOUND,
+          `no agent named "${request.agent}" is declared (an agent "${request.agent}" {} block in agent.hcl)`,
+        );
+      }
+      profileName = named.profile;
+    }
     let profile: SubagentProfile | undefined;
     try {
-      profile = this.#options.profile(request.profile);
+      profile = this.#options.profile(profileName);
     } catch (err) {
       throw status(
         Code.FAILED_PRECONDITION,
-        `profile "${request.profile}" cannot run: ${
+        `profile "${profileName}" cannot run: ${
           err instanceof Error ? err.message : String(err)
         }`,
       );
@@ -216,18 +271,26 @@ export class SubagentSupervisor {
     if (!profile) {
       throw status(
         Code.NOT_FOUND,
-        `no agent_profile named "${request.profile}" is declared`,
+        `no agent_profile named "${profileName}" is declared`,
       );
     }
+    const kind = request.agent || profileName;
+    const record = this.#claimName(parentId, request.name || undefined, kind);
     const remainingDepth = helper ? 0 : childRemainingDepth(
       parent.remainingDepth,
       profile.maxDepth,
       request.remainingDepth,
     );
-    const spec = capSpawnTools(
-      narrowScope(profile.spec, request.scopedProviders),
-      remainingDepth,
-    );
+    let spec: SessionSpec;
+    try {
+      spec = capSpawnTools(
+        narrowScope(profile.spec, request.scopedProviders),
+        remainingDepth,
+      );
+    } catch (err) {
+      this.#releaseName(parentId, record);
+      throw err;
+    }
     const budget = new CostBudget(
       request.remainingCostBudgetUsd > 0
         ? request.remainingCostBudgetUsd
@@ -235,6 +298,7 @@ export class SubagentSupervisor {
       parent.budget,
     );
     if (budget.exhausted) {
+      this.#releaseName(parentId, record);
       throw status(
         Code.RESOURCE_EXHAUSTED,
         `session ${parentId} has no cost budget left for a sub-agent`,
@@ -248,13 +312,33 @@ export class SubagentSupervisor {
     const cap = parent.profile === undefined
       ? undefined
       : this.#options.profile(parent.profile)?.maxConcurrentSubagents;
-    const release = await this.#acquire(
-      parentId,
-      cap ?? DEFAULT_MAX_CONCURRENT_SUBAGENTS,
-      signal,
-    );
+    let release: () => void;
+    try {
+      release = await this.#acquire(
+        parentId,
+        cap ?? DEFAULT_MAX_CONCURRENT_SUBAGENTS,
+        signal,
+      );
+    } catch (err) {
+      this.#releaseName(parentId, record);
+      throw err;
+    }
     let childId: string | undefined;
     try {
+      if (request.worktree) {
+        try {
+          record.worktree = await addWorktree(
+            parent.workingDirectory ?? this.#options.defaultWorkingDirectory ??
+              spec.workingDirectory,
+            record.name,
+          );
+        } catch (err) {
+          this.#releaseName(parentId, record);
+          throw err;
+        }
+        spec = { ...spec, workingDirectory: record.worktree.path };
+      }
+      record.state = "running";
       const run = runSession(spec, this.#options.deps(), {
         prompt: request.prompt,
         signal,
@@ -268,11 +352,16 @@ export class SubagentSupervisor {
         for await (const e of run) {
           if (e.type === "session_started") {
             childId = e.sessionId;
+            record.sessionId = childId;
+            this.#parentOf.set(childId, {
+              parent: parentId,
+              name: record.name,
+            });
             this.#totals.set(childId, totals);
             parent.onSubagent?.({
               state: "started",
               id: childId,
-              kind: request.profile,
+              kind,
             });
           } else if (e.type === "message" && e.usage) {
             totals.input += e.usage.inputTokens;
@@ -280,27 +369,30 @@ export class SubagentSupervisor {
           }
         }
       } catch (err) {
+        record.state = "failed";
         throw status(
           Code.FAILED_PRECONDITION,
-          `the sub-agent of profile "${request.profile}" cannot start: ${
+          `the sub-agent of profile "${profileName}" cannot start: ${
             err instanceof Error ? err.message : String(err)
           }`,
         );
       }
       const result = await run.result;
+      record.state = result.status === "completed" ? "finished" : "failed";
+      record.finalText = result.finalText ?? "";
       parent.onSubagent?.(
         result.status === "completed"
           ? {
             state: "finished",
             id: result.sessionId,
-            kind: request.profile,
+            kind,
             rounds: result.turns,
             finalText: result.finalText,
           }
           : {
             state: "failed",
             id: result.sessionId,
-            kind: request.profile,
+            kind,
             rounds: result.turns,
             error: result.error?.message ??
               `the sub-agent ended ${result.status}`,
@@ -320,11 +412,255 @@ export class SubagentSupervisor {
         totalCostUsd: budget.spentUsd,
         totalInputTokens: BigInt(totals.input),
         totalOutputTokens: BigInt(totals.output),
+        name: record.name,
+        ...(record.worktree
+          ? {
+            worktreePath: record.worktree.path,
+            worktreeBranch: record.worktree.branch,
+          }
+          : {}),
       };
     } finally {
+      if (record.state === "running") record.state = "failed";
       if (childId !== undefined) this.#totals.delete(childId);
       release();
     }
+  }
+
+  /**
+   * Takes a child name under a parent: the requested one, or
+   * `<kind>-<n>`. A name is free when no child of the parent has it, or
+   * when the one that had it ended without an unmerged worktree.
+   */
+  #claimName(
+    parentId: string,
+    requested: string | undefined,
+    kind: string,
+  ): ChildRecord {
+    this.#prune();
+    let children = this.#children.get(parentId);
+    if (!children) {
+      children = new Map();
+      this.#children.set(parentId, children);
+    }
+    let name = requested ?? kind;
+    if (requested === undefined) {
+      // A generated name never reuses an earlier one.
+      const key = `${parentId}\u0000${kind}`;
+      const n = (this.#counters.get(key) ?? 0) + 1;
+      this.#counters.set(key, n);
+      name = `${kind}-${n}`;
+    }
+    const held = children.get(name);
+    if (
+      held &&
+      (held.state === "queued" || held.state === "running" ||
+        (held.worktree !== undefined && !held.merged))
+    ) {
+      throw status(
+        Code.ALREADY_EXISTS,
+        `session ${parentId} already has a sub-agent named "${name}" (${
+          held.state === "finished" || held.state === "failed"
+            ? "its worktree is not merged yet"
+            : "still running"
+        }): choose another name`,
+      );
+    }
+    const record: ChildRecord = {
+      name,
+      kind,
+      state: "queued",
+      finalText: "",
+    };
+    children.set(name, record);
+    return record;
+  }
+
+  /** Forgets the children of parents that are no longer live. */
+  #prune(): void {
+    const { registry } = this.#options;
+    for (const parentId of this.#children.keys()) {
+      if (registry.get(parentId)) continue;
+      for (const r of this.#children.get(parentId)!.values()) {
+        if (r.sessionId) this.#parentOf.delete(r.sessionId);
+      }
+      this.#children.delete(parentId);
+      for (const key of this.#counters.keys()) {
+        if (key.startsWith(`${parentId}\u0000`)) this.#counters.delete(key);
+      }
+    }
+  }
+
+  #releaseName(parentId: string, record: ChildRecord): void {
+    const children = this.#children.get(parentId);
+    if (children?.get(record.name) === record) children.delete(record.name);
+  }
+
+  /**
+   * The children a parent spawned, in spawn order (`list_subagents`).
+   *
+   * @param parentId The parent session.
+   * @returns Name, kind, state, session id and worktree of each.
+   */
+  childrenOf(parentId: string): {
+    name: string;
+    kind: string;
+    state: string;
+    sessionId?: string;
+    worktreeBranch?: string;
+  }[] {
+    return [...this.#children.get(parentId)?.values() ?? []].map((r) => ({
+      name: r.name,
+      kind: r.kind,
+      state: r.state,
+      ...(r.sessionId ? { sessionId: r.sessionId } : {}),
+      ...(r.worktree ? { worktreeBranch: r.worktree.branch } : {}),
+    }));
+  }
+
+  /**
+   * Merges a worktree child's branch into its parent's tree (the
+   * `MergeWorktree` handler) and posts `<cp:worktree-merged>` to the parent.
+   *
+   * @param caller The calling plugin (authorized on the parent).
+   * @param request The request.
+   * @returns What the merge did.
+   * @throws {GrpcStatusError} `NOT_FOUND` (no such child),
+   * `FAILED_PRECONDITION` (no worktree, still running, already merged,
+   * nothing to merge, or git refuses).
+   */
+  async mergeWorktree(
+    caller: PluginIdentity,
+    request: MergeWorktreeRequest,
+  ): Promise<MessageInitShape<typeof MergeWorktreeResultSchema>> {
+    const parent = this.#options.registry.authorize(caller, request.sessionId);
+    const record = this.#children.get(request.sessionId)?.get(request.name);
+    if (!record) {
+      throw status(
+        Code.NOT_FOUND,
+        `session ${request.sessionId} has no sub-agent named "${request.name}"`,
+      );
+    }
+    if (!record.worktree) {
+      throw status(
+        Code.FAILED_PRECONDITION,
+        `sub-agent "${request.name}" did not run in a worktree`,
+      );
+    }
+    if (record.state === "queued" || record.state === "running") {
+      throw status(
+        Code.FAILED_PRECONDITION,
+        `sub-agent "${request.name}" is still running: wait for it before merging`,
+      );
+    }
+    if (record.merged) {
+      throw status(
+        Code.FAILED_PRECONDITION,
+        `the worktree of sub-agent "${request.name}" is already merged`,
+      );
+    }
+    const kind = request.mergeCommit ? "merge" : "squash";
+    const merge: WorktreeMerge = await mergeWorktree(
+      record.worktree,
+      record.name,
+      record.finalText,
+      kind,
+    );
+    if (merge.merged) {
+      record.merged = true;
+      parent.deliver?.({
+        channel: "worktree-merged",
+        attrs: {
+          slug: record.name,
+          branch: record.worktree.branch,
+          commit: merge.commit,
+          kind,
+        },
+        body: `${merge.diffstat}\n\n${record.finalText}`.trim(),
+      });
+    }
+    return {
+      merged: merge.merged,
+      commit: merge.commit,
+      branch: record.worktree.branch,
+      diffstat: merge.diffstat,
+      conflicts: [...merge.conflicts],
+      report: record.finalText,
+      kind,
+    };
+  }
+
+  /**
+   * Delivers a mailbox message from a session to its parent, a child or a
+   * sibling, by name (the `SendMailbox` handler).
+   *
+   * @param caller The calling plugin (authorized on the sender).
+   * @param request The request.
+   * @returns The outcome and the recipient's session.
+   * @throws {GrpcStatusError} `NOT_FOUND` (no such agent in the tree),
+   * `FAILED_PRECONDITION` (the recipient has not started, or has ended).
+   */
+  sendMailbox(
+    caller: PluginIdentity,
+    request: SendMailboxRequest,
+  ): MessageInitShape<typeof SendMailboxResultSchema> {
+    const { registry } = this.#options;
+    registry.authorize(caller, request.sessionId);
+    const me = this.#parentOf.get(request.sessionId);
+    const from = me?.name ?? "main";
+    let recipient: string | undefined;
+    if (request.to === "parent") {
+      if (!me) {
+        throw status(
+          Code.NOT_FOUND,
+          `session ${request.sessionId} is not a sub-agent: it has no parent to write to`,
+        );
+      }
+      recipient = me.parent;
+    } else {
+      const record = this.#children.get(request.sessionId)?.get(request.to) ??
+        (me ? this.#children.get(me.parent)?.get(request.to) : undefined);
+      if (!record || record.sessionId === request.sessionId) {
+        const known = [
+          ...(me ? ["parent"] : []),
+          ...this.#children.get(request.sessionId)?.keys() ?? [],
+          ...(me ? this.#children.get(me.parent)?.keys() ?? [] : []),
+        ].filter((n) => n !== from);
+        throw status(
+          Code.NOT_FOUND,
+          `no agent named "${request.to}" is reachable from "${from}"${
+            known.length ? ` (reachable: ${known.join(", ")})` : ""
+          }`,
+        );
+      }
+      if (record.state !== "running" || !record.sessionId) {
+        throw status(
+          Code.FAILED_PRECONDITION,
+          `agent "${request.to}" is not running (${record.state}): a message reaches only a running agent`,
+        );
+      }
+      recipient = record.sessionId;
+    }
+    const live = registry.get(recipient);
+    if (!live?.deliver) {
+      throw status(
+        Code.FAILED_PRECONDITION,
+        `agent "${request.to}" is not running: a message reaches only a running agent`,
+      );
+    }
+    const outcome = live.deliver({
+      channel: "mailbox",
+      attrs: {
+        from,
+        to: request.to === "parent" ? this.#nameOf(recipient) : request.to,
+      },
+      body: request.text,
+    });
+    return { outcome, recipientSessionId: recipient };
+  }
+
+  #nameOf(sessionId: string): string {
+    return this.#parentOf.get(sessionId)?.name ?? "main";
   }
 
   /** Waits for one of the parent's `cap` slots (FIFO). */

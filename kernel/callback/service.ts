@@ -35,8 +35,16 @@ import { LogLevel } from "../../proto/gen/pluggableharness/log/v1/types_pb.ts";
 import { EventKind } from "../../proto/gen/pluggableharness/kernel/v1/types_pb.ts";
 import { Category } from "../../proto/gen/pluggableharness/common/v1/types_pb.ts";
 import type { ContentBlock } from "../../proto/gen/pluggableharness/content/v1/types_pb.ts";
-import type { RunSessionRequest } from "../../proto/gen/pluggableharness/kernel/v1/rpc_request_pb.ts";
-import type { RunSessionResultSchema } from "../../proto/gen/pluggableharness/kernel/v1/rpc_response_pb.ts";
+import type {
+  MergeWorktreeRequest,
+  RunSessionRequest,
+  SendMailboxRequest,
+} from "../../proto/gen/pluggableharness/kernel/v1/rpc_request_pb.ts";
+import type {
+  MergeWorktreeResultSchema,
+  RunSessionResultSchema,
+  SendMailboxResultSchema,
+} from "../../proto/gen/pluggableharness/kernel/v1/rpc_response_pb.ts";
 import type { CallbackImpl } from "./host.ts";
 import type {
   FrontendHandlers,
@@ -109,6 +117,22 @@ export interface KernelServices {
     request: RunSessionRequest,
     signal: AbortSignal,
   ) => Promise<MessageInitShape<typeof RunSessionResultSchema>>;
+  /**
+   * Merges a finished worktree child's branch (`MergeWorktree`, our
+   * extension). Called after the request is validated.
+   */
+  mergeWorktree?: (
+    caller: PluginIdentity,
+    request: MergeWorktreeRequest,
+  ) => Promise<MessageInitShape<typeof MergeWorktreeResultSchema>>;
+  /**
+   * Delivers a mailbox message (`SendMailbox`, our extension). Called after
+   * the request is validated.
+   */
+  sendMailbox?: (
+    caller: PluginIdentity,
+    request: SendMailboxRequest,
+  ) => MessageInitShape<typeof SendMailboxResultSchema>;
 }
 
 /** Options for {@linkcode createCallbackService}. */
@@ -507,7 +531,21 @@ export function createCallbackService(
     getConfig: () => ({ config: options.config ?? {} }),
 
     runSession: (req, ctx) => {
-      if (!req.profile) invalid("profile is required: name an agent_profile");
+      if (!req.profile && !req.agent) {
+        invalid(
+          "profile is required: name an agent_profile (or set agent to a named agent)",
+        );
+      }
+      if (req.profile && req.agent) {
+        invalid(
+          `set profile or agent, not both (profile "${req.profile}", agent "${req.agent}")`,
+        );
+      }
+      if (req.name && !/^[a-z][a-z0-9_-]{0,62}$/.test(req.name)) {
+        invalid(
+          `name must match [a-z][a-z0-9_-]* (at most 63 characters): "${req.name}"`,
+        );
+      }
       session(req.parentSessionId);
       if (!Number.isInteger(req.remainingDepth) || req.remainingDepth < 0) {
         invalid("remaining_depth must be a non-negative integer");
@@ -536,6 +574,35 @@ export function createCallbackService(
       return services.runSession(identity, req, ctx.signal).catch((err) => {
         throw asStatus(err);
       });
+    },
+
+    mergeWorktree: (req) => {
+      session(req.sessionId); // authorization first
+      if (!req.name) invalid("name is required: the worktree child's name");
+      if (!services.mergeWorktree) {
+        return unimplemented(
+          "MergeWorktree",
+          "this kernel runs no child sessions",
+        );
+      }
+      return services.mergeWorktree(identity, req).catch((err) => {
+        throw asStatus(err);
+      });
+    },
+
+    sendMailbox: (req) => {
+      session(req.sessionId); // authorization first
+      if (!req.to) {
+        invalid("to is required: a sibling's or child's name, or \"parent\"");
+      }
+      if (!req.text.trim()) invalid("text is required: the message");
+      if (!services.sendMailbox) {
+        return unimplemented(
+          "SendMailbox",
+          "this kernel runs no child sessions",
+        );
+      }
+      return services.sendMailbox(identity, req);
     },
 
     resolveInteractive: (req) => {

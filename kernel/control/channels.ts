@@ -374,12 +374,12 @@ export const CHANNELS: ReadonlyMap<ChannelName, ChannelInfo> = new Map(
     }),
     ch("mailbox", S, ["from", "to"], {
       summary: "a message from another named agent of this session",
-      source: "waiting for the delegation issue",
+      source: "send_message of builtin/agents (kernel SendMailbox)",
     }),
     ch("worktree-merged", S, ["slug", "branch", "commit", "kind"], {
       values: { kind: ["squash", "merge"] },
       summary: "a worker's branch was merged into this session's tree",
-      source: "waiting for the delegation issue",
+      source: "merge_worktree of builtin/agents (kernel MergeWorktree)",
     }),
     ch("lsp-diagnostics", S, ["path", "count"], {
       summary: "new language-server errors on a file you just wrote",

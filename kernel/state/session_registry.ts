@@ -77,7 +77,36 @@ export interface LiveSession {
    * `disabled`, `rate_limited`, `empty`).
    */
   inject?: (plugin: string, text: string) => string;
+  /**
+   * Where relative paths of the session's tool calls resolve (a worktree
+   * child's worktree).
+   */
+  workingDirectory?: string;
+  /**
+   * Puts a delegation message before the agent (`<cp:mailbox>`,
+   * `<cp:worktree-merged>`) at its next round boundary; returns what became
+   * of it (`queued`, `disabled`, `rate_limited`).
+   */
+  deliver?: (message: DelegationMessage) => string;
 }
+
+/** A control-plane message of delegation, delivered to a live session. */
+export type DelegationMessage =
+  | {
+    readonly channel: "mailbox";
+    readonly attrs: { readonly from: string; readonly to: string };
+    readonly body: string;
+  }
+  | {
+    readonly channel: "worktree-merged";
+    readonly attrs: {
+      readonly slug: string;
+      readonly branch: string;
+      readonly commit: string;
+      readonly kind: "squash" | "merge";
+    };
+    readonly body: string;
+  };
 
 /** One step of a sub-agent's life, as its parent hears of it. */
 export interface SubagentLifecycle {
@@ -85,7 +114,7 @@ export interface SubagentLifecycle {
   readonly state: "started" | "finished" | "failed";
   /** The child's session id. */
   readonly id: string;
-  /** The child's profile. */
+  /** The child's named agent, or its profile. */
   readonly kind: string;
   /** The child's model rounds, once it ended. */
   readonly rounds?: number;

@@ -29,6 +29,11 @@
  * - `/resume ID` goes on in a stored session;
  * - `/verify [id]` checks a session's hash chain (this one by default).
  *
+ * `/worktree merge NAME [merge]` merges a finished worktree sub-agent's
+ * branch into the session's tree (kernel `MergeWorktree`: a squash commit,
+ * or a merge commit with `merge`); a conflict is reported and nothing
+ * changes.
+ *
  * @module
  */
 import {
@@ -204,6 +209,24 @@ const COMMANDS: Spec[] = [
     concurrency: { safe: true },
     idempotent: true,
   },
+  {
+    name: "worktree",
+    description:
+      "merge NAME [merge]: merges worktree sub-agent NAME's branch into the working tree (a squash commit, or a merge commit).",
+    inputSchema: {
+      type: SchemaType.OBJECT,
+      properties: {
+        command: {
+          type: SchemaType.STRING,
+          description: "merge NAME [merge]",
+        },
+      },
+    },
+    kind: ToolKind.RESOURCE,
+    risk: RiskClass.MODERATE,
+    concurrency: { safe: false },
+    idempotent: false,
+  },
 ];
 
 /** A result asking the kernel to carry out a session operation. */
@@ -310,6 +333,54 @@ async function transcript(
   return out.join("\n");
 }
 
+/** `/worktree merge NAME [merge]`. */
+async function worktree(
+  kernel: KernelClient,
+  sessionId: string,
+  command: string,
+): Promise<JsonObject> {
+  const [verb, name, kind, ...rest] = command.trim().split(/\s+/);
+  if (
+    verb !== "merge" || !name || rest.length > 0 ||
+    (kind !== undefined && kind !== "merge" && kind !== "squash")
+  ) {
+    throw new CommandError(
+      ToolErrorCategory.INVALID_ARGUMENTS,
+      `Usage: /worktree merge NAME [merge] (got "${command.trim()}")`,
+    );
+  }
+  let res;
+  try {
+    res = await kernel.mergeWorktree({
+      sessionId,
+      name,
+      mergeCommit: kind === "merge",
+    });
+  } catch (err) {
+    throw new CommandError(
+      (err as { code?: number }).code === Code.NOT_FOUND
+        ? ToolErrorCategory.NOT_FOUND
+        : ToolErrorCategory.EXECUTION_FAILED,
+      (err as Error).message,
+    );
+  }
+  return res.merged
+    ? {
+      text: `Merged ${res.branch} (${res.kind}) as ${
+        res.commit.slice(0, 12)
+      }\n${res.diffstat}`,
+      merged: true,
+      commit: res.commit,
+    }
+    : {
+      text: `Not merged: ${res.branch} conflicts in ${
+        res.conflicts.join(", ")
+      }; nothing was changed.`,
+      merged: false,
+      conflicts: [...res.conflicts],
+    };
+}
+
 async function run(
   kernel: KernelClient,
   name: string,
@@ -368,6 +439,8 @@ async function run(
       }
       return kernelAction("plan", mode ? { on: mode === "on" } : {});
     }
+    case "worktree":
+      return await worktree(kernel, sessionId, String(args.command ?? ""));
     default:
       throw new CommandError(
         ToolErrorCategory.NOT_FOUND,

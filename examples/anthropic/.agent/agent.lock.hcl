@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "claude" {
   source      = "builtin/anthropic"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:33Z"
+  resolved_at = "2026-12-02T05:26:39Z"
   checksums = {
-    "darwin_amd64"  = "sha256:6ffd0dba50bd1a7dcd2b5fa456139c0a888179ebee191ab1f5ea06a4f63c2ce3"
-    "darwin_arm64"  = "sha256:6ffd0dba50bd1a7dcd2b5fa456139c0a888179ebee191ab1f5ea06a4f63c2ce3"
-    "linux_amd64"   = "sha256:6ffd0dba50bd1a7dcd2b5fa456139c0a888179ebee191ab1f5ea06a4f63c2ce3"
-    "linux_arm64"   = "sha256:6ffd0dba50bd1a7dcd2b5fa456139c0a888179ebee191ab1f5ea06a4f63c2ce3"
-    "windows_amd64" = "sha256:6ffd0dba50bd1a7dcd2b5fa456139c0a888179ebee191ab1f5ea06a4f63c2ce3"
+    "darwin_amd64"  = "sha256:9e241df5b88c3d7f79d0637a334a97fdceda41a7b902a7732502f998db02b3c7"
+    "darwin_arm64"  = "sha256:9e241df5b88c3d7f79d0637a334a97fdceda41a7b902a7732502f998db02b3c7"
+    "linux_amd64"   = "sha256:9e241df5b88c3d7f79d0637a334a97fdceda41a7b902a7732502f998db02b3c7"
+    "linux_arm64"   = "sha256:9e241df5b88c3d7f79d0637a334a97fdceda41a7b902a7732502f998db02b3c7"
+    "windows_amd64" = "sha256:9e241df5b88c3d7f79d0637a334a97fdceda41a7b902a7732502f998db02b3c7"
   }
   envelope = {
     env   = []
@@ -59,13 +59,13 @@ provider "claude" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:33Z"
+  resolved_at = "2026-12-02T05:26:39Z"
   checksums = {
-    "darwin_amd64"  = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "darwin_arm64"  = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "linux_amd64"   = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "linux_arm64"   = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "windows_amd64" = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
+    "darwin_amd64"  = "sha256:f7d6e66c9107e22a7b406ddf692bf7a71ac367ef0e1a4eae335bedb6a82305d9"
+    "darwin_arm64"  = "sha256:f7d6e66c9107e22a7b406ddf692bf7a71ac367ef0e1a4eae335bedb6a82305d9"
+    "linux_amd64"   = "sha256:f7d6e66c9107e22a7b406ddf692bf7a71ac367ef0e1a4eae335bedb6a82305d9"
+    "linux_arm64"   = "sha256:f7d6e66c9107e22a7b406ddf692bf7a71ac367ef0e1a4eae335bedb6a82305d9"
+    "windows_amd64" = "sha256:f7d6e66c9107e22a7b406ddf692bf7a71ac367ef0e1a4eae335bedb6a82305d9"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "ask" {
   source      = "builtin/user"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:35Z"
+  resolved_at = "2026-12-02T05:26:46Z"
   checksums = {
-    "darwin_amd64"  = "sha256:b318493faa23005f1b6044e6e52c902212d0831f9a5750f9334676c7b10a52fe"
-    "darwin_arm64"  = "sha256:b318493faa23005f1b6044e6e52c902212d0831f9a5750f9334676c7b10a52fe"
-    "linux_amd64"   = "sha256:b318493faa23005f1b6044e6e52c902212d0831f9a5750f9334676c7b10a52fe"
-    "linux_arm64"   = "sha256:b318493faa23005f1b6044e6e52c902212d0831f9a5750f9334676c7b10a52fe"
-    "windows_amd64" = "sha256:b318493faa23005f1b6044e6e52c902212d0831f9a5750f9334676c7b10a52fe"
+    "darwin_amd64"  = "sha256:8e2c588fcb71478289a2f33bf2c9764381333712c68f82ed0239ee5e9fc1bfd6"
+    "darwin_arm64"  = "sha256:8e2c588fcb71478289a2f33bf2c9764381333712c68f82ed0239ee5e9fc1bfd6"
+    "linux_amd64"   = "sha256:8e2c588fcb71478289a2f33bf2c9764381333712c68f82ed0239ee5e9fc1bfd6"
+    "linux_arm64"   = "sha256:8e2c588fcb71478289a2f33bf2c9764381333712c68f82ed0239ee5e9fc1bfd6"
+    "windows_amd64" = "sha256:8e2c588fcb71478289a2f33bf2c9764381333712c68f82ed0239ee5e9fc1bfd6"
   }
   envelope = {
     env   = []
@@ -34,13 +34,13 @@ provider "ask" {
 provider "docs" {
   source      = "builtin/agents-md"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:35Z"
+  resolved_at = "2026-12-02T05:26:46Z"
   checksums = {
-    "darwin_amd64"  = "sha256:1477e90532ecd6ad6b304213b0dbf77cef9e6320ad17f1603e42c46fe05c2a8f"
-    "darwin_arm64"  = "sha256:1477e90532ecd6ad6b304213b0dbf77cef9e6320ad17f1603e42c46fe05c2a8f"
-    "linux_amd64"   = "sha256:1477e90532ecd6ad6b304213b0dbf77cef9e6320ad17f1603e42c46fe05c2a8f"
-    "linux_arm64"   = "sha256:1477e90532ecd6ad6b304213b0dbf77cef9e6320ad17f1603e42c46fe05c2a8f"
-    "windows_amd64" = "sha256:1477e90532ecd6ad6b304213b0dbf77cef9e6320ad17f1603e42c46fe05c2a8f"
+    "darwin_amd64"  = "sha256:ac1fab45000485bb12454f64575f76bd41e2776ed353aa7cac7b73a9455957e4"
+    "darwin_arm64"  = "sha256:ac1fab45000485bb12454f64575f76bd41e2776ed353aa7cac7b73a9455957e4"
+    "linux_amd64"   = "sha256:ac1fab45000485bb12454f64575f76bd41e2776ed353aa7cac7b73a9455957e4"
+    "linux_arm64"   = "sha256:ac1fab45000485bb12454f64575f76bd41e2776ed353aa7cac7b73a9455957e4"
+    "windows_amd64" = "sha256:ac1fab45000485bb12454f64575f76bd41e2776ed353aa7cac7b73a9455957e4"
   }
   envelope = {
     env   = []
@@ -79,13 +79,13 @@ provider "docs" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:35Z"
+  resolved_at = "2026-12-02T05:26:46Z"
   checksums = {
-    "darwin_amd64"  = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "darwin_arm64"  = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "linux_amd64"   = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "linux_arm64"   = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "windows_amd64" = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
+    "darwin_amd64"  = "sha256:f7d6e66c9107e22a7b406ddf692bf7a71ac367ef0e1a4eae335bedb6a82305d9"
+    "darwin_arm64"  = "sha256:f7d6e66c9107e22a7b406ddf692bf7a71ac367ef0e1a4eae335bedb6a82305d9"
+    "linux_amd64"   = "sha256:f7d6e66c9107e22a7b406ddf692bf7a71ac367ef0e1a4eae335bedb6a82305d9"
+    "linux_arm64"   = "sha256:f7d6e66c9107e22a7b406ddf692bf7a71ac367ef0e1a4eae335bedb6a82305d9"
+    "windows_amd64" = "sha256:f7d6e66c9107e22a7b406ddf692bf7a71ac367ef0e1a4eae335bedb6a82305d9"
   }
   envelope = {
     env   = []
@@ -130,13 +130,13 @@ provider "fs" {
 provider "graph" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:35Z"
+  resolved_at = "2026-12-02T05:26:46Z"
   checksums = {
-    "darwin_amd64"  = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
-    "darwin_arm64"  = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
-    "linux_amd64"   = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
-    "linux_arm64"   = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
-    "windows_amd64" = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
+    "darwin_amd64"  = "sha256:c3e08333d436c48800f29c0556868464fe2451ac05be278cf73c1b5e7e4e38e5"
+    "darwin_arm64"  = "sha256:c3e08333d436c48800f29c0556868464fe2451ac05be278cf73c1b5e7e4e38e5"
+    "linux_amd64"   = "sha256:c3e08333d436c48800f29c0556868464fe2451ac05be278cf73c1b5e7e4e38e5"
+    "linux_arm64"   = "sha256:c3e08333d436c48800f29c0556868464fe2451ac05be278cf73c1b5e7e4e38e5"
+    "windows_amd64" = "sha256:c3e08333d436c48800f29c0556868464fe2451ac05be278cf73c1b5e7e4e38e5"
   }
   envelope = {
     env   = []
@@ -259,13 +259,13 @@ provider "graph" {
 provider "memory" {
   source      = "builtin/memory"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:35Z"
+  resolved_at = "2026-12-02T05:26:46Z"
   checksums = {
-    "darwin_amd64"  = "sha256:71caa2666d09662f507d3aebbbdce8037dbc380f707d9f12cf30a8ad135e8da1"
-    "darwin_arm64"  = "sha256:71caa2666d09662f507d3aebbbdce8037dbc380f707d9f12cf30a8ad135e8da1"
-    "linux_amd64"   = "sha256:71caa2666d09662f507d3aebbbdce8037dbc380f707d9f12cf30a8ad135e8da1"
-    "linux_arm64"   = "sha256:71caa2666d09662f507d3aebbbdce8037dbc380f707d9f12cf30a8ad135e8da1"
-    "windows_amd64" = "sha256:71caa2666d09662f507d3aebbbdce8037dbc380f707d9f12cf30a8ad135e8da1"
+    "darwin_amd64"  = "sha256:eb28002f51caf84fb383f909914d2876f85047a4d4beeb9d80cdcccba954a867"
+    "darwin_arm64"  = "sha256:eb28002f51caf84fb383f909914d2876f85047a4d4beeb9d80cdcccba954a867"
+    "linux_amd64"   = "sha256:eb28002f51caf84fb383f909914d2876f85047a4d4beeb9d80cdcccba954a867"
+    "linux_arm64"   = "sha256:eb28002f51caf84fb383f909914d2876f85047a4d4beeb9d80cdcccba954a867"
+    "windows_amd64" = "sha256:eb28002f51caf84fb383f909914d2876f85047a4d4beeb9d80cdcccba954a867"
   }
   envelope = {
     env   = ["HOME", "XDG_DATA_HOME"]
@@ -338,13 +338,13 @@ provider "memory" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:46:32Z"
+  resolved_at = "2026-12-02T05:26:46Z"
   checksums = {
-    "darwin_amd64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "darwin_arm64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "linux_amd64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "linux_arm64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "windows_amd64" = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
+    "darwin_amd64"  = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
+    "darwin_arm64"  = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
+    "linux_amd64"   = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
+    "linux_arm64"   = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
+    "windows_amd64" = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
   }
   envelope = {
     env   = []
@@ -374,13 +374,13 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:35Z"
+  resolved_at = "2026-12-02T05:26:46Z"
   checksums = {
-    "darwin_amd64"  = "sha256:10bbb1c1afd4c3b932b66bac0b692b6237052792128edeb55f8648025067e1b7"
-    "darwin_arm64"  = "sha256:10bbb1c1afd4c3b932b66bac0b692b6237052792128edeb55f8648025067e1b7"
-    "linux_amd64"   = "sha256:10bbb1c1afd4c3b932b66bac0b692b6237052792128edeb55f8648025067e1b7"
-    "linux_arm64"   = "sha256:10bbb1c1afd4c3b932b66bac0b692b6237052792128edeb55f8648025067e1b7"
-    "windows_amd64" = "sha256:10bbb1c1afd4c3b932b66bac0b692b6237052792128edeb55f8648025067e1b7"
+    "darwin_amd64"  = "sha256:3725a52a86eb1e9987ca71584140d018f9373c291ead4e11a4d14a42216d3da1"
+    "darwin_arm64"  = "sha256:3725a52a86eb1e9987ca71584140d018f9373c291ead4e11a4d14a42216d3da1"
+    "linux_amd64"   = "sha256:3725a52a86eb1e9987ca71584140d018f9373c291ead4e11a4d14a42216d3da1"
+    "linux_arm64"   = "sha256:3725a52a86eb1e9987ca71584140d018f9373c291ead4e11a4d14a42216d3da1"
+    "windows_amd64" = "sha256:3725a52a86eb1e9987ca71584140d018f9373c291ead4e11a4d14a42216d3da1"
   }
   envelope = {
     env   = []
@@ -415,13 +415,13 @@ provider "search" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:35Z"
+  resolved_at = "2026-12-02T05:26:46Z"
   checksums = {
-    "darwin_amd64"  = "sha256:dc46d06312da88e6f5a056f982d9bec273332b2c393aa27474b0b4af9088fe0e"
-    "darwin_arm64"  = "sha256:dc46d06312da88e6f5a056f982d9bec273332b2c393aa27474b0b4af9088fe0e"
-    "linux_amd64"   = "sha256:dc46d06312da88e6f5a056f982d9bec273332b2c393aa27474b0b4af9088fe0e"
-    "linux_arm64"   = "sha256:dc46d06312da88e6f5a056f982d9bec273332b2c393aa27474b0b4af9088fe0e"
-    "windows_amd64" = "sha256:dc46d06312da88e6f5a056f982d9bec273332b2c393aa27474b0b4af9088fe0e"
+    "darwin_amd64"  = "sha256:85a4a54c5ea1807f229c145dece40a38ca5600a12eeacbf742de1c692b8b3439"
+    "darwin_arm64"  = "sha256:85a4a54c5ea1807f229c145dece40a38ca5600a12eeacbf742de1c692b8b3439"
+    "linux_amd64"   = "sha256:85a4a54c5ea1807f229c145dece40a38ca5600a12eeacbf742de1c692b8b3439"
+    "linux_arm64"   = "sha256:85a4a54c5ea1807f229c145dece40a38ca5600a12eeacbf742de1c692b8b3439"
+    "windows_amd64" = "sha256:85a4a54c5ea1807f229c145dece40a38ca5600a12eeacbf742de1c692b8b3439"
   }
   envelope = {
     env   = []
@@ -493,13 +493,13 @@ provider "sh" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:35Z"
+  resolved_at = "2026-12-02T05:26:46Z"
   checksums = {
-    "darwin_amd64"  = "sha256:5fe26807c3ce7984a62d2c801b2a135cdc6e8c72477fbd4871d2f69262335e75"
-    "darwin_arm64"  = "sha256:5fe26807c3ce7984a62d2c801b2a135cdc6e8c72477fbd4871d2f69262335e75"
-    "linux_amd64"   = "sha256:5fe26807c3ce7984a62d2c801b2a135cdc6e8c72477fbd4871d2f69262335e75"
-    "linux_arm64"   = "sha256:5fe26807c3ce7984a62d2c801b2a135cdc6e8c72477fbd4871d2f69262335e75"
-    "windows_amd64" = "sha256:5fe26807c3ce7984a62d2c801b2a135cdc6e8c72477fbd4871d2f69262335e75"
+    "darwin_amd64"  = "sha256:fa4480b78acc955d1fe5ca22f8920bb956b20fff49a6f9698e302e074ce53bce"
+    "darwin_arm64"  = "sha256:fa4480b78acc955d1fe5ca22f8920bb956b20fff49a6f9698e302e074ce53bce"
+    "linux_amd64"   = "sha256:fa4480b78acc955d1fe5ca22f8920bb956b20fff49a6f9698e302e074ce53bce"
+    "linux_arm64"   = "sha256:fa4480b78acc955d1fe5ca22f8920bb956b20fff49a6f9698e302e074ce53bce"
+    "windows_amd64" = "sha256:fa4480b78acc955d1fe5ca22f8920bb956b20fff49a6f9698e302e074ce53bce"
   }
   envelope = {
     env   = []
@@ -531,13 +531,13 @@ provider "tasks" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:35Z"
+  resolved_at = "2026-12-02T05:26:46Z"
   checksums = {
-    "darwin_amd64"  = "sha256:e9b80dbec695e0bbf189f4ddca54cd50ed8db102d247fb8e248462f2f6bce8ac"
-    "darwin_arm64"  = "sha256:e9b80dbec695e0bbf189f4ddca54cd50ed8db102d247fb8e248462f2f6bce8ac"
-    "linux_amd64"   = "sha256:e9b80dbec695e0bbf189f4ddca54cd50ed8db102d247fb8e248462f2f6bce8ac"
-    "linux_arm64"   = "sha256:e9b80dbec695e0bbf189f4ddca54cd50ed8db102d247fb8e248462f2f6bce8ac"
-    "windows_amd64" = "sha256:e9b80dbec695e0bbf189f4ddca54cd50ed8db102d247fb8e248462f2f6bce8ac"
+    "darwin_amd64"  = "sha256:18f493007e102e1e593f3c25c082b953fcb8c4cb7e3db304285a23904fa3469b"
+    "darwin_arm64"  = "sha256:18f493007e102e1e593f3c25c082b953fcb8c4cb7e3db304285a23904fa3469b"
+    "linux_amd64"   = "sha256:18f493007e102e1e593f3c25c082b953fcb8c4cb7e3db304285a23904fa3469b"
+    "linux_arm64"   = "sha256:18f493007e102e1e593f3c25c082b953fcb8c4cb7e3db304285a23904fa3469b"
+    "windows_amd64" = "sha256:18f493007e102e1e593f3c25c082b953fcb8c4cb7e3db304285a23904fa3469b"
   }
   envelope = {
     env   = []

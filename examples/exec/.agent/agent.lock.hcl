@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:46:33Z"
+  resolved_at = "2026-12-02T05:26:51Z"
   checksums = {
-    "darwin_amd64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "darwin_arm64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "linux_amd64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "linux_arm64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "windows_amd64" = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
+    "darwin_amd64"  = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
+    "darwin_arm64"  = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
+    "linux_amd64"   = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
+    "linux_arm64"   = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
+    "windows_amd64" = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:37Z"
+  resolved_at = "2026-12-02T05:26:51Z"
   checksums = {
-    "darwin_amd64"  = "sha256:dc46d06312da88e6f5a056f982d9bec273332b2c393aa27474b0b4af9088fe0e"
-    "darwin_arm64"  = "sha256:dc46d06312da88e6f5a056f982d9bec273332b2c393aa27474b0b4af9088fe0e"
-    "linux_amd64"   = "sha256:dc46d06312da88e6f5a056f982d9bec273332b2c393aa27474b0b4af9088fe0e"
-    "linux_arm64"   = "sha256:dc46d06312da88e6f5a056f982d9bec273332b2c393aa27474b0b4af9088fe0e"
-    "windows_amd64" = "sha256:dc46d06312da88e6f5a056f982d9bec273332b2c393aa27474b0b4af9088fe0e"
+    "darwin_amd64"  = "sha256:85a4a54c5ea1807f229c145dece40a38ca5600a12eeacbf742de1c692b8b3439"
+    "darwin_arm64"  = "sha256:85a4a54c5ea1807f229c145dece40a38ca5600a12eeacbf742de1c692b8b3439"
+    "linux_amd64"   = "sha256:85a4a54c5ea1807f229c145dece40a38ca5600a12eeacbf742de1c692b8b3439"
+    "linux_arm64"   = "sha256:85a4a54c5ea1807f229c145dece40a38ca5600a12eeacbf742de1c692b8b3439"
+    "windows_amd64" = "sha256:85a4a54c5ea1807f229c145dece40a38ca5600a12eeacbf742de1c692b8b3439"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "files" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:39Z"
+  resolved_at = "2026-12-02T05:26:55Z"
   checksums = {
-    "darwin_amd64"  = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
-    "darwin_arm64"  = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
-    "linux_amd64"   = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
-    "linux_arm64"   = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
-    "windows_amd64" = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
+    "darwin_amd64"  = "sha256:c3e08333d436c48800f29c0556868464fe2451ac05be278cf73c1b5e7e4e38e5"
+    "darwin_arm64"  = "sha256:c3e08333d436c48800f29c0556868464fe2451ac05be278cf73c1b5e7e4e38e5"
+    "linux_amd64"   = "sha256:c3e08333d436c48800f29c0556868464fe2451ac05be278cf73c1b5e7e4e38e5"
+    "linux_arm64"   = "sha256:c3e08333d436c48800f29c0556868464fe2451ac05be278cf73c1b5e7e4e38e5"
+    "windows_amd64" = "sha256:c3e08333d436c48800f29c0556868464fe2451ac05be278cf73c1b5e7e4e38e5"
   }
   envelope = {
     env   = []
@@ -135,13 +135,13 @@ provider "files" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:46:33Z"
+  resolved_at = "2026-12-02T05:26:55Z"
   checksums = {
-    "darwin_amd64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "darwin_arm64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "linux_amd64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "linux_arm64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "windows_amd64" = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
+    "darwin_amd64"  = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
+    "darwin_arm64"  = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
+    "linux_amd64"   = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
+    "linux_arm64"   = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
+    "windows_amd64" = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:42Z"
+  resolved_at = "2026-12-02T05:27:02Z"
   checksums = {
-    "darwin_amd64"  = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "darwin_arm64"  = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "linux_amd64"   = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "linux_arm64"   = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "windows_amd64" = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
+    "darwin_amd64"  = "sha256:f7d6e66c9107e22a7b406ddf692bf7a71ac367ef0e1a4eae335bedb6a82305d9"
+    "darwin_arm64"  = "sha256:f7d6e66c9107e22a7b406ddf692bf7a71ac367ef0e1a4eae335bedb6a82305d9"
+    "linux_amd64"   = "sha256:f7d6e66c9107e22a7b406ddf692bf7a71ac367ef0e1a4eae335bedb6a82305d9"
+    "linux_arm64"   = "sha256:f7d6e66c9107e22a7b406ddf692bf7a71ac367ef0e1a4eae335bedb6a82305d9"
+    "windows_amd64" = "sha256:f7d6e66c9107e22a7b406ddf692bf7a71ac367ef0e1a4eae335bedb6a82305d9"
   }
   envelope = {
     env   = []
@@ -57,13 +57,13 @@ provider "fs" {
 provider "local" {
   source      = "builtin/openai"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:42Z"
+  resolved_at = "2026-12-02T05:27:02Z"
   checksums = {
-    "darwin_amd64"  = "sha256:9378c37d0d43102fd355e8862bea2edc9e9ee5ab043075c449c933e9658e69db"
-    "darwin_arm64"  = "sha256:9378c37d0d43102fd355e8862bea2edc9e9ee5ab043075c449c933e9658e69db"
-    "linux_amd64"   = "sha256:9378c37d0d43102fd355e8862bea2edc9e9ee5ab043075c449c933e9658e69db"
-    "linux_arm64"   = "sha256:9378c37d0d43102fd355e8862bea2edc9e9ee5ab043075c449c933e9658e69db"
-    "windows_amd64" = "sha256:9378c37d0d43102fd355e8862bea2edc9e9ee5ab043075c449c933e9658e69db"
+    "darwin_amd64"  = "sha256:7fe88de430ed33844747c0ac37879b3680ded3e5cbf0611d1bcf1d0950731d65"
+    "darwin_arm64"  = "sha256:7fe88de430ed33844747c0ac37879b3680ded3e5cbf0611d1bcf1d0950731d65"
+    "linux_amd64"   = "sha256:7fe88de430ed33844747c0ac37879b3680ded3e5cbf0611d1bcf1d0950731d65"
+    "linux_arm64"   = "sha256:7fe88de430ed33844747c0ac37879b3680ded3e5cbf0611d1bcf1d0950731d65"
+    "windows_amd64" = "sha256:7fe88de430ed33844747c0ac37879b3680ded3e5cbf0611d1bcf1d0950731d65"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:44Z"
+  resolved_at = "2026-12-02T05:27:09Z"
   checksums = {
-    "darwin_amd64"  = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "darwin_arm64"  = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "linux_amd64"   = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "linux_arm64"   = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "windows_amd64" = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
+    "darwin_amd64"  = "sha256:f7d6e66c9107e22a7b406ddf692bf7a71ac367ef0e1a4eae335bedb6a82305d9"
+    "darwin_arm64"  = "sha256:f7d6e66c9107e22a7b406ddf692bf7a71ac367ef0e1a4eae335bedb6a82305d9"
+    "linux_amd64"   = "sha256:f7d6e66c9107e22a7b406ddf692bf7a71ac367ef0e1a4eae335bedb6a82305d9"
+    "linux_arm64"   = "sha256:f7d6e66c9107e22a7b406ddf692bf7a71ac367ef0e1a4eae335bedb6a82305d9"
+    "windows_amd64" = "sha256:f7d6e66c9107e22a7b406ddf692bf7a71ac367ef0e1a4eae335bedb6a82305d9"
   }
   envelope = {
     env   = []
@@ -57,13 +57,13 @@ provider "fs" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:46:35Z"
+  resolved_at = "2026-12-02T05:27:09Z"
   checksums = {
-    "darwin_amd64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "darwin_arm64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "linux_amd64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "linux_arm64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "windows_amd64" = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
+    "darwin_amd64"  = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
+    "darwin_arm64"  = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
+    "linux_amd64"   = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
+    "linux_arm64"   = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
+    "windows_amd64" = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:46:36Z"
+  resolved_at = "2026-12-02T05:27:22Z"
   checksums = {
-    "darwin_amd64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "darwin_arm64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "linux_amd64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "linux_arm64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "windows_amd64" = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
+    "darwin_amd64"  = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
+    "darwin_arm64"  = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
+    "linux_amd64"   = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
+    "linux_arm64"   = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
+    "windows_amd64" = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:49Z"
+  resolved_at = "2026-12-02T05:27:22Z"
   checksums = {
-    "darwin_amd64"  = "sha256:5fe26807c3ce7984a62d2c801b2a135cdc6e8c72477fbd4871d2f69262335e75"
-    "darwin_arm64"  = "sha256:5fe26807c3ce7984a62d2c801b2a135cdc6e8c72477fbd4871d2f69262335e75"
-    "linux_amd64"   = "sha256:5fe26807c3ce7984a62d2c801b2a135cdc6e8c72477fbd4871d2f69262335e75"
-    "linux_arm64"   = "sha256:5fe26807c3ce7984a62d2c801b2a135cdc6e8c72477fbd4871d2f69262335e75"
-    "windows_amd64" = "sha256:5fe26807c3ce7984a62d2c801b2a135cdc6e8c72477fbd4871d2f69262335e75"
+    "darwin_amd64"  = "sha256:fa4480b78acc955d1fe5ca22f8920bb956b20fff49a6f9698e302e074ce53bce"
+    "darwin_arm64"  = "sha256:fa4480b78acc955d1fe5ca22f8920bb956b20fff49a6f9698e302e074ce53bce"
+    "linux_amd64"   = "sha256:fa4480b78acc955d1fe5ca22f8920bb956b20fff49a6f9698e302e074ce53bce"
+    "linux_arm64"   = "sha256:fa4480b78acc955d1fe5ca22f8920bb956b20fff49a6f9698e302e074ce53bce"
+    "windows_amd64" = "sha256:fa4480b78acc955d1fe5ca22f8920bb956b20fff49a6f9698e302e074ce53bce"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:46:37Z"
+  resolved_at = "2026-12-02T05:27:29Z"
   checksums = {
-    "darwin_amd64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "darwin_arm64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "linux_amd64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "linux_arm64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "windows_amd64" = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
+    "darwin_amd64"  = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
+    "darwin_arm64"  = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
+    "linux_amd64"   = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
+    "linux_arm64"   = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
+    "windows_amd64" = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:53Z"
+  resolved_at = "2026-12-02T05:27:29Z"
   checksums = {
-    "darwin_amd64"  = "sha256:e9b80dbec695e0bbf189f4ddca54cd50ed8db102d247fb8e248462f2f6bce8ac"
-    "darwin_arm64"  = "sha256:e9b80dbec695e0bbf189f4ddca54cd50ed8db102d247fb8e248462f2f6bce8ac"
-    "linux_amd64"   = "sha256:e9b80dbec695e0bbf189f4ddca54cd50ed8db102d247fb8e248462f2f6bce8ac"
-    "linux_arm64"   = "sha256:e9b80dbec695e0bbf189f4ddca54cd50ed8db102d247fb8e248462f2f6bce8ac"
-    "windows_amd64" = "sha256:e9b80dbec695e0bbf189f4ddca54cd50ed8db102d247fb8e248462f2f6bce8ac"
+    "darwin_amd64"  = "sha256:18f493007e102e1e593f3c25c082b953fcb8c4cb7e3db304285a23904fa3469b"
+    "darwin_arm64"  = "sha256:18f493007e102e1e593f3c25c082b953fcb8c4cb7e3db304285a23904fa3469b"
+    "linux_amd64"   = "sha256:18f493007e102e1e593f3c25c082b953fcb8c4cb7e3db304285a23904fa3469b"
+    "linux_arm64"   = "sha256:18f493007e102e1e593f3c25c082b953fcb8c4cb7e3db304285a23904fa3469b"
+    "windows_amd64" = "sha256:18f493007e102e1e593f3c25c082b953fcb8c4cb7e3db304285a23904fa3469b"
   }
   envelope = {
     env   = []

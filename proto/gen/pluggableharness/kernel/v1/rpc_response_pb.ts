@@ -30,7 +30,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file pluggableharness/kernel/v1/rpc_response.proto.
  */
 export const file_pluggableharness_kernel_v1_rpc_response: GenFile = /*@__PURE__*/
-  fileDesc("Ci1wbHVnZ2FibGVoYXJuZXNzL2tlcm5lbC92MS9ycGNfcmVzcG9uc2UucHJvdG8SGnBsdWdnYWJsZWhhcm5lc3Mua2VybmVsLnYxIvABChBSdW5TZXNzaW9uUmVzdWx0EhIKCnNlc3Npb25faWQYASABKAkSOwoNZmluYWxfbWVzc2FnZRgCIAEoCzIkLnBsdWdnYWJsZWhhcm5lc3MuY29udGVudC52MS5NZXNzYWdlEjoKBnN0YXR1cxgDIAEoDjIqLnBsdWdnYWJsZWhhcm5lc3Muc2Vzc2lvbi52MS5TZXNzaW9uU3RhdHVzEhYKDnRvdGFsX2Nvc3RfdXNkGAQgASgBEhoKEnRvdGFsX2lucHV0X3Rva2VucxgFIAEoAxIbChN0b3RhbF9vdXRwdXRfdG9rZW5zGAYgASgDIjEKEUNvdW50VG9rZW5zUmVzdWx0Eg0KBWNvdW50GAEgASgDEg0KBWV4YWN0GAIgASgIIioKCkVtaXRSZXN1bHQSCgoCaWQYASABKAkSEAoIc2VxdWVuY2UYAiABKAMiCwoJTG9nUmVzdWx0IhMKEUV4cG9ydFNwYW5zUmVzdWx0IhUKE1JlY29yZE1ldHJpY3NSZXN1bHQirwEKGEdldFRlbGVtZXRyeUNvbmZpZ1Jlc3VsdBIWCg50cmFjZXNfZW5hYmxlZBgBIAEoCBIXCg9tZXRyaWNzX2VuYWJsZWQYAiABKAgSFAoMbG9nc19lbmFibGVkGAMgASgIEjQKCWxvZ19sZXZlbBgEIAEoDjIhLnBsdWdnYWJsZWhhcm5lc3MubG9nLnYxLkxvZ0xldmVsEhYKDnNhbXBsaW5nX3JhdGlvGAUgASgBIjoKD0dldENvbmZpZ1Jlc3VsdBInCgZjb25maWcYASABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Ih4KDVB1Ymxpc2hSZXN1bHQSDQoFdG9waWMYASABKAkihgEKEEdldFNlc3Npb25SZXN1bHQSNgoEaW5mbxgBIAEoCzIoLnBsdWdnYWJsZWhhcm5lc3Muc2Vzc2lvbi52MS5TZXNzaW9uSW5mbxIXCg9yZW1haW5pbmdfZGVwdGgYAiABKAUSIQoZcmVtYWluaW5nX2Nvc3RfYnVkZ2V0X3VzZBgDIAEoASJRChVHZXRTZXNzaW9uU3RhdGVSZXN1bHQSOAoFc3RhdGUYASABKAsyKS5wbHVnZ2FibGVoYXJuZXNzLnNlc3Npb24udjEuU2Vzc2lvblN0YXRlIiQKEVN1Ym1pdElucHV0UmVzdWx0Eg8KB3R1cm5faWQYASABKAkiGwoZUmVzb2x2ZVBsYW5EZWNpc2lvblJlc3VsdCIaChhSZXNvbHZlSW50ZXJhY3RpdmVSZXN1bHQiEQoPSW50ZXJydXB0UmVzdWx0Ik0KE0NyZWF0ZVNlc3Npb25SZXN1bHQSNgoEaW5mbxgBIAEoCzIoLnBsdWdnYWJsZWhhcm5lc3Muc2Vzc2lvbi52MS5TZXNzaW9uSW5mbyJNChNBdHRhY2hTZXNzaW9uUmVzdWx0EjYKBGluZm8YASABKAsyKC5wbHVnZ2FibGVoYXJuZXNzLnNlc3Npb24udjEuU2Vzc2lvbkluZm8iTQoTUmVzdW1lU2Vzc2lvblJlc3VsdBI2CgRpbmZvGAEgASgLMigucGx1Z2dhYmxlaGFybmVzcy5zZXNzaW9uLnYxLlNlc3Npb25JbmZvIhUKE0RldGFjaFNlc3Npb25SZXN1bHQiUAoSTGlzdFNlc3Npb25zUmVzdWx0EjoKCHNlc3Npb25zGAEgAygLMigucGx1Z2dhYmxlaGFybmVzcy5zZXNzaW9uLnYxLlNlc3Npb25JbmZvIlMKFVB1Ymxpc2hNZXRhZGF0YVJlc3VsdBI6CgVibG9jaxgBIAEoCzIrLnBsdWdnYWJsZWhhcm5lc3MubWV0YWRhdGEudjEuTWV0YWRhdGFCbG9jayJTChVSZXRyYWN0TWV0YWRhdGFSZXN1bHQSOgoFYmxvY2sYASABKAsyKy5wbHVnZ2FibGVoYXJuZXNzLm1ldGFkYXRhLnYxLk1ldGFkYXRhQmxvY2siUQoSTGlzdE1ldGFkYXRhUmVzdWx0EjsKBmJsb2NrcxgBIAMoCzIrLnBsdWdnYWJsZWhhcm5lc3MubWV0YWRhdGEudjEuTWV0YWRhdGFCbG9jayIaChhJbnZva2VTbGFzaENvbW1hbmRSZXN1bHQiFQoTVHJpZ2dlckFjdGlvblJlc3VsdCImChNJbmplY3RDb250cm9sUmVzdWx0Eg8KB291dGNvbWUYASABKAlCMVovcGhhZ2VudC9nZW4vcGx1Z2dhYmxlaGFybmVzcy9rZXJuZWwvdjE7a2VybmVsdjFiBnByb3RvMw", [file_google_protobuf_struct, file_pluggableharness_content_v1_types, file_pluggableharness_log_v1_types, file_pluggableharness_metadata_v1_types, file_pluggableharness_session_v1_types]);
+  fileDesc("Ci1wbHVnZ2FibGVoYXJuZXNzL2tlcm5lbC92MS9ycGNfcmVzcG9uc2UucHJvdG8SGnBsdWdnYWJsZWhhcm5lc3Mua2VybmVsLnYxIq4CChBSdW5TZXNzaW9uUmVzdWx0EhIKCnNlc3Npb25faWQYASABKAkSOwoNZmluYWxfbWVzc2FnZRgCIAEoCzIkLnBsdWdnYWJsZWhhcm5lc3MuY29udGVudC52MS5NZXNzYWdlEjoKBnN0YXR1cxgDIAEoDjIqLnBsdWdnYWJsZWhhcm5lc3Muc2Vzc2lvbi52MS5TZXNzaW9uU3RhdHVzEhYKDnRvdGFsX2Nvc3RfdXNkGAQgASgBEhoKEnRvdGFsX2lucHV0X3Rva2VucxgFIAEoAxIbChN0b3RhbF9vdXRwdXRfdG9rZW5zGAYgASgDEgwKBG5hbWUYByABKAkSFQoNd29ya3RyZWVfcGF0aBgIIAEoCRIXCg93b3JrdHJlZV9icmFuY2gYCSABKAkiMQoRQ291bnRUb2tlbnNSZXN1bHQSDQoFY291bnQYASABKAMSDQoFZXhhY3QYAiABKAgiKgoKRW1pdFJlc3VsdBIKCgJpZBgBIAEoCRIQCghzZXF1ZW5jZRgCIAEoAyILCglMb2dSZXN1bHQiEwoRRXhwb3J0U3BhbnNSZXN1bHQiFQoTUmVjb3JkTWV0cmljc1Jlc3VsdCKvAQoYR2V0VGVsZW1ldHJ5Q29uZmlnUmVzdWx0EhYKDnRyYWNlc19lbmFibGVkGAEgASgIEhcKD21ldHJpY3NfZW5hYmxlZBgCIAEoCBIUCgxsb2dzX2VuYWJsZWQYAyABKAgSNAoJbG9nX2xldmVsGAQgASgOMiEucGx1Z2dhYmxlaGFybmVzcy5sb2cudjEuTG9nTGV2ZWwSFgoOc2FtcGxpbmdfcmF0aW8YBSABKAEiOgoPR2V0Q29uZmlnUmVzdWx0EicKBmNvbmZpZxgBIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QiHgoNUHVibGlzaFJlc3VsdBINCgV0b3BpYxgBIAEoCSKGAQoQR2V0U2Vzc2lvblJlc3VsdBI2CgRpbmZvGAEgASgLMigucGx1Z2dhYmxlaGFybmVzcy5zZXNzaW9uLnYxLlNlc3Npb25JbmZvEhcKD3JlbWFpbmluZ19kZXB0aBgCIAEoBRIhChlyZW1haW5pbmdfY29zdF9idWRnZXRfdXNkGAMgASgBIlEKFUdldFNlc3Npb25TdGF0ZVJlc3VsdBI4CgVzdGF0ZRgBIAEoCzIpLnBsdWdnYWJsZWhhcm5lc3Muc2Vzc2lvbi52MS5TZXNzaW9uU3RhdGUiJAoRU3VibWl0SW5wdXRSZXN1bHQSDwoHdHVybl9pZBgBIAEoCSIbChlSZXNvbHZlUGxhbkRlY2lzaW9uUmVzdWx0IhoKGFJlc29sdmVJbnRlcmFjdGl2ZVJlc3VsdCIRCg9JbnRlcnJ1cHRSZXN1bHQiTQoTQ3JlYXRlU2Vzc2lvblJlc3VsdBI2CgRpbmZvGAEgASgLMigucGx1Z2dhYmxlaGFybmVzcy5zZXNzaW9uLnYxLlNlc3Npb25JbmZvIk0KE0F0dGFjaFNlc3Npb25SZXN1bHQSNgoEaW5mbxgBIAEoCzIoLnBsdWdnYWJsZWhhcm5lc3Muc2Vzc2lvbi52MS5TZXNzaW9uSW5mbyJNChNSZXN1bWVTZXNzaW9uUmVzdWx0EjYKBGluZm8YASABKAsyKC5wbHVnZ2FibGVoYXJuZXNzLnNlc3Npb24udjEuU2Vzc2lvbkluZm8iFQoTRGV0YWNoU2Vzc2lvblJlc3VsdCJQChJMaXN0U2Vzc2lvbnNSZXN1bHQSOgoIc2Vzc2lvbnMYASADKAsyKC5wbHVnZ2FibGVoYXJuZXNzLnNlc3Npb24udjEuU2Vzc2lvbkluZm8iUwoVUHVibGlzaE1ldGFkYXRhUmVzdWx0EjoKBWJsb2NrGAEgASgLMisucGx1Z2dhYmxlaGFybmVzcy5tZXRhZGF0YS52MS5NZXRhZGF0YUJsb2NrIlMKFVJldHJhY3RNZXRhZGF0YVJlc3VsdBI6CgVibG9jaxgBIAEoCzIrLnBsdWdnYWJsZWhhcm5lc3MubWV0YWRhdGEudjEuTWV0YWRhdGFCbG9jayJRChJMaXN0TWV0YWRhdGFSZXN1bHQSOwoGYmxvY2tzGAEgAygLMisucGx1Z2dhYmxlaGFybmVzcy5tZXRhZGF0YS52MS5NZXRhZGF0YUJsb2NrIhoKGEludm9rZVNsYXNoQ29tbWFuZFJlc3VsdCIVChNUcmlnZ2VyQWN0aW9uUmVzdWx0IiYKE0luamVjdENvbnRyb2xSZXN1bHQSDwoHb3V0Y29tZRgBIAEoCSKIAQoTTWVyZ2VXb3JrdHJlZVJlc3VsdBIOCgZtZXJnZWQYASABKAgSDgoGY29tbWl0GAIgASgJEg4KBmJyYW5jaBgDIAEoCRIQCghkaWZmc3RhdBgEIAEoCRIRCgljb25mbGljdHMYBSADKAkSDgoGcmVwb3J0GAYgASgJEgwKBGtpbmQYByABKAkiQgoRU2VuZE1haWxib3hSZXN1bHQSDwoHb3V0Y29tZRgBIAEoCRIcChRyZWNpcGllbnRfc2Vzc2lvbl9pZBgCIAEoCUIxWi9waGFnZW50L2dlbi9wbHVnZ2FibGVoYXJuZXNzL2tlcm5lbC92MTtrZXJuZWx2MWIGcHJvdG8z", [file_google_protobuf_struct, file_pluggableharness_content_v1_types, file_pluggableharness_log_v1_types, file_pluggableharness_metadata_v1_types, file_pluggableharness_session_v1_types]);
 
 /**
  * RunSessionResult reports a finished child session with whole-subtree rollups.
@@ -79,6 +79,27 @@ export type RunSessionResult = Message<"pluggableharness.kernel.v1.RunSessionRes
    * @generated from field: int64 total_output_tokens = 6;
    */
   totalOutputTokens: bigint;
+
+  /**
+   * The child's name among its siblings.
+   *
+   * @generated from field: string name = 7;
+   */
+  name: string;
+
+  /**
+   * The child's worktree (RunSessionRequest.worktree), absolute; else empty.
+   *
+   * @generated from field: string worktree_path = 8;
+   */
+  worktreePath: string;
+
+  /**
+   * The worktree's branch; else empty.
+   *
+   * @generated from field: string worktree_branch = 9;
+   */
+  worktreeBranch: string;
 };
 
 /**
@@ -616,4 +637,96 @@ export type InjectControlResult = Message<"pluggableharness.kernel.v1.InjectCont
  */
 export const InjectControlResultSchema: GenMessage<InjectControlResult> = /*@__PURE__*/
   messageDesc(file_pluggableharness_kernel_v1_rpc_response, 25);
+
+/**
+ * MergeWorktreeResult reports a worktree merge (our extension).
+ *
+ * @generated from message pluggableharness.kernel.v1.MergeWorktreeResult
+ */
+export type MergeWorktreeResult = Message<"pluggableharness.kernel.v1.MergeWorktreeResult"> & {
+  /**
+   * True when the branch was merged; false when it conflicts (nothing was
+   * changed then).
+   *
+   * @generated from field: bool merged = 1;
+   */
+  merged: boolean;
+
+  /**
+   * The new commit of the parent's tree, when merged.
+   *
+   * @generated from field: string commit = 2;
+   */
+  commit: string;
+
+  /**
+   * The child's branch.
+   *
+   * @generated from field: string branch = 3;
+   */
+  branch: string;
+
+  /**
+   * `git diff --stat` of what was merged.
+   *
+   * @generated from field: string diffstat = 4;
+   */
+  diffstat: string;
+
+  /**
+   * The conflicting paths, when not merged.
+   *
+   * @generated from field: repeated string conflicts = 5;
+   */
+  conflicts: string[];
+
+  /**
+   * The child's final report.
+   *
+   * @generated from field: string report = 6;
+   */
+  report: string;
+
+  /**
+   * "squash" or "merge".
+   *
+   * @generated from field: string kind = 7;
+   */
+  kind: string;
+};
+
+/**
+ * Describes the message pluggableharness.kernel.v1.MergeWorktreeResult.
+ * Use `create(MergeWorktreeResultSchema)` to create a new message.
+ */
+export const MergeWorktreeResultSchema: GenMessage<MergeWorktreeResult> = /*@__PURE__*/
+  messageDesc(file_pluggableharness_kernel_v1_rpc_response, 26);
+
+/**
+ * SendMailboxResult reports a mailbox delivery (our extension).
+ *
+ * @generated from message pluggableharness.kernel.v1.SendMailboxResult
+ */
+export type SendMailboxResult = Message<"pluggableharness.kernel.v1.SendMailboxResult"> & {
+  /**
+   * "queued", "disabled" or "rate_limited", as for InjectControl.
+   *
+   * @generated from field: string outcome = 1;
+   */
+  outcome: string;
+
+  /**
+   * The recipient's session.
+   *
+   * @generated from field: string recipient_session_id = 2;
+   */
+  recipientSessionId: string;
+};
+
+/**
+ * Describes the message pluggableharness.kernel.v1.SendMailboxResult.
+ * Use `create(SendMailboxResultSchema)` to create a new message.
+ */
+export const SendMailboxResultSchema: GenMessage<SendMailboxResult> = /*@__PURE__*/
+  messageDesc(file_pluggableharness_kernel_v1_rpc_response, 27);
 
