@@ -135,6 +135,7 @@ export function build(): Promise<Built> {
 }
 
 const FIXTURE_NAMES = ["gotool", "gohost", "gofrontend"] as const;
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 function builtIn(bin: string): Built {
   return {
@@ -207,13 +208,21 @@ async function cachedBuild(): Promise<Built> {
       } finally {
         await Deno.remove(ws, { recursive: true }).catch(() => {});
       }
-      // Builds of earlier inputs are of no further use.
-      for await (const e of Deno.readDir(root)) {
-        if (e.name !== key && !e.name.startsWith(`${key}.`)) {
-          await Deno.remove(join(root, e.name), { recursive: true }).catch(
-            () => {},
-          );
-        }
+    }
+    // Marks this build used, and removes builds nobody used for a day
+    // (other checkouts of the repository may share the cache, so a build
+    // of other inputs is not necessarily stale).
+    const now = new Date();
+    await Deno.utime(done, now, now);
+    for await (const e of Deno.readDir(root)) {
+      if (!e.isDirectory || e.name === key) continue;
+      const path = join(root, e.name);
+      const used = (await Deno.stat(join(path, "complete")).catch(() =>
+        Deno.stat(path)
+      ).catch(() => null))?.mtime?.getTime();
+      if (used !== undefined && now.getTime() - used > DAY_MS) {
+        await Deno.remove(path, { recursive: true }).catch(() => {});
+        await Deno.remove(`${path}.lock`).catch(() => {});
       }
     }
   } finally {
