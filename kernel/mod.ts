@@ -300,6 +300,7 @@ export {
 export {
   countRequestTokens,
   countTokensOrFallback,
+  HistoryTokenCounter,
   modelTokenCounter,
   type TokenCount,
   type TokenCountRequest,

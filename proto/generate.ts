@@ -30,6 +30,9 @@ export async function generate(outDir: string): Promise<number> {
       ],
       out: resolve(outDir),
       opt: ["target=ts", "import_extension=ts"],
+      // One plugin process for every file (the default starts one per
+      // directory: a Deno start-up and an npm module load each).
+      strategy: "all",
     }],
     clean: true,
   };

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseManifest, type PluginManifest } from "../plugins/sdk/mod.ts";
@@ -16,6 +17,12 @@ const GO_FIXTURES = join(REPO, "tests", "go");
 const PROTO_DIR = join(REPO, "proto");
 /** Where Debian installs Go sources (`golang-*-dev` packages). */
 const GOCODE = "/usr/share/gocode";
+/** The packaged Go sources the fixtures build against (under `GOCODE/src`). */
+const GOCODE_PACKAGES = [
+  "github.com/hashicorp/go-plugin",
+  "google.golang.org/grpc",
+  "google.golang.org/protobuf",
+];
 /** The PATH plugins and hosts run with. */
 export const PATH: string = envGet("PATH") ?? "/usr/local/bin:/usr/bin:/bin";
 /** Proto packages the fixtures use directly; their imports are added. */
@@ -114,10 +121,119 @@ const GO_BUILD = ["build", "-trimpath", "-ldflags=-s -w", "-o"];
 
 let built: Promise<Built> | undefined;
 
-/** Builds the Go fixtures once per process (later calls share the result). */
+/**
+ * Builds the Go fixtures once (later calls share the result). The binaries
+ * are kept in the user's cache directory under a key of every input (the
+ * fixtures' sources, the .proto files they use, the Go toolchain and
+ * Debian's Go sources), and the build runs under a file lock: the test
+ * files of one `deno test --parallel` run (and later runs, until an input
+ * changes) build once instead of once each.
+ */
 export function build(): Promise<Built> {
-  built ??= buildFixtures();
+  built ??= cachedBuild();
   return built;
+}
+
+const FIXTURE_NAMES = ["gotool", "gohost", "gofrontend"] as const;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+function builtIn(bin: string): Built {
+  return {
+    gotool: join(bin, "gotool"),
+    gohost: join(bin, "gohost"),
+    gofrontend: join(bin, "gofrontend"),
+  };
+}
+
+/** The cache directory: `$XDG_CACHE_HOME` or `~/.cache`, else the temp dir. */
+function cacheRoot(): string {
+  const xdg = envGet("XDG_CACHE_HOME");
+  const home = envGet("HOME");
+  const base = xdg || (home ? join(home, ".cache") : Deno.env.get("TMPDIR") ??
+    "/tmp");
+  return join(base, "ph-agent-tests", "go");
+}
+
+/** A digest of everything the build reads. */
+async function inputsKey(): Promise<string> {
+  const parts: string[] = [GO_BUILD.join(" ")];
+  const version = await run("go", ["version"]);
+  parts.push(new TextDecoder().decode(version.stdout));
+  const files: string[] = [];
+  const walk = async (dir: string): Promise<void> => {
+    for await (const e of Deno.readDir(dir)) {
+      const path = join(dir, e.name);
+      if (e.isDirectory) await walk(path);
+      else if (e.isFile) files.push(path);
+    }
+  };
+  await walk(GO_FIXTURES);
+  for (const f of await protoClosure(PROTO_ROOTS)) {
+    files.push(join(PROTO_DIR, f));
+  }
+  files.sort();
+  const hash = createHash("sha256");
+  for (const line of parts) hash.update(line);
+  for (const f of files) {
+    hash.update(`\0${f}\0`);
+    hash.update(await Deno.readFile(f));
+  }
+  // Debian's Go sources: an upgrade touches their directories.
+  for (const dir of ["", ...GOCODE_PACKAGES]) {
+    const st = await Deno.stat(join(GOCODE, "src", dir)).catch(() => null);
+    hash.update(`\0${dir}:${st?.mtime?.getTime() ?? "none"}`);
+  }
+  return hash.digest("hex").slice(0, 24);
+}
+
+async function cachedBuild(): Promise<Built> {
+  const root = cacheRoot();
+  await Deno.mkdir(root, { recursive: true });
+  const key = await inputsKey();
+  const dir = join(root, key);
+  const done = join(dir, "complete");
+  const lock = await Deno.open(join(root, `${key}.lock`), {
+    create: true,
+    write: true,
+  });
+  try {
+    await lock.lock(true);
+    if (!exists(done)) {
+      const ws = await Deno.makeTempDir({ dir: root, prefix: "build-" });
+      try {
+        await buildFixtures(ws);
+        await Deno.remove(dir, { recursive: true }).catch(() => {});
+        await Deno.rename(join(ws, "bin"), dir);
+        await Deno.writeTextFile(done, key);
+      } finally {
+        await Deno.remove(ws, { recursive: true }).catch(() => {});
+      }
+    }
+    // Marks this build used, and removes builds nobody used for a day
+    // (other checkouts of the repository may share the cache, so a build
+    // of other inputs is not necessarily stale).
+    const now = new Date();
+    await Deno.utime(done, now, now);
+    for await (const e of Deno.readDir(root)) {
+      if (!e.isDirectory || e.name === key) continue;
+      const path = join(root, e.name);
+      const used = (await Deno.stat(join(path, "complete")).catch(() =>
+        Deno.stat(path)
+      ).catch(() => null))?.mtime?.getTime();
+      if (used !== undefined && now.getTime() - used > DAY_MS) {
+        await Deno.remove(path, { recursive: true }).catch(() => {});
+        await Deno.remove(`${path}.lock`).catch(() => {});
+      }
+    }
+  } finally {
+    lock.close();
+  }
+  for (const name of FIXTURE_NAMES) {
+    if (!exists(join(dir, name))) {
+      throw new Error(`the cached Go build ${dir} has no ${name}`);
+    }
+  }
+  return builtIn(dir);
 }
 
 async function run(
@@ -165,15 +281,8 @@ async function protoClosure(roots: string[]): Promise<string[]> {
   return [...seen].sort();
 }
 
-async function buildFixtures(): Promise<Built> {
-  const ws = await Deno.makeTempDir({ prefix: "ph-interop-go-" });
-  globalThis.addEventListener("unload", () => {
-    try {
-      Deno.removeSync(ws, { recursive: true });
-    } catch {
-      // already gone
-    }
-  });
+/** Builds the fixtures in the workspace `ws`, into `ws/bin`. */
+async function buildFixtures(ws: string): Promise<void> {
   const bin = join(ws, "bin");
   const base = Deno.env.toObject();
   const goEnv = (gopath: string): Record<string, string> => ({
@@ -240,11 +349,9 @@ async function buildFixtures(): Promise<Built> {
   });
   step("gotool + gohost + gofrontend", t0);
   step("total", started);
-  return {
-    gotool: join(bin, "gotool"),
-    gohost: join(bin, "gohost"),
-    gofrontend: join(bin, "gofrontend"),
-  };
+  // The generators are build tools, not fixtures.
+  await Deno.remove(join(bin, "protoc-gen-go"));
+  await Deno.remove(join(bin, "protoc-gen-go-grpc"));
 }
 
 // ---------------------------------------------------------------------------

@@ -140,12 +140,25 @@ agent_profile "default" {
 /** The vendor saw the tool result with the file's text, and the key as bearer. */
 function assertWire(fake: FakeAnthropic) {
   // Before each model call the kernel counts the history with the model's
-  // own tokenizer: the vendor's count_tokens endpoint.
+  // own tokenizer, the vendor's count_tokens endpoint, asking only about the
+  // messages that are new since the last count: the prompt, then the
+  // assistant's tool use and its result.
   const counts = fake.requests.filter((r) =>
     r.path === "/v1/messages/count_tokens"
   );
   assert.equal(counts.length, 2);
   for (const r of counts) assert.equal(r.body.model, MODEL);
+  assert.deepEqual(
+    counts.map((r) =>
+      (r.body.messages as { role: string }[]).map((m) => m.role)
+    ),
+    [["user"], ["assistant", "user"]],
+  );
+  assert.equal(
+    (counts[1]!.body.messages as { content: { type: string }[] }[])[1]!
+      .content[0]!.type,
+    "tool_result",
+  );
   const requests = fake.requests.filter((r) => r.path === "/v1/messages");
   assert.equal(requests.length, 2);
   for (const r of requests) {

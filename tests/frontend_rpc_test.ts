@@ -13,7 +13,7 @@ import {
   SessionRegistry,
   SqliteSessionStore,
 } from "../kernel/mod.ts";
-import type { Plugin } from "../kernel/mod.ts";
+import type { KernelServices, Plugin } from "../kernel/mod.ts";
 import { FrontendHub } from "../kernel/frontend/hub.ts";
 import { AgentSession } from "../kernel/agent/session.ts";
 import type { AgentDeps } from "../kernel/agent/agent_deps.ts";
@@ -148,8 +148,68 @@ interface Fixture extends AsyncDisposable {
   err(who: Plugin, method: string, request?: JsonObject): Promise<JsonObject>;
 }
 
+/**
+ * The launched plugins: two frontends and a tool plugin, on a host whose
+ * kernel services are swapped for each step's fresh sessions, bus and hub
+ * (the callback service reads them at each call). Launching them is most of
+ * a step's cost, so the steps share one set; each step that ends a
+ * frontend ends a spare one of its own.
+ */
+interface Probes extends AsyncDisposable {
+  services: KernelServices;
+  host: PluginHost;
+  a: Plugin;
+  b: Plugin;
+  tool_: Plugin;
+  /** Stand in for `a` or `b` in the steps that end it, one each. */
+  spares: { a: Plugin[]; b: Plugin[] };
+}
+
+async function launchProbes(): Promise<Probes> {
+  const services: KernelServices = {};
+  const host = new PluginHost({ env: { PATH }, services });
+  const grant = ["kernel.state", "kernel.metadata", "kernel.event.*"];
+  const frontend = (name: string) =>
+    launchProbe(host, {}, {}, undefined, {
+      name,
+      category: "frontend",
+      subscribe: grant,
+    });
+  try {
+    const ending = (side: "a" | "b") =>
+      STEPS.filter((s) => s.options.ends === side).map((_, i) =>
+        frontend(`${side === "a" ? "tui" : "web"}-spare-${i}`)
+      );
+    const spareA = ending("a");
+    const spareB = ending("b");
+    const [a, b, tool_, ...spares] = await Promise.all([
+      frontend("tui"),
+      frontend("web"),
+      launchProbe(host, {}, {}, undefined, { name: "probe" }),
+      ...spareA,
+      ...spareB,
+    ]);
+    return {
+      services,
+      host,
+      a: a!,
+      b: b!,
+      tool_: tool_!,
+      spares: {
+        a: spares.slice(0, spareA.length) as Plugin[],
+        b: spares.slice(spareA.length) as Plugin[],
+      },
+      [Symbol.asyncDispose]: () => host.close(),
+    };
+  } catch (err) {
+    await host.close();
+    throw err;
+  }
+}
+
 async function fixture(
-  options: { vision?: boolean; persistAlways?: boolean } = {},
+  probes: Probes,
+  options: StepOptions = {},
 ): Promise<Fixture> {
   const dir = await Deno.makeTempDir({ prefix: "ph-agent-frontend-" });
   const bus = new EventBus();
@@ -241,24 +301,12 @@ async function fixture(
         ...(schema.inputSchema ? { inputSchema: schema.inputSchema } : {}),
       }])),
   });
-  const host = new PluginHost({
-    env: { PATH },
-    services: { sessions: registry, bus, frontend: hub },
-  });
-  const grant = ["kernel.state", "kernel.metadata", "kernel.event.*"];
-  const [a, b, tool_] = await Promise.all([
-    launchProbe(host, {}, {}, undefined, {
-      name: "tui",
-      category: "frontend",
-      subscribe: grant,
-    }),
-    launchProbe(host, {}, {}, undefined, {
-      name: "web",
-      category: "frontend",
-      subscribe: grant,
-    }),
-    launchProbe(host, {}, {}, undefined, { name: "probe" }),
-  ]);
+  probes.services.sessions = registry;
+  probes.services.bus = bus;
+  probes.services.frontend = hub;
+  const { host, tool_ } = probes;
+  const a = options.ends === "a" ? probes.spares.a.shift() : probes.a;
+  const b = options.ends === "b" ? probes.spares.b.shift() : probes.b;
   const rpc = (who: Plugin, method: string, request = {}, max?: number) =>
     invoke(who!, "rpc", {
       method,
@@ -291,11 +339,32 @@ async function fixture(
     },
     async [Symbol.asyncDispose]() {
       await hub.closeAll();
-      await host.close();
       await store.close();
       await Deno.remove(dir, { recursive: true });
     },
   };
+}
+
+interface StepOptions {
+  vision?: boolean;
+  persistAlways?: boolean;
+  /** The step ends this frontend: a spare one stands in for it. */
+  ends?: "a" | "b";
+}
+
+const STEPS: {
+  name: string;
+  fn: (f: Fixture) => Promise<void>;
+  options: StepOptions;
+}[] = [];
+
+/** Registers a step of the one test below. */
+function frontendTest(
+  name: string,
+  fn: (f: Fixture) => Promise<void>,
+  options: StepOptions = {},
+): void {
+  STEPS.push({ name, fn, options });
 }
 
 /** Creates a session from frontend `a`, and attaches frontend `b`. */
@@ -306,108 +375,118 @@ async function twoAttached(f: Fixture): Promise<string> {
   return id;
 }
 
-Deno.test("CreateSession creates and attaches the caller; GetSessionState answers a fixed-schema snapshot of that one session", async () => {
-  await using f = await fixture();
-  const created = await f.ok(f.a, "createSession", {
-    workingDirectory: "/srv/project",
-  });
-  const info = created.info as JsonObject;
-  assert.equal(info.profile, "default");
-  assert.equal(info.status, "SESSION_STATUS_RUNNING");
-  const state = (await f.ok(f.a, "getSessionState", {
-    sessionId: info.sessionId,
-  })).state as JsonObject;
-  assert.equal((state.info as JsonObject).sessionId, info.sessionId);
-  assert.equal(state.workingDirectory, "/srv/project");
-  assert.deepEqual(state.model, { id: "m1", provider: "llm" });
-  assert.equal(state.turnCount, 0);
-  assert.equal(state.totalTokens, "0");
-  assert.match(String(state.elapsed), /^\d+(\.\d+)?s$/);
-});
+frontendTest(
+  "CreateSession creates and attaches the caller; GetSessionState answers a fixed-schema snapshot of that one session",
+  async (f) => {
+    const created = await f.ok(f.a, "createSession", {
+      workingDirectory: "/srv/project",
+    });
+    const info = created.info as JsonObject;
+    assert.equal(info.profile, "default");
+    assert.equal(info.status, "SESSION_STATUS_RUNNING");
+    const state = (await f.ok(f.a, "getSessionState", {
+      sessionId: info.sessionId,
+    })).state as JsonObject;
+    assert.equal((state.info as JsonObject).sessionId, info.sessionId);
+    assert.equal(state.workingDirectory, "/srv/project");
+    assert.deepEqual(state.model, { id: "m1", provider: "llm" });
+    assert.equal(state.turnCount, 0);
+    assert.equal(state.totalTokens, "0");
+    assert.match(String(state.elapsed), /^\d+(\.\d+)?s$/);
+  },
+);
 
-Deno.test("the frontend RPCs refuse a caller that neither attached nor was invoked in the session with the uniform PERMISSION_DENIED", async () => {
-  await using f = await fixture();
-  const id = ((await f.ok(f.a, "createSession", {})).info as JsonObject)
-    .sessionId as string;
-  for (
-    const [m, req] of [
-      ["getSessionState", { sessionId: id }],
-      ["submitInput", { sessionId: id, content: [{ text: { text: "hi" } }] }],
-      ["interrupt", { sessionId: id }],
-      ["listMetadata", { sessionId: id }],
-      ["resolvePlanDecision", { sessionId: id, planItemId: "x" }],
-      ["getSessionState", { sessionId: "" }],
-    ] as const
-  ) {
-    const e = await f.err(f.b, m, req as JsonObject);
-    assert.equal(e.code, "PERMISSION_DENIED", m);
-    assert.equal(e.message, SESSION_ACCESS_DENIED_MESSAGE, m);
-  }
-});
+frontendTest(
+  "the frontend RPCs refuse a caller that neither attached nor was invoked in the session with the uniform PERMISSION_DENIED",
+  async (f) => {
+    const id = ((await f.ok(f.a, "createSession", {})).info as JsonObject)
+      .sessionId as string;
+    for (
+      const [m, req] of [
+        ["getSessionState", { sessionId: id }],
+        ["submitInput", { sessionId: id, content: [{ text: { text: "hi" } }] }],
+        ["interrupt", { sessionId: id }],
+        ["listMetadata", { sessionId: id }],
+        ["resolvePlanDecision", { sessionId: id, planItemId: "x" }],
+        ["getSessionState", { sessionId: "" }],
+      ] as const
+    ) {
+      const e = await f.err(f.b, m, req as JsonObject);
+      assert.equal(e.code, "PERMISSION_DENIED", m);
+      assert.equal(e.message, SESSION_ACCESS_DENIED_MESSAGE, m);
+    }
+  },
+);
 
-Deno.test("session lifecycle RPCs are for frontend plugins only; an unknown session is SESSION_NOT_FOUND", async () => {
-  await using f = await fixture();
-  for (const m of ["createSession", "listSessions"]) {
-    const e = await f.err(f.tool_, m, {});
-    assert.equal(e.code, "PERMISSION_DENIED", m);
-    assert.match(String(e.message), /only a frontend plugin/);
-  }
-  for (const m of ["attachSession", "resumeSession"]) {
-    const e = await f.err(f.a, m, { sessionId: "01J0000000000000000000000Z" });
-    assert.equal(e.code, "NOT_FOUND", m);
-    assert.deepEqual(e.details, ["SESSION_NOT_FOUND"], m);
-    const empty = await f.err(f.a, m, { sessionId: "" });
-    assert.equal(empty.code, "INVALID_ARGUMENT", m);
-    assert.deepEqual(empty.details, ["INVALID_REQUEST"], m);
-  }
-  const failed = await f.err(f.a, "createSession", { profile: "missing" });
-  assert.equal(failed.code, "FAILED_PRECONDITION");
-  assert.deepEqual(failed.details, ["SESSION_CREATE_FAILED"]);
-  assert.match(
-    String(failed.message),
-    /Cannot create a session of profile "missing": Unknown agent_profile "missing"/,
-  );
-  const bad = await f.err(f.a, "createSession", { workingDirectory: "rel" });
-  assert.equal(bad.code, "INVALID_ARGUMENT");
-  assert.match(String(bad.message), /must be absolute: "rel"/);
-});
+frontendTest(
+  "session lifecycle RPCs are for frontend plugins only; an unknown session is SESSION_NOT_FOUND",
+  async (f) => {
+    for (const m of ["createSession", "listSessions"]) {
+      const e = await f.err(f.tool_, m, {});
+      assert.equal(e.code, "PERMISSION_DENIED", m);
+      assert.match(String(e.message), /only a frontend plugin/);
+    }
+    for (const m of ["attachSession", "resumeSession"]) {
+      const e = await f.err(f.a, m, {
+        sessionId: "01J0000000000000000000000Z",
+      });
+      assert.equal(e.code, "NOT_FOUND", m);
+      assert.deepEqual(e.details, ["SESSION_NOT_FOUND"], m);
+      const empty = await f.err(f.a, m, { sessionId: "" });
+      assert.equal(empty.code, "INVALID_ARGUMENT", m);
+      assert.deepEqual(empty.details, ["INVALID_REQUEST"], m);
+    }
+    const failed = await f.err(f.a, "createSession", { profile: "missing" });
+    assert.equal(failed.code, "FAILED_PRECONDITION");
+    assert.deepEqual(failed.details, ["SESSION_CREATE_FAILED"]);
+    assert.match(
+      String(failed.message),
+      /Cannot create a session of profile "missing": Unknown agent_profile "missing"/,
+    );
+    const bad = await f.err(f.a, "createSession", { workingDirectory: "rel" });
+    assert.equal(bad.code, "INVALID_ARGUMENT");
+    assert.match(String(bad.message), /must be absolute: "rel"/);
+  },
+);
 
-Deno.test("SubmitInput returns the turn_id that the turn's StreamDeltas carry as target_id, one delta per message in order, to every attached frontend, never through the bus", async () => {
-  await using f = await fixture();
-  const id = await twoAttached(f);
-  const streams = [f.a, f.b].map((who) =>
-    f.rpc(who, "streamDeltas", { sessionId: id }, 2)
-  );
-  assert.ok(await waitFor(() => f.hub.get(id)!.deltas.size === 2));
-  // Deltas bypass the bus: nothing on it carries a TokenDelta.
-  const onBus: string[] = [];
-  const unlisten = f.bus.listen(
-    ["kernel.*", "plugin.*"],
-    (e) => onBus.push(e.payloadType),
-  );
-  const { turnId } = await f.ok(f.a, "submitInput", {
-    sessionId: id,
-    content: [{ text: { text: "hello world" } }],
-  });
-  assert.match(String(turnId), /^[0-9A-Z]{26}$/);
-  const [da, db] = await Promise.all(streams);
-  assert.deepEqual(da!.ok, db!.ok, "both frontends see the same deltas");
-  const deltas = da!.ok as JsonObject[];
-  assert.equal(deltas.map((d) => d.text).join(""), "echo: hello world");
-  for (const d of deltas) {
-    assert.equal(d.sessionId, id);
-    assert.equal(d.targetId, turnId);
-    assert.equal(d.kind, "DELTA_KIND_UNSPECIFIED");
-  }
-  await f.hub.get(id)!.queue;
-  unlisten();
-  assert.ok(onBus.length > 0, "the turn's events are on the bus");
-  assert.ok(!onBus.some((t) => /TokenDelta/.test(t)), onBus.join(", "));
-});
+frontendTest(
+  "SubmitInput returns the turn_id that the turn's StreamDeltas carry as target_id, one delta per message in order, to every attached frontend, never through the bus",
+  async (f) => {
+    const id = await twoAttached(f);
+    const streams = [f.a, f.b].map((who) =>
+      f.rpc(who, "streamDeltas", { sessionId: id }, 2)
+    );
+    assert.ok(await waitFor(() => f.hub.get(id)!.deltas.size === 2));
+    // Deltas bypass the bus: nothing on it carries a TokenDelta.
+    const onBus: string[] = [];
+    const unlisten = f.bus.listen(
+      ["kernel.*", "plugin.*"],
+      (e) => onBus.push(e.payloadType),
+    );
+    const { turnId } = await f.ok(f.a, "submitInput", {
+      sessionId: id,
+      content: [{ text: { text: "hello world" } }],
+    });
+    assert.match(String(turnId), /^[0-9A-Z]{26}$/);
+    const [da, db] = await Promise.all(streams);
+    assert.deepEqual(da!.ok, db!.ok, "both frontends see the same deltas");
+    const deltas = da!.ok as JsonObject[];
+    assert.equal(deltas.map((d) => d.text).join(""), "echo: hello world");
+    for (const d of deltas) {
+      assert.equal(d.sessionId, id);
+      assert.equal(d.targetId, turnId);
+      assert.equal(d.kind, "DELTA_KIND_UNSPECIFIED");
+    }
+    await f.hub.get(id)!.queue;
+    unlisten();
+    assert.ok(onBus.length > 0, "the turn's events are on the bus");
+    assert.ok(!onBus.some((t) => /TokenDelta/.test(t)), onBus.join(", "));
+  },
+);
 
-Deno.test("SubmitInput validates its content: at least one non-empty text block; images only when the model supports vision", async (t) => {
-  await t.step("without vision", async () => {
-    await using f = await fixture();
+frontendTest(
+  "SubmitInput validates its content: at least one non-empty text block",
+  async (f) => {
     const id = ((await f.ok(f.a, "createSession", {})).info as JsonObject)
       .sessionId as string;
     const image = { image: { mediaType: "image/png", data: btoa("png") } };
@@ -427,9 +506,12 @@ Deno.test("SubmitInput validates its content: at least one non-empty text block;
       assert.deepEqual(e.details, ["INVALID_REQUEST"]);
       assert.match(String(e.message), pattern);
     }
-  });
-  await t.step("with vision the image reaches the model", async () => {
-    await using f = await fixture({ vision: true });
+  },
+);
+
+frontendTest(
+  "SubmitInput takes images when the model supports vision, and the image reaches the model",
+  async (f) => {
     const id = ((await f.ok(f.a, "createSession", {})).info as JsonObject)
       .sessionId as string;
     await f.ok(f.a, "submitInput", {
@@ -446,578 +528,636 @@ Deno.test("SubmitInput validates its content: at least one non-empty text block;
     );
     const user = f.model.requests[0]!.messages.at(-1)!;
     assert.deepEqual(user.content.map((b) => b.block.case), ["text", "image"]);
-  });
-});
+  },
+  { vision: true },
+);
 
-Deno.test("input from two frontends is processed in arrival order; GetSessionState counts the completed turns and kernel.state is republished on change", async () => {
-  await using f = await fixture();
-  const id = await twoAttached(f);
-  const states = f.bus.subscribe(["kernel.state"]);
-  const one = await f.ok(f.a, "submitInput", {
-    sessionId: id,
-    content: [{ text: { text: "first" } }],
-  });
-  const two = await f.ok(f.b, "submitInput", {
-    sessionId: id,
-    content: [{ text: { text: "second" } }],
-  });
-  assert.notEqual(one.turnId, two.turnId);
-  assert.ok(
-    await waitFor(async () =>
-      ((await f.ok(f.b, "getSessionState", { sessionId: id }))
-        .state as JsonObject).turnCount === 2
-    ),
-  );
-  const seen: number[] = [];
-  for (;;) {
-    const next = await Promise.race([
-      states.next(),
-      new Promise<undefined>((r) => setTimeout(() => r(undefined), 200)),
-    ]);
-    if (!next || next.done) break;
-    const ev = next.value;
-    assert.equal(ev.payloadType, "pluggableharness.session.v1.SessionState");
-    const s = fromBinary(SessionStateSchema, ev.payload);
-    assert.equal(s.info?.sessionId, id);
-    seen.push(s.turnCount);
-  }
-  states.close();
-  assert.ok(seen.includes(1) && seen.includes(2), `states: ${seen}`);
-  assert.deepEqual(seen, [...seen].sort(), "state turn counts never go back");
-});
-
-Deno.test("ResolvePlanDecision: first response wins, a late answer and an unknown id get distinct errors, ALWAYS without a persister is refused", async () => {
-  await using f = await fixture();
-  const id = await twoAttached(f);
-  await f.ok(f.a, "submitInput", {
-    sessionId: id,
-    content: [{ text: { text: "write a.txt" } }],
-  });
-  const h = f.hub.get(id)!;
-  assert.ok(await waitFor(() => h.pendingPlans.size === 1));
-  const [planItemId] = [...h.pendingPlans.keys()];
-  const always = await f.err(f.b, "resolvePlanDecision", {
-    sessionId: id,
-    planItemId,
-    decision: "CLIENT_DECISION_ALLOW",
-    scope: "PLAN_DECISION_SCOPE_ALWAYS",
-  });
-  assert.equal(always.code, "FAILED_PRECONDITION");
-  assert.match(String(always.message), /cannot persist policy/);
-  const noScope = await f.err(f.b, "resolvePlanDecision", {
-    sessionId: id,
-    planItemId,
-    decision: "CLIENT_DECISION_ALLOW",
-  });
-  assert.equal(noScope.code, "INVALID_ARGUMENT");
-  assert.equal(
-    h.pendingPlans.size,
-    1,
-    "a refused answer leaves the item pending",
-  );
-  // Both frontends answer at once: exactly one wins.
-  const answers = await Promise.all(
-    [f.a, f.b].map((who) =>
-      f.rpc(who, "resolvePlanDecision", {
-        sessionId: id,
-        planItemId,
-        decision: "CLIENT_DECISION_ALLOW",
-        scope: "PLAN_DECISION_SCOPE_ONCE",
-      })
-    ),
-  );
-  assert.equal(answers.filter((r) => r.ok).length, 1);
-  const late = answers.find((r) => r.error)!.error as JsonObject;
-  assert.equal(late.code, "FAILED_PRECONDITION");
-  assert.deepEqual(late.details, ["INVALID_REQUEST"]);
-  assert.match(String(late.message), /already resolved: the first answer won/);
-  const unknown = await f.err(f.a, "resolvePlanDecision", {
-    sessionId: id,
-    planItemId: "no-such-item",
-    decision: "CLIENT_DECISION_DENY",
-    scope: "PLAN_DECISION_SCOPE_ONCE",
-  });
-  assert.equal(unknown.code, "NOT_FOUND");
-  assert.ok(await waitFor(() => f.tool.invocations.length === 1));
-});
-
-Deno.test("ResolvePlanDecision re-validates corrected input against the tool's input_schema (reject, never coerce) and runs the call with valid corrected input", async () => {
-  await using f = await fixture({ persistAlways: true });
-  const id = ((await f.ok(f.a, "createSession", {})).info as JsonObject)
-    .sessionId as string;
-  await f.ok(f.a, "submitInput", {
-    sessionId: id,
-    content: [{ text: { text: "write a.txt" } }],
-  });
-  const h = f.hub.get(id)!;
-  assert.ok(await waitFor(() => h.pendingPlans.size === 1));
-  const [planItemId] = [...h.pendingPlans.keys()];
-  const wrongType = await f.err(f.a, "resolvePlanDecision", {
-    sessionId: id,
-    planItemId,
-    decision: "CLIENT_DECISION_ALLOW",
-    scope: "PLAN_DECISION_SCOPE_ONCE",
-    correctedInput: { path: 42, text: "x" },
-  });
-  assert.equal(wrongType.code, "INVALID_ARGUMENT");
-  assert.match(String(wrongType.message), /\$\.path must be a string/);
-  const missing = await f.err(f.a, "resolvePlanDecision", {
-    sessionId: id,
-    planItemId,
-    decision: "CLIENT_DECISION_ALLOW",
-    scope: "PLAN_DECISION_SCOPE_ONCE",
-    correctedInput: { path: "b.txt" },
-  });
-  assert.match(String(missing.message), /\$\.text is required/);
-  const denyWithInput = await f.err(f.a, "resolvePlanDecision", {
-    sessionId: id,
-    planItemId,
-    decision: "CLIENT_DECISION_DENY",
-    scope: "PLAN_DECISION_SCOPE_ONCE",
-    correctedInput: { path: "b.txt", text: "y" },
-  });
-  assert.match(String(denyWithInput.message), /only valid with decision ALLOW/);
-  await f.ok(f.a, "resolvePlanDecision", {
-    sessionId: id,
-    planItemId,
-    decision: "CLIENT_DECISION_ALLOW",
-    scope: "PLAN_DECISION_SCOPE_ALWAYS",
-    correctedInput: { path: "b.txt", text: "corrected" },
-  });
-  assert.ok(await waitFor(() => f.tool.invocations.length === 1));
-  assert.deepEqual(f.tool.invocations[0]!.input, {
-    path: "b.txt",
-    text: "corrected",
-  });
-});
-
-Deno.test("Interrupt cancels the running turn and the signal its sub-agents cancel with; the session stays open and takes the next input", async () => {
-  await using f = await fixture();
-  const id = ((await f.ok(f.a, "createSession", {})).info as JsonObject)
-    .sessionId as string;
-  await f.ok(f.a, "submitInput", {
-    sessionId: id,
-    content: [{ text: { text: "hang" } }],
-  });
-  const h = f.hub.get(id)!;
-  assert.ok(await waitFor(() => h.running !== undefined));
-  // Sub-agents spawned in a turn are cancelled with its turn signal.
-  assert.ok(await waitFor(() => f.registry.get(id)?.turnSignal !== undefined));
-  const turnSignal = f.registry.get(id)!.turnSignal!;
-  assert.equal(turnSignal.aborted, false);
-  await f.ok(f.a, "interrupt", { sessionId: id });
-  assert.ok(await waitFor(() => h.running === undefined));
-  assert.equal(turnSignal.aborted, true, "the cascade signal fired");
-  const stream = f.rpc(f.a, "streamDeltas", { sessionId: id }, 2);
-  assert.ok(await waitFor(() => h.deltas.size === 1));
-  await f.ok(f.a, "submitInput", {
-    sessionId: id,
-    content: [{ text: { text: "again" } }],
-  });
-  const deltas = (await stream).ok as JsonObject[];
-  assert.equal(deltas.map((d) => d.text).join(""), "echo: again");
-  // Nothing running: Interrupt has nothing to cancel and succeeds.
-  await f.ok(f.a, "interrupt", { sessionId: id });
-});
-
-Deno.test("ResumeSession re-opens a COMPLETED session; a FAILED one attaches replay-only and SubmitInput answers SESSION_REPLAY_ONLY", async () => {
-  await using f = await fixture();
-  const id = ((await f.ok(f.a, "createSession", {})).info as JsonObject)
-    .sessionId as string;
-  await f.hub.close(f.hub.get(id)!, "completed");
-  const resumed = await f.ok(f.b, "resumeSession", { sessionId: id });
-  assert.equal((resumed.info as JsonObject).status, "SESSION_STATUS_RUNNING");
-  assert.ok((resumed.info as JsonObject).endedAt === undefined);
-  await f.ok(f.b, "submitInput", {
-    sessionId: id,
-    content: [{ text: { text: "more" } }],
-  });
-
-  const failed = await f.store.create({ profile: "default" });
-  await failed.setStatus(SessionStatus.FAILED);
-  await failed.close();
-  const info = (await f.ok(f.a, "resumeSession", {
-    sessionId: failed.sessionId,
-  })).info as JsonObject;
-  assert.equal(info.status, "SESSION_STATUS_FAILED");
-  const e = await f.err(f.a, "submitInput", {
-    sessionId: failed.sessionId,
-    content: [{ text: { text: "hi" } }],
-  });
-  assert.equal(e.code, "FAILED_PRECONDITION");
-  assert.deepEqual(e.details, ["SESSION_REPLAY_ONLY"]);
-  // Replay-only still reads: state and the event log.
-  const state = (await f.ok(f.a, "getSessionState", {
-    sessionId: failed.sessionId,
-  })).state as JsonObject;
-  assert.equal((state.info as JsonObject).status, "SESSION_STATUS_FAILED");
-});
-
-Deno.test("AttachSession subscribes to a stored session without re-opening it; DetachSession drops only this frontend", async () => {
-  await using f = await fixture();
-  const stored = await f.store.create({ profile: "default" });
-  await stored.setStatus(SessionStatus.COMPLETED);
-  await stored.close();
-  const info = (await f.ok(f.a, "attachSession", {
-    sessionId: stored.sessionId,
-  })).info as JsonObject;
-  assert.equal(info.status, "SESSION_STATUS_COMPLETED", "not re-opened");
-  const e = await f.err(f.a, "submitInput", {
-    sessionId: stored.sessionId,
-    content: [{ text: { text: "hi" } }],
-  });
-  assert.deepEqual(e.details, ["SESSION_REPLAY_ONLY"]);
-
-  const id = await twoAttached(f);
-  await f.ok(f.b, "detachSession", { sessionId: id });
-  const gone = await f.err(f.b, "getSessionState", { sessionId: id });
-  assert.equal(gone.code, "PERMISSION_DENIED");
-  await f.ok(f.a, "getSessionState", { sessionId: id });
-  const again = await f.err(f.b, "detachSession", { sessionId: id });
-  assert.equal(again.code, "FAILED_PRECONDITION");
-});
-
-Deno.test("ListSessions lists most-recently-started first and filters by status, parent and roots_only", async () => {
-  await using f = await fixture();
-  const root = await f.store.create({ profile: "default" });
-  await root.setStatus(SessionStatus.COMPLETED);
-  const child = await f.store.create({
-    profile: "default",
-    parentSessionId: root.sessionId,
-    depth: 1,
-  });
-  for (const l of [root, child]) await l.close();
-  const ids = async (req: JsonObject) =>
-    ((await f.ok(f.a, "listSessions", req)).sessions as JsonObject[]).map((
-      s,
-    ) => s.sessionId);
-  assert.deepEqual(await ids({}), [child.sessionId, root.sessionId]);
-  assert.deepEqual(await ids({ rootsOnly: true }), [root.sessionId]);
-  assert.deepEqual(await ids({ parentSessionId: root.sessionId }), [
-    child.sessionId,
-  ]);
-  assert.deepEqual(await ids({ status: "SESSION_STATUS_COMPLETED" }), [
-    root.sessionId,
-  ]);
-  const e = await f.err(f.a, "listSessions", {
-    rootsOnly: true,
-    parentSessionId: root.sessionId,
-  });
-  assert.equal(e.code, "INVALID_ARGUMENT");
-});
-
-Deno.test("PublishMetadata upserts with the server-derived producer and LIVE, republished on kernel.metadata; RetractMetadata and the publisher's exit flip to DISCONNECTED, never delete", async () => {
-  await using f = await fixture();
-  const id = await twoAttached(f);
-  const sub = f.bus.subscribe(["kernel.metadata"]);
-  const block = {
-    id: "ci",
-    tone: "TONE_INFO",
-    status: { text: "building" },
-    producer: { name: "spoofed" },
-    liveness: "LIVENESS_DISCONNECTED",
-  };
-  const stored = (await f.ok(f.a, "publishMetadata", { sessionId: id, block }))
-    .block as JsonObject;
-  assert.equal((stored.producer as JsonObject).name, "tui");
-  assert.equal(stored.liveness, "LIVENESS_LIVE");
-  assert.equal(stored.sessionId, id);
-  const ev = (await sub.next()).value!;
-  assert.equal(ev.payloadType, "pluggableharness.metadata.v1.MetadataBlock");
-  assert.equal(fromBinary(MetadataBlockSchema, ev.payload).id, "ci");
-  // Upsert by id; the other frontend sees the same list.
-  await f.ok(f.a, "publishMetadata", {
-    sessionId: id,
-    block: { ...block, status: { text: "passed" }, tone: "TONE_SUCCESS" },
-  });
-  await f.ok(f.b, "publishMetadata", {
-    sessionId: id,
-    block: {
-      id: "cost",
-      tone: "TONE_NEUTRAL",
-      keyValue: { key: "$", value: "0" },
-    },
-  });
-  const listA = await f.ok(f.a, "listMetadata", { sessionId: id });
-  assert.deepEqual(listA, await f.ok(f.b, "listMetadata", { sessionId: id }));
-  assert.deepEqual(
-    (listA.blocks as JsonObject[]).map((b) => [b.id, b.tone]),
-    [["ci", "TONE_SUCCESS"], ["cost", "TONE_NEUTRAL"]],
-  );
-  for (
-    const [bad, pattern] of [
-      [{ tone: "TONE_INFO", status: { text: "x" } }, /block.id is required/],
-      [{ id: "x", status: { text: "x" } }, /needs tone/],
-      [{ id: "x", tone: "TONE_INFO" }, /has no body/],
-    ] as const
-  ) {
-    const e = await f.err(f.a, "publishMetadata", {
+frontendTest(
+  "input from two frontends is processed in arrival order; GetSessionState counts the completed turns and kernel.state is republished on change",
+  async (f) => {
+    const id = await twoAttached(f);
+    const states = f.bus.subscribe(["kernel.state"]);
+    const one = await f.ok(f.a, "submitInput", {
       sessionId: id,
-      block: bad,
+      content: [{ text: { text: "first" } }],
     });
-    assert.equal(e.code, "INVALID_ARGUMENT");
-    assert.match(String(e.message), pattern);
-  }
-  const foreign = await f.err(f.b, "retractMetadata", {
-    sessionId: id,
-    blockId: "ci",
-  });
-  assert.equal(foreign.code, "PERMISSION_DENIED");
-  const retracted = (await f.ok(f.a, "retractMetadata", {
-    sessionId: id,
-    blockId: "ci",
-  })).block as JsonObject;
-  assert.equal(retracted.liveness, "LIVENESS_DISCONNECTED");
-  const missing = await f.err(f.a, "retractMetadata", {
-    sessionId: id,
-    blockId: "nope",
-  });
-  assert.equal(missing.code, "NOT_FOUND");
-  // Frontend b's process exits: its block stays, DISCONNECTED.
-  await f.b.close();
-  assert.ok(
-    await waitFor(() =>
-      f.hub.metadata.list(id).find((b) => b.id === "cost")?.liveness === 2
-    ),
-  );
-  assert.equal(f.hub.metadata.list(id).length, 2, "never deleted");
-  sub.close();
-});
+    const two = await f.ok(f.b, "submitInput", {
+      sessionId: id,
+      content: [{ text: { text: "second" } }],
+    });
+    assert.notEqual(one.turnId, two.turnId);
+    assert.ok(
+      await waitFor(async () =>
+        ((await f.ok(f.b, "getSessionState", { sessionId: id }))
+          .state as JsonObject).turnCount === 2
+      ),
+    );
+    const seen: number[] = [];
+    for (;;) {
+      const next = await Promise.race([
+        states.next(),
+        new Promise<undefined>((r) => setTimeout(() => r(undefined), 200)),
+      ]);
+      if (!next || next.done) break;
+      const ev = next.value;
+      assert.equal(ev.payloadType, "pluggableharness.session.v1.SessionState");
+      const s = fromBinary(SessionStateSchema, ev.payload);
+      assert.equal(s.info?.sessionId, id);
+      seen.push(s.turnCount);
+    }
+    states.close();
+    assert.ok(seen.includes(1) && seen.includes(2), `states: ${seen}`);
+    assert.deepEqual(seen, [...seen].sort(), "state turn counts never go back");
+  },
+);
 
-Deno.test("InvokeSlashCommand and TriggerAction validate and route: unknown command, leading slash, bad arguments, no such action", async () => {
-  await using f = await fixture();
-  const id = ((await f.ok(f.a, "createSession", {})).info as JsonObject)
-    .sessionId as string;
-  const slash = await f.err(f.a, "invokeSlashCommand", {
-    sessionId: id,
-    name: "/model",
-  });
-  assert.equal(slash.code, "INVALID_ARGUMENT");
-  assert.match(String(slash.message), /without the leading slash/);
-  const unknown = await f.err(f.a, "invokeSlashCommand", {
-    sessionId: id,
-    name: "nope",
-  });
-  assert.equal(unknown.code, "NOT_FOUND");
-  assert.match(String(unknown.message), /Unknown slash command "\/nope"/);
-  const badJson = await f.err(f.a, "invokeSlashCommand", {
-    sessionId: id,
-    name: "model",
-    args: "{not json",
-  });
-  assert.equal(badJson.code, "INVALID_ARGUMENT");
-  // A valid command runs through the gate into its provider, no model turn.
-  const turnsBefore = f.model.requests.length;
-  await f.ok(f.a, "invokeSlashCommand", {
-    sessionId: id,
-    name: "model",
-    args: "m2",
-  });
-  assert.deepEqual(f.commands.invocations.map((i) => i.input), [{
-    id: "m2",
-  }]);
-  assert.equal(f.model.requests.length, turnsBefore);
-  const noNode = await f.err(f.a, "triggerAction", {
-    sessionId: id,
-    nodeId: "n1",
-    toolName: "write_file",
-    provider: "fs",
-  });
-  assert.equal(noNode.code, "NOT_FOUND");
-  assert.match(String(noNode.message), /No action node "n1"/);
-  f.hub.recordActions(
-    id,
-    new Map([["n1", { toolName: "write_file", provider: "fs", args: {} }]]),
-  );
-  const changed = await f.err(f.a, "triggerAction", {
-    sessionId: id,
-    nodeId: "n1",
-    toolName: "delete_file",
-    provider: "fs",
-  });
-  assert.equal(changed.code, "INVALID_ARGUMENT");
-  const missing = await f.err(f.a, "triggerAction", { sessionId: id });
-  assert.equal(missing.code, "INVALID_ARGUMENT");
-});
-
-Deno.test("InvokeSlashCommand of a command whose result names a kernel action: /clear attaches the invoking frontend to a new session named in the old one's tool_result; a data-source command may not change the session, an unknown action is named", async () => {
-  await using f = await fixture();
-  const id = await twoAttached(f);
-  const h = f.hub.get(id)!;
-  const cleared = f.rpc(f.a, "invokeSlashCommand", {
-    sessionId: id,
-    name: "clear",
-  });
-  // A resource command: policy asks, and either frontend may answer.
-  assert.ok(await waitFor(() => h.pendingPlans.size === 1));
-  await f.ok(f.b, "resolvePlanDecision", {
-    sessionId: id,
-    planItemId: [...h.pendingPlans.keys()][0],
-    decision: "CLIENT_DECISION_ALLOW",
-    scope: "PLAN_DECISION_SCOPE_ONCE",
-  });
-  assert.ok((await cleared).ok);
-  for (const name of ["sneak", "bogus"]) {
-    await f.ok(f.a, "invokeSlashCommand", { sessionId: id, name });
-  }
-  const results = ((await f.rpc(f.a, "readEvents", {
-    sessionId: id,
-    kinds: ["EVENT_KIND_TOOL_RESULT"],
-  })).ok as JsonObject[]).map((e) =>
-    fromBinary(
-      ToolResultEventSchema,
-      Uint8Array.from(atob(e.payload as string), (c) => c.charCodeAt(0)),
-    ).outcome
-  );
-  assert.equal(results.length, 3);
-  assert.equal(results[0]!.case, "result");
-  const payload = results[0]!.value as { payload: JsonObject };
-  const next = payload.payload.session_id as string;
-  assert.equal(payload.payload.previous_session_id, id);
-  assert.match(String(payload.payload.text), /^New session /);
-  assert.notEqual(next, id);
-  // The invoking frontend is attached to the new session (and still to
-  // the old one); the other frontend only to the old one.
-  const state = (await f.ok(f.a, "getSessionState", { sessionId: next }))
-    .state as JsonObject;
-  assert.equal((state.info as JsonObject).profile, "default");
-  await f.ok(f.a, "getSessionState", { sessionId: id });
-  assert.equal(
-    (await f.err(f.b, "getSessionState", { sessionId: next })).code,
-    "PERMISSION_DENIED",
-  );
-  assert.equal(results[1]!.case, "error");
-  assert.match(
-    String((results[1]!.value as { message: string }).message),
-    /"\/sneak" of provider "commands" is not declared kind resource, so it may not change the session/,
-  );
-  assert.equal(h.agent!.planMode, false);
-  assert.match(
-    String((results[2]!.value as { message: string }).message),
-    /unknown kernel action "format_disk"/,
-  );
-});
-
-Deno.test("TriggerAction runs an action node's tool call through the plan/apply gate: the ask reaches every frontend and the first answer applies it", async () => {
-  await using f = await fixture();
-  const id = await twoAttached(f);
-  f.hub.recordActions(
-    id,
-    new Map([["n2", {
-      toolName: "write_file",
-      provider: "fs",
-      args: { path: "b.txt", text: "x" },
-    }]]),
-  );
-  const triggered = f.rpc(f.a, "triggerAction", {
-    sessionId: id,
-    nodeId: "n2",
-    toolName: "write_file",
-    provider: "fs",
-  });
-  const h = f.hub.get(id)!;
-  assert.ok(await waitFor(() => h.pendingPlans.size === 1));
-  assert.equal(f.tool.invocations.length, 0, "asks before it runs");
-  const [planItemId] = [...h.pendingPlans.keys()];
-  await f.ok(f.b, "resolvePlanDecision", {
-    sessionId: id,
-    planItemId,
-    decision: "CLIENT_DECISION_ALLOW",
-    scope: "PLAN_DECISION_SCOPE_ONCE",
-  });
-  const r = await triggered;
-  assert.ok(r.ok, JSON.stringify(r.error));
-  assert.deepEqual(f.tool.invocations.map((i) => i.input), [{
-    path: "b.txt",
-    text: "x",
-  }]);
-});
-
-Deno.test("when the last frontend detaches, the session goes on headless: a pending ask is settled by on_ask at once instead of waiting for the ask timeout", async () => {
-  await using f = await fixture();
-  const id = ((await f.ok(f.a, "createSession", {})).info as JsonObject)
-    .sessionId as string;
-  await f.ok(f.a, "submitInput", {
-    sessionId: id,
-    content: [{ text: { text: "write c.txt" } }],
-  });
-  const h = f.hub.get(id)!;
-  assert.ok(await waitFor(() => h.pendingPlans.size === 1));
-  await f.ok(f.a, "detachSession", { sessionId: id });
-  // (The ask timeout is 5 minutes: only headless settles it this soon.)
-  assert.ok(await waitFor(() => h.pendingPlans.size === 0, 30_000));
-  await h.queue;
-  assert.equal(f.tool.invocations.length, 0, "the write was denied");
-});
-
-Deno.test("a frontend that crashes while ask_user waits leaves the session headless: the interactive question is settled by on_ask at once and the turn goes on", async () => {
-  await using f = await fixture();
-  const id = ((await f.ok(f.a, "createSession", {})).info as JsonObject)
-    .sessionId as string;
-  await f.ok(f.a, "submitInput", {
-    sessionId: id,
-    content: [{ text: { text: "ask" } }],
-  });
-  assert.ok(await waitFor(() => f.asker.asked === 1));
-  const h = f.hub.get(id)!;
-  await f.a.close(); // the only frontend exits while the question waits
-  // (The ask timeout is 5 minutes: only headless settles it this soon.)
-  assert.ok(await waitFor(() => f.model.requests.length === 2, 30_000));
-  await h.queue;
-  const answer = f.model.requests[1]!.messages.at(-1)!.content
-    .find((b) => b.block.case === "toolResult");
-  assert.match(JSON.stringify(answer), /Nobody can answer in this run/);
-  assert.equal(h.turnCount, 2, "the turn finished after the question");
-});
-
-Deno.test("two frontends attached to one session see identical transcripts on kernel.event.*", async () => {
-  await using f = await fixture();
-  const id = await twoAttached(f);
-  const before = f.bus.subscriberCount;
-  const streams = [f.a, f.b].map((who) =>
-    f.rpc(who, "subscribe", { topicFilters: ["kernel.event.message"] }, 4)
-  );
-  assert.ok(await waitFor(() => f.bus.subscriberCount === before + 2));
-  for (const text of ["one", "two"]) {
+frontendTest(
+  "ResolvePlanDecision: first response wins, a late answer and an unknown id get distinct errors, ALWAYS without a persister is refused",
+  async (f) => {
+    const id = await twoAttached(f);
     await f.ok(f.a, "submitInput", {
       sessionId: id,
-      content: [{ text: { text } }],
+      content: [{ text: { text: "write a.txt" } }],
+    });
+    const h = f.hub.get(id)!;
+    assert.ok(await waitFor(() => h.pendingPlans.size === 1));
+    const [planItemId] = [...h.pendingPlans.keys()];
+    const always = await f.err(f.b, "resolvePlanDecision", {
+      sessionId: id,
+      planItemId,
+      decision: "CLIENT_DECISION_ALLOW",
+      scope: "PLAN_DECISION_SCOPE_ALWAYS",
+    });
+    assert.equal(always.code, "FAILED_PRECONDITION");
+    assert.match(String(always.message), /cannot persist policy/);
+    const noScope = await f.err(f.b, "resolvePlanDecision", {
+      sessionId: id,
+      planItemId,
+      decision: "CLIENT_DECISION_ALLOW",
+    });
+    assert.equal(noScope.code, "INVALID_ARGUMENT");
+    assert.equal(
+      h.pendingPlans.size,
+      1,
+      "a refused answer leaves the item pending",
+    );
+    // Both frontends answer at once: exactly one wins.
+    const answers = await Promise.all(
+      [f.a, f.b].map((who) =>
+        f.rpc(who, "resolvePlanDecision", {
+          sessionId: id,
+          planItemId,
+          decision: "CLIENT_DECISION_ALLOW",
+          scope: "PLAN_DECISION_SCOPE_ONCE",
+        })
+      ),
+    );
+    assert.equal(answers.filter((r) => r.ok).length, 1);
+    const late = answers.find((r) => r.error)!.error as JsonObject;
+    assert.equal(late.code, "FAILED_PRECONDITION");
+    assert.deepEqual(late.details, ["INVALID_REQUEST"]);
+    assert.match(
+      String(late.message),
+      /already resolved: the first answer won/,
+    );
+    const unknown = await f.err(f.a, "resolvePlanDecision", {
+      sessionId: id,
+      planItemId: "no-such-item",
+      decision: "CLIENT_DECISION_DENY",
+      scope: "PLAN_DECISION_SCOPE_ONCE",
+    });
+    assert.equal(unknown.code, "NOT_FOUND");
+    assert.ok(await waitFor(() => f.tool.invocations.length === 1));
+  },
+);
+
+frontendTest(
+  "ResolvePlanDecision re-validates corrected input against the tool's input_schema (reject, never coerce) and runs the call with valid corrected input",
+  async (f) => {
+    const id = ((await f.ok(f.a, "createSession", {})).info as JsonObject)
+      .sessionId as string;
+    await f.ok(f.a, "submitInput", {
+      sessionId: id,
+      content: [{ text: { text: "write a.txt" } }],
+    });
+    const h = f.hub.get(id)!;
+    assert.ok(await waitFor(() => h.pendingPlans.size === 1));
+    const [planItemId] = [...h.pendingPlans.keys()];
+    const wrongType = await f.err(f.a, "resolvePlanDecision", {
+      sessionId: id,
+      planItemId,
+      decision: "CLIENT_DECISION_ALLOW",
+      scope: "PLAN_DECISION_SCOPE_ONCE",
+      correctedInput: { path: 42, text: "x" },
+    });
+    assert.equal(wrongType.code, "INVALID_ARGUMENT");
+    assert.match(String(wrongType.message), /\$\.path must be a string/);
+    const missing = await f.err(f.a, "resolvePlanDecision", {
+      sessionId: id,
+      planItemId,
+      decision: "CLIENT_DECISION_ALLOW",
+      scope: "PLAN_DECISION_SCOPE_ONCE",
+      correctedInput: { path: "b.txt" },
+    });
+    assert.match(String(missing.message), /\$\.text is required/);
+    const denyWithInput = await f.err(f.a, "resolvePlanDecision", {
+      sessionId: id,
+      planItemId,
+      decision: "CLIENT_DECISION_DENY",
+      scope: "PLAN_DECISION_SCOPE_ONCE",
+      correctedInput: { path: "b.txt", text: "y" },
+    });
+    assert.match(
+      String(denyWithInput.message),
+      /only valid with decision ALLOW/,
+    );
+    await f.ok(f.a, "resolvePlanDecision", {
+      sessionId: id,
+      planItemId,
+      decision: "CLIENT_DECISION_ALLOW",
+      scope: "PLAN_DECISION_SCOPE_ALWAYS",
+      correctedInput: { path: "b.txt", text: "corrected" },
+    });
+    assert.ok(await waitFor(() => f.tool.invocations.length === 1));
+    assert.deepEqual(f.tool.invocations[0]!.input, {
+      path: "b.txt",
+      text: "corrected",
+    });
+  },
+  { persistAlways: true },
+);
+
+frontendTest(
+  "Interrupt cancels the running turn and the signal its sub-agents cancel with; the session stays open and takes the next input",
+  async (f) => {
+    const id = ((await f.ok(f.a, "createSession", {})).info as JsonObject)
+      .sessionId as string;
+    await f.ok(f.a, "submitInput", {
+      sessionId: id,
+      content: [{ text: { text: "hang" } }],
+    });
+    const h = f.hub.get(id)!;
+    assert.ok(await waitFor(() => h.running !== undefined));
+    // Sub-agents spawned in a turn are cancelled with its turn signal.
+    assert.ok(
+      await waitFor(() => f.registry.get(id)?.turnSignal !== undefined),
+    );
+    const turnSignal = f.registry.get(id)!.turnSignal!;
+    assert.equal(turnSignal.aborted, false);
+    await f.ok(f.a, "interrupt", { sessionId: id });
+    assert.ok(await waitFor(() => h.running === undefined));
+    assert.equal(turnSignal.aborted, true, "the cascade signal fired");
+    const stream = f.rpc(f.a, "streamDeltas", { sessionId: id }, 2);
+    assert.ok(await waitFor(() => h.deltas.size === 1));
+    await f.ok(f.a, "submitInput", {
+      sessionId: id,
+      content: [{ text: { text: "again" } }],
+    });
+    const deltas = (await stream).ok as JsonObject[];
+    assert.equal(deltas.map((d) => d.text).join(""), "echo: again");
+    // Nothing running: Interrupt has nothing to cancel and succeeds.
+    await f.ok(f.a, "interrupt", { sessionId: id });
+  },
+);
+
+frontendTest(
+  "ResumeSession re-opens a COMPLETED session; a FAILED one attaches replay-only and SubmitInput answers SESSION_REPLAY_ONLY",
+  async (f) => {
+    const id = ((await f.ok(f.a, "createSession", {})).info as JsonObject)
+      .sessionId as string;
+    await f.hub.close(f.hub.get(id)!, "completed");
+    const resumed = await f.ok(f.b, "resumeSession", { sessionId: id });
+    assert.equal((resumed.info as JsonObject).status, "SESSION_STATUS_RUNNING");
+    assert.ok((resumed.info as JsonObject).endedAt === undefined);
+    await f.ok(f.b, "submitInput", {
+      sessionId: id,
+      content: [{ text: { text: "more" } }],
+    });
+
+    const failed = await f.store.create({ profile: "default" });
+    await failed.setStatus(SessionStatus.FAILED);
+    await failed.close();
+    const info = (await f.ok(f.a, "resumeSession", {
+      sessionId: failed.sessionId,
+    })).info as JsonObject;
+    assert.equal(info.status, "SESSION_STATUS_FAILED");
+    const e = await f.err(f.a, "submitInput", {
+      sessionId: failed.sessionId,
+      content: [{ text: { text: "hi" } }],
+    });
+    assert.equal(e.code, "FAILED_PRECONDITION");
+    assert.deepEqual(e.details, ["SESSION_REPLAY_ONLY"]);
+    // Replay-only still reads: state and the event log.
+    const state = (await f.ok(f.a, "getSessionState", {
+      sessionId: failed.sessionId,
+    })).state as JsonObject;
+    assert.equal((state.info as JsonObject).status, "SESSION_STATUS_FAILED");
+  },
+);
+
+frontendTest(
+  "AttachSession subscribes to a stored session without re-opening it; DetachSession drops only this frontend",
+  async (f) => {
+    const stored = await f.store.create({ profile: "default" });
+    await stored.setStatus(SessionStatus.COMPLETED);
+    await stored.close();
+    const info = (await f.ok(f.a, "attachSession", {
+      sessionId: stored.sessionId,
+    })).info as JsonObject;
+    assert.equal(info.status, "SESSION_STATUS_COMPLETED", "not re-opened");
+    const e = await f.err(f.a, "submitInput", {
+      sessionId: stored.sessionId,
+      content: [{ text: { text: "hi" } }],
+    });
+    assert.deepEqual(e.details, ["SESSION_REPLAY_ONLY"]);
+
+    const id = await twoAttached(f);
+    await f.ok(f.b, "detachSession", { sessionId: id });
+    const gone = await f.err(f.b, "getSessionState", { sessionId: id });
+    assert.equal(gone.code, "PERMISSION_DENIED");
+    await f.ok(f.a, "getSessionState", { sessionId: id });
+    const again = await f.err(f.b, "detachSession", { sessionId: id });
+    assert.equal(again.code, "FAILED_PRECONDITION");
+  },
+);
+
+frontendTest(
+  "ListSessions lists most-recently-started first and filters by status, parent and roots_only",
+  async (f) => {
+    const root = await f.store.create({ profile: "default" });
+    await root.setStatus(SessionStatus.COMPLETED);
+    const child = await f.store.create({
+      profile: "default",
+      parentSessionId: root.sessionId,
+      depth: 1,
+    });
+    for (const l of [root, child]) await l.close();
+    const ids = async (req: JsonObject) =>
+      ((await f.ok(f.a, "listSessions", req)).sessions as JsonObject[]).map((
+        s,
+      ) => s.sessionId);
+    assert.deepEqual(await ids({}), [child.sessionId, root.sessionId]);
+    assert.deepEqual(await ids({ rootsOnly: true }), [root.sessionId]);
+    assert.deepEqual(await ids({ parentSessionId: root.sessionId }), [
+      child.sessionId,
+    ]);
+    assert.deepEqual(await ids({ status: "SESSION_STATUS_COMPLETED" }), [
+      root.sessionId,
+    ]);
+    const e = await f.err(f.a, "listSessions", {
+      rootsOnly: true,
+      parentSessionId: root.sessionId,
+    });
+    assert.equal(e.code, "INVALID_ARGUMENT");
+  },
+);
+
+frontendTest(
+  "PublishMetadata upserts with the server-derived producer and LIVE, republished on kernel.metadata; RetractMetadata and the publisher's exit flip to DISCONNECTED, never delete",
+  async (f) => {
+    const id = await twoAttached(f);
+    const sub = f.bus.subscribe(["kernel.metadata"]);
+    const block = {
+      id: "ci",
+      tone: "TONE_INFO",
+      status: { text: "building" },
+      producer: { name: "spoofed" },
+      liveness: "LIVENESS_DISCONNECTED",
+    };
+    const stored =
+      (await f.ok(f.a, "publishMetadata", { sessionId: id, block }))
+        .block as JsonObject;
+    assert.equal((stored.producer as JsonObject).name, "tui");
+    assert.equal(stored.liveness, "LIVENESS_LIVE");
+    assert.equal(stored.sessionId, id);
+    const ev = (await sub.next()).value!;
+    assert.equal(ev.payloadType, "pluggableharness.metadata.v1.MetadataBlock");
+    assert.equal(fromBinary(MetadataBlockSchema, ev.payload).id, "ci");
+    // Upsert by id; the other frontend sees the same list.
+    await f.ok(f.a, "publishMetadata", {
+      sessionId: id,
+      block: { ...block, status: { text: "passed" }, tone: "TONE_SUCCESS" },
+    });
+    await f.ok(f.b, "publishMetadata", {
+      sessionId: id,
+      block: {
+        id: "cost",
+        tone: "TONE_NEUTRAL",
+        keyValue: { key: "$", value: "0" },
+      },
+    });
+    const listA = await f.ok(f.a, "listMetadata", { sessionId: id });
+    assert.deepEqual(listA, await f.ok(f.b, "listMetadata", { sessionId: id }));
+    assert.deepEqual(
+      (listA.blocks as JsonObject[]).map((b) => [b.id, b.tone]),
+      [["ci", "TONE_SUCCESS"], ["cost", "TONE_NEUTRAL"]],
+    );
+    for (
+      const [bad, pattern] of [
+        [{ tone: "TONE_INFO", status: { text: "x" } }, /block.id is required/],
+        [{ id: "x", status: { text: "x" } }, /needs tone/],
+        [{ id: "x", tone: "TONE_INFO" }, /has no body/],
+      ] as const
+    ) {
+      const e = await f.err(f.a, "publishMetadata", {
+        sessionId: id,
+        block: bad,
+      });
+      assert.equal(e.code, "INVALID_ARGUMENT");
+      assert.match(String(e.message), pattern);
+    }
+    const foreign = await f.err(f.b, "retractMetadata", {
+      sessionId: id,
+      blockId: "ci",
+    });
+    assert.equal(foreign.code, "PERMISSION_DENIED");
+    const retracted = (await f.ok(f.a, "retractMetadata", {
+      sessionId: id,
+      blockId: "ci",
+    })).block as JsonObject;
+    assert.equal(retracted.liveness, "LIVENESS_DISCONNECTED");
+    const missing = await f.err(f.a, "retractMetadata", {
+      sessionId: id,
+      blockId: "nope",
+    });
+    assert.equal(missing.code, "NOT_FOUND");
+    // Frontend b's process exits: its block stays, DISCONNECTED.
+    await f.b.close();
+    assert.ok(
+      await waitFor(() =>
+        f.hub.metadata.list(id).find((b) => b.id === "cost")?.liveness === 2
+      ),
+    );
+    assert.equal(f.hub.metadata.list(id).length, 2, "never deleted");
+    sub.close();
+  },
+  { ends: "b" },
+);
+
+frontendTest(
+  "InvokeSlashCommand and TriggerAction validate and route: unknown command, leading slash, bad arguments, no such action",
+  async (f) => {
+    const id = ((await f.ok(f.a, "createSession", {})).info as JsonObject)
+      .sessionId as string;
+    const slash = await f.err(f.a, "invokeSlashCommand", {
+      sessionId: id,
+      name: "/model",
+    });
+    assert.equal(slash.code, "INVALID_ARGUMENT");
+    assert.match(String(slash.message), /without the leading slash/);
+    const unknown = await f.err(f.a, "invokeSlashCommand", {
+      sessionId: id,
+      name: "nope",
+    });
+    assert.equal(unknown.code, "NOT_FOUND");
+    assert.match(String(unknown.message), /Unknown slash command "\/nope"/);
+    const badJson = await f.err(f.a, "invokeSlashCommand", {
+      sessionId: id,
+      name: "model",
+      args: "{not json",
+    });
+    assert.equal(badJson.code, "INVALID_ARGUMENT");
+    // A valid command runs through the gate into its provider, no model turn.
+    const turnsBefore = f.model.requests.length;
+    await f.ok(f.a, "invokeSlashCommand", {
+      sessionId: id,
+      name: "model",
+      args: "m2",
+    });
+    assert.deepEqual(f.commands.invocations.map((i) => i.input), [{
+      id: "m2",
+    }]);
+    assert.equal(f.model.requests.length, turnsBefore);
+    const noNode = await f.err(f.a, "triggerAction", {
+      sessionId: id,
+      nodeId: "n1",
+      toolName: "write_file",
+      provider: "fs",
+    });
+    assert.equal(noNode.code, "NOT_FOUND");
+    assert.match(String(noNode.message), /No action node "n1"/);
+    f.hub.recordActions(
+      id,
+      new Map([["n1", { toolName: "write_file", provider: "fs", args: {} }]]),
+    );
+    const changed = await f.err(f.a, "triggerAction", {
+      sessionId: id,
+      nodeId: "n1",
+      toolName: "delete_file",
+      provider: "fs",
+    });
+    assert.equal(changed.code, "INVALID_ARGUMENT");
+    const missing = await f.err(f.a, "triggerAction", { sessionId: id });
+    assert.equal(missing.code, "INVALID_ARGUMENT");
+  },
+);
+
+frontendTest(
+  "InvokeSlashCommand of a command whose result names a kernel action: /clear attaches the invoking frontend to a new session named in the old one's tool_result; a data-source command may not change the session, an unknown action is named",
+  async (f) => {
+    const id = await twoAttached(f);
+    const h = f.hub.get(id)!;
+    const cleared = f.rpc(f.a, "invokeSlashCommand", {
+      sessionId: id,
+      name: "clear",
+    });
+    // A resource command: policy asks, and either frontend may answer.
+    assert.ok(await waitFor(() => h.pendingPlans.size === 1));
+    await f.ok(f.b, "resolvePlanDecision", {
+      sessionId: id,
+      planItemId: [...h.pendingPlans.keys()][0],
+      decision: "CLIENT_DECISION_ALLOW",
+      scope: "PLAN_DECISION_SCOPE_ONCE",
+    });
+    assert.ok((await cleared).ok);
+    for (const name of ["sneak", "bogus"]) {
+      await f.ok(f.a, "invokeSlashCommand", { sessionId: id, name });
+    }
+    const results = ((await f.rpc(f.a, "readEvents", {
+      sessionId: id,
+      kinds: ["EVENT_KIND_TOOL_RESULT"],
+    })).ok as JsonObject[]).map((e) =>
+      fromBinary(
+        ToolResultEventSchema,
+        Uint8Array.from(atob(e.payload as string), (c) => c.charCodeAt(0)),
+      ).outcome
+    );
+    assert.equal(results.length, 3);
+    assert.equal(results[0]!.case, "result");
+    const payload = results[0]!.value as { payload: JsonObject };
+    const next = payload.payload.session_id as string;
+    assert.equal(payload.payload.previous_session_id, id);
+    assert.match(String(payload.payload.text), /^New session /);
+    assert.notEqual(next, id);
+    // The invoking frontend is attached to the new session (and still to
+    // the old one); the other frontend only to the old one.
+    const state = (await f.ok(f.a, "getSessionState", { sessionId: next }))
+      .state as JsonObject;
+    assert.equal((state.info as JsonObject).profile, "default");
+    await f.ok(f.a, "getSessionState", { sessionId: id });
+    assert.equal(
+      (await f.err(f.b, "getSessionState", { sessionId: next })).code,
+      "PERMISSION_DENIED",
+    );
+    assert.equal(results[1]!.case, "error");
+    assert.match(
+      String((results[1]!.value as { message: string }).message),
+      /"\/sneak" of provider "commands" is not declared kind resource, so it may not change the session/,
+    );
+    assert.equal(h.agent!.planMode, false);
+    assert.match(
+      String((results[2]!.value as { message: string }).message),
+      /unknown kernel action "format_disk"/,
+    );
+  },
+);
+
+frontendTest(
+  "TriggerAction runs an action node's tool call through the plan/apply gate: the ask reaches every frontend and the first answer applies it",
+  async (f) => {
+    const id = await twoAttached(f);
+    f.hub.recordActions(
+      id,
+      new Map([["n2", {
+        toolName: "write_file",
+        provider: "fs",
+        args: { path: "b.txt", text: "x" },
+      }]]),
+    );
+    const triggered = f.rpc(f.a, "triggerAction", {
+      sessionId: id,
+      nodeId: "n2",
+      toolName: "write_file",
+      provider: "fs",
+    });
+    const h = f.hub.get(id)!;
+    assert.ok(await waitFor(() => h.pendingPlans.size === 1));
+    assert.equal(f.tool.invocations.length, 0, "asks before it runs");
+    const [planItemId] = [...h.pendingPlans.keys()];
+    await f.ok(f.b, "resolvePlanDecision", {
+      sessionId: id,
+      planItemId,
+      decision: "CLIENT_DECISION_ALLOW",
+      scope: "PLAN_DECISION_SCOPE_ONCE",
+    });
+    const r = await triggered;
+    assert.ok(r.ok, JSON.stringify(r.error));
+    assert.deepEqual(f.tool.invocations.map((i) => i.input), [{
+      path: "b.txt",
+      text: "x",
+    }]);
+  },
+);
+
+frontendTest(
+  "when the last frontend detaches, the session goes on headless: a pending ask is settled by on_ask at once instead of waiting for the ask timeout",
+  async (f) => {
+    const id = ((await f.ok(f.a, "createSession", {})).info as JsonObject)
+      .sessionId as string;
+    await f.ok(f.a, "submitInput", {
+      sessionId: id,
+      content: [{ text: { text: "write c.txt" } }],
+    });
+    const h = f.hub.get(id)!;
+    assert.ok(await waitFor(() => h.pendingPlans.size === 1));
+    await f.ok(f.a, "detachSession", { sessionId: id });
+    // (The ask timeout is 5 minutes: only headless settles it this soon.)
+    assert.ok(await waitFor(() => h.pendingPlans.size === 0, 30_000));
+    await h.queue;
+    assert.equal(f.tool.invocations.length, 0, "the write was denied");
+  },
+);
+
+frontendTest(
+  "a frontend that crashes while ask_user waits leaves the session headless: the interactive question is settled by on_ask at once and the turn goes on",
+  async (f) => {
+    const id = ((await f.ok(f.a, "createSession", {})).info as JsonObject)
+      .sessionId as string;
+    await f.ok(f.a, "submitInput", {
+      sessionId: id,
+      content: [{ text: { text: "ask" } }],
+    });
+    assert.ok(await waitFor(() => f.asker.asked === 1));
+    const h = f.hub.get(id)!;
+    await f.a.close(); // the only frontend exits while the question waits
+    // (The ask timeout is 5 minutes: only headless settles it this soon.)
+    assert.ok(await waitFor(() => f.model.requests.length === 2, 30_000));
+    await h.queue;
+    const answer = f.model.requests[1]!.messages.at(-1)!.content
+      .find((b) => b.block.case === "toolResult");
+    assert.match(JSON.stringify(answer), /Nobody can answer in this run/);
+    assert.equal(h.turnCount, 2, "the turn finished after the question");
+  },
+  { ends: "a" },
+);
+
+frontendTest(
+  "two frontends attached to one session see identical transcripts on kernel.event.*",
+  async (f) => {
+    const id = await twoAttached(f);
+    const before = f.bus.subscriberCount;
+    const streams = [f.a, f.b].map((who) =>
+      f.rpc(who, "subscribe", { topicFilters: ["kernel.event.message"] }, 4)
+    );
+    assert.ok(await waitFor(() => f.bus.subscriberCount === before + 2));
+    for (const text of ["one", "two"]) {
+      await f.ok(f.a, "submitInput", {
+        sessionId: id,
+        content: [{ text: { text } }],
+      });
+    }
+    const [ta, tb] = await Promise.all(streams);
+    const view = (r: JsonObject | undefined) =>
+      (r!.ok as JsonObject[]).map((e) => [e.sequence, e.payload]);
+    assert.equal(view(ta).length, 4, "two prompts and two replies");
+    assert.deepEqual(view(ta), view(tb));
+    const seqs = view(ta).map(([s]) => Number(s));
+    assert.deepEqual(seqs, [...seqs].sort((x, y) => x - y));
+  },
+);
+
+frontendTest(
+  "killing a frontend mid-turn loses nothing: the turn waits on its plan item, and the other frontend's answer completes it",
+  async (f) => {
+    const id = await twoAttached(f);
+    await f.ok(f.a, "submitInput", {
+      sessionId: id,
+      content: [{ text: { text: "write kept.txt" } }],
+    });
+    const h = f.hub.get(id)!;
+    assert.ok(await waitFor(() => h.pendingPlans.size === 1));
+    await f.a.close(); // the frontend that typed the input exits mid-turn
+    assert.ok(await waitFor(() => h.attached.size === 1));
+    const [planItemId] = [...h.pendingPlans.keys()];
+    await f.ok(f.b, "resolvePlanDecision", {
+      sessionId: id,
+      planItemId,
+      decision: "CLIENT_DECISION_ALLOW",
+      scope: "PLAN_DECISION_SCOPE_ONCE",
+    });
+    assert.ok(
+      await waitFor(async () =>
+        ((await f.ok(f.b, "getSessionState", { sessionId: id }))
+          .state as JsonObject).turnCount === 2
+      ),
+    );
+    assert.deepEqual(f.tool.invocations.map((i) => i.input.path), [
+      "kept.txt",
+    ]);
+  },
+  { ends: "a" },
+);
+
+/**
+ * Every step above runs against fresh sessions, bus and hub; the launched
+ * plugins are shared.
+ */
+Deno.test("the frontend RPCs through the real transport", async (t) => {
+  await using probes = await launchProbes();
+  for (const step of STEPS) {
+    await t.step(step.name, async () => {
+      await using f = await fixture(probes, step.options);
+      await step.fn(f);
     });
   }
-  const [ta, tb] = await Promise.all(streams);
-  const view = (r: JsonObject | undefined) =>
-    (r!.ok as JsonObject[]).map((e) => [e.sequence, e.payload]);
-  assert.equal(view(ta).length, 4, "two prompts and two replies");
-  assert.deepEqual(view(ta), view(tb));
-  const seqs = view(ta).map(([s]) => Number(s));
-  assert.deepEqual(seqs, [...seqs].sort((x, y) => x - y));
-});
-
-Deno.test("killing a frontend mid-turn loses nothing: the turn waits on its plan item, and the other frontend's answer completes it", async () => {
-  await using f = await fixture();
-  const id = await twoAttached(f);
-  await f.ok(f.a, "submitInput", {
-    sessionId: id,
-    content: [{ text: { text: "write kept.txt" } }],
-  });
-  const h = f.hub.get(id)!;
-  assert.ok(await waitFor(() => h.pendingPlans.size === 1));
-  await f.a.close(); // the frontend that typed the input exits mid-turn
-  assert.ok(await waitFor(() => h.attached.size === 1));
-  const [planItemId] = [...h.pendingPlans.keys()];
-  await f.ok(f.b, "resolvePlanDecision", {
-    sessionId: id,
-    planItemId,
-    decision: "CLIENT_DECISION_ALLOW",
-    scope: "PLAN_DECISION_SCOPE_ONCE",
-  });
-  assert.ok(
-    await waitFor(async () =>
-      ((await f.ok(f.b, "getSessionState", { sessionId: id }))
-        .state as JsonObject).turnCount === 2
-    ),
-  );
-  assert.deepEqual(f.tool.invocations.map((i) => i.input.path), [
-    "kept.txt",
-  ]);
 });

@@ -28,7 +28,13 @@ async function busyConnectionClosed(): Promise<Deno.CommandStatus | undefined> {
     reader.releaseLock();
     const channel = dial("unix", socket);
     const health = createClient(Health, channel);
-    for (let i = 0; i < 2000; i++) await health.check({ service: "plugin" });
+    // 2000 calls, 25 in flight at a time: the same streams on the one
+    // connection in a fraction of the round trips.
+    for (let i = 0; i < 2000; i += 25) {
+      await Promise.all(
+        Array.from({ length: 25 }, () => health.check({ service: "plugin" })),
+      );
+    }
     channel.close(); // GOAWAY on a busy connection
     return await Promise.race([
       server.status,

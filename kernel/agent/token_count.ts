@@ -6,7 +6,9 @@
  *
  * The CountTokens callback (`KernelServices.countTokens`), the context
  * chain's `history_tokens` and the session's `context-usage` all count
- * through here.
+ * through here. A session counts its history through a
+ * {@linkcode HistoryTokenCounter}, which asks the provider only about the
+ * messages that are new since the last turn.
  *
  * @module
  */
@@ -137,4 +139,155 @@ export async function countTokensOrFallback(
     if (signal?.aborted) throw err;
     return countRequestTokens(new Map(), request);
   }
+}
+
+/** The messages of one count, as the history held them, and their tokens. */
+interface CountedRun {
+  /** The messages, by identity (history messages are never edited in place). */
+  readonly messages: readonly Message[];
+  /** Each message's number of content blocks when counted (a cheap guard). */
+  readonly blocks: readonly number[];
+  /** Their tokens. */
+  readonly count: number;
+  /** `true` when the provider's tokenizer counted them. */
+  readonly exact: boolean;
+}
+
+/**
+ * Counts a session's history turn after turn, asking the model provider
+ * only about the messages that are new since the last count.
+ *
+ * The history grows at its end (a turn appends the assistant message and
+ * its tool results), so the counter keeps the runs of messages it counted,
+ * in order, with their counts. A turn reuses every run whose messages are
+ * still the history's, by identity, from the start, and counts the rest in
+ * one request; a compaction or any replaced message ends the reuse there.
+ * Switching the model (the router's fallback) starts over.
+ *
+ * The total is the sum of the runs' counts; it is `exact` when every run was
+ * counted by the provider's tokenizer. A run counted with the fallback
+ * formula because the provider failed is not kept: the next turn asks again
+ * (with the new messages). A provider with no tokenizer for the model is
+ * asked once per message run, as before.
+ *
+ * A vendor count is of a whole would-be request, so a vendor that adds a
+ * fixed framing per request counts that framing once per run: the sum
+ * exceeds a single count of the whole history by that framing for each run
+ * after the first (for the openai plugin's chat format, the 3-token reply
+ * primer per turn).
+ *
+ * @example Usage
+ * ```ts
+ * import { HistoryTokenCounter } from "@ph/agent/kernel";
+ * import assert from "node:assert/strict";
+ * const counter = new HistoryTokenCounter();
+ * const n = await counter.count(new Map(), {
+ *   provider: "none",
+ *   modelId: "x",
+ *   messages: [],
+ * });
+ * assert.deepEqual(n, { count: 0, exact: false });
+ * ```
+ */
+export class HistoryTokenCounter {
+  #model = "";
+  #runs: CountedRun[] = [];
+  #requests = 0;
+
+  /** Requests sent to a provider's `CountTokens` so far (for tests and benchmarks). */
+  get requests(): number {
+    return this.#requests;
+  }
+
+  /**
+   * Counts `request.messages` (the history; `sections` are not part of it
+   * and must be absent), reusing the counts of the messages it counted
+   * before.
+   *
+   * @param models The launched model providers by local name.
+   * @param request The provider, model and history.
+   * @param signal Cancels the count (then it throws).
+   * @returns The count, `exact` when every part was counted by the provider.
+   * @throws {TypeError} When `request.sections` is given.
+   */
+  async count(
+    models: ReadonlyMap<string, ModelEndpoint>,
+    request: TokenCountRequest,
+    signal?: AbortSignal,
+  ): Promise<TokenCount> {
+    if (request.sections?.length) {
+      throw new TypeError("HistoryTokenCounter counts messages only");
+    }
+    const model = `${request.provider}\u0000${request.modelId}`;
+    if (model !== this.#model) {
+      this.#model = model;
+      this.#runs = [];
+    }
+    const messages = request.messages;
+    let at = 0;
+    let kept = 0;
+    for (const run of this.#runs) {
+      if (!runMatches(run, messages, at)) break;
+      at += run.messages.length;
+      kept++;
+    }
+    this.#runs.length = kept;
+    let count = 0;
+    let exact = true;
+    for (const run of this.#runs) {
+      count += run.count;
+      exact &&= run.exact;
+    }
+    const rest = messages.slice(at);
+    if (rest.length === 0) return { count, exact: exact && at > 0 };
+    const part = await this.#countNew(models, request, rest, signal);
+    return { count: count + part.count, exact: exact && part.exact };
+  }
+
+  async #countNew(
+    models: ReadonlyMap<string, ModelEndpoint>,
+    request: TokenCountRequest,
+    messages: readonly Message[],
+    signal: AbortSignal | undefined,
+  ): Promise<TokenCount> {
+    const part = { provider: request.provider, modelId: request.modelId };
+    let counted: TokenCount;
+    let keep = true;
+    try {
+      if (models.get(request.provider)?.countTokens) this.#requests++;
+      counted = await countRequestTokens(
+        models,
+        { ...part, messages },
+        signal,
+      );
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      counted = await countRequestTokens(new Map(), { ...part, messages });
+      keep = false;
+    }
+    if (keep) {
+      this.#runs.push({
+        messages,
+        blocks: messages.map((m) => m.content.length),
+        count: counted.count,
+        exact: counted.exact,
+      });
+    }
+    return counted;
+  }
+}
+
+function runMatches(
+  run: CountedRun,
+  messages: readonly Message[],
+  at: number,
+): boolean {
+  if (at + run.messages.length > messages.length) return false;
+  for (let i = 0; i < run.messages.length; i++) {
+    const m = messages[at + i]!;
+    if (m !== run.messages[i] || m.content.length !== run.blocks[i]) {
+      return false;
+    }
+  }
+  return true;
 }

@@ -52,7 +52,7 @@ import {
   stopReasonText,
 } from "./model_call.ts";
 import { sectionTokens } from "./provider_context.ts";
-import { countTokensOrFallback } from "./token_count.ts";
+import { HistoryTokenCounter } from "./token_count.ts";
 import {
   type CompactionOutcome,
   recordCompaction,
@@ -120,6 +120,8 @@ export class TurnDriver {
   #forced: PromiseWithResolvers<CompactionOutcome>[] = [];
   /** The last reported fill band. */
   #band: UsageBand = "comfortable";
+  /** The history's token counts, kept so a turn counts only new messages. */
+  #historyTokens = new HistoryTokenCounter();
 
   /**
    * Creates the driver of a session.
@@ -397,7 +399,7 @@ export class TurnDriver {
     const forced = this.#forced;
     this.#forced = [];
     const target = { provider: choice.model.provider, id: choice.model.id };
-    const before = await countTokensOrFallback(core.deps.models, {
+    const before = await this.#historyTokens.count(core.deps.models, {
       provider: target.provider,
       modelId: target.id,
       messages: core.history,
@@ -444,7 +446,7 @@ export class TurnDriver {
           : NO_COMPACTOR_REASON),
     };
     if (assembled.rewrittenBy !== undefined) {
-      const after = await countTokensOrFallback(core.deps.models, {
+      const after = await this.#historyTokens.count(core.deps.models, {
         provider: target.provider,
         modelId: target.id,
         messages: assembled.messages,

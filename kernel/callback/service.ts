@@ -246,12 +246,17 @@ function frontendHandlers(
   identity: PluginIdentity,
 ): FrontendHandlers {
   let bound: FrontendHandlers | undefined;
+  let boundTo: FrontendSurface | undefined;
   const out: Record<string, unknown> = {};
   for (const [method, rpc] of Object.entries(FRONTEND_RPCS)) {
     out[method] = (req: unknown, ctx: unknown) => {
       const surface = services.frontend;
       if (!surface) return unimplemented(rpc, FRONTEND_MISSING);
-      bound ??= surface.handlers(identity);
+      if (boundTo !== surface || !bound) {
+        // Bound once per surface (a test swaps the hub between steps).
+        bound = surface.handlers(identity);
+        boundTo = surface;
+      }
       return (bound[method as FrontendRpc] as (
         req: unknown,
         ctx: unknown,

@@ -7,6 +7,7 @@ import { createClient, dial } from "../../proto/grpc_adapter.ts";
 import { KernelCallbackService } from "../../proto/gen/pluggableharness/kernel/v1/service_pb.ts";
 import { EventKind } from "../../proto/gen/pluggableharness/kernel/v1/types_pb.ts";
 import { LogLevel } from "../../proto/gen/pluggableharness/log/v1/types_pb.ts";
+import { ToolService } from "../../proto/gen/pluggableharness/tool/v1/service_pb.ts";
 import { readManifest } from "../../plugins/sdk/mod.ts";
 import { CALLBACK_SOCKET_NAME } from "./host.ts";
 import { EventBus } from "../bus/event_bus.ts";
@@ -22,9 +23,11 @@ const store = new SqliteSessionStore({
   keyPath: `${dir}/key/installation.key`,
 });
 const sessions = new SessionRegistry();
+// The plugins' runtime directories under ours: the first launch's is p1.
 const host = new PluginHost({
   env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" },
   services: { sessions, bus },
+  runtimeDir: `${dir}/run`,
 });
 const manifest = await readManifest(
   new URL("../../plugins/echo/plugin.json", import.meta.url),
@@ -41,12 +44,17 @@ sessions.register({
 });
 sessions.grant(echo.identity, session.sessionId);
 
-// Dial the plugin's callback endpoint exactly as the plugin does.
-const cmdline = await Deno.readTextFile(`/proc/${echo.pid}/cmdline`);
-const socketDir = /--allow-read=([^\0,]+)/.exec(cmdline)![1]!;
+// The callback endpoint is opened after the launch returns: one callback
+// through the plugin (its `tokens` tool asks the kernel's CountTokens) shows
+// that it is up. Then dial it exactly as the plugin does.
+for await (
+  const _ of echo.client(ToolService).invoke({
+    call: { id: "warm", toolName: "tokens", arguments: { text: "warm" } },
+  })
+);
 const kernel = createClient(
   KernelCallbackService,
-  dial("unix", `${socketDir}/${CALLBACK_SOCKET_NAME}`),
+  dial("unix", `${dir}/run/p1/${CALLBACK_SOCKET_NAME}`),
 );
 const payload = new Uint8Array(1024).fill(7);
 
