@@ -83,6 +83,7 @@ import { telemetrySettingsOf } from "./telemetry/plan_settings.ts";
 import { SessionRegistry } from "./state/session_registry.ts";
 import type { SessionStore } from "./state/session_store.ts";
 import {
+  type JudgeOutcome,
   type Kernel,
   type KernelSession,
   type KernelSessionOptions,
@@ -104,6 +105,7 @@ import {
   plainEnvOf,
 } from "./_providers.ts";
 import { stateLocationsOf } from "./open_sessions.ts";
+import { judgeLoop, type JudgeProfile, judgeRoundsOf } from "./_judge_loop.ts";
 
 function promptResultOf(r: SendResult): PromptResult {
   return {
@@ -398,8 +400,22 @@ class KernelImpl implements Kernel {
     prompt: string | undefined,
     options: KernelSessionOptions = {},
   ): SessionRun<SessionOutcome> {
+    let judge: JudgeProfile | undefined;
     try {
       this.#rootSpec(options); // a bad profile fails before anything runs
+      if (options.judge !== undefined) {
+        const maxRounds = judgeRoundsOf(this.plan, options.judge);
+        if (options.goal === undefined && prompt === undefined) {
+          throw new TypeError(
+            `Cannot run with the judge "${options.judge}": it needs a goal or a prompt to review against`,
+          );
+        }
+        judge = {
+          name: options.judge,
+          spec: this.#spec({ profile: options.judge, onAsk: "deny" }),
+          maxRounds,
+        };
+      }
     } catch (err) {
       const result = Promise.reject(err);
       result.catch(() => {});
@@ -414,8 +430,10 @@ class KernelImpl implements Kernel {
     // submit, close.
     const hub = this.hub;
     const queue = new EventQueue<SessionEvent>();
+    let goalSummary: string | undefined; // the worker's, for the judge
     const result = (async (): Promise<SessionOutcome> => {
       let h: HubSession;
+      let judged: JudgeOutcome | undefined;
       try {
         h = await hub.open({
           ...(options.profile !== undefined
@@ -431,7 +449,12 @@ class KernelImpl implements Kernel {
           ...(options.approve ? { approve: options.approve } : {}),
           ...(options.answer ? { answer: options.answer } : {}),
           ...(options.planMode ? { planMode: true } : {}),
-        }, (e) => queue.push(e));
+        }, (e) => {
+          if (e.type === "control" && e.channel === "goal-status") {
+            goalSummary = e.body;
+          }
+          queue.push(e);
+        });
         if (options.goal !== undefined) h.agent?.setGoal(options.goal);
       } catch (err) {
         queue.close(err);
@@ -455,6 +478,20 @@ class KernelImpl implements Kernel {
           h.agent.setPlanMode(false);
           sent = await submit(PLAN_APPROVED_PROMPT);
         }
+        if (judge && h.agent) {
+          ({ sent, judge: judged } = await judgeLoop({
+            worker: h.agent,
+            sent,
+            submit,
+            judge,
+            deps: this.#deps,
+            goal: (options.goal ?? prompt)!,
+            hasGoal: options.goal !== undefined,
+            goalSummary: () => goalSummary,
+            push: (e) => queue.push(e),
+            ...(options.signal ? { signal: options.signal } : {}),
+          }));
+        }
       } catch (err) {
         await hub.close(h).catch(() => {});
         queue.close(err);
@@ -465,7 +502,7 @@ class KernelImpl implements Kernel {
           h,
           sent.outcome === "cancelled" ? "cancelled" : undefined,
         );
-        return outcomeOf(r!);
+        return { ...outcomeOf(r!), ...(judged ? { judge: judged } : {}) };
       } finally {
         queue.close();
       }
