@@ -386,7 +386,8 @@ export const CHANNELS: ReadonlyMap<ChannelName, ChannelInfo> = new Map(
     }),
     ch("lsp-diagnostics", S, ["path", "count"], {
       summary: "new language-server errors on a file you just wrote",
-      source: "waiting for the delegation issue (LSP)",
+      source:
+        "builtin/lsp after a write (InjectControl with channel lsp-diagnostics)",
     }),
     ch("external-trigger", S, ["name", "target", "session"], {
       wakes: true,

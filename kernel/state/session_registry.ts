@@ -72,11 +72,21 @@ export interface LiveSession {
    */
   onSubagent?: (event: SubagentLifecycle) => void;
   /**
-   * Puts a plugin's text before the agent (`<cp:plugin-inject>`), waking
-   * the session when it is idle; returns what became of it (`queued`,
+   * Puts a plugin's text before the agent (`<cp:plugin-inject>`, or the
+   * given channel with its attributes), waking the session when it is idle
+   * and the channel wakes; returns what became of it (`queued`,
    * `disabled`, `rate_limited`, `empty`).
+   *
+   * @throws {TypeError} When the attributes do not fit the channel.
    */
-  inject?: (plugin: string, text: string) => string;
+  inject?: (
+    plugin: string,
+    text: string,
+    channel?: {
+      readonly channel: string;
+      readonly attributes: Readonly<Record<string, string>>;
+    },
+  ) => string;
 }
 
 /** One step of a sub-agent's life, as its parent hears of it. */
