@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "echo" {
   source      = "builtin/echo"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:46:31Z"
+  resolved_at = "2026-12-02T05:30:42Z"
   checksums = {
-    "darwin_amd64"  = "sha256:0e544f2ecccb4496e1e6cd3a97a5660af48cb31c662078ec2172c618a7a8cc25"
-    "darwin_arm64"  = "sha256:0e544f2ecccb4496e1e6cd3a97a5660af48cb31c662078ec2172c618a7a8cc25"
-    "linux_amd64"   = "sha256:0e544f2ecccb4496e1e6cd3a97a5660af48cb31c662078ec2172c618a7a8cc25"
-    "linux_arm64"   = "sha256:0e544f2ecccb4496e1e6cd3a97a5660af48cb31c662078ec2172c618a7a8cc25"
-    "windows_amd64" = "sha256:0e544f2ecccb4496e1e6cd3a97a5660af48cb31c662078ec2172c618a7a8cc25"
+    "darwin_amd64"  = "sha256:3224cd7dc30855dafe51994badd855dc07a088484d5f91cf6a7ca8e6b2e06682"
+    "darwin_arm64"  = "sha256:3224cd7dc30855dafe51994badd855dc07a088484d5f91cf6a7ca8e6b2e06682"
+    "linux_amd64"   = "sha256:3224cd7dc30855dafe51994badd855dc07a088484d5f91cf6a7ca8e6b2e06682"
+    "linux_arm64"   = "sha256:3224cd7dc30855dafe51994badd855dc07a088484d5f91cf6a7ca8e6b2e06682"
+    "windows_amd64" = "sha256:3224cd7dc30855dafe51994badd855dc07a088484d5f91cf6a7ca8e6b2e06682"
   }
   envelope = {
     env   = []
@@ -36,13 +36,13 @@ provider "echo" {
 provider "notes" {
   source      = "./plugins/notes"
   version     = "0.2.0"
-  resolved_at = "2026-12-02T03:17:31Z"
+  resolved_at = "2026-12-02T05:30:42Z"
   checksums = {
-    "darwin_amd64"  = "sha256:c4721fa7117cf18fe7c78c895cce83ee4a1ef85f11e5d5c449c9bbc67cc62733"
-    "darwin_arm64"  = "sha256:c4721fa7117cf18fe7c78c895cce83ee4a1ef85f11e5d5c449c9bbc67cc62733"
-    "linux_amd64"   = "sha256:c4721fa7117cf18fe7c78c895cce83ee4a1ef85f11e5d5c449c9bbc67cc62733"
-    "linux_arm64"   = "sha256:c4721fa7117cf18fe7c78c895cce83ee4a1ef85f11e5d5c449c9bbc67cc62733"
-    "windows_amd64" = "sha256:c4721fa7117cf18fe7c78c895cce83ee4a1ef85f11e5d5c449c9bbc67cc62733"
+    "darwin_amd64"  = "sha256:c4398e43af41ac99b588ecd0eb6993cea50c87ffd1c4b831c5096626c682ad90"
+    "darwin_arm64"  = "sha256:c4398e43af41ac99b588ecd0eb6993cea50c87ffd1c4b831c5096626c682ad90"
+    "linux_amd64"   = "sha256:c4398e43af41ac99b588ecd0eb6993cea50c87ffd1c4b831c5096626c682ad90"
+    "linux_arm64"   = "sha256:c4398e43af41ac99b588ecd0eb6993cea50c87ffd1c4b831c5096626c682ad90"
+    "windows_amd64" = "sha256:c4398e43af41ac99b588ecd0eb6993cea50c87ffd1c4b831c5096626c682ad90"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "claude" {
   source      = "builtin/anthropic"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:33Z"
+  resolved_at = "2026-12-02T05:30:46Z"
   checksums = {
-    "darwin_amd64"  = "sha256:6ffd0dba50bd1a7dcd2b5fa456139c0a888179ebee191ab1f5ea06a4f63c2ce3"
-    "darwin_arm64"  = "sha256:6ffd0dba50bd1a7dcd2b5fa456139c0a888179ebee191ab1f5ea06a4f63c2ce3"
-    "linux_amd64"   = "sha256:6ffd0dba50bd1a7dcd2b5fa456139c0a888179ebee191ab1f5ea06a4f63c2ce3"
-    "linux_arm64"   = "sha256:6ffd0dba50bd1a7dcd2b5fa456139c0a888179ebee191ab1f5ea06a4f63c2ce3"
-    "windows_amd64" = "sha256:6ffd0dba50bd1a7dcd2b5fa456139c0a888179ebee191ab1f5ea06a4f63c2ce3"
+    "darwin_amd64"  = "sha256:8610260ccb31cb364c0da60145cc46b60da4fcee5c5c03ce7ea0c973dd6a3625"
+    "darwin_arm64"  = "sha256:8610260ccb31cb364c0da60145cc46b60da4fcee5c5c03ce7ea0c973dd6a3625"
+    "linux_amd64"   = "sha256:8610260ccb31cb364c0da60145cc46b60da4fcee5c5c03ce7ea0c973dd6a3625"
+    "linux_arm64"   = "sha256:8610260ccb31cb364c0da60145cc46b60da4fcee5c5c03ce7ea0c973dd6a3625"
+    "windows_amd64" = "sha256:8610260ccb31cb364c0da60145cc46b60da4fcee5c5c03ce7ea0c973dd6a3625"
   }
   envelope = {
     env   = []
@@ -59,13 +59,13 @@ provider "claude" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:33Z"
+  resolved_at = "2026-12-02T05:30:46Z"
   checksums = {
-    "darwin_amd64"  = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "darwin_arm64"  = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "linux_amd64"   = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "linux_arm64"   = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "windows_amd64" = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
+    "darwin_amd64"  = "sha256:f53f455a527e3dcc9be6b619b008c220da96312b9abad4351c31971e944bacda"
+    "darwin_arm64"  = "sha256:f53f455a527e3dcc9be6b619b008c220da96312b9abad4351c31971e944bacda"
+    "linux_amd64"   = "sha256:f53f455a527e3dcc9be6b619b008c220da96312b9abad4351c31971e944bacda"
+    "linux_arm64"   = "sha256:f53f455a527e3dcc9be6b619b008c220da96312b9abad4351c31971e944bacda"
+    "windows_amd64" = "sha256:f53f455a527e3dcc9be6b619b008c220da96312b9abad4351c31971e944bacda"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "ask" {
   source      = "builtin/user"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:35Z"
+  resolved_at = "2026-12-02T05:30:50Z"
   checksums = {
-    "darwin_amd64"  = "sha256:b318493faa23005f1b6044e6e52c902212d0831f9a5750f9334676c7b10a52fe"
-    "darwin_arm64"  = "sha256:b318493faa23005f1b6044e6e52c902212d0831f9a5750f9334676c7b10a52fe"
-    "linux_amd64"   = "sha256:b318493faa23005f1b6044e6e52c902212d0831f9a5750f9334676c7b10a52fe"
-    "linux_arm64"   = "sha256:b318493faa23005f1b6044e6e52c902212d0831f9a5750f9334676c7b10a52fe"
-    "windows_amd64" = "sha256:b318493faa23005f1b6044e6e52c902212d0831f9a5750f9334676c7b10a52fe"
+    "darwin_amd64"  = "sha256:12e71065da9f139cac09c02f854bbd8b3eb4f1d87d8c75a7dc0181bdb2ec2924"
+    "darwin_arm64"  = "sha256:12e71065da9f139cac09c02f854bbd8b3eb4f1d87d8c75a7dc0181bdb2ec2924"
+    "linux_amd64"   = "sha256:12e71065da9f139cac09c02f854bbd8b3eb4f1d87d8c75a7dc0181bdb2ec2924"
+    "linux_arm64"   = "sha256:12e71065da9f139cac09c02f854bbd8b3eb4f1d87d8c75a7dc0181bdb2ec2924"
+    "windows_amd64" = "sha256:12e71065da9f139cac09c02f854bbd8b3eb4f1d87d8c75a7dc0181bdb2ec2924"
   }
   envelope = {
     env   = []
@@ -34,13 +34,13 @@ provider "ask" {
 provider "docs" {
   source      = "builtin/agents-md"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:35Z"
+  resolved_at = "2026-12-02T05:30:50Z"
   checksums = {
-    "darwin_amd64"  = "sha256:1477e90532ecd6ad6b304213b0dbf77cef9e6320ad17f1603e42c46fe05c2a8f"
-    "darwin_arm64"  = "sha256:1477e90532ecd6ad6b304213b0dbf77cef9e6320ad17f1603e42c46fe05c2a8f"
-    "linux_amd64"   = "sha256:1477e90532ecd6ad6b304213b0dbf77cef9e6320ad17f1603e42c46fe05c2a8f"
-    "linux_arm64"   = "sha256:1477e90532ecd6ad6b304213b0dbf77cef9e6320ad17f1603e42c46fe05c2a8f"
-    "windows_amd64" = "sha256:1477e90532ecd6ad6b304213b0dbf77cef9e6320ad17f1603e42c46fe05c2a8f"
+    "darwin_amd64"  = "sha256:7a5ed4dc3f61922932605c3d807a9655a986afbf89e62b95f694d0694fa43be4"
+    "darwin_arm64"  = "sha256:7a5ed4dc3f61922932605c3d807a9655a986afbf89e62b95f694d0694fa43be4"
+    "linux_amd64"   = "sha256:7a5ed4dc3f61922932605c3d807a9655a986afbf89e62b95f694d0694fa43be4"
+    "linux_arm64"   = "sha256:7a5ed4dc3f61922932605c3d807a9655a986afbf89e62b95f694d0694fa43be4"
+    "windows_amd64" = "sha256:7a5ed4dc3f61922932605c3d807a9655a986afbf89e62b95f694d0694fa43be4"
   }
   envelope = {
     env   = []
@@ -79,13 +79,13 @@ provider "docs" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:35Z"
+  resolved_at = "2026-12-02T05:30:50Z"
   checksums = {
-    "darwin_amd64"  = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "darwin_arm64"  = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "linux_amd64"   = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "linux_arm64"   = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "windows_amd64" = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
+    "darwin_amd64"  = "sha256:f53f455a527e3dcc9be6b619b008c220da96312b9abad4351c31971e944bacda"
+    "darwin_arm64"  = "sha256:f53f455a527e3dcc9be6b619b008c220da96312b9abad4351c31971e944bacda"
+    "linux_amd64"   = "sha256:f53f455a527e3dcc9be6b619b008c220da96312b9abad4351c31971e944bacda"
+    "linux_arm64"   = "sha256:f53f455a527e3dcc9be6b619b008c220da96312b9abad4351c31971e944bacda"
+    "windows_amd64" = "sha256:f53f455a527e3dcc9be6b619b008c220da96312b9abad4351c31971e944bacda"
   }
   envelope = {
     env   = []
@@ -130,13 +130,13 @@ provider "fs" {
 provider "graph" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:35Z"
+  resolved_at = "2026-12-02T05:30:50Z"
   checksums = {
-    "darwin_amd64"  = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
-    "darwin_arm64"  = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
-    "linux_amd64"   = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
-    "linux_arm64"   = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
-    "windows_amd64" = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
+    "darwin_amd64"  = "sha256:f5e5efa6db82b86b07bed5eaa867eabf600f3c197a75cac88bd0c278a710dfe6"
+    "darwin_arm64"  = "sha256:f5e5efa6db82b86b07bed5eaa867eabf600f3c197a75cac88bd0c278a710dfe6"
+    "linux_amd64"   = "sha256:f5e5efa6db82b86b07bed5eaa867eabf600f3c197a75cac88bd0c278a710dfe6"
+    "linux_arm64"   = "sha256:f5e5efa6db82b86b07bed5eaa867eabf600f3c197a75cac88bd0c278a710dfe6"
+    "windows_amd64" = "sha256:f5e5efa6db82b86b07bed5eaa867eabf600f3c197a75cac88bd0c278a710dfe6"
   }
   envelope = {
     env   = []
@@ -259,13 +259,13 @@ provider "graph" {
 provider "memory" {
   source      = "builtin/memory"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:35Z"
+  resolved_at = "2026-12-02T05:30:50Z"
   checksums = {
-    "darwin_amd64"  = "sha256:71caa2666d09662f507d3aebbbdce8037dbc380f707d9f12cf30a8ad135e8da1"
-    "darwin_arm64"  = "sha256:71caa2666d09662f507d3aebbbdce8037dbc380f707d9f12cf30a8ad135e8da1"
-    "linux_amd64"   = "sha256:71caa2666d09662f507d3aebbbdce8037dbc380f707d9f12cf30a8ad135e8da1"
-    "linux_arm64"   = "sha256:71caa2666d09662f507d3aebbbdce8037dbc380f707d9f12cf30a8ad135e8da1"
-    "windows_amd64" = "sha256:71caa2666d09662f507d3aebbbdce8037dbc380f707d9f12cf30a8ad135e8da1"
+    "darwin_amd64"  = "sha256:0b0c7ced7a0625f011440d16ea1c62f24e5a113e96a684f8acf358bb7017add0"
+    "darwin_arm64"  = "sha256:0b0c7ced7a0625f011440d16ea1c62f24e5a113e96a684f8acf358bb7017add0"
+    "linux_amd64"   = "sha256:0b0c7ced7a0625f011440d16ea1c62f24e5a113e96a684f8acf358bb7017add0"
+    "linux_arm64"   = "sha256:0b0c7ced7a0625f011440d16ea1c62f24e5a113e96a684f8acf358bb7017add0"
+    "windows_amd64" = "sha256:0b0c7ced7a0625f011440d16ea1c62f24e5a113e96a684f8acf358bb7017add0"
   }
   envelope = {
     env   = ["HOME", "XDG_DATA_HOME"]
@@ -338,13 +338,13 @@ provider "memory" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:46:32Z"
+  resolved_at = "2026-12-02T05:30:50Z"
   checksums = {
-    "darwin_amd64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "darwin_arm64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "linux_amd64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "linux_arm64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "windows_amd64" = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
+    "darwin_amd64"  = "sha256:ae57024b528c372403982cc342c4db6e701546111058484a25ad619094ca2614"
+    "darwin_arm64"  = "sha256:ae57024b528c372403982cc342c4db6e701546111058484a25ad619094ca2614"
+    "linux_amd64"   = "sha256:ae57024b528c372403982cc342c4db6e701546111058484a25ad619094ca2614"
+    "linux_arm64"   = "sha256:ae57024b528c372403982cc342c4db6e701546111058484a25ad619094ca2614"
+    "windows_amd64" = "sha256:ae57024b528c372403982cc342c4db6e701546111058484a25ad619094ca2614"
   }
   envelope = {
     env   = []
@@ -374,13 +374,13 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:35Z"
+  resolved_at = "2026-12-02T05:30:50Z"
   checksums = {
-    "darwin_amd64"  = "sha256:10bbb1c1afd4c3b932b66bac0b692b6237052792128edeb55f8648025067e1b7"
-    "darwin_arm64"  = "sha256:10bbb1c1afd4c3b932b66bac0b692b6237052792128edeb55f8648025067e1b7"
-    "linux_amd64"   = "sha256:10bbb1c1afd4c3b932b66bac0b692b6237052792128edeb55f8648025067e1b7"
-    "linux_arm64"   = "sha256:10bbb1c1afd4c3b932b66bac0b692b6237052792128edeb55f8648025067e1b7"
-    "windows_amd64" = "sha256:10bbb1c1afd4c3b932b66bac0b692b6237052792128edeb55f8648025067e1b7"
+    "darwin_amd64"  = "sha256:f1977af71acf243336ad76da620ed5b3180eac37ef9503280f071b20659d5f5e"
+    "darwin_arm64"  = "sha256:f1977af71acf243336ad76da620ed5b3180eac37ef9503280f071b20659d5f5e"
+    "linux_amd64"   = "sha256:f1977af71acf243336ad76da620ed5b3180eac37ef9503280f071b20659d5f5e"
+    "linux_arm64"   = "sha256:f1977af71acf243336ad76da620ed5b3180eac37ef9503280f071b20659d5f5e"
+    "windows_amd64" = "sha256:f1977af71acf243336ad76da620ed5b3180eac37ef9503280f071b20659d5f5e"
   }
   envelope = {
     env   = []
@@ -415,13 +415,13 @@ provider "search" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:35Z"
+  resolved_at = "2026-12-02T05:30:50Z"
   checksums = {
-    "darwin_amd64"  = "sha256:dc46d06312da88e6f5a056f982d9bec273332b2c393aa27474b0b4af9088fe0e"
-    "darwin_arm64"  = "sha256:dc46d06312da88e6f5a056f982d9bec273332b2c393aa27474b0b4af9088fe0e"
-    "linux_amd64"   = "sha256:dc46d06312da88e6f5a056f982d9bec273332b2c393aa27474b0b4af9088fe0e"
-    "linux_arm64"   = "sha256:dc46d06312da88e6f5a056f982d9bec273332b2c393aa27474b0b4af9088fe0e"
-    "windows_amd64" = "sha256:dc46d06312da88e6f5a056f982d9bec273332b2c393aa27474b0b4af9088fe0e"
+    "darwin_amd64"  = "sha256:849952a8a2351474678a7a2e6fc14dad008124116818582ef673d19225b65c63"
+    "darwin_arm64"  = "sha256:849952a8a2351474678a7a2e6fc14dad008124116818582ef673d19225b65c63"
+    "linux_amd64"   = "sha256:849952a8a2351474678a7a2e6fc14dad008124116818582ef673d19225b65c63"
+    "linux_arm64"   = "sha256:849952a8a2351474678a7a2e6fc14dad008124116818582ef673d19225b65c63"
+    "windows_amd64" = "sha256:849952a8a2351474678a7a2e6fc14dad008124116818582ef673d19225b65c63"
   }
   envelope = {
     env   = []
@@ -493,13 +493,13 @@ provider "sh" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:35Z"
+  resolved_at = "2026-12-02T05:30:50Z"
   checksums = {
-    "darwin_amd64"  = "sha256:5fe26807c3ce7984a62d2c801b2a135cdc6e8c72477fbd4871d2f69262335e75"
-    "darwin_arm64"  = "sha256:5fe26807c3ce7984a62d2c801b2a135cdc6e8c72477fbd4871d2f69262335e75"
-    "linux_amd64"   = "sha256:5fe26807c3ce7984a62d2c801b2a135cdc6e8c72477fbd4871d2f69262335e75"
-    "linux_arm64"   = "sha256:5fe26807c3ce7984a62d2c801b2a135cdc6e8c72477fbd4871d2f69262335e75"
-    "windows_amd64" = "sha256:5fe26807c3ce7984a62d2c801b2a135cdc6e8c72477fbd4871d2f69262335e75"
+    "darwin_amd64"  = "sha256:460b91f4d39da976b35bb816927589b97ca9fa375c8f66beef2f1d5c2e905be2"
+    "darwin_arm64"  = "sha256:460b91f4d39da976b35bb816927589b97ca9fa375c8f66beef2f1d5c2e905be2"
+    "linux_amd64"   = "sha256:460b91f4d39da976b35bb816927589b97ca9fa375c8f66beef2f1d5c2e905be2"
+    "linux_arm64"   = "sha256:460b91f4d39da976b35bb816927589b97ca9fa375c8f66beef2f1d5c2e905be2"
+    "windows_amd64" = "sha256:460b91f4d39da976b35bb816927589b97ca9fa375c8f66beef2f1d5c2e905be2"
   }
   envelope = {
     env   = []
@@ -531,13 +531,13 @@ provider "tasks" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:35Z"
+  resolved_at = "2026-12-02T05:30:50Z"
   checksums = {
-    "darwin_amd64"  = "sha256:e9b80dbec695e0bbf189f4ddca54cd50ed8db102d247fb8e248462f2f6bce8ac"
-    "darwin_arm64"  = "sha256:e9b80dbec695e0bbf189f4ddca54cd50ed8db102d247fb8e248462f2f6bce8ac"
-    "linux_amd64"   = "sha256:e9b80dbec695e0bbf189f4ddca54cd50ed8db102d247fb8e248462f2f6bce8ac"
-    "linux_arm64"   = "sha256:e9b80dbec695e0bbf189f4ddca54cd50ed8db102d247fb8e248462f2f6bce8ac"
-    "windows_amd64" = "sha256:e9b80dbec695e0bbf189f4ddca54cd50ed8db102d247fb8e248462f2f6bce8ac"
+    "darwin_amd64"  = "sha256:80f9981f53790a74ec79885921016f625cbb564161d9f7d97f528b279625cd0b"
+    "darwin_arm64"  = "sha256:80f9981f53790a74ec79885921016f625cbb564161d9f7d97f528b279625cd0b"
+    "linux_amd64"   = "sha256:80f9981f53790a74ec79885921016f625cbb564161d9f7d97f528b279625cd0b"
+    "linux_arm64"   = "sha256:80f9981f53790a74ec79885921016f625cbb564161d9f7d97f528b279625cd0b"
+    "windows_amd64" = "sha256:80f9981f53790a74ec79885921016f625cbb564161d9f7d97f528b279625cd0b"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:46:33Z"
+  resolved_at = "2026-12-02T05:30:55Z"
   checksums = {
-    "darwin_amd64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "darwin_arm64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "linux_amd64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "linux_arm64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "windows_amd64" = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
+    "darwin_amd64"  = "sha256:ae57024b528c372403982cc342c4db6e701546111058484a25ad619094ca2614"
+    "darwin_arm64"  = "sha256:ae57024b528c372403982cc342c4db6e701546111058484a25ad619094ca2614"
+    "linux_amd64"   = "sha256:ae57024b528c372403982cc342c4db6e701546111058484a25ad619094ca2614"
+    "linux_arm64"   = "sha256:ae57024b528c372403982cc342c4db6e701546111058484a25ad619094ca2614"
+    "windows_amd64" = "sha256:ae57024b528c372403982cc342c4db6e701546111058484a25ad619094ca2614"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:37Z"
+  resolved_at = "2026-12-02T05:30:55Z"
   checksums = {
-    "darwin_amd64"  = "sha256:dc46d06312da88e6f5a056f982d9bec273332b2c393aa27474b0b4af9088fe0e"
-    "darwin_arm64"  = "sha256:dc46d06312da88e6f5a056f982d9bec273332b2c393aa27474b0b4af9088fe0e"
-    "linux_amd64"   = "sha256:dc46d06312da88e6f5a056f982d9bec273332b2c393aa27474b0b4af9088fe0e"
-    "linux_arm64"   = "sha256:dc46d06312da88e6f5a056f982d9bec273332b2c393aa27474b0b4af9088fe0e"
-    "windows_amd64" = "sha256:dc46d06312da88e6f5a056f982d9bec273332b2c393aa27474b0b4af9088fe0e"
+    "darwin_amd64"  = "sha256:849952a8a2351474678a7a2e6fc14dad008124116818582ef673d19225b65c63"
+    "darwin_arm64"  = "sha256:849952a8a2351474678a7a2e6fc14dad008124116818582ef673d19225b65c63"
+    "linux_amd64"   = "sha256:849952a8a2351474678a7a2e6fc14dad008124116818582ef673d19225b65c63"
+    "linux_arm64"   = "sha256:849952a8a2351474678a7a2e6fc14dad008124116818582ef673d19225b65c63"
+    "windows_amd64" = "sha256:849952a8a2351474678a7a2e6fc14dad008124116818582ef673d19225b65c63"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "files" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:39Z"
+  resolved_at = "2026-12-02T05:30:58Z"
   checksums = {
-    "darwin_amd64"  = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
-    "darwin_arm64"  = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
-    "linux_amd64"   = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
-    "linux_arm64"   = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
-    "windows_amd64" = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
+    "darwin_amd64"  = "sha256:f5e5efa6db82b86b07bed5eaa867eabf600f3c197a75cac88bd0c278a710dfe6"
+    "darwin_arm64"  = "sha256:f5e5efa6db82b86b07bed5eaa867eabf600f3c197a75cac88bd0c278a710dfe6"
+    "linux_amd64"   = "sha256:f5e5efa6db82b86b07bed5eaa867eabf600f3c197a75cac88bd0c278a710dfe6"
+    "linux_arm64"   = "sha256:f5e5efa6db82b86b07bed5eaa867eabf600f3c197a75cac88bd0c278a710dfe6"
+    "windows_amd64" = "sha256:f5e5efa6db82b86b07bed5eaa867eabf600f3c197a75cac88bd0c278a710dfe6"
   }
   envelope = {
     env   = []
@@ -135,13 +135,13 @@ provider "files" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:46:33Z"
+  resolved_at = "2026-12-02T05:30:58Z"
   checksums = {
-    "darwin_amd64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "darwin_arm64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "linux_amd64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "linux_arm64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "windows_amd64" = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
+    "darwin_amd64"  = "sha256:ae57024b528c372403982cc342c4db6e701546111058484a25ad619094ca2614"
+    "darwin_arm64"  = "sha256:ae57024b528c372403982cc342c4db6e701546111058484a25ad619094ca2614"
+    "linux_amd64"   = "sha256:ae57024b528c372403982cc342c4db6e701546111058484a25ad619094ca2614"
+    "linux_arm64"   = "sha256:ae57024b528c372403982cc342c4db6e701546111058484a25ad619094ca2614"
+    "windows_amd64" = "sha256:ae57024b528c372403982cc342c4db6e701546111058484a25ad619094ca2614"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:40Z"
+  resolved_at = "2026-12-02T05:31:01Z"
   checksums = {
-    "darwin_amd64"  = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "darwin_arm64"  = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "linux_amd64"   = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "linux_arm64"   = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "windows_amd64" = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
+    "darwin_amd64"  = "sha256:f53f455a527e3dcc9be6b619b008c220da96312b9abad4351c31971e944bacda"
+    "darwin_arm64"  = "sha256:f53f455a527e3dcc9be6b619b008c220da96312b9abad4351c31971e944bacda"
+    "linux_amd64"   = "sha256:f53f455a527e3dcc9be6b619b008c220da96312b9abad4351c31971e944bacda"
+    "linux_arm64"   = "sha256:f53f455a527e3dcc9be6b619b008c220da96312b9abad4351c31971e944bacda"
+    "windows_amd64" = "sha256:f53f455a527e3dcc9be6b619b008c220da96312b9abad4351c31971e944bacda"
   }
   envelope = {
     env   = []
@@ -57,13 +57,13 @@ provider "fs" {
 provider "openai" {
   source      = "builtin/openai"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:40Z"
+  resolved_at = "2026-12-02T05:31:01Z"
   checksums = {
-    "darwin_amd64"  = "sha256:9378c37d0d43102fd355e8862bea2edc9e9ee5ab043075c449c933e9658e69db"
-    "darwin_arm64"  = "sha256:9378c37d0d43102fd355e8862bea2edc9e9ee5ab043075c449c933e9658e69db"
-    "linux_amd64"   = "sha256:9378c37d0d43102fd355e8862bea2edc9e9ee5ab043075c449c933e9658e69db"
-    "linux_arm64"   = "sha256:9378c37d0d43102fd355e8862bea2edc9e9ee5ab043075c449c933e9658e69db"
-    "windows_amd64" = "sha256:9378c37d0d43102fd355e8862bea2edc9e9ee5ab043075c449c933e9658e69db"
+    "darwin_amd64"  = "sha256:0efa52bfc5235771903001f8b274badc0651594279fd1aeb534bf57e22e10093"
+    "darwin_arm64"  = "sha256:0efa52bfc5235771903001f8b274badc0651594279fd1aeb534bf57e22e10093"
+    "linux_amd64"   = "sha256:0efa52bfc5235771903001f8b274badc0651594279fd1aeb534bf57e22e10093"
+    "linux_arm64"   = "sha256:0efa52bfc5235771903001f8b274badc0651594279fd1aeb534bf57e22e10093"
+    "windows_amd64" = "sha256:0efa52bfc5235771903001f8b274badc0651594279fd1aeb534bf57e22e10093"
   }
   envelope = {
     env   = []

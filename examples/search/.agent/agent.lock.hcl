@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:47Z"
+  resolved_at = "2026-12-02T05:31:09Z"
   checksums = {
-    "darwin_amd64"  = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "darwin_arm64"  = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "linux_amd64"   = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "linux_arm64"   = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "windows_amd64" = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
+    "darwin_amd64"  = "sha256:f53f455a527e3dcc9be6b619b008c220da96312b9abad4351c31971e944bacda"
+    "darwin_arm64"  = "sha256:f53f455a527e3dcc9be6b619b008c220da96312b9abad4351c31971e944bacda"
+    "linux_amd64"   = "sha256:f53f455a527e3dcc9be6b619b008c220da96312b9abad4351c31971e944bacda"
+    "linux_arm64"   = "sha256:f53f455a527e3dcc9be6b619b008c220da96312b9abad4351c31971e944bacda"
+    "windows_amd64" = "sha256:f53f455a527e3dcc9be6b619b008c220da96312b9abad4351c31971e944bacda"
   }
   envelope = {
     env   = []
@@ -57,13 +57,13 @@ provider "fs" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:46:36Z"
+  resolved_at = "2026-12-02T05:31:09Z"
   checksums = {
-    "darwin_amd64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "darwin_arm64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "linux_amd64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "linux_arm64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "windows_amd64" = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
+    "darwin_amd64"  = "sha256:ae57024b528c372403982cc342c4db6e701546111058484a25ad619094ca2614"
+    "darwin_arm64"  = "sha256:ae57024b528c372403982cc342c4db6e701546111058484a25ad619094ca2614"
+    "linux_amd64"   = "sha256:ae57024b528c372403982cc342c4db6e701546111058484a25ad619094ca2614"
+    "linux_arm64"   = "sha256:ae57024b528c372403982cc342c4db6e701546111058484a25ad619094ca2614"
+    "windows_amd64" = "sha256:ae57024b528c372403982cc342c4db6e701546111058484a25ad619094ca2614"
   }
   envelope = {
     env   = []
@@ -93,13 +93,13 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:47Z"
+  resolved_at = "2026-12-02T05:31:09Z"
   checksums = {
-    "darwin_amd64"  = "sha256:10bbb1c1afd4c3b932b66bac0b692b6237052792128edeb55f8648025067e1b7"
-    "darwin_arm64"  = "sha256:10bbb1c1afd4c3b932b66bac0b692b6237052792128edeb55f8648025067e1b7"
-    "linux_amd64"   = "sha256:10bbb1c1afd4c3b932b66bac0b692b6237052792128edeb55f8648025067e1b7"
-    "linux_arm64"   = "sha256:10bbb1c1afd4c3b932b66bac0b692b6237052792128edeb55f8648025067e1b7"
-    "windows_amd64" = "sha256:10bbb1c1afd4c3b932b66bac0b692b6237052792128edeb55f8648025067e1b7"
+    "darwin_amd64"  = "sha256:f1977af71acf243336ad76da620ed5b3180eac37ef9503280f071b20659d5f5e"
+    "darwin_arm64"  = "sha256:f1977af71acf243336ad76da620ed5b3180eac37ef9503280f071b20659d5f5e"
+    "linux_amd64"   = "sha256:f1977af71acf243336ad76da620ed5b3180eac37ef9503280f071b20659d5f5e"
+    "linux_arm64"   = "sha256:f1977af71acf243336ad76da620ed5b3180eac37ef9503280f071b20659d5f5e"
+    "windows_amd64" = "sha256:f1977af71acf243336ad76da620ed5b3180eac37ef9503280f071b20659d5f5e"
   }
   envelope = {
     env   = []
