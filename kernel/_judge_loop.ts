@@ -127,6 +127,11 @@ export async function judgeLoop(
         maxRounds: judge.maxRounds,
         ...(ctx.signal ? { signal: ctx.signal } : {}),
       });
+      if (ctx.signal?.aborted) {
+        // Cancelled during the review: the run ends cancelled, unjudged.
+        sent = { ...sent, outcome: "cancelled" };
+        break;
+      }
       outcome = {
         profile: judge.name,
         rounds: round,
