@@ -19,7 +19,8 @@ import { directivePrompt, JudgeSession } from "./agent/judge.ts";
 import type { AgentSession } from "./agent/session.ts";
 import type { SessionEvent } from "./agent/session_events.ts";
 import type { SessionSpec } from "./agent/session_spec.ts";
-import type { SendResult } from "./agent/session_types.ts";
+import type { SendResult, SessionRun } from "./agent/session_types.ts";
+import { EventQueue } from "./agent/_async.ts";
 
 /** A judge profile ready to run. */
 export interface JudgeProfile {
@@ -172,4 +173,88 @@ export async function judgeLoop(
     await reviewer?.close();
   }
   return { sent, judge: outcome };
+}
+
+/**
+ * The judged prompts of one `Kernel.session({ judge })`: each `send` runs
+ * the worker, then the judge loop, as one stream of events (the verdicts'
+ * `control` events included) with one result.
+ */
+export class JudgedSends {
+  readonly #onEvent: ((event: SessionEvent) => void) | undefined;
+  #current: EventQueue<SessionEvent> | undefined;
+  /** The worker's latest `<cp:goal-status>` summary. */
+  goalSummary: string | undefined;
+
+  /**
+   * Creates the sends' state.
+   *
+   * @param onEvent The session's own event callback.
+   */
+  constructor(onEvent: ((event: SessionEvent) => void) | undefined) {
+    this.#onEvent = onEvent;
+  }
+
+  /**
+   * The session's event callback: remembers the goal summary and copies a
+   * verdict (recorded between prompts) into the running send's stream.
+   *
+   * @param e An event of the worker's session.
+   */
+  onEvent(e: SessionEvent): void {
+    if (e.type === "control" && e.channel === "goal-status") {
+      this.goalSummary = e.body;
+    }
+    if (e.type === "control" && e.source.startsWith("judge:")) {
+      this.#current?.push(e);
+    }
+    this.#onEvent?.(e);
+  }
+
+  /**
+   * Sends a prompt, then runs the judge loop on its result.
+   *
+   * @param o The prompt, how to submit a prompt, the loop, and how a
+   * result is shaped.
+   * @returns The events of every prompt and the verdicts, and the result.
+   */
+  send<R>(o: {
+    readonly prompt: string;
+    readonly submit: (text: string) => SessionRun<SendResult>;
+    readonly loop: (
+      sent: SendResult,
+      submit: (text: string) => Promise<SendResult>,
+      push: (event: SessionEvent) => void,
+    ) => Promise<{ sent: SendResult; judge: JudgeOutcome }>;
+    readonly result: (sent: SendResult) => R;
+  }): SessionRun<R & { judge: JudgeOutcome }> {
+    const queue = new EventQueue<SessionEvent>();
+    const pump = async (run: SessionRun<SendResult>) => {
+      for await (const e of run) queue.push(e);
+      return await run.result;
+    };
+    const result = (async () => {
+      this.#current = queue;
+      try {
+        const first = await pump(o.submit(o.prompt));
+        const r = await o.loop(
+          first,
+          (text) => pump(o.submit(text)),
+          (e) => queue.push(e),
+        );
+        queue.close();
+        return { ...o.result(r.sent), judge: r.judge };
+      } catch (err) {
+        queue.close(err);
+        throw err;
+      } finally {
+        if (this.#current === queue) this.#current = undefined;
+      }
+    })();
+    result.catch(() => {});
+    return {
+      result,
+      [Symbol.asyncIterator]: () => queue[Symbol.asyncIterator](),
+    };
+  }
 }

@@ -50,6 +50,8 @@ export interface PromptResult {
   readonly boundFired?: BoundName;
   /** The error, when one ended the turn. */
   readonly error?: ErrorInfo;
+  /** How the judge loop ended, in a session opened with a judge. */
+  readonly judge?: JudgeOutcome;
 }
 
 /** How a session ended. */
@@ -224,19 +226,21 @@ export interface KernelSessionOptions {
   /** Cancels the running turn (every prompt of the session). */
   readonly signal?: AbortSignal;
   /**
-   * A session goal ({@linkcode Kernel.run}): the session goes on until the
-   * agent declares it done or blocked with `<cp:goal-status>`, within the
-   * profile's bounds.
+   * A session goal ({@linkcode Kernel.run}, and {@linkcode Kernel.session}
+   * for every prompt): the session goes on until the agent declares it done
+   * or blocked with `<cp:goal-status>`, within the profile's bounds.
    */
   readonly goal?: string;
   /**
-   * A judge ({@linkcode Kernel.run} only): the name of a `kind = "judge"`
-   * profile. Each time the worker finishes (with a goal: declares it
-   * done), the judge reviews its final answer against the goal (or the
-   * prompt) in a child session and answers with `<cp:judge-directive>`:
-   * `accept` ends the run, `continue` sends the directive to the worker as
-   * its next prompt — within the worker's bounds and the judge's
-   * `max_judge_rounds`. The outcome's `judge` says how it ended.
+   * A judge: the name of a `kind = "judge"` profile. Each time the worker
+   * finishes (with a goal: declares it done), the judge reviews its final
+   * answer against the goal (or the prompt) in a child session and answers
+   * with `<cp:judge-directive>`: `accept` ends the run, `continue` sends
+   * the directive to the worker as its next prompt — within the worker's
+   * bounds and the judge's `max_judge_rounds`. With
+   * {@linkcode Kernel.run} the outcome's `judge` says how it ended; with
+   * {@linkcode Kernel.session} each `send` is judged so, its result's
+   * `judge` saying how.
    */
   readonly judge?: string;
   /**

@@ -105,7 +105,12 @@ import {
   plainEnvOf,
 } from "./_providers.ts";
 import { stateLocationsOf } from "./open_sessions.ts";
-import { judgeLoop, type JudgeProfile, judgeRoundsOf } from "./_judge_loop.ts";
+import {
+  JudgedSends,
+  judgeLoop,
+  type JudgeProfile,
+  judgeRoundsOf,
+} from "./_judge_loop.ts";
 
 function promptResultOf(r: SendResult): PromptResult {
   return {
@@ -326,8 +331,22 @@ class KernelImpl implements Kernel {
     return { session, workingDirectory: spec.workingDirectory };
   }
 
+  /** A judge profile by name, checked ({@linkcode judgeRoundsOf}). */
+  #judgeProfile(name: string): JudgeProfile {
+    const maxRounds = judgeRoundsOf(this.plan, name);
+    return {
+      name,
+      spec: this.#spec({ profile: name, onAsk: "deny" }),
+      maxRounds,
+    };
+  }
+
   async session(options: KernelSessionOptions = {}): Promise<KernelSession> {
     const hub = this.hub;
+    const judge = options.judge !== undefined
+      ? this.#judgeProfile(options.judge)
+      : undefined;
+    const judged = judge ? new JudgedSends(options.onEvent) : undefined;
     const h: HubSession = await hub.open({
       ...(options.profile !== undefined ? { profile: options.profile } : {}),
       ...(options.resumeId !== undefined ? { resumeId: options.resumeId } : {}),
@@ -338,8 +357,10 @@ class KernelImpl implements Kernel {
       ...(options.approve ? { approve: options.approve } : {}),
       ...(options.answer ? { answer: options.answer } : {}),
       ...(options.planMode ? { planMode: true } : {}),
-    }, options.onEvent);
+    }, judged ? (e) => judged.onEvent(e) : options.onEvent);
     const session = h.agent!;
+    if (options.goal !== undefined) session.setGoal(options.goal);
+    const deps = () => this.#deps;
     const outer = options.signal;
     return {
       sessionId: session.sessionId,
@@ -362,6 +383,26 @@ class KernelImpl implements Kernel {
           : signals.length === 1
           ? signals[0]
           : AbortSignal.any(signals);
+        if (judge && judged) {
+          return judged.send({
+            prompt,
+            submit: (text) => hub.submit(h, text, signal ? { signal } : {}).run,
+            loop: (sent, submit, push) =>
+              judgeLoop({
+                worker: session,
+                sent,
+                submit,
+                judge,
+                deps: deps(),
+                goal: options.goal ?? prompt,
+                hasGoal: options.goal !== undefined,
+                goalSummary: () => judged.goalSummary,
+                push,
+                ...(signal ? { signal } : {}),
+              }),
+            result: promptResultOf,
+          });
+        }
         return mapRun(
           hub.submit(h, prompt, signal ? { signal } : {}).run,
           promptResultOf,
@@ -404,17 +445,12 @@ class KernelImpl implements Kernel {
     try {
       this.#rootSpec(options); // a bad profile fails before anything runs
       if (options.judge !== undefined) {
-        const maxRounds = judgeRoundsOf(this.plan, options.judge);
+        judge = this.#judgeProfile(options.judge);
         if (options.goal === undefined && prompt === undefined) {
           throw new TypeError(
             `Cannot run with the judge "${options.judge}": it needs a goal or a prompt to review against`,
           );
         }
-        judge = {
-          name: options.judge,
-          spec: this.#spec({ profile: options.judge, onAsk: "deny" }),
-          maxRounds,
-        };
       }
     } catch (err) {
       const result = Promise.reject(err);

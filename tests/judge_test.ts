@@ -156,3 +156,39 @@ Deno.test("agent run --judge: the loop ends on max_judge_rounds without an accep
   assert.match(bad.err, /Profile "default" is not a judge/);
   assert.match(bad.err, /Judge profiles of this configuration: "reviewer"/);
 });
+
+Deno.test("KernelSession: session({ judge }) judges each send; the verdicts are in the send's events", async () => {
+  await using p = await makeProject({
+    turns: [
+      write("w1", "one\n"),
+      done("NOTES.md"),
+      { expect: "Say it is final.", text: "It is final." },
+    ],
+    extraRequired: JUDGE_REQUIRED,
+    extraProviders: judgeBlocks(3, [
+      verdict("continue", "Say it is final."),
+      verdict("accept", "Final."),
+    ]),
+  });
+  await using kernel = await openKernel(p.dir, {
+    builtins: BUILTINS,
+    env: p.env,
+  });
+  await using session = await kernel.session({
+    judge: "reviewer",
+    approve: () => Promise.resolve({ decision: "allow", scope: "once" }),
+  });
+  const run = session.send("Write NOTES.md");
+  const verdicts: string[] = [];
+  for await (const e of run) {
+    if (e.type === "control" && e.channel === "judge-directive") {
+      verdicts.push(e.attributes.verdict!);
+    }
+  }
+  const r = await run.result;
+  assert.equal(r.outcome, "done");
+  assert.equal(r.finalText, "It is final.");
+  assert.deepEqual(verdicts, ["continue", "accept"]);
+  assert.equal(r.judge?.verdict, "accept");
+  assert.equal(r.judge?.rounds, 2);
+});
