@@ -113,6 +113,7 @@ export {
  */
 export {
   type CommandOutcome,
+  type JudgeOutcome,
   type Kernel,
   type KernelSendOptions,
   type KernelSession,

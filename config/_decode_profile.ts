@@ -7,7 +7,11 @@
  */
 import type { Diagnostic, SourceRange } from "../contract/diagnostic.ts";
 import type { Attribute, Block } from "./hcl/mod.ts";
-import { E_MISSING_FIELD, E_SLASH_COMMAND_ENTRY } from "./codes.ts";
+import {
+  E_MISSING_FIELD,
+  E_SLASH_COMMAND_ENTRY,
+  W_NO_EFFECT,
+} from "./codes.ts";
 import { directInvokeEntry } from "./profiles.ts";
 import type {
   GenerationSettings,
@@ -45,6 +49,8 @@ const PROFILE_SCHEMA = {
     max_concurrent_subagents: { type: "number" },
     doom_loop_threshold: { type: "number" },
     max_result_bytes: { type: "number" },
+    kind: { type: "string" },
+    max_judge_rounds: { type: "number" },
   },
   blocks: {
     model: { labels: [], unique: "type" },
@@ -160,7 +166,80 @@ export function decodeProfile(
     const generation = decodeGeneration(genBlock, where, diagnostics);
     if (generation) profile.generation = generation;
   }
+  decodeJudge(attrs, profile, where, diagnostics);
   return profile;
+}
+
+const PROFILE_KINDS = ["agent", "judge"];
+
+// `kind` ("agent", the default, or "judge") and a judge's
+// `max_judge_rounds`; settings a judge cannot use are warned about.
+function decodeJudge(
+  attrs: ReadonlyMap<string, Attribute>,
+  profile: PlanProfile,
+  where: string,
+  diagnostics: Diagnostic[],
+): void {
+  const kindAttr = attrs.get("kind");
+  const kind = kindAttr
+    ? evalAttr(kindAttr, "string", where, diagnostics)
+    : undefined;
+  if (typeof kind === "string" && !PROFILE_KINDS.includes(kind)) {
+    const hint = didYouMean(kind, PROFILE_KINDS);
+    diagnostics.push(diag(
+      "error",
+      "E_INVALID_VALUE",
+      `Unknown profile kind "${kind}" in ${where}`,
+      `${
+        hint ? `Did you mean "${hint}"? ` : ""
+      }kind is "agent" (the default: a profile that does the work) or "judge" (a profile that reviews another session's result and answers with <cp:judge-directive>).`,
+      kindAttr!.expr.range,
+    ));
+  }
+  const judge = kind === "judge";
+  if (judge) profile.kind = "judge";
+  const roundsAttr = attrs.get("max_judge_rounds");
+  if (roundsAttr) {
+    const v = evalAttr(roundsAttr, "number", where, diagnostics);
+    if (typeof v === "number" && (!Number.isSafeInteger(v) || v < 1)) {
+      diagnostics.push(diag(
+        "error",
+        "E_INVALID_VALUE",
+        `Invalid max_judge_rounds in ${where}`,
+        `Expected a whole number of at least 1 (the most verdicts one judged run asks for), got ${v}.`,
+        roundsAttr.expr.range,
+      ));
+    } else if (typeof v === "number" && !judge) {
+      diagnostics.push(diag(
+        "warning",
+        W_NO_EFFECT,
+        `max_judge_rounds has no effect in ${where}`,
+        'Only a judge profile (kind = "judge") uses max_judge_rounds; this profile is an ordinary agent.',
+        roundsAttr.expr.range,
+      ));
+    } else if (typeof v === "number") profile.maxJudgeRounds = v;
+  }
+  if (!judge) return;
+  for (const name of ["max_depth", "max_concurrent_subagents"]) {
+    const a = attrs.get(name);
+    if (!a) continue;
+    diagnostics.push(diag(
+      "warning",
+      W_NO_EFFECT,
+      `${name} has no effect in ${where}`,
+      "A judge runs as a child of the session it reviews with no depth left: it cannot spawn sub-agents.",
+      a.expr.range,
+    ));
+  }
+  if (profile.controlPlane?.disable.includes("judge-directive")) {
+    diagnostics.push(diag(
+      "error",
+      "E_INVALID_VALUE",
+      `A judge cannot disable judge-directive in ${where}`,
+      "A judge answers with <cp:judge-directive>; with the channel disabled no verdict could ever be read. Remove it from control_plane { disable }.",
+      profile.range,
+    ));
+  }
 }
 
 // A profile's `model {}` block: the `primary` reference and the `fallback`

@@ -302,12 +302,28 @@ export function compile(
 /**
  * Warns of settings that are accepted but do nothing yet: a profile's
  * plain `slash_commands` names (prompt-expansion commands are not run by
- * this version; `"<provider>.<command>"` entries are).
+ * this version; `"<provider>.<command>"` entries are), and a
+ * `builtin/lsp` provider that no `hook "post-tool-call"` block subscribes
+ * (it checks files only from that hook).
  */
 function warnNoEffect(
   config: AgentConfig,
   diagnostics: Diagnostic[],
 ): void {
+  for (const r of config.requiredProviders) {
+    if (r.source !== "builtin/lsp") continue;
+    const hooked = config.hooks.some((h) =>
+      h.point === "post-tool-call" && h.provider === r.name
+    );
+    if (hooked) continue;
+    diagnostics.push(diag(
+      "warning",
+      W_NO_EFFECT,
+      `Provider "${r.name}" (builtin/lsp) has no effect`,
+      `It checks the files the agent writes from the post-tool-call hook: add hook "post-tool-call" { provider = "${r.name}", mode = "observe" }.`,
+      r.range,
+    ));
+  }
   for (const p of config.profiles) {
     const plain = p.slashCommands.filter((c) => !c.includes("."));
     if (plain.length === 0) continue;

@@ -230,3 +230,22 @@ Deno.test("compile() refuses an allow_subscribe entry outside kernel.*, naming i
     /Entry 2 of "allow_subscribe" in provider "fs" is "\*"/,
   );
 });
+
+Deno.test("compile() warns that a builtin/lsp provider without a post-tool-call hook has no effect", () => {
+  const lsp = artifact({ name: "lsp", category: "context" });
+  const text = (hook: string) =>
+    `required_providers {\n  lsp = { source = "builtin/lsp", version = "~> 1.0" }\n}\n${hook}`;
+  const bare = compileText(text(""), { artifacts: { "builtin/lsp": lsp } });
+  const w = bare.diagnostics.find((x) => x.code === "W_NO_EFFECT");
+  assert.match(
+    w?.summary ?? "",
+    /Provider "lsp" \(builtin\/lsp\) has no effect/,
+  );
+  const hooked = compileText(
+    text(
+      'hook "post-tool-call" {\n  provider = "lsp"\n  mode = "observe"\n}\n',
+    ),
+    { artifacts: { "builtin/lsp": lsp } },
+  );
+  assert.equal(hooked.diagnostics.some((x) => x.code === "W_NO_EFFECT"), false);
+});

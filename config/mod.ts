@@ -146,6 +146,7 @@ export {
   validateConfigSchema,
 } from "./provider_schema.ts";
 export {
+  DEFAULT_MAX_JUDGE_ROUNDS,
   DEFAULT_OBSERVABILITY,
   DEFAULT_RETRY,
   DEFAULT_SUBSCRIBE_QUEUE_BOUND,

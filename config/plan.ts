@@ -167,9 +167,23 @@ export interface PlanProfile {
   generation?: GenerationSettings;
   /** `control_plane {}`: channels turned off, timers and event topics. */
   controlPlane?: PlanControlPlane;
+  /**
+   * `kind = "judge"`: the profile reviews another session's result and
+   * answers with `<cp:judge-directive>` (`agent run --judge`); absent for
+   * an ordinary agent profile.
+   */
+  kind?: "judge";
+  /**
+   * A judge's `max_judge_rounds`: how many verdicts one judged run asks
+   * for at most (absent: {@linkcode DEFAULT_MAX_JUDGE_ROUNDS}).
+   */
+  maxJudgeRounds?: number;
   /** Where the block is. */
   range: SourceRange;
 }
+
+/** A judge profile's `max_judge_rounds` when it sets none. */
+export const DEFAULT_MAX_JUDGE_ROUNDS = 3;
 
 /** A profile's `control_plane {}` block (seed 004). */
 export interface PlanControlPlane {
@@ -503,6 +517,12 @@ export function planToJson(plan: Plan): JsonValue {
           stop_sequences: p.generation.stopSequences ?? [],
         }
         : null,
+      ...(p.kind === "judge"
+        ? {
+          kind: "judge",
+          max_judge_rounds: p.maxJudgeRounds ?? DEFAULT_MAX_JUDGE_ROUNDS,
+        }
+        : {}),
       ...(p.controlPlane
         ? {
           control_plane: {

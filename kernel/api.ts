@@ -12,7 +12,12 @@ import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import type { Diagnostic, Plan } from "../config/mod.ts";
 import type { BuiltinCatalog } from "../contract/builtins.ts";
 import type { ErrorInfo } from "./agent/errors.ts";
-import { exitCodeOf } from "./agent/exit_codes.ts";
+import {
+  EXIT_BOUND,
+  EXIT_OK,
+  EXIT_TASK_ERROR,
+  exitCodeOf,
+} from "./agent/exit_codes.ts";
 import type { SessionRun } from "./agent/session_types.ts";
 import type {
   BoundName,
@@ -45,6 +50,8 @@ export interface PromptResult {
   readonly boundFired?: BoundName;
   /** The error, when one ended the turn. */
   readonly error?: ErrorInfo;
+  /** How the judge loop ended, in a session opened with a judge. */
+  readonly judge?: JudgeOutcome;
 }
 
 /** How a session ended. */
@@ -67,13 +74,41 @@ export interface SessionOutcome {
   readonly error?: ErrorInfo;
   /** Tool providers whose plugin crashed during a call (exit code 6). */
   readonly crashedProviders?: readonly string[];
+  /** How the judge loop ended, when the run had a judge. */
+  readonly judge?: JudgeOutcome;
+}
+
+/** How a judged run ended ({@linkcode KernelSessionOptions.judge}). */
+export interface JudgeOutcome {
+  /** The judge profile. */
+  readonly profile: string;
+  /** Reviews run (0 when the worker never finished a turn to review). */
+  readonly rounds: number;
+  /**
+   * The last verdict: `accept`, `continue` (the round bound stopped the
+   * loop) or `none` (no review ran, or the judge wrote no verdict).
+   */
+  readonly verdict: "accept" | "continue" | "none";
+  /** The last verdict's body (the directive, or why it was accepted). */
+  readonly directive: string;
+  /** True when `max_judge_rounds` reviews ran without an accept. */
+  readonly boundFired?: boolean;
+  /**
+   * The judge's session, once a review ran: a child of the worker's, one
+   * prompt per review.
+   */
+  readonly sessionId?: string;
+  /** Why the last review gave no verdict. */
+  readonly problem?: string;
 }
 
 /**
  * The `agent` exit code of a session outcome: 0 success, 1 task error, 4
  * policy denied a required action (`on_ask = "fail"` hit an ask), 5 a
  * bound fired (or the doom loop), 6 provider error (also a tool plugin
- * that crashed during a call), 130 cancelled.
+ * that crashed during a call), 130 cancelled. A judged run that completed
+ * without the judge's accept is 5 when `max_judge_rounds` stopped it and
+ * 1 when the judge gave no verdict.
  *
  * @example Usage
  * ```ts
@@ -88,7 +123,11 @@ export interface SessionOutcome {
  * @returns The exit code.
  */
 export function sessionExitCode(outcome: SessionOutcome): number {
-  return exitCodeOf(outcome);
+  const code = exitCodeOf(outcome);
+  const judge = outcome.judge;
+  if (code !== EXIT_OK || !judge || judge.rounds === 0) return code;
+  if (judge.verdict === "accept") return EXIT_OK;
+  return judge.boundFired ? EXIT_BOUND : EXIT_TASK_ERROR;
 }
 
 /** Options of {@linkcode openKernel}. */
@@ -187,11 +226,23 @@ export interface KernelSessionOptions {
   /** Cancels the running turn (every prompt of the session). */
   readonly signal?: AbortSignal;
   /**
-   * A session goal ({@linkcode Kernel.run}): the session goes on until the
-   * agent declares it done or blocked with `<cp:goal-status>`, within the
-   * profile's bounds.
+   * A session goal ({@linkcode Kernel.run}, and {@linkcode Kernel.session}
+   * for every prompt): the session goes on until the agent declares it done
+   * or blocked with `<cp:goal-status>`, within the profile's bounds.
    */
   readonly goal?: string;
+  /**
+   * A judge: the name of a `kind = "judge"` profile. Each time the worker
+   * finishes (with a goal: declares it done), the judge reviews its final
+   * answer against the goal (or the prompt) in a child session and answers
+   * with `<cp:judge-directive>`: `accept` ends the run, `continue` sends
+   * the directive to the worker as its next prompt — within the worker's
+   * bounds and the judge's `max_judge_rounds`. With
+   * {@linkcode Kernel.run} the outcome's `judge` says how it ended; with
+   * {@linkcode Kernel.session} each `send` is judged so, its result's
+   * `judge` saying how.
+   */
+  readonly judge?: string;
   /**
    * Receives every event of the session, `session_started` to
    * `session_ended` ({@linkcode Kernel.session} only: iterate

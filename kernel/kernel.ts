@@ -83,6 +83,7 @@ import { telemetrySettingsOf } from "./telemetry/plan_settings.ts";
 import { SessionRegistry } from "./state/session_registry.ts";
 import type { SessionStore } from "./state/session_store.ts";
 import {
+  type JudgeOutcome,
   type Kernel,
   type KernelSession,
   type KernelSessionOptions,
@@ -104,6 +105,12 @@ import {
   plainEnvOf,
 } from "./_providers.ts";
 import { stateLocationsOf } from "./open_sessions.ts";
+import {
+  JudgedSends,
+  judgeLoop,
+  type JudgeProfile,
+  judgeRoundsOf,
+} from "./_judge_loop.ts";
 
 function promptResultOf(r: SendResult): PromptResult {
   return {
@@ -324,8 +331,22 @@ class KernelImpl implements Kernel {
     return { session, workingDirectory: spec.workingDirectory };
   }
 
+  /** A judge profile by name, checked ({@linkcode judgeRoundsOf}). */
+  #judgeProfile(name: string): JudgeProfile {
+    const maxRounds = judgeRoundsOf(this.plan, name);
+    return {
+      name,
+      spec: this.#spec({ profile: name, onAsk: "deny" }),
+      maxRounds,
+    };
+  }
+
   async session(options: KernelSessionOptions = {}): Promise<KernelSession> {
     const hub = this.hub;
+    const judge = options.judge !== undefined
+      ? this.#judgeProfile(options.judge)
+      : undefined;
+    const judged = judge ? new JudgedSends(options.onEvent) : undefined;
     const first: HubSession = await hub.open({
       ...(options.profile !== undefined ? { profile: options.profile } : {}),
       ...(options.resumeId !== undefined ? { resumeId: options.resumeId } : {}),
@@ -336,7 +357,7 @@ class KernelImpl implements Kernel {
       ...(options.approve ? { approve: options.approve } : {}),
       ...(options.answer ? { answer: options.answer } : {}),
       ...(options.planMode ? { planMode: true } : {}),
-    }, options.onEvent);
+    }, judged ? (e) => judged.onEvent(e) : options.onEvent);
     // `/clear` and `/resume` move this handle to another session (the
     // previous one is closed unless a frontend plugin still drives it).
     let h: HubSession = first;
@@ -350,6 +371,8 @@ class KernelImpl implements Kernel {
       previous.movedTo = undefined;
       if (previous.attached.size === 0) await hub.close(previous);
     };
+    if (options.goal !== undefined) session.setGoal(options.goal);
+    const deps = () => this.#deps;
     const outer = options.signal;
     return {
       get sessionId() {
@@ -378,6 +401,26 @@ class KernelImpl implements Kernel {
           : signals.length === 1
           ? signals[0]
           : AbortSignal.any(signals);
+        if (judge && judged) {
+          return judged.send({
+            prompt,
+            submit: (text) => hub.submit(h, text, signal ? { signal } : {}).run,
+            loop: (sent, submit, push) =>
+              judgeLoop({
+                worker: session,
+                sent,
+                submit,
+                judge,
+                deps: deps(),
+                goal: options.goal ?? prompt,
+                hasGoal: options.goal !== undefined,
+                goalSummary: () => judged.goalSummary,
+                push,
+                ...(signal ? { signal } : {}),
+              }),
+            result: promptResultOf,
+          });
+        }
         return mapRun(
           hub.submit(h, prompt, signal ? { signal } : {}).run,
           promptResultOf,
@@ -417,8 +460,17 @@ class KernelImpl implements Kernel {
     prompt: string | undefined,
     options: KernelSessionOptions = {},
   ): SessionRun<SessionOutcome> {
+    let judge: JudgeProfile | undefined;
     try {
       this.#rootSpec(options); // a bad profile fails before anything runs
+      if (options.judge !== undefined) {
+        judge = this.#judgeProfile(options.judge);
+        if (options.goal === undefined && prompt === undefined) {
+          throw new TypeError(
+            `Cannot run with the judge "${options.judge}": it needs a goal or a prompt to review against`,
+          );
+        }
+      }
     } catch (err) {
       const result = Promise.reject(err);
       result.catch(() => {});
@@ -433,8 +485,10 @@ class KernelImpl implements Kernel {
     // submit, close.
     const hub = this.hub;
     const queue = new EventQueue<SessionEvent>();
+    let goalSummary: string | undefined; // the worker's, for the judge
     const result = (async (): Promise<SessionOutcome> => {
       let h: HubSession;
+      let judged: JudgeOutcome | undefined;
       try {
         h = await hub.open({
           ...(options.profile !== undefined
@@ -450,7 +504,12 @@ class KernelImpl implements Kernel {
           ...(options.approve ? { approve: options.approve } : {}),
           ...(options.answer ? { answer: options.answer } : {}),
           ...(options.planMode ? { planMode: true } : {}),
-        }, (e) => queue.push(e));
+        }, (e) => {
+          if (e.type === "control" && e.channel === "goal-status") {
+            goalSummary = e.body;
+          }
+          queue.push(e);
+        });
         if (options.goal !== undefined) h.agent?.setGoal(options.goal);
       } catch (err) {
         queue.close(err);
@@ -474,6 +533,20 @@ class KernelImpl implements Kernel {
           h.agent.setPlanMode(false);
           sent = await submit(PLAN_APPROVED_PROMPT);
         }
+        if (judge && h.agent) {
+          ({ sent, judge: judged } = await judgeLoop({
+            worker: h.agent,
+            sent,
+            submit,
+            judge,
+            deps: this.#deps,
+            goal: (options.goal ?? prompt)!,
+            hasGoal: options.goal !== undefined,
+            goalSummary: () => goalSummary,
+            push: (e) => queue.push(e),
+            ...(options.signal ? { signal: options.signal } : {}),
+          }));
+        }
       } catch (err) {
         await hub.close(h).catch(() => {});
         queue.close(err);
@@ -484,7 +557,7 @@ class KernelImpl implements Kernel {
           h,
           sent.outcome === "cancelled" ? "cancelled" : undefined,
         );
-        return outcomeOf(r!);
+        return { ...outcomeOf(r!), ...(judged ? { judge: judged } : {}) };
       } finally {
         queue.close();
       }

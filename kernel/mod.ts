@@ -263,6 +263,15 @@ export {
   triggerStoredSession,
 } from "./agent/trigger.ts";
 export { runSession, type RunSessionOptions } from "./agent/run_session.ts";
+export {
+  directivePrompt,
+  judgePrompt,
+  type JudgeReview,
+  JudgeSession,
+  type JudgeVerdict,
+  type OpenJudgeOptions,
+  verdictOf,
+} from "./agent/judge.ts";
 export type {
   OpenSessionOptions,
   SendOptions,

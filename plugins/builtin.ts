@@ -40,6 +40,7 @@ export const BUILTIN_PLUGIN_NAMES: readonly string[] = [
   "echo",
   "exec",
   "filesystem",
+  "lsp",
   "mcp",
   "memory",
   "openai",

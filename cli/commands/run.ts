@@ -23,7 +23,7 @@ import { openProjectKernel } from "./_zero_config.ts";
 export const RUN_HELP: string =
   `Usage: agent run "prompt" [--profile P] [--json] [--on-ask deny|fail]
                 [--resume ID] [--dir D] [--approve-all] [--locked]
-                [--goal "…"] [--plan] [--frontend NAME]
+                [--goal "…"] [--judge NAME] [--plan] [--frontend NAME]
 
 Runs one prompt non-interactively in the project in D (default: the current
 directory) and exits. Never prompts: a plan item whose policy says "ask" is
@@ -42,6 +42,14 @@ Options:
   --goal TEXT     A session goal: the session goes on until the agent
                   declares it done or blocked (<cp:goal-status>), within
                   the profile's bounds
+  --judge NAME    Review the result with the judge profile NAME
+                  (kind = "judge"): each time the agent finishes, the
+                  judge checks its answer against the goal (or the
+                  prompt) and answers <cp:judge-directive>: accept ends
+                  the run, continue sends its directive to the agent as
+                  the next prompt; at most max_judge_rounds reviews
+                  (default 3; exit code 5 when none accepted), within
+                  the profile's bounds (the judge's cost counts)
   --plan          Plan mode: only read-only tools, the model told so each
                   round; the plan it answers with is then carried out in
                   the same session with every tool if --approve-all is
@@ -84,6 +92,7 @@ export async function runCommand(
     "approve-all": { type: "boolean" },
     locked: { type: "boolean" },
     goal: { type: "string" },
+    judge: { type: "string" },
     frontend: { type: "string" },
     plan: { type: "boolean" },
   });
@@ -118,6 +127,9 @@ export async function runCommand(
   const goal = v.goal;
   if (goal !== undefined && goal.trim() === "") {
     return usageError(io, usage, "the goal is empty");
+  }
+  if (v.judge !== undefined && v.judge.trim() === "") {
+    return usageError(io, usage, "--judge needs a profile name");
   }
   const dir = resolve(io.cwd, v.dir ?? ".");
   const json = v.json === true;
@@ -158,6 +170,7 @@ export async function runCommand(
         (frontend && !v["approve-all"] ? "callback" : "deny"),
       ...(v["approve-all"] ? { approve: approveAll } : {}),
       ...(goal !== undefined ? { goal } : {}),
+      ...(v.judge !== undefined ? { judge: v.judge } : {}),
       ...(v.plan
         ? {
           planMode: true,

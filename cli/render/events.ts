@@ -343,6 +343,17 @@ export class EventRenderer {
       );
       return;
     }
+    if (e.channel === "judge-directive" && e.source.startsWith("judge:")) {
+      const accepted = e.attributes.verdict === "accept";
+      this.#errLine(
+        (accepted ? s.green : s.yellow)(
+          `judge ${accepted ? "accepted" : "asks for more"}: ${
+            short(e.body, 300)
+          }`,
+        ),
+      );
+      return;
+    }
     if (e.channel === "agent-thinking") {
       this.#errLine(s.dim(`thinking: ${short(e.body, 300)}`));
       return;

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "echo" {
   source      = "builtin/echo"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T05:26:35Z"
+  resolved_at = "2026-12-02T06:08:19Z"
   checksums = {
-    "darwin_amd64"  = "sha256:99150fd5ad7c2b8f338d26f4ab46c9cab8911086c70f5703bce4df7c7639eef7"
-    "darwin_arm64"  = "sha256:99150fd5ad7c2b8f338d26f4ab46c9cab8911086c70f5703bce4df7c7639eef7"
-    "linux_amd64"   = "sha256:99150fd5ad7c2b8f338d26f4ab46c9cab8911086c70f5703bce4df7c7639eef7"
-    "linux_arm64"   = "sha256:99150fd5ad7c2b8f338d26f4ab46c9cab8911086c70f5703bce4df7c7639eef7"
-    "windows_amd64" = "sha256:99150fd5ad7c2b8f338d26f4ab46c9cab8911086c70f5703bce4df7c7639eef7"
+    "darwin_amd64"  = "sha256:dff71bbfe738b2e938508ac447b1e1f13b525503867ef5b1de330c5ce2c8e911"
+    "darwin_arm64"  = "sha256:dff71bbfe738b2e938508ac447b1e1f13b525503867ef5b1de330c5ce2c8e911"
+    "linux_amd64"   = "sha256:dff71bbfe738b2e938508ac447b1e1f13b525503867ef5b1de330c5ce2c8e911"
+    "linux_arm64"   = "sha256:dff71bbfe738b2e938508ac447b1e1f13b525503867ef5b1de330c5ce2c8e911"
+    "windows_amd64" = "sha256:dff71bbfe738b2e938508ac447b1e1f13b525503867ef5b1de330c5ce2c8e911"
   }
   envelope = {
     env   = []
@@ -36,13 +36,13 @@ provider "echo" {
 provider "notes" {
   source      = "./plugins/notes"
   version     = "0.2.0"
-  resolved_at = "2026-12-02T05:26:35Z"
+  resolved_at = "2026-12-02T06:08:19Z"
   checksums = {
-    "darwin_amd64"  = "sha256:e13b5df2e1b77bfed7240da47f8f4c3ea6a39d717b6269b16140fd5baf48784d"
-    "darwin_arm64"  = "sha256:e13b5df2e1b77bfed7240da47f8f4c3ea6a39d717b6269b16140fd5baf48784d"
-    "linux_amd64"   = "sha256:e13b5df2e1b77bfed7240da47f8f4c3ea6a39d717b6269b16140fd5baf48784d"
-    "linux_arm64"   = "sha256:e13b5df2e1b77bfed7240da47f8f4c3ea6a39d717b6269b16140fd5baf48784d"
-    "windows_amd64" = "sha256:e13b5df2e1b77bfed7240da47f8f4c3ea6a39d717b6269b16140fd5baf48784d"
+    "darwin_amd64"  = "sha256:18b1d2e6fbdd14f4510f0b467ecf29d17edfed64314da8d5e05d45a7aa8f1809"
+    "darwin_arm64"  = "sha256:18b1d2e6fbdd14f4510f0b467ecf29d17edfed64314da8d5e05d45a7aa8f1809"
+    "linux_amd64"   = "sha256:18b1d2e6fbdd14f4510f0b467ecf29d17edfed64314da8d5e05d45a7aa8f1809"
+    "linux_arm64"   = "sha256:18b1d2e6fbdd14f4510f0b467ecf29d17edfed64314da8d5e05d45a7aa8f1809"
+    "windows_amd64" = "sha256:18b1d2e6fbdd14f4510f0b467ecf29d17edfed64314da8d5e05d45a7aa8f1809"
   }
   envelope = {
     env   = []

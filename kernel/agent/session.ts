@@ -69,6 +69,7 @@ import { ulid } from "../state/ulid.ts";
 import { ControlPlane } from "../control/control_plane.ts";
 import { MalformedAgentStatusError } from "../control/errors.ts";
 import { appendControlBlocks } from "../control/history.ts";
+import { pluginControlMessage } from "../control/render.ts";
 import type { MessageOrigin } from "../control/channels.ts";
 import {
   controlSection,
@@ -330,13 +331,22 @@ export class AgentSession implements AsyncDisposable {
         workingDirectory: spec.workingDirectory,
         ...(this.#control
           ? {
-            inject: (plugin: string, text: string) =>
-              this.#control!.post({
-                channel: "plugin-inject",
-                attrs: { plugin },
-                body: text,
-                source: plugin,
-              }),
+            inject: (
+              plugin: string,
+              text: string,
+              to?: {
+                readonly channel: string;
+                readonly attributes: Readonly<Record<string, string>>;
+              },
+            ) =>
+              this.#control!.post(
+                to ? pluginControlMessage(plugin, text, to) : {
+                  channel: "plugin-inject",
+                  attrs: { plugin },
+                  body: text,
+                  source: plugin,
+                },
+              ),
             deliver: (m: DelegationMessage) => this.#control!.post(m),
             onSubagent: (e: SubagentLifecycle) => {
               this.#control!.post({

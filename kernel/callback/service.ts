@@ -88,6 +88,14 @@ export type ExactTokenCounter = (
  * The kernel services a callback endpoint works with. Each is optional: an
  * RPC whose service is absent answers `UNIMPLEMENTED`, naming it.
  */
+
+/**
+ * The channels a plugin may post through `InjectControl`: its own
+ * `plugin-inject`, and `lsp-diagnostics` (a language-server provider's
+ * post-edit errors).
+ */
+const PLUGIN_CHANNELS: readonly string[] = ["plugin-inject", "lsp-diagnostics"];
+
 export interface KernelServices {
   /** Live sessions and grants (session-scoped RPCs). */
   sessions?: SessionRegistry;
@@ -651,7 +659,40 @@ export function createCallbackService(
           `Session "${req.sessionId}" has no control plane to inject into`,
         );
       }
-      return { outcome: live.inject(identity.name, req.text) };
+      const channel = req.channel || "plugin-inject";
+      if (!PLUGIN_CHANNELS.includes(channel)) {
+        throw new GrpcStatusError(
+          Code.INVALID_ARGUMENT,
+          `InjectControl cannot post to channel "${channel}": a plugin may post ${
+            PLUGIN_CHANNELS.map((c) => `"${c}"`).join(" or ")
+          }`,
+        );
+      }
+      const attributes = Object.entries(req.attributes);
+      if (channel === "plugin-inject" && attributes.length > 0) {
+        throw new GrpcStatusError(
+          Code.INVALID_ARGUMENT,
+          `InjectControl: plugin-inject takes no attributes (its plugin attribute is the plugin's name), got ${
+            attributes.map(([k]) => `"${k}"`).join(", ")
+          }`,
+        );
+      }
+      try {
+        return {
+          outcome: channel === "plugin-inject"
+            ? live.inject(identity.name, req.text)
+            : live.inject(identity.name, req.text, {
+              channel,
+              attributes: req.attributes,
+            }),
+        };
+      } catch (err) {
+        if (!(err instanceof TypeError)) throw err;
+        throw new GrpcStatusError(
+          Code.INVALID_ARGUMENT,
+          `InjectControl: ${err.message}`,
+        );
+      }
     },
   };
   return { ...base, ...options.extend } as CallbackImpl;

@@ -180,8 +180,11 @@ export interface ChannelAttributes {
   };
   /** No attributes. */
   "agent-thinking": Record<never, never>;
-  /** No attributes. */
-  "judge-directive": Record<never, never>;
+  /**
+   * The verdict: `accept` ends the judged loop, `continue` sends the body
+   * (the directive) to the judged session as its next prompt.
+   */
+  "judge-directive": { readonly verdict: "accept" | "continue" };
 }
 
 /** How often a channel may deliver (seed 004's limit column). */
@@ -383,7 +386,8 @@ export const CHANNELS: ReadonlyMap<ChannelName, ChannelInfo> = new Map(
     }),
     ch("lsp-diagnostics", S, ["path", "count"], {
       summary: "new language-server errors on a file you just wrote",
-      source: "waiting for the delegation issue (LSP)",
+      source:
+        "builtin/lsp after a write (InjectControl with channel lsp-diagnostics)",
     }),
     ch("external-trigger", S, ["name", "target", "session"], {
       wakes: true,
@@ -420,9 +424,12 @@ export const CHANNELS: ReadonlyMap<ChannelName, ChannelInfo> = new Map(
       summary: "internal reasoning, shown only to the operator",
       source: "the model's output",
     }),
-    ch("judge-directive", A, [], {
-      summary: "a judging agent's verdict",
-      source: "waiting for the delegation issue (judge profiles)",
+    ch("judge-directive", A, ["verdict"], {
+      values: { verdict: ["accept", "continue"] },
+      summary:
+        'a judge\'s verdict on the work it reviews: verdict="accept" ends the loop, verdict="continue" sends the body to the worker as its directive',
+      source:
+        "the model's output in a judge profile's session (agent run --judge)",
     }),
   ].map((c) => [c.name, c]),
 );

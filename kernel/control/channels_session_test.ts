@@ -803,6 +803,56 @@ Deno.test("plugin-inject: a granted plugin serving the session wakes it through 
   assert.equal(stored[0]!.wake, true);
 });
 
+Deno.test("InjectControl with a channel: lsp-diagnostics is posted with its attributes; other channels and attributes are refused", async () => {
+  const registry = new SessionRegistry();
+  const h = setup({
+    script: [{ text: "hi" }, { text: "I will fix bad.ts" }],
+    deps: { registry },
+  });
+  const session = await h.open();
+  await session.send("write bad.ts").result;
+  const call = (channel: string, attributes: Record<string, string>) =>
+    createCallbackService({
+      identity: h.tool.identity,
+      injectGrant: true,
+      services: { sessions: registry },
+    }).injectControl(
+      create(InjectControlRequestSchema, {
+        sessionId: session.sessionId,
+        text: "bad.ts:1:7: Type 'string' is not assignable",
+        channel,
+        attributes,
+      }),
+      {} as never,
+    );
+  const invalid = (e: unknown) =>
+    e instanceof GrpcStatusError && e.code === Code.INVALID_ARGUMENT;
+  assert.throws(() => call("permission-denied", {}), invalid);
+  assert.throws(() => call("plugin-inject", { plugin: "forged" }), invalid);
+  assert.throws(
+    () => call("lsp-diagnostics", { path: "bad.ts", count: "1", x: "y" }),
+    (e: unknown) => invalid(e) && /no attribute "x"/.test(String(e)),
+  );
+  assert.throws(
+    () => call("lsp-diagnostics", { path: "bad.ts" }),
+    (e: unknown) => invalid(e) && /needs the attribute "count"/.test(String(e)),
+  );
+  assert.deepEqual(
+    await call("lsp-diagnostics", { path: "bad.ts", count: "1" }),
+    { outcome: "queued" },
+  );
+  // Not a wake channel: delivered with the next prompt.
+  await session.send("go on").result;
+  assert.deepEqual(cpBlocks(h.model.requests[1]!, "lsp-diagnostics"), [
+    '<cp:lsp-diagnostics path="bad.ts" count="1">bad.ts:1:7: Type \'string\' is not assignable</cp:lsp-diagnostics>',
+  ]);
+  await session.close();
+  const stored = (await storedControl(h.store, session.sessionId))
+    .filter((c) => c.channel === "lsp-diagnostics");
+  assert.equal(stored.length, 1);
+  assert.equal(stored[0]!.source, "fs");
+});
+
 Deno.test("shell-notice: a crashed shell provider's watched background commands are reported lost once, never re-run", async () => {
   const bash = op("bash", ToolKind.DATA_SOURCE);
   let call = 0;

@@ -284,7 +284,26 @@ export class ControlPlane {
     return out;
   }
 
-  #recordTag(tag: AgentTag, turnId: string | undefined): Promise<void> {
+  /**
+   * Records an agent→system block that another session wrote about this
+   * one (a judge's `<cp:judge-directive>` on the session it reviews):
+   * persisted and reported like a block of this session's own model, with
+   * `source` naming the writer. A block of a disabled channel is dropped.
+   *
+   * @param tag The well-formed block (from {@linkcode parseAgentOutput}).
+   * @param source Who wrote it, e.g. `judge:<session id>`.
+   * @returns When it is persisted.
+   */
+  recordFrom(tag: AgentTag, source: string): Promise<void> {
+    if (this.#disabled.has(tag.channel)) return Promise.resolve();
+    return this.#recordTag(tag, undefined, source);
+  }
+
+  #recordTag(
+    tag: AgentTag,
+    turnId: string | undefined,
+    source = "model",
+  ): Promise<void> {
     const info = CHANNELS.get(tag.channel)!;
     const attrs = info.attributes.flatMap((n): [string, string][] =>
       tag.attrs[n] !== undefined ? [[n, tag.attrs[n]!]] : []
@@ -295,7 +314,7 @@ export class ControlPlane {
       attrs,
       tag.body,
       tag.raw,
-      "model",
+      source,
       turnId,
       false,
     );

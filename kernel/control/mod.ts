@@ -29,6 +29,7 @@ export {
   controlAttributes,
   type ControlMessage,
   escapeControlText,
+  pluginControlMessage,
   renderControl,
   unescapeControlText,
 } from "./render.ts";

@@ -168,3 +168,57 @@ export function renderControl(message: ControlMessage): string {
     escapeControlText(message.body ?? "")
   }</cp:${message.channel}>`;
 }
+
+/**
+ * The message a plugin posts to a channel other than its `plugin-inject`
+ * (`InjectControl` with a channel): the attributes must be ones the
+ * channel declares; the plugin is the message's source.
+ *
+ * @example Usage
+ * ```ts
+ * import { pluginControlMessage } from "@ph/agent/kernel";
+ * import assert from "node:assert/strict";
+ * const m = pluginControlMessage("lsp", "a.ts:1:7: error", {
+ *   channel: "lsp-diagnostics",
+ *   attributes: { path: "a.ts", count: "1" },
+ * });
+ * assert.equal(m.source, "lsp");
+ * ```
+ *
+ * @param plugin The posting plugin's name.
+ * @param body The block's body.
+ * @param to The channel and its attributes.
+ * @returns The message, for `ControlPlane.post`.
+ * @throws {TypeError} When the channel is not a system→agent channel or an
+ * attribute is not one it declares.
+ */
+export function pluginControlMessage(
+  plugin: string,
+  body: string,
+  to: {
+    readonly channel: string;
+    readonly attributes: Readonly<Record<string, string>>;
+  },
+): AnyControlMessage {
+  const info = CHANNELS.get(to.channel as ChannelName);
+  if (!info || info.direction !== "system_to_agent") {
+    throw new TypeError(
+      `"${to.channel}" is not a system→agent control channel`,
+    );
+  }
+  for (const name of Object.keys(to.attributes)) {
+    if (!info.attributes.includes(name)) {
+      throw new TypeError(
+        `The ${info.name} control message has no attribute "${name}" (it takes ${
+          info.attributes.map((a) => `"${a}"`).join(", ") || "none"
+        })`,
+      );
+    }
+  }
+  return {
+    channel: info.name,
+    attrs: { ...to.attributes },
+    body,
+    source: plugin,
+  } as AnyControlMessage;
+}

@@ -72,11 +72,21 @@ export interface LiveSession {
    */
   onSubagent?: (event: SubagentLifecycle) => void;
   /**
-   * Puts a plugin's text before the agent (`<cp:plugin-inject>`), waking
-   * the session when it is idle; returns what became of it (`queued`,
+   * Puts a plugin's text before the agent (`<cp:plugin-inject>`, or the
+   * given channel with its attributes), waking the session when it is idle
+   * and the channel wakes; returns what became of it (`queued`,
    * `disabled`, `rate_limited`, `empty`).
+   *
+   * @throws {TypeError} When the attributes do not fit the channel.
    */
-  inject?: (plugin: string, text: string) => string;
+  inject?: (
+    plugin: string,
+    text: string,
+    channel?: {
+      readonly channel: string;
+      readonly attributes: Readonly<Record<string, string>>;
+    },
+  ) => string;
   /**
    * Where relative paths of the session's tool calls resolve (a worktree
    * child's worktree).

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "claude" {
   source      = "builtin/anthropic"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T05:26:39Z"
+  resolved_at = "2026-12-02T06:08:20Z"
   checksums = {
-    "darwin_amd64"  = "sha256:9e241df5b88c3d7f79d0637a334a97fdceda41a7b902a7732502f998db02b3c7"
-    "darwin_arm64"  = "sha256:9e241df5b88c3d7f79d0637a334a97fdceda41a7b902a7732502f998db02b3c7"
-    "linux_amd64"   = "sha256:9e241df5b88c3d7f79d0637a334a97fdceda41a7b902a7732502f998db02b3c7"
-    "linux_arm64"   = "sha256:9e241df5b88c3d7f79d0637a334a97fdceda41a7b902a7732502f998db02b3c7"
-    "windows_amd64" = "sha256:9e241df5b88c3d7f79d0637a334a97fdceda41a7b902a7732502f998db02b3c7"
+    "darwin_amd64"  = "sha256:2e17ccf645bf7bb935ad62869156757e6997c61f7683bcabc2593df72c4ff28c"
+    "darwin_arm64"  = "sha256:2e17ccf645bf7bb935ad62869156757e6997c61f7683bcabc2593df72c4ff28c"
+    "linux_amd64"   = "sha256:2e17ccf645bf7bb935ad62869156757e6997c61f7683bcabc2593df72c4ff28c"
+    "linux_arm64"   = "sha256:2e17ccf645bf7bb935ad62869156757e6997c61f7683bcabc2593df72c4ff28c"
+    "windows_amd64" = "sha256:2e17ccf645bf7bb935ad62869156757e6997c61f7683bcabc2593df72c4ff28c"
   }
   envelope = {
     env   = []
@@ -59,13 +59,13 @@ provider "claude" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T05:26:39Z"
+  resolved_at = "2026-12-02T06:08:20Z"
   checksums = {
-    "darwin_amd64"  = "sha256:f7d6e66c9107e22a7b406ddf692bf7a71ac367ef0e1a4eae335bedb6a82305d9"
-    "darwin_arm64"  = "sha256:f7d6e66c9107e22a7b406ddf692bf7a71ac367ef0e1a4eae335bedb6a82305d9"
-    "linux_amd64"   = "sha256:f7d6e66c9107e22a7b406ddf692bf7a71ac367ef0e1a4eae335bedb6a82305d9"
-    "linux_arm64"   = "sha256:f7d6e66c9107e22a7b406ddf692bf7a71ac367ef0e1a4eae335bedb6a82305d9"
-    "windows_amd64" = "sha256:f7d6e66c9107e22a7b406ddf692bf7a71ac367ef0e1a4eae335bedb6a82305d9"
+    "darwin_amd64"  = "sha256:855245ca5d3fe62a6285dc28d24a2a150255e589e686a8f0a4bba432b7f79445"
+    "darwin_arm64"  = "sha256:855245ca5d3fe62a6285dc28d24a2a150255e589e686a8f0a4bba432b7f79445"
+    "linux_amd64"   = "sha256:855245ca5d3fe62a6285dc28d24a2a150255e589e686a8f0a4bba432b7f79445"
+    "linux_arm64"   = "sha256:855245ca5d3fe62a6285dc28d24a2a150255e589e686a8f0a4bba432b7f79445"
+    "windows_amd64" = "sha256:855245ca5d3fe62a6285dc28d24a2a150255e589e686a8f0a4bba432b7f79445"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "ask" {
   source      = "builtin/user"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T05:26:46Z"
+  resolved_at = "2026-12-02T06:08:21Z"
   checksums = {
-    "darwin_amd64"  = "sha256:8e2c588fcb71478289a2f33bf2c9764381333712c68f82ed0239ee5e9fc1bfd6"
-    "darwin_arm64"  = "sha256:8e2c588fcb71478289a2f33bf2c9764381333712c68f82ed0239ee5e9fc1bfd6"
-    "linux_amd64"   = "sha256:8e2c588fcb71478289a2f33bf2c9764381333712c68f82ed0239ee5e9fc1bfd6"
-    "linux_arm64"   = "sha256:8e2c588fcb71478289a2f33bf2c9764381333712c68f82ed0239ee5e9fc1bfd6"
-    "windows_amd64" = "sha256:8e2c588fcb71478289a2f33bf2c9764381333712c68f82ed0239ee5e9fc1bfd6"
+    "darwin_amd64"  = "sha256:0bf064b02554d7d574cc70838cb5369028274f4fb5f63eeb21c9ef3c81439814"
+    "darwin_arm64"  = "sha256:0bf064b02554d7d574cc70838cb5369028274f4fb5f63eeb21c9ef3c81439814"
+    "linux_amd64"   = "sha256:0bf064b02554d7d574cc70838cb5369028274f4fb5f63eeb21c9ef3c81439814"
+    "linux_arm64"   = "sha256:0bf064b02554d7d574cc70838cb5369028274f4fb5f63eeb21c9ef3c81439814"
+    "windows_amd64" = "sha256:0bf064b02554d7d574cc70838cb5369028274f4fb5f63eeb21c9ef3c81439814"
   }
   envelope = {
     env   = []
@@ -34,13 +34,13 @@ provider "ask" {
 provider "docs" {
   source      = "builtin/agents-md"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T05:26:46Z"
+  resolved_at = "2026-12-02T06:08:21Z"
   checksums = {
-    "darwin_amd64"  = "sha256:ac1fab45000485bb12454f64575f76bd41e2776ed353aa7cac7b73a9455957e4"
-    "darwin_arm64"  = "sha256:ac1fab45000485bb12454f64575f76bd41e2776ed353aa7cac7b73a9455957e4"
-    "linux_amd64"   = "sha256:ac1fab45000485bb12454f64575f76bd41e2776ed353aa7cac7b73a9455957e4"
-    "linux_arm64"   = "sha256:ac1fab45000485bb12454f64575f76bd41e2776ed353aa7cac7b73a9455957e4"
-    "windows_amd64" = "sha256:ac1fab45000485bb12454f64575f76bd41e2776ed353aa7cac7b73a9455957e4"
+    "darwin_amd64"  = "sha256:13aad416da5317ee01e2b06ce79203687ec8e0c935dbbb8c2f74bbfbf041024e"
+    "darwin_arm64"  = "sha256:13aad416da5317ee01e2b06ce79203687ec8e0c935dbbb8c2f74bbfbf041024e"
+    "linux_amd64"   = "sha256:13aad416da5317ee01e2b06ce79203687ec8e0c935dbbb8c2f74bbfbf041024e"
+    "linux_arm64"   = "sha256:13aad416da5317ee01e2b06ce79203687ec8e0c935dbbb8c2f74bbfbf041024e"
+    "windows_amd64" = "sha256:13aad416da5317ee01e2b06ce79203687ec8e0c935dbbb8c2f74bbfbf041024e"
   }
   envelope = {
     env   = []
@@ -79,13 +79,13 @@ provider "docs" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T05:26:46Z"
+  resolved_at = "2026-12-02T06:08:21Z"
   checksums = {
-    "darwin_amd64"  = "sha256:f7d6e66c9107e22a7b406ddf692bf7a71ac367ef0e1a4eae335bedb6a82305d9"
-    "darwin_arm64"  = "sha256:f7d6e66c9107e22a7b406ddf692bf7a71ac367ef0e1a4eae335bedb6a82305d9"
-    "linux_amd64"   = "sha256:f7d6e66c9107e22a7b406ddf692bf7a71ac367ef0e1a4eae335bedb6a82305d9"
-    "linux_arm64"   = "sha256:f7d6e66c9107e22a7b406ddf692bf7a71ac367ef0e1a4eae335bedb6a82305d9"
-    "windows_amd64" = "sha256:f7d6e66c9107e22a7b406ddf692bf7a71ac367ef0e1a4eae335bedb6a82305d9"
+    "darwin_amd64"  = "sha256:855245ca5d3fe62a6285dc28d24a2a150255e589e686a8f0a4bba432b7f79445"
+    "darwin_arm64"  = "sha256:855245ca5d3fe62a6285dc28d24a2a150255e589e686a8f0a4bba432b7f79445"
+    "linux_amd64"   = "sha256:855245ca5d3fe62a6285dc28d24a2a150255e589e686a8f0a4bba432b7f79445"
+    "linux_arm64"   = "sha256:855245ca5d3fe62a6285dc28d24a2a150255e589e686a8f0a4bba432b7f79445"
+    "windows_amd64" = "sha256:855245ca5d3fe62a6285dc28d24a2a150255e589e686a8f0a4bba432b7f79445"
   }
   envelope = {
     env   = []
@@ -130,13 +130,13 @@ provider "fs" {
 provider "graph" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T05:26:46Z"
+  resolved_at = "2026-12-02T06:08:21Z"
   checksums = {
-    "darwin_amd64"  = "sha256:c3e08333d436c48800f29c0556868464fe2451ac05be278cf73c1b5e7e4e38e5"
-    "darwin_arm64"  = "sha256:c3e08333d436c48800f29c0556868464fe2451ac05be278cf73c1b5e7e4e38e5"
-    "linux_amd64"   = "sha256:c3e08333d436c48800f29c0556868464fe2451ac05be278cf73c1b5e7e4e38e5"
-    "linux_arm64"   = "sha256:c3e08333d436c48800f29c0556868464fe2451ac05be278cf73c1b5e7e4e38e5"
-    "windows_amd64" = "sha256:c3e08333d436c48800f29c0556868464fe2451ac05be278cf73c1b5e7e4e38e5"
+    "darwin_amd64"  = "sha256:47d7c6c9a87460f4cca23b48e62a3a2188232f0b9955cca70ba91a83e4a717ce"
+    "darwin_arm64"  = "sha256:47d7c6c9a87460f4cca23b48e62a3a2188232f0b9955cca70ba91a83e4a717ce"
+    "linux_amd64"   = "sha256:47d7c6c9a87460f4cca23b48e62a3a2188232f0b9955cca70ba91a83e4a717ce"
+    "linux_arm64"   = "sha256:47d7c6c9a87460f4cca23b48e62a3a2188232f0b9955cca70ba91a83e4a717ce"
+    "windows_amd64" = "sha256:47d7c6c9a87460f4cca23b48e62a3a2188232f0b9955cca70ba91a83e4a717ce"
   }
   envelope = {
     env   = []
@@ -259,13 +259,13 @@ provider "graph" {
 provider "memory" {
   source      = "builtin/memory"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T05:26:46Z"
+  resolved_at = "2026-12-02T06:08:21Z"
   checksums = {
-    "darwin_amd64"  = "sha256:eb28002f51caf84fb383f909914d2876f85047a4d4beeb9d80cdcccba954a867"
-    "darwin_arm64"  = "sha256:eb28002f51caf84fb383f909914d2876f85047a4d4beeb9d80cdcccba954a867"
-    "linux_amd64"   = "sha256:eb28002f51caf84fb383f909914d2876f85047a4d4beeb9d80cdcccba954a867"
-    "linux_arm64"   = "sha256:eb28002f51caf84fb383f909914d2876f85047a4d4beeb9d80cdcccba954a867"
-    "windows_amd64" = "sha256:eb28002f51caf84fb383f909914d2876f85047a4d4beeb9d80cdcccba954a867"
+    "darwin_amd64"  = "sha256:02f69f4741ba9123f0724f6a96f1c86f7bb5159875638f7261a23d104a929641"
+    "darwin_arm64"  = "sha256:02f69f4741ba9123f0724f6a96f1c86f7bb5159875638f7261a23d104a929641"
+    "linux_amd64"   = "sha256:02f69f4741ba9123f0724f6a96f1c86f7bb5159875638f7261a23d104a929641"
+    "linux_arm64"   = "sha256:02f69f4741ba9123f0724f6a96f1c86f7bb5159875638f7261a23d104a929641"
+    "windows_amd64" = "sha256:02f69f4741ba9123f0724f6a96f1c86f7bb5159875638f7261a23d104a929641"
   }
   envelope = {
     env   = ["HOME", "XDG_DATA_HOME"]
@@ -338,13 +338,13 @@ provider "memory" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T05:26:46Z"
+  resolved_at = "2026-12-02T06:08:21Z"
   checksums = {
-    "darwin_amd64"  = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
-    "darwin_arm64"  = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
-    "linux_amd64"   = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
-    "linux_arm64"   = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
-    "windows_amd64" = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
+    "darwin_amd64"  = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
+    "darwin_arm64"  = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
+    "linux_amd64"   = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
+    "linux_arm64"   = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
+    "windows_amd64" = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
   }
   envelope = {
     env   = []
@@ -374,13 +374,13 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T05:26:46Z"
+  resolved_at = "2026-12-02T06:08:21Z"
   checksums = {
-    "darwin_amd64"  = "sha256:3725a52a86eb1e9987ca71584140d018f9373c291ead4e11a4d14a42216d3da1"
-    "darwin_arm64"  = "sha256:3725a52a86eb1e9987ca71584140d018f9373c291ead4e11a4d14a42216d3da1"
-    "linux_amd64"   = "sha256:3725a52a86eb1e9987ca71584140d018f9373c291ead4e11a4d14a42216d3da1"
-    "linux_arm64"   = "sha256:3725a52a86eb1e9987ca71584140d018f9373c291ead4e11a4d14a42216d3da1"
-    "windows_amd64" = "sha256:3725a52a86eb1e9987ca71584140d018f9373c291ead4e11a4d14a42216d3da1"
+    "darwin_amd64"  = "sha256:74c8d9fc8446258fcf230c1bacc63182fffec96b3c0c791d2c050ddedc4fa222"
+    "darwin_arm64"  = "sha256:74c8d9fc8446258fcf230c1bacc63182fffec96b3c0c791d2c050ddedc4fa222"
+    "linux_amd64"   = "sha256:74c8d9fc8446258fcf230c1bacc63182fffec96b3c0c791d2c050ddedc4fa222"
+    "linux_arm64"   = "sha256:74c8d9fc8446258fcf230c1bacc63182fffec96b3c0c791d2c050ddedc4fa222"
+    "windows_amd64" = "sha256:74c8d9fc8446258fcf230c1bacc63182fffec96b3c0c791d2c050ddedc4fa222"
   }
   envelope = {
     env   = []
@@ -415,13 +415,13 @@ provider "search" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T05:26:46Z"
+  resolved_at = "2026-12-02T06:08:21Z"
   checksums = {
-    "darwin_amd64"  = "sha256:85a4a54c5ea1807f229c145dece40a38ca5600a12eeacbf742de1c692b8b3439"
-    "darwin_arm64"  = "sha256:85a4a54c5ea1807f229c145dece40a38ca5600a12eeacbf742de1c692b8b3439"
-    "linux_amd64"   = "sha256:85a4a54c5ea1807f229c145dece40a38ca5600a12eeacbf742de1c692b8b3439"
-    "linux_arm64"   = "sha256:85a4a54c5ea1807f229c145dece40a38ca5600a12eeacbf742de1c692b8b3439"
-    "windows_amd64" = "sha256:85a4a54c5ea1807f229c145dece40a38ca5600a12eeacbf742de1c692b8b3439"
+    "darwin_amd64"  = "sha256:e41d23a57865f2793204084d1e441f71b3f57b07f35f7ee08a7381cbc3979da3"
+    "darwin_arm64"  = "sha256:e41d23a57865f2793204084d1e441f71b3f57b07f35f7ee08a7381cbc3979da3"
+    "linux_amd64"   = "sha256:e41d23a57865f2793204084d1e441f71b3f57b07f35f7ee08a7381cbc3979da3"
+    "linux_arm64"   = "sha256:e41d23a57865f2793204084d1e441f71b3f57b07f35f7ee08a7381cbc3979da3"
+    "windows_amd64" = "sha256:e41d23a57865f2793204084d1e441f71b3f57b07f35f7ee08a7381cbc3979da3"
   }
   envelope = {
     env   = []
@@ -493,13 +493,13 @@ provider "sh" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T05:26:46Z"
+  resolved_at = "2026-12-02T06:08:21Z"
   checksums = {
-    "darwin_amd64"  = "sha256:fa4480b78acc955d1fe5ca22f8920bb956b20fff49a6f9698e302e074ce53bce"
-    "darwin_arm64"  = "sha256:fa4480b78acc955d1fe5ca22f8920bb956b20fff49a6f9698e302e074ce53bce"
-    "linux_amd64"   = "sha256:fa4480b78acc955d1fe5ca22f8920bb956b20fff49a6f9698e302e074ce53bce"
-    "linux_arm64"   = "sha256:fa4480b78acc955d1fe5ca22f8920bb956b20fff49a6f9698e302e074ce53bce"
-    "windows_amd64" = "sha256:fa4480b78acc955d1fe5ca22f8920bb956b20fff49a6f9698e302e074ce53bce"
+    "darwin_amd64"  = "sha256:edf4bbfdc1eb2fe4d422c4f65663bddb6c170ceabd12e6d493cb207741f778c6"
+    "darwin_arm64"  = "sha256:edf4bbfdc1eb2fe4d422c4f65663bddb6c170ceabd12e6d493cb207741f778c6"
+    "linux_amd64"   = "sha256:edf4bbfdc1eb2fe4d422c4f65663bddb6c170ceabd12e6d493cb207741f778c6"
+    "linux_arm64"   = "sha256:edf4bbfdc1eb2fe4d422c4f65663bddb6c170ceabd12e6d493cb207741f778c6"
+    "windows_amd64" = "sha256:edf4bbfdc1eb2fe4d422c4f65663bddb6c170ceabd12e6d493cb207741f778c6"
   }
   envelope = {
     env   = []
@@ -531,13 +531,13 @@ provider "tasks" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T05:26:46Z"
+  resolved_at = "2026-12-02T06:08:21Z"
   checksums = {
-    "darwin_amd64"  = "sha256:18f493007e102e1e593f3c25c082b953fcb8c4cb7e3db304285a23904fa3469b"
-    "darwin_arm64"  = "sha256:18f493007e102e1e593f3c25c082b953fcb8c4cb7e3db304285a23904fa3469b"
-    "linux_amd64"   = "sha256:18f493007e102e1e593f3c25c082b953fcb8c4cb7e3db304285a23904fa3469b"
-    "linux_arm64"   = "sha256:18f493007e102e1e593f3c25c082b953fcb8c4cb7e3db304285a23904fa3469b"
-    "windows_amd64" = "sha256:18f493007e102e1e593f3c25c082b953fcb8c4cb7e3db304285a23904fa3469b"
+    "darwin_amd64"  = "sha256:e553282851aabec9beecf2d5f0c07fc1e2dd2dae773d0dbb4e59604d2bd4450c"
+    "darwin_arm64"  = "sha256:e553282851aabec9beecf2d5f0c07fc1e2dd2dae773d0dbb4e59604d2bd4450c"
+    "linux_amd64"   = "sha256:e553282851aabec9beecf2d5f0c07fc1e2dd2dae773d0dbb4e59604d2bd4450c"
+    "linux_arm64"   = "sha256:e553282851aabec9beecf2d5f0c07fc1e2dd2dae773d0dbb4e59604d2bd4450c"
+    "windows_amd64" = "sha256:e553282851aabec9beecf2d5f0c07fc1e2dd2dae773d0dbb4e59604d2bd4450c"
   }
   envelope = {
     env   = []

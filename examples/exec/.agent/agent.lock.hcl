@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T05:26:51Z"
+  resolved_at = "2026-12-02T06:08:22Z"
   checksums = {
-    "darwin_amd64"  = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
-    "darwin_arm64"  = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
-    "linux_amd64"   = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
-    "linux_arm64"   = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
-    "windows_amd64" = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
+    "darwin_amd64"  = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
+    "darwin_arm64"  = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
+    "linux_amd64"   = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
+    "linux_arm64"   = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
+    "windows_amd64" = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T05:26:51Z"
+  resolved_at = "2026-12-02T06:08:22Z"
   checksums = {
-    "darwin_amd64"  = "sha256:85a4a54c5ea1807f229c145dece40a38ca5600a12eeacbf742de1c692b8b3439"
-    "darwin_arm64"  = "sha256:85a4a54c5ea1807f229c145dece40a38ca5600a12eeacbf742de1c692b8b3439"
-    "linux_amd64"   = "sha256:85a4a54c5ea1807f229c145dece40a38ca5600a12eeacbf742de1c692b8b3439"
-    "linux_arm64"   = "sha256:85a4a54c5ea1807f229c145dece40a38ca5600a12eeacbf742de1c692b8b3439"
-    "windows_amd64" = "sha256:85a4a54c5ea1807f229c145dece40a38ca5600a12eeacbf742de1c692b8b3439"
+    "darwin_amd64"  = "sha256:e41d23a57865f2793204084d1e441f71b3f57b07f35f7ee08a7381cbc3979da3"
+    "darwin_arm64"  = "sha256:e41d23a57865f2793204084d1e441f71b3f57b07f35f7ee08a7381cbc3979da3"
+    "linux_amd64"   = "sha256:e41d23a57865f2793204084d1e441f71b3f57b07f35f7ee08a7381cbc3979da3"
+    "linux_arm64"   = "sha256:e41d23a57865f2793204084d1e441f71b3f57b07f35f7ee08a7381cbc3979da3"
+    "windows_amd64" = "sha256:e41d23a57865f2793204084d1e441f71b3f57b07f35f7ee08a7381cbc3979da3"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "files" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T05:26:55Z"
+  resolved_at = "2026-12-02T06:08:22Z"
   checksums = {
-    "darwin_amd64"  = "sha256:c3e08333d436c48800f29c0556868464fe2451ac05be278cf73c1b5e7e4e38e5"
-    "darwin_arm64"  = "sha256:c3e08333d436c48800f29c0556868464fe2451ac05be278cf73c1b5e7e4e38e5"
-    "linux_amd64"   = "sha256:c3e08333d436c48800f29c0556868464fe2451ac05be278cf73c1b5e7e4e38e5"
-    "linux_arm64"   = "sha256:c3e08333d436c48800f29c0556868464fe2451ac05be278cf73c1b5e7e4e38e5"
-    "windows_amd64" = "sha256:c3e08333d436c48800f29c0556868464fe2451ac05be278cf73c1b5e7e4e38e5"
+    "darwin_amd64"  = "sha256:47d7c6c9a87460f4cca23b48e62a3a2188232f0b9955cca70ba91a83e4a717ce"
+    "darwin_arm64"  = "sha256:47d7c6c9a87460f4cca23b48e62a3a2188232f0b9955cca70ba91a83e4a717ce"
+    "linux_amd64"   = "sha256:47d7c6c9a87460f4cca23b48e62a3a2188232f0b9955cca70ba91a83e4a717ce"
+    "linux_arm64"   = "sha256:47d7c6c9a87460f4cca23b48e62a3a2188232f0b9955cca70ba91a83e4a717ce"
+    "windows_amd64" = "sha256:47d7c6c9a87460f4cca23b48e62a3a2188232f0b9955cca70ba91a83e4a717ce"
   }
   envelope = {
     env   = []
@@ -135,13 +135,13 @@ provider "files" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T05:26:55Z"
+  resolved_at = "2026-12-02T06:08:22Z"
   checksums = {
-    "darwin_amd64"  = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
-    "darwin_arm64"  = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
-    "linux_amd64"   = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
-    "linux_arm64"   = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
-    "windows_amd64" = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
+    "darwin_amd64"  = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
+    "darwin_arm64"  = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
+    "linux_amd64"   = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
+    "linux_arm64"   = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
+    "windows_amd64" = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T05:26:58Z"
+  resolved_at = "2026-12-02T06:08:23Z"
   checksums = {
-    "darwin_amd64"  = "sha256:f7d6e66c9107e22a7b406ddf692bf7a71ac367ef0e1a4eae335bedb6a82305d9"
-    "darwin_arm64"  = "sha256:f7d6e66c9107e22a7b406ddf692bf7a71ac367ef0e1a4eae335bedb6a82305d9"
-    "linux_amd64"   = "sha256:f7d6e66c9107e22a7b406ddf692bf7a71ac367ef0e1a4eae335bedb6a82305d9"
-    "linux_arm64"   = "sha256:f7d6e66c9107e22a7b406ddf692bf7a71ac367ef0e1a4eae335bedb6a82305d9"
-    "windows_amd64" = "sha256:f7d6e66c9107e22a7b406ddf692bf7a71ac367ef0e1a4eae335bedb6a82305d9"
+    "darwin_amd64"  = "sha256:855245ca5d3fe62a6285dc28d24a2a150255e589e686a8f0a4bba432b7f79445"
+    "darwin_arm64"  = "sha256:855245ca5d3fe62a6285dc28d24a2a150255e589e686a8f0a4bba432b7f79445"
+    "linux_amd64"   = "sha256:855245ca5d3fe62a6285dc28d24a2a150255e589e686a8f0a4bba432b7f79445"
+    "linux_arm64"   = "sha256:855245ca5d3fe62a6285dc28d24a2a150255e589e686a8f0a4bba432b7f79445"
+    "windows_amd64" = "sha256:855245ca5d3fe62a6285dc28d24a2a150255e589e686a8f0a4bba432b7f79445"
   }
   envelope = {
     env   = []
@@ -57,13 +57,13 @@ provider "fs" {
 provider "openai" {
   source      = "builtin/openai"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T05:26:58Z"
+  resolved_at = "2026-12-02T06:08:23Z"
   checksums = {
-    "darwin_amd64"  = "sha256:7fe88de430ed33844747c0ac37879b3680ded3e5cbf0611d1bcf1d0950731d65"
-    "darwin_arm64"  = "sha256:7fe88de430ed33844747c0ac37879b3680ded3e5cbf0611d1bcf1d0950731d65"
-    "linux_amd64"   = "sha256:7fe88de430ed33844747c0ac37879b3680ded3e5cbf0611d1bcf1d0950731d65"
-    "linux_arm64"   = "sha256:7fe88de430ed33844747c0ac37879b3680ded3e5cbf0611d1bcf1d0950731d65"
-    "windows_amd64" = "sha256:7fe88de430ed33844747c0ac37879b3680ded3e5cbf0611d1bcf1d0950731d65"
+    "darwin_amd64"  = "sha256:bd81631aeccc47915bfcb79e8f8075a729005294d09ad4b5bf911ad134512cde"
+    "darwin_arm64"  = "sha256:bd81631aeccc47915bfcb79e8f8075a729005294d09ad4b5bf911ad134512cde"
+    "linux_amd64"   = "sha256:bd81631aeccc47915bfcb79e8f8075a729005294d09ad4b5bf911ad134512cde"
+    "linux_arm64"   = "sha256:bd81631aeccc47915bfcb79e8f8075a729005294d09ad4b5bf911ad134512cde"
+    "windows_amd64" = "sha256:bd81631aeccc47915bfcb79e8f8075a729005294d09ad4b5bf911ad134512cde"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T05:27:09Z"
+  resolved_at = "2026-12-02T06:08:24Z"
   checksums = {
-    "darwin_amd64"  = "sha256:f7d6e66c9107e22a7b406ddf692bf7a71ac367ef0e1a4eae335bedb6a82305d9"
-    "darwin_arm64"  = "sha256:f7d6e66c9107e22a7b406ddf692bf7a71ac367ef0e1a4eae335bedb6a82305d9"
-    "linux_amd64"   = "sha256:f7d6e66c9107e22a7b406ddf692bf7a71ac367ef0e1a4eae335bedb6a82305d9"
-    "linux_arm64"   = "sha256:f7d6e66c9107e22a7b406ddf692bf7a71ac367ef0e1a4eae335bedb6a82305d9"
-    "windows_amd64" = "sha256:f7d6e66c9107e22a7b406ddf692bf7a71ac367ef0e1a4eae335bedb6a82305d9"
+    "darwin_amd64"  = "sha256:855245ca5d3fe62a6285dc28d24a2a150255e589e686a8f0a4bba432b7f79445"
+    "darwin_arm64"  = "sha256:855245ca5d3fe62a6285dc28d24a2a150255e589e686a8f0a4bba432b7f79445"
+    "linux_amd64"   = "sha256:855245ca5d3fe62a6285dc28d24a2a150255e589e686a8f0a4bba432b7f79445"
+    "linux_arm64"   = "sha256:855245ca5d3fe62a6285dc28d24a2a150255e589e686a8f0a4bba432b7f79445"
+    "windows_amd64" = "sha256:855245ca5d3fe62a6285dc28d24a2a150255e589e686a8f0a4bba432b7f79445"
   }
   envelope = {
     env   = []
@@ -57,13 +57,13 @@ provider "fs" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T05:27:09Z"
+  resolved_at = "2026-12-02T06:08:24Z"
   checksums = {
-    "darwin_amd64"  = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
-    "darwin_arm64"  = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
-    "linux_amd64"   = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
-    "linux_arm64"   = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
-    "windows_amd64" = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
+    "darwin_amd64"  = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
+    "darwin_arm64"  = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
+    "linux_amd64"   = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
+    "linux_arm64"   = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
+    "windows_amd64" = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T05:27:16Z"
+  resolved_at = "2026-12-02T06:08:25Z"
   checksums = {
-    "darwin_amd64"  = "sha256:f7d6e66c9107e22a7b406ddf692bf7a71ac367ef0e1a4eae335bedb6a82305d9"
-    "darwin_arm64"  = "sha256:f7d6e66c9107e22a7b406ddf692bf7a71ac367ef0e1a4eae335bedb6a82305d9"
-    "linux_amd64"   = "sha256:f7d6e66c9107e22a7b406ddf692bf7a71ac367ef0e1a4eae335bedb6a82305d9"
-    "linux_arm64"   = "sha256:f7d6e66c9107e22a7b406ddf692bf7a71ac367ef0e1a4eae335bedb6a82305d9"
-    "windows_amd64" = "sha256:f7d6e66c9107e22a7b406ddf692bf7a71ac367ef0e1a4eae335bedb6a82305d9"
+    "darwin_amd64"  = "sha256:855245ca5d3fe62a6285dc28d24a2a150255e589e686a8f0a4bba432b7f79445"
+    "darwin_arm64"  = "sha256:855245ca5d3fe62a6285dc28d24a2a150255e589e686a8f0a4bba432b7f79445"
+    "linux_amd64"   = "sha256:855245ca5d3fe62a6285dc28d24a2a150255e589e686a8f0a4bba432b7f79445"
+    "linux_arm64"   = "sha256:855245ca5d3fe62a6285dc28d24a2a150255e589e686a8f0a4bba432b7f79445"
+    "windows_amd64" = "sha256:855245ca5d3fe62a6285dc28d24a2a150255e589e686a8f0a4bba432b7f79445"
   }
   envelope = {
     env   = []
@@ -57,13 +57,13 @@ provider "fs" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T05:27:16Z"
+  resolved_at = "2026-12-02T06:08:25Z"
   checksums = {
-    "darwin_amd64"  = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
-    "darwin_arm64"  = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
-    "linux_amd64"   = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
-    "linux_arm64"   = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
-    "windows_amd64" = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
+    "darwin_amd64"  = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
+    "darwin_arm64"  = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
+    "linux_amd64"   = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
+    "linux_arm64"   = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
+    "windows_amd64" = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
   }
   envelope = {
     env   = []
@@ -93,13 +93,13 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T05:27:16Z"
+  resolved_at = "2026-12-02T06:08:25Z"
   checksums = {
-    "darwin_amd64"  = "sha256:3725a52a86eb1e9987ca71584140d018f9373c291ead4e11a4d14a42216d3da1"
-    "darwin_arm64"  = "sha256:3725a52a86eb1e9987ca71584140d018f9373c291ead4e11a4d14a42216d3da1"
-    "linux_amd64"   = "sha256:3725a52a86eb1e9987ca71584140d018f9373c291ead4e11a4d14a42216d3da1"
-    "linux_arm64"   = "sha256:3725a52a86eb1e9987ca71584140d018f9373c291ead4e11a4d14a42216d3da1"
-    "windows_amd64" = "sha256:3725a52a86eb1e9987ca71584140d018f9373c291ead4e11a4d14a42216d3da1"
+    "darwin_amd64"  = "sha256:74c8d9fc8446258fcf230c1bacc63182fffec96b3c0c791d2c050ddedc4fa222"
+    "darwin_arm64"  = "sha256:74c8d9fc8446258fcf230c1bacc63182fffec96b3c0c791d2c050ddedc4fa222"
+    "linux_amd64"   = "sha256:74c8d9fc8446258fcf230c1bacc63182fffec96b3c0c791d2c050ddedc4fa222"
+    "linux_arm64"   = "sha256:74c8d9fc8446258fcf230c1bacc63182fffec96b3c0c791d2c050ddedc4fa222"
+    "windows_amd64" = "sha256:74c8d9fc8446258fcf230c1bacc63182fffec96b3c0c791d2c050ddedc4fa222"
   }
   envelope = {
     env   = []

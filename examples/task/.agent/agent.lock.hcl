@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T05:27:22Z"
+  resolved_at = "2026-12-02T06:08:26Z"
   checksums = {
-    "darwin_amd64"  = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
-    "darwin_arm64"  = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
-    "linux_amd64"   = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
-    "linux_arm64"   = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
-    "windows_amd64" = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
+    "darwin_amd64"  = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
+    "darwin_arm64"  = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
+    "linux_amd64"   = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
+    "linux_arm64"   = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
+    "windows_amd64" = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T05:27:22Z"
+  resolved_at = "2026-12-02T06:08:26Z"
   checksums = {
-    "darwin_amd64"  = "sha256:fa4480b78acc955d1fe5ca22f8920bb956b20fff49a6f9698e302e074ce53bce"
-    "darwin_arm64"  = "sha256:fa4480b78acc955d1fe5ca22f8920bb956b20fff49a6f9698e302e074ce53bce"
-    "linux_amd64"   = "sha256:fa4480b78acc955d1fe5ca22f8920bb956b20fff49a6f9698e302e074ce53bce"
-    "linux_arm64"   = "sha256:fa4480b78acc955d1fe5ca22f8920bb956b20fff49a6f9698e302e074ce53bce"
-    "windows_amd64" = "sha256:fa4480b78acc955d1fe5ca22f8920bb956b20fff49a6f9698e302e074ce53bce"
+    "darwin_amd64"  = "sha256:edf4bbfdc1eb2fe4d422c4f65663bddb6c170ceabd12e6d493cb207741f778c6"
+    "darwin_arm64"  = "sha256:edf4bbfdc1eb2fe4d422c4f65663bddb6c170ceabd12e6d493cb207741f778c6"
+    "linux_amd64"   = "sha256:edf4bbfdc1eb2fe4d422c4f65663bddb6c170ceabd12e6d493cb207741f778c6"
+    "linux_arm64"   = "sha256:edf4bbfdc1eb2fe4d422c4f65663bddb6c170ceabd12e6d493cb207741f778c6"
+    "windows_amd64" = "sha256:edf4bbfdc1eb2fe4d422c4f65663bddb6c170ceabd12e6d493cb207741f778c6"
   }
   envelope = {
     env   = []

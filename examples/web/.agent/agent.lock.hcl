@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T05:27:29Z"
+  resolved_at = "2026-12-02T06:08:26Z"
   checksums = {
-    "darwin_amd64"  = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
-    "darwin_arm64"  = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
-    "linux_amd64"   = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
-    "linux_arm64"   = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
-    "windows_amd64" = "sha256:527537e503d8c45d4979739468bcbe26da2e7279925a55b53e511837d9d12f11"
+    "darwin_amd64"  = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
+    "darwin_arm64"  = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
+    "linux_amd64"   = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
+    "linux_arm64"   = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
+    "windows_amd64" = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T05:27:29Z"
+  resolved_at = "2026-12-02T06:08:26Z"
   checksums = {
-    "darwin_amd64"  = "sha256:18f493007e102e1e593f3c25c082b953fcb8c4cb7e3db304285a23904fa3469b"
-    "darwin_arm64"  = "sha256:18f493007e102e1e593f3c25c082b953fcb8c4cb7e3db304285a23904fa3469b"
-    "linux_amd64"   = "sha256:18f493007e102e1e593f3c25c082b953fcb8c4cb7e3db304285a23904fa3469b"
-    "linux_arm64"   = "sha256:18f493007e102e1e593f3c25c082b953fcb8c4cb7e3db304285a23904fa3469b"
-    "windows_amd64" = "sha256:18f493007e102e1e593f3c25c082b953fcb8c4cb7e3db304285a23904fa3469b"
+    "darwin_amd64"  = "sha256:e553282851aabec9beecf2d5f0c07fc1e2dd2dae773d0dbb4e59604d2bd4450c"
+    "darwin_arm64"  = "sha256:e553282851aabec9beecf2d5f0c07fc1e2dd2dae773d0dbb4e59604d2bd4450c"
+    "linux_amd64"   = "sha256:e553282851aabec9beecf2d5f0c07fc1e2dd2dae773d0dbb4e59604d2bd4450c"
+    "linux_arm64"   = "sha256:e553282851aabec9beecf2d5f0c07fc1e2dd2dae773d0dbb4e59604d2bd4450c"
+    "windows_amd64" = "sha256:e553282851aabec9beecf2d5f0c07fc1e2dd2dae773d0dbb4e59604d2bd4450c"
   }
   envelope = {
     env   = []

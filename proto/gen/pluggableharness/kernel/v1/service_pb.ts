@@ -319,7 +319,8 @@ export const KernelCallbackService: GenService<{
    * <cp:plugin-inject plugin="NAME"> control-plane block; on an idle session
    * it starts a wake turn. Our extension (not in kernel.md): it needs the
    * manifest's "inject": true and the operator's allow_inject = true, and a
-   * grant on the session (the plugin serves it).
+   * grant on the session (the plugin serves it). With channel =
+   * "lsp-diagnostics" the block is <cp:lsp-diagnostics path count> instead.
    *
    * @generated from rpc pluggableharness.kernel.v1.KernelCallbackService.InjectControl
    */
