@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "echo" {
   source      = "builtin/echo"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:08:19Z"
+  resolved_at = "2026-12-02T06:09:13Z"
   checksums = {
-    "darwin_amd64"  = "sha256:dff71bbfe738b2e938508ac447b1e1f13b525503867ef5b1de330c5ce2c8e911"
-    "darwin_arm64"  = "sha256:dff71bbfe738b2e938508ac447b1e1f13b525503867ef5b1de330c5ce2c8e911"
-    "linux_amd64"   = "sha256:dff71bbfe738b2e938508ac447b1e1f13b525503867ef5b1de330c5ce2c8e911"
-    "linux_arm64"   = "sha256:dff71bbfe738b2e938508ac447b1e1f13b525503867ef5b1de330c5ce2c8e911"
-    "windows_amd64" = "sha256:dff71bbfe738b2e938508ac447b1e1f13b525503867ef5b1de330c5ce2c8e911"
+    "darwin_amd64"  = "sha256:fec6b58f6667981b0186c4fb7632ed170596d34595bcce04dc5bd482c8e767de"
+    "darwin_arm64"  = "sha256:fec6b58f6667981b0186c4fb7632ed170596d34595bcce04dc5bd482c8e767de"
+    "linux_amd64"   = "sha256:fec6b58f6667981b0186c4fb7632ed170596d34595bcce04dc5bd482c8e767de"
+    "linux_arm64"   = "sha256:fec6b58f6667981b0186c4fb7632ed170596d34595bcce04dc5bd482c8e767de"
+    "windows_amd64" = "sha256:fec6b58f6667981b0186c4fb7632ed170596d34595bcce04dc5bd482c8e767de"
   }
   envelope = {
     env   = []
@@ -36,13 +36,13 @@ provider "echo" {
 provider "notes" {
   source      = "./plugins/notes"
   version     = "0.2.0"
-  resolved_at = "2026-12-02T06:08:19Z"
+  resolved_at = "2026-12-02T06:09:13Z"
   checksums = {
-    "darwin_amd64"  = "sha256:18b1d2e6fbdd14f4510f0b467ecf29d17edfed64314da8d5e05d45a7aa8f1809"
-    "darwin_arm64"  = "sha256:18b1d2e6fbdd14f4510f0b467ecf29d17edfed64314da8d5e05d45a7aa8f1809"
-    "linux_amd64"   = "sha256:18b1d2e6fbdd14f4510f0b467ecf29d17edfed64314da8d5e05d45a7aa8f1809"
-    "linux_arm64"   = "sha256:18b1d2e6fbdd14f4510f0b467ecf29d17edfed64314da8d5e05d45a7aa8f1809"
-    "windows_amd64" = "sha256:18b1d2e6fbdd14f4510f0b467ecf29d17edfed64314da8d5e05d45a7aa8f1809"
+    "darwin_amd64"  = "sha256:f36c7f2b7df92948b1373e2e1b9988fe7ea17225ff9ed534d9f99d229d95ebd1"
+    "darwin_arm64"  = "sha256:f36c7f2b7df92948b1373e2e1b9988fe7ea17225ff9ed534d9f99d229d95ebd1"
+    "linux_amd64"   = "sha256:f36c7f2b7df92948b1373e2e1b9988fe7ea17225ff9ed534d9f99d229d95ebd1"
+    "linux_arm64"   = "sha256:f36c7f2b7df92948b1373e2e1b9988fe7ea17225ff9ed534d9f99d229d95ebd1"
+    "windows_amd64" = "sha256:f36c7f2b7df92948b1373e2e1b9988fe7ea17225ff9ed534d9f99d229d95ebd1"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "claude" {
   source      = "builtin/anthropic"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:08:20Z"
+  resolved_at = "2026-12-02T06:09:14Z"
   checksums = {
-    "darwin_amd64"  = "sha256:2e17ccf645bf7bb935ad62869156757e6997c61f7683bcabc2593df72c4ff28c"
-    "darwin_arm64"  = "sha256:2e17ccf645bf7bb935ad62869156757e6997c61f7683bcabc2593df72c4ff28c"
-    "linux_amd64"   = "sha256:2e17ccf645bf7bb935ad62869156757e6997c61f7683bcabc2593df72c4ff28c"
-    "linux_arm64"   = "sha256:2e17ccf645bf7bb935ad62869156757e6997c61f7683bcabc2593df72c4ff28c"
-    "windows_amd64" = "sha256:2e17ccf645bf7bb935ad62869156757e6997c61f7683bcabc2593df72c4ff28c"
+    "darwin_amd64"  = "sha256:884a5272f305753177a7e8bb587743b691eb385ce62084ae742f4a68a31f64ab"
+    "darwin_arm64"  = "sha256:884a5272f305753177a7e8bb587743b691eb385ce62084ae742f4a68a31f64ab"
+    "linux_amd64"   = "sha256:884a5272f305753177a7e8bb587743b691eb385ce62084ae742f4a68a31f64ab"
+    "linux_arm64"   = "sha256:884a5272f305753177a7e8bb587743b691eb385ce62084ae742f4a68a31f64ab"
+    "windows_amd64" = "sha256:884a5272f305753177a7e8bb587743b691eb385ce62084ae742f4a68a31f64ab"
   }
   envelope = {
     env   = []
@@ -59,13 +59,13 @@ provider "claude" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:08:20Z"
+  resolved_at = "2026-12-02T06:09:14Z"
   checksums = {
-    "darwin_amd64"  = "sha256:855245ca5d3fe62a6285dc28d24a2a150255e589e686a8f0a4bba432b7f79445"
-    "darwin_arm64"  = "sha256:855245ca5d3fe62a6285dc28d24a2a150255e589e686a8f0a4bba432b7f79445"
-    "linux_amd64"   = "sha256:855245ca5d3fe62a6285dc28d24a2a150255e589e686a8f0a4bba432b7f79445"
-    "linux_arm64"   = "sha256:855245ca5d3fe62a6285dc28d24a2a150255e589e686a8f0a4bba432b7f79445"
-    "windows_amd64" = "sha256:855245ca5d3fe62a6285dc28d24a2a150255e589e686a8f0a4bba432b7f79445"
+    "darwin_amd64"  = "sha256:fb2522c63e017c20ed561385aefb05aa8d685fc8120d89c09022f2841273035a"
+    "darwin_arm64"  = "sha256:fb2522c63e017c20ed561385aefb05aa8d685fc8120d89c09022f2841273035a"
+    "linux_amd64"   = "sha256:fb2522c63e017c20ed561385aefb05aa8d685fc8120d89c09022f2841273035a"
+    "linux_arm64"   = "sha256:fb2522c63e017c20ed561385aefb05aa8d685fc8120d89c09022f2841273035a"
+    "windows_amd64" = "sha256:fb2522c63e017c20ed561385aefb05aa8d685fc8120d89c09022f2841273035a"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "ask" {
   source      = "builtin/user"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:08:21Z"
+  resolved_at = "2026-12-02T06:09:14Z"
   checksums = {
-    "darwin_amd64"  = "sha256:0bf064b02554d7d574cc70838cb5369028274f4fb5f63eeb21c9ef3c81439814"
-    "darwin_arm64"  = "sha256:0bf064b02554d7d574cc70838cb5369028274f4fb5f63eeb21c9ef3c81439814"
-    "linux_amd64"   = "sha256:0bf064b02554d7d574cc70838cb5369028274f4fb5f63eeb21c9ef3c81439814"
-    "linux_arm64"   = "sha256:0bf064b02554d7d574cc70838cb5369028274f4fb5f63eeb21c9ef3c81439814"
-    "windows_amd64" = "sha256:0bf064b02554d7d574cc70838cb5369028274f4fb5f63eeb21c9ef3c81439814"
+    "darwin_amd64"  = "sha256:86753bcce5d62d51602bb24c9aadd76ad16a9c77519efe15f0347fee8ceb7c02"
+    "darwin_arm64"  = "sha256:86753bcce5d62d51602bb24c9aadd76ad16a9c77519efe15f0347fee8ceb7c02"
+    "linux_amd64"   = "sha256:86753bcce5d62d51602bb24c9aadd76ad16a9c77519efe15f0347fee8ceb7c02"
+    "linux_arm64"   = "sha256:86753bcce5d62d51602bb24c9aadd76ad16a9c77519efe15f0347fee8ceb7c02"
+    "windows_amd64" = "sha256:86753bcce5d62d51602bb24c9aadd76ad16a9c77519efe15f0347fee8ceb7c02"
   }
   envelope = {
     env   = []
@@ -34,13 +34,13 @@ provider "ask" {
 provider "docs" {
   source      = "builtin/agents-md"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:08:21Z"
+  resolved_at = "2026-12-02T06:09:14Z"
   checksums = {
-    "darwin_amd64"  = "sha256:13aad416da5317ee01e2b06ce79203687ec8e0c935dbbb8c2f74bbfbf041024e"
-    "darwin_arm64"  = "sha256:13aad416da5317ee01e2b06ce79203687ec8e0c935dbbb8c2f74bbfbf041024e"
-    "linux_amd64"   = "sha256:13aad416da5317ee01e2b06ce79203687ec8e0c935dbbb8c2f74bbfbf041024e"
-    "linux_arm64"   = "sha256:13aad416da5317ee01e2b06ce79203687ec8e0c935dbbb8c2f74bbfbf041024e"
-    "windows_amd64" = "sha256:13aad416da5317ee01e2b06ce79203687ec8e0c935dbbb8c2f74bbfbf041024e"
+    "darwin_amd64"  = "sha256:5528e3a934861e8384dd1bc6323c4461d590c4c39a6bf4967d497d651bd39d3b"
+    "darwin_arm64"  = "sha256:5528e3a934861e8384dd1bc6323c4461d590c4c39a6bf4967d497d651bd39d3b"
+    "linux_amd64"   = "sha256:5528e3a934861e8384dd1bc6323c4461d590c4c39a6bf4967d497d651bd39d3b"
+    "linux_arm64"   = "sha256:5528e3a934861e8384dd1bc6323c4461d590c4c39a6bf4967d497d651bd39d3b"
+    "windows_amd64" = "sha256:5528e3a934861e8384dd1bc6323c4461d590c4c39a6bf4967d497d651bd39d3b"
   }
   envelope = {
     env   = []
@@ -79,13 +79,13 @@ provider "docs" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:08:21Z"
+  resolved_at = "2026-12-02T06:09:14Z"
   checksums = {
-    "darwin_amd64"  = "sha256:855245ca5d3fe62a6285dc28d24a2a150255e589e686a8f0a4bba432b7f79445"
-    "darwin_arm64"  = "sha256:855245ca5d3fe62a6285dc28d24a2a150255e589e686a8f0a4bba432b7f79445"
-    "linux_amd64"   = "sha256:855245ca5d3fe62a6285dc28d24a2a150255e589e686a8f0a4bba432b7f79445"
-    "linux_arm64"   = "sha256:855245ca5d3fe62a6285dc28d24a2a150255e589e686a8f0a4bba432b7f79445"
-    "windows_amd64" = "sha256:855245ca5d3fe62a6285dc28d24a2a150255e589e686a8f0a4bba432b7f79445"
+    "darwin_amd64"  = "sha256:fb2522c63e017c20ed561385aefb05aa8d685fc8120d89c09022f2841273035a"
+    "darwin_arm64"  = "sha256:fb2522c63e017c20ed561385aefb05aa8d685fc8120d89c09022f2841273035a"
+    "linux_amd64"   = "sha256:fb2522c63e017c20ed561385aefb05aa8d685fc8120d89c09022f2841273035a"
+    "linux_arm64"   = "sha256:fb2522c63e017c20ed561385aefb05aa8d685fc8120d89c09022f2841273035a"
+    "windows_amd64" = "sha256:fb2522c63e017c20ed561385aefb05aa8d685fc8120d89c09022f2841273035a"
   }
   envelope = {
     env   = []
@@ -130,13 +130,13 @@ provider "fs" {
 provider "graph" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:08:21Z"
+  resolved_at = "2026-12-02T06:09:14Z"
   checksums = {
-    "darwin_amd64"  = "sha256:47d7c6c9a87460f4cca23b48e62a3a2188232f0b9955cca70ba91a83e4a717ce"
-    "darwin_arm64"  = "sha256:47d7c6c9a87460f4cca23b48e62a3a2188232f0b9955cca70ba91a83e4a717ce"
-    "linux_amd64"   = "sha256:47d7c6c9a87460f4cca23b48e62a3a2188232f0b9955cca70ba91a83e4a717ce"
-    "linux_arm64"   = "sha256:47d7c6c9a87460f4cca23b48e62a3a2188232f0b9955cca70ba91a83e4a717ce"
-    "windows_amd64" = "sha256:47d7c6c9a87460f4cca23b48e62a3a2188232f0b9955cca70ba91a83e4a717ce"
+    "darwin_amd64"  = "sha256:1362b9877432eb9871297cd2f504ec28932c06c8ae74c6b09e3f34fe75c52faa"
+    "darwin_arm64"  = "sha256:1362b9877432eb9871297cd2f504ec28932c06c8ae74c6b09e3f34fe75c52faa"
+    "linux_amd64"   = "sha256:1362b9877432eb9871297cd2f504ec28932c06c8ae74c6b09e3f34fe75c52faa"
+    "linux_arm64"   = "sha256:1362b9877432eb9871297cd2f504ec28932c06c8ae74c6b09e3f34fe75c52faa"
+    "windows_amd64" = "sha256:1362b9877432eb9871297cd2f504ec28932c06c8ae74c6b09e3f34fe75c52faa"
   }
   envelope = {
     env   = []
@@ -259,13 +259,13 @@ provider "graph" {
 provider "memory" {
   source      = "builtin/memory"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:08:21Z"
+  resolved_at = "2026-12-02T06:09:14Z"
   checksums = {
-    "darwin_amd64"  = "sha256:02f69f4741ba9123f0724f6a96f1c86f7bb5159875638f7261a23d104a929641"
-    "darwin_arm64"  = "sha256:02f69f4741ba9123f0724f6a96f1c86f7bb5159875638f7261a23d104a929641"
-    "linux_amd64"   = "sha256:02f69f4741ba9123f0724f6a96f1c86f7bb5159875638f7261a23d104a929641"
-    "linux_arm64"   = "sha256:02f69f4741ba9123f0724f6a96f1c86f7bb5159875638f7261a23d104a929641"
-    "windows_amd64" = "sha256:02f69f4741ba9123f0724f6a96f1c86f7bb5159875638f7261a23d104a929641"
+    "darwin_amd64"  = "sha256:23966f72f1ed6019517996566483b2d06ea66ca825c1499267fff4586b8bb512"
+    "darwin_arm64"  = "sha256:23966f72f1ed6019517996566483b2d06ea66ca825c1499267fff4586b8bb512"
+    "linux_amd64"   = "sha256:23966f72f1ed6019517996566483b2d06ea66ca825c1499267fff4586b8bb512"
+    "linux_arm64"   = "sha256:23966f72f1ed6019517996566483b2d06ea66ca825c1499267fff4586b8bb512"
+    "windows_amd64" = "sha256:23966f72f1ed6019517996566483b2d06ea66ca825c1499267fff4586b8bb512"
   }
   envelope = {
     env   = ["HOME", "XDG_DATA_HOME"]
@@ -338,13 +338,13 @@ provider "memory" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:08:21Z"
+  resolved_at = "2026-12-02T06:09:14Z"
   checksums = {
-    "darwin_amd64"  = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
-    "darwin_arm64"  = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
-    "linux_amd64"   = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
-    "linux_arm64"   = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
-    "windows_amd64" = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
+    "darwin_amd64"  = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
+    "darwin_arm64"  = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
+    "linux_amd64"   = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
+    "linux_arm64"   = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
+    "windows_amd64" = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
   }
   envelope = {
     env   = []
@@ -374,13 +374,13 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:08:21Z"
+  resolved_at = "2026-12-02T06:09:14Z"
   checksums = {
-    "darwin_amd64"  = "sha256:74c8d9fc8446258fcf230c1bacc63182fffec96b3c0c791d2c050ddedc4fa222"
-    "darwin_arm64"  = "sha256:74c8d9fc8446258fcf230c1bacc63182fffec96b3c0c791d2c050ddedc4fa222"
-    "linux_amd64"   = "sha256:74c8d9fc8446258fcf230c1bacc63182fffec96b3c0c791d2c050ddedc4fa222"
-    "linux_arm64"   = "sha256:74c8d9fc8446258fcf230c1bacc63182fffec96b3c0c791d2c050ddedc4fa222"
-    "windows_amd64" = "sha256:74c8d9fc8446258fcf230c1bacc63182fffec96b3c0c791d2c050ddedc4fa222"
+    "darwin_amd64"  = "sha256:60901a781ba379e1e84c4abadc19fddf2d16ecaf46c084d369a403d199916645"
+    "darwin_arm64"  = "sha256:60901a781ba379e1e84c4abadc19fddf2d16ecaf46c084d369a403d199916645"
+    "linux_amd64"   = "sha256:60901a781ba379e1e84c4abadc19fddf2d16ecaf46c084d369a403d199916645"
+    "linux_arm64"   = "sha256:60901a781ba379e1e84c4abadc19fddf2d16ecaf46c084d369a403d199916645"
+    "windows_amd64" = "sha256:60901a781ba379e1e84c4abadc19fddf2d16ecaf46c084d369a403d199916645"
   }
   envelope = {
     env   = []
@@ -415,13 +415,13 @@ provider "search" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:08:21Z"
+  resolved_at = "2026-12-02T06:09:14Z"
   checksums = {
-    "darwin_amd64"  = "sha256:e41d23a57865f2793204084d1e441f71b3f57b07f35f7ee08a7381cbc3979da3"
-    "darwin_arm64"  = "sha256:e41d23a57865f2793204084d1e441f71b3f57b07f35f7ee08a7381cbc3979da3"
-    "linux_amd64"   = "sha256:e41d23a57865f2793204084d1e441f71b3f57b07f35f7ee08a7381cbc3979da3"
-    "linux_arm64"   = "sha256:e41d23a57865f2793204084d1e441f71b3f57b07f35f7ee08a7381cbc3979da3"
-    "windows_amd64" = "sha256:e41d23a57865f2793204084d1e441f71b3f57b07f35f7ee08a7381cbc3979da3"
+    "darwin_amd64"  = "sha256:7b51c03c65516e745614fcda39864abb93922983910210db325a564a3f0a3661"
+    "darwin_arm64"  = "sha256:7b51c03c65516e745614fcda39864abb93922983910210db325a564a3f0a3661"
+    "linux_amd64"   = "sha256:7b51c03c65516e745614fcda39864abb93922983910210db325a564a3f0a3661"
+    "linux_arm64"   = "sha256:7b51c03c65516e745614fcda39864abb93922983910210db325a564a3f0a3661"
+    "windows_amd64" = "sha256:7b51c03c65516e745614fcda39864abb93922983910210db325a564a3f0a3661"
   }
   envelope = {
     env   = []
@@ -493,13 +493,13 @@ provider "sh" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:08:21Z"
+  resolved_at = "2026-12-02T06:09:14Z"
   checksums = {
-    "darwin_amd64"  = "sha256:edf4bbfdc1eb2fe4d422c4f65663bddb6c170ceabd12e6d493cb207741f778c6"
-    "darwin_arm64"  = "sha256:edf4bbfdc1eb2fe4d422c4f65663bddb6c170ceabd12e6d493cb207741f778c6"
-    "linux_amd64"   = "sha256:edf4bbfdc1eb2fe4d422c4f65663bddb6c170ceabd12e6d493cb207741f778c6"
-    "linux_arm64"   = "sha256:edf4bbfdc1eb2fe4d422c4f65663bddb6c170ceabd12e6d493cb207741f778c6"
-    "windows_amd64" = "sha256:edf4bbfdc1eb2fe4d422c4f65663bddb6c170ceabd12e6d493cb207741f778c6"
+    "darwin_amd64"  = "sha256:58e649faf1c3e020220b7e90317885a21ec4d771e55dff248d38c580d7e95844"
+    "darwin_arm64"  = "sha256:58e649faf1c3e020220b7e90317885a21ec4d771e55dff248d38c580d7e95844"
+    "linux_amd64"   = "sha256:58e649faf1c3e020220b7e90317885a21ec4d771e55dff248d38c580d7e95844"
+    "linux_arm64"   = "sha256:58e649faf1c3e020220b7e90317885a21ec4d771e55dff248d38c580d7e95844"
+    "windows_amd64" = "sha256:58e649faf1c3e020220b7e90317885a21ec4d771e55dff248d38c580d7e95844"
   }
   envelope = {
     env   = []
@@ -531,13 +531,13 @@ provider "tasks" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:08:21Z"
+  resolved_at = "2026-12-02T06:09:14Z"
   checksums = {
-    "darwin_amd64"  = "sha256:e553282851aabec9beecf2d5f0c07fc1e2dd2dae773d0dbb4e59604d2bd4450c"
-    "darwin_arm64"  = "sha256:e553282851aabec9beecf2d5f0c07fc1e2dd2dae773d0dbb4e59604d2bd4450c"
-    "linux_amd64"   = "sha256:e553282851aabec9beecf2d5f0c07fc1e2dd2dae773d0dbb4e59604d2bd4450c"
-    "linux_arm64"   = "sha256:e553282851aabec9beecf2d5f0c07fc1e2dd2dae773d0dbb4e59604d2bd4450c"
-    "windows_amd64" = "sha256:e553282851aabec9beecf2d5f0c07fc1e2dd2dae773d0dbb4e59604d2bd4450c"
+    "darwin_amd64"  = "sha256:466b004d14826338a6e272a60790166b00d6218e0863e350cfb47c1e0dd23395"
+    "darwin_arm64"  = "sha256:466b004d14826338a6e272a60790166b00d6218e0863e350cfb47c1e0dd23395"
+    "linux_amd64"   = "sha256:466b004d14826338a6e272a60790166b00d6218e0863e350cfb47c1e0dd23395"
+    "linux_arm64"   = "sha256:466b004d14826338a6e272a60790166b00d6218e0863e350cfb47c1e0dd23395"
+    "windows_amd64" = "sha256:466b004d14826338a6e272a60790166b00d6218e0863e350cfb47c1e0dd23395"
   }
   envelope = {
     env   = []

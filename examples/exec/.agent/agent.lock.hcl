@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:08:22Z"
+  resolved_at = "2026-12-02T06:09:15Z"
   checksums = {
-    "darwin_amd64"  = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
-    "darwin_arm64"  = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
-    "linux_amd64"   = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
-    "linux_arm64"   = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
-    "windows_amd64" = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
+    "darwin_amd64"  = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
+    "darwin_arm64"  = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
+    "linux_amd64"   = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
+    "linux_arm64"   = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
+    "windows_amd64" = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:08:22Z"
+  resolved_at = "2026-12-02T06:09:15Z"
   checksums = {
-    "darwin_amd64"  = "sha256:e41d23a57865f2793204084d1e441f71b3f57b07f35f7ee08a7381cbc3979da3"
-    "darwin_arm64"  = "sha256:e41d23a57865f2793204084d1e441f71b3f57b07f35f7ee08a7381cbc3979da3"
-    "linux_amd64"   = "sha256:e41d23a57865f2793204084d1e441f71b3f57b07f35f7ee08a7381cbc3979da3"
-    "linux_arm64"   = "sha256:e41d23a57865f2793204084d1e441f71b3f57b07f35f7ee08a7381cbc3979da3"
-    "windows_amd64" = "sha256:e41d23a57865f2793204084d1e441f71b3f57b07f35f7ee08a7381cbc3979da3"
+    "darwin_amd64"  = "sha256:7b51c03c65516e745614fcda39864abb93922983910210db325a564a3f0a3661"
+    "darwin_arm64"  = "sha256:7b51c03c65516e745614fcda39864abb93922983910210db325a564a3f0a3661"
+    "linux_amd64"   = "sha256:7b51c03c65516e745614fcda39864abb93922983910210db325a564a3f0a3661"
+    "linux_arm64"   = "sha256:7b51c03c65516e745614fcda39864abb93922983910210db325a564a3f0a3661"
+    "windows_amd64" = "sha256:7b51c03c65516e745614fcda39864abb93922983910210db325a564a3f0a3661"
   }
   envelope = {
     env   = []

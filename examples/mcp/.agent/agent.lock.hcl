@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "files" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:08:22Z"
+  resolved_at = "2026-12-02T06:09:16Z"
   checksums = {
-    "darwin_amd64"  = "sha256:47d7c6c9a87460f4cca23b48e62a3a2188232f0b9955cca70ba91a83e4a717ce"
-    "darwin_arm64"  = "sha256:47d7c6c9a87460f4cca23b48e62a3a2188232f0b9955cca70ba91a83e4a717ce"
-    "linux_amd64"   = "sha256:47d7c6c9a87460f4cca23b48e62a3a2188232f0b9955cca70ba91a83e4a717ce"
-    "linux_arm64"   = "sha256:47d7c6c9a87460f4cca23b48e62a3a2188232f0b9955cca70ba91a83e4a717ce"
-    "windows_amd64" = "sha256:47d7c6c9a87460f4cca23b48e62a3a2188232f0b9955cca70ba91a83e4a717ce"
+    "darwin_amd64"  = "sha256:1362b9877432eb9871297cd2f504ec28932c06c8ae74c6b09e3f34fe75c52faa"
+    "darwin_arm64"  = "sha256:1362b9877432eb9871297cd2f504ec28932c06c8ae74c6b09e3f34fe75c52faa"
+    "linux_amd64"   = "sha256:1362b9877432eb9871297cd2f504ec28932c06c8ae74c6b09e3f34fe75c52faa"
+    "linux_arm64"   = "sha256:1362b9877432eb9871297cd2f504ec28932c06c8ae74c6b09e3f34fe75c52faa"
+    "windows_amd64" = "sha256:1362b9877432eb9871297cd2f504ec28932c06c8ae74c6b09e3f34fe75c52faa"
   }
   envelope = {
     env   = []
@@ -135,13 +135,13 @@ provider "files" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:08:22Z"
+  resolved_at = "2026-12-02T06:09:16Z"
   checksums = {
-    "darwin_amd64"  = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
-    "darwin_arm64"  = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
-    "linux_amd64"   = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
-    "linux_arm64"   = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
-    "windows_amd64" = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
+    "darwin_amd64"  = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
+    "darwin_arm64"  = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
+    "linux_amd64"   = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
+    "linux_arm64"   = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
+    "windows_amd64" = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:08:23Z"
+  resolved_at = "2026-12-02T06:09:16Z"
   checksums = {
-    "darwin_amd64"  = "sha256:855245ca5d3fe62a6285dc28d24a2a150255e589e686a8f0a4bba432b7f79445"
-    "darwin_arm64"  = "sha256:855245ca5d3fe62a6285dc28d24a2a150255e589e686a8f0a4bba432b7f79445"
-    "linux_amd64"   = "sha256:855245ca5d3fe62a6285dc28d24a2a150255e589e686a8f0a4bba432b7f79445"
-    "linux_arm64"   = "sha256:855245ca5d3fe62a6285dc28d24a2a150255e589e686a8f0a4bba432b7f79445"
-    "windows_amd64" = "sha256:855245ca5d3fe62a6285dc28d24a2a150255e589e686a8f0a4bba432b7f79445"
+    "darwin_amd64"  = "sha256:fb2522c63e017c20ed561385aefb05aa8d685fc8120d89c09022f2841273035a"
+    "darwin_arm64"  = "sha256:fb2522c63e017c20ed561385aefb05aa8d685fc8120d89c09022f2841273035a"
+    "linux_amd64"   = "sha256:fb2522c63e017c20ed561385aefb05aa8d685fc8120d89c09022f2841273035a"
+    "linux_arm64"   = "sha256:fb2522c63e017c20ed561385aefb05aa8d685fc8120d89c09022f2841273035a"
+    "windows_amd64" = "sha256:fb2522c63e017c20ed561385aefb05aa8d685fc8120d89c09022f2841273035a"
   }
   envelope = {
     env   = []
@@ -57,13 +57,13 @@ provider "fs" {
 provider "openai" {
   source      = "builtin/openai"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:08:23Z"
+  resolved_at = "2026-12-02T06:09:16Z"
   checksums = {
-    "darwin_amd64"  = "sha256:bd81631aeccc47915bfcb79e8f8075a729005294d09ad4b5bf911ad134512cde"
-    "darwin_arm64"  = "sha256:bd81631aeccc47915bfcb79e8f8075a729005294d09ad4b5bf911ad134512cde"
-    "linux_amd64"   = "sha256:bd81631aeccc47915bfcb79e8f8075a729005294d09ad4b5bf911ad134512cde"
-    "linux_arm64"   = "sha256:bd81631aeccc47915bfcb79e8f8075a729005294d09ad4b5bf911ad134512cde"
-    "windows_amd64" = "sha256:bd81631aeccc47915bfcb79e8f8075a729005294d09ad4b5bf911ad134512cde"
+    "darwin_amd64"  = "sha256:7b8b0d21924361d5cfa0b2e7a33a53209cd671b34b0363da4413ac5a34f91da8"
+    "darwin_arm64"  = "sha256:7b8b0d21924361d5cfa0b2e7a33a53209cd671b34b0363da4413ac5a34f91da8"
+    "linux_amd64"   = "sha256:7b8b0d21924361d5cfa0b2e7a33a53209cd671b34b0363da4413ac5a34f91da8"
+    "linux_arm64"   = "sha256:7b8b0d21924361d5cfa0b2e7a33a53209cd671b34b0363da4413ac5a34f91da8"
+    "windows_amd64" = "sha256:7b8b0d21924361d5cfa0b2e7a33a53209cd671b34b0363da4413ac5a34f91da8"
   }
   envelope = {
     env   = []

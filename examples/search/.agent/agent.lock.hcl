@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:08:25Z"
+  resolved_at = "2026-12-02T06:09:18Z"
   checksums = {
-    "darwin_amd64"  = "sha256:855245ca5d3fe62a6285dc28d24a2a150255e589e686a8f0a4bba432b7f79445"
-    "darwin_arm64"  = "sha256:855245ca5d3fe62a6285dc28d24a2a150255e589e686a8f0a4bba432b7f79445"
-    "linux_amd64"   = "sha256:855245ca5d3fe62a6285dc28d24a2a150255e589e686a8f0a4bba432b7f79445"
-    "linux_arm64"   = "sha256:855245ca5d3fe62a6285dc28d24a2a150255e589e686a8f0a4bba432b7f79445"
-    "windows_amd64" = "sha256:855245ca5d3fe62a6285dc28d24a2a150255e589e686a8f0a4bba432b7f79445"
+    "darwin_amd64"  = "sha256:fb2522c63e017c20ed561385aefb05aa8d685fc8120d89c09022f2841273035a"
+    "darwin_arm64"  = "sha256:fb2522c63e017c20ed561385aefb05aa8d685fc8120d89c09022f2841273035a"
+    "linux_amd64"   = "sha256:fb2522c63e017c20ed561385aefb05aa8d685fc8120d89c09022f2841273035a"
+    "linux_arm64"   = "sha256:fb2522c63e017c20ed561385aefb05aa8d685fc8120d89c09022f2841273035a"
+    "windows_amd64" = "sha256:fb2522c63e017c20ed561385aefb05aa8d685fc8120d89c09022f2841273035a"
   }
   envelope = {
     env   = []
@@ -57,13 +57,13 @@ provider "fs" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:08:25Z"
+  resolved_at = "2026-12-02T06:09:18Z"
   checksums = {
-    "darwin_amd64"  = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
-    "darwin_arm64"  = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
-    "linux_amd64"   = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
-    "linux_arm64"   = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
-    "windows_amd64" = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
+    "darwin_amd64"  = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
+    "darwin_arm64"  = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
+    "linux_amd64"   = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
+    "linux_arm64"   = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
+    "windows_amd64" = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
   }
   envelope = {
     env   = []
@@ -93,13 +93,13 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:08:25Z"
+  resolved_at = "2026-12-02T06:09:18Z"
   checksums = {
-    "darwin_amd64"  = "sha256:74c8d9fc8446258fcf230c1bacc63182fffec96b3c0c791d2c050ddedc4fa222"
-    "darwin_arm64"  = "sha256:74c8d9fc8446258fcf230c1bacc63182fffec96b3c0c791d2c050ddedc4fa222"
-    "linux_amd64"   = "sha256:74c8d9fc8446258fcf230c1bacc63182fffec96b3c0c791d2c050ddedc4fa222"
-    "linux_arm64"   = "sha256:74c8d9fc8446258fcf230c1bacc63182fffec96b3c0c791d2c050ddedc4fa222"
-    "windows_amd64" = "sha256:74c8d9fc8446258fcf230c1bacc63182fffec96b3c0c791d2c050ddedc4fa222"
+    "darwin_amd64"  = "sha256:60901a781ba379e1e84c4abadc19fddf2d16ecaf46c084d369a403d199916645"
+    "darwin_arm64"  = "sha256:60901a781ba379e1e84c4abadc19fddf2d16ecaf46c084d369a403d199916645"
+    "linux_amd64"   = "sha256:60901a781ba379e1e84c4abadc19fddf2d16ecaf46c084d369a403d199916645"
+    "linux_arm64"   = "sha256:60901a781ba379e1e84c4abadc19fddf2d16ecaf46c084d369a403d199916645"
+    "windows_amd64" = "sha256:60901a781ba379e1e84c4abadc19fddf2d16ecaf46c084d369a403d199916645"
   }
   envelope = {
     env   = []

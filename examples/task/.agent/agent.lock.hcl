@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:08:26Z"
+  resolved_at = "2026-12-02T06:09:19Z"
   checksums = {
-    "darwin_amd64"  = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
-    "darwin_arm64"  = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
-    "linux_amd64"   = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
-    "linux_arm64"   = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
-    "windows_amd64" = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
+    "darwin_amd64"  = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
+    "darwin_arm64"  = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
+    "linux_amd64"   = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
+    "linux_arm64"   = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
+    "windows_amd64" = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:08:26Z"
+  resolved_at = "2026-12-02T06:09:19Z"
   checksums = {
-    "darwin_amd64"  = "sha256:edf4bbfdc1eb2fe4d422c4f65663bddb6c170ceabd12e6d493cb207741f778c6"
-    "darwin_arm64"  = "sha256:edf4bbfdc1eb2fe4d422c4f65663bddb6c170ceabd12e6d493cb207741f778c6"
-    "linux_amd64"   = "sha256:edf4bbfdc1eb2fe4d422c4f65663bddb6c170ceabd12e6d493cb207741f778c6"
-    "linux_arm64"   = "sha256:edf4bbfdc1eb2fe4d422c4f65663bddb6c170ceabd12e6d493cb207741f778c6"
-    "windows_amd64" = "sha256:edf4bbfdc1eb2fe4d422c4f65663bddb6c170ceabd12e6d493cb207741f778c6"
+    "darwin_amd64"  = "sha256:58e649faf1c3e020220b7e90317885a21ec4d771e55dff248d38c580d7e95844"
+    "darwin_arm64"  = "sha256:58e649faf1c3e020220b7e90317885a21ec4d771e55dff248d38c580d7e95844"
+    "linux_amd64"   = "sha256:58e649faf1c3e020220b7e90317885a21ec4d771e55dff248d38c580d7e95844"
+    "linux_arm64"   = "sha256:58e649faf1c3e020220b7e90317885a21ec4d771e55dff248d38c580d7e95844"
+    "windows_amd64" = "sha256:58e649faf1c3e020220b7e90317885a21ec4d771e55dff248d38c580d7e95844"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:08:26Z"
+  resolved_at = "2026-12-02T06:09:19Z"
   checksums = {
-    "darwin_amd64"  = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
-    "darwin_arm64"  = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
-    "linux_amd64"   = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
-    "linux_arm64"   = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
-    "windows_amd64" = "sha256:f4abbce255ed2e32226e13e16ec040cf6b6ba04234da746590bd4c61927753ec"
+    "darwin_amd64"  = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
+    "darwin_arm64"  = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
+    "linux_amd64"   = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
+    "linux_arm64"   = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
+    "windows_amd64" = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:08:26Z"
+  resolved_at = "2026-12-02T06:09:19Z"
   checksums = {
-    "darwin_amd64"  = "sha256:e553282851aabec9beecf2d5f0c07fc1e2dd2dae773d0dbb4e59604d2bd4450c"
-    "darwin_arm64"  = "sha256:e553282851aabec9beecf2d5f0c07fc1e2dd2dae773d0dbb4e59604d2bd4450c"
-    "linux_amd64"   = "sha256:e553282851aabec9beecf2d5f0c07fc1e2dd2dae773d0dbb4e59604d2bd4450c"
-    "linux_arm64"   = "sha256:e553282851aabec9beecf2d5f0c07fc1e2dd2dae773d0dbb4e59604d2bd4450c"
-    "windows_amd64" = "sha256:e553282851aabec9beecf2d5f0c07fc1e2dd2dae773d0dbb4e59604d2bd4450c"
+    "darwin_amd64"  = "sha256:466b004d14826338a6e272a60790166b00d6218e0863e350cfb47c1e0dd23395"
+    "darwin_arm64"  = "sha256:466b004d14826338a6e272a60790166b00d6218e0863e350cfb47c1e0dd23395"
+    "linux_amd64"   = "sha256:466b004d14826338a6e272a60790166b00d6218e0863e350cfb47c1e0dd23395"
+    "linux_arm64"   = "sha256:466b004d14826338a6e272a60790166b00d6218e0863e350cfb47c1e0dd23395"
+    "windows_amd64" = "sha256:466b004d14826338a6e272a60790166b00d6218e0863e350cfb47c1e0dd23395"
   }
   envelope = {
     env   = []
