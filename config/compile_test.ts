@@ -230,3 +230,28 @@ Deno.test("compile() refuses an allow_subscribe entry outside kernel.*, naming i
     /Entry 2 of "allow_subscribe" in provider "fs" is "\*"/,
   );
 });
+
+Deno.test("compile(): the global config's state block applies unless agent.hcl has one, which wins even when it says sqlite", () => {
+  const global =
+    'state {\n  backend = "postgres"\n  url     = env("TEAM_DB")\n}\n';
+  const plain = compileText("", { global });
+  assert.deepEqual(codes(plain.diagnostics), []);
+  assert.deepEqual(plain.plan?.state, {
+    backend: "postgres",
+    urlEnv: "TEAM_DB",
+    schema: "agent",
+  });
+  const own = compileText(
+    'state {\n  backend = "postgres"\n  url     = env("PROJECT_DB")\n  schema  = "proj"\n}\n',
+    { global },
+  );
+  assert.deepEqual(own.plan?.state, {
+    backend: "postgres",
+    urlEnv: "PROJECT_DB",
+    schema: "proj",
+  });
+  const local = compileText('state {\n  backend = "sqlite"\n}\n', { global });
+  assert.equal(local.plan?.state, undefined, "sqlite, the default");
+  const none = compileText("", {});
+  assert.equal(none.plan?.state, undefined);
+});
