@@ -1,7 +1,7 @@
 /**
  * The cross-kernel half of the event bus on the PostgreSQL backend: the
- * events of `kernel.event.*`, `kernel.state`, `kernel.metadata` and
- * `plugin.*` published on this kernel's bus are sent with `NOTIFY` on the
+ * events of `kernel.event.*`, `kernel.state`, `kernel.metadata`,
+ * `kernel.approval.*` (decisions across kernels) and `plugin.*` published on this kernel's bus are sent with `NOTIFY` on the
  * channel `agent_bus_<schema>`, and what other kernels send there is
  * delivered to this bus's subscribers with
  * {@linkcode EventBus.publishRemote}. A kernel never delivers its own
@@ -33,6 +33,7 @@ export const BRIDGED_TOPICS: readonly string[] = Object.freeze([
   "kernel.event.*",
   "kernel.state",
   "kernel.metadata",
+  "kernel.approval.*",
   "plugin.*",
 ]);
 
