@@ -8,7 +8,9 @@
  *   commit);
  * - cross-kernel bus latency p50 (postgres only: two stores with their own
  *   pools, buses and bridges, as two kernels would have; from the emit on
- *   the first to the delivery on the second's bus, 300 events);
+ *   the first to the delivery on the second's bus, 300 events), beside its
+ *   floor in the same run: a bare `pg_notify` from one client to another's
+ *   `LISTEN` (1.4 KB, the size of the event's notification);
  * - `list()` of 10,000 sessions (target ≤ 100 ms; sqlite lists
  *   `--sqlite-list` sessions, 1,000 by default, one file each).
  *
@@ -58,6 +60,7 @@ interface Figures {
   emitP99Ms: number;
   groupedPerS: number;
   busP50Ms?: number;
+  notifyP50Ms?: number;
   listMs: number;
   listed: number;
 }
@@ -123,6 +126,7 @@ const results: Record<string, Figures> = {};
   const b = new PostgresSessionStore({ url: cluster.url, key: KEY, bus: busB });
   try {
     const e = await emits(a);
+    const notifyP50Ms = await bareNotify(cluster.url);
     await a.startBusBridge();
     await b.startBusBridge();
     const s = await a.create({ profile: "bench" });
@@ -146,7 +150,13 @@ const results: Record<string, Figures> = {};
         now()::text, 'hmac-sha256', ${KEY.id}, NULL
       FROM generate_series(1, ${LIST - have}) g`;
     const [listMs, listed] = await timeList(b);
-    results.postgres = { ...e, busP50Ms: pct(bus, 0.5), listMs, listed };
+    results.postgres = {
+      ...e,
+      busP50Ms: pct(bus, 0.5),
+      notifyP50Ms,
+      listMs,
+      listed,
+    };
   } finally {
     await a.close();
     await b.close();
@@ -155,19 +165,45 @@ const results: Record<string, Figures> = {};
   }
 }
 
+/** The floor of the bus latency: one client's NOTIFY to another's LISTEN. */
+async function bareNotify(url: string): Promise<number> {
+  const { default: postgres } = await import("postgres");
+  const x = postgres(url, { onnotice: () => {} });
+  const y = postgres(url, { onnotice: () => {} });
+  try {
+    let arrived = () => {};
+    await y.listen("bench_floor", () => arrived());
+    const payload = "x".repeat(1400);
+    const ms: number[] = [];
+    for (let i = 0; i < 300; i++) {
+      const t = performance.now();
+      const got = new Promise<void>((r) => (arrived = r));
+      await x`SELECT pg_notify('bench_floor', ${payload})`;
+      await got;
+      ms.push(performance.now() - t);
+    }
+    return pct(ms, 0.5);
+  } finally {
+    await x.end();
+    await y.end();
+  }
+}
+
 if (values.json) console.log(JSON.stringify(results));
 else {
   const f = (n: number | undefined, d = 2) =>
     n === undefined ? "n/a" : n.toFixed(d);
   console.log(
-    "| backend | emit p50 ms | emit p99 ms | grouped emits/s | bus p50 ms | list ms (sessions) |",
+    "| backend | emit p50 ms | emit p99 ms | grouped emits/s | bus p50 ms | bare NOTIFY p50 ms | list ms (sessions) |",
   );
-  console.log("|---|---|---|---|---|---|");
+  console.log("|---|---|---|---|---|---|---|");
   for (const [name, r] of Object.entries(results)) {
     console.log(
       `| ${name} | ${f(r.emitP50Ms)} | ${f(r.emitP99Ms)} | ${
         Math.round(r.groupedPerS)
-      } | ${f(r.busP50Ms)} | ${f(r.listMs, 1)} (${r.listed}) |`,
+      } | ${f(r.busP50Ms)} | ${f(r.notifyP50Ms)} | ${
+        f(r.listMs, 1)
+      } (${r.listed}) |`,
     );
   }
 }
