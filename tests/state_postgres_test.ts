@@ -16,6 +16,7 @@ import {
 import { REPO } from "./_helpers.ts";
 import { EventBus } from "../kernel/bus/event_bus.ts";
 import { PostgresBusBridge } from "../kernel/state/postgres_bus_bridge.ts";
+import { followSession } from "../kernel/frontend/follow_session.ts";
 import { PostgresSessionStore } from "../kernel/state/postgres_session_store.ts";
 import { installationKeyFromBytes } from "../kernel/state/installation_key.ts";
 import {
@@ -356,6 +357,34 @@ test("postgres: with the store's bridge, each commit notifies the other kernels 
     busA.close();
     busB.close();
   }
+});
+
+test("postgres: a follower sees a running session whose kernel died as interrupted once its lease expires", async () => {
+  const { url } = await sharedCluster();
+  const schema = freshSchema();
+  await using a = storeAt(url, schema, {
+    owner: { pid: 1, host: "kernel-a.invalid", startTime: "1" },
+  });
+  const s = await a.create({ profile: "default" });
+  // An empty payload: a tool call without its call, which a replay skips.
+  await s.emit({ ...toolCall(1), payload: new Uint8Array() });
+  const bus = new EventBus();
+  await using b = storeAt(url, schema);
+  // A kill -9 stops the renewals: stand for it by expiring the lease.
+  const sql = await a.sql();
+  await sql`UPDATE sessions SET lease_expires_at = now() - interval '1 second'`;
+  const seen: string[] = [];
+  for await (const item of followSession(b, bus, s.sessionId)) {
+    seen.push(
+      item.type === "event"
+        ? item.event.type
+        : item.type === "ended"
+        ? `ended:${item.status}`
+        : item.type,
+    );
+  }
+  assert.deepEqual(seen, ["session_started", "ended:interrupted"]);
+  bus.close();
 });
 
 test("postgres: agent sessions push copies ended local sessions with verified chains; list, verify and export read either backend alike", async () => {

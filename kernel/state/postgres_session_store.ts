@@ -666,10 +666,14 @@ class PostgresBackend implements SessionBackend {
   }
 
   async info(): Promise<SessionRecord> {
-    const [r] = await this.#s.sql`SELECT * FROM sessions
-      WHERE session_id = ${this.sessionId}`;
+    // With its lease as the owner, as list() shows it: a follower on
+    // another machine sees a running session whose kernel died as
+    // interrupted once the lease expires.
+    const [r] = await this.#s.sql`SELECT *,
+        lease_expires_at < now() AS lease_expired
+      FROM sessions WHERE session_id = ${this.sessionId}`;
     if (!r) throw new SessionNotFoundError(this.sessionId, this.#s.where);
-    return recordOf(r);
+    return ownedRecord(r);
   }
 
   async owners(): Promise<SessionOwner[]> {
