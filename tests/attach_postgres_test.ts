@@ -35,12 +35,8 @@ const WRITE = (id: string, path: string) => ({
   usage: { input_tokens: 100, output_tokens: 10 },
 });
 
-async function text(stream: ReadableStream<Uint8Array>): Promise<string> {
-  let out = "";
-  for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
-    out += chunk;
-  }
-  return out;
+function text(stream: ReadableStream<Uint8Array>): Promise<string> {
+  return new Response(stream).text();
 }
 
 Deno.test({
@@ -106,11 +102,12 @@ Deno.test({
       const aErr = text(kernelA.stderr);
       const sessionId = await (async () => {
         let buffered = "";
-        const reader = first.pipeThrough(new TextDecoderStream()).getReader();
+        const decoder = new TextDecoder();
+        const reader = first.getReader();
         while (!buffered.includes("\n")) {
           const { value, done } = await reader.read();
           if (done) break;
-          buffered += value;
+          buffered += decoder.decode(value, { stream: true });
         }
         await reader.cancel();
         return JSON.parse(buffered.slice(0, buffered.indexOf("\n")))

@@ -353,13 +353,14 @@ async function follow(
 
 /** Lines of standard input, one read in flight, abandoned on abort. */
 class Lines {
-  readonly #reader: ReadableStreamDefaultReader<string>;
+  readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
+  readonly #decoder = new TextDecoder();
   #buffer = "";
   #done = false;
-  #read: Promise<ReadableStreamReadResult<string>> | undefined;
+  #read: Promise<ReadableStreamReadResult<Uint8Array>> | undefined;
 
   constructor(stream: ReadableStream<Uint8Array>) {
-    this.#reader = stream.pipeThrough(new TextDecoderStream()).getReader();
+    this.#reader = stream.getReader();
   }
 
   async next(signal: AbortSignal): Promise<string | undefined> {
@@ -383,8 +384,10 @@ class Lines {
       const r = await Promise.race([this.#read, aborted]);
       if (r === "aborted") return undefined;
       this.#read = undefined;
-      if (r.done) this.#done = true;
-      else this.#buffer += r.value;
+      if (r.done) {
+        this.#done = true;
+        this.#buffer += this.#decoder.decode();
+      } else this.#buffer += this.#decoder.decode(r.value, { stream: true });
     }
   }
 
