@@ -223,8 +223,11 @@ async function follow(
     ? new Lines(io.stdin)
     : undefined;
   let answering: Promise<void> = Promise.resolve();
+  // Questions and decisions in flight are dropped once the session ends.
+  const ended = new AbortController();
+  const answerSignal = AbortSignal.any([options.signal, ended.signal]);
   const answer = async (ask: Ask): Promise<void> => {
-    if (options.signal.aborted || !asks.has(ask.item.planItemId)) return;
+    if (answerSignal.aborted || !asks.has(ask.item.planItemId)) return;
     const what = `${ask.item.provider}.${ask.item.tool}`;
     let chosen: ApprovalAnswer | undefined;
     if (options.auto !== undefined) {
@@ -234,7 +237,7 @@ async function follow(
         style.yellow(`approve ${what}? [y]es once / [s]ession / [n]o: `),
       );
       while (chosen === undefined) {
-        const line = await lines.next(options.signal);
+        const line = await lines.next(answerSignal);
         if (line === undefined) break;
         const a = line.trim().toLowerCase();
         if (a === "y" || a === "yes") {
@@ -247,7 +250,7 @@ async function follow(
       }
     }
     if (chosen === undefined) {
-      if (!options.signal.aborted) {
+      if (!answerSignal.aborted) {
         io.stderr(
           `note: plan item ${ask.item.planItemId} (${what}) is left to the driving kernel: no answer was given here\n`,
         );
@@ -260,10 +263,10 @@ async function follow(
         sessionId,
         planItemId: ask.item.planItemId,
         answer: chosen,
-      }, { signal: options.signal });
+      }, { signal: answerSignal });
       outcome = { ok: true };
     } catch (err) {
-      if (options.signal.aborted) return;
+      if (answerSignal.aborted) return;
       outcome = {
         ok: false,
         message: err instanceof Error ? err.message : String(err),
@@ -342,6 +345,7 @@ async function follow(
       );
     }
     asks.clear();
+    ended.abort();
     lines?.cancel();
     await answering;
     return item.status === "interrupted" ? EXIT_TASK_ERROR : EXIT_OK;
