@@ -51,12 +51,16 @@ Commands:
                        [--plan] (plan mode: read-only tools; the plan is then
                        offered for execution)
   run "prompt"         Run one prompt non-interactively (see: agent run -h):
-                       [--profile P] [--json] [--on-ask deny|fail]
+                       [--profile P] [--json] [--on-ask deny|fail|wait]
                        [--resume ID] [--dir D] [--approve-all] [--locked]
                        [--plan]
   trigger ID "text"    Inject a turn into a stored session (CI, cron; see:
                        agent trigger -h): [--name N] [--json] [--dir D]
   sessions             Stored sessions: list | show ID | replay ID | verify ID
+  attach ID            Follow a live session another kernel drives, on this
+                       machine or another, through the shared PostgreSQL
+                       store, and answer its asks (see: agent attach -h):
+                       [--dir D] [--json] [--approve-all | --deny-all]
   init [dir]           Write agent.hcl (the default configuration, commented)
                        and its lock file (see: agent init -h)
   check-config [dir]   Check agent.hcl, the lock file, the global config and
@@ -119,6 +123,10 @@ export async function run(
       return await runCommand(rest, io);
     case "sessions":
       return await sessionsCommand(rest, io);
+    case "attach": {
+      const { attachCommand } = await import("./commands/attach.ts");
+      return await attachCommand(rest, io);
+    }
     case "trigger": {
       const { triggerCommand } = await import("./commands/trigger.ts");
       return await triggerCommand(rest, io);
@@ -160,7 +168,7 @@ export async function run(
         USAGE,
         `unknown command ${
           JSON.stringify(command)
-        }: expected run, trigger, sessions, init, check-config, lock, providers, plan or test`,
+        }: expected run, trigger, sessions, attach, init, check-config, lock, providers, plan or test`,
       );
   }
 }

@@ -38,6 +38,7 @@ import { type AgentConfig, decodeAgentConfig } from "./decode.ts";
 import { decodeGlobalConfig, type GlobalConfig } from "./global_config.ts";
 import { type LockFile, parseLockFile } from "./lock_file.ts";
 import type { Plan, PlanProvider, ToolDeclaration } from "./plan.ts";
+import type { PlanState } from "./decode_state.ts";
 import { diag } from "./_schema.ts";
 import { spawnCapableTools } from "./delegation.ts";
 import { directInvokeEntry } from "./profiles.ts";
@@ -290,13 +291,26 @@ export function compile(
     ...(config.agents.length > 0 ? { agents: config.agents } : {}),
     hooks: config.hooks,
     settings: config.settings,
-    ...(config.state.backend !== "sqlite" ? { state: config.state } : {}),
+    ...stateOf(config, global),
     global,
     locked: allLocked &&
       providers.every((p) =>
         p.devOverride !== undefined || p.lock !== undefined
       ),
   });
+}
+
+/**
+ * The plan's state backend: `agent.hcl`'s `state {}` block when it has one
+ * (even `backend = "sqlite"`), else the global config's; omitted for the
+ * default (sqlite).
+ */
+function stateOf(
+  config: AgentConfig,
+  global: GlobalConfig,
+): { state?: PlanState } {
+  const state = config.stateDeclared ? config.state : global.state;
+  return state !== undefined && state.backend !== "sqlite" ? { state } : {};
 }
 
 /**

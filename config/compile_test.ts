@@ -249,3 +249,28 @@ Deno.test("compile() warns that a builtin/lsp provider without a post-tool-call 
   );
   assert.equal(hooked.diagnostics.some((x) => x.code === "W_NO_EFFECT"), false);
 });
+
+Deno.test("compile(): the global config's state block applies unless agent.hcl has one, which wins even when it says sqlite", () => {
+  const global =
+    'state {\n  backend = "postgres"\n  url     = env("TEAM_DB")\n}\n';
+  const plain = compileText("", { global });
+  assert.deepEqual(codes(plain.diagnostics), []);
+  assert.deepEqual(plain.plan?.state, {
+    backend: "postgres",
+    urlEnv: "TEAM_DB",
+    schema: "agent",
+  });
+  const own = compileText(
+    'state {\n  backend = "postgres"\n  url     = env("PROJECT_DB")\n  schema  = "proj"\n}\n',
+    { global },
+  );
+  assert.deepEqual(own.plan?.state, {
+    backend: "postgres",
+    urlEnv: "PROJECT_DB",
+    schema: "proj",
+  });
+  const local = compileText('state {\n  backend = "sqlite"\n}\n', { global });
+  assert.equal(local.plan?.state, undefined, "sqlite, the default");
+  const none = compileText("", {});
+  assert.equal(none.plan?.state, undefined);
+});

@@ -130,6 +130,11 @@ export interface AgentConfig {
   settings: Settings;
   /** The state backend (`state {}`), sqlite when absent. */
   state: PlanState;
+  /**
+   * Whether `agent.hcl` has a `state {}` block (it then wins over the
+   * global config's).
+   */
+  stateDeclared?: boolean;
 }
 
 const TOP_BLOCKS = {
@@ -320,7 +325,10 @@ export function decodeAgentConfig(
     config.settings = decodeSettings(settings, diagnostics);
   }
   const state = top.blocks.get("state")?.[0];
-  if (state !== undefined) config.state = decodeState(state, diagnostics);
+  if (state !== undefined) {
+    config.state = decodeState(state, diagnostics);
+    config.stateDeclared = true;
+  }
   return config;
 }
 

@@ -1,8 +1,9 @@
 /**
  * The per-user global config, `$XDG_CONFIG_HOME/agent/config.hcl`
- * (config.md §2.8): `dev_overrides` and `registry_mirror`, nothing else. It
- * never holds provider configuration or credentials for providers; a
- * mirror's `auth` may only be written `env("NAME")`.
+ * (config.md §2.8): `dev_overrides`, `registry_mirror` and `state`, nothing
+ * else. It never holds provider configuration or credentials for providers;
+ * a mirror's `auth` and the state database's `url` may only be written
+ * `env("NAME")`.
  *
  * ```hcl
  * dev_overrides {
@@ -16,6 +17,13 @@
  *     url    = "https://artifacts.corp.example/example-org"
  *     auth   = env("CORP_ARTIFACTS_TOKEN")
  *   }
+ * }
+ *
+ * # The team's shared session store, set once per machine; a `state {}`
+ * # block in a project's agent.hcl wins over it.
+ * state {
+ *   backend = "postgres"
+ *   url     = env("AGENT_DATABASE_URL")
  * }
  * ```
  *
@@ -34,6 +42,7 @@ import {
 } from "./hcl/mod.ts";
 import { checkBody, diag, evalAttr, headerRange } from "./_schema.ts";
 import { globalConfigPath } from "./_xdg.ts";
+import { decodeState, type PlanState } from "./decode_state.ts";
 
 export { globalConfigPath };
 
@@ -63,6 +72,12 @@ export interface GlobalConfig {
   devOverrideRanges: Record<string, SourceRange>;
   /** Download redirection, when configured. */
   registryMirror?: RegistryMirror;
+  /**
+   * The state backend every project on this machine uses unless its
+   * `agent.hcl` has a `state {}` block of its own; absent when the global
+   * config has none. Holds the URL's variable name, never the URL.
+   */
+  state?: PlanState;
 }
 
 /** What {@linkcode decodeGlobalConfig} returns. */
@@ -74,8 +89,9 @@ export interface DecodeGlobalConfigResult {
 }
 
 /**
- * Decodes the global config: a closed schema of two blocks, each at most
- * once, and no attributes. A `provider` block is refused (provider
+ * Decodes the global config: a closed schema of three blocks
+ * (`dev_overrides`, `registry_mirror`, `state`), each at most once, and no
+ * attributes. `state` is decoded as in `agent.hcl` (never connecting). A `provider` block is refused (provider
  * configuration and credentials belong in `agent.hcl`). A mirror's `auth`
  * is shape-checked on the syntax (`env("NAME")` only), then evaluated, so
  * that an unset variable fails the load at once.
@@ -111,10 +127,11 @@ export function decodeGlobalConfig(
       blocks: {
         dev_overrides: { labels: [], unique: "type" },
         registry_mirror: { labels: [], unique: "type" },
+        state: { labels: [], unique: "type" },
       },
       unknownBlockHints: {
         provider:
-          'The global config holds only dev_overrides and registry_mirror. Provider configuration, and any credential for a provider, belongs in the project\'s agent.hcl, where secrets are read with env("NAME").',
+          'The global config holds only dev_overrides, registry_mirror and state. Provider configuration, and any credential for a provider, belongs in the project\'s agent.hcl, where secrets are read with env("NAME").',
       },
     },
     "",
@@ -207,6 +224,8 @@ export function decodeGlobalConfig(
       config.registryMirror = { default: defaultUrl, mirrors };
     }
   }
+  const state = top.blocks.get("state")?.[0];
+  if (state !== undefined) config.state = decodeState(state, diagnostics);
   const ok = !diagnostics.some((d) => d.severity === "error");
   return { config: ok ? config : undefined, diagnostics };
 }
@@ -285,6 +304,15 @@ export function globalConfigToJson(config: GlobalConfig): ObjectValue {
         return o;
       }),
     };
+  }
+  if (config.state) {
+    out.state = config.state.backend === "postgres"
+      ? {
+        backend: "postgres",
+        url_env: config.state.urlEnv,
+        schema: config.state.schema,
+      }
+      : { backend: config.state.backend };
   }
   return out;
 }

@@ -81,6 +81,7 @@ import {
 } from "./telemetry/relay.ts";
 import { telemetrySettingsOf } from "./telemetry/plan_settings.ts";
 import { SessionRegistry } from "./state/session_registry.ts";
+import { serveRemoteDecisions } from "./frontend/remote_decisions.ts";
 import type { SessionStore } from "./state/session_store.ts";
 import {
   type JudgeOutcome,
@@ -202,6 +203,8 @@ class KernelImpl implements Kernel {
       store,
       registry: init.registry ?? new SessionRegistry(),
       ...(init.bus ? { bus: init.bus } : {}),
+      // On the shared store, other kernels follow this one's sessions.
+      bridged: init.plan.state?.backend === "postgres",
       open: (req) => this.#openSession(req),
       toolSchema: (provider, tool) =>
         this.#toolSchemas.get(provider)?.find((t) => t.name === tool)
@@ -750,6 +753,10 @@ export async function openKernel(
       builtins: options.builtins,
     });
     runtime.services.frontend = kernel.hub;
+    if (plan.state?.backend === "postgres") {
+      // `agent attach` on another machine answers this kernel's asks.
+      serveRemoteDecisions(kernel.hub, runtime.bus);
+    }
     return kernel;
   } catch (err) {
     await host.close().catch(() => {});

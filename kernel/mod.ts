@@ -164,10 +164,26 @@ export {
 } from "./state/postgres_session_store.ts";
 export {
   BRIDGED_TOPICS,
+  type CommitNotifier,
+  type CommittedEvent,
   NOTIFY_INLINE_LIMIT,
   PostgresBusBridge,
   type PostgresBusBridgeOptions,
 } from "./state/postgres_bus_bridge.ts";
+export {
+  type FollowItem,
+  type FollowOptions,
+  followSession,
+} from "./frontend/follow_session.ts";
+export {
+  DECIDE_TOPIC,
+  decideRemotely,
+  type DecideRemotelyOptions,
+  type RemoteDecision,
+  REPLY_TOPIC,
+  serveRemoteDecisions,
+  type ServeRemoteDecisionsOptions,
+} from "./frontend/remote_decisions.ts";
 export {
   EVENT_KINDS,
   type EventKindInfo,

@@ -8,7 +8,11 @@
  *   commit);
  * - cross-kernel bus latency p50 (postgres only: two stores with their own
  *   pools, buses and bridges, as two kernels would have; from the emit on
- *   the first to the delivery on the second's bus, 300 events);
+ *   the first to the delivery on the second's bus, 300 events), beside, in
+ *   the same run, the same with the notification sent after the commit (the
+ *   bridge's path before commits notified; blocks of 50 alternating) and
+ *   the floor: a bare `pg_notify` from one client to another's `LISTEN`
+ *   (1.4 KB, the size of the event's notification);
  * - `list()` of 10,000 sessions (target ≤ 100 ms; sqlite lists
  *   `--sqlite-list` sessions, 1,000 by default, one file each).
  *
@@ -24,6 +28,7 @@ import { SqliteSessionStore } from "../kernel/state/sqlite_session_store.ts";
 import { PostgresSessionStore } from "../kernel/state/postgres_session_store.ts";
 import { installationKeyFromBytes } from "../kernel/state/installation_key.ts";
 import { EventBus } from "../kernel/bus/event_bus.ts";
+import { PostgresBusBridge } from "../kernel/state/postgres_bus_bridge.ts";
 import { startPgCluster } from "./_postgres.ts";
 
 const { values } = parseArgs({
@@ -58,6 +63,8 @@ interface Figures {
   emitP99Ms: number;
   groupedPerS: number;
   busP50Ms?: number;
+  busAfterCommitP50Ms?: number;
+  notifyP50Ms?: number;
   listMs: number;
   listed: number;
 }
@@ -123,20 +130,42 @@ const results: Record<string, Figures> = {};
   const b = new PostgresSessionStore({ url: cluster.url, key: KEY, bus: busB });
   try {
     const e = await emits(a);
+    const notifyP50Ms = await bareNotify(cluster.url);
     await a.startBusBridge();
     await b.startBusBridge();
+    // The baseline in the same run: a third kernel whose bridge sends each
+    // event after its commit (a bridge started alone, the path before
+    // commits notified), measured in blocks alternating with the kernel's
+    // own path so that the machine's load falls on both alike.
+    const busC = new EventBus();
+    const c = new PostgresSessionStore({
+      url: cluster.url,
+      key: KEY,
+      bus: busC,
+    });
+    const afterCommit = await PostgresBusBridge.start(busC, await c.sql());
     const s = await a.create({ profile: "bench" });
+    const old = await c.create({ profile: "bench" });
     const sub = busB.subscribe(["kernel.event.*"], { bound: Infinity });
     const bus: number[] = [];
-    for (let i = 0; i < 300; i++) {
-      const t = performance.now();
-      const next = sub.next();
-      await s.emit(EVENT);
-      await next;
-      bus.push(performance.now() - t);
+    const baseline: number[] = [];
+    for (let block = 0; block < 6; block++) {
+      for (const [session, into] of [[s, bus], [old, baseline]] as const) {
+        for (let i = 0; i < 50; i++) {
+          const t = performance.now();
+          const next = sub.next();
+          await session.emit(EVENT);
+          await next;
+          into.push(performance.now() - t);
+        }
+      }
     }
     sub.close();
     await s.close();
+    await old.close();
+    await afterCommit.close();
+    await c.close();
+    busC.close();
     const sql = await a.sql();
     const have = (await a.list()).sessions.length;
     // The other sessions as rows, the way create() writes them.
@@ -146,7 +175,14 @@ const results: Record<string, Figures> = {};
         now()::text, 'hmac-sha256', ${KEY.id}, NULL
       FROM generate_series(1, ${LIST - have}) g`;
     const [listMs, listed] = await timeList(b);
-    results.postgres = { ...e, busP50Ms: pct(bus, 0.5), listMs, listed };
+    results.postgres = {
+      ...e,
+      busP50Ms: pct(bus, 0.5),
+      busAfterCommitP50Ms: pct(baseline, 0.5),
+      notifyP50Ms,
+      listMs,
+      listed,
+    };
   } finally {
     await a.close();
     await b.close();
@@ -155,19 +191,45 @@ const results: Record<string, Figures> = {};
   }
 }
 
+/** The floor of the bus latency: one client's NOTIFY to another's LISTEN. */
+async function bareNotify(url: string): Promise<number> {
+  const { default: postgres } = await import("postgres");
+  const x = postgres(url, { onnotice: () => {} });
+  const y = postgres(url, { onnotice: () => {} });
+  try {
+    let arrived = () => {};
+    await y.listen("bench_floor", () => arrived());
+    const payload = "x".repeat(1400);
+    const ms: number[] = [];
+    for (let i = 0; i < 300; i++) {
+      const t = performance.now();
+      const got = new Promise<void>((r) => (arrived = r));
+      await x`SELECT pg_notify('bench_floor', ${payload})`;
+      await got;
+      ms.push(performance.now() - t);
+    }
+    return pct(ms, 0.5);
+  } finally {
+    await x.end();
+    await y.end();
+  }
+}
+
 if (values.json) console.log(JSON.stringify(results));
 else {
   const f = (n: number | undefined, d = 2) =>
     n === undefined ? "n/a" : n.toFixed(d);
   console.log(
-    "| backend | emit p50 ms | emit p99 ms | grouped emits/s | bus p50 ms | list ms (sessions) |",
+    "| backend | emit p50 ms | emit p99 ms | grouped emits/s | bus p50 ms | bus p50 ms, NOTIFY after the commit | bare NOTIFY p50 ms | list ms (sessions) |",
   );
-  console.log("|---|---|---|---|---|---|");
+  console.log("|---|---|---|---|---|---|---|---|");
   for (const [name, r] of Object.entries(results)) {
     console.log(
       `| ${name} | ${f(r.emitP50Ms)} | ${f(r.emitP99Ms)} | ${
         Math.round(r.groupedPerS)
-      } | ${f(r.busP50Ms)} | ${f(r.listMs, 1)} (${r.listed}) |`,
+      } | ${f(r.busP50Ms)} | ${f(r.busAfterCommitP50Ms)} | ${
+        f(r.notifyP50Ms)
+      } | ${f(r.listMs, 1)} (${r.listed}) |`,
     );
   }
 }

@@ -16,6 +16,7 @@ import {
 import { REPO } from "./_helpers.ts";
 import { EventBus } from "../kernel/bus/event_bus.ts";
 import { PostgresBusBridge } from "../kernel/state/postgres_bus_bridge.ts";
+import { followSession } from "../kernel/frontend/follow_session.ts";
 import { PostgresSessionStore } from "../kernel/state/postgres_session_store.ts";
 import { installationKeyFromBytes } from "../kernel/state/installation_key.ts";
 import {
@@ -302,6 +303,88 @@ test("postgres: a second kernel process's bus receives the first's events, in or
     }
     bus.close();
   }
+});
+
+test("postgres: with the store's bridge, each commit notifies the other kernels in its transaction: in order, a large payload by reference to its events row, nothing for a batch rolled back", async () => {
+  const { url } = await sharedCluster();
+  const schema = freshSchema();
+  const busA = new EventBus();
+  const busB = new EventBus();
+  await using a = new PostgresSessionStore({
+    url,
+    schema,
+    key: KEY,
+    bus: busA,
+  });
+  await using b = new PostgresSessionStore({
+    url,
+    schema,
+    key: KEY,
+    bus: busB,
+  });
+  const bridgeA = await a.startBusBridge();
+  await b.startBusBridge();
+  const sub = busB.subscribe(["kernel.event.*"], { bound: Infinity });
+  try {
+    const s = await a.create({ profile: "default" });
+    const big = new Uint8Array(20_000).fill(3);
+    big[0] = 7;
+    await s.emit(toolCall(1));
+    await s.emit({ ...toolCall(2), payload: big });
+    // A duplicate id fails its whole batch: no notification for it.
+    await assert.rejects(
+      s.emit({ ...toolCall(3), id: "dup" }).then(() =>
+        s.emit({ ...toolCall(4), id: "dup" })
+      ),
+    );
+    await s.emit(toolCall(5));
+    const got = [];
+    for (let i = 0; i < 4; i++) got.push((await sub.next()).value!);
+    assert.deepEqual(got.map((e) => [e.topic, e.sequence]), [
+      ["kernel.event.tool_call", 1n],
+      ["kernel.event.tool_call", 2n],
+      ["kernel.event.tool_call", 3n],
+      ["kernel.event.tool_call", 4n],
+    ]);
+    assert.equal(new TextDecoder().decode(got[0]!.payload), "call 1");
+    assert.deepEqual(got[1]!.payload, big);
+    assert.equal(new TextDecoder().decode(got[3]!.payload), "call 5");
+    assert.equal(bridgeA.stats.byReference, 1);
+    assert.equal(sub.pending, 0, "one notification per committed event");
+    await s.close();
+  } finally {
+    sub.close();
+    busA.close();
+    busB.close();
+  }
+});
+
+test("postgres: a follower sees a running session whose kernel died as interrupted once its lease expires", async () => {
+  const { url } = await sharedCluster();
+  const schema = freshSchema();
+  await using a = storeAt(url, schema, {
+    owner: { pid: 1, host: "kernel-a.invalid", startTime: "1" },
+  });
+  const s = await a.create({ profile: "default" });
+  // An empty payload: a tool call without its call, which a replay skips.
+  await s.emit({ ...toolCall(1), payload: new Uint8Array() });
+  const bus = new EventBus();
+  await using b = storeAt(url, schema);
+  // A kill -9 stops the renewals: stand for it by expiring the lease.
+  const sql = await a.sql();
+  await sql`UPDATE sessions SET lease_expires_at = now() - interval '1 second'`;
+  const seen: string[] = [];
+  for await (const item of followSession(b, bus, s.sessionId)) {
+    seen.push(
+      item.type === "event"
+        ? item.event.type
+        : item.type === "ended"
+        ? `ended:${item.status}`
+        : item.type,
+    );
+  }
+  assert.deepEqual(seen, ["session_started", "ended:interrupted"]);
+  bus.close();
 });
 
 test("postgres: agent sessions push copies ended local sessions with verified chains; list, verify and export read either backend alike", async () => {

@@ -21,7 +21,7 @@ import { openProjectKernel } from "./_zero_config.ts";
 
 /** The `--help` text of `agent run`. */
 export const RUN_HELP: string =
-  `Usage: agent run "prompt" [--profile P] [--json] [--on-ask deny|fail]
+  `Usage: agent run "prompt" [--profile P] [--json] [--on-ask deny|fail|wait]
                 [--resume ID] [--dir D] [--approve-all] [--locked]
                 [--goal "…"] [--judge NAME] [--plan] [--frontend NAME]
 
@@ -33,7 +33,10 @@ run with exit code 4 (--on-ask fail), unless --approve-all approves it.
 Options:
   --profile P     The agent_profile to run (default: "default")
   --json          One JSON event per line on stdout, the session id first
-  --on-ask MODE   deny | fail: what an ask becomes (default: deny)
+  --on-ask MODE   deny | fail | wait: what an ask becomes (default: deny);
+                  wait: it waits, up to the ask timeout, for an answer
+                  from an attached frontend or, on the shared PostgreSQL
+                  store, from agent attach on any machine
   --resume ID     Continue a stored session (the prompt is then optional)
   --dir D         The project directory (holding agent.hcl; without one,
                   the built-in default runs: see agent init -h)
@@ -103,11 +106,14 @@ export async function runCommand(
     return EXIT_OK;
   }
   const onAsk = v["on-ask"];
-  if (onAsk !== undefined && onAsk !== "deny" && onAsk !== "fail") {
+  if (
+    onAsk !== undefined && onAsk !== "deny" && onAsk !== "fail" &&
+    onAsk !== "wait"
+  ) {
     return usageError(
       io,
       usage,
-      `--on-ask must be "deny" or "fail", not ${JSON.stringify(onAsk)}`,
+      `--on-ask must be "deny", "fail" or "wait", not ${JSON.stringify(onAsk)}`,
     );
   }
   if (parsed.positionals.length > 1) {
@@ -166,7 +172,8 @@ export async function runCommand(
       ...(v.profile !== undefined ? { profile: v.profile } : {}),
       ...(v.resume !== undefined ? { resumeId: v.resume } : {}),
       // With a frontend, an ask waits for its answer (ResolvePlanDecision).
-      onAsk: (onAsk as OnAsk | undefined) ??
+      // wait: the same, for whoever answers (agent attach, a frontend).
+      onAsk: onAsk === "wait" ? "callback" : (onAsk as OnAsk | undefined) ??
         (frontend && !v["approve-all"] ? "callback" : "deny"),
       ...(v["approve-all"] ? { approve: approveAll } : {}),
       ...(goal !== undefined ? { goal } : {}),

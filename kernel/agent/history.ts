@@ -34,6 +34,7 @@ import {
   ToolErrorCategory,
 } from "../../proto/gen/pluggableharness/tool/v1/errors_pb.ts";
 import {
+  type EventRecord,
   SESSION_STATUS_TEXT,
   type SessionLog,
   type SessionStore,
@@ -47,7 +48,6 @@ import {
   applyEventOf,
   hookErrorEventOf,
   messageEventOf,
-  messageText,
   planItemView,
   type SessionEvent,
   type SessionStatusText,
@@ -184,120 +184,11 @@ export async function* replaySession(
     const tools = new Map<string, string>();
     let finalText = "";
     for await (const e of log.readEvents()) {
-      switch (e.kind) {
-        case EventKind.MESSAGE: {
-          const ev = fromBinary(MessageEventSchema, e.payload);
-          const m = ev.message;
-          if (!m) break;
-          const assistant = m.role === Role.ASSISTANT;
-          if (assistant) finalText = messageText(m);
-          yield messageEventOf(
-            m,
-            assistant
-              ? {
-                model: {
-                  provider: m.producedByProvider ?? e.producer.name,
-                  id: m.producedByModelId ?? "",
-                },
-                ...(ev.usage ? { usage: ev.usage } : {}),
-                costUsd: ev.costUsd,
-              }
-              : {},
-          );
-          break;
+      for (const event of storedEventViews(e, tools)) {
+        if (event.type === "message" && event.role === "assistant") {
+          finalText = event.text;
         }
-        case EventKind.TOOL_CALL: {
-          const call = fromBinary(ToolCallEventSchema, e.payload).call;
-          if (!call) break;
-          tools.set(call.id, call.toolName);
-          yield {
-            type: "tool_call",
-            callId: call.id,
-            provider: e.producer.name,
-            tool: call.toolName,
-            input: call.arguments ?? {},
-          };
-          break;
-        }
-        case EventKind.TOOL_RESULT: {
-          const r = fromBinary(ToolResultEventSchema, e.payload);
-          const base = {
-            type: "tool_result" as const,
-            callId: r.toolCallId,
-            provider: e.producer.name,
-            tool: tools.get(r.toolCallId) ?? "",
-          };
-          if (r.outcome.case === "result") {
-            const result = r.outcome.value.payload ?? {};
-            yield {
-              ...base,
-              isError: false,
-              result,
-              text: JSON.stringify(result),
-            };
-          } else if (r.outcome.case === "error") {
-            yield {
-              ...base,
-              isError: true,
-              error: toolErrorView(r.outcome.value),
-              text: toolErrorText(r.outcome.value),
-            };
-          }
-          break;
-        }
-        case EventKind.PLAN: {
-          const plan = fromBinary(PlanEventSchema, e.payload).plan;
-          if (plan) {
-            yield {
-              type: "plan",
-              turnId: plan.turnId,
-              items: plan.items.map(planItemView),
-            };
-          }
-          break;
-        }
-        case EventKind.APPLY: {
-          const result = fromBinary(ApplyEventSchema, e.payload).result;
-          if (result) yield applyEventOf(result);
-          break;
-        }
-        case EventKind.CONTROL: {
-          const c = fromBinary(ControlEventSchema, e.payload);
-          if (c.channel === COMPACTION_RECORD_CHANNEL && !c.rendered) {
-            const attr = (n: string) =>
-              c.attributes.find((a) => a.name === n)?.value ?? "";
-            yield {
-              type: "compaction",
-              turnId: c.turnId,
-              provider: attr("provider"),
-              tokensBefore: Number(attr("tokens-before")),
-              tokensAfter: Number(attr("tokens-after")),
-              exact: attr("exact") === "true",
-            };
-            break;
-          }
-          yield {
-            type: "control",
-            channel: c.channel as ChannelName,
-            direction: c.direction as ChannelDirection,
-            attributes: Object.fromEntries(
-              c.attributes.map((a) => [a.name, a.value]),
-            ),
-            body: c.body,
-            rendered: c.rendered,
-            source: c.source,
-            ...(c.turnId ? { turnId: c.turnId } : {}),
-            ...(c.wake ? { wake: true } : {}),
-          };
-          break;
-        }
-        case EventKind.HOOK_ERROR: {
-          const error = fromBinary(HookErrorEventSchema, e.payload).error;
-          if (error) yield hookErrorEventOf(error, e.producer.name);
-          break;
-        }
-        default:
-          break;
+        yield event;
       }
     }
     const end = await log.info();
@@ -310,5 +201,135 @@ export async function* replaySession(
     };
   } finally {
     await log.close();
+  }
+}
+
+/**
+ * One stored event as the session events a replay shows (none for a kind a
+ * replay skips): what {@linkcode replaySession} yields per event, and what
+ * a frontend following a live session from the store shows.
+ *
+ * @param e The stored event.
+ * @param tools Tool names by call id, filled as calls are seen (a result
+ * names its tool from its call); keep one map per session.
+ * @returns The events, in order.
+ */
+export function* storedEventViews(
+  e: EventRecord,
+  tools: Map<string, string>,
+): Generator<SessionEvent> {
+  switch (e.kind) {
+    case EventKind.MESSAGE: {
+      const ev = fromBinary(MessageEventSchema, e.payload);
+      const m = ev.message;
+      if (!m) break;
+      const assistant = m.role === Role.ASSISTANT;
+      yield messageEventOf(
+        m,
+        assistant
+          ? {
+            model: {
+              provider: m.producedByProvider ?? e.producer.name,
+              id: m.producedByModelId ?? "",
+            },
+            ...(ev.usage ? { usage: ev.usage } : {}),
+            costUsd: ev.costUsd,
+          }
+          : {},
+      );
+      break;
+    }
+    case EventKind.TOOL_CALL: {
+      const call = fromBinary(ToolCallEventSchema, e.payload).call;
+      if (!call) break;
+      tools.set(call.id, call.toolName);
+      yield {
+        type: "tool_call",
+        callId: call.id,
+        provider: e.producer.name,
+        tool: call.toolName,
+        input: call.arguments ?? {},
+      };
+      break;
+    }
+    case EventKind.TOOL_RESULT: {
+      const r = fromBinary(ToolResultEventSchema, e.payload);
+      const base = {
+        type: "tool_result" as const,
+        callId: r.toolCallId,
+        provider: e.producer.name,
+        tool: tools.get(r.toolCallId) ?? "",
+      };
+      if (r.outcome.case === "result") {
+        const result = r.outcome.value.payload ?? {};
+        yield {
+          ...base,
+          isError: false,
+          result,
+          text: JSON.stringify(result),
+        };
+      } else if (r.outcome.case === "error") {
+        yield {
+          ...base,
+          isError: true,
+          error: toolErrorView(r.outcome.value),
+          text: toolErrorText(r.outcome.value),
+        };
+      }
+      break;
+    }
+    case EventKind.PLAN: {
+      const plan = fromBinary(PlanEventSchema, e.payload).plan;
+      if (plan) {
+        yield {
+          type: "plan",
+          turnId: plan.turnId,
+          items: plan.items.map(planItemView),
+        };
+      }
+      break;
+    }
+    case EventKind.APPLY: {
+      const result = fromBinary(ApplyEventSchema, e.payload).result;
+      if (result) yield applyEventOf(result);
+      break;
+    }
+    case EventKind.CONTROL: {
+      const c = fromBinary(ControlEventSchema, e.payload);
+      if (c.channel === COMPACTION_RECORD_CHANNEL && !c.rendered) {
+        const attr = (n: string) =>
+          c.attributes.find((a) => a.name === n)?.value ?? "";
+        yield {
+          type: "compaction",
+          turnId: c.turnId,
+          provider: attr("provider"),
+          tokensBefore: Number(attr("tokens-before")),
+          tokensAfter: Number(attr("tokens-after")),
+          exact: attr("exact") === "true",
+        };
+        break;
+      }
+      yield {
+        type: "control",
+        channel: c.channel as ChannelName,
+        direction: c.direction as ChannelDirection,
+        attributes: Object.fromEntries(
+          c.attributes.map((a) => [a.name, a.value]),
+        ),
+        body: c.body,
+        rendered: c.rendered,
+        source: c.source,
+        ...(c.turnId ? { turnId: c.turnId } : {}),
+        ...(c.wake ? { wake: true } : {}),
+      };
+      break;
+    }
+    case EventKind.HOOK_ERROR: {
+      const error = fromBinary(HookErrorEventSchema, e.payload).error;
+      if (error) yield hookErrorEventOf(error, e.producer.name);
+      break;
+    }
+    default:
+      break;
   }
 }

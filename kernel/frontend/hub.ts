@@ -143,6 +143,11 @@ export interface FrontendHubOptions {
   readonly open: SessionOpener;
   /** Where `kernel.state` and `kernel.metadata` are published. */
   readonly bus?: EventBus;
+  /**
+   * The bus reaches other kernels (the PostgreSQL bus bridge): `kernel.state`
+   * is published even when nobody subscribes here.
+   */
+  readonly bridged?: boolean;
   /** A tool's `input_schema` (corrected input is checked against it). */
   readonly toolSchema?: (provider: string, tool: string) => Schema | undefined;
   /** A model's spec (`supports_vision`, context window). */
@@ -192,6 +197,8 @@ export class HubSession {
   readonly pendingPlans: Map<string, ApprovalRequest> = new Map();
   /** Plan items answered (a late answer is told apart from an unknown id). */
   readonly resolvedPlans: Set<string> = new Set();
+  /** Called whenever a plan item starts or stops waiting for an answer. */
+  readonly planWatchers: Set<() => void> = new Set();
   /** Action nodes rendered in this session, by node id. */
   readonly actions: Map<string, RenderedAction> = new Map();
   /** The log of a replay-only attach (closed with the handle). */
@@ -699,6 +706,9 @@ export class FrontendHub implements FrontendSurface {
     } finally {
       this._forget(h);
       this.#publishState(h);
+      // The final state reaches the bus (and other kernels) before the
+      // kernel can close it.
+      await h.stateChain;
     }
   }
 
@@ -809,7 +819,7 @@ export class FrontendHub implements FrontendSurface {
   #publishState(h: HubSession): void {
     const bus = this.#o.bus;
     // Nobody listens: no snapshot to build (the next change is published).
-    if (!bus || bus.subscriberCount === 0) return;
+    if (!bus || (bus.subscriberCount === 0 && !this.#o.bridged)) return;
     h.stateChain = h.stateChain.then(async () => {
       const log = this.#o.registry.get(h.sessionId)?.log ?? h.replayLog;
       const record = log
@@ -863,10 +873,12 @@ export class FrontendHub implements FrontendSurface {
         return;
       case "approval_requested":
         h.pendingPlans.set(e.planItemId, e);
+        for (const watch of h.planWatchers) watch();
         return;
       case "approval_resolved":
         h.pendingPlans.delete(e.planItemId);
         h.resolvedPlans.add(e.planItemId);
+        for (const watch of h.planWatchers) watch();
         return;
     }
   }

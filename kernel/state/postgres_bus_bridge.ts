@@ -1,7 +1,7 @@
 /**
  * The cross-kernel half of the event bus on the PostgreSQL backend: the
- * events of `kernel.event.*`, `kernel.state`, `kernel.metadata` and
- * `plugin.*` published on this kernel's bus are sent with `NOTIFY` on the
+ * events of `kernel.event.*`, `kernel.state`, `kernel.metadata`,
+ * `kernel.approval.*` (decisions across kernels) and `plugin.*` published on this kernel's bus are sent with `NOTIFY` on the
  * channel `agent_bus_<schema>`, and what other kernels send there is
  * delivered to this bus's subscribers with
  * {@linkcode EventBus.publishRemote}. A kernel never delivers its own
@@ -14,6 +14,14 @@
  * so other kernels receive them in publish order; `LISTEN` runs on its own
  * connection, which the client re-establishes after a drop (events sent
  * meanwhile are not replayed: the log has them, by sequence).
+ *
+ * With the store's commits notifying ({@linkcode
+ * PostgresBusBridge.eventsFromCommits}, what
+ * `PostgresSessionStore.startBusBridge` sets up), `kernel.event.*` events
+ * are not sent from here: each commit sends its events' notifications in
+ * its own transaction (no round trip after the commit, delivered at the
+ * commit in commit order, none for a batch rolled back), a large payload
+ * by reference to its `events` row.
  *
  * @module
  */
@@ -33,6 +41,7 @@ export const BRIDGED_TOPICS: readonly string[] = Object.freeze([
   "kernel.event.*",
   "kernel.state",
   "kernel.metadata",
+  "kernel.approval.*",
   "plugin.*",
 ]);
 
@@ -56,6 +65,37 @@ interface Wire {
   i?: string;
   /** The bus_payloads row holding the rest (by reference). */
   r?: string;
+  /** The payload is the `events` row (session `i`, sequence `s`). */
+  e?: 1;
+}
+
+/** A committed event, as {@linkcode CommitNotifier.text} takes it. */
+export interface CommittedEvent {
+  /** The bus topic, `kernel.event.<kind>`. */
+  readonly topic: string;
+  /** The payload bytes. */
+  readonly payload: Uint8Array;
+  /** The payload's message name. */
+  readonly payloadType: string;
+  /** The payload's schema version. */
+  readonly schemaVersion: string;
+  /** The event's sequence. */
+  readonly sequence: number;
+  /** Its session. */
+  readonly sessionId: string;
+}
+
+/** How a store's commit notifies the other kernels of its events. */
+export interface CommitNotifier {
+  /** The channel to `pg_notify` on. */
+  readonly channel: string;
+  /**
+   * The notification of one committed event.
+   *
+   * @param event The event.
+   * @returns The notification's text (under NOTIFY's limit).
+   */
+  text(event: CommittedEvent): string;
 }
 
 function toBase64(b: Uint8Array): string {
@@ -121,6 +161,7 @@ export class PostgresBusBridge {
   #received: Promise<void> = Promise.resolve();
   #injecting = false;
   #closed = false;
+  #eventsFromCommits = false;
   #sinceCleanup = 0;
 
   private constructor(bus: EventBus, sql: Sql, channel: string) {
@@ -159,6 +200,9 @@ export class PostgresBusBridge {
       options.topics ?? BRIDGED_TOPICS,
       (event, sessionId) => {
         if (bridge.#injecting) return;
+        if (
+          bridge.#eventsFromCommits && event.topic.startsWith("kernel.event.")
+        ) return;
         bridge.#send(event, sessionId);
       },
     );
@@ -222,6 +266,17 @@ export class PostgresBusBridge {
           return;
         }
         wire = JSON.parse(new TextDecoder().decode(row.body as Uint8Array));
+      } else if (wire.e === 1) {
+        const [row] = await this.#sql`SELECT payload FROM events
+          WHERE session_id = ${wire.i ?? ""} AND sequence = ${wire.s ?? "0"}`;
+        if (!row) {
+          log.warn("The event of a notification ({id} #{sequence}) is gone", {
+            id: wire.i,
+            sequence: wire.s,
+          });
+          return;
+        }
+        wire = { ...wire, p: toBase64(row.payload as Uint8Array) };
       }
     } catch (error) {
       log.warn("Ignored a malformed notification on {channel}: {error}", {
@@ -252,6 +307,48 @@ export class PostgresBusBridge {
     } finally {
       this.#injecting = false;
     }
+  }
+
+  /**
+   * Hands `kernel.event.*` to the store's commits: from now on this bridge
+   * does not send them, and each commit sends the notifications the
+   * returned notifier writes, in its own transaction.
+   *
+   * @returns The notifier for the store's commits.
+   */
+  eventsFromCommits(): CommitNotifier {
+    this.#eventsFromCommits = true;
+    const origin = this.origin;
+    return {
+      channel: this.#channel,
+      text: (e) => {
+        const inline = JSON.stringify(
+          {
+            o: origin,
+            t: e.topic,
+            p: toBase64(e.payload),
+            y: e.payloadType,
+            v: e.schemaVersion,
+            s: String(e.sequence),
+            i: e.sessionId,
+          } satisfies Wire,
+        );
+        // JSON of base64 is ASCII: its length is its size in bytes.
+        if (inline.length <= NOTIFY_INLINE_LIMIT) return inline;
+        this.stats.byReference++;
+        return JSON.stringify(
+          {
+            o: origin,
+            t: e.topic,
+            y: e.payloadType,
+            v: e.schemaVersion,
+            s: String(e.sequence),
+            i: e.sessionId,
+            e: 1,
+          } satisfies Wire,
+        );
+      },
+    };
   }
 
   /** Waits until every event published so far has been sent. */

@@ -118,7 +118,10 @@ import {
 } from "./errors.ts";
 import { isUlid } from "./ulid.ts";
 import { checkCreateOptions } from "./_create_options.ts";
-import { PostgresBusBridge } from "./postgres_bus_bridge.ts";
+import {
+  type CommitNotifier,
+  PostgresBusBridge,
+} from "./postgres_bus_bridge.ts";
 import { CATEGORY_NAMES } from "../../contract/manifest.ts";
 
 export { PG_SCHEMA_VERSION } from "./_postgres_schema.ts";
@@ -212,6 +215,11 @@ interface Shared {
   readonly owner: SessionOwner;
   readonly leaseMs: number;
   readonly where: string;
+  /**
+   * Set while the bus bridge runs: each commit notifies the other kernels
+   * of its events in its own transaction.
+   */
+  notifier?: CommitNotifier;
 }
 
 function hasherOf(
@@ -553,12 +561,6 @@ class PostgresBackend implements SessionBackend {
         }
         out.push({ ok: true, sequence });
       }
-      if (events.length > 0) {
-        await tx`INSERT INTO events (session_id, sequence, id, timestamp, kind,
-          producer_category, producer_name, producer_version, schema_version,
-          payload, hash) VALUES ${tx(events as never)}`;
-      }
-      await insertSideRows(tx, costs, plans, [...producers.values()], true);
       const head = encodeHead(s.key, {
         sessionId: id,
         scheme: this.#hasher.scheme,
@@ -567,7 +569,21 @@ class PostgresBackend implements SessionBackend {
       });
       tail = { sequence: last, hash: prev };
       seen = [...producers.keys()];
-      await tx`UPDATE sessions SET
+      // One round trip for every write of the batch (pipelined), the
+      // other kernels' notifications with them: delivered at the commit,
+      // never for a batch rolled back.
+      const writes: Promise<unknown>[] = [];
+      if (events.length > 0) {
+        writes.push(
+          tx`INSERT INTO events (session_id, sequence, id, timestamp, kind,
+          producer_category, producer_name, producer_version, schema_version,
+          payload, hash) VALUES ${tx(events as never)}`,
+        );
+      }
+      writes.push(
+        ...insertSideRows(tx, costs, plans, [...producers.values()], true),
+      );
+      writes.push(tx`UPDATE sessions SET
           last_sequence = ${last},
           head = ${new TextDecoder().decode(head)},
           status = ${SESSION_STATUS_TEXT[status]},
@@ -577,7 +593,26 @@ class PostgresBackend implements SessionBackend {
           lease_token = ${s.token},
           lease_owner = ${tx.json(s.owner as unknown as Record<string, never>)},
           lease_expires_at = now() + ${s.leaseMs} * interval '1 millisecond'
-        WHERE session_id = ${id}`;
+        WHERE session_id = ${id}`);
+      const notifier = s.notifier;
+      if (notifier !== undefined && events.length > 0) {
+        let sequence = last - events.length;
+        for (const op of ops) {
+          if (op.type !== "emit") continue;
+          writes.push(tx`SELECT pg_notify(${notifier.channel}, ${
+            notifier.text({
+              topic: op.info.topic,
+              payload: op.payload,
+              payloadType: op.info.payloadType,
+              schemaVersion: op.schemaVersion,
+              sequence: ++sequence,
+              sessionId: id,
+            })
+          })`);
+        }
+      }
+      // postgres sends a query when it is awaited: in this order.
+      await Promise.all(writes);
       return out;
     });
     this.#headChecked = true;
@@ -631,10 +666,14 @@ class PostgresBackend implements SessionBackend {
   }
 
   async info(): Promise<SessionRecord> {
-    const [r] = await this.#s.sql`SELECT * FROM sessions
-      WHERE session_id = ${this.sessionId}`;
+    // With its lease as the owner, as list() shows it: a follower on
+    // another machine sees a running session whose kernel died as
+    // interrupted once the lease expires.
+    const [r] = await this.#s.sql`SELECT *,
+        lease_expires_at < now() AS lease_expired
+      FROM sessions WHERE session_id = ${this.sessionId}`;
     if (!r) throw new SessionNotFoundError(this.sessionId, this.#s.where);
-    return recordOf(r);
+    return ownedRecord(r);
   }
 
   async owners(): Promise<SessionOwner[]> {
@@ -941,9 +980,12 @@ export class PostgresSessionStore implements SessionStore {
       );
     }
     if (this.#bridge) return this.#bridge;
-    this.#bridge = await PostgresBusBridge.start(bus, await this.sql(), {
+    const shared = await this.#connect();
+    this.#bridge = await PostgresBusBridge.start(bus, shared.sql, {
       schema: this.schema,
     });
+    // Events reach the other kernels from the commits that store them.
+    shared.notifier = this.#bridge.eventsFromCommits();
     return this.#bridge;
   }
 
@@ -1147,7 +1189,9 @@ export class PostgresSessionStore implements SessionStore {
           kind, producer_category, producer_name, producer_version,
           schema_version, payload, hash) VALUES ${tx(rows as never)}`;
       }
-      await insertSideRows(tx, costs, plans, [...producers.values()], false);
+      await Promise.all(
+        insertSideRows(tx, costs, plans, [...producers.values()], false),
+      );
     });
     return last;
   }
@@ -1230,32 +1274,34 @@ export class PostgresSessionStore implements SessionStore {
  * @param seenProducers Whether a producer may already be recorded (an
  * append to a live session) rather than new (a pushed session).
  */
-async function insertSideRows(
+function insertSideRows(
   tx: TransactionSql,
   costs: unknown[][],
   plans: unknown[][],
   producers: unknown[][],
   seenProducers: boolean,
-): Promise<void> {
+): Promise<unknown>[] {
+  // Sent in this order when awaited together (pipelined).
+  const writes: Promise<unknown>[] = [];
   if (costs.length > 0) {
-    await tx`INSERT INTO cost_ledger (session_id, event_sequence,
+    writes.push(tx`INSERT INTO cost_ledger (session_id, event_sequence,
       provider_name, model_id, input_tokens, output_tokens,
       cache_write_tokens, cache_read_tokens, cost_usd) VALUES ${
       tx(costs as never)
-    }`;
+    }`);
   }
   if (plans.length > 0) {
-    await tx`INSERT INTO plan_items (session_id, event_sequence, turn_id,
+    writes.push(tx`INSERT INTO plan_items (session_id, event_sequence, turn_id,
       tool_call_id, provider_name, tool_name, decision, decided_by)
-      VALUES ${tx(plans as never)}`;
+      VALUES ${tx(plans as never)}`);
   }
-  if (producers.length === 0) return;
-  if (seenProducers) {
-    await tx`INSERT INTO producers (session_id, category, name, version,
+  if (producers.length > 0 && seenProducers) {
+    writes.push(tx`INSERT INTO producers (session_id, category, name, version,
       first_seen_sequence) VALUES ${tx(producers as never)}
-      ON CONFLICT DO NOTHING`;
-  } else {
-    await tx`INSERT INTO producers (session_id, category, name, version,
-      first_seen_sequence) VALUES ${tx(producers as never)}`;
+      ON CONFLICT DO NOTHING`);
+  } else if (producers.length > 0) {
+    writes.push(tx`INSERT INTO producers (session_id, category, name, version,
+      first_seen_sequence) VALUES ${tx(producers as never)}`);
   }
+  return writes;
 }
