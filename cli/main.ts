@@ -11,6 +11,7 @@
  *     agent providers list|outdated|install|search [--json]
  *     agent plan [dir] [--base GIT_REF] [--json]
  *     agent test [dir] [--json] [--locked]
+ *     agent web [--port P] [--dir D] [--locked]
  *
  * Run it with `deno task agent <command>`. Exit codes of `agent` and
  * `agent run`: 0 success, 1 task error, 2 config or lock invalid, 3 usage,
@@ -57,6 +58,9 @@ Commands:
   trigger ID "text"    Inject a turn into a stored session (CI, cron; see:
                        agent trigger -h): [--name N] [--json] [--dir D]
   sessions             Stored sessions: list | show ID | replay ID | verify ID
+  web                  Serve the local web UI (sessions, live transcript,
+                       approvals, replay, export) on 127.0.0.1 and print its
+                       URL (see: agent web -h): [--port P] [--dir D]
   init [dir]           Write agent.hcl (the default configuration, commented)
                        and its lock file (see: agent init -h)
   check-config [dir]   Check agent.hcl, the lock file, the global config and
@@ -147,6 +151,10 @@ export async function run(
       const { testCommand } = await import("./commands/test.ts");
       return await testCommand(rest, io);
     }
+    case "web": {
+      const { webCommand } = await import("./commands/web.ts");
+      return await webCommand(rest, io);
+    }
     case "plan": {
       const { planCommand } = await import("./commands/plan.ts");
       return await planCommand(rest, io);
@@ -160,7 +168,7 @@ export async function run(
         USAGE,
         `unknown command ${
           JSON.stringify(command)
-        }: expected run, trigger, sessions, init, check-config, lock, providers, plan or test`,
+        }: expected run, trigger, sessions, init, check-config, lock, providers, plan, test or web`,
       );
   }
 }

@@ -23,6 +23,7 @@
  *
  * @module
  */
+import type { JsonObject } from "@bufbuild/protobuf";
 import { resolve } from "node:path";
 import {
   appendPolicyRule,
@@ -196,6 +197,7 @@ class KernelImpl implements Kernel {
       registry: init.registry ?? new SessionRegistry(),
       ...(init.bus ? { bus: init.bus } : {}),
       open: (req) => this.#openSession(req),
+      render: this.render,
       toolSchema: (provider, tool) =>
         this.#toolSchemas.get(provider)?.find((t) => t.name === tool)
           ?.inputSchema,
@@ -521,7 +523,7 @@ class KernelImpl implements Kernel {
 
   async startFrontend(
     name?: string,
-    options: { signal?: AbortSignal } = {},
+    options: { signal?: AbortSignal; config?: JsonObject } = {},
   ): Promise<RunningFrontend> {
     const chosen = name || this.plan.settings.defaultFrontend;
     if (!chosen) {
@@ -537,7 +539,7 @@ class KernelImpl implements Kernel {
         }`,
       );
     }
-    const plugin = await launchFrontend(
+    const { plugin, notice } = await launchFrontend(
       this.#host,
       this.dir,
       this.plan,
@@ -545,11 +547,13 @@ class KernelImpl implements Kernel {
       {
         builtins: this.#builtins,
         signal: options.signal,
+        ...(options.config ? { config: options.config } : {}),
       },
     );
     let stopping = false;
     return {
       name: chosen,
+      notice,
       exited: plugin.exited.then((exit) => ({
         code: exit.signal ? null : exit.code,
         signal: exit.signal,

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "echo" {
   source      = "builtin/echo"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:46:31Z"
+  resolved_at = "2026-12-02T05:07:43Z"
   checksums = {
-    "darwin_amd64"  = "sha256:0e544f2ecccb4496e1e6cd3a97a5660af48cb31c662078ec2172c618a7a8cc25"
-    "darwin_arm64"  = "sha256:0e544f2ecccb4496e1e6cd3a97a5660af48cb31c662078ec2172c618a7a8cc25"
-    "linux_amd64"   = "sha256:0e544f2ecccb4496e1e6cd3a97a5660af48cb31c662078ec2172c618a7a8cc25"
-    "linux_arm64"   = "sha256:0e544f2ecccb4496e1e6cd3a97a5660af48cb31c662078ec2172c618a7a8cc25"
-    "windows_amd64" = "sha256:0e544f2ecccb4496e1e6cd3a97a5660af48cb31c662078ec2172c618a7a8cc25"
+    "darwin_amd64"  = "sha256:905c33de6e8567128313ba30a85d56869b918b84c53db40e01ee9121a8f653c0"
+    "darwin_arm64"  = "sha256:905c33de6e8567128313ba30a85d56869b918b84c53db40e01ee9121a8f653c0"
+    "linux_amd64"   = "sha256:905c33de6e8567128313ba30a85d56869b918b84c53db40e01ee9121a8f653c0"
+    "linux_arm64"   = "sha256:905c33de6e8567128313ba30a85d56869b918b84c53db40e01ee9121a8f653c0"
+    "windows_amd64" = "sha256:905c33de6e8567128313ba30a85d56869b918b84c53db40e01ee9121a8f653c0"
   }
   envelope = {
     env   = []
@@ -36,13 +36,13 @@ provider "echo" {
 provider "notes" {
   source      = "./plugins/notes"
   version     = "0.2.0"
-  resolved_at = "2026-12-02T03:17:31Z"
+  resolved_at = "2026-12-02T05:07:43Z"
   checksums = {
-    "darwin_amd64"  = "sha256:c4721fa7117cf18fe7c78c895cce83ee4a1ef85f11e5d5c449c9bbc67cc62733"
-    "darwin_arm64"  = "sha256:c4721fa7117cf18fe7c78c895cce83ee4a1ef85f11e5d5c449c9bbc67cc62733"
-    "linux_amd64"   = "sha256:c4721fa7117cf18fe7c78c895cce83ee4a1ef85f11e5d5c449c9bbc67cc62733"
-    "linux_arm64"   = "sha256:c4721fa7117cf18fe7c78c895cce83ee4a1ef85f11e5d5c449c9bbc67cc62733"
-    "windows_amd64" = "sha256:c4721fa7117cf18fe7c78c895cce83ee4a1ef85f11e5d5c449c9bbc67cc62733"
+    "darwin_amd64"  = "sha256:1fc7ef619901923058a9bb0defecc62b7ef27a5357fb12a43d9f1911b6a8aaf3"
+    "darwin_arm64"  = "sha256:1fc7ef619901923058a9bb0defecc62b7ef27a5357fb12a43d9f1911b6a8aaf3"
+    "linux_amd64"   = "sha256:1fc7ef619901923058a9bb0defecc62b7ef27a5357fb12a43d9f1911b6a8aaf3"
+    "linux_arm64"   = "sha256:1fc7ef619901923058a9bb0defecc62b7ef27a5357fb12a43d9f1911b6a8aaf3"
+    "windows_amd64" = "sha256:1fc7ef619901923058a9bb0defecc62b7ef27a5357fb12a43d9f1911b6a8aaf3"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "claude" {
   source      = "builtin/anthropic"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:33Z"
+  resolved_at = "2026-12-02T05:07:46Z"
   checksums = {
-    "darwin_amd64"  = "sha256:6ffd0dba50bd1a7dcd2b5fa456139c0a888179ebee191ab1f5ea06a4f63c2ce3"
-    "darwin_arm64"  = "sha256:6ffd0dba50bd1a7dcd2b5fa456139c0a888179ebee191ab1f5ea06a4f63c2ce3"
-    "linux_amd64"   = "sha256:6ffd0dba50bd1a7dcd2b5fa456139c0a888179ebee191ab1f5ea06a4f63c2ce3"
-    "linux_arm64"   = "sha256:6ffd0dba50bd1a7dcd2b5fa456139c0a888179ebee191ab1f5ea06a4f63c2ce3"
-    "windows_amd64" = "sha256:6ffd0dba50bd1a7dcd2b5fa456139c0a888179ebee191ab1f5ea06a4f63c2ce3"
+    "darwin_amd64"  = "sha256:71972887fd363a924c065ddddf9033a83700dc35b9fbb08023068beed7dd9ba3"
+    "darwin_arm64"  = "sha256:71972887fd363a924c065ddddf9033a83700dc35b9fbb08023068beed7dd9ba3"
+    "linux_amd64"   = "sha256:71972887fd363a924c065ddddf9033a83700dc35b9fbb08023068beed7dd9ba3"
+    "linux_arm64"   = "sha256:71972887fd363a924c065ddddf9033a83700dc35b9fbb08023068beed7dd9ba3"
+    "windows_amd64" = "sha256:71972887fd363a924c065ddddf9033a83700dc35b9fbb08023068beed7dd9ba3"
   }
   envelope = {
     env   = []
@@ -59,13 +59,13 @@ provider "claude" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:33Z"
+  resolved_at = "2026-12-02T05:07:46Z"
   checksums = {
-    "darwin_amd64"  = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "darwin_arm64"  = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "linux_amd64"   = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "linux_arm64"   = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "windows_amd64" = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
+    "darwin_amd64"  = "sha256:948a054c60d2d85cf17448c3055a823c3b7494e0fefcab64d3fa1d63c6300caf"
+    "darwin_arm64"  = "sha256:948a054c60d2d85cf17448c3055a823c3b7494e0fefcab64d3fa1d63c6300caf"
+    "linux_amd64"   = "sha256:948a054c60d2d85cf17448c3055a823c3b7494e0fefcab64d3fa1d63c6300caf"
+    "linux_arm64"   = "sha256:948a054c60d2d85cf17448c3055a823c3b7494e0fefcab64d3fa1d63c6300caf"
+    "windows_amd64" = "sha256:948a054c60d2d85cf17448c3055a823c3b7494e0fefcab64d3fa1d63c6300caf"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "ask" {
   source      = "builtin/user"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:35Z"
+  resolved_at = "2026-12-02T05:07:50Z"
   checksums = {
-    "darwin_amd64"  = "sha256:b318493faa23005f1b6044e6e52c902212d0831f9a5750f9334676c7b10a52fe"
-    "darwin_arm64"  = "sha256:b318493faa23005f1b6044e6e52c902212d0831f9a5750f9334676c7b10a52fe"
-    "linux_amd64"   = "sha256:b318493faa23005f1b6044e6e52c902212d0831f9a5750f9334676c7b10a52fe"
-    "linux_arm64"   = "sha256:b318493faa23005f1b6044e6e52c902212d0831f9a5750f9334676c7b10a52fe"
-    "windows_amd64" = "sha256:b318493faa23005f1b6044e6e52c902212d0831f9a5750f9334676c7b10a52fe"
+    "darwin_amd64"  = "sha256:5b86bfbaa9cd4c5f783cd77735e2f77bfdfb1d1e32fefaad24f39e78168382db"
+    "darwin_arm64"  = "sha256:5b86bfbaa9cd4c5f783cd77735e2f77bfdfb1d1e32fefaad24f39e78168382db"
+    "linux_amd64"   = "sha256:5b86bfbaa9cd4c5f783cd77735e2f77bfdfb1d1e32fefaad24f39e78168382db"
+    "linux_arm64"   = "sha256:5b86bfbaa9cd4c5f783cd77735e2f77bfdfb1d1e32fefaad24f39e78168382db"
+    "windows_amd64" = "sha256:5b86bfbaa9cd4c5f783cd77735e2f77bfdfb1d1e32fefaad24f39e78168382db"
   }
   envelope = {
     env   = []
@@ -34,13 +34,13 @@ provider "ask" {
 provider "docs" {
   source      = "builtin/agents-md"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:35Z"
+  resolved_at = "2026-12-02T05:07:50Z"
   checksums = {
-    "darwin_amd64"  = "sha256:1477e90532ecd6ad6b304213b0dbf77cef9e6320ad17f1603e42c46fe05c2a8f"
-    "darwin_arm64"  = "sha256:1477e90532ecd6ad6b304213b0dbf77cef9e6320ad17f1603e42c46fe05c2a8f"
-    "linux_amd64"   = "sha256:1477e90532ecd6ad6b304213b0dbf77cef9e6320ad17f1603e42c46fe05c2a8f"
-    "linux_arm64"   = "sha256:1477e90532ecd6ad6b304213b0dbf77cef9e6320ad17f1603e42c46fe05c2a8f"
-    "windows_amd64" = "sha256:1477e90532ecd6ad6b304213b0dbf77cef9e6320ad17f1603e42c46fe05c2a8f"
+    "darwin_amd64"  = "sha256:ad96559dc3ab5e319030e4e59242afb6a9739db1e59d1e080cae6ac801e66ce7"
+    "darwin_arm64"  = "sha256:ad96559dc3ab5e319030e4e59242afb6a9739db1e59d1e080cae6ac801e66ce7"
+    "linux_amd64"   = "sha256:ad96559dc3ab5e319030e4e59242afb6a9739db1e59d1e080cae6ac801e66ce7"
+    "linux_arm64"   = "sha256:ad96559dc3ab5e319030e4e59242afb6a9739db1e59d1e080cae6ac801e66ce7"
+    "windows_amd64" = "sha256:ad96559dc3ab5e319030e4e59242afb6a9739db1e59d1e080cae6ac801e66ce7"
   }
   envelope = {
     env   = []
@@ -79,13 +79,13 @@ provider "docs" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:35Z"
+  resolved_at = "2026-12-02T05:07:50Z"
   checksums = {
-    "darwin_amd64"  = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "darwin_arm64"  = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "linux_amd64"   = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "linux_arm64"   = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "windows_amd64" = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
+    "darwin_amd64"  = "sha256:948a054c60d2d85cf17448c3055a823c3b7494e0fefcab64d3fa1d63c6300caf"
+    "darwin_arm64"  = "sha256:948a054c60d2d85cf17448c3055a823c3b7494e0fefcab64d3fa1d63c6300caf"
+    "linux_amd64"   = "sha256:948a054c60d2d85cf17448c3055a823c3b7494e0fefcab64d3fa1d63c6300caf"
+    "linux_arm64"   = "sha256:948a054c60d2d85cf17448c3055a823c3b7494e0fefcab64d3fa1d63c6300caf"
+    "windows_amd64" = "sha256:948a054c60d2d85cf17448c3055a823c3b7494e0fefcab64d3fa1d63c6300caf"
   }
   envelope = {
     env   = []
@@ -130,13 +130,13 @@ provider "fs" {
 provider "graph" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:35Z"
+  resolved_at = "2026-12-02T05:07:50Z"
   checksums = {
-    "darwin_amd64"  = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
-    "darwin_arm64"  = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
-    "linux_amd64"   = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
-    "linux_arm64"   = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
-    "windows_amd64" = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
+    "darwin_amd64"  = "sha256:5c2d56ebdee21940d1b5a9887b1c263ba11601e3e8404b74fa2b4c704734fbab"
+    "darwin_arm64"  = "sha256:5c2d56ebdee21940d1b5a9887b1c263ba11601e3e8404b74fa2b4c704734fbab"
+    "linux_amd64"   = "sha256:5c2d56ebdee21940d1b5a9887b1c263ba11601e3e8404b74fa2b4c704734fbab"
+    "linux_arm64"   = "sha256:5c2d56ebdee21940d1b5a9887b1c263ba11601e3e8404b74fa2b4c704734fbab"
+    "windows_amd64" = "sha256:5c2d56ebdee21940d1b5a9887b1c263ba11601e3e8404b74fa2b4c704734fbab"
   }
   envelope = {
     env   = []
@@ -259,13 +259,13 @@ provider "graph" {
 provider "memory" {
   source      = "builtin/memory"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:35Z"
+  resolved_at = "2026-12-02T05:07:50Z"
   checksums = {
-    "darwin_amd64"  = "sha256:71caa2666d09662f507d3aebbbdce8037dbc380f707d9f12cf30a8ad135e8da1"
-    "darwin_arm64"  = "sha256:71caa2666d09662f507d3aebbbdce8037dbc380f707d9f12cf30a8ad135e8da1"
-    "linux_amd64"   = "sha256:71caa2666d09662f507d3aebbbdce8037dbc380f707d9f12cf30a8ad135e8da1"
-    "linux_arm64"   = "sha256:71caa2666d09662f507d3aebbbdce8037dbc380f707d9f12cf30a8ad135e8da1"
-    "windows_amd64" = "sha256:71caa2666d09662f507d3aebbbdce8037dbc380f707d9f12cf30a8ad135e8da1"
+    "darwin_amd64"  = "sha256:dab68e11a6dee56407c70ef34ba15a2b839eac512574ab09825b9e1a735978e8"
+    "darwin_arm64"  = "sha256:dab68e11a6dee56407c70ef34ba15a2b839eac512574ab09825b9e1a735978e8"
+    "linux_amd64"   = "sha256:dab68e11a6dee56407c70ef34ba15a2b839eac512574ab09825b9e1a735978e8"
+    "linux_arm64"   = "sha256:dab68e11a6dee56407c70ef34ba15a2b839eac512574ab09825b9e1a735978e8"
+    "windows_amd64" = "sha256:dab68e11a6dee56407c70ef34ba15a2b839eac512574ab09825b9e1a735978e8"
   }
   envelope = {
     env   = ["HOME", "XDG_DATA_HOME"]
@@ -338,13 +338,13 @@ provider "memory" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:46:32Z"
+  resolved_at = "2026-12-02T05:07:50Z"
   checksums = {
-    "darwin_amd64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "darwin_arm64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "linux_amd64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "linux_arm64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "windows_amd64" = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
+    "darwin_amd64"  = "sha256:d5ce305597e391ee5fe2bb6ae8692336dc45faf09998675744575739e8ef33e9"
+    "darwin_arm64"  = "sha256:d5ce305597e391ee5fe2bb6ae8692336dc45faf09998675744575739e8ef33e9"
+    "linux_amd64"   = "sha256:d5ce305597e391ee5fe2bb6ae8692336dc45faf09998675744575739e8ef33e9"
+    "linux_arm64"   = "sha256:d5ce305597e391ee5fe2bb6ae8692336dc45faf09998675744575739e8ef33e9"
+    "windows_amd64" = "sha256:d5ce305597e391ee5fe2bb6ae8692336dc45faf09998675744575739e8ef33e9"
   }
   envelope = {
     env   = []
@@ -374,13 +374,13 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:35Z"
+  resolved_at = "2026-12-02T05:07:50Z"
   checksums = {
-    "darwin_amd64"  = "sha256:10bbb1c1afd4c3b932b66bac0b692b6237052792128edeb55f8648025067e1b7"
-    "darwin_arm64"  = "sha256:10bbb1c1afd4c3b932b66bac0b692b6237052792128edeb55f8648025067e1b7"
-    "linux_amd64"   = "sha256:10bbb1c1afd4c3b932b66bac0b692b6237052792128edeb55f8648025067e1b7"
-    "linux_arm64"   = "sha256:10bbb1c1afd4c3b932b66bac0b692b6237052792128edeb55f8648025067e1b7"
-    "windows_amd64" = "sha256:10bbb1c1afd4c3b932b66bac0b692b6237052792128edeb55f8648025067e1b7"
+    "darwin_amd64"  = "sha256:a68da794b595b086f78013c14672a6d80886a2763e534f1de83b87c818e2df3a"
+    "darwin_arm64"  = "sha256:a68da794b595b086f78013c14672a6d80886a2763e534f1de83b87c818e2df3a"
+    "linux_amd64"   = "sha256:a68da794b595b086f78013c14672a6d80886a2763e534f1de83b87c818e2df3a"
+    "linux_arm64"   = "sha256:a68da794b595b086f78013c14672a6d80886a2763e534f1de83b87c818e2df3a"
+    "windows_amd64" = "sha256:a68da794b595b086f78013c14672a6d80886a2763e534f1de83b87c818e2df3a"
   }
   envelope = {
     env   = []
@@ -415,13 +415,13 @@ provider "search" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:35Z"
+  resolved_at = "2026-12-02T05:07:50Z"
   checksums = {
-    "darwin_amd64"  = "sha256:dc46d06312da88e6f5a056f982d9bec273332b2c393aa27474b0b4af9088fe0e"
-    "darwin_arm64"  = "sha256:dc46d06312da88e6f5a056f982d9bec273332b2c393aa27474b0b4af9088fe0e"
-    "linux_amd64"   = "sha256:dc46d06312da88e6f5a056f982d9bec273332b2c393aa27474b0b4af9088fe0e"
-    "linux_arm64"   = "sha256:dc46d06312da88e6f5a056f982d9bec273332b2c393aa27474b0b4af9088fe0e"
-    "windows_amd64" = "sha256:dc46d06312da88e6f5a056f982d9bec273332b2c393aa27474b0b4af9088fe0e"
+    "darwin_amd64"  = "sha256:c68e5ad8c2132cbc256feff319e558971483b506a0e77b6b02448c054e61b253"
+    "darwin_arm64"  = "sha256:c68e5ad8c2132cbc256feff319e558971483b506a0e77b6b02448c054e61b253"
+    "linux_amd64"   = "sha256:c68e5ad8c2132cbc256feff319e558971483b506a0e77b6b02448c054e61b253"
+    "linux_arm64"   = "sha256:c68e5ad8c2132cbc256feff319e558971483b506a0e77b6b02448c054e61b253"
+    "windows_amd64" = "sha256:c68e5ad8c2132cbc256feff319e558971483b506a0e77b6b02448c054e61b253"
   }
   envelope = {
     env   = []
@@ -493,13 +493,13 @@ provider "sh" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:35Z"
+  resolved_at = "2026-12-02T05:07:50Z"
   checksums = {
-    "darwin_amd64"  = "sha256:5fe26807c3ce7984a62d2c801b2a135cdc6e8c72477fbd4871d2f69262335e75"
-    "darwin_arm64"  = "sha256:5fe26807c3ce7984a62d2c801b2a135cdc6e8c72477fbd4871d2f69262335e75"
-    "linux_amd64"   = "sha256:5fe26807c3ce7984a62d2c801b2a135cdc6e8c72477fbd4871d2f69262335e75"
-    "linux_arm64"   = "sha256:5fe26807c3ce7984a62d2c801b2a135cdc6e8c72477fbd4871d2f69262335e75"
-    "windows_amd64" = "sha256:5fe26807c3ce7984a62d2c801b2a135cdc6e8c72477fbd4871d2f69262335e75"
+    "darwin_amd64"  = "sha256:387e305032cf5b391bd3afefdaba5ae92836ca40e928a18e5f6fe5a2bb374933"
+    "darwin_arm64"  = "sha256:387e305032cf5b391bd3afefdaba5ae92836ca40e928a18e5f6fe5a2bb374933"
+    "linux_amd64"   = "sha256:387e305032cf5b391bd3afefdaba5ae92836ca40e928a18e5f6fe5a2bb374933"
+    "linux_arm64"   = "sha256:387e305032cf5b391bd3afefdaba5ae92836ca40e928a18e5f6fe5a2bb374933"
+    "windows_amd64" = "sha256:387e305032cf5b391bd3afefdaba5ae92836ca40e928a18e5f6fe5a2bb374933"
   }
   envelope = {
     env   = []
@@ -531,13 +531,13 @@ provider "tasks" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:35Z"
+  resolved_at = "2026-12-02T05:07:50Z"
   checksums = {
-    "darwin_amd64"  = "sha256:e9b80dbec695e0bbf189f4ddca54cd50ed8db102d247fb8e248462f2f6bce8ac"
-    "darwin_arm64"  = "sha256:e9b80dbec695e0bbf189f4ddca54cd50ed8db102d247fb8e248462f2f6bce8ac"
-    "linux_amd64"   = "sha256:e9b80dbec695e0bbf189f4ddca54cd50ed8db102d247fb8e248462f2f6bce8ac"
-    "linux_arm64"   = "sha256:e9b80dbec695e0bbf189f4ddca54cd50ed8db102d247fb8e248462f2f6bce8ac"
-    "windows_amd64" = "sha256:e9b80dbec695e0bbf189f4ddca54cd50ed8db102d247fb8e248462f2f6bce8ac"
+    "darwin_amd64"  = "sha256:52eef81f34c429b58a8fdbc083609b0e457c07aeef5c40bb78b72795f5fea4a8"
+    "darwin_arm64"  = "sha256:52eef81f34c429b58a8fdbc083609b0e457c07aeef5c40bb78b72795f5fea4a8"
+    "linux_amd64"   = "sha256:52eef81f34c429b58a8fdbc083609b0e457c07aeef5c40bb78b72795f5fea4a8"
+    "linux_arm64"   = "sha256:52eef81f34c429b58a8fdbc083609b0e457c07aeef5c40bb78b72795f5fea4a8"
+    "windows_amd64" = "sha256:52eef81f34c429b58a8fdbc083609b0e457c07aeef5c40bb78b72795f5fea4a8"
   }
   envelope = {
     env   = []

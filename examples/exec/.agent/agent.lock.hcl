@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:46:33Z"
+  resolved_at = "2026-12-02T05:07:54Z"
   checksums = {
-    "darwin_amd64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "darwin_arm64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "linux_amd64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "linux_arm64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "windows_amd64" = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
+    "darwin_amd64"  = "sha256:d5ce305597e391ee5fe2bb6ae8692336dc45faf09998675744575739e8ef33e9"
+    "darwin_arm64"  = "sha256:d5ce305597e391ee5fe2bb6ae8692336dc45faf09998675744575739e8ef33e9"
+    "linux_amd64"   = "sha256:d5ce305597e391ee5fe2bb6ae8692336dc45faf09998675744575739e8ef33e9"
+    "linux_arm64"   = "sha256:d5ce305597e391ee5fe2bb6ae8692336dc45faf09998675744575739e8ef33e9"
+    "windows_amd64" = "sha256:d5ce305597e391ee5fe2bb6ae8692336dc45faf09998675744575739e8ef33e9"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:37Z"
+  resolved_at = "2026-12-02T05:07:54Z"
   checksums = {
-    "darwin_amd64"  = "sha256:dc46d06312da88e6f5a056f982d9bec273332b2c393aa27474b0b4af9088fe0e"
-    "darwin_arm64"  = "sha256:dc46d06312da88e6f5a056f982d9bec273332b2c393aa27474b0b4af9088fe0e"
-    "linux_amd64"   = "sha256:dc46d06312da88e6f5a056f982d9bec273332b2c393aa27474b0b4af9088fe0e"
-    "linux_arm64"   = "sha256:dc46d06312da88e6f5a056f982d9bec273332b2c393aa27474b0b4af9088fe0e"
-    "windows_amd64" = "sha256:dc46d06312da88e6f5a056f982d9bec273332b2c393aa27474b0b4af9088fe0e"
+    "darwin_amd64"  = "sha256:c68e5ad8c2132cbc256feff319e558971483b506a0e77b6b02448c054e61b253"
+    "darwin_arm64"  = "sha256:c68e5ad8c2132cbc256feff319e558971483b506a0e77b6b02448c054e61b253"
+    "linux_amd64"   = "sha256:c68e5ad8c2132cbc256feff319e558971483b506a0e77b6b02448c054e61b253"
+    "linux_arm64"   = "sha256:c68e5ad8c2132cbc256feff319e558971483b506a0e77b6b02448c054e61b253"
+    "windows_amd64" = "sha256:c68e5ad8c2132cbc256feff319e558971483b506a0e77b6b02448c054e61b253"
   }
   envelope = {
     env   = []

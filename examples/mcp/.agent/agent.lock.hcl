@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "files" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:39Z"
+  resolved_at = "2026-12-02T05:07:57Z"
   checksums = {
-    "darwin_amd64"  = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
-    "darwin_arm64"  = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
-    "linux_amd64"   = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
-    "linux_arm64"   = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
-    "windows_amd64" = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
+    "darwin_amd64"  = "sha256:5c2d56ebdee21940d1b5a9887b1c263ba11601e3e8404b74fa2b4c704734fbab"
+    "darwin_arm64"  = "sha256:5c2d56ebdee21940d1b5a9887b1c263ba11601e3e8404b74fa2b4c704734fbab"
+    "linux_amd64"   = "sha256:5c2d56ebdee21940d1b5a9887b1c263ba11601e3e8404b74fa2b4c704734fbab"
+    "linux_arm64"   = "sha256:5c2d56ebdee21940d1b5a9887b1c263ba11601e3e8404b74fa2b4c704734fbab"
+    "windows_amd64" = "sha256:5c2d56ebdee21940d1b5a9887b1c263ba11601e3e8404b74fa2b4c704734fbab"
   }
   envelope = {
     env   = []
@@ -135,13 +135,13 @@ provider "files" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:46:33Z"
+  resolved_at = "2026-12-02T05:07:57Z"
   checksums = {
-    "darwin_amd64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "darwin_arm64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "linux_amd64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "linux_arm64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "windows_amd64" = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
+    "darwin_amd64"  = "sha256:d5ce305597e391ee5fe2bb6ae8692336dc45faf09998675744575739e8ef33e9"
+    "darwin_arm64"  = "sha256:d5ce305597e391ee5fe2bb6ae8692336dc45faf09998675744575739e8ef33e9"
+    "linux_amd64"   = "sha256:d5ce305597e391ee5fe2bb6ae8692336dc45faf09998675744575739e8ef33e9"
+    "linux_arm64"   = "sha256:d5ce305597e391ee5fe2bb6ae8692336dc45faf09998675744575739e8ef33e9"
+    "windows_amd64" = "sha256:d5ce305597e391ee5fe2bb6ae8692336dc45faf09998675744575739e8ef33e9"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:42Z"
+  resolved_at = "2026-12-02T05:08:04Z"
   checksums = {
-    "darwin_amd64"  = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "darwin_arm64"  = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "linux_amd64"   = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "linux_arm64"   = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "windows_amd64" = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
+    "darwin_amd64"  = "sha256:948a054c60d2d85cf17448c3055a823c3b7494e0fefcab64d3fa1d63c6300caf"
+    "darwin_arm64"  = "sha256:948a054c60d2d85cf17448c3055a823c3b7494e0fefcab64d3fa1d63c6300caf"
+    "linux_amd64"   = "sha256:948a054c60d2d85cf17448c3055a823c3b7494e0fefcab64d3fa1d63c6300caf"
+    "linux_arm64"   = "sha256:948a054c60d2d85cf17448c3055a823c3b7494e0fefcab64d3fa1d63c6300caf"
+    "windows_amd64" = "sha256:948a054c60d2d85cf17448c3055a823c3b7494e0fefcab64d3fa1d63c6300caf"
   }
   envelope = {
     env   = []
@@ -57,13 +57,13 @@ provider "fs" {
 provider "local" {
   source      = "builtin/openai"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:42Z"
+  resolved_at = "2026-12-02T05:08:04Z"
   checksums = {
-    "darwin_amd64"  = "sha256:9378c37d0d43102fd355e8862bea2edc9e9ee5ab043075c449c933e9658e69db"
-    "darwin_arm64"  = "sha256:9378c37d0d43102fd355e8862bea2edc9e9ee5ab043075c449c933e9658e69db"
-    "linux_amd64"   = "sha256:9378c37d0d43102fd355e8862bea2edc9e9ee5ab043075c449c933e9658e69db"
-    "linux_arm64"   = "sha256:9378c37d0d43102fd355e8862bea2edc9e9ee5ab043075c449c933e9658e69db"
-    "windows_amd64" = "sha256:9378c37d0d43102fd355e8862bea2edc9e9ee5ab043075c449c933e9658e69db"
+    "darwin_amd64"  = "sha256:5b3ed7c9be57b8318165bef5339ba75e29989d85cf5239d8c5a1427e393aa5fb"
+    "darwin_arm64"  = "sha256:5b3ed7c9be57b8318165bef5339ba75e29989d85cf5239d8c5a1427e393aa5fb"
+    "linux_amd64"   = "sha256:5b3ed7c9be57b8318165bef5339ba75e29989d85cf5239d8c5a1427e393aa5fb"
+    "linux_arm64"   = "sha256:5b3ed7c9be57b8318165bef5339ba75e29989d85cf5239d8c5a1427e393aa5fb"
+    "windows_amd64" = "sha256:5b3ed7c9be57b8318165bef5339ba75e29989d85cf5239d8c5a1427e393aa5fb"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:47Z"
+  resolved_at = "2026-12-02T05:08:10Z"
   checksums = {
-    "darwin_amd64"  = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "darwin_arm64"  = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "linux_amd64"   = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "linux_arm64"   = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "windows_amd64" = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
+    "darwin_amd64"  = "sha256:948a054c60d2d85cf17448c3055a823c3b7494e0fefcab64d3fa1d63c6300caf"
+    "darwin_arm64"  = "sha256:948a054c60d2d85cf17448c3055a823c3b7494e0fefcab64d3fa1d63c6300caf"
+    "linux_amd64"   = "sha256:948a054c60d2d85cf17448c3055a823c3b7494e0fefcab64d3fa1d63c6300caf"
+    "linux_arm64"   = "sha256:948a054c60d2d85cf17448c3055a823c3b7494e0fefcab64d3fa1d63c6300caf"
+    "windows_amd64" = "sha256:948a054c60d2d85cf17448c3055a823c3b7494e0fefcab64d3fa1d63c6300caf"
   }
   envelope = {
     env   = []
@@ -57,13 +57,13 @@ provider "fs" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:46:36Z"
+  resolved_at = "2026-12-02T05:08:10Z"
   checksums = {
-    "darwin_amd64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "darwin_arm64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "linux_amd64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "linux_arm64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "windows_amd64" = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
+    "darwin_amd64"  = "sha256:d5ce305597e391ee5fe2bb6ae8692336dc45faf09998675744575739e8ef33e9"
+    "darwin_arm64"  = "sha256:d5ce305597e391ee5fe2bb6ae8692336dc45faf09998675744575739e8ef33e9"
+    "linux_amd64"   = "sha256:d5ce305597e391ee5fe2bb6ae8692336dc45faf09998675744575739e8ef33e9"
+    "linux_arm64"   = "sha256:d5ce305597e391ee5fe2bb6ae8692336dc45faf09998675744575739e8ef33e9"
+    "windows_amd64" = "sha256:d5ce305597e391ee5fe2bb6ae8692336dc45faf09998675744575739e8ef33e9"
   }
   envelope = {
     env   = []
@@ -93,13 +93,13 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:47Z"
+  resolved_at = "2026-12-02T05:08:10Z"
   checksums = {
-    "darwin_amd64"  = "sha256:10bbb1c1afd4c3b932b66bac0b692b6237052792128edeb55f8648025067e1b7"
-    "darwin_arm64"  = "sha256:10bbb1c1afd4c3b932b66bac0b692b6237052792128edeb55f8648025067e1b7"
-    "linux_amd64"   = "sha256:10bbb1c1afd4c3b932b66bac0b692b6237052792128edeb55f8648025067e1b7"
-    "linux_arm64"   = "sha256:10bbb1c1afd4c3b932b66bac0b692b6237052792128edeb55f8648025067e1b7"
-    "windows_amd64" = "sha256:10bbb1c1afd4c3b932b66bac0b692b6237052792128edeb55f8648025067e1b7"
+    "darwin_amd64"  = "sha256:a68da794b595b086f78013c14672a6d80886a2763e534f1de83b87c818e2df3a"
+    "darwin_arm64"  = "sha256:a68da794b595b086f78013c14672a6d80886a2763e534f1de83b87c818e2df3a"
+    "linux_amd64"   = "sha256:a68da794b595b086f78013c14672a6d80886a2763e534f1de83b87c818e2df3a"
+    "linux_arm64"   = "sha256:a68da794b595b086f78013c14672a6d80886a2763e534f1de83b87c818e2df3a"
+    "windows_amd64" = "sha256:a68da794b595b086f78013c14672a6d80886a2763e534f1de83b87c818e2df3a"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:46:37Z"
+  resolved_at = "2026-12-02T05:08:14Z"
   checksums = {
-    "darwin_amd64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "darwin_arm64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "linux_amd64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "linux_arm64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "windows_amd64" = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
+    "darwin_amd64"  = "sha256:d5ce305597e391ee5fe2bb6ae8692336dc45faf09998675744575739e8ef33e9"
+    "darwin_arm64"  = "sha256:d5ce305597e391ee5fe2bb6ae8692336dc45faf09998675744575739e8ef33e9"
+    "linux_amd64"   = "sha256:d5ce305597e391ee5fe2bb6ae8692336dc45faf09998675744575739e8ef33e9"
+    "linux_arm64"   = "sha256:d5ce305597e391ee5fe2bb6ae8692336dc45faf09998675744575739e8ef33e9"
+    "windows_amd64" = "sha256:d5ce305597e391ee5fe2bb6ae8692336dc45faf09998675744575739e8ef33e9"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:53Z"
+  resolved_at = "2026-12-02T05:08:14Z"
   checksums = {
-    "darwin_amd64"  = "sha256:e9b80dbec695e0bbf189f4ddca54cd50ed8db102d247fb8e248462f2f6bce8ac"
-    "darwin_arm64"  = "sha256:e9b80dbec695e0bbf189f4ddca54cd50ed8db102d247fb8e248462f2f6bce8ac"
-    "linux_amd64"   = "sha256:e9b80dbec695e0bbf189f4ddca54cd50ed8db102d247fb8e248462f2f6bce8ac"
-    "linux_arm64"   = "sha256:e9b80dbec695e0bbf189f4ddca54cd50ed8db102d247fb8e248462f2f6bce8ac"
-    "windows_amd64" = "sha256:e9b80dbec695e0bbf189f4ddca54cd50ed8db102d247fb8e248462f2f6bce8ac"
+    "darwin_amd64"  = "sha256:52eef81f34c429b58a8fdbc083609b0e457c07aeef5c40bb78b72795f5fea4a8"
+    "darwin_arm64"  = "sha256:52eef81f34c429b58a8fdbc083609b0e457c07aeef5c40bb78b72795f5fea4a8"
+    "linux_amd64"   = "sha256:52eef81f34c429b58a8fdbc083609b0e457c07aeef5c40bb78b72795f5fea4a8"
+    "linux_arm64"   = "sha256:52eef81f34c429b58a8fdbc083609b0e457c07aeef5c40bb78b72795f5fea4a8"
+    "windows_amd64" = "sha256:52eef81f34c429b58a8fdbc083609b0e457c07aeef5c40bb78b72795f5fea4a8"
   }
   envelope = {
     env   = []
