@@ -17,10 +17,7 @@ import {
   type PlanProvider,
   revealProviderConfig,
 } from "../config/mod.ts";
-import {
-  type BuiltinCatalog,
-  WEB_UI_FRONTEND,
-} from "../contract/builtins.ts";
+import { type BuiltinCatalog, WEB_UI_FRONTEND } from "../contract/builtins.ts";
 import { type PluginManifest, readManifest } from "../contract/manifest.ts";
 import { manifestNameConflict } from "../contract/plugin_identity.ts";
 import { ContextService } from "../proto/gen/pluggableharness/context/v1/service_pb.ts";

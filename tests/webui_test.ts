@@ -145,6 +145,15 @@ Deno.test({
       await Deno.makeTempDir({ prefix: "ph-agent-webui-" }),
     );
     let browser: Browser | undefined;
+    // Chromium starts while the kernel and its plugins do.
+    const launching = puppeteer.launch({
+      executablePath: CHROMIUM,
+      args: ["--no-sandbox"],
+      pipe: true,
+      headless: true,
+      env: { ...Deno.env.toObject(), XDG_CONFIG_HOME: `${root}/xdg` },
+    });
+    launching.catch(() => {});
     try {
       const dir = await projectDir(root);
       await using kernel = await openKernel(dir, {
@@ -159,19 +168,22 @@ Deno.test({
       assert.ok(url, `the notice carries the URL: ${web.notice}`);
       const base = new URL(url).origin;
 
-      await t.step("requests without the token, or with a wrong one, get 403", async () => {
-        for (
-          const u of [
-            `${base}/`,
-            `${base}/api/sessions`,
-            `${base}/?token=wrong`,
-          ]
-        ) {
-          const r = await fetch(u);
-          await r.body?.cancel();
-          assert.equal(r.status, 403, u);
-        }
-      });
+      await t.step(
+        "requests without the token, or with a wrong one, get 403",
+        async () => {
+          for (
+            const u of [
+              `${base}/`,
+              `${base}/api/sessions`,
+              `${base}/?token=wrong`,
+            ]
+          ) {
+            const r = await fetch(u);
+            await r.body?.cancel();
+            assert.equal(r.status, 403, u);
+          }
+        },
+      );
 
       // A live session from the library: its ask waits for a frontend.
       await using session = await kernel.session({
@@ -182,13 +194,7 @@ Deno.test({
       // The reference line frontend attaches the running session too.
       const line = await kernel.startFrontend("line");
 
-      browser = await puppeteer.launch({
-        executablePath: CHROMIUM,
-        args: ["--no-sandbox"],
-        pipe: true,
-        headless: true,
-        env: { ...Deno.env.toObject(), XDG_CONFIG_HOME: `${root}/xdg` },
-      });
+      browser = await launching;
       const page = await browser.newPage();
       await page.setViewport({ width: 1200, height: 800 });
 
@@ -204,86 +210,104 @@ Deno.test({
 
       await t.step("the list filters by status", async () => {
         await page.select("#f-status", "completed");
-        await page.waitForFunction(() => document.body.dataset.sessions === "0");
+        await page.waitForFunction(() =>
+          document.body.dataset.sessions === "0"
+        );
         await page.select("#f-status", "all");
-        await page.waitForFunction(() => document.body.dataset.sessions === "1");
+        await page.waitForFunction(() =>
+          document.body.dataset.sessions === "1"
+        );
       });
 
-      await t.step("the live session's plan is approved from the page; the page, the line frontend and the library see the result", async () => {
-        await page.click(`tr.session[data-id="${session.sessionId}"] a`);
-        await page.waitForSelector("#approvals .approval button.approve");
-        const approval = await page.$eval(
-          "#approvals .approval",
-          (e) => (e as HTMLElement).innerText,
-        );
-        assert.match(approval, /fs\.write_file/);
-        assert.match(approval, /hi from the web/, "the diff or input shows");
-        await shot(page, "2-session-approval");
-        await page.click("#approvals .approval button.approve");
-        await waitForText(page, "wrote it");
-        await page.waitForFunction(() => document.body.dataset.pending === "0");
-        await shot(page, "3-session-done");
-        const result = await turn.result;
-        assert.equal(result.outcome, "done");
-        assert.equal(result.finalText, "wrote it");
-        assert.equal(
-          await Deno.readTextFile(`${dir}/a.txt`),
-          "hi from the web\n",
-        );
-        const exit = await line.exited;
-        const out = await Deno.readTextFile(`${dir}/output.txt`);
-        assert.equal(exit.crashed, false, out);
-        assert.match(out, new RegExp(`^attached ${session.sessionId}$`, "m"));
-        assert.match(out, /^plan: fs\.write_file ASK$/m);
-        assert.match(out, /^assistant: wrote it$/m);
-      });
+      await t.step(
+        "the live session's plan is approved from the page; the page, the line frontend and the library see the result",
+        async () => {
+          await page.click(`tr.session[data-id="${session.sessionId}"] a`);
+          await page.waitForSelector("#approvals .approval button.approve");
+          const approval = await page.$eval(
+            "#approvals .approval",
+            (e) => (e as HTMLElement).innerText,
+          );
+          assert.match(approval, /fs\.write_file/);
+          assert.match(approval, /hi from the web/, "the diff or input shows");
+          await shot(page, "2-session-approval");
+          await page.click("#approvals .approval button.approve");
+          await waitForText(page, "wrote it");
+          await page.waitForFunction(() =>
+            document.body.dataset.pending === "0"
+          );
+          await shot(page, "3-session-done");
+          const result = await turn.result;
+          assert.equal(result.outcome, "done");
+          assert.equal(result.finalText, "wrote it");
+          assert.equal(
+            await Deno.readTextFile(`${dir}/a.txt`),
+            "hi from the web\n",
+          );
+          const exit = await line.exited;
+          const out = await Deno.readTextFile(`${dir}/output.txt`);
+          assert.equal(exit.crashed, false, out);
+          assert.match(out, new RegExp(`^attached ${session.sessionId}$`, "m"));
+          assert.match(out, /^plan: fs\.write_file ASK$/m);
+          assert.match(out, /^assistant: wrote it$/m);
+        },
+      );
 
       await session.close();
 
-      await t.step("the stored session replays with its hash-chain verification and exports as Markdown and JSON", async () => {
-        await page.goto(`${base}/s/${session.sessionId}`);
-        await page.waitForSelector("#verify.ok");
-        const verify = await page.$eval(
-          "#verify",
-          (e) => (e as HTMLElement).innerText,
-        );
-        assert.match(verify, /^Hash chain: ok: \d+ events, keyed chain valid/);
-        await waitForText(page, "wrote it");
-        await page.waitForFunction(() =>
-          document.body.dataset.status === "completed"
-        );
-        const path = await shot(page, "4-session-replay");
-        if (Deno.env.get("UPDATE_GOLDEN") === "1") {
-          await Deno.copyFile(
-            `${OUT}/3-session-done.png`,
-            README_SCREEN,
+      await t.step(
+        "the stored session replays with its hash-chain verification and exports as Markdown and JSON",
+        async () => {
+          await page.goto(`${base}/s/${session.sessionId}`);
+          await page.waitForSelector("#verify.ok");
+          const verify = await page.$eval(
+            "#verify",
+            (e) => (e as HTMLElement).innerText,
           );
-        }
-        assert.ok((await Deno.stat(path)).size > 0);
-        const exported = await page.evaluate(async (id: string) => {
-          const md = await fetch(`/api/sessions/${id}/export?format=md`);
-          const json = await fetch(`/api/sessions/${id}/export?format=json`);
-          return {
-            md: await md.text(),
-            mdType: md.headers.get("content-type"),
-            json: await json.json(),
-          };
-        }, session.sessionId);
-        assert.match(exported.mdType ?? "", /^text\/markdown/);
-        assert.match(exported.md, new RegExp(`^# Session ${session.sessionId}`));
-        assert.match(exported.md, /^wrote it$/m);
-        assert.match(exported.md, /- fs\.write_file: ASK/);
-        assert.equal(exported.json.format_version, "1");
-        assert.equal(exported.json.verification.ok, true);
-        assert.ok(
-          exported.json.events.some((e: { kind: string }) =>
-            e.kind === "apply"
-          ),
-        );
-      });
+          assert.match(
+            verify,
+            /^Hash chain: ok: \d+ events, keyed chain valid/,
+          );
+          await waitForText(page, "wrote it");
+          await page.waitForFunction(() =>
+            document.body.dataset.status === "completed"
+          );
+          const path = await shot(page, "4-session-replay");
+          if (Deno.env.get("UPDATE_GOLDEN") === "1") {
+            await Deno.copyFile(
+              `${OUT}/3-session-done.png`,
+              README_SCREEN,
+            );
+          }
+          assert.ok((await Deno.stat(path)).size > 0);
+          const exported = await page.evaluate(async (id: string) => {
+            const md = await fetch(`/api/sessions/${id}/export?format=md`);
+            const json = await fetch(`/api/sessions/${id}/export?format=json`);
+            return {
+              md: await md.text(),
+              mdType: md.headers.get("content-type"),
+              json: await json.json(),
+            };
+          }, session.sessionId);
+          assert.match(exported.mdType ?? "", /^text\/markdown/);
+          assert.match(
+            exported.md,
+            new RegExp(`^# Session ${session.sessionId}`),
+          );
+          assert.match(exported.md, /^wrote it$/m);
+          assert.match(exported.md, /- fs\.write_file: ASK/);
+          assert.equal(exported.json.format_version, "1");
+          assert.equal(exported.json.verification.ok, true);
+          assert.ok(
+            exported.json.events.some((e: { kind: string }) =>
+              e.kind === "apply"
+            ),
+          );
+        },
+      );
       await web.stop();
     } finally {
-      await browser?.close();
+      await (browser ?? await launching.catch(() => undefined))?.close();
       await Deno.remove(root, { recursive: true });
     }
   },

@@ -8,11 +8,7 @@
  */
 import { resolve } from "node:path";
 import type { AgentIo } from "./io.ts";
-import {
-  EXIT_OK,
-  EXIT_PROVIDER,
-  EXIT_USAGE,
-} from "./exit_codes.ts";
+import { EXIT_OK, EXIT_PROVIDER, EXIT_USAGE } from "./exit_codes.ts";
 import type { RunningFrontend } from "../../kernel/api.ts";
 import { WEB_UI_FRONTEND } from "../../contract/builtins.ts";
 import { parseOptions, usageError } from "./_common.ts";
@@ -20,7 +16,8 @@ import { reportError } from "./_report_error.ts";
 import { openProjectKernel } from "./_zero_config.ts";
 
 /** The `--help` text of `agent web`. */
-export const WEB_HELP: string = `Usage: agent web [--port P] [--dir D] [--locked]
+export const WEB_HELP: string =
+  `Usage: agent web [--port P] [--dir D] [--locked]
 
 Serve the local web UI of the project's sessions on 127.0.0.1: the stored
 sessions with filters, a live session's transcript, state and metadata, its
@@ -45,7 +42,8 @@ Options:
   -h, --help   Show this help
 `;
 
-const USAGE = "Usage: agent web [--port P] [--dir D] [--locked]   (agent web --help)";
+const USAGE =
+  "Usage: agent web [--port P] [--dir D] [--locked]   (agent web --help)";
 
 /**
  * Runs `agent web`.

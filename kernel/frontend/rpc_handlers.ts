@@ -14,6 +14,7 @@ import {
 import { SessionNotResumableError } from "../agent/errors.ts";
 import { sessionInfoOf, storedEventOf } from "../state/_convert.ts";
 import { fallbackTree } from "./render.ts";
+import type { EventRecord } from "../state/session_store.ts";
 import { SchemaTooNewError, SessionNotFoundError } from "../state/errors.ts";
 import {
   type GrantHolder,
@@ -33,6 +34,9 @@ import {
   notFound,
   replayOnlyError,
 } from "./hub.ts";
+
+/** Render calls in flight for one `RenderEvents` stream. */
+const RENDER_WINDOW = 32;
 
 function holderKey(h: GrantHolder): string {
   return `${h.category}/${h.name}`;
@@ -281,6 +285,25 @@ export function frontendHandlers(
       const log = hub._log(h);
       if (!log) throw notFound(h.sessionId);
       const render = hub._options.render;
+      const rendered = (e: EventRecord) =>
+        render
+          ? render.render(e, { sessionId: h.sessionId, signal: ctx.signal })
+          : Promise.resolve({
+            tree: fallbackTree(e, "this kernel has no render pipeline"),
+            fallback: "this kernel has no render pipeline",
+          });
+      // Up to RENDER_WINDOW Render calls in flight, answered in sequence
+      // order: a replay of thousands of events is not a chain of round trips.
+      const window: { e: EventRecord; r: ReturnType<typeof rendered> }[] = [];
+      const out = async function* () {
+        const { e, r } = window.shift()!;
+        const done = await r;
+        yield {
+          event: storedEventOf(e),
+          tree: done.tree,
+          fallback: done.fallback ?? "",
+        };
+      };
       for await (
         const e of log.readEvents({
           ...(req.fromSequence !== undefined
@@ -290,20 +313,14 @@ export function frontendHandlers(
         })
       ) {
         if (ctx.signal.aborted) return;
-        const r = render
-          ? await render.render(e, {
-            sessionId: h.sessionId,
-            signal: ctx.signal,
-          })
-          : {
-            tree: fallbackTree(e, "this kernel has no render pipeline"),
-            fallback: "this kernel has no render pipeline",
-          };
-        yield {
-          event: storedEventOf(e),
-          tree: r.tree,
-          fallback: r.fallback ?? "",
-        };
+        const r = rendered(e);
+        r.catch(() => {});
+        window.push({ e, r });
+        if (window.length >= RENDER_WINDOW) yield* out();
+      }
+      while (window.length) {
+        if (ctx.signal.aborted) return;
+        yield* out();
       }
     },
 

@@ -273,8 +273,12 @@ function paintEvent(e, live) {
       else if (e.kind === "tool_call" && p.call) summary = p.call.toolName + " " + JSON.stringify(p.call.arguments || {});
       else if (e.kind === "tool_result" && p.result) summary = "result of " + p.toolCallId;
       else if (e.kind === "tool_result" && p.error) summary = "error of " + p.toolCallId + ": " + (p.error.message || "");
+      // The kernel's tree is its JSON of the payload: painted here from it.
       inner = $("div", { className: "rendered fallback" }, who,
-        $("details", {}, $("summary", {}, summary), paintTree(e.tree)));
+        $("details", {}, $("summary", {}, summary),
+          e.tree ? paintTree(e.tree) : [
+            $("div", { className: "t-warning" }, "Rendered by the kernel (" + e.fallback + "): " + e.kind.replaceAll("_", " ") + " from " + e.producer),
+            $("pre", { className: "code" }, $("code", {}, JSON.stringify(e.payload, null, 2)))]));
     } else {
       inner = $("div", { className: "rendered" }, who, paintTree(e.tree));
     }

@@ -60,7 +60,10 @@ export interface EventView {
   time: string;
   /** `category/name@version`. */
   producer: string;
-  /** The render tree (protobuf JSON). */
+  /**
+   * The render tree (protobuf JSON); null when the kernel rendered the
+   * decoded payload (`fallback` says why), which `payload` already holds.
+   */
   tree: JsonValue;
   /** Why the kernel rendered it, or "". */
   fallback: string;
@@ -98,7 +101,9 @@ export function eventView(r: RenderedEvent): EventView {
     kind: info?.[0] ?? `kind_${e.kind}`,
     time: e.time ? timestampDate(e.time).toISOString() : "",
     producer: p ? `${categoryName(p.category)}/${p.name}@${p.version}` : "",
-    tree: r.tree ? toJson(RenderTreeSchema, r.tree) : null,
+    tree: r.tree && !(r.fallback && payload !== null)
+      ? toJson(RenderTreeSchema, r.tree)
+      : null,
     fallback: r.fallback,
     payload,
   };

@@ -101,7 +101,9 @@ if (import.meta.main) {
         configure: async (req) => {
           const port = portOf(req.config);
           try {
-            return { operatorNotice: `Web UI: ${await start(ctx.kernel, port)}` };
+            return {
+              operatorNotice: `Web UI: ${await start(ctx.kernel, port)}`,
+            };
           } catch (err) {
             url = undefined;
             throw new GrpcStatusError(

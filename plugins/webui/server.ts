@@ -24,10 +24,10 @@ import {
   PlanDecisionScope,
 } from "../../proto/gen/pluggableharness/plan/v1/types_pb.ts";
 import {
-  eventView,
   type EventView,
-  sessionView,
+  eventView,
   type SessionView,
+  sessionView,
   transcriptMarkdown,
 } from "./_events.ts";
 import { APP_JS, INDEX_HTML, STYLE_CSS } from "./_assets.ts";
@@ -212,10 +212,16 @@ export function webUiApp(kernel: KernelClient, options: WebUiOptions): WebUi {
     });
   app.get("/", page);
   app.get("/s/:id", page);
-  app.get("/assets/app.js", (c) =>
-    c.body(APP_JS, 200, { "Content-Type": "text/javascript; charset=utf-8" }));
-  app.get("/assets/style.css", (c) =>
-    c.body(STYLE_CSS, 200, { "Content-Type": "text/css; charset=utf-8" }));
+  app.get(
+    "/assets/app.js",
+    (c) =>
+      c.body(APP_JS, 200, { "Content-Type": "text/javascript; charset=utf-8" }),
+  );
+  app.get(
+    "/assets/style.css",
+    (c) =>
+      c.body(STYLE_CSS, 200, { "Content-Type": "text/css; charset=utf-8" }),
+  );
 
   const sessions = async (): Promise<SessionView[]> =>
     (await kernel.listSessions({})).sessions.map(sessionView);
@@ -398,7 +404,8 @@ export function webUiApp(kernel: KernelClient, options: WebUiOptions): WebUi {
       const b = await body(c);
       const planItemId = str(b, "planItemId");
       const decision = DECISIONS[str(b, "decision")];
-      const scope = SCOPES[typeof b["scope"] === "string" ? b["scope"] : "once"];
+      const scope =
+        SCOPES[typeof b["scope"] === "string" ? b["scope"] : "once"];
       if (decision === undefined) {
         throw new GrpcStatusError(
           Code.INVALID_ARGUMENT,
