@@ -709,6 +709,8 @@ Deno.test("without a session hub the frontend RPCs answer UNIMPLEMENTED, naming 
       "streamDeltas",
       "invokeSlashCommand",
       "triggerAction",
+      "renderEvents",
+      "verifySession",
     ]
   ) {
     const err = (await f.rpc(m, {}, 1)).error as JsonObject;

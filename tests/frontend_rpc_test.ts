@@ -5,7 +5,7 @@
  * kernel's hub runs with a scripted model.
  */
 import assert from "node:assert/strict";
-import { fromBinary, type JsonObject } from "@bufbuild/protobuf";
+import { create, fromBinary, type JsonObject } from "@bufbuild/protobuf";
 import {
   EventBus,
   PluginHost,
@@ -15,6 +15,8 @@ import {
 } from "../kernel/mod.ts";
 import type { Plugin } from "../kernel/mod.ts";
 import { FrontendHub } from "../kernel/frontend/hub.ts";
+import { RenderPipeline } from "../kernel/frontend/render.ts";
+import { RenderTreeSchema } from "../proto/gen/pluggableharness/render/v1/types_pb.ts";
 import { AgentSession } from "../kernel/agent/session.ts";
 import type { AgentDeps } from "../kernel/agent/agent_deps.ts";
 import type { SessionSpec } from "../kernel/agent/session_spec.ts";
@@ -98,7 +100,7 @@ interface Fixture extends AsyncDisposable {
 }
 
 async function fixture(
-  options: { vision?: boolean; persistAlways?: boolean } = {},
+  options: { vision?: boolean; persistAlways?: boolean; render?: boolean } = {},
 ): Promise<Fixture> {
   const dir = await Deno.makeTempDir({ prefix: "ph-agent-frontend-" });
   const bus = new EventBus();
@@ -140,6 +142,25 @@ async function fixture(
     store,
     registry,
     bus,
+    ...(options.render
+      ? {
+        // The model's events are painted by "its build"; others fall back.
+        render: new RenderPipeline({
+          renderer: (p) =>
+            p.category === "model"
+              ? (payload) =>
+                Promise.resolve(create(RenderTreeSchema, {
+                  root: {
+                    node: {
+                      case: "text",
+                      value: { content: `painted ${payload.length} bytes` },
+                    },
+                  },
+                }))
+              : undefined,
+        }),
+      }
+      : {}),
     open: async (req) => {
       if (req.profile === "missing") {
         throw new TypeError('Unknown agent_profile "missing"');
@@ -816,6 +837,60 @@ Deno.test("when the last frontend detaches, the session goes on headless: a pend
   assert.ok(await waitFor(() => h.pendingPlans.size === 0, 30_000));
   await h.queue;
   assert.equal(f.tool.invocations.length, 0, "the write was denied");
+});
+
+Deno.test("RenderEvents streams a readable session's events in sequence, each with its producer's tree or the kernel's visible fallback; VerifySession checks the hash chain; both refuse a caller that cannot read the session", async () => {
+  await using f = await fixture({ render: true });
+  const id = await twoAttached(f);
+  await f.ok(f.a, "submitInput", {
+    sessionId: id,
+    content: [{ text: { text: "hello" } }],
+  });
+  let events: JsonObject[] = [];
+  assert.ok(
+    await waitFor(async () => {
+      events = (await f.ok(f.b, "renderEvents", { sessionId: id })) as never;
+      return events.filter((e) =>
+        (e.event as JsonObject).kind === "EVENT_KIND_MESSAGE"
+      ).length === 2;
+    }),
+  );
+  const seqs = events.map((e) => Number((e.event as JsonObject).sequence));
+  assert.deepEqual(seqs, seqs.map((_, i) => i + 1), "every event, in order");
+  for (const e of events) {
+    const kind = (e.event as JsonObject).kind;
+    const tree = JSON.stringify(e.tree);
+    if (kind === "EVENT_KIND_MESSAGE") {
+      assert.equal(e.fallback ?? "", "", "the producer painted it");
+      assert.match(tree, /painted \d+ bytes/);
+    } else {
+      assert.ok(e.fallback, `${kind} falls back visibly`);
+      assert.match(tree, /Rendered by the kernel/);
+    }
+  }
+  const from = await f.ok(f.b, "renderEvents", {
+    sessionId: id,
+    fromSequence: "2",
+    limit: 1,
+  }) as unknown as JsonObject[];
+  assert.deepEqual(
+    from.map((e) => (e.event as JsonObject).sequence),
+    ["2"],
+  );
+  const bad = await f.err(f.b, "renderEvents", { sessionId: id, limit: -1 });
+  assert.equal(bad.code, "INVALID_ARGUMENT");
+  const v = await f.ok(f.b, "verifySession", { sessionId: id });
+  assert.equal(v.ok, true);
+  assert.equal(v.events, String(events.length));
+  assert.match(String(v.summary), /^ok: \d+ events, keyed chain valid/);
+  // A session `b` never attached.
+  const other = ((await f.ok(f.a, "createSession", {})).info as JsonObject)
+    .sessionId as string;
+  for (const m of ["renderEvents", "verifySession"]) {
+    const e = await f.err(f.b, m, { sessionId: other });
+    assert.equal(e.code, "PERMISSION_DENIED", m);
+    assert.equal(e.message, SESSION_ACCESS_DENIED_MESSAGE, m);
+  }
 });
 
 Deno.test("two frontends attached to one session see identical transcripts on kernel.event.*", async () => {
