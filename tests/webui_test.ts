@@ -8,7 +8,8 @@
  * (examples/frontend) is attached too, and the result shows in the page,
  * the line frontend and the library; the stored session then replays with
  * its hash-chain verification and exports as Markdown and JSON. Requests
- * without the token get 403. One browser serves every step.
+ * without the token get 403; a killed web UI leaves the session running
+ * and a restarted one serves it again. One browser serves every step.
  *
  * Screenshots of each page go to `tests/output/webui/` (or
  * `WEBUI_SCREENSHOTS_DIR`); with `UPDATE_GOLDEN=1` the session page is also
@@ -253,12 +254,40 @@ Deno.test({
         },
       );
 
+      await t.step(
+        "a crashed web UI leaves the session running; a restarted one serves it again, backfilled",
+        async () => {
+          web.kill();
+          const exit = await web.exited;
+          assert.equal(exit.crashed, true);
+          assert.equal(session.ended, false, "the session goes on");
+          const again = await kernel.startFrontend("web");
+          try {
+            const url2 = again.notice?.match(/http:\/\/\S+/)?.[0];
+            assert.ok(url2 && url2 !== url, "a new token and port");
+            const r = await fetch(`${base}/api/sessions`).catch((e) => e);
+            assert.ok(r instanceof Error, "the old server is gone");
+            await page.goto(url2);
+            await page.goto(`${new URL(url2).origin}/s/${session.sessionId}`);
+            await waitForText(page, "wrote it");
+            await page.waitForFunction(() =>
+              document.body.dataset.status === "running"
+            );
+          } finally {
+            await again.stop();
+          }
+        },
+      );
+
       await session.close();
+      const web2 = await kernel.startFrontend("web");
+      const url3 = web2.notice!.match(/http:\/\/\S+/)![0];
+      await page.goto(url3);
 
       await t.step(
         "the stored session replays with its hash-chain verification and exports as Markdown and JSON",
         async () => {
-          await page.goto(`${base}/s/${session.sessionId}`);
+          await page.goto(`${new URL(url3).origin}/s/${session.sessionId}`);
           await page.waitForSelector("#verify.ok");
           const verify = await page.$eval(
             "#verify",
@@ -305,7 +334,7 @@ Deno.test({
           );
         },
       );
-      await web.stop();
+      await web2.stop();
     } finally {
       await (browser ?? await launching.catch(() => undefined))?.close();
       await Deno.remove(root, { recursive: true });
