@@ -47,18 +47,38 @@ function randomToken(): string {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** Wakes the streams on each kernel event, or on a timer without a grant. */
+/**
+ * Wakes the streams on each kernel event. A subscriber closed for falling
+ * behind subscribes again; without an `allow_subscribe` grant the streams
+ * re-read on a timer instead.
+ */
 function follow(kernel: KernelClient, wakeup: Wakeup): void {
   (async () => {
-    try {
-      for await (const _ of kernel.subscribe({ topicFilters: TOPICS })) {
-        wakeup.wake();
+    for (;;) {
+      try {
+        for await (const _ of kernel.subscribe({ topicFilters: TOPICS })) {
+          wakeup.wake();
+        }
+      } catch (err) {
+        if (
+          err instanceof GrpcStatusError &&
+          err.code === Code.RESOURCE_EXHAUSTED
+        ) {
+          wakeup.wake();
+          continue;
+        }
+        if (
+          err instanceof GrpcStatusError &&
+          err.code === Code.PERMISSION_DENIED
+        ) {
+          setInterval(() => {
+            if (wakeup.waiting) wakeup.wake();
+          }, POLL_MS);
+        }
+        // Otherwise the kernel is going away with this process.
+        return;
       }
-    } catch {
-      // No allow_subscribe grant: re-read on a timer while a page listens.
-      setInterval(() => {
-        if (wakeup.waiting) wakeup.wake();
-      }, POLL_MS);
+      return;
     }
   })();
 }
