@@ -11,6 +11,7 @@
  *     agent providers list|outdated|install|search [--json]
  *     agent plan [dir] [--base GIT_REF] [--json]
  *     agent test [dir] [--json] [--locked]
+ *     agent web [--port P] [--dir D] [--locked]
  *
  * Run it with `deno task agent <command>`. Exit codes of `agent` and
  * `agent run`: 0 success, 1 task error, 2 config or lock invalid, 3 usage,
@@ -61,6 +62,9 @@ Commands:
                        machine or another, through the shared PostgreSQL
                        store, and answer its asks (see: agent attach -h):
                        [--dir D] [--json] [--approve-all | --deny-all]
+  web                  Serve the local web UI (sessions, live transcript,
+                       approvals, replay, export) on 127.0.0.1 and print its
+                       URL (see: agent web -h): [--port P] [--dir D]
   init [dir]           Write agent.hcl (the default configuration, commented)
                        and its lock file (see: agent init -h)
   check-config [dir]   Check agent.hcl, the lock file, the global config and
@@ -155,6 +159,10 @@ export async function run(
       const { testCommand } = await import("./commands/test.ts");
       return await testCommand(rest, io);
     }
+    case "web": {
+      const { webCommand } = await import("./commands/web.ts");
+      return await webCommand(rest, io);
+    }
     case "plan": {
       const { planCommand } = await import("./commands/plan.ts");
       return await planCommand(rest, io);
@@ -168,7 +176,7 @@ export async function run(
         USAGE,
         `unknown command ${
           JSON.stringify(command)
-        }: expected run, trigger, sessions, attach, init, check-config, lock, providers, plan or test`,
+        }: expected run, trigger, sessions, attach, init, check-config, lock, providers, plan, test or web`,
       );
   }
 }

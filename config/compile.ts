@@ -17,6 +17,7 @@
 
 import type { Diagnostic } from "../contract/diagnostic.ts";
 import type { PluginManifest } from "../contract/manifest.ts";
+import { WEB_UI_FRONTEND } from "../contract/builtins.ts";
 import { parseOnce } from "./_parse_once.ts";
 import { resolve } from "node:path";
 import {
@@ -610,6 +611,12 @@ function crossCheckFrontend(
   if (!name) return;
   const range = config.settings.defaultFrontendRange;
   const p = byName.get(name);
+  // "web" names the built-in web UI unless a frontend of that name is
+  // declared (a provider "web" may be the web-fetch tool).
+  if (
+    name === WEB_UI_FRONTEND.name &&
+    (!p || (p.category !== undefined && p.category !== "frontend"))
+  ) return;
   if (!p) {
     const frontends = [...byName.values()].filter((q) =>
       q.category === "frontend"

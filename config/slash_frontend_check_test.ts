@@ -102,3 +102,24 @@ Deno.test("default_frontend: a provider of another category is E_PROVIDER_CATEGO
   assert.deepEqual(errorCodes(unknown), []);
   assert.ok(codes(unknown).includes("W_UNKNOWN_FRONTEND"));
 });
+
+Deno.test('default_frontend = "web" names the built-in web UI when no frontend provider "web" is declared, even when "web" is a tool provider', () => {
+  const toolWeb = `required_providers {
+  web = { source = "./t", version = "~> 1.0" }
+}
+settings {
+  default_frontend = "web"
+  log_level        = "info"
+  telemetry        = false
+}
+agent_profile "default" {}
+`;
+  const ds = compileText(toolWeb, { artifacts: { "./t": ARTIFACTS["./t"] } })
+    .diagnostics;
+  assert.deepEqual(errorCodes(ds), []);
+  assert.ok(!codes(ds).includes("W_UNKNOWN_FRONTEND"));
+  // Undeclared: no warning either.
+  const bare = compileText(toolWeb.replace(/web = .*\n/, ""), {}).diagnostics;
+  assert.deepEqual(errorCodes(bare), []);
+  assert.ok(!codes(bare).includes("W_UNKNOWN_FRONTEND"));
+});

@@ -54,3 +54,20 @@ export interface BuiltinCatalog {
 
 /** The source prefix of first-party plugins. */
 export const BUILTIN_SOURCE_PREFIX = "builtin/";
+
+/**
+ * The frontend name that selects the first-party web UI
+ * (`--frontend web`, `settings.default_frontend = "web"`, `agent web`)
+ * when no frontend provider of that local name is declared, and the
+ * source it runs. The plugin is `builtin/webui` because `builtin/web` is
+ * the web-fetch tool.
+ */
+export const WEB_UI_FRONTEND: {
+  readonly name: string;
+  readonly source: string;
+  readonly grant: { readonly net: readonly string[] };
+} = {
+  name: "web",
+  source: "builtin/webui",
+  grant: { net: ["127.0.0.1"] },
+};

@@ -170,6 +170,7 @@ export {
   BUILTIN_SOURCE_PREFIX,
   type BuiltinCatalog,
   type BuiltinPlugin,
+  WEB_UI_FRONTEND,
 } from "./builtins.ts";
 export {
   DEFAULT_SANDBOX_MODE,

@@ -17,7 +17,7 @@ import {
   type PlanProvider,
   revealProviderConfig,
 } from "../config/mod.ts";
-import type { BuiltinCatalog } from "../contract/builtins.ts";
+import { type BuiltinCatalog, WEB_UI_FRONTEND } from "../contract/builtins.ts";
 import { type PluginManifest, readManifest } from "../contract/manifest.ts";
 import { manifestNameConflict } from "../contract/plugin_identity.ts";
 import { ContextService } from "../proto/gen/pluggableharness/context/v1/service_pb.ts";
@@ -397,17 +397,86 @@ async function launchOne(
   }
 }
 
+/** A frontend plugin {@linkcode launchFrontend} started. */
+export interface LaunchedFrontend {
+  /** The plugin. */
+  readonly plugin: Plugin;
+  /** The line its Configure asked the kernel to show the operator. */
+  readonly notice: string | undefined;
+}
+
+/**
+ * The provider a frontend name selects: a declared frontend provider of
+ * that local name; else, for `web` ({@linkcode WEB_UI_FRONTEND}), a
+ * declared `builtin/webui` provider, or the first-party web UI itself with
+ * its loopback grant (net 127.0.0.1, nothing else).
+ */
+function frontendProvider(plan: Plan, name: string): PlanProvider {
+  const p = plan.providers.find((q) => q.name === name);
+  const frontends = plan.providers.filter((q) => q.category === "frontend")
+    .map((q) => `"${q.name}"`);
+  if (p?.category === "frontend" || (p && name !== WEB_UI_FRONTEND.name)) {
+    if (p.category !== "frontend") {
+      throw new ProviderError(
+        name,
+        `it is a ${
+          p.category ?? "plugin of unknown category"
+        }, not a frontend provider`,
+      );
+    }
+    return p;
+  }
+  if (name === WEB_UI_FRONTEND.name) {
+    const declared = plan.providers.find((q) =>
+      q.source === WEB_UI_FRONTEND.source
+    );
+    if (declared) return declared;
+    const net = [...WEB_UI_FRONTEND.grant.net];
+    const none = { env: [], run: [], read: [], write: [], net: [] };
+    return {
+      name: "webui",
+      source: WEB_UI_FRONTEND.source,
+      sourceKind: "builtin",
+      constraint: "",
+      category: "frontend",
+      permissions: {
+        declared: { ...none, net },
+        granted: { ...none, net },
+        effective: { ...none, net },
+        // Live pages wake on the sessions' events instead of polling.
+        subscribe: ["kernel.event.*", "kernel.state", "kernel.metadata"],
+      },
+      config: {},
+      position: 0,
+      range: {
+        file: "(built in)",
+        start: { line: 0, column: 0, byte: 0 },
+        end: { line: 0, column: 0, byte: 0 },
+      },
+    };
+  }
+  throw new ProviderError(
+    name,
+    `no such provider: a frontend must be declared in required_providers (${
+      frontends.length ? frontends.join(", ") : "no frontend is declared"
+    }), or name "${WEB_UI_FRONTEND.name}" for the built-in web UI`,
+  );
+}
+
 /**
  * Starts a frontend plugin (`FrontendService`, plugins.md §6.5) with its
  * grant, under the host's sandbox, and configures it. It then drives
  * sessions through its callback channel; the kernel does not push to it.
+ * The name `web` selects the first-party web UI unless a frontend provider
+ * of that local name is declared ({@linkcode WEB_UI_FRONTEND}).
  *
  * @param host The plugin host (serving the session hub).
  * @param dir The absolute project directory.
  * @param plan The compiled plan.
  * @param name The frontend provider's local name.
- * @param options The builtins and an abort signal.
- * @returns The running plugin.
+ * @param options The builtins, an abort signal, and configuration
+ * attributes that override the provider block's (`agent web --port`).
+ * @returns The running plugin and its notice for the operator.
  * @throws {ProviderError} When `name` is not a frontend provider, or it
  * cannot be started or configured.
  */
@@ -416,30 +485,15 @@ export async function launchFrontend(
   dir: string,
   plan: Plan,
   name: string,
-  options: LaunchProvidersOptions = {},
-): Promise<Plugin> {
-  const p = plan.providers.find((q) => q.name === name);
-  const frontends = plan.providers.filter((q) => q.category === "frontend")
-    .map((q) => `"${q.name}"`);
-  if (!p) {
-    throw new ProviderError(
-      name,
-      `no such provider: a frontend must be declared in required_providers (${
-        frontends.length ? frontends.join(", ") : "no frontend is declared"
-      })`,
-    );
-  }
-  if (p.category !== "frontend") {
-    throw new ProviderError(
-      name,
-      `it is a ${
-        p.category ?? "plugin of unknown category"
-      }, not a frontend provider`,
-    );
-  }
+  options: LaunchProvidersOptions & { config?: JsonObject } = {},
+): Promise<LaunchedFrontend> {
+  const p = frontendProvider(plan, name);
   const { plugin, config } = await launchOne(host, dir, plan, p, options);
   try {
-    await plugin.client(FrontendService).configure({ config });
+    const r = await plugin.client(FrontendService).configure({
+      config: { ...config, ...options.config },
+    });
+    return { plugin, notice: r.operatorNotice || undefined };
   } catch (err) {
     await plugin.close().catch(() => {});
     throw new ProviderError(
@@ -448,7 +502,6 @@ export async function launchFrontend(
       { cause: err },
     );
   }
-  return plugin;
 }
 
 /**

@@ -482,15 +482,22 @@ export interface Kernel extends AsyncDisposable {
    * sessions it was attached to go on headless (pending asks settled by
    * `on_ask`); a frontend started again re-attaches with AttachSession.
    *
+   * The name `web` selects the first-party web UI (`builtin/webui`) unless a
+   * frontend provider of that local name is declared.
+   *
    * @param name The frontend provider's local name.
-   * @param options Aborting stops the launch.
+   * @param options Aborting stops the launch; `config` overrides attributes
+   * of its provider block (e.g. the web UI's `port`).
    * @returns The running frontend.
    * @throws {ProviderError} When no frontend is named, the name is not a
    * frontend provider, or it cannot be started or configured.
    */
   startFrontend(
     name?: string,
-    options?: { signal?: AbortSignal },
+    options?: {
+      signal?: AbortSignal;
+      config?: JsonObject;
+    },
   ): Promise<RunningFrontend>;
   /** Stops every plugin and closes the session store (idempotent). */
   close(): Promise<void>;
@@ -500,6 +507,11 @@ export interface Kernel extends AsyncDisposable {
 export interface RunningFrontend {
   /** Its local name. */
   readonly name: string;
+  /**
+   * The line its Configure asked to show the operator (the web UI's URL),
+   * if any.
+   */
+  readonly notice: string | undefined;
   /**
    * Resolves when its process ends: its exit code (`null` when a signal
    * ended it) and whether it crashed (a non-zero exit or a signal that

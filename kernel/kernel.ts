@@ -23,6 +23,7 @@
  *
  * @module
  */
+import type { JsonObject } from "@bufbuild/protobuf";
 import { resolve } from "node:path";
 import {
   appendPolicyRule,
@@ -206,6 +207,7 @@ class KernelImpl implements Kernel {
       // On the shared store, other kernels follow this one's sessions.
       bridged: init.plan.state?.backend === "postgres",
       open: (req) => this.#openSession(req),
+      render: this.render,
       toolSchema: (provider, tool) =>
         this.#toolSchemas.get(provider)?.find((t) => t.name === tool)
           ?.inputSchema,
@@ -616,7 +618,7 @@ class KernelImpl implements Kernel {
 
   async startFrontend(
     name?: string,
-    options: { signal?: AbortSignal } = {},
+    options: { signal?: AbortSignal; config?: JsonObject } = {},
   ): Promise<RunningFrontend> {
     const chosen = name || this.plan.settings.defaultFrontend;
     if (!chosen) {
@@ -632,7 +634,7 @@ class KernelImpl implements Kernel {
         }`,
       );
     }
-    const plugin = await launchFrontend(
+    const { plugin, notice } = await launchFrontend(
       this.#host,
       this.dir,
       this.plan,
@@ -640,11 +642,13 @@ class KernelImpl implements Kernel {
       {
         builtins: this.#builtins,
         signal: options.signal,
+        ...(options.config ? { config: options.config } : {}),
       },
     );
     let stopping = false;
     return {
       name: chosen,
+      notice,
       exited: plugin.exited.then((exit) => ({
         code: exit.signal ? null : exit.code,
         signal: exit.signal,

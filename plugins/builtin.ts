@@ -49,6 +49,7 @@ export const BUILTIN_PLUGIN_NAMES: readonly string[] = [
   "task",
   "user",
   "web",
+  "webui",
 ];
 
 /**

@@ -170,8 +170,17 @@ Deno.test("KernelCallbackService has every callback RPC", () => {
     // Our extensions for delegation (builtin/agents).
     "MergeWorktree",
     "SendMailbox",
+    // Our extensions for frontends (the web UI): rendered events, the
+    // hash-chain check.
+    "RenderEvents",
+    "VerifySession",
   ];
-  const streaming = new Set(["Subscribe", "ReadEvents", "StreamDeltas"]);
+  const streaming = new Set([
+    "Subscribe",
+    "ReadEvents",
+    "StreamDeltas",
+    "RenderEvents",
+  ]);
   assert.deepEqual(
     KernelCallbackService.methods.map((method) => method.name),
     expected,

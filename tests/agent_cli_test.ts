@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { AGENT_HELP, run } from "../main.ts";
 import { LOCK_HELP } from "../cli/commands/lock.ts";
+import { WEB_HELP } from "../cli/commands/web.ts";
 import denoJson from "../deno.json" with { type: "json" };
 import { REPO } from "./_helpers.ts";
 
@@ -69,5 +70,28 @@ Deno.test("agent check-config runs the checker; agent lock reports a configurati
     assert.match(l.err(), /Cannot write the lock file/);
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("agent web: --help prints its help; a bad --port or an extra argument is a usage error (3)", async () => {
+  const h = io();
+  assert.equal(await run(["web", "--help"], h), 0);
+  assert.equal(h.out(), WEB_HELP);
+  for (
+    const [args, message] of [
+      [
+        ["web", "--port", "http"],
+        /--port must be an integer from 0 to 65535: "http"/,
+      ],
+      [
+        ["web", "--port", "70000"],
+        /--port must be an integer from 0 to 65535: "70000"/,
+      ],
+      [["web", "extra"], /unexpected argument "extra"/],
+    ] as const
+  ) {
+    const u = io();
+    assert.equal(await run(args, u), 3, args.join(" "));
+    assert.match(u.err(), message);
   }
 });

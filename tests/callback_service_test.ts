@@ -904,6 +904,8 @@ callbackTest(
         "streamDeltas",
         "invokeSlashCommand",
         "triggerAction",
+        "renderEvents",
+        "verifySession",
       ]
     ) {
       const err = (await f.rpc(m, {}, 1)).error as JsonObject;

@@ -6,6 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { fromBinary, type JsonObject } from "@bufbuild/protobuf";
+import { RenderPipeline } from "../kernel/frontend/render.ts";
+import { RenderTreeSchema } from "../proto/gen/pluggableharness/render/v1/types_pb.ts";
 import {
   EventBus,
   PluginHost,
@@ -263,6 +265,25 @@ async function fixture(
     store,
     registry,
     bus,
+    ...(options.render
+      ? {
+        // The model's events are painted by "its build"; others fall back.
+        render: new RenderPipeline({
+          renderer: (p) =>
+            p.category === "model"
+              ? (payload) =>
+                Promise.resolve(create(RenderTreeSchema, {
+                  root: {
+                    node: {
+                      case: "text",
+                      value: { content: `painted ${payload.length} bytes` },
+                    },
+                  },
+                }))
+              : undefined,
+        }),
+      }
+      : {}),
     open: async (req) => {
       if (req.profile === "missing") {
         throw new TypeError('Unknown agent_profile "missing"');
@@ -347,6 +368,7 @@ async function fixture(
 
 interface StepOptions {
   vision?: boolean;
+  render?: boolean;
   persistAlways?: boolean;
   /** The step ends this frontend: a spare one stands in for it. */
   ends?: "a" | "b";
@@ -1089,6 +1111,63 @@ frontendTest(
     assert.equal(h.turnCount, 2, "the turn finished after the question");
   },
   { ends: "a" },
+);
+
+frontendTest(
+  "RenderEvents streams a readable session's events in sequence, each with its producer's tree or the kernel's visible fallback; VerifySession checks the hash chain; both refuse a caller that cannot read the session",
+  async (f) => {
+    const id = await twoAttached(f);
+    await f.ok(f.a, "submitInput", {
+      sessionId: id,
+      content: [{ text: { text: "hello" } }],
+    });
+    let events: JsonObject[] = [];
+    assert.ok(
+      await waitFor(async () => {
+        events = (await f.ok(f.b, "renderEvents", { sessionId: id })) as never;
+        return events.filter((e) =>
+          (e.event as JsonObject).kind === "EVENT_KIND_MESSAGE"
+        ).length === 2;
+      }),
+    );
+    const seqs = events.map((e) => Number((e.event as JsonObject).sequence));
+    assert.deepEqual(seqs, seqs.map((_, i) => i + 1), "every event, in order");
+    for (const e of events) {
+      const kind = (e.event as JsonObject).kind;
+      const tree = JSON.stringify(e.tree);
+      if (kind === "EVENT_KIND_MESSAGE") {
+        assert.equal(e.fallback ?? "", "", "the producer painted it");
+        assert.match(tree, /painted \d+ bytes/);
+      } else {
+        assert.ok(e.fallback, `${kind} falls back visibly`);
+        assert.match(tree, /Rendered by the kernel/);
+      }
+    }
+    const from = await f.ok(f.b, "renderEvents", {
+      sessionId: id,
+      fromSequence: "2",
+      limit: 1,
+    }) as unknown as JsonObject[];
+    assert.deepEqual(
+      from.map((e) => (e.event as JsonObject).sequence),
+      ["2"],
+    );
+    const bad = await f.err(f.b, "renderEvents", { sessionId: id, limit: -1 });
+    assert.equal(bad.code, "INVALID_ARGUMENT");
+    const v = await f.ok(f.b, "verifySession", { sessionId: id });
+    assert.equal(v.ok, true);
+    assert.equal(v.events, String(events.length));
+    assert.match(String(v.summary), /^ok: \d+ events, keyed chain valid/);
+    // A session `b` never attached.
+    const other = ((await f.ok(f.a, "createSession", {})).info as JsonObject)
+      .sessionId as string;
+    for (const m of ["renderEvents", "verifySession"]) {
+      const e = await f.err(f.b, m, { sessionId: other });
+      assert.equal(e.code, "PERMISSION_DENIED", m);
+      assert.equal(e.message, SESSION_ACCESS_DENIED_MESSAGE, m);
+    }
+  },
+  { render: true },
 );
 
 frontendTest(

@@ -115,6 +115,7 @@ async function runFrontend(
   } catch (err) {
     return reportError(io, err);
   }
+  if (fe.notice) io.stderr(`agent: ${fe.notice}\n`);
   let stopped = false;
   const unsubscribe = io.onInterrupt?.(() => {
     stopped = true;

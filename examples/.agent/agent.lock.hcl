@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "echo" {
   source      = "builtin/echo"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:09:13Z"
+  resolved_at = "2026-12-02T06:14:34Z"
   checksums = {
-    "darwin_amd64"  = "sha256:fec6b58f6667981b0186c4fb7632ed170596d34595bcce04dc5bd482c8e767de"
-    "darwin_arm64"  = "sha256:fec6b58f6667981b0186c4fb7632ed170596d34595bcce04dc5bd482c8e767de"
-    "linux_amd64"   = "sha256:fec6b58f6667981b0186c4fb7632ed170596d34595bcce04dc5bd482c8e767de"
-    "linux_arm64"   = "sha256:fec6b58f6667981b0186c4fb7632ed170596d34595bcce04dc5bd482c8e767de"
-    "windows_amd64" = "sha256:fec6b58f6667981b0186c4fb7632ed170596d34595bcce04dc5bd482c8e767de"
+    "darwin_amd64"  = "sha256:9486f6a3ab2dbeda0d744f675ff92a83b475e8f5e61ede42aa5f47a08f6739c2"
+    "darwin_arm64"  = "sha256:9486f6a3ab2dbeda0d744f675ff92a83b475e8f5e61ede42aa5f47a08f6739c2"
+    "linux_amd64"   = "sha256:9486f6a3ab2dbeda0d744f675ff92a83b475e8f5e61ede42aa5f47a08f6739c2"
+    "linux_arm64"   = "sha256:9486f6a3ab2dbeda0d744f675ff92a83b475e8f5e61ede42aa5f47a08f6739c2"
+    "windows_amd64" = "sha256:9486f6a3ab2dbeda0d744f675ff92a83b475e8f5e61ede42aa5f47a08f6739c2"
   }
   envelope = {
     env   = []
@@ -36,13 +36,13 @@ provider "echo" {
 provider "notes" {
   source      = "./plugins/notes"
   version     = "0.2.0"
-  resolved_at = "2026-12-02T06:09:13Z"
+  resolved_at = "2026-12-02T06:14:34Z"
   checksums = {
-    "darwin_amd64"  = "sha256:f36c7f2b7df92948b1373e2e1b9988fe7ea17225ff9ed534d9f99d229d95ebd1"
-    "darwin_arm64"  = "sha256:f36c7f2b7df92948b1373e2e1b9988fe7ea17225ff9ed534d9f99d229d95ebd1"
-    "linux_amd64"   = "sha256:f36c7f2b7df92948b1373e2e1b9988fe7ea17225ff9ed534d9f99d229d95ebd1"
-    "linux_arm64"   = "sha256:f36c7f2b7df92948b1373e2e1b9988fe7ea17225ff9ed534d9f99d229d95ebd1"
-    "windows_amd64" = "sha256:f36c7f2b7df92948b1373e2e1b9988fe7ea17225ff9ed534d9f99d229d95ebd1"
+    "darwin_amd64"  = "sha256:6f6325229de27b35fd56c7400b5b19ad3594bb1d97586f99b8191f67e4266c27"
+    "darwin_arm64"  = "sha256:6f6325229de27b35fd56c7400b5b19ad3594bb1d97586f99b8191f67e4266c27"
+    "linux_amd64"   = "sha256:6f6325229de27b35fd56c7400b5b19ad3594bb1d97586f99b8191f67e4266c27"
+    "linux_arm64"   = "sha256:6f6325229de27b35fd56c7400b5b19ad3594bb1d97586f99b8191f67e4266c27"
+    "windows_amd64" = "sha256:6f6325229de27b35fd56c7400b5b19ad3594bb1d97586f99b8191f67e4266c27"
   }
   envelope = {
     env   = []

@@ -35,7 +35,9 @@ export type FrontendRpc =
   | "listMetadata"
   | "streamDeltas"
   | "invokeSlashCommand"
-  | "triggerAction";
+  | "triggerAction"
+  | "renderEvents"
+  | "verifySession";
 
 /** The handlers of the frontend RPCs for one connection. */
 export type FrontendHandlers = Pick<CallbackImpl, FrontendRpc>;

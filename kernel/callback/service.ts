@@ -243,6 +243,8 @@ const FRONTEND_RPCS: Readonly<Record<FrontendRpc, string>> = {
   streamDeltas: "StreamDeltas",
   invokeSlashCommand: "InvokeSlashCommand",
   triggerAction: "TriggerAction",
+  renderEvents: "RenderEvents",
+  verifySession: "VerifySession",
 };
 
 /**

@@ -77,6 +77,7 @@ import {
 } from "../callback/frontend_surface.ts";
 import { DEFAULT_DELTA_BUFFER, DeltaFanout } from "./delta_fanout.ts";
 import { MetadataBoard } from "./metadata_board.ts";
+import type { RenderPipeline } from "./render.ts";
 import { frontendHandlers } from "./rpc_handlers.ts";
 import { parseSlashArgs } from "./slash_args.ts";
 import { performKernelAction, withKernelActions } from "./kernel_actions.ts";
@@ -163,6 +164,8 @@ export interface FrontendHubOptions {
   readonly slashCommands?: (
     profile: string,
   ) => ReadonlyMap<string, SlashCommandRoute>;
+  /** Renders stored events for `RenderEvents` (kernel fallback when absent). */
+  readonly render?: RenderPipeline;
   /** Each `StreamDeltas` subscriber's buffer. @default {64} */
   readonly deltaBuffer?: number;
   /** The clock. @default {Date.now} */
@@ -737,6 +740,11 @@ export class FrontendHub implements FrontendSurface {
     if (h.attached.has(k)) return;
     h.attached.set(k, this.#o.registry.grant(caller, h.sessionId));
     h.agent?.setHeadless(false);
+  }
+
+  /** The log a readable session is read from (internal). */
+  _log(h: HubSession): SessionLog | undefined {
+    return this.#o.registry.get(h.sessionId)?.log ?? h.replayLog;
   }
 
   /** A session's stored record (internal). */

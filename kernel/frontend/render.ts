@@ -167,6 +167,9 @@ function collectActions(
 /** Renders persisted events through the build that produced them. */
 export class RenderPipeline {
   readonly #o: RenderPipelineOptions;
+  /** Builds that answered UNIMPLEMENTED: not asked again (a replay of
+   * thousands of events would pay one round trip each). */
+  readonly #unimplemented = new Set<string>();
 
   /**
    * Creates a pipeline.
@@ -198,6 +201,10 @@ export class RenderPipeline {
       };
     }
     const fn = this.#o.renderer(event.producer);
+    if (fn && this.#unimplemented.has(producerText(event.producer))) {
+      const reason = "it does not implement Render";
+      return { event, tree: fallbackTree(event, reason), fallback: reason };
+    }
     if (!fn) {
       const reason = `producer ${
         producerText(event.producer)
@@ -229,7 +236,8 @@ export class RenderPipeline {
       reason = deadline.aborted
         ? `its Render gave no tree within ${timeoutMs} ms`
         : err instanceof GrpcStatusError && err.code === Code.UNIMPLEMENTED
-        ? "it does not implement Render"
+        ? (this.#unimplemented.add(producerText(event.producer)),
+          "it does not implement Render")
         : `its Render failed: ${err instanceof Error ? err.message : err}`;
     }
     return { event, tree: fallbackTree(event, reason), fallback: reason };

@@ -12,7 +12,9 @@ import {
   PlanDecisionScope,
 } from "../../proto/gen/pluggableharness/plan/v1/types_pb.ts";
 import { SessionNotResumableError } from "../agent/errors.ts";
-import { sessionInfoOf } from "../state/_convert.ts";
+import { sessionInfoOf, storedEventOf } from "../state/_convert.ts";
+import { fallbackTree } from "./render.ts";
+import type { EventRecord } from "../state/session_store.ts";
 import { SchemaTooNewError, SessionNotFoundError } from "../state/errors.ts";
 import {
   type GrantHolder,
@@ -32,6 +34,9 @@ import {
   notFound,
   replayOnlyError,
 } from "./hub.ts";
+
+/** Render calls in flight for one `RenderEvents` stream. */
+const RENDER_WINDOW = 32;
 
 function holderKey(h: GrantHolder): string {
   return `${h.category}/${h.name}`;
@@ -267,6 +272,86 @@ export function frontendHandlers(
       } finally {
         sub.close();
       }
+    },
+
+    renderEvents: async function* (this: void, req, ctx) {
+      const h = readable(req.sessionId);
+      if (req.limit !== undefined && req.limit < 0) {
+        throw invalidRequest("limit must not be negative");
+      }
+      if (req.fromSequence !== undefined && req.fromSequence < 0n) {
+        throw invalidRequest("from_sequence must not be negative");
+      }
+      const log = hub._log(h);
+      if (!log) throw notFound(h.sessionId);
+      const render = hub._options.render;
+      const rendered = (e: EventRecord) =>
+        render
+          ? render.render(e, { sessionId: h.sessionId, signal: ctx.signal })
+          : Promise.resolve({
+            tree: fallbackTree(e, "this kernel has no render pipeline"),
+            fallback: "this kernel has no render pipeline",
+          });
+      // Up to RENDER_WINDOW Render calls in flight, answered in sequence
+      // order: a replay of thousands of events is not a chain of round trips.
+      const window: { e: EventRecord; r: ReturnType<typeof rendered> }[] = [];
+      const out = async function* () {
+        const { e, r } = window.shift()!;
+        const done = await r;
+        yield {
+          event: storedEventOf(e),
+          tree: done.tree,
+          fallback: done.fallback ?? "",
+        };
+      };
+      for await (
+        const e of log.readEvents({
+          ...(req.fromSequence !== undefined
+            ? { fromSequence: Number(req.fromSequence) }
+            : {}),
+          ...(req.limit !== undefined ? { limit: req.limit } : {}),
+        })
+      ) {
+        if (ctx.signal.aborted) return;
+        const r = rendered(e);
+        r.catch(() => {});
+        window.push({ e, r });
+        if (window.length >= RENDER_WINDOW) yield* out();
+      }
+      while (window.length) {
+        if (ctx.signal.aborted) return;
+        yield* out();
+      }
+    },
+
+    verifySession: async (req) => {
+      const h = readable(req.sessionId);
+      const log = hub._log(h);
+      if (!log) throw notFound(h.sessionId);
+      const r = await log.verify();
+      return r.ok
+        ? {
+          ok: true,
+          chain: r.chain,
+          events: BigInt(r.events),
+          firstBadSequence: 0n,
+          summary: `ok: ${r.events} events, ${
+            r.chain === "keyed" ? "keyed" : "unkeyed (legacy)"
+          } chain valid, head ${
+            r.headCheck === "match"
+              ? "matches"
+              : r.headCheck === "behind"
+              ? "behind (the kernel stopped between a commit and the head write)"
+              : r.headCheck
+          }`,
+        }
+        : {
+          ok: false,
+          chain: r.chain,
+          events: BigInt(r.events),
+          firstBadSequence: BigInt(r.firstBadSequence),
+          summary: `broken: ${r.message}`,
+        };
     },
 
     invokeSlashCommand: async (req) => {

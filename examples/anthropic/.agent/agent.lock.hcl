@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "claude" {
   source      = "builtin/anthropic"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:09:14Z"
+  resolved_at = "2026-12-02T06:14:34Z"
   checksums = {
-    "darwin_amd64"  = "sha256:884a5272f305753177a7e8bb587743b691eb385ce62084ae742f4a68a31f64ab"
-    "darwin_arm64"  = "sha256:884a5272f305753177a7e8bb587743b691eb385ce62084ae742f4a68a31f64ab"
-    "linux_amd64"   = "sha256:884a5272f305753177a7e8bb587743b691eb385ce62084ae742f4a68a31f64ab"
-    "linux_arm64"   = "sha256:884a5272f305753177a7e8bb587743b691eb385ce62084ae742f4a68a31f64ab"
-    "windows_amd64" = "sha256:884a5272f305753177a7e8bb587743b691eb385ce62084ae742f4a68a31f64ab"
+    "darwin_amd64"  = "sha256:428a099c87c30d7d5508beeaab1cf86e769c6099d31ecabfe2ee8165500e08b8"
+    "darwin_arm64"  = "sha256:428a099c87c30d7d5508beeaab1cf86e769c6099d31ecabfe2ee8165500e08b8"
+    "linux_amd64"   = "sha256:428a099c87c30d7d5508beeaab1cf86e769c6099d31ecabfe2ee8165500e08b8"
+    "linux_arm64"   = "sha256:428a099c87c30d7d5508beeaab1cf86e769c6099d31ecabfe2ee8165500e08b8"
+    "windows_amd64" = "sha256:428a099c87c30d7d5508beeaab1cf86e769c6099d31ecabfe2ee8165500e08b8"
   }
   envelope = {
     env   = []
@@ -59,13 +59,13 @@ provider "claude" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:09:14Z"
+  resolved_at = "2026-12-02T06:14:34Z"
   checksums = {
-    "darwin_amd64"  = "sha256:fb2522c63e017c20ed561385aefb05aa8d685fc8120d89c09022f2841273035a"
-    "darwin_arm64"  = "sha256:fb2522c63e017c20ed561385aefb05aa8d685fc8120d89c09022f2841273035a"
-    "linux_amd64"   = "sha256:fb2522c63e017c20ed561385aefb05aa8d685fc8120d89c09022f2841273035a"
-    "linux_arm64"   = "sha256:fb2522c63e017c20ed561385aefb05aa8d685fc8120d89c09022f2841273035a"
-    "windows_amd64" = "sha256:fb2522c63e017c20ed561385aefb05aa8d685fc8120d89c09022f2841273035a"
+    "darwin_amd64"  = "sha256:08c2f06e965aa124b0bb8b929c55cd25be4de46c97d5e2aad7d36b8bc17c3301"
+    "darwin_arm64"  = "sha256:08c2f06e965aa124b0bb8b929c55cd25be4de46c97d5e2aad7d36b8bc17c3301"
+    "linux_amd64"   = "sha256:08c2f06e965aa124b0bb8b929c55cd25be4de46c97d5e2aad7d36b8bc17c3301"
+    "linux_arm64"   = "sha256:08c2f06e965aa124b0bb8b929c55cd25be4de46c97d5e2aad7d36b8bc17c3301"
+    "windows_amd64" = "sha256:08c2f06e965aa124b0bb8b929c55cd25be4de46c97d5e2aad7d36b8bc17c3301"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "ask" {
   source      = "builtin/user"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:09:14Z"
+  resolved_at = "2026-12-02T06:14:35Z"
   checksums = {
-    "darwin_amd64"  = "sha256:86753bcce5d62d51602bb24c9aadd76ad16a9c77519efe15f0347fee8ceb7c02"
-    "darwin_arm64"  = "sha256:86753bcce5d62d51602bb24c9aadd76ad16a9c77519efe15f0347fee8ceb7c02"
-    "linux_amd64"   = "sha256:86753bcce5d62d51602bb24c9aadd76ad16a9c77519efe15f0347fee8ceb7c02"
-    "linux_arm64"   = "sha256:86753bcce5d62d51602bb24c9aadd76ad16a9c77519efe15f0347fee8ceb7c02"
-    "windows_amd64" = "sha256:86753bcce5d62d51602bb24c9aadd76ad16a9c77519efe15f0347fee8ceb7c02"
+    "darwin_amd64"  = "sha256:9a0400e6915ad886edd07272785a41e15cc4d0f0112b4694526513d57ecd89de"
+    "darwin_arm64"  = "sha256:9a0400e6915ad886edd07272785a41e15cc4d0f0112b4694526513d57ecd89de"
+    "linux_amd64"   = "sha256:9a0400e6915ad886edd07272785a41e15cc4d0f0112b4694526513d57ecd89de"
+    "linux_arm64"   = "sha256:9a0400e6915ad886edd07272785a41e15cc4d0f0112b4694526513d57ecd89de"
+    "windows_amd64" = "sha256:9a0400e6915ad886edd07272785a41e15cc4d0f0112b4694526513d57ecd89de"
   }
   envelope = {
     env   = []
@@ -34,13 +34,13 @@ provider "ask" {
 provider "docs" {
   source      = "builtin/agents-md"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:09:14Z"
+  resolved_at = "2026-12-02T06:14:35Z"
   checksums = {
-    "darwin_amd64"  = "sha256:5528e3a934861e8384dd1bc6323c4461d590c4c39a6bf4967d497d651bd39d3b"
-    "darwin_arm64"  = "sha256:5528e3a934861e8384dd1bc6323c4461d590c4c39a6bf4967d497d651bd39d3b"
-    "linux_amd64"   = "sha256:5528e3a934861e8384dd1bc6323c4461d590c4c39a6bf4967d497d651bd39d3b"
-    "linux_arm64"   = "sha256:5528e3a934861e8384dd1bc6323c4461d590c4c39a6bf4967d497d651bd39d3b"
-    "windows_amd64" = "sha256:5528e3a934861e8384dd1bc6323c4461d590c4c39a6bf4967d497d651bd39d3b"
+    "darwin_amd64"  = "sha256:0779919c75a8faf761ac2cf5b30cd36d4998f4a304e95b75b38c025becaf45b8"
+    "darwin_arm64"  = "sha256:0779919c75a8faf761ac2cf5b30cd36d4998f4a304e95b75b38c025becaf45b8"
+    "linux_amd64"   = "sha256:0779919c75a8faf761ac2cf5b30cd36d4998f4a304e95b75b38c025becaf45b8"
+    "linux_arm64"   = "sha256:0779919c75a8faf761ac2cf5b30cd36d4998f4a304e95b75b38c025becaf45b8"
+    "windows_amd64" = "sha256:0779919c75a8faf761ac2cf5b30cd36d4998f4a304e95b75b38c025becaf45b8"
   }
   envelope = {
     env   = []
@@ -79,13 +79,13 @@ provider "docs" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:09:14Z"
+  resolved_at = "2026-12-02T06:14:35Z"
   checksums = {
-    "darwin_amd64"  = "sha256:fb2522c63e017c20ed561385aefb05aa8d685fc8120d89c09022f2841273035a"
-    "darwin_arm64"  = "sha256:fb2522c63e017c20ed561385aefb05aa8d685fc8120d89c09022f2841273035a"
-    "linux_amd64"   = "sha256:fb2522c63e017c20ed561385aefb05aa8d685fc8120d89c09022f2841273035a"
-    "linux_arm64"   = "sha256:fb2522c63e017c20ed561385aefb05aa8d685fc8120d89c09022f2841273035a"
-    "windows_amd64" = "sha256:fb2522c63e017c20ed561385aefb05aa8d685fc8120d89c09022f2841273035a"
+    "darwin_amd64"  = "sha256:08c2f06e965aa124b0bb8b929c55cd25be4de46c97d5e2aad7d36b8bc17c3301"
+    "darwin_arm64"  = "sha256:08c2f06e965aa124b0bb8b929c55cd25be4de46c97d5e2aad7d36b8bc17c3301"
+    "linux_amd64"   = "sha256:08c2f06e965aa124b0bb8b929c55cd25be4de46c97d5e2aad7d36b8bc17c3301"
+    "linux_arm64"   = "sha256:08c2f06e965aa124b0bb8b929c55cd25be4de46c97d5e2aad7d36b8bc17c3301"
+    "windows_amd64" = "sha256:08c2f06e965aa124b0bb8b929c55cd25be4de46c97d5e2aad7d36b8bc17c3301"
   }
   envelope = {
     env   = []
@@ -130,13 +130,13 @@ provider "fs" {
 provider "graph" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:09:14Z"
+  resolved_at = "2026-12-02T06:14:35Z"
   checksums = {
-    "darwin_amd64"  = "sha256:1362b9877432eb9871297cd2f504ec28932c06c8ae74c6b09e3f34fe75c52faa"
-    "darwin_arm64"  = "sha256:1362b9877432eb9871297cd2f504ec28932c06c8ae74c6b09e3f34fe75c52faa"
-    "linux_amd64"   = "sha256:1362b9877432eb9871297cd2f504ec28932c06c8ae74c6b09e3f34fe75c52faa"
-    "linux_arm64"   = "sha256:1362b9877432eb9871297cd2f504ec28932c06c8ae74c6b09e3f34fe75c52faa"
-    "windows_amd64" = "sha256:1362b9877432eb9871297cd2f504ec28932c06c8ae74c6b09e3f34fe75c52faa"
+    "darwin_amd64"  = "sha256:91029b362cea696ff211aeca8e6b3b0c9782726a773d14a56710bf3d920ae7c9"
+    "darwin_arm64"  = "sha256:91029b362cea696ff211aeca8e6b3b0c9782726a773d14a56710bf3d920ae7c9"
+    "linux_amd64"   = "sha256:91029b362cea696ff211aeca8e6b3b0c9782726a773d14a56710bf3d920ae7c9"
+    "linux_arm64"   = "sha256:91029b362cea696ff211aeca8e6b3b0c9782726a773d14a56710bf3d920ae7c9"
+    "windows_amd64" = "sha256:91029b362cea696ff211aeca8e6b3b0c9782726a773d14a56710bf3d920ae7c9"
   }
   envelope = {
     env   = []
@@ -259,13 +259,13 @@ provider "graph" {
 provider "memory" {
   source      = "builtin/memory"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:09:14Z"
+  resolved_at = "2026-12-02T06:14:35Z"
   checksums = {
-    "darwin_amd64"  = "sha256:23966f72f1ed6019517996566483b2d06ea66ca825c1499267fff4586b8bb512"
-    "darwin_arm64"  = "sha256:23966f72f1ed6019517996566483b2d06ea66ca825c1499267fff4586b8bb512"
-    "linux_amd64"   = "sha256:23966f72f1ed6019517996566483b2d06ea66ca825c1499267fff4586b8bb512"
-    "linux_arm64"   = "sha256:23966f72f1ed6019517996566483b2d06ea66ca825c1499267fff4586b8bb512"
-    "windows_amd64" = "sha256:23966f72f1ed6019517996566483b2d06ea66ca825c1499267fff4586b8bb512"
+    "darwin_amd64"  = "sha256:d59349c2728af8117438cd78b21f9b2e3b76f2b3d6eb15c4b734089979bd37ed"
+    "darwin_arm64"  = "sha256:d59349c2728af8117438cd78b21f9b2e3b76f2b3d6eb15c4b734089979bd37ed"
+    "linux_amd64"   = "sha256:d59349c2728af8117438cd78b21f9b2e3b76f2b3d6eb15c4b734089979bd37ed"
+    "linux_arm64"   = "sha256:d59349c2728af8117438cd78b21f9b2e3b76f2b3d6eb15c4b734089979bd37ed"
+    "windows_amd64" = "sha256:d59349c2728af8117438cd78b21f9b2e3b76f2b3d6eb15c4b734089979bd37ed"
   }
   envelope = {
     env   = ["HOME", "XDG_DATA_HOME"]
@@ -338,13 +338,13 @@ provider "memory" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:09:14Z"
+  resolved_at = "2026-12-02T06:14:35Z"
   checksums = {
-    "darwin_amd64"  = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
-    "darwin_arm64"  = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
-    "linux_amd64"   = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
-    "linux_arm64"   = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
-    "windows_amd64" = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
+    "darwin_amd64"  = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
+    "darwin_arm64"  = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
+    "linux_amd64"   = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
+    "linux_arm64"   = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
+    "windows_amd64" = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
   }
   envelope = {
     env   = []
@@ -374,13 +374,13 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:09:14Z"
+  resolved_at = "2026-12-02T06:14:35Z"
   checksums = {
-    "darwin_amd64"  = "sha256:60901a781ba379e1e84c4abadc19fddf2d16ecaf46c084d369a403d199916645"
-    "darwin_arm64"  = "sha256:60901a781ba379e1e84c4abadc19fddf2d16ecaf46c084d369a403d199916645"
-    "linux_amd64"   = "sha256:60901a781ba379e1e84c4abadc19fddf2d16ecaf46c084d369a403d199916645"
-    "linux_arm64"   = "sha256:60901a781ba379e1e84c4abadc19fddf2d16ecaf46c084d369a403d199916645"
-    "windows_amd64" = "sha256:60901a781ba379e1e84c4abadc19fddf2d16ecaf46c084d369a403d199916645"
+    "darwin_amd64"  = "sha256:cabbf14c159e32ba3d6f04dc84866457e12a31af706c2ff97c99d999b37b6292"
+    "darwin_arm64"  = "sha256:cabbf14c159e32ba3d6f04dc84866457e12a31af706c2ff97c99d999b37b6292"
+    "linux_amd64"   = "sha256:cabbf14c159e32ba3d6f04dc84866457e12a31af706c2ff97c99d999b37b6292"
+    "linux_arm64"   = "sha256:cabbf14c159e32ba3d6f04dc84866457e12a31af706c2ff97c99d999b37b6292"
+    "windows_amd64" = "sha256:cabbf14c159e32ba3d6f04dc84866457e12a31af706c2ff97c99d999b37b6292"
   }
   envelope = {
     env   = []
@@ -415,13 +415,13 @@ provider "search" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:09:14Z"
+  resolved_at = "2026-12-02T06:14:35Z"
   checksums = {
-    "darwin_amd64"  = "sha256:7b51c03c65516e745614fcda39864abb93922983910210db325a564a3f0a3661"
-    "darwin_arm64"  = "sha256:7b51c03c65516e745614fcda39864abb93922983910210db325a564a3f0a3661"
-    "linux_amd64"   = "sha256:7b51c03c65516e745614fcda39864abb93922983910210db325a564a3f0a3661"
-    "linux_arm64"   = "sha256:7b51c03c65516e745614fcda39864abb93922983910210db325a564a3f0a3661"
-    "windows_amd64" = "sha256:7b51c03c65516e745614fcda39864abb93922983910210db325a564a3f0a3661"
+    "darwin_amd64"  = "sha256:b3228bfa3452b6c80e90a62635424469b3795f81424fa9bfaf586c05d2ec896e"
+    "darwin_arm64"  = "sha256:b3228bfa3452b6c80e90a62635424469b3795f81424fa9bfaf586c05d2ec896e"
+    "linux_amd64"   = "sha256:b3228bfa3452b6c80e90a62635424469b3795f81424fa9bfaf586c05d2ec896e"
+    "linux_arm64"   = "sha256:b3228bfa3452b6c80e90a62635424469b3795f81424fa9bfaf586c05d2ec896e"
+    "windows_amd64" = "sha256:b3228bfa3452b6c80e90a62635424469b3795f81424fa9bfaf586c05d2ec896e"
   }
   envelope = {
     env   = []
@@ -493,13 +493,13 @@ provider "sh" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:09:14Z"
+  resolved_at = "2026-12-02T06:14:35Z"
   checksums = {
-    "darwin_amd64"  = "sha256:58e649faf1c3e020220b7e90317885a21ec4d771e55dff248d38c580d7e95844"
-    "darwin_arm64"  = "sha256:58e649faf1c3e020220b7e90317885a21ec4d771e55dff248d38c580d7e95844"
-    "linux_amd64"   = "sha256:58e649faf1c3e020220b7e90317885a21ec4d771e55dff248d38c580d7e95844"
-    "linux_arm64"   = "sha256:58e649faf1c3e020220b7e90317885a21ec4d771e55dff248d38c580d7e95844"
-    "windows_amd64" = "sha256:58e649faf1c3e020220b7e90317885a21ec4d771e55dff248d38c580d7e95844"
+    "darwin_amd64"  = "sha256:ac3660d2412e45b1a175561caf98227f4359a8f2a1b4c3dd7c6a3f1614d66f8c"
+    "darwin_arm64"  = "sha256:ac3660d2412e45b1a175561caf98227f4359a8f2a1b4c3dd7c6a3f1614d66f8c"
+    "linux_amd64"   = "sha256:ac3660d2412e45b1a175561caf98227f4359a8f2a1b4c3dd7c6a3f1614d66f8c"
+    "linux_arm64"   = "sha256:ac3660d2412e45b1a175561caf98227f4359a8f2a1b4c3dd7c6a3f1614d66f8c"
+    "windows_amd64" = "sha256:ac3660d2412e45b1a175561caf98227f4359a8f2a1b4c3dd7c6a3f1614d66f8c"
   }
   envelope = {
     env   = []
@@ -531,13 +531,13 @@ provider "tasks" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:09:14Z"
+  resolved_at = "2026-12-02T06:14:35Z"
   checksums = {
-    "darwin_amd64"  = "sha256:466b004d14826338a6e272a60790166b00d6218e0863e350cfb47c1e0dd23395"
-    "darwin_arm64"  = "sha256:466b004d14826338a6e272a60790166b00d6218e0863e350cfb47c1e0dd23395"
-    "linux_amd64"   = "sha256:466b004d14826338a6e272a60790166b00d6218e0863e350cfb47c1e0dd23395"
-    "linux_arm64"   = "sha256:466b004d14826338a6e272a60790166b00d6218e0863e350cfb47c1e0dd23395"
-    "windows_amd64" = "sha256:466b004d14826338a6e272a60790166b00d6218e0863e350cfb47c1e0dd23395"
+    "darwin_amd64"  = "sha256:2f576caaa154a8a216389e4aeda14ebc2a58ae64e6ed9a27bfbf52e310415c72"
+    "darwin_arm64"  = "sha256:2f576caaa154a8a216389e4aeda14ebc2a58ae64e6ed9a27bfbf52e310415c72"
+    "linux_amd64"   = "sha256:2f576caaa154a8a216389e4aeda14ebc2a58ae64e6ed9a27bfbf52e310415c72"
+    "linux_arm64"   = "sha256:2f576caaa154a8a216389e4aeda14ebc2a58ae64e6ed9a27bfbf52e310415c72"
+    "windows_amd64" = "sha256:2f576caaa154a8a216389e4aeda14ebc2a58ae64e6ed9a27bfbf52e310415c72"
   }
   envelope = {
     env   = []

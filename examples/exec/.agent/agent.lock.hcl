@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:09:15Z"
+  resolved_at = "2026-12-02T06:14:36Z"
   checksums = {
-    "darwin_amd64"  = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
-    "darwin_arm64"  = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
-    "linux_amd64"   = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
-    "linux_arm64"   = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
-    "windows_amd64" = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
+    "darwin_amd64"  = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
+    "darwin_arm64"  = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
+    "linux_amd64"   = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
+    "linux_arm64"   = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
+    "windows_amd64" = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:09:15Z"
+  resolved_at = "2026-12-02T06:14:36Z"
   checksums = {
-    "darwin_amd64"  = "sha256:7b51c03c65516e745614fcda39864abb93922983910210db325a564a3f0a3661"
-    "darwin_arm64"  = "sha256:7b51c03c65516e745614fcda39864abb93922983910210db325a564a3f0a3661"
-    "linux_amd64"   = "sha256:7b51c03c65516e745614fcda39864abb93922983910210db325a564a3f0a3661"
-    "linux_arm64"   = "sha256:7b51c03c65516e745614fcda39864abb93922983910210db325a564a3f0a3661"
-    "windows_amd64" = "sha256:7b51c03c65516e745614fcda39864abb93922983910210db325a564a3f0a3661"
+    "darwin_amd64"  = "sha256:b3228bfa3452b6c80e90a62635424469b3795f81424fa9bfaf586c05d2ec896e"
+    "darwin_arm64"  = "sha256:b3228bfa3452b6c80e90a62635424469b3795f81424fa9bfaf586c05d2ec896e"
+    "linux_amd64"   = "sha256:b3228bfa3452b6c80e90a62635424469b3795f81424fa9bfaf586c05d2ec896e"
+    "linux_arm64"   = "sha256:b3228bfa3452b6c80e90a62635424469b3795f81424fa9bfaf586c05d2ec896e"
+    "windows_amd64" = "sha256:b3228bfa3452b6c80e90a62635424469b3795f81424fa9bfaf586c05d2ec896e"
   }
   envelope = {
     env   = []

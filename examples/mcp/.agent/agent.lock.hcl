@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "files" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:09:16Z"
+  resolved_at = "2026-12-02T06:14:37Z"
   checksums = {
-    "darwin_amd64"  = "sha256:1362b9877432eb9871297cd2f504ec28932c06c8ae74c6b09e3f34fe75c52faa"
-    "darwin_arm64"  = "sha256:1362b9877432eb9871297cd2f504ec28932c06c8ae74c6b09e3f34fe75c52faa"
-    "linux_amd64"   = "sha256:1362b9877432eb9871297cd2f504ec28932c06c8ae74c6b09e3f34fe75c52faa"
-    "linux_arm64"   = "sha256:1362b9877432eb9871297cd2f504ec28932c06c8ae74c6b09e3f34fe75c52faa"
-    "windows_amd64" = "sha256:1362b9877432eb9871297cd2f504ec28932c06c8ae74c6b09e3f34fe75c52faa"
+    "darwin_amd64"  = "sha256:91029b362cea696ff211aeca8e6b3b0c9782726a773d14a56710bf3d920ae7c9"
+    "darwin_arm64"  = "sha256:91029b362cea696ff211aeca8e6b3b0c9782726a773d14a56710bf3d920ae7c9"
+    "linux_amd64"   = "sha256:91029b362cea696ff211aeca8e6b3b0c9782726a773d14a56710bf3d920ae7c9"
+    "linux_arm64"   = "sha256:91029b362cea696ff211aeca8e6b3b0c9782726a773d14a56710bf3d920ae7c9"
+    "windows_amd64" = "sha256:91029b362cea696ff211aeca8e6b3b0c9782726a773d14a56710bf3d920ae7c9"
   }
   envelope = {
     env   = []
@@ -135,13 +135,13 @@ provider "files" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:09:16Z"
+  resolved_at = "2026-12-02T06:14:37Z"
   checksums = {
-    "darwin_amd64"  = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
-    "darwin_arm64"  = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
-    "linux_amd64"   = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
-    "linux_arm64"   = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
-    "windows_amd64" = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
+    "darwin_amd64"  = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
+    "darwin_arm64"  = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
+    "linux_amd64"   = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
+    "linux_arm64"   = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
+    "windows_amd64" = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:09:16Z"
+  resolved_at = "2026-12-02T06:14:37Z"
   checksums = {
-    "darwin_amd64"  = "sha256:fb2522c63e017c20ed561385aefb05aa8d685fc8120d89c09022f2841273035a"
-    "darwin_arm64"  = "sha256:fb2522c63e017c20ed561385aefb05aa8d685fc8120d89c09022f2841273035a"
-    "linux_amd64"   = "sha256:fb2522c63e017c20ed561385aefb05aa8d685fc8120d89c09022f2841273035a"
-    "linux_arm64"   = "sha256:fb2522c63e017c20ed561385aefb05aa8d685fc8120d89c09022f2841273035a"
-    "windows_amd64" = "sha256:fb2522c63e017c20ed561385aefb05aa8d685fc8120d89c09022f2841273035a"
+    "darwin_amd64"  = "sha256:08c2f06e965aa124b0bb8b929c55cd25be4de46c97d5e2aad7d36b8bc17c3301"
+    "darwin_arm64"  = "sha256:08c2f06e965aa124b0bb8b929c55cd25be4de46c97d5e2aad7d36b8bc17c3301"
+    "linux_amd64"   = "sha256:08c2f06e965aa124b0bb8b929c55cd25be4de46c97d5e2aad7d36b8bc17c3301"
+    "linux_arm64"   = "sha256:08c2f06e965aa124b0bb8b929c55cd25be4de46c97d5e2aad7d36b8bc17c3301"
+    "windows_amd64" = "sha256:08c2f06e965aa124b0bb8b929c55cd25be4de46c97d5e2aad7d36b8bc17c3301"
   }
   envelope = {
     env   = []
@@ -57,13 +57,13 @@ provider "fs" {
 provider "openai" {
   source      = "builtin/openai"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:09:16Z"
+  resolved_at = "2026-12-02T06:14:37Z"
   checksums = {
-    "darwin_amd64"  = "sha256:7b8b0d21924361d5cfa0b2e7a33a53209cd671b34b0363da4413ac5a34f91da8"
-    "darwin_arm64"  = "sha256:7b8b0d21924361d5cfa0b2e7a33a53209cd671b34b0363da4413ac5a34f91da8"
-    "linux_amd64"   = "sha256:7b8b0d21924361d5cfa0b2e7a33a53209cd671b34b0363da4413ac5a34f91da8"
-    "linux_arm64"   = "sha256:7b8b0d21924361d5cfa0b2e7a33a53209cd671b34b0363da4413ac5a34f91da8"
-    "windows_amd64" = "sha256:7b8b0d21924361d5cfa0b2e7a33a53209cd671b34b0363da4413ac5a34f91da8"
+    "darwin_amd64"  = "sha256:5021705c671a8bab3beb18d37d10cea93a53cac150162343c95ba0fd671fc4e2"
+    "darwin_arm64"  = "sha256:5021705c671a8bab3beb18d37d10cea93a53cac150162343c95ba0fd671fc4e2"
+    "linux_amd64"   = "sha256:5021705c671a8bab3beb18d37d10cea93a53cac150162343c95ba0fd671fc4e2"
+    "linux_arm64"   = "sha256:5021705c671a8bab3beb18d37d10cea93a53cac150162343c95ba0fd671fc4e2"
+    "windows_amd64" = "sha256:5021705c671a8bab3beb18d37d10cea93a53cac150162343c95ba0fd671fc4e2"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:09:18Z"
+  resolved_at = "2026-12-02T06:14:39Z"
   checksums = {
-    "darwin_amd64"  = "sha256:fb2522c63e017c20ed561385aefb05aa8d685fc8120d89c09022f2841273035a"
-    "darwin_arm64"  = "sha256:fb2522c63e017c20ed561385aefb05aa8d685fc8120d89c09022f2841273035a"
-    "linux_amd64"   = "sha256:fb2522c63e017c20ed561385aefb05aa8d685fc8120d89c09022f2841273035a"
-    "linux_arm64"   = "sha256:fb2522c63e017c20ed561385aefb05aa8d685fc8120d89c09022f2841273035a"
-    "windows_amd64" = "sha256:fb2522c63e017c20ed561385aefb05aa8d685fc8120d89c09022f2841273035a"
+    "darwin_amd64"  = "sha256:08c2f06e965aa124b0bb8b929c55cd25be4de46c97d5e2aad7d36b8bc17c3301"
+    "darwin_arm64"  = "sha256:08c2f06e965aa124b0bb8b929c55cd25be4de46c97d5e2aad7d36b8bc17c3301"
+    "linux_amd64"   = "sha256:08c2f06e965aa124b0bb8b929c55cd25be4de46c97d5e2aad7d36b8bc17c3301"
+    "linux_arm64"   = "sha256:08c2f06e965aa124b0bb8b929c55cd25be4de46c97d5e2aad7d36b8bc17c3301"
+    "windows_amd64" = "sha256:08c2f06e965aa124b0bb8b929c55cd25be4de46c97d5e2aad7d36b8bc17c3301"
   }
   envelope = {
     env   = []
@@ -57,13 +57,13 @@ provider "fs" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:09:18Z"
+  resolved_at = "2026-12-02T06:14:39Z"
   checksums = {
-    "darwin_amd64"  = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
-    "darwin_arm64"  = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
-    "linux_amd64"   = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
-    "linux_arm64"   = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
-    "windows_amd64" = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
+    "darwin_amd64"  = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
+    "darwin_arm64"  = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
+    "linux_amd64"   = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
+    "linux_arm64"   = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
+    "windows_amd64" = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
   }
   envelope = {
     env   = []
@@ -93,13 +93,13 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:09:18Z"
+  resolved_at = "2026-12-02T06:14:39Z"
   checksums = {
-    "darwin_amd64"  = "sha256:60901a781ba379e1e84c4abadc19fddf2d16ecaf46c084d369a403d199916645"
-    "darwin_arm64"  = "sha256:60901a781ba379e1e84c4abadc19fddf2d16ecaf46c084d369a403d199916645"
-    "linux_amd64"   = "sha256:60901a781ba379e1e84c4abadc19fddf2d16ecaf46c084d369a403d199916645"
-    "linux_arm64"   = "sha256:60901a781ba379e1e84c4abadc19fddf2d16ecaf46c084d369a403d199916645"
-    "windows_amd64" = "sha256:60901a781ba379e1e84c4abadc19fddf2d16ecaf46c084d369a403d199916645"
+    "darwin_amd64"  = "sha256:cabbf14c159e32ba3d6f04dc84866457e12a31af706c2ff97c99d999b37b6292"
+    "darwin_arm64"  = "sha256:cabbf14c159e32ba3d6f04dc84866457e12a31af706c2ff97c99d999b37b6292"
+    "linux_amd64"   = "sha256:cabbf14c159e32ba3d6f04dc84866457e12a31af706c2ff97c99d999b37b6292"
+    "linux_arm64"   = "sha256:cabbf14c159e32ba3d6f04dc84866457e12a31af706c2ff97c99d999b37b6292"
+    "windows_amd64" = "sha256:cabbf14c159e32ba3d6f04dc84866457e12a31af706c2ff97c99d999b37b6292"
   }
   envelope = {
     env   = []

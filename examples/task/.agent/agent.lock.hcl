@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:09:19Z"
+  resolved_at = "2026-12-02T06:14:40Z"
   checksums = {
-    "darwin_amd64"  = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
-    "darwin_arm64"  = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
-    "linux_amd64"   = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
-    "linux_arm64"   = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
-    "windows_amd64" = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
+    "darwin_amd64"  = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
+    "darwin_arm64"  = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
+    "linux_amd64"   = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
+    "linux_arm64"   = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
+    "windows_amd64" = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:09:19Z"
+  resolved_at = "2026-12-02T06:14:40Z"
   checksums = {
-    "darwin_amd64"  = "sha256:58e649faf1c3e020220b7e90317885a21ec4d771e55dff248d38c580d7e95844"
-    "darwin_arm64"  = "sha256:58e649faf1c3e020220b7e90317885a21ec4d771e55dff248d38c580d7e95844"
-    "linux_amd64"   = "sha256:58e649faf1c3e020220b7e90317885a21ec4d771e55dff248d38c580d7e95844"
-    "linux_arm64"   = "sha256:58e649faf1c3e020220b7e90317885a21ec4d771e55dff248d38c580d7e95844"
-    "windows_amd64" = "sha256:58e649faf1c3e020220b7e90317885a21ec4d771e55dff248d38c580d7e95844"
+    "darwin_amd64"  = "sha256:ac3660d2412e45b1a175561caf98227f4359a8f2a1b4c3dd7c6a3f1614d66f8c"
+    "darwin_arm64"  = "sha256:ac3660d2412e45b1a175561caf98227f4359a8f2a1b4c3dd7c6a3f1614d66f8c"
+    "linux_amd64"   = "sha256:ac3660d2412e45b1a175561caf98227f4359a8f2a1b4c3dd7c6a3f1614d66f8c"
+    "linux_arm64"   = "sha256:ac3660d2412e45b1a175561caf98227f4359a8f2a1b4c3dd7c6a3f1614d66f8c"
+    "windows_amd64" = "sha256:ac3660d2412e45b1a175561caf98227f4359a8f2a1b4c3dd7c6a3f1614d66f8c"
   }
   envelope = {
     env   = []

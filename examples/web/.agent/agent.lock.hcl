@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:09:19Z"
+  resolved_at = "2026-12-02T06:14:40Z"
   checksums = {
-    "darwin_amd64"  = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
-    "darwin_arm64"  = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
-    "linux_amd64"   = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
-    "linux_arm64"   = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
-    "windows_amd64" = "sha256:62553b0278d09b7b7337760f0d76fa0536d91bfffe3a4dc0327334c9cfba6b22"
+    "darwin_amd64"  = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
+    "darwin_arm64"  = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
+    "linux_amd64"   = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
+    "linux_arm64"   = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
+    "windows_amd64" = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:09:19Z"
+  resolved_at = "2026-12-02T06:14:40Z"
   checksums = {
-    "darwin_amd64"  = "sha256:466b004d14826338a6e272a60790166b00d6218e0863e350cfb47c1e0dd23395"
-    "darwin_arm64"  = "sha256:466b004d14826338a6e272a60790166b00d6218e0863e350cfb47c1e0dd23395"
-    "linux_amd64"   = "sha256:466b004d14826338a6e272a60790166b00d6218e0863e350cfb47c1e0dd23395"
-    "linux_arm64"   = "sha256:466b004d14826338a6e272a60790166b00d6218e0863e350cfb47c1e0dd23395"
-    "windows_amd64" = "sha256:466b004d14826338a6e272a60790166b00d6218e0863e350cfb47c1e0dd23395"
+    "darwin_amd64"  = "sha256:2f576caaa154a8a216389e4aeda14ebc2a58ae64e6ed9a27bfbf52e310415c72"
+    "darwin_arm64"  = "sha256:2f576caaa154a8a216389e4aeda14ebc2a58ae64e6ed9a27bfbf52e310415c72"
+    "linux_amd64"   = "sha256:2f576caaa154a8a216389e4aeda14ebc2a58ae64e6ed9a27bfbf52e310415c72"
+    "linux_arm64"   = "sha256:2f576caaa154a8a216389e4aeda14ebc2a58ae64e6ed9a27bfbf52e310415c72"
+    "windows_amd64" = "sha256:2f576caaa154a8a216389e4aeda14ebc2a58ae64e6ed9a27bfbf52e310415c72"
   }
   envelope = {
     env   = []

@@ -25,7 +25,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file pluggableharness/frontend/v1/rpc_response.proto.
  */
 export const file_pluggableharness_frontend_v1_rpc_response: GenFile = /*@__PURE__*/
-  fileDesc("Ci9wbHVnZ2FibGVoYXJuZXNzL2Zyb250ZW5kL3YxL3JwY19yZXNwb25zZS5wcm90bxIccGx1Z2dhYmxlaGFybmVzcy5mcm9udGVuZC52MSJjChdHZXRDYXBhYmlsaXRpZXNSZXNwb25zZRJICgxjYXBhYmlsaXRpZXMYASABKAsyMi5wbHVnZ2FibGVoYXJuZXNzLmZyb250ZW5kLnYxLkZyb250ZW5kQ2FwYWJpbGl0aWVzIhMKEUNvbmZpZ3VyZVJlc3BvbnNlIk0KEERlc2NyaWJlUmVzcG9uc2USOQoIcHJvZHVjZXIYASABKAsyJy5wbHVnZ2FibGVoYXJuZXNzLmNvbW1vbi52MS5Qcm9kdWNlclJlZkI1WjNwaGFnZW50L2dlbi9wbHVnZ2FibGVoYXJuZXNzL2Zyb250ZW5kL3YxO2Zyb250ZW5kdjFiBnByb3RvMw", [file_pluggableharness_common_v1_types, file_pluggableharness_frontend_v1_types]);
+  fileDesc("Ci9wbHVnZ2FibGVoYXJuZXNzL2Zyb250ZW5kL3YxL3JwY19yZXNwb25zZS5wcm90bxIccGx1Z2dhYmxlaGFybmVzcy5mcm9udGVuZC52MSJjChdHZXRDYXBhYmlsaXRpZXNSZXNwb25zZRJICgxjYXBhYmlsaXRpZXMYASABKAsyMi5wbHVnZ2FibGVoYXJuZXNzLmZyb250ZW5kLnYxLkZyb250ZW5kQ2FwYWJpbGl0aWVzIiwKEUNvbmZpZ3VyZVJlc3BvbnNlEhcKD29wZXJhdG9yX25vdGljZRgBIAEoCSJNChBEZXNjcmliZVJlc3BvbnNlEjkKCHByb2R1Y2VyGAEgASgLMicucGx1Z2dhYmxlaGFybmVzcy5jb21tb24udjEuUHJvZHVjZXJSZWZCNVozcGhhZ2VudC9nZW4vcGx1Z2dhYmxlaGFybmVzcy9mcm9udGVuZC92MTtmcm9udGVuZHYxYgZwcm90bzM", [file_pluggableharness_common_v1_types, file_pluggableharness_frontend_v1_types]);
 
 /**
  * GetCapabilitiesResponse carries the provider's capabilities.
@@ -54,6 +54,14 @@ export const GetCapabilitiesResponseSchema: GenMessage<GetCapabilitiesResponse> 
  * @generated from message pluggableharness.frontend.v1.ConfigureResponse
  */
 export type ConfigureResponse = Message<"pluggableharness.frontend.v1.ConfigureResponse"> & {
+  /**
+   * One line the kernel shows the operator (on its stderr) once the
+   * frontend is configured, e.g. the URL a web frontend serves; empty for
+   * none. Our extension.
+   *
+   * @generated from field: string operator_notice = 1;
+   */
+  operatorNotice: string;
 };
 
 /**

@@ -21,13 +21,15 @@ import type { ProducerRef } from "../../common/v1/types_pb.ts";
 import { file_pluggableharness_common_v1_types } from "../../common/v1/types_pb.ts";
 import type { DeltaKind, EventKind } from "./types_pb.ts";
 import { file_pluggableharness_kernel_v1_types } from "./types_pb.ts";
+import type { RenderTree } from "../../render/v1/types_pb.ts";
+import { file_pluggableharness_render_v1_types } from "../../render/v1/types_pb.ts";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file pluggableharness/kernel/v1/events.proto.
  */
 export const file_pluggableharness_kernel_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("CidwbHVnZ2FibGVoYXJuZXNzL2tlcm5lbC92MS9ldmVudHMucHJvdG8SGnBsdWdnYWJsZWhhcm5lc3Mua2VybmVsLnYxIpQBCghCdXNFdmVudBINCgV0b3BpYxgBIAEoCRIPCgdwYXlsb2FkGAIgASgMEhQKDHBheWxvYWRfdHlwZRgDIAEoCRIWCg5zY2hlbWFfdmVyc2lvbhgEIAEoCRIoCgR0aW1lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIQCghzZXF1ZW5jZRgGIAEoAyLuAQoLU3RvcmVkRXZlbnQSEAoIc2VxdWVuY2UYASABKAMSCgoCaWQYAiABKAkSKAoEdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMwoEa2luZBgEIAEoDjIlLnBsdWdnYWJsZWhhcm5lc3Mua2VybmVsLnYxLkV2ZW50S2luZBI5Cghwcm9kdWNlchgFIAEoCzInLnBsdWdnYWJsZWhhcm5lc3MuY29tbW9uLnYxLlByb2R1Y2VyUmVmEhYKDnNjaGVtYV92ZXJzaW9uGAYgASgJEg8KB3BheWxvYWQYByABKAwidgoKVG9rZW5EZWx0YRISCgpzZXNzaW9uX2lkGAEgASgJEhEKCXRhcmdldF9pZBgCIAEoCRIMCgR0ZXh0GAMgASgJEjMKBGtpbmQYBCABKA4yJS5wbHVnZ2FibGVoYXJuZXNzLmtlcm5lbC52MS5EZWx0YUtpbmRCMVovcGhhZ2VudC9nZW4vcGx1Z2dhYmxlaGFybmVzcy9rZXJuZWwvdjE7a2VybmVsdjFiBnByb3RvMw", [file_google_protobuf_timestamp, file_pluggableharness_common_v1_types, file_pluggableharness_kernel_v1_types]);
+  fileDesc("CidwbHVnZ2FibGVoYXJuZXNzL2tlcm5lbC92MS9ldmVudHMucHJvdG8SGnBsdWdnYWJsZWhhcm5lc3Mua2VybmVsLnYxIpQBCghCdXNFdmVudBINCgV0b3BpYxgBIAEoCRIPCgdwYXlsb2FkGAIgASgMEhQKDHBheWxvYWRfdHlwZRgDIAEoCRIWCg5zY2hlbWFfdmVyc2lvbhgEIAEoCRIoCgR0aW1lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIQCghzZXF1ZW5jZRgGIAEoAyLuAQoLU3RvcmVkRXZlbnQSEAoIc2VxdWVuY2UYASABKAMSCgoCaWQYAiABKAkSKAoEdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMwoEa2luZBgEIAEoDjIlLnBsdWdnYWJsZWhhcm5lc3Mua2VybmVsLnYxLkV2ZW50S2luZBI5Cghwcm9kdWNlchgFIAEoCzInLnBsdWdnYWJsZWhhcm5lc3MuY29tbW9uLnYxLlByb2R1Y2VyUmVmEhYKDnNjaGVtYV92ZXJzaW9uGAYgASgJEg8KB3BheWxvYWQYByABKAwidgoKVG9rZW5EZWx0YRISCgpzZXNzaW9uX2lkGAEgASgJEhEKCXRhcmdldF9pZBgCIAEoCRIMCgR0ZXh0GAMgASgJEjMKBGtpbmQYBCABKA4yJS5wbHVnZ2FibGVoYXJuZXNzLmtlcm5lbC52MS5EZWx0YUtpbmQijwEKDVJlbmRlcmVkRXZlbnQSNgoFZXZlbnQYASABKAsyJy5wbHVnZ2FibGVoYXJuZXNzLmtlcm5lbC52MS5TdG9yZWRFdmVudBI0CgR0cmVlGAIgASgLMiYucGx1Z2dhYmxlaGFybmVzcy5yZW5kZXIudjEuUmVuZGVyVHJlZRIQCghmYWxsYmFjaxgDIAEoCUIxWi9waGFnZW50L2dlbi9wbHVnZ2FibGVoYXJuZXNzL2tlcm5lbC92MTtrZXJuZWx2MWIGcHJvdG8z", [file_google_protobuf_timestamp, file_pluggableharness_common_v1_types, file_pluggableharness_kernel_v1_types, file_pluggableharness_render_v1_types]);
 
 /**
  * BusEvent is one event delivered by Subscribe.
@@ -189,4 +191,41 @@ export type TokenDelta = Message<"pluggableharness.kernel.v1.TokenDelta"> & {
  */
 export const TokenDeltaSchema: GenMessage<TokenDelta> = /*@__PURE__*/
   messageDesc(file_pluggableharness_kernel_v1_events, 2);
+
+/**
+ * RenderedEvent is one stored event with the tree a frontend paints
+ * (RenderEvents).
+ *
+ * @generated from message pluggableharness.kernel.v1.RenderedEvent
+ */
+export type RenderedEvent = Message<"pluggableharness.kernel.v1.RenderedEvent"> & {
+  /**
+   * The event as stored.
+   *
+   * @generated from field: pluggableharness.kernel.v1.StoredEvent event = 1;
+   */
+  event?: StoredEvent | undefined;
+
+  /**
+   * The producer build's tree, or the kernel's rendering of the payload.
+   *
+   * @generated from field: pluggableharness.render.v1.RenderTree tree = 2;
+   */
+  tree?: RenderTree | undefined;
+
+  /**
+   * Why the kernel rendered it instead of the producer; empty when the
+   * producer did.
+   *
+   * @generated from field: string fallback = 3;
+   */
+  fallback: string;
+};
+
+/**
+ * Describes the message pluggableharness.kernel.v1.RenderedEvent.
+ * Use `create(RenderedEventSchema)` to create a new message.
+ */
+export const RenderedEventSchema: GenMessage<RenderedEvent> = /*@__PURE__*/
+  messageDesc(file_pluggableharness_kernel_v1_events, 3);
 
