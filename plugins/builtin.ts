@@ -45,6 +45,7 @@ export const BUILTIN_PLUGIN_NAMES: readonly string[] = [
   "scripted",
   "search",
   "task",
+  "tui",
   "user",
   "web",
 ];
