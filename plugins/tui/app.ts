@@ -677,6 +677,7 @@ function App({ session, settings, exit }: AppProps): React.ReactElement {
 
   useInput((input: string, key: Key) => {
     if (key.ctrl && input === "c") return ctrlC();
+    lastCtrlC.current = 0; // another key ends a Ctrl-C streak
     if (key.ctrl && input === "t") {
       setShowThinking((v) => !v);
       return;
@@ -970,7 +971,11 @@ function terminalKeys(): { stream: Readable; close(): void } {
     unref(): void;
   };
   stream.isTTY = true;
+  let closed = false;
   stream.setRawMode = (on: boolean) => {
+    // Raw mode stays on until close: a Ctrl-C typed while the UI winds
+    // down must not become a SIGINT to the kernel's process group.
+    if (!on && !closed) return stream;
     try {
       Deno.stdin.setRaw(on, { cbreak: false });
     } catch {
@@ -980,7 +985,6 @@ function terminalKeys(): { stream: Readable; close(): void } {
   };
   stream.ref = () => {};
   stream.unref = () => {};
-  let closed = false;
   (async () => {
     const buf = new Uint8Array(4096);
     while (!closed) {
@@ -1052,9 +1056,9 @@ export async function runTui(
   });
   unmount = () => instance.unmount();
   await done.promise;
-  keys.close();
   session.close();
   deltas.abort();
   await Promise.allSettled([following, streaming]);
   await kernel.detachSession({ sessionId }).catch(() => {});
+  keys.close();
 }

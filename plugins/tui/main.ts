@@ -83,13 +83,16 @@ if (import.meta.main) {
   const hasTerminal = Deno.stdin.isTerminal() && Deno.stderr.isTerminal();
   const noColor = (envOf("NO_COLOR") ?? "") !== "";
   const color = hasTerminal && !noColor;
-  if (!color) {
-    // chalk (under Ink) reads FORCE_COLOR when it is imported.
-    try {
-      Deno.env.set("FORCE_COLOR", "0");
-    } catch {
-      // not granted: Ink then decides by the terminal alone
-    }
+  // chalk (under Ink) decides its colour level when it is imported, from
+  // FORCE_COLOR or else from whether fd 1 is a terminal, which is never the
+  // case for a plugin (stdout carries the handshake): say it here.
+  try {
+    Deno.env.set(
+      "FORCE_COLOR",
+      !color ? "0" : envOf("COLORTERM") === "truecolor" ? "3" : "2",
+    );
+  } catch {
+    // not granted: Ink then draws without colours
   }
   // Loaded while the kernel configures us: Ink and React are the cost.
   const app = hasTerminal ? import("./app.ts") : undefined;
