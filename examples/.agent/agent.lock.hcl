@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "echo" {
   source      = "builtin/echo"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:46:31Z"
+  resolved_at = "2026-12-02T05:37:21Z"
   checksums = {
-    "darwin_amd64"  = "sha256:0e544f2ecccb4496e1e6cd3a97a5660af48cb31c662078ec2172c618a7a8cc25"
-    "darwin_arm64"  = "sha256:0e544f2ecccb4496e1e6cd3a97a5660af48cb31c662078ec2172c618a7a8cc25"
-    "linux_amd64"   = "sha256:0e544f2ecccb4496e1e6cd3a97a5660af48cb31c662078ec2172c618a7a8cc25"
-    "linux_arm64"   = "sha256:0e544f2ecccb4496e1e6cd3a97a5660af48cb31c662078ec2172c618a7a8cc25"
-    "windows_amd64" = "sha256:0e544f2ecccb4496e1e6cd3a97a5660af48cb31c662078ec2172c618a7a8cc25"
+    "darwin_amd64"  = "sha256:78a5a2ceafa187959f8e74e9c67b8800ed080fdfd3398c38f81d5657d6db1a11"
+    "darwin_arm64"  = "sha256:78a5a2ceafa187959f8e74e9c67b8800ed080fdfd3398c38f81d5657d6db1a11"
+    "linux_amd64"   = "sha256:78a5a2ceafa187959f8e74e9c67b8800ed080fdfd3398c38f81d5657d6db1a11"
+    "linux_arm64"   = "sha256:78a5a2ceafa187959f8e74e9c67b8800ed080fdfd3398c38f81d5657d6db1a11"
+    "windows_amd64" = "sha256:78a5a2ceafa187959f8e74e9c67b8800ed080fdfd3398c38f81d5657d6db1a11"
   }
   envelope = {
     env   = []
@@ -36,13 +36,13 @@ provider "echo" {
 provider "notes" {
   source      = "./plugins/notes"
   version     = "0.2.0"
-  resolved_at = "2026-12-02T03:17:31Z"
+  resolved_at = "2026-12-02T05:37:21Z"
   checksums = {
-    "darwin_amd64"  = "sha256:c4721fa7117cf18fe7c78c895cce83ee4a1ef85f11e5d5c449c9bbc67cc62733"
-    "darwin_arm64"  = "sha256:c4721fa7117cf18fe7c78c895cce83ee4a1ef85f11e5d5c449c9bbc67cc62733"
-    "linux_amd64"   = "sha256:c4721fa7117cf18fe7c78c895cce83ee4a1ef85f11e5d5c449c9bbc67cc62733"
-    "linux_arm64"   = "sha256:c4721fa7117cf18fe7c78c895cce83ee4a1ef85f11e5d5c449c9bbc67cc62733"
-    "windows_amd64" = "sha256:c4721fa7117cf18fe7c78c895cce83ee4a1ef85f11e5d5c449c9bbc67cc62733"
+    "darwin_amd64"  = "sha256:39f80bf03c45e0a51339b2da56672332851ae1ac8f373dc1e1bb7e6357798827"
+    "darwin_arm64"  = "sha256:39f80bf03c45e0a51339b2da56672332851ae1ac8f373dc1e1bb7e6357798827"
+    "linux_amd64"   = "sha256:39f80bf03c45e0a51339b2da56672332851ae1ac8f373dc1e1bb7e6357798827"
+    "linux_arm64"   = "sha256:39f80bf03c45e0a51339b2da56672332851ae1ac8f373dc1e1bb7e6357798827"
+    "windows_amd64" = "sha256:39f80bf03c45e0a51339b2da56672332851ae1ac8f373dc1e1bb7e6357798827"
   }
   envelope = {
     env   = []

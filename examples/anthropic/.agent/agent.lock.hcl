@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "claude" {
   source      = "builtin/anthropic"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:33Z"
+  resolved_at = "2026-12-02T05:37:27Z"
   checksums = {
-    "darwin_amd64"  = "sha256:6ffd0dba50bd1a7dcd2b5fa456139c0a888179ebee191ab1f5ea06a4f63c2ce3"
-    "darwin_arm64"  = "sha256:6ffd0dba50bd1a7dcd2b5fa456139c0a888179ebee191ab1f5ea06a4f63c2ce3"
-    "linux_amd64"   = "sha256:6ffd0dba50bd1a7dcd2b5fa456139c0a888179ebee191ab1f5ea06a4f63c2ce3"
-    "linux_arm64"   = "sha256:6ffd0dba50bd1a7dcd2b5fa456139c0a888179ebee191ab1f5ea06a4f63c2ce3"
-    "windows_amd64" = "sha256:6ffd0dba50bd1a7dcd2b5fa456139c0a888179ebee191ab1f5ea06a4f63c2ce3"
+    "darwin_amd64"  = "sha256:802c4d78be46096420fb618a9658e162711f26fa69b75f2351ee8fa2478602a5"
+    "darwin_arm64"  = "sha256:802c4d78be46096420fb618a9658e162711f26fa69b75f2351ee8fa2478602a5"
+    "linux_amd64"   = "sha256:802c4d78be46096420fb618a9658e162711f26fa69b75f2351ee8fa2478602a5"
+    "linux_arm64"   = "sha256:802c4d78be46096420fb618a9658e162711f26fa69b75f2351ee8fa2478602a5"
+    "windows_amd64" = "sha256:802c4d78be46096420fb618a9658e162711f26fa69b75f2351ee8fa2478602a5"
   }
   envelope = {
     env   = []
@@ -59,13 +59,13 @@ provider "claude" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:33Z"
+  resolved_at = "2026-12-02T05:37:27Z"
   checksums = {
-    "darwin_amd64"  = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "darwin_arm64"  = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "linux_amd64"   = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "linux_arm64"   = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "windows_amd64" = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
+    "darwin_amd64"  = "sha256:0e97825f25200edb9885b9b674c55385ca7c4a895f070737ee55cb1e0c09d682"
+    "darwin_arm64"  = "sha256:0e97825f25200edb9885b9b674c55385ca7c4a895f070737ee55cb1e0c09d682"
+    "linux_amd64"   = "sha256:0e97825f25200edb9885b9b674c55385ca7c4a895f070737ee55cb1e0c09d682"
+    "linux_arm64"   = "sha256:0e97825f25200edb9885b9b674c55385ca7c4a895f070737ee55cb1e0c09d682"
+    "windows_amd64" = "sha256:0e97825f25200edb9885b9b674c55385ca7c4a895f070737ee55cb1e0c09d682"
   }
   envelope = {
     env   = []

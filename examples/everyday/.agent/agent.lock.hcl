@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "ask" {
   source      = "builtin/user"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:35Z"
+  resolved_at = "2026-12-02T05:37:39Z"
   checksums = {
-    "darwin_amd64"  = "sha256:b318493faa23005f1b6044e6e52c902212d0831f9a5750f9334676c7b10a52fe"
-    "darwin_arm64"  = "sha256:b318493faa23005f1b6044e6e52c902212d0831f9a5750f9334676c7b10a52fe"
-    "linux_amd64"   = "sha256:b318493faa23005f1b6044e6e52c902212d0831f9a5750f9334676c7b10a52fe"
-    "linux_arm64"   = "sha256:b318493faa23005f1b6044e6e52c902212d0831f9a5750f9334676c7b10a52fe"
-    "windows_amd64" = "sha256:b318493faa23005f1b6044e6e52c902212d0831f9a5750f9334676c7b10a52fe"
+    "darwin_amd64"  = "sha256:1f69ade4cb58775fe489dd5f3e4152dfa32170dd8ef4027280fe29732093944d"
+    "darwin_arm64"  = "sha256:1f69ade4cb58775fe489dd5f3e4152dfa32170dd8ef4027280fe29732093944d"
+    "linux_amd64"   = "sha256:1f69ade4cb58775fe489dd5f3e4152dfa32170dd8ef4027280fe29732093944d"
+    "linux_arm64"   = "sha256:1f69ade4cb58775fe489dd5f3e4152dfa32170dd8ef4027280fe29732093944d"
+    "windows_amd64" = "sha256:1f69ade4cb58775fe489dd5f3e4152dfa32170dd8ef4027280fe29732093944d"
   }
   envelope = {
     env   = []
@@ -34,13 +34,13 @@ provider "ask" {
 provider "docs" {
   source      = "builtin/agents-md"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:35Z"
+  resolved_at = "2026-12-02T05:37:39Z"
   checksums = {
-    "darwin_amd64"  = "sha256:1477e90532ecd6ad6b304213b0dbf77cef9e6320ad17f1603e42c46fe05c2a8f"
-    "darwin_arm64"  = "sha256:1477e90532ecd6ad6b304213b0dbf77cef9e6320ad17f1603e42c46fe05c2a8f"
-    "linux_amd64"   = "sha256:1477e90532ecd6ad6b304213b0dbf77cef9e6320ad17f1603e42c46fe05c2a8f"
-    "linux_arm64"   = "sha256:1477e90532ecd6ad6b304213b0dbf77cef9e6320ad17f1603e42c46fe05c2a8f"
-    "windows_amd64" = "sha256:1477e90532ecd6ad6b304213b0dbf77cef9e6320ad17f1603e42c46fe05c2a8f"
+    "darwin_amd64"  = "sha256:f2dd5fb13439914e8a8452f88b174044b926c7c699802b51028e599bac955fc9"
+    "darwin_arm64"  = "sha256:f2dd5fb13439914e8a8452f88b174044b926c7c699802b51028e599bac955fc9"
+    "linux_amd64"   = "sha256:f2dd5fb13439914e8a8452f88b174044b926c7c699802b51028e599bac955fc9"
+    "linux_arm64"   = "sha256:f2dd5fb13439914e8a8452f88b174044b926c7c699802b51028e599bac955fc9"
+    "windows_amd64" = "sha256:f2dd5fb13439914e8a8452f88b174044b926c7c699802b51028e599bac955fc9"
   }
   envelope = {
     env   = []
@@ -79,13 +79,13 @@ provider "docs" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:35Z"
+  resolved_at = "2026-12-02T05:37:39Z"
   checksums = {
-    "darwin_amd64"  = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "darwin_arm64"  = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "linux_amd64"   = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "linux_arm64"   = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "windows_amd64" = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
+    "darwin_amd64"  = "sha256:0e97825f25200edb9885b9b674c55385ca7c4a895f070737ee55cb1e0c09d682"
+    "darwin_arm64"  = "sha256:0e97825f25200edb9885b9b674c55385ca7c4a895f070737ee55cb1e0c09d682"
+    "linux_amd64"   = "sha256:0e97825f25200edb9885b9b674c55385ca7c4a895f070737ee55cb1e0c09d682"
+    "linux_arm64"   = "sha256:0e97825f25200edb9885b9b674c55385ca7c4a895f070737ee55cb1e0c09d682"
+    "windows_amd64" = "sha256:0e97825f25200edb9885b9b674c55385ca7c4a895f070737ee55cb1e0c09d682"
   }
   envelope = {
     env   = []
@@ -130,13 +130,13 @@ provider "fs" {
 provider "graph" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:35Z"
+  resolved_at = "2026-12-02T05:37:39Z"
   checksums = {
-    "darwin_amd64"  = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
-    "darwin_arm64"  = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
-    "linux_amd64"   = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
-    "linux_arm64"   = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
-    "windows_amd64" = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
+    "darwin_amd64"  = "sha256:7383450cd1726a3026f3ab9113fb799998059d14c738ac56b5610fde8db80a6b"
+    "darwin_arm64"  = "sha256:7383450cd1726a3026f3ab9113fb799998059d14c738ac56b5610fde8db80a6b"
+    "linux_amd64"   = "sha256:7383450cd1726a3026f3ab9113fb799998059d14c738ac56b5610fde8db80a6b"
+    "linux_arm64"   = "sha256:7383450cd1726a3026f3ab9113fb799998059d14c738ac56b5610fde8db80a6b"
+    "windows_amd64" = "sha256:7383450cd1726a3026f3ab9113fb799998059d14c738ac56b5610fde8db80a6b"
   }
   envelope = {
     env   = []
@@ -259,13 +259,13 @@ provider "graph" {
 provider "memory" {
   source      = "builtin/memory"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:35Z"
+  resolved_at = "2026-12-02T05:37:39Z"
   checksums = {
-    "darwin_amd64"  = "sha256:71caa2666d09662f507d3aebbbdce8037dbc380f707d9f12cf30a8ad135e8da1"
-    "darwin_arm64"  = "sha256:71caa2666d09662f507d3aebbbdce8037dbc380f707d9f12cf30a8ad135e8da1"
-    "linux_amd64"   = "sha256:71caa2666d09662f507d3aebbbdce8037dbc380f707d9f12cf30a8ad135e8da1"
-    "linux_arm64"   = "sha256:71caa2666d09662f507d3aebbbdce8037dbc380f707d9f12cf30a8ad135e8da1"
-    "windows_amd64" = "sha256:71caa2666d09662f507d3aebbbdce8037dbc380f707d9f12cf30a8ad135e8da1"
+    "darwin_amd64"  = "sha256:739a8fb9b8a493993d6c8c6ea268b5e76b11d37aa8c3d86320bd6349fe13c4ae"
+    "darwin_arm64"  = "sha256:739a8fb9b8a493993d6c8c6ea268b5e76b11d37aa8c3d86320bd6349fe13c4ae"
+    "linux_amd64"   = "sha256:739a8fb9b8a493993d6c8c6ea268b5e76b11d37aa8c3d86320bd6349fe13c4ae"
+    "linux_arm64"   = "sha256:739a8fb9b8a493993d6c8c6ea268b5e76b11d37aa8c3d86320bd6349fe13c4ae"
+    "windows_amd64" = "sha256:739a8fb9b8a493993d6c8c6ea268b5e76b11d37aa8c3d86320bd6349fe13c4ae"
   }
   envelope = {
     env   = ["HOME", "XDG_DATA_HOME"]
@@ -338,13 +338,13 @@ provider "memory" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:46:32Z"
+  resolved_at = "2026-12-02T05:37:39Z"
   checksums = {
-    "darwin_amd64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "darwin_arm64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "linux_amd64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "linux_arm64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "windows_amd64" = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
+    "darwin_amd64"  = "sha256:f8e0a5dc25efaedd8b85e9306d53a37ac759a362956ea80706868c12d6bcee9f"
+    "darwin_arm64"  = "sha256:f8e0a5dc25efaedd8b85e9306d53a37ac759a362956ea80706868c12d6bcee9f"
+    "linux_amd64"   = "sha256:f8e0a5dc25efaedd8b85e9306d53a37ac759a362956ea80706868c12d6bcee9f"
+    "linux_arm64"   = "sha256:f8e0a5dc25efaedd8b85e9306d53a37ac759a362956ea80706868c12d6bcee9f"
+    "windows_amd64" = "sha256:f8e0a5dc25efaedd8b85e9306d53a37ac759a362956ea80706868c12d6bcee9f"
   }
   envelope = {
     env   = []
@@ -374,13 +374,13 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:35Z"
+  resolved_at = "2026-12-02T05:37:39Z"
   checksums = {
-    "darwin_amd64"  = "sha256:10bbb1c1afd4c3b932b66bac0b692b6237052792128edeb55f8648025067e1b7"
-    "darwin_arm64"  = "sha256:10bbb1c1afd4c3b932b66bac0b692b6237052792128edeb55f8648025067e1b7"
-    "linux_amd64"   = "sha256:10bbb1c1afd4c3b932b66bac0b692b6237052792128edeb55f8648025067e1b7"
-    "linux_arm64"   = "sha256:10bbb1c1afd4c3b932b66bac0b692b6237052792128edeb55f8648025067e1b7"
-    "windows_amd64" = "sha256:10bbb1c1afd4c3b932b66bac0b692b6237052792128edeb55f8648025067e1b7"
+    "darwin_amd64"  = "sha256:ed55136b1b9f6d60067fbb54485f9857e524666f647e6df3d7ab023b0b803a5c"
+    "darwin_arm64"  = "sha256:ed55136b1b9f6d60067fbb54485f9857e524666f647e6df3d7ab023b0b803a5c"
+    "linux_amd64"   = "sha256:ed55136b1b9f6d60067fbb54485f9857e524666f647e6df3d7ab023b0b803a5c"
+    "linux_arm64"   = "sha256:ed55136b1b9f6d60067fbb54485f9857e524666f647e6df3d7ab023b0b803a5c"
+    "windows_amd64" = "sha256:ed55136b1b9f6d60067fbb54485f9857e524666f647e6df3d7ab023b0b803a5c"
   }
   envelope = {
     env   = []
@@ -415,13 +415,13 @@ provider "search" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:35Z"
+  resolved_at = "2026-12-02T05:37:39Z"
   checksums = {
-    "darwin_amd64"  = "sha256:dc46d06312da88e6f5a056f982d9bec273332b2c393aa27474b0b4af9088fe0e"
-    "darwin_arm64"  = "sha256:dc46d06312da88e6f5a056f982d9bec273332b2c393aa27474b0b4af9088fe0e"
-    "linux_amd64"   = "sha256:dc46d06312da88e6f5a056f982d9bec273332b2c393aa27474b0b4af9088fe0e"
-    "linux_arm64"   = "sha256:dc46d06312da88e6f5a056f982d9bec273332b2c393aa27474b0b4af9088fe0e"
-    "windows_amd64" = "sha256:dc46d06312da88e6f5a056f982d9bec273332b2c393aa27474b0b4af9088fe0e"
+    "darwin_amd64"  = "sha256:b0ce4f0814ea54de7eb916600089760f81d31954548e8ede5f5b9f3a0afe0f57"
+    "darwin_arm64"  = "sha256:b0ce4f0814ea54de7eb916600089760f81d31954548e8ede5f5b9f3a0afe0f57"
+    "linux_amd64"   = "sha256:b0ce4f0814ea54de7eb916600089760f81d31954548e8ede5f5b9f3a0afe0f57"
+    "linux_arm64"   = "sha256:b0ce4f0814ea54de7eb916600089760f81d31954548e8ede5f5b9f3a0afe0f57"
+    "windows_amd64" = "sha256:b0ce4f0814ea54de7eb916600089760f81d31954548e8ede5f5b9f3a0afe0f57"
   }
   envelope = {
     env   = []
@@ -493,13 +493,13 @@ provider "sh" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:35Z"
+  resolved_at = "2026-12-02T05:37:39Z"
   checksums = {
-    "darwin_amd64"  = "sha256:5fe26807c3ce7984a62d2c801b2a135cdc6e8c72477fbd4871d2f69262335e75"
-    "darwin_arm64"  = "sha256:5fe26807c3ce7984a62d2c801b2a135cdc6e8c72477fbd4871d2f69262335e75"
-    "linux_amd64"   = "sha256:5fe26807c3ce7984a62d2c801b2a135cdc6e8c72477fbd4871d2f69262335e75"
-    "linux_arm64"   = "sha256:5fe26807c3ce7984a62d2c801b2a135cdc6e8c72477fbd4871d2f69262335e75"
-    "windows_amd64" = "sha256:5fe26807c3ce7984a62d2c801b2a135cdc6e8c72477fbd4871d2f69262335e75"
+    "darwin_amd64"  = "sha256:f2ad63082664b174896ab3d1bd0a954ab140b81040ab97332832fffcb7f7c129"
+    "darwin_arm64"  = "sha256:f2ad63082664b174896ab3d1bd0a954ab140b81040ab97332832fffcb7f7c129"
+    "linux_amd64"   = "sha256:f2ad63082664b174896ab3d1bd0a954ab140b81040ab97332832fffcb7f7c129"
+    "linux_arm64"   = "sha256:f2ad63082664b174896ab3d1bd0a954ab140b81040ab97332832fffcb7f7c129"
+    "windows_amd64" = "sha256:f2ad63082664b174896ab3d1bd0a954ab140b81040ab97332832fffcb7f7c129"
   }
   envelope = {
     env   = []
@@ -531,13 +531,13 @@ provider "tasks" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:35Z"
+  resolved_at = "2026-12-02T05:37:39Z"
   checksums = {
-    "darwin_amd64"  = "sha256:e9b80dbec695e0bbf189f4ddca54cd50ed8db102d247fb8e248462f2f6bce8ac"
-    "darwin_arm64"  = "sha256:e9b80dbec695e0bbf189f4ddca54cd50ed8db102d247fb8e248462f2f6bce8ac"
-    "linux_amd64"   = "sha256:e9b80dbec695e0bbf189f4ddca54cd50ed8db102d247fb8e248462f2f6bce8ac"
-    "linux_arm64"   = "sha256:e9b80dbec695e0bbf189f4ddca54cd50ed8db102d247fb8e248462f2f6bce8ac"
-    "windows_amd64" = "sha256:e9b80dbec695e0bbf189f4ddca54cd50ed8db102d247fb8e248462f2f6bce8ac"
+    "darwin_amd64"  = "sha256:2cb60164eebc593c587587eb1b6c52cfa707f2f965db06cef972e5eedd196341"
+    "darwin_arm64"  = "sha256:2cb60164eebc593c587587eb1b6c52cfa707f2f965db06cef972e5eedd196341"
+    "linux_amd64"   = "sha256:2cb60164eebc593c587587eb1b6c52cfa707f2f965db06cef972e5eedd196341"
+    "linux_arm64"   = "sha256:2cb60164eebc593c587587eb1b6c52cfa707f2f965db06cef972e5eedd196341"
+    "windows_amd64" = "sha256:2cb60164eebc593c587587eb1b6c52cfa707f2f965db06cef972e5eedd196341"
   }
   envelope = {
     env   = []

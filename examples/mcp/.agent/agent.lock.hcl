@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "files" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:39Z"
+  resolved_at = "2026-12-02T05:37:50Z"
   checksums = {
-    "darwin_amd64"  = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
-    "darwin_arm64"  = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
-    "linux_amd64"   = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
-    "linux_arm64"   = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
-    "windows_amd64" = "sha256:f2d5fba4801a9221d830f8410cc201fb4f4564930ff36dff7051b041c8f2a086"
+    "darwin_amd64"  = "sha256:7383450cd1726a3026f3ab9113fb799998059d14c738ac56b5610fde8db80a6b"
+    "darwin_arm64"  = "sha256:7383450cd1726a3026f3ab9113fb799998059d14c738ac56b5610fde8db80a6b"
+    "linux_amd64"   = "sha256:7383450cd1726a3026f3ab9113fb799998059d14c738ac56b5610fde8db80a6b"
+    "linux_arm64"   = "sha256:7383450cd1726a3026f3ab9113fb799998059d14c738ac56b5610fde8db80a6b"
+    "windows_amd64" = "sha256:7383450cd1726a3026f3ab9113fb799998059d14c738ac56b5610fde8db80a6b"
   }
   envelope = {
     env   = []
@@ -135,13 +135,13 @@ provider "files" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:46:33Z"
+  resolved_at = "2026-12-02T05:37:50Z"
   checksums = {
-    "darwin_amd64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "darwin_arm64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "linux_amd64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "linux_arm64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "windows_amd64" = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
+    "darwin_amd64"  = "sha256:f8e0a5dc25efaedd8b85e9306d53a37ac759a362956ea80706868c12d6bcee9f"
+    "darwin_arm64"  = "sha256:f8e0a5dc25efaedd8b85e9306d53a37ac759a362956ea80706868c12d6bcee9f"
+    "linux_amd64"   = "sha256:f8e0a5dc25efaedd8b85e9306d53a37ac759a362956ea80706868c12d6bcee9f"
+    "linux_arm64"   = "sha256:f8e0a5dc25efaedd8b85e9306d53a37ac759a362956ea80706868c12d6bcee9f"
+    "windows_amd64" = "sha256:f8e0a5dc25efaedd8b85e9306d53a37ac759a362956ea80706868c12d6bcee9f"
   }
   envelope = {
     env   = []

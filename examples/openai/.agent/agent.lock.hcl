@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:40Z"
+  resolved_at = "2026-12-02T05:37:55Z"
   checksums = {
-    "darwin_amd64"  = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "darwin_arm64"  = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "linux_amd64"   = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "linux_arm64"   = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "windows_amd64" = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
+    "darwin_amd64"  = "sha256:0e97825f25200edb9885b9b674c55385ca7c4a895f070737ee55cb1e0c09d682"
+    "darwin_arm64"  = "sha256:0e97825f25200edb9885b9b674c55385ca7c4a895f070737ee55cb1e0c09d682"
+    "linux_amd64"   = "sha256:0e97825f25200edb9885b9b674c55385ca7c4a895f070737ee55cb1e0c09d682"
+    "linux_arm64"   = "sha256:0e97825f25200edb9885b9b674c55385ca7c4a895f070737ee55cb1e0c09d682"
+    "windows_amd64" = "sha256:0e97825f25200edb9885b9b674c55385ca7c4a895f070737ee55cb1e0c09d682"
   }
   envelope = {
     env   = []
@@ -57,13 +57,13 @@ provider "fs" {
 provider "openai" {
   source      = "builtin/openai"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:40Z"
+  resolved_at = "2026-12-02T05:37:55Z"
   checksums = {
-    "darwin_amd64"  = "sha256:9378c37d0d43102fd355e8862bea2edc9e9ee5ab043075c449c933e9658e69db"
-    "darwin_arm64"  = "sha256:9378c37d0d43102fd355e8862bea2edc9e9ee5ab043075c449c933e9658e69db"
-    "linux_amd64"   = "sha256:9378c37d0d43102fd355e8862bea2edc9e9ee5ab043075c449c933e9658e69db"
-    "linux_arm64"   = "sha256:9378c37d0d43102fd355e8862bea2edc9e9ee5ab043075c449c933e9658e69db"
-    "windows_amd64" = "sha256:9378c37d0d43102fd355e8862bea2edc9e9ee5ab043075c449c933e9658e69db"
+    "darwin_amd64"  = "sha256:3bdaaa4ce3fd90d365f4110fcb3e1275d308169b243f747812b24900450f334a"
+    "darwin_arm64"  = "sha256:3bdaaa4ce3fd90d365f4110fcb3e1275d308169b243f747812b24900450f334a"
+    "linux_amd64"   = "sha256:3bdaaa4ce3fd90d365f4110fcb3e1275d308169b243f747812b24900450f334a"
+    "linux_arm64"   = "sha256:3bdaaa4ce3fd90d365f4110fcb3e1275d308169b243f747812b24900450f334a"
+    "windows_amd64" = "sha256:3bdaaa4ce3fd90d365f4110fcb3e1275d308169b243f747812b24900450f334a"
   }
   envelope = {
     env   = []

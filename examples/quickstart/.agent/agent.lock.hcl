@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:17:44Z"
+  resolved_at = "2026-12-02T05:38:01Z"
   checksums = {
-    "darwin_amd64"  = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "darwin_arm64"  = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "linux_amd64"   = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "linux_arm64"   = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
-    "windows_amd64" = "sha256:db04614116768e51b9a311a7a9082d2cbf6bd4225c29813d2232c197422432cc"
+    "darwin_amd64"  = "sha256:0e97825f25200edb9885b9b674c55385ca7c4a895f070737ee55cb1e0c09d682"
+    "darwin_arm64"  = "sha256:0e97825f25200edb9885b9b674c55385ca7c4a895f070737ee55cb1e0c09d682"
+    "linux_amd64"   = "sha256:0e97825f25200edb9885b9b674c55385ca7c4a895f070737ee55cb1e0c09d682"
+    "linux_arm64"   = "sha256:0e97825f25200edb9885b9b674c55385ca7c4a895f070737ee55cb1e0c09d682"
+    "windows_amd64" = "sha256:0e97825f25200edb9885b9b674c55385ca7c4a895f070737ee55cb1e0c09d682"
   }
   envelope = {
     env   = []
@@ -57,13 +57,13 @@ provider "fs" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T03:46:35Z"
+  resolved_at = "2026-12-02T05:38:01Z"
   checksums = {
-    "darwin_amd64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "darwin_arm64"  = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "linux_amd64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "linux_arm64"   = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
-    "windows_amd64" = "sha256:63d0244ded75a62acce610debb049814957777115d83462a8687ed00f6045097"
+    "darwin_amd64"  = "sha256:f8e0a5dc25efaedd8b85e9306d53a37ac759a362956ea80706868c12d6bcee9f"
+    "darwin_arm64"  = "sha256:f8e0a5dc25efaedd8b85e9306d53a37ac759a362956ea80706868c12d6bcee9f"
+    "linux_amd64"   = "sha256:f8e0a5dc25efaedd8b85e9306d53a37ac759a362956ea80706868c12d6bcee9f"
+    "linux_arm64"   = "sha256:f8e0a5dc25efaedd8b85e9306d53a37ac759a362956ea80706868c12d6bcee9f"
+    "windows_amd64" = "sha256:f8e0a5dc25efaedd8b85e9306d53a37ac759a362956ea80706868c12d6bcee9f"
   }
   envelope = {
     env   = []
