@@ -207,12 +207,12 @@ try {
       await idler.status;
 
       const line = await startUntil(
-        socket,
+        `${socket}-line`,
         dir,
         [...agent, "--no-tui"],
-        (s) => /^> $/m.test(s),
+        (s) => /^>\s*$/m.test(s),
       );
-      tmux(socket, "kill-server");
+      tmux(`${socket}-line`, "kill-server");
       const tui = await startUntil(
         socket,
         dir,
@@ -256,10 +256,12 @@ try {
         baseRss,
       });
     } finally {
-      try {
-        tmux(socket, "kill-server");
-      } catch {
-        // not running
+      for (const s of [socket, `${socket}-line`]) {
+        try {
+          tmux(s, "kill-server");
+        } catch {
+          // not running
+        }
       }
     }
   }

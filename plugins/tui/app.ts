@@ -439,7 +439,9 @@ function metadataLines(
 
 // ------------------------------------------------------------ components
 
-function Lines(
+const Lines = React.memo(LinesOf);
+
+function LinesOf(
   props: { lines: readonly Line[]; color: boolean },
 ): React.ReactElement {
   return h(
@@ -895,26 +897,32 @@ function App({ session, settings, exit }: AppProps): React.ReactElement {
     1,
     height - boxHeight - bottom.length - panel.length - 1,
   );
-  const all = transcriptLines(
-    session.transcript.entries,
-    width - 1,
-    showThinking,
-  );
-  const maxScroll = Math.max(0, all.length - transcriptHeight);
-  const off = Math.min(scroll, maxScroll);
-  const visible = all.slice(
-    Math.max(0, all.length - transcriptHeight - off),
-    all.length - off,
-  );
-  while (visible.length < transcriptHeight) visible.unshift([]);
-  if (off > 0) {
-    visible[0] = [{
-      text: `↑ ${
-        all.length - transcriptHeight - off + 1
-      } more lines above (PgUp/PgDn)`,
-      dim: true,
-    }];
-  }
+  // Typing re-renders only the input box: the transcript's lines are
+  // recomputed when the transcript, the size or the scroll changes.
+  const version = session.transcript.version;
+  const visible = React.useMemo(() => {
+    const all = transcriptLines(
+      session.transcript.entries,
+      width - 1,
+      showThinking,
+    );
+    const maxScroll = Math.max(0, all.length - transcriptHeight);
+    const off = Math.min(scroll, maxScroll);
+    const lines = all.slice(
+      Math.max(0, all.length - transcriptHeight - off),
+      all.length - off,
+    );
+    while (lines.length < transcriptHeight) lines.unshift([]);
+    if (off > 0) {
+      lines[0] = [{
+        text: `↑ ${
+          all.length - transcriptHeight - off + 1
+        } more lines above (PgUp/PgDn)`,
+        dim: true,
+      }];
+    }
+    return lines;
+  }, [version, width, showThinking, transcriptHeight, scroll, session]);
 
   return h(
     Box,
