@@ -14,8 +14,9 @@
  *   module's spawn-to-exit;
  * - **keystroke → screen**: the TUI's pane output is piped to a file
  *   (`pipe-pane`); per key, from just before `tmux send-keys` to the first
- *   growth of that file after it (so it includes the tmux client's round
- *   trip, a few ms), 40 keys per run, p50 and p90;
+ *   growth of that file after it, 40 keys per run, p50 and p90; the same
+ *   measured on `cat` in a pane (the terminal's own echo) is the floor
+ *   (tmux's client round trip, the pty, tmux's output);
  * - **TUI memory**: `VmRSS` and peak `VmHWM` of the TUI plugin's process
  *   (`/proc/<pid>/status`) after the keys, against the empty module's
  *   process measured the same way (it idles until read).
@@ -114,6 +115,33 @@ async function startUntil(
   }
 }
 
+/** Per key: `send-keys` to the first growth of the piped pane output. */
+async function keyLatencies(socket: string, out: string): Promise<number[]> {
+  await Deno.writeTextFile(out, "");
+  tmux(socket, "pipe-pane", "-o", "-t", "b", `cat >> '${out}'`);
+  await sleep(200);
+  const lat: number[] = [];
+  for (let i = 0; i < 40; i++) {
+    const before = Deno.statSync(out).size;
+    const k0 = performance.now();
+    tmux(
+      socket,
+      "send-keys",
+      "-t",
+      "b",
+      "-l",
+      String.fromCharCode(97 + (i % 26)),
+    );
+    while (Deno.statSync(out).size === before) {
+      if (performance.now() - k0 > 5000) throw new Error("no echo in 5 s");
+      await sleep(0.5);
+    }
+    lat.push(performance.now() - k0);
+    await sleep(30);
+  }
+  return lat;
+}
+
 function memoryOf(pid: number): { rss: number; hwm: number } {
   const status = Deno.readTextFileSync(`/proc/${pid}/status`);
   const kb = (k: string) =>
@@ -180,6 +208,7 @@ const rows: {
   tui: number;
   keyP50: number;
   keyP90: number;
+  catP50: number;
   rss: number;
   hwm: number;
   baseRss: number;
@@ -213,35 +242,21 @@ try {
         (s) => /^>\s*$/m.test(s),
       );
       tmux(`${socket}-line`, "kill-server");
+      // The floor of the key measurement: the terminal's own echo of `cat`
+      // (tmux's client round trip, the pty, tmux's output).
+      await startUntil(`${socket}-cat`, dir, ["cat"], () => true);
+      const catLat = await keyLatencies(
+        `${socket}-cat`,
+        join(dir, `cat-${round}.out`),
+      );
+      tmux(`${socket}-cat`, "kill-server");
       const tui = await startUntil(
         socket,
         dir,
         agent,
         (s) => s.includes("type a prompt"),
       );
-      const out = join(dir, `pane-${round}.out`);
-      await Deno.writeTextFile(out, "");
-      tmux(socket, "pipe-pane", "-o", "-t", "b", `cat >> '${out}'`);
-      await sleep(200);
-      const lat: number[] = [];
-      for (let i = 0; i < 40; i++) {
-        const before = Deno.statSync(out).size;
-        const k0 = performance.now();
-        tmux(
-          socket,
-          "send-keys",
-          "-t",
-          "b",
-          "-l",
-          String.fromCharCode(97 + (i % 26)),
-        );
-        while (Deno.statSync(out).size === before) {
-          if (performance.now() - k0 > 5000) throw new Error("no echo in 5 s");
-          await sleep(0.5);
-        }
-        lat.push(performance.now() - k0);
-        await sleep(30);
-      }
+      const lat = await keyLatencies(socket, join(dir, `pane-${round}.out`));
       const mem = memoryOf(tuiPid());
       tmux(socket, "kill-server");
       if (round === 0) continue; // warmup
@@ -251,12 +266,13 @@ try {
         tui,
         keyP50: pct(lat, 0.5),
         keyP90: pct(lat, 0.9),
+        catP50: pct(catLat, 0.5),
         rss: mem.rss,
         hwm: mem.hwm,
         baseRss,
       });
     } finally {
-      for (const s of [socket, `${socket}-line`]) {
+      for (const s of [socket, `${socket}-line`, `${socket}-cat`]) {
         try {
           tmux(s, "kill-server");
         } catch {
@@ -280,6 +296,7 @@ const summary = {
   line_start_over_baseline: m("line") / m("baseline"),
   key_p50_ms: m("keyP50"),
   key_p90_ms: m("keyP90"),
+  cat_echo_p50_ms: m("catP50"),
   tui_rss_mb: m("rss"),
   tui_peak_rss_mb: m("hwm"),
   baseline_rss_mb: m("baseRss"),
