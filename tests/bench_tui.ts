@@ -324,7 +324,9 @@ else {
   console.log(
     `keystroke → screen (TUI):  p50 ${f(summary.key_p50_ms)} ms, p90 ${
       f(summary.key_p90_ms)
-    } ms`,
+    } ms (cat's echo, the floor, measured alike: p50 ${
+      f(summary.cat_echo_p50_ms)
+    } ms)`,
   );
   console.log(
     `TUI process memory:        RSS ${f(summary.tui_rss_mb)} MB (${

@@ -1044,7 +1044,8 @@ export async function runTui(
   const deltas = new AbortController();
   const following = session.follow();
   const streaming = session.deltas(deltas.signal);
-  await session.refreshStatus();
+  // Drawn at once; the status line fills in with the first snapshot.
+  session.refreshStatus();
   const done = Promise.withResolvers<void>();
   const keys = terminalKeys();
   let unmount = () => {};
