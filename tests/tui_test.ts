@@ -249,7 +249,7 @@ async function golden(
 
 Deno.test({
   name:
-    "the terminal UI streams an answer, approves a plan in its dialog, completes, runs commands, interrupts, resizes and exits",
+    "the terminal UI streams an answer, approves a plan in its dialog, completes, runs commands, interrupts, resizes, exits, and backfills the session when started again",
   ignore: !TMUX,
   sanitizeResources: false,
   sanitizeOps: false,
@@ -379,6 +379,30 @@ Deno.test({
     await tmux.until("the hint", (s) => s.includes("input cleared"));
     tmux.keys("C-c");
     await tmux.until("agent's exit", (s) => s.includes("EXIT 0"));
+
+    // A TUI started again on the stored session backfills its transcript
+    // (ResumeSession, then ReadEvents from the start).
+    const id = /\b(01[0-9A-HJKMNP-TV-Z]{24})\b/.exec(big)?.[1];
+    assert.ok(id, `no session id on the status line:\n${big}`);
+    tmux.run(
+      "respawn-pane",
+      "-k",
+      "-t",
+      "tui",
+      "-c",
+      dir,
+      `${command} --resume ${id}; echo "EXIT $?"; sleep 600`,
+    );
+    const resumed = await tmux.until(
+      "the backfilled transcript",
+      (s) =>
+        s.includes("type a prompt") && s.includes("Tell me more") &&
+        s.includes("/cost") && s.includes(id),
+    );
+    assert.match(resumed, /Done: SUMMARY\.md has the summary and 2 action/);
+    await tmux.typed("/exit");
+    tmux.keys("Enter");
+    await tmux.until("the resumed agent's exit", (s) => s.includes("EXIT 0"));
   } finally {
     tmux.kill();
     await Deno.remove(dir, { recursive: true });
