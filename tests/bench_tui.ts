@@ -66,7 +66,7 @@ agent_profile "default" {
 
 function tmux(socket: string, ...a: string[]): string {
   const out = new Deno.Command("tmux", {
-    args: ["-L", socket, "-f", "/dev/null", ...a],
+    args: ["-S", join(dir, `${socket}.sock`), "-f", "/dev/null", ...a],
     stdout: "piped",
     stderr: "piped",
   }).outputSync();
@@ -215,7 +215,7 @@ const rows: {
 }[] = [];
 try {
   for (let round = 0; round <= RUNS; round++) {
-    const socket = `agent-bench-tui-${Deno.pid}-${round}`;
+    const socket = `t${round}`;
     try {
       // Baseline: spawn to exit of an empty module; memory of an idle one.
       const t0 = performance.now();

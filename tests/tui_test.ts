@@ -129,13 +129,12 @@ agent_profile "default" {
 
 /** A private tmux server with one window running a command. */
 class Tmux {
-  readonly socket = `agent-tui-test-${Deno.pid}-${
-    Math.random().toString(36).slice(2)
-  }`;
+  /** The server's socket, inside the test's temporary directory. */
+  constructor(readonly socket: string) {}
 
   run(...args: string[]): string {
     const out = new Deno.Command("tmux", {
-      args: ["-L", this.socket, "-f", "/dev/null", ...args],
+      args: ["-S", this.socket, "-f", "/dev/null", ...args],
       stdout: "piped",
       stderr: "piped",
     }).outputSync();
@@ -255,7 +254,7 @@ Deno.test({
   sanitizeOps: false,
 }, async () => {
   const dir = await Deno.makeTempDir({ prefix: "agent-tui-" });
-  const tmux = new Tmux();
+  const tmux = new Tmux(join(dir, "tmux.sock"));
   try {
     await Deno.writeTextFile(join(dir, "agent.hcl"), AGENT_HCL);
     await Deno.writeTextFile(

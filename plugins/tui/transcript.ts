@@ -103,6 +103,12 @@ export class Transcript {
   /** Cost reported by stored messages, summed (USD). */
   cost = 0;
   readonly #tools = new Map<string, Extract<Entry, { kind: "tool" }>>();
+  /**
+   * The end of the last stored answer not yet seen as deltas: the stored
+   * message can be read before its last deltas arrive (two streams), and
+   * those are then dropped.
+   */
+  #lateTail = "";
   /** Prompts this frontend sent and has not yet seen stored. */
   readonly #sent: string[] = [];
 
@@ -136,6 +142,13 @@ export class Transcript {
    */
   applyDelta(d: DeltaLike): void {
     const kind = d.kind === DeltaKind.THINKING ? "thinking" : "assistant";
+    if (kind === "assistant" && this.#lateTail) {
+      if (this.#lateTail.startsWith(d.text)) {
+        this.#lateTail = this.#lateTail.slice(d.text.length);
+        return;
+      }
+      this.#lateTail = "";
+    }
     const last = this.entries.at(-1);
     if (last && last.kind === kind && last.streaming) last.text += d.text;
     else {
@@ -305,9 +318,13 @@ export class Transcript {
     } else if (streamedThinking) streamedThinking.streaming = false;
     const streamed = this.#streaming("assistant");
     if (streamed) {
+      this.#lateTail = text.startsWith(streamed.text)
+        ? text.slice(streamed.text.length)
+        : "";
       if (text) streamed.text = text;
       streamed.streaming = false;
     } else if (text) {
+      this.#lateTail = text;
       this.entries.push({ kind: "assistant", text, streaming: false });
     }
     if (!m.content.some((b) => b.block.case === "toolUse")) this.finals++;

@@ -15,6 +15,14 @@ import { plain, wrapLine } from "./lines.ts";
 import { markdownLines } from "./markdown.ts";
 import { appendHistory, loadHistory } from "./history.ts";
 import { settingsOf } from "./main.ts";
+import { Transcript } from "./transcript.ts";
+import { create, toBinary } from "@bufbuild/protobuf";
+import { MessageEventSchema } from "../../proto/gen/pluggableharness/event/v1/events_pb.ts";
+import {
+  DeltaKind,
+  EventKind,
+} from "../../proto/gen/pluggableharness/kernel/v1/types_pb.ts";
+import { Role } from "../../proto/gen/pluggableharness/content/v1/types_pb.ts";
 
 Deno.test("the editor inserts pasted lines at the cursor and joins them on backspace", () => {
   let s = insert(emptyEditor(), "hello world");
@@ -146,4 +154,34 @@ Deno.test("the settings name a bad profiles_json attribute", () => {
     settingsOf({ profiles_json: '{"default":{"max_turns":3}}' }, true).profiles,
     { default: { max_turns: 3 } },
   );
+});
+
+Deno.test("deltas that arrive after their stored message are not shown twice", () => {
+  const t = new Transcript();
+  t.addPrompt("hi");
+  t.applyDelta({ text: "Hello ", kind: DeltaKind.UNSPECIFIED });
+  t.applyEvent({
+    sequence: 1n,
+    kind: EventKind.MESSAGE,
+    payload: toBinary(
+      MessageEventSchema,
+      create(MessageEventSchema, {
+        message: {
+          role: Role.ASSISTANT,
+          content: [{
+            block: { case: "text", value: { text: "Hello there." } },
+          }],
+        },
+      }),
+    ),
+  });
+  t.applyDelta({ text: "there.", kind: DeltaKind.UNSPECIFIED });
+  assert.deepEqual(
+    t.entries.map((e) =>
+      e.kind === "notice" || e.kind === "tool" ? e.kind : e.text
+    ),
+    ["hi", "Hello there."],
+  );
+  t.applyDelta({ text: "Next", kind: DeltaKind.UNSPECIFIED });
+  assert.equal(t.entries.length, 3);
 });
