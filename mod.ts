@@ -129,6 +129,7 @@ export {
   type RunningFrontend,
   sessionExitCode,
   type SessionOutcome,
+  type StartFrontendOptions,
 } from "./kernel/api.ts";
 export { openSessions } from "./kernel/open_sessions.ts";
 export type { CompactionOutcome } from "./kernel/agent/compaction.ts";

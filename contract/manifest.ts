@@ -161,6 +161,14 @@ export interface PluginManifest {
    * `allow_inject = true`.
    */
   inject?: boolean;
+  /**
+   * `"terminal": true` (frontends only): the plugin draws a full-screen UI
+   * on the operator's terminal. When the kernel runs on one, it starts the
+   * plugin with the terminal as its stdin and stderr (stdout still carries
+   * the handshake), in the terminal's foreground process group; otherwise
+   * the plugin gets no terminal and should say so.
+   */
+  terminal?: boolean;
 }
 
 /** A manifest that does not validate; names the file and every problem. */
@@ -200,6 +208,7 @@ const TOP_KEYS = [
   "config_schema",
   "tools",
   "inject",
+  "terminal",
 ];
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -325,6 +334,17 @@ export function parseManifest(raw: unknown, file: string): PluginManifest {
   if (raw["inject"] !== undefined && typeof raw["inject"] !== "boolean") {
     problems.push(`"inject" must be true or false`);
   }
+  if (raw["terminal"] !== undefined) {
+    if (typeof raw["terminal"] !== "boolean") {
+      problems.push(`"terminal" must be true or false`);
+    } else if (raw["terminal"] && category !== "frontend") {
+      problems.push(
+        `"terminal" is for frontend plugins only (this is a ${
+          String(category)
+        } plugin)`,
+      );
+    }
+  }
   if (problems.length > 0) throw new ManifestError(file, problems);
   const manifest: PluginManifest = {
     name,
@@ -339,6 +359,7 @@ export function parseManifest(raw: unknown, file: string): PluginManifest {
   if (configSchema) manifest.configSchema = configSchema;
   if (tools) manifest.tools = tools;
   if (raw["inject"] === true) manifest.inject = true;
+  if (raw["terminal"] === true) manifest.terminal = true;
   return manifest;
 }
 

@@ -217,3 +217,23 @@ Deno.test('parseManifest() keeps a tool\'s "subagents": true and rejects a non-b
       e.problems.includes('"tools[0].subagents" must be true or false'),
   );
 });
+
+Deno.test('parseManifest() accepts "terminal": true on a frontend only, and a boolean only', () => {
+  const frontend = { ...valid, category: "frontend" };
+  assert.equal(
+    parseManifest({ ...frontend, terminal: true }, "plugin.json").terminal,
+    true,
+  );
+  assert.equal(
+    parseManifest({ ...frontend, terminal: false }, "plugin.json").terminal,
+    undefined,
+  );
+  assert.throws(
+    () => parseManifest({ ...valid, terminal: true }, "plugin.json"),
+    /"terminal" is for frontend plugins only \(this is a tool plugin\)/,
+  );
+  assert.throws(
+    () => parseManifest({ ...frontend, terminal: "yes" }, "plugin.json"),
+    /"terminal" must be true or false/,
+  );
+});

@@ -370,6 +370,7 @@ async function launchOne(
   p: PlanProvider,
   options: LaunchProvidersOptions,
   found?: Launchable,
+  terminal = false,
 ): Promise<{ plugin: Plugin; manifest: PluginManifest; config: JsonObject }> {
   const { manifest, entrypoint, root: pluginRoot } = found ??
     await launchableOf(dir, p, options.builtins, plan, options.forge);
@@ -386,6 +387,7 @@ async function launchOne(
       subscribe: p.permissions.subscribe ?? [],
       // InjectControl: the manifest asks and the operator granted.
       inject: manifest.inject === true && p.permissions.inject === true,
+      ...(terminal ? { terminal: true } : {}),
     }, options.signal ? { signal: options.signal } : {});
     return { plugin, manifest, config };
   } catch (err) {
@@ -463,6 +465,75 @@ function frontendProvider(plan: Plan, name: string): PlanProvider {
   );
 }
 
+/** Options of {@linkcode launchFrontend}. */
+export interface LaunchFrontendOptions extends LaunchProvidersOptions {
+  /**
+   * The kernel runs on a terminal: a frontend whose manifest declares
+   * `"terminal": true` gets it (stdin and stderr). @default {false}
+   */
+  readonly terminal?: boolean;
+  /**
+   * Attributes laid over the provider's config for this launch (the CLI's
+   * `--profile`, `--resume`, `--plan`). @default {none}
+   */
+  readonly config?: JsonObject;
+  /**
+   * A first-party frontend (`builtin/<name>`) started when the plan
+   * declares no provider of that local name, with exactly the
+   * capabilities its manifest declares (the default terminal UI of
+   * interactive `agent`). @default {none: the name must be declared}
+   */
+  readonly implicitBuiltin?: string;
+}
+
+/**
+ * A provider for a first-party frontend the plan does not declare: its
+ * grant is its manifest's capability envelope (paths relative to the
+ * project), and it takes no config.
+ */
+async function implicitFrontend(
+  name: string,
+  builtins: BuiltinCatalog | undefined,
+): Promise<{ provider: PlanProvider; found: Launchable } | undefined> {
+  const found = builtins?.names.includes(name)
+    ? await builtins.resolve(`builtin/${name}`)
+    : undefined;
+  if (!found || found.manifest.category !== "frontend") return undefined;
+  const caps = found.manifest.capabilities;
+  const envelope = {
+    env: [...caps.env],
+    run: [...caps.run],
+    read: [...caps.read],
+    write: [...caps.write],
+    net: [...caps.net],
+  };
+  const provider: PlanProvider = {
+    name,
+    source: `builtin/${name}`,
+    sourceKind: "builtin",
+    constraint: "",
+    version: found.manifest.version,
+    category: "frontend",
+    runtime: found.manifest.runtime,
+    permissions: {
+      declared: envelope,
+      granted: envelope,
+      effective: envelope,
+    },
+    config: {},
+    position: 0,
+    range: {
+      file: "agent.hcl",
+      start: { line: 1, column: 1, byte: 0 },
+      end: { line: 1, column: 1, byte: 0 },
+    },
+  };
+  return {
+    provider,
+    found: { manifest: found.manifest, entrypoint: found.entrypoint },
+  };
+}
+
 /**
  * Starts a frontend plugin (`FrontendService`, plugins.md §6.5) with its
  * grant, under the host's sandbox, and configures it. It then drives
@@ -474,8 +545,8 @@ function frontendProvider(plan: Plan, name: string): PlanProvider {
  * @param dir The absolute project directory.
  * @param plan The compiled plan.
  * @param name The frontend provider's local name.
- * @param options The builtins, an abort signal, and configuration
- * attributes that override the provider block's (`agent web --port`).
+ * @param options The builtins, the terminal, config overrides (`agent web
+ * --port`), an abort signal.
  * @returns The running plugin and its notice for the operator.
  * @throws {ProviderError} When `name` is not a frontend provider, or it
  * cannot be started or configured.
@@ -485,10 +556,29 @@ export async function launchFrontend(
   dir: string,
   plan: Plan,
   name: string,
-  options: LaunchProvidersOptions & { config?: JsonObject } = {},
+  options: LaunchFrontendOptions = {},
 ): Promise<LaunchedFrontend> {
-  const p = frontendProvider(plan, name);
-  const { plugin, config } = await launchOne(host, dir, plan, p, options);
+  let p: PlanProvider | undefined;
+  let found: Launchable | undefined;
+  if (
+    options.implicitBuiltin === name &&
+    !plan.providers.some((q) => q.name === name)
+  ) {
+    const implicit = await implicitFrontend(name, options.builtins);
+    if (implicit) ({ provider: p, found } = implicit);
+  }
+  p ??= frontendProvider(plan, name);
+  const launchable = found ??
+    await launchableOf(dir, p, options.builtins, plan, options.forge);
+  const { plugin, config } = await launchOne(
+    host,
+    dir,
+    plan,
+    p,
+    options,
+    launchable,
+    options.terminal === true && launchable.manifest.terminal === true,
+  );
   try {
     const r = await plugin.client(FrontendService).configure({
       config: { ...config, ...options.config },

@@ -475,6 +475,14 @@ export interface Kernel extends AsyncDisposable {
     options?: KernelTriggerOptions,
   ): SessionRun<SessionOutcome>;
   /**
+   * The direct-invoke slash commands a profile lists (`slash_commands`),
+   * by name without the slash: what a frontend completes after `/`.
+   *
+   * @param profile The profile's name.
+   * @returns The names, sorted; none for an unknown profile.
+   */
+  slashCommandNames(profile: string): string[];
+  /**
    * Starts a frontend plugin (`FrontendService`): `name`, else
    * `settings.default_frontend`. It runs with its grant under the OS
    * sandbox and drives sessions through its callback channel (CreateSession,
@@ -486,21 +494,42 @@ export interface Kernel extends AsyncDisposable {
    * frontend provider of that local name is declared.
    *
    * @param name The frontend provider's local name.
-   * @param options Aborting stops the launch; `config` overrides attributes
-   * of its provider block (e.g. the web UI's `port`).
+   * @param options Aborting stops the launch; the terminal, config
+   * overrides and an implicit first-party frontend
+   * ({@linkcode StartFrontendOptions}).
    * @returns The running frontend.
    * @throws {ProviderError} When no frontend is named, the name is not a
    * frontend provider, or it cannot be started or configured.
    */
   startFrontend(
     name?: string,
-    options?: {
-      signal?: AbortSignal;
-      config?: JsonObject;
-    },
+    options?: StartFrontendOptions,
   ): Promise<RunningFrontend>;
   /** Stops every plugin and closes the session store (idempotent). */
   close(): Promise<void>;
+}
+
+/** Options of {@linkcode Kernel.startFrontend}. */
+export interface StartFrontendOptions {
+  /** Aborting stops the launch. */
+  signal?: AbortSignal;
+  /**
+   * This process runs on a terminal that the frontend may take over: a
+   * frontend whose manifest declares `"terminal": true` is started with
+   * it as its stdin and stderr. @default {false}
+   */
+  terminal?: boolean;
+  /**
+   * Attributes laid over the provider's config (e.g. `profile`,
+   * `resume`, the web UI's `port`). @default {none}
+   */
+  config?: Record<string, string | number | boolean>;
+  /**
+   * A first-party frontend (`builtin/<name>`) to start under `name` when
+   * the plan declares no such provider, granted exactly its manifest's
+   * capabilities. @default {none}
+   */
+  implicitBuiltin?: string;
 }
 
 /** A frontend plugin {@linkcode Kernel.startFrontend} started. */

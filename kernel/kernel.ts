@@ -98,6 +98,7 @@ import {
   type ReplayRenderItem,
   type RunningFrontend,
   type SessionOutcome,
+  type StartFrontendOptions,
 } from "./api.ts";
 import type { BuiltinCatalog } from "../contract/builtins.ts";
 import {
@@ -616,9 +617,13 @@ class KernelImpl implements Kernel {
     }, outcomeOf);
   }
 
+  slashCommandNames(profile: string): string[] {
+    return this.hub.slashCommandNames(profile);
+  }
+
   async startFrontend(
     name?: string,
-    options: { signal?: AbortSignal; config?: JsonObject } = {},
+    options: StartFrontendOptions = {},
   ): Promise<RunningFrontend> {
     const chosen = name || this.plan.settings.defaultFrontend;
     if (!chosen) {
@@ -642,7 +647,11 @@ class KernelImpl implements Kernel {
       {
         builtins: this.#builtins,
         signal: options.signal,
+        ...(options.terminal ? { terminal: true } : {}),
         ...(options.config ? { config: options.config } : {}),
+        ...(options.implicitBuiltin
+          ? { implicitBuiltin: options.implicitBuiltin }
+          : {}),
       },
     );
     let stopping = false;

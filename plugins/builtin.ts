@@ -47,6 +47,7 @@ export const BUILTIN_PLUGIN_NAMES: readonly string[] = [
   "scripted",
   "search",
   "task",
+  "tui",
   "user",
   "web",
   "webui",

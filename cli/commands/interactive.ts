@@ -18,7 +18,14 @@ import {
   EXIT_TERMINATED,
   EXIT_USAGE,
 } from "./exit_codes.ts";
-import type { Kernel, RunningFrontend } from "../../kernel/api.ts";
+import type {
+  Kernel,
+  RunningFrontend,
+  StartFrontendOptions,
+} from "../../kernel/api.ts";
+
+/** The first-party terminal UI's local name (`builtin/tui`). */
+const TUI_FRONTEND = "tui";
 import { parseOptions, usageError, useColor } from "./_common.ts";
 import { reportError } from "./_report_error.ts";
 import { openProjectKernel } from "./_zero_config.ts";
@@ -91,7 +98,10 @@ class LineReader {
 
 /** The `--help` text of interactive `agent`. */
 export const INTERACTIVE_HELP: string =
-  `Interactive session: type a prompt and press Enter. Plans are shown with their
+  `Interactive session. On a terminal, \`agent\` opens the full-screen terminal UI
+(builtin/tui; --frontend NAME or settings.default_frontend picks another
+frontend plugin, --no-tui keeps this line UI). In the line UI, type a prompt
+and press Enter. Plans are shown with their
 diff and asked for: y = approve once, s = approve for the session, a = always
 (written to agent.hcl as a policy), n = reject. Ctrl-C interrupts the running
 turn; /exit (or Ctrl-D) ends the session. Other /name [args] lines run the
@@ -108,10 +118,11 @@ async function runFrontend(
   kernel: Kernel,
   name: string,
   io: AgentIo,
+  options: StartFrontendOptions = {},
 ): Promise<number> {
   let fe: RunningFrontend;
   try {
-    fe = await kernel.startFrontend(name);
+    fe = await kernel.startFrontend(name, options);
   } catch (err) {
     return reportError(io, err);
   }
@@ -123,6 +134,7 @@ async function runFrontend(
   });
   try {
     const exit = await fe.exited;
+    if (options.terminal) restoreTerminal(io);
     if (stopped) return EXIT_TERMINATED;
     if (exit.crashed) {
       io.stderr(
@@ -136,6 +148,40 @@ async function runFrontend(
   } finally {
     unsubscribe?.();
   }
+}
+
+/**
+ * Leaves the terminal usable after a full-screen frontend, even one that
+ * crashed: cooked mode, the main screen, a visible cursor.
+ */
+function restoreTerminal(io: AgentIo): void {
+  try {
+    if (io.stdinIsTerminal) Deno.stdin.setRaw(false);
+  } catch {
+    // not our terminal (a test's io)
+  }
+  io.stderr("\x1b[?1049l\x1b[?25h");
+}
+
+/**
+ * What the terminal UI needs to know of the profiles that no RPC tells a
+ * frontend: the bounds it shows in its status line and the slash
+ * commands it completes, as JSON by profile name.
+ */
+function profilesForFrontend(kernel: Kernel): string {
+  const out: Record<string, unknown> = {};
+  for (const p of kernel.plan.profiles) {
+    out[p.name] = {
+      ...(p.bounds.maxTurns !== undefined
+        ? { max_turns: p.bounds.maxTurns }
+        : {}),
+      ...(p.bounds.maxCostUsd !== undefined
+        ? { max_cost_usd: p.bounds.maxCostUsd }
+        : {}),
+      commands: kernel.slashCommandNames(p.name),
+    };
+  }
+  return JSON.stringify(out);
 }
 
 /** A slash command's result as text: its `text`, else its JSON. */
@@ -160,12 +206,13 @@ export async function interactiveCommand(
   io: AgentIo,
 ): Promise<number> {
   const usage =
-    "Usage: agent [--profile P] [--resume ID] [--frontend NAME] [--dir D] [--locked] [--plan]   (agent --help)";
+    "Usage: agent [--profile P] [--resume ID] [--frontend NAME | --no-tui] [--dir D] [--locked] [--plan]   (agent --help)";
   const parsed = parseOptions(io, usage, args, {
     plan: { type: "boolean" },
     profile: { type: "string" },
     resume: { type: "string" },
     frontend: { type: "string" },
+    "no-tui": { type: "boolean" },
     dir: { type: "string" },
     locked: { type: "boolean" },
   });
@@ -199,8 +246,29 @@ export async function interactiveCommand(
   }
   await using _k = kernel;
   const style = styleFor(useColor(io));
-  const frontend = v.frontend ?? kernel.plan.settings.defaultFrontend;
-  if (frontend) return await runFrontend(kernel, frontend, io);
+  // A terminal on stdin and stderr: the full-screen UI (builtin/tui,
+  // started even when agent.hcl does not declare it), unless --no-tui,
+  // --plan (plan mode's approval is the line UI's) or another frontend is
+  // named. Pipes and non-terminals keep the line UI.
+  const terminal = tty && io.stderrIsTerminal === true;
+  const frontend = v.frontend ??
+    (v["no-tui"] || v.plan ? undefined : kernel.plan.settings.defaultFrontend ??
+      (terminal ? TUI_FRONTEND : undefined));
+  if (frontend) {
+    return await runFrontend(kernel, frontend, io, {
+      terminal,
+      implicitBuiltin: TUI_FRONTEND,
+      ...(frontend === TUI_FRONTEND
+        ? {
+          config: {
+            ...(v.profile !== undefined ? { profile: v.profile } : {}),
+            ...(v.resume !== undefined ? { resume: v.resume } : {}),
+            profiles_json: profilesForFrontend(kernel),
+          },
+        }
+        : {}),
+    });
+  }
   const renderer = new EventRenderer(
     { out: (t) => io.stdout(t), err: (t) => io.stderr(t) },
     style,

@@ -33,6 +33,11 @@ export interface AgentIo extends CliIo {
   /** Whether standard input is a terminal (only then does `agent` prompt). */
   readonly stdinIsTerminal?: boolean;
   /**
+   * Whether standard error is a terminal (a full-screen frontend draws
+   * there). @default {false}
+   */
+  readonly stderrIsTerminal?: boolean;
+  /**
    * Subscribes to interrupts (Ctrl-C, and SIGTERM as a CI job's
    * cancellation sends); returns the unsubscribe function. The handler
    * gets the signal (none means `SIGINT`).
@@ -79,6 +84,7 @@ export function processAgentIo(): AgentIo {
       return Deno.stdin.readable;
     },
     stdinIsTerminal: Deno.stdin.isTerminal(),
+    stderrIsTerminal: Deno.stderr.isTerminal(),
     onInterrupt(handler) {
       const onInt = () => handler("SIGINT");
       const onTerm = () => handler("SIGTERM");

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "echo" {
   source      = "builtin/echo"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:14:34Z"
+  resolved_at = "2026-12-02T06:16:59Z"
   checksums = {
-    "darwin_amd64"  = "sha256:9486f6a3ab2dbeda0d744f675ff92a83b475e8f5e61ede42aa5f47a08f6739c2"
-    "darwin_arm64"  = "sha256:9486f6a3ab2dbeda0d744f675ff92a83b475e8f5e61ede42aa5f47a08f6739c2"
-    "linux_amd64"   = "sha256:9486f6a3ab2dbeda0d744f675ff92a83b475e8f5e61ede42aa5f47a08f6739c2"
-    "linux_arm64"   = "sha256:9486f6a3ab2dbeda0d744f675ff92a83b475e8f5e61ede42aa5f47a08f6739c2"
-    "windows_amd64" = "sha256:9486f6a3ab2dbeda0d744f675ff92a83b475e8f5e61ede42aa5f47a08f6739c2"
+    "darwin_amd64"  = "sha256:9a223e07c2c8dea1d9067cdf18669a0d303fc634479fc1d77154dc9c0bbfd9a9"
+    "darwin_arm64"  = "sha256:9a223e07c2c8dea1d9067cdf18669a0d303fc634479fc1d77154dc9c0bbfd9a9"
+    "linux_amd64"   = "sha256:9a223e07c2c8dea1d9067cdf18669a0d303fc634479fc1d77154dc9c0bbfd9a9"
+    "linux_arm64"   = "sha256:9a223e07c2c8dea1d9067cdf18669a0d303fc634479fc1d77154dc9c0bbfd9a9"
+    "windows_amd64" = "sha256:9a223e07c2c8dea1d9067cdf18669a0d303fc634479fc1d77154dc9c0bbfd9a9"
   }
   envelope = {
     env   = []
@@ -36,13 +36,13 @@ provider "echo" {
 provider "notes" {
   source      = "./plugins/notes"
   version     = "0.2.0"
-  resolved_at = "2026-12-02T06:14:34Z"
+  resolved_at = "2026-12-02T06:16:59Z"
   checksums = {
-    "darwin_amd64"  = "sha256:6f6325229de27b35fd56c7400b5b19ad3594bb1d97586f99b8191f67e4266c27"
-    "darwin_arm64"  = "sha256:6f6325229de27b35fd56c7400b5b19ad3594bb1d97586f99b8191f67e4266c27"
-    "linux_amd64"   = "sha256:6f6325229de27b35fd56c7400b5b19ad3594bb1d97586f99b8191f67e4266c27"
-    "linux_arm64"   = "sha256:6f6325229de27b35fd56c7400b5b19ad3594bb1d97586f99b8191f67e4266c27"
-    "windows_amd64" = "sha256:6f6325229de27b35fd56c7400b5b19ad3594bb1d97586f99b8191f67e4266c27"
+    "darwin_amd64"  = "sha256:98bbb736b9cc271cbf2606ce26aee271619fcf2830760b121e31047c8370ca1d"
+    "darwin_arm64"  = "sha256:98bbb736b9cc271cbf2606ce26aee271619fcf2830760b121e31047c8370ca1d"
+    "linux_amd64"   = "sha256:98bbb736b9cc271cbf2606ce26aee271619fcf2830760b121e31047c8370ca1d"
+    "linux_arm64"   = "sha256:98bbb736b9cc271cbf2606ce26aee271619fcf2830760b121e31047c8370ca1d"
+    "windows_amd64" = "sha256:98bbb736b9cc271cbf2606ce26aee271619fcf2830760b121e31047c8370ca1d"
   }
   envelope = {
     env   = []

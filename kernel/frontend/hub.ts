@@ -479,6 +479,17 @@ export class FrontendHub implements FrontendSurface {
   }
 
   /**
+   * The direct-invoke slash commands a profile lists, by name (what a
+   * frontend completes after `/`).
+   *
+   * @param profile The profile's name.
+   * @returns The command names, without the slash, sorted.
+   */
+  slashCommandNames(profile: string): string[] {
+    return [...(this.#o.slashCommands?.(profile).keys() ?? [])].sort();
+  }
+
+  /**
    * Runs a direct-invoke slash command (`InvokeSlashCommand`, and `/name`
    * typed in the CLI): the profile's route, `args` parsed against its
    * `input_schema`, then {@linkcode FrontendHub.invoke} as a

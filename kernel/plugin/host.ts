@@ -117,6 +117,13 @@ export interface PluginSpec {
    * `allow_inject = true`. @default {false}
    */
   inject?: boolean;
+  /**
+   * Start it on this process's terminal (stdin and stderr inherited, in
+   * the terminal's process group; see {@linkcode ProcessCommand.terminal}):
+   * a frontend whose manifest declares `"terminal": true`, when the kernel
+   * runs on a terminal. @default {false}
+   */
+  terminal?: boolean;
 }
 
 /** Per-launch options. */
@@ -490,6 +497,15 @@ export class PluginHost implements AsyncDisposable {
       transport: { tcp, port, dir, callbackAddress },
       hidden,
     });
+    if (spec.terminal) {
+      // On the operator's terminal, the operator's NO_COLOR holds (plugins
+      // otherwise get NO_COLOR=1 so that their diagnostics stay plain).
+      const env = { ...command.env };
+      delete env.NO_COLOR;
+      const noColor = target.kernelEnv["NO_COLOR"];
+      if (noColor !== undefined) env.NO_COLOR = noColor;
+      command = { ...command, env, terminal: true };
+    }
     const cleanup = async () => {
       await callbacks.close();
       await Deno.remove(dir, { recursive: true }).catch(() => {});

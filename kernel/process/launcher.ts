@@ -26,6 +26,15 @@ export interface ProcessCommand {
    * @default {"piped"}
    */
   stdout?: "piped" | "null";
+  /**
+   * Give the child this process's terminal: its stdin and stderr are
+   * inherited (stdout stays as `stdout` says), and it stays in this
+   * process group (the terminal's foreground group), so that it may read
+   * keys, set raw mode and receive `SIGWINCH`. Signals then go to the
+   * child alone, not to a group.
+   * @default {false}
+   */
+  terminal?: boolean;
 }
 
 /** How a child process ended. */
@@ -78,25 +87,27 @@ export class DenoCommandLauncher implements ProcessLauncher {
    */
   start(command: ProcessCommand): LaunchedProcess {
     const stdout = command.stdout ?? "piped";
+    const terminal = command.terminal === true;
     const child = new Deno.Command(command.command, {
       args: [...command.args],
       env: command.env,
       clearEnv: true,
       cwd: command.cwd,
-      stdin: "null",
+      stdin: terminal ? "inherit" : "null",
       stdout,
-      stderr: "piped",
-      detached: true,
+      stderr: terminal ? "inherit" : "piped",
+      detached: !terminal,
     }).spawn();
     const pid = child.pid;
     return {
       pid,
       stdout: stdout === "piped" ? child.stdout : emptyStream(),
-      stderr: child.stderr,
+      stderr: terminal ? emptyStream() : child.stderr,
       status: child.status.then((s) => ({ code: s.code, signal: s.signal })),
       kill(signal: Deno.Signal): void {
         try {
-          Deno.kill(-pid, signal);
+          // A terminal child shares this process's group: signal it alone.
+          Deno.kill(terminal ? pid : -pid, signal);
         } catch {
           // already gone
         }

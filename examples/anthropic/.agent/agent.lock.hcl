@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "claude" {
   source      = "builtin/anthropic"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:14:34Z"
+  resolved_at = "2026-12-02T06:16:59Z"
   checksums = {
-    "darwin_amd64"  = "sha256:428a099c87c30d7d5508beeaab1cf86e769c6099d31ecabfe2ee8165500e08b8"
-    "darwin_arm64"  = "sha256:428a099c87c30d7d5508beeaab1cf86e769c6099d31ecabfe2ee8165500e08b8"
-    "linux_amd64"   = "sha256:428a099c87c30d7d5508beeaab1cf86e769c6099d31ecabfe2ee8165500e08b8"
-    "linux_arm64"   = "sha256:428a099c87c30d7d5508beeaab1cf86e769c6099d31ecabfe2ee8165500e08b8"
-    "windows_amd64" = "sha256:428a099c87c30d7d5508beeaab1cf86e769c6099d31ecabfe2ee8165500e08b8"
+    "darwin_amd64"  = "sha256:c5f8d2365dbd2d9415321407f756f6d678bd21018635de27c128fdb699f6b4c6"
+    "darwin_arm64"  = "sha256:c5f8d2365dbd2d9415321407f756f6d678bd21018635de27c128fdb699f6b4c6"
+    "linux_amd64"   = "sha256:c5f8d2365dbd2d9415321407f756f6d678bd21018635de27c128fdb699f6b4c6"
+    "linux_arm64"   = "sha256:c5f8d2365dbd2d9415321407f756f6d678bd21018635de27c128fdb699f6b4c6"
+    "windows_amd64" = "sha256:c5f8d2365dbd2d9415321407f756f6d678bd21018635de27c128fdb699f6b4c6"
   }
   envelope = {
     env   = []
@@ -59,13 +59,13 @@ provider "claude" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:14:34Z"
+  resolved_at = "2026-12-02T06:16:59Z"
   checksums = {
-    "darwin_amd64"  = "sha256:08c2f06e965aa124b0bb8b929c55cd25be4de46c97d5e2aad7d36b8bc17c3301"
-    "darwin_arm64"  = "sha256:08c2f06e965aa124b0bb8b929c55cd25be4de46c97d5e2aad7d36b8bc17c3301"
-    "linux_amd64"   = "sha256:08c2f06e965aa124b0bb8b929c55cd25be4de46c97d5e2aad7d36b8bc17c3301"
-    "linux_arm64"   = "sha256:08c2f06e965aa124b0bb8b929c55cd25be4de46c97d5e2aad7d36b8bc17c3301"
-    "windows_amd64" = "sha256:08c2f06e965aa124b0bb8b929c55cd25be4de46c97d5e2aad7d36b8bc17c3301"
+    "darwin_amd64"  = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
+    "darwin_arm64"  = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
+    "linux_amd64"   = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
+    "linux_arm64"   = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
+    "windows_amd64" = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
   }
   envelope = {
     env   = []

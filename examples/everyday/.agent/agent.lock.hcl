@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "ask" {
   source      = "builtin/user"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:14:35Z"
+  resolved_at = "2026-12-02T06:17:00Z"
   checksums = {
-    "darwin_amd64"  = "sha256:9a0400e6915ad886edd07272785a41e15cc4d0f0112b4694526513d57ecd89de"
-    "darwin_arm64"  = "sha256:9a0400e6915ad886edd07272785a41e15cc4d0f0112b4694526513d57ecd89de"
-    "linux_amd64"   = "sha256:9a0400e6915ad886edd07272785a41e15cc4d0f0112b4694526513d57ecd89de"
-    "linux_arm64"   = "sha256:9a0400e6915ad886edd07272785a41e15cc4d0f0112b4694526513d57ecd89de"
-    "windows_amd64" = "sha256:9a0400e6915ad886edd07272785a41e15cc4d0f0112b4694526513d57ecd89de"
+    "darwin_amd64"  = "sha256:c6db5ccb4ec0a3318a8fb9a606b8544427ef2b57114bc74bb78090c0ac425742"
+    "darwin_arm64"  = "sha256:c6db5ccb4ec0a3318a8fb9a606b8544427ef2b57114bc74bb78090c0ac425742"
+    "linux_amd64"   = "sha256:c6db5ccb4ec0a3318a8fb9a606b8544427ef2b57114bc74bb78090c0ac425742"
+    "linux_arm64"   = "sha256:c6db5ccb4ec0a3318a8fb9a606b8544427ef2b57114bc74bb78090c0ac425742"
+    "windows_amd64" = "sha256:c6db5ccb4ec0a3318a8fb9a606b8544427ef2b57114bc74bb78090c0ac425742"
   }
   envelope = {
     env   = []
@@ -34,13 +34,13 @@ provider "ask" {
 provider "docs" {
   source      = "builtin/agents-md"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:14:35Z"
+  resolved_at = "2026-12-02T06:17:00Z"
   checksums = {
-    "darwin_amd64"  = "sha256:0779919c75a8faf761ac2cf5b30cd36d4998f4a304e95b75b38c025becaf45b8"
-    "darwin_arm64"  = "sha256:0779919c75a8faf761ac2cf5b30cd36d4998f4a304e95b75b38c025becaf45b8"
-    "linux_amd64"   = "sha256:0779919c75a8faf761ac2cf5b30cd36d4998f4a304e95b75b38c025becaf45b8"
-    "linux_arm64"   = "sha256:0779919c75a8faf761ac2cf5b30cd36d4998f4a304e95b75b38c025becaf45b8"
-    "windows_amd64" = "sha256:0779919c75a8faf761ac2cf5b30cd36d4998f4a304e95b75b38c025becaf45b8"
+    "darwin_amd64"  = "sha256:a9081bd1edbfbc02ab4c909442727bc8c0835b9b55f2b51ea9d4e3afb6de040b"
+    "darwin_arm64"  = "sha256:a9081bd1edbfbc02ab4c909442727bc8c0835b9b55f2b51ea9d4e3afb6de040b"
+    "linux_amd64"   = "sha256:a9081bd1edbfbc02ab4c909442727bc8c0835b9b55f2b51ea9d4e3afb6de040b"
+    "linux_arm64"   = "sha256:a9081bd1edbfbc02ab4c909442727bc8c0835b9b55f2b51ea9d4e3afb6de040b"
+    "windows_amd64" = "sha256:a9081bd1edbfbc02ab4c909442727bc8c0835b9b55f2b51ea9d4e3afb6de040b"
   }
   envelope = {
     env   = []
@@ -79,13 +79,13 @@ provider "docs" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:14:35Z"
+  resolved_at = "2026-12-02T06:17:00Z"
   checksums = {
-    "darwin_amd64"  = "sha256:08c2f06e965aa124b0bb8b929c55cd25be4de46c97d5e2aad7d36b8bc17c3301"
-    "darwin_arm64"  = "sha256:08c2f06e965aa124b0bb8b929c55cd25be4de46c97d5e2aad7d36b8bc17c3301"
-    "linux_amd64"   = "sha256:08c2f06e965aa124b0bb8b929c55cd25be4de46c97d5e2aad7d36b8bc17c3301"
-    "linux_arm64"   = "sha256:08c2f06e965aa124b0bb8b929c55cd25be4de46c97d5e2aad7d36b8bc17c3301"
-    "windows_amd64" = "sha256:08c2f06e965aa124b0bb8b929c55cd25be4de46c97d5e2aad7d36b8bc17c3301"
+    "darwin_amd64"  = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
+    "darwin_arm64"  = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
+    "linux_amd64"   = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
+    "linux_arm64"   = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
+    "windows_amd64" = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
   }
   envelope = {
     env   = []
@@ -130,13 +130,13 @@ provider "fs" {
 provider "graph" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:14:35Z"
+  resolved_at = "2026-12-02T06:17:00Z"
   checksums = {
-    "darwin_amd64"  = "sha256:91029b362cea696ff211aeca8e6b3b0c9782726a773d14a56710bf3d920ae7c9"
-    "darwin_arm64"  = "sha256:91029b362cea696ff211aeca8e6b3b0c9782726a773d14a56710bf3d920ae7c9"
-    "linux_amd64"   = "sha256:91029b362cea696ff211aeca8e6b3b0c9782726a773d14a56710bf3d920ae7c9"
-    "linux_arm64"   = "sha256:91029b362cea696ff211aeca8e6b3b0c9782726a773d14a56710bf3d920ae7c9"
-    "windows_amd64" = "sha256:91029b362cea696ff211aeca8e6b3b0c9782726a773d14a56710bf3d920ae7c9"
+    "darwin_amd64"  = "sha256:255ac8284121a997cc1bd14b19fe4a2b5d41811601d808806044d67e4658e3af"
+    "darwin_arm64"  = "sha256:255ac8284121a997cc1bd14b19fe4a2b5d41811601d808806044d67e4658e3af"
+    "linux_amd64"   = "sha256:255ac8284121a997cc1bd14b19fe4a2b5d41811601d808806044d67e4658e3af"
+    "linux_arm64"   = "sha256:255ac8284121a997cc1bd14b19fe4a2b5d41811601d808806044d67e4658e3af"
+    "windows_amd64" = "sha256:255ac8284121a997cc1bd14b19fe4a2b5d41811601d808806044d67e4658e3af"
   }
   envelope = {
     env   = []
@@ -259,13 +259,13 @@ provider "graph" {
 provider "memory" {
   source      = "builtin/memory"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:14:35Z"
+  resolved_at = "2026-12-02T06:17:00Z"
   checksums = {
-    "darwin_amd64"  = "sha256:d59349c2728af8117438cd78b21f9b2e3b76f2b3d6eb15c4b734089979bd37ed"
-    "darwin_arm64"  = "sha256:d59349c2728af8117438cd78b21f9b2e3b76f2b3d6eb15c4b734089979bd37ed"
-    "linux_amd64"   = "sha256:d59349c2728af8117438cd78b21f9b2e3b76f2b3d6eb15c4b734089979bd37ed"
-    "linux_arm64"   = "sha256:d59349c2728af8117438cd78b21f9b2e3b76f2b3d6eb15c4b734089979bd37ed"
-    "windows_amd64" = "sha256:d59349c2728af8117438cd78b21f9b2e3b76f2b3d6eb15c4b734089979bd37ed"
+    "darwin_amd64"  = "sha256:91ca8b717dce51791a21f0339f2614c4093ad824681786abe83a1b2032564047"
+    "darwin_arm64"  = "sha256:91ca8b717dce51791a21f0339f2614c4093ad824681786abe83a1b2032564047"
+    "linux_amd64"   = "sha256:91ca8b717dce51791a21f0339f2614c4093ad824681786abe83a1b2032564047"
+    "linux_arm64"   = "sha256:91ca8b717dce51791a21f0339f2614c4093ad824681786abe83a1b2032564047"
+    "windows_amd64" = "sha256:91ca8b717dce51791a21f0339f2614c4093ad824681786abe83a1b2032564047"
   }
   envelope = {
     env   = ["HOME", "XDG_DATA_HOME"]
@@ -338,13 +338,13 @@ provider "memory" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:14:35Z"
+  resolved_at = "2026-12-02T06:17:00Z"
   checksums = {
-    "darwin_amd64"  = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
-    "darwin_arm64"  = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
-    "linux_amd64"   = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
-    "linux_arm64"   = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
-    "windows_amd64" = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
+    "darwin_amd64"  = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
+    "darwin_arm64"  = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
+    "linux_amd64"   = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
+    "linux_arm64"   = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
+    "windows_amd64" = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
   }
   envelope = {
     env   = []
@@ -374,13 +374,13 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:14:35Z"
+  resolved_at = "2026-12-02T06:17:00Z"
   checksums = {
-    "darwin_amd64"  = "sha256:cabbf14c159e32ba3d6f04dc84866457e12a31af706c2ff97c99d999b37b6292"
-    "darwin_arm64"  = "sha256:cabbf14c159e32ba3d6f04dc84866457e12a31af706c2ff97c99d999b37b6292"
-    "linux_amd64"   = "sha256:cabbf14c159e32ba3d6f04dc84866457e12a31af706c2ff97c99d999b37b6292"
-    "linux_arm64"   = "sha256:cabbf14c159e32ba3d6f04dc84866457e12a31af706c2ff97c99d999b37b6292"
-    "windows_amd64" = "sha256:cabbf14c159e32ba3d6f04dc84866457e12a31af706c2ff97c99d999b37b6292"
+    "darwin_amd64"  = "sha256:67809aa4cb87218579ebbf352df26d6b6b041bf4ce583d211172efe68485c139"
+    "darwin_arm64"  = "sha256:67809aa4cb87218579ebbf352df26d6b6b041bf4ce583d211172efe68485c139"
+    "linux_amd64"   = "sha256:67809aa4cb87218579ebbf352df26d6b6b041bf4ce583d211172efe68485c139"
+    "linux_arm64"   = "sha256:67809aa4cb87218579ebbf352df26d6b6b041bf4ce583d211172efe68485c139"
+    "windows_amd64" = "sha256:67809aa4cb87218579ebbf352df26d6b6b041bf4ce583d211172efe68485c139"
   }
   envelope = {
     env   = []
@@ -415,13 +415,13 @@ provider "search" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:14:35Z"
+  resolved_at = "2026-12-02T06:17:00Z"
   checksums = {
-    "darwin_amd64"  = "sha256:b3228bfa3452b6c80e90a62635424469b3795f81424fa9bfaf586c05d2ec896e"
-    "darwin_arm64"  = "sha256:b3228bfa3452b6c80e90a62635424469b3795f81424fa9bfaf586c05d2ec896e"
-    "linux_amd64"   = "sha256:b3228bfa3452b6c80e90a62635424469b3795f81424fa9bfaf586c05d2ec896e"
-    "linux_arm64"   = "sha256:b3228bfa3452b6c80e90a62635424469b3795f81424fa9bfaf586c05d2ec896e"
-    "windows_amd64" = "sha256:b3228bfa3452b6c80e90a62635424469b3795f81424fa9bfaf586c05d2ec896e"
+    "darwin_amd64"  = "sha256:423e479ed510186e055ba16a693925117634333c2aff7ad90233350785dcbbce"
+    "darwin_arm64"  = "sha256:423e479ed510186e055ba16a693925117634333c2aff7ad90233350785dcbbce"
+    "linux_amd64"   = "sha256:423e479ed510186e055ba16a693925117634333c2aff7ad90233350785dcbbce"
+    "linux_arm64"   = "sha256:423e479ed510186e055ba16a693925117634333c2aff7ad90233350785dcbbce"
+    "windows_amd64" = "sha256:423e479ed510186e055ba16a693925117634333c2aff7ad90233350785dcbbce"
   }
   envelope = {
     env   = []
@@ -493,13 +493,13 @@ provider "sh" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:14:35Z"
+  resolved_at = "2026-12-02T06:17:00Z"
   checksums = {
-    "darwin_amd64"  = "sha256:ac3660d2412e45b1a175561caf98227f4359a8f2a1b4c3dd7c6a3f1614d66f8c"
-    "darwin_arm64"  = "sha256:ac3660d2412e45b1a175561caf98227f4359a8f2a1b4c3dd7c6a3f1614d66f8c"
-    "linux_amd64"   = "sha256:ac3660d2412e45b1a175561caf98227f4359a8f2a1b4c3dd7c6a3f1614d66f8c"
-    "linux_arm64"   = "sha256:ac3660d2412e45b1a175561caf98227f4359a8f2a1b4c3dd7c6a3f1614d66f8c"
-    "windows_amd64" = "sha256:ac3660d2412e45b1a175561caf98227f4359a8f2a1b4c3dd7c6a3f1614d66f8c"
+    "darwin_amd64"  = "sha256:11559b0883e120af8640b67fbca62763701fb221519a2ad0e11d93d51203d20d"
+    "darwin_arm64"  = "sha256:11559b0883e120af8640b67fbca62763701fb221519a2ad0e11d93d51203d20d"
+    "linux_amd64"   = "sha256:11559b0883e120af8640b67fbca62763701fb221519a2ad0e11d93d51203d20d"
+    "linux_arm64"   = "sha256:11559b0883e120af8640b67fbca62763701fb221519a2ad0e11d93d51203d20d"
+    "windows_amd64" = "sha256:11559b0883e120af8640b67fbca62763701fb221519a2ad0e11d93d51203d20d"
   }
   envelope = {
     env   = []
@@ -531,13 +531,13 @@ provider "tasks" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:14:35Z"
+  resolved_at = "2026-12-02T06:17:00Z"
   checksums = {
-    "darwin_amd64"  = "sha256:2f576caaa154a8a216389e4aeda14ebc2a58ae64e6ed9a27bfbf52e310415c72"
-    "darwin_arm64"  = "sha256:2f576caaa154a8a216389e4aeda14ebc2a58ae64e6ed9a27bfbf52e310415c72"
-    "linux_amd64"   = "sha256:2f576caaa154a8a216389e4aeda14ebc2a58ae64e6ed9a27bfbf52e310415c72"
-    "linux_arm64"   = "sha256:2f576caaa154a8a216389e4aeda14ebc2a58ae64e6ed9a27bfbf52e310415c72"
-    "windows_amd64" = "sha256:2f576caaa154a8a216389e4aeda14ebc2a58ae64e6ed9a27bfbf52e310415c72"
+    "darwin_amd64"  = "sha256:fc179e5a503444ea8179cd107b8f5a91a1803d74d35b2eaa6d056f098e667562"
+    "darwin_arm64"  = "sha256:fc179e5a503444ea8179cd107b8f5a91a1803d74d35b2eaa6d056f098e667562"
+    "linux_amd64"   = "sha256:fc179e5a503444ea8179cd107b8f5a91a1803d74d35b2eaa6d056f098e667562"
+    "linux_arm64"   = "sha256:fc179e5a503444ea8179cd107b8f5a91a1803d74d35b2eaa6d056f098e667562"
+    "windows_amd64" = "sha256:fc179e5a503444ea8179cd107b8f5a91a1803d74d35b2eaa6d056f098e667562"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:14:36Z"
+  resolved_at = "2026-12-02T06:17:01Z"
   checksums = {
-    "darwin_amd64"  = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
-    "darwin_arm64"  = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
-    "linux_amd64"   = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
-    "linux_arm64"   = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
-    "windows_amd64" = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
+    "darwin_amd64"  = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
+    "darwin_arm64"  = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
+    "linux_amd64"   = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
+    "linux_arm64"   = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
+    "windows_amd64" = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:14:36Z"
+  resolved_at = "2026-12-02T06:17:01Z"
   checksums = {
-    "darwin_amd64"  = "sha256:b3228bfa3452b6c80e90a62635424469b3795f81424fa9bfaf586c05d2ec896e"
-    "darwin_arm64"  = "sha256:b3228bfa3452b6c80e90a62635424469b3795f81424fa9bfaf586c05d2ec896e"
-    "linux_amd64"   = "sha256:b3228bfa3452b6c80e90a62635424469b3795f81424fa9bfaf586c05d2ec896e"
-    "linux_arm64"   = "sha256:b3228bfa3452b6c80e90a62635424469b3795f81424fa9bfaf586c05d2ec896e"
-    "windows_amd64" = "sha256:b3228bfa3452b6c80e90a62635424469b3795f81424fa9bfaf586c05d2ec896e"
+    "darwin_amd64"  = "sha256:423e479ed510186e055ba16a693925117634333c2aff7ad90233350785dcbbce"
+    "darwin_arm64"  = "sha256:423e479ed510186e055ba16a693925117634333c2aff7ad90233350785dcbbce"
+    "linux_amd64"   = "sha256:423e479ed510186e055ba16a693925117634333c2aff7ad90233350785dcbbce"
+    "linux_arm64"   = "sha256:423e479ed510186e055ba16a693925117634333c2aff7ad90233350785dcbbce"
+    "windows_amd64" = "sha256:423e479ed510186e055ba16a693925117634333c2aff7ad90233350785dcbbce"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:14:37Z"
+  resolved_at = "2026-12-02T06:17:01Z"
   checksums = {
-    "darwin_amd64"  = "sha256:08c2f06e965aa124b0bb8b929c55cd25be4de46c97d5e2aad7d36b8bc17c3301"
-    "darwin_arm64"  = "sha256:08c2f06e965aa124b0bb8b929c55cd25be4de46c97d5e2aad7d36b8bc17c3301"
-    "linux_amd64"   = "sha256:08c2f06e965aa124b0bb8b929c55cd25be4de46c97d5e2aad7d36b8bc17c3301"
-    "linux_arm64"   = "sha256:08c2f06e965aa124b0bb8b929c55cd25be4de46c97d5e2aad7d36b8bc17c3301"
-    "windows_amd64" = "sha256:08c2f06e965aa124b0bb8b929c55cd25be4de46c97d5e2aad7d36b8bc17c3301"
+    "darwin_amd64"  = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
+    "darwin_arm64"  = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
+    "linux_amd64"   = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
+    "linux_arm64"   = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
+    "windows_amd64" = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
   }
   envelope = {
     env   = []
@@ -57,13 +57,13 @@ provider "fs" {
 provider "openai" {
   source      = "builtin/openai"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:14:37Z"
+  resolved_at = "2026-12-02T06:17:01Z"
   checksums = {
-    "darwin_amd64"  = "sha256:5021705c671a8bab3beb18d37d10cea93a53cac150162343c95ba0fd671fc4e2"
-    "darwin_arm64"  = "sha256:5021705c671a8bab3beb18d37d10cea93a53cac150162343c95ba0fd671fc4e2"
-    "linux_amd64"   = "sha256:5021705c671a8bab3beb18d37d10cea93a53cac150162343c95ba0fd671fc4e2"
-    "linux_arm64"   = "sha256:5021705c671a8bab3beb18d37d10cea93a53cac150162343c95ba0fd671fc4e2"
-    "windows_amd64" = "sha256:5021705c671a8bab3beb18d37d10cea93a53cac150162343c95ba0fd671fc4e2"
+    "darwin_amd64"  = "sha256:82358f9a222762a1610ca8076a5430a79dd23cfcb6639546b266192425bec2a0"
+    "darwin_arm64"  = "sha256:82358f9a222762a1610ca8076a5430a79dd23cfcb6639546b266192425bec2a0"
+    "linux_amd64"   = "sha256:82358f9a222762a1610ca8076a5430a79dd23cfcb6639546b266192425bec2a0"
+    "linux_arm64"   = "sha256:82358f9a222762a1610ca8076a5430a79dd23cfcb6639546b266192425bec2a0"
+    "windows_amd64" = "sha256:82358f9a222762a1610ca8076a5430a79dd23cfcb6639546b266192425bec2a0"
   }
   envelope = {
     env   = []

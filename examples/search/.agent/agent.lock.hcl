@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:14:39Z"
+  resolved_at = "2026-12-02T06:17:03Z"
   checksums = {
-    "darwin_amd64"  = "sha256:08c2f06e965aa124b0bb8b929c55cd25be4de46c97d5e2aad7d36b8bc17c3301"
-    "darwin_arm64"  = "sha256:08c2f06e965aa124b0bb8b929c55cd25be4de46c97d5e2aad7d36b8bc17c3301"
-    "linux_amd64"   = "sha256:08c2f06e965aa124b0bb8b929c55cd25be4de46c97d5e2aad7d36b8bc17c3301"
-    "linux_arm64"   = "sha256:08c2f06e965aa124b0bb8b929c55cd25be4de46c97d5e2aad7d36b8bc17c3301"
-    "windows_amd64" = "sha256:08c2f06e965aa124b0bb8b929c55cd25be4de46c97d5e2aad7d36b8bc17c3301"
+    "darwin_amd64"  = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
+    "darwin_arm64"  = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
+    "linux_amd64"   = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
+    "linux_arm64"   = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
+    "windows_amd64" = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
   }
   envelope = {
     env   = []
@@ -57,13 +57,13 @@ provider "fs" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:14:39Z"
+  resolved_at = "2026-12-02T06:17:03Z"
   checksums = {
-    "darwin_amd64"  = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
-    "darwin_arm64"  = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
-    "linux_amd64"   = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
-    "linux_arm64"   = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
-    "windows_amd64" = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
+    "darwin_amd64"  = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
+    "darwin_arm64"  = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
+    "linux_amd64"   = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
+    "linux_arm64"   = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
+    "windows_amd64" = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
   }
   envelope = {
     env   = []
@@ -93,13 +93,13 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:14:39Z"
+  resolved_at = "2026-12-02T06:17:03Z"
   checksums = {
-    "darwin_amd64"  = "sha256:cabbf14c159e32ba3d6f04dc84866457e12a31af706c2ff97c99d999b37b6292"
-    "darwin_arm64"  = "sha256:cabbf14c159e32ba3d6f04dc84866457e12a31af706c2ff97c99d999b37b6292"
-    "linux_amd64"   = "sha256:cabbf14c159e32ba3d6f04dc84866457e12a31af706c2ff97c99d999b37b6292"
-    "linux_arm64"   = "sha256:cabbf14c159e32ba3d6f04dc84866457e12a31af706c2ff97c99d999b37b6292"
-    "windows_amd64" = "sha256:cabbf14c159e32ba3d6f04dc84866457e12a31af706c2ff97c99d999b37b6292"
+    "darwin_amd64"  = "sha256:67809aa4cb87218579ebbf352df26d6b6b041bf4ce583d211172efe68485c139"
+    "darwin_arm64"  = "sha256:67809aa4cb87218579ebbf352df26d6b6b041bf4ce583d211172efe68485c139"
+    "linux_amd64"   = "sha256:67809aa4cb87218579ebbf352df26d6b6b041bf4ce583d211172efe68485c139"
+    "linux_arm64"   = "sha256:67809aa4cb87218579ebbf352df26d6b6b041bf4ce583d211172efe68485c139"
+    "windows_amd64" = "sha256:67809aa4cb87218579ebbf352df26d6b6b041bf4ce583d211172efe68485c139"
   }
   envelope = {
     env   = []

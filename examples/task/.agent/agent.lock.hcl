@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:14:40Z"
+  resolved_at = "2026-12-02T06:17:04Z"
   checksums = {
-    "darwin_amd64"  = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
-    "darwin_arm64"  = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
-    "linux_amd64"   = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
-    "linux_arm64"   = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
-    "windows_amd64" = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
+    "darwin_amd64"  = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
+    "darwin_arm64"  = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
+    "linux_amd64"   = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
+    "linux_arm64"   = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
+    "windows_amd64" = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:14:40Z"
+  resolved_at = "2026-12-02T06:17:04Z"
   checksums = {
-    "darwin_amd64"  = "sha256:ac3660d2412e45b1a175561caf98227f4359a8f2a1b4c3dd7c6a3f1614d66f8c"
-    "darwin_arm64"  = "sha256:ac3660d2412e45b1a175561caf98227f4359a8f2a1b4c3dd7c6a3f1614d66f8c"
-    "linux_amd64"   = "sha256:ac3660d2412e45b1a175561caf98227f4359a8f2a1b4c3dd7c6a3f1614d66f8c"
-    "linux_arm64"   = "sha256:ac3660d2412e45b1a175561caf98227f4359a8f2a1b4c3dd7c6a3f1614d66f8c"
-    "windows_amd64" = "sha256:ac3660d2412e45b1a175561caf98227f4359a8f2a1b4c3dd7c6a3f1614d66f8c"
+    "darwin_amd64"  = "sha256:11559b0883e120af8640b67fbca62763701fb221519a2ad0e11d93d51203d20d"
+    "darwin_arm64"  = "sha256:11559b0883e120af8640b67fbca62763701fb221519a2ad0e11d93d51203d20d"
+    "linux_amd64"   = "sha256:11559b0883e120af8640b67fbca62763701fb221519a2ad0e11d93d51203d20d"
+    "linux_arm64"   = "sha256:11559b0883e120af8640b67fbca62763701fb221519a2ad0e11d93d51203d20d"
+    "windows_amd64" = "sha256:11559b0883e120af8640b67fbca62763701fb221519a2ad0e11d93d51203d20d"
   }
   envelope = {
     env   = []

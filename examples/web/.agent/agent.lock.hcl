@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:14:40Z"
+  resolved_at = "2026-12-02T06:17:04Z"
   checksums = {
-    "darwin_amd64"  = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
-    "darwin_arm64"  = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
-    "linux_amd64"   = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
-    "linux_arm64"   = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
-    "windows_amd64" = "sha256:74529334104fbd73c5262acc93e405d2694cea06d9e4854fedf91d27d408c8f0"
+    "darwin_amd64"  = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
+    "darwin_arm64"  = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
+    "linux_amd64"   = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
+    "linux_arm64"   = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
+    "windows_amd64" = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:14:40Z"
+  resolved_at = "2026-12-02T06:17:04Z"
   checksums = {
-    "darwin_amd64"  = "sha256:2f576caaa154a8a216389e4aeda14ebc2a58ae64e6ed9a27bfbf52e310415c72"
-    "darwin_arm64"  = "sha256:2f576caaa154a8a216389e4aeda14ebc2a58ae64e6ed9a27bfbf52e310415c72"
-    "linux_amd64"   = "sha256:2f576caaa154a8a216389e4aeda14ebc2a58ae64e6ed9a27bfbf52e310415c72"
-    "linux_arm64"   = "sha256:2f576caaa154a8a216389e4aeda14ebc2a58ae64e6ed9a27bfbf52e310415c72"
-    "windows_amd64" = "sha256:2f576caaa154a8a216389e4aeda14ebc2a58ae64e6ed9a27bfbf52e310415c72"
+    "darwin_amd64"  = "sha256:fc179e5a503444ea8179cd107b8f5a91a1803d74d35b2eaa6d056f098e667562"
+    "darwin_arm64"  = "sha256:fc179e5a503444ea8179cd107b8f5a91a1803d74d35b2eaa6d056f098e667562"
+    "linux_amd64"   = "sha256:fc179e5a503444ea8179cd107b8f5a91a1803d74d35b2eaa6d056f098e667562"
+    "linux_arm64"   = "sha256:fc179e5a503444ea8179cd107b8f5a91a1803d74d35b2eaa6d056f098e667562"
+    "windows_amd64" = "sha256:fc179e5a503444ea8179cd107b8f5a91a1803d74d35b2eaa6d056f098e667562"
   }
   envelope = {
     env   = []

@@ -1,0 +1,150 @@
+/**
+ * `builtin/tui`: the full-screen terminal UI, a frontend plugin
+ * (`FrontendService`). Its manifest declares `"terminal": true`, so a
+ * kernel running on a terminal starts it with that terminal as its stdin
+ * and stderr (stdout carries the go-plugin handshake, as for every
+ * plugin), in the terminal's foreground process group and inside the OS
+ * sandbox with only its declared grants. Ink draws on stderr.
+ *
+ * Configure checks that it has a terminal and starts the UI (the Ink and
+ * React import overlaps the kernel's configure round trip); when the
+ * operator exits, it detaches and the process ends.
+ *
+ * @module
+ */
+import type { JsonObject } from "@bufbuild/protobuf";
+import { Code, GrpcStatusError, serve, service } from "../sdk/mod.ts";
+import { Category } from "../../proto/gen/pluggableharness/common/v1/types_pb.ts";
+import { FrontendService } from "../../proto/gen/pluggableharness/frontend/v1/service_pb.ts";
+import type { TuiSettings } from "./app.ts";
+import manifest from "./plugin.json" with { type: "json" };
+
+function envOf(name: string): string | undefined {
+  try {
+    return Deno.env.get(name);
+  } catch {
+    return undefined; // not granted
+  }
+}
+
+/**
+ * The plugin's settings from its config, checked.
+ *
+ * @param config The decoded config.
+ * @param color Whether colours are wanted.
+ * @returns The settings.
+ * @throws {GrpcStatusError} INVALID_ARGUMENT naming the attribute.
+ */
+export function settingsOf(
+  config: JsonObject | undefined,
+  color: boolean,
+): TuiSettings {
+  const str = (name: string): string => {
+    const v = config?.[name];
+    if (v === undefined || v === null) return "";
+    if (typeof v !== "string") {
+      throw new GrpcStatusError(
+        Code.INVALID_ARGUMENT,
+        `config attribute "${name}" must be a string`,
+      );
+    }
+    return v;
+  };
+  let profiles: TuiSettings["profiles"] = {};
+  const raw = str("profiles_json");
+  if (raw) {
+    try {
+      const v = JSON.parse(raw);
+      if (typeof v !== "object" || v === null || Array.isArray(v)) {
+        throw new Error("not an object");
+      }
+      profiles = v;
+    } catch (err) {
+      throw new GrpcStatusError(
+        Code.INVALID_ARGUMENT,
+        `config attribute "profiles_json" must be a JSON object by profile name: ${
+          (err as Error).message
+        }`,
+      );
+    }
+  }
+  return {
+    profile: str("profile"),
+    resume: str("resume"),
+    profiles,
+    dir: Deno.cwd(),
+    color,
+  };
+}
+
+let started = false;
+
+if (import.meta.main) {
+  const hasTerminal = Deno.stdin.isTerminal() && Deno.stderr.isTerminal();
+  const noColor = (envOf("NO_COLOR") ?? "") !== "";
+  const color = hasTerminal && !noColor;
+  // chalk (under Ink) decides its colour level when it is imported, from
+  // FORCE_COLOR or else from whether fd 1 is a terminal, which is never the
+  // case for a plugin (stdout carries the handshake): say it here.
+  try {
+    Deno.env.set(
+      "FORCE_COLOR",
+      !color ? "0" : envOf("COLORTERM") === "truecolor" ? "3" : "2",
+    );
+  } catch {
+    // not granted: Ink then draws without colours
+  }
+  // Loaded while the kernel configures us: Ink and React are the cost.
+  const app = hasTerminal ? import("./app.ts") : undefined;
+  app?.catch(() => {});
+  await serve({
+    identity: {
+      name: manifest.name,
+      version: manifest.version,
+      category: "frontend",
+    },
+    services: (ctx) => [
+      service(FrontendService, {
+        getCapabilities: () => ({ capabilities: {} }),
+        configure: (req) => {
+          if (!app) {
+            throw new GrpcStatusError(
+              Code.FAILED_PRECONDITION,
+              "builtin/tui needs a terminal on its stdin and stderr: run agent in a terminal, or pass --no-tui for the line UI",
+            );
+          }
+          const settings = settingsOf(req.config, color);
+          if (!started) {
+            started = true;
+            setTimeout(() => {
+              Promise.all([ctx.kernel(), app]).then(([kernel, m]) =>
+                m.runTui(kernel, settings)
+              ).then(
+                () => Deno.exit(0),
+                (err) => {
+                  // The terminal first, then the reason, on the terminal.
+                  Deno.stderr.writeSync(
+                    new TextEncoder().encode(
+                      `\x1b[?1049l\x1b[?25h\nagent: terminal UI failed: ${
+                        err instanceof Error ? err.message : String(err)
+                      }\n`,
+                    ),
+                  );
+                  Deno.exit(1);
+                },
+              );
+            }, 0);
+          }
+          return {};
+        },
+        describe: () => ({
+          producer: {
+            name: manifest.name,
+            version: manifest.version,
+            category: Category.FRONTEND,
+          },
+        }),
+      }),
+    ],
+  });
+}

@@ -1,0 +1,187 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import {
+  applyCompletion,
+  backspace,
+  completionAt,
+  editorText,
+  emptyEditor,
+  insert,
+  move,
+  vertical,
+  withText,
+} from "./editor.ts";
+import { plain, wrapLine } from "./lines.ts";
+import { markdownLines } from "./markdown.ts";
+import { appendHistory, loadHistory } from "./history.ts";
+import { settingsOf } from "./main.ts";
+import { Transcript } from "./transcript.ts";
+import { create, toBinary } from "@bufbuild/protobuf";
+import { MessageEventSchema } from "../../proto/gen/pluggableharness/event/v1/events_pb.ts";
+import {
+  DeltaKind,
+  EventKind,
+} from "../../proto/gen/pluggableharness/kernel/v1/types_pb.ts";
+import { Role } from "../../proto/gen/pluggableharness/content/v1/types_pb.ts";
+
+Deno.test("the editor inserts pasted lines at the cursor and joins them on backspace", () => {
+  let s = insert(emptyEditor(), "hello world");
+  for (let i = 0; i < 5; i++) s = move(s, "left");
+  s = insert(s, "big\nnew ");
+  assert.equal(editorText(s), "hello big\nnew world");
+  assert.deepEqual([s.row, s.col], [1, 4]);
+  s = move(s, "home");
+  s = backspace(s);
+  assert.equal(editorText(s), "hello bignew world");
+});
+
+Deno.test("up and down move between lines, then browse the history and bring the draft back", () => {
+  const history = ["first", "second"];
+  let s = withText(emptyEditor(history.length), "draft");
+  s = vertical(s, "up", history);
+  assert.equal(editorText(s), "second");
+  s = vertical(s, "up", history);
+  assert.equal(editorText(s), "first");
+  s = vertical(s, "up", history);
+  assert.equal(editorText(s), "first");
+  s = vertical(vertical(s, "down", history), "down", history);
+  assert.equal(editorText(s), "draft");
+  const two = withText(emptyEditor(), "a\nbc");
+  assert.equal(vertical(two, "up", history).row, 0);
+});
+
+Deno.test("Tab completes a slash command at the start and an @path anywhere", () => {
+  const commands = ["compact", "context", "cost", "help"];
+  const list = (dir: string) =>
+    dir === "." ? ["notes.md", "src/", ".hidden"] : ["main.ts", "mod.ts"];
+  let s = withText(emptyEditor(), "/cos");
+  const c = completionAt(s, commands, list)!;
+  assert.deepEqual(c.candidates, ["/cost"]);
+  assert.equal(editorText(applyCompletion(s, c)), "/cost ");
+  s = withText(emptyEditor(), "/co");
+  assert.equal(
+    editorText(applyCompletion(s, completionAt(s, commands, list)!)),
+    "/co",
+  );
+  assert.equal(
+    completionAt(withText(emptyEditor(), "say /co"), commands, list),
+    undefined,
+  );
+  s = withText(emptyEditor(), "read @s");
+  assert.equal(
+    editorText(applyCompletion(s, completionAt(s, commands, list)!)),
+    "read @src/",
+  );
+  s = withText(emptyEditor(), "read @src/m");
+  assert.deepEqual(completionAt(s, commands, list)!.candidates, [
+    "@src/main.ts",
+    "@src/mod.ts",
+  ]);
+  assert.equal(
+    editorText(applyCompletion(s, completionAt(s, commands, list)!)),
+    "read @src/m",
+  );
+});
+
+Deno.test("lines wrap at spaces, split long words and keep their styles", () => {
+  const lines = wrapLine([{ text: "alpha beta " }, {
+    text: "gamma",
+    bold: true,
+  }], 11);
+  assert.deepEqual(lines.map(plain), ["alpha beta", "gamma"]);
+  assert.equal(lines[1]![0]!.bold, true);
+  assert.deepEqual(wrapLine([{ text: "abcdefghij" }], 4).map(plain), [
+    "abcd",
+    "efgh",
+    "ij",
+  ]);
+  assert.deepEqual(
+    wrapLine([{ text: "one two three" }], 8, [{ text: "  " }]).map(plain),
+    ["one two", "  three"],
+  );
+});
+
+Deno.test("markdown becomes styled lines: headings, emphasis, inline code, lists and highlighted code", () => {
+  const lines = markdownLines(
+    "# Title\n\nSome **bold** and `code`.\n\n- one\n- two\n\n```ts\nconst x = 1; // note\n```",
+  );
+  assert.deepEqual(lines.map(plain), [
+    "Title",
+    "",
+    "Some bold and code.",
+    "",
+    "• one",
+    "• two",
+    "",
+    "  ts",
+    "  │ const x = 1; // note",
+  ]);
+  assert.equal(lines[0]![0]!.bold, true);
+  assert.ok(lines[2]!.some((s) => s.text === "bold" && s.bold));
+  assert.ok(lines[2]!.some((s) => s.text === "code" && s.color === "cyan"));
+  const code = lines[8]!;
+  assert.ok(code.some((s) => s.text === "const" && s.color === "magenta"));
+  assert.ok(code.some((s) => s.text === "// note" && s.color === "gray"));
+});
+
+Deno.test("the history file keeps the last prompts without repeats and survives a bad file", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const file = join(dir, ".agent", "tui_history.json");
+    assert.deepEqual(loadHistory(file), []);
+    const h: string[] = [];
+    appendHistory(file, h, "one");
+    appendHistory(file, h, "one");
+    appendHistory(file, h, "two");
+    assert.deepEqual(loadHistory(file), ["one", "two"]);
+    await Deno.writeTextFile(file, "{not json");
+    assert.deepEqual(loadHistory(file), []);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("the settings name a bad profiles_json attribute", () => {
+  assert.throws(
+    () => settingsOf({ profiles_json: "[1]" }, false),
+    /config attribute "profiles_json" must be a JSON object/,
+  );
+  assert.throws(
+    () => settingsOf({ profile: 3 }, false),
+    /"profile" must be a string/,
+  );
+  assert.deepEqual(
+    settingsOf({ profiles_json: '{"default":{"max_turns":3}}' }, true).profiles,
+    { default: { max_turns: 3 } },
+  );
+});
+
+Deno.test("deltas that arrive after their stored message are not shown twice", () => {
+  const t = new Transcript();
+  t.addPrompt("hi");
+  t.applyDelta({ text: "Hello ", kind: DeltaKind.UNSPECIFIED });
+  t.applyEvent({
+    sequence: 1n,
+    kind: EventKind.MESSAGE,
+    payload: toBinary(
+      MessageEventSchema,
+      create(MessageEventSchema, {
+        message: {
+          role: Role.ASSISTANT,
+          content: [{
+            block: { case: "text", value: { text: "Hello there." } },
+          }],
+        },
+      }),
+    ),
+  });
+  t.applyDelta({ text: "there.", kind: DeltaKind.UNSPECIFIED });
+  assert.deepEqual(
+    t.entries.map((e) =>
+      e.kind === "notice" || e.kind === "tool" ? e.kind : e.text
+    ),
+    ["hi", "Hello there."],
+  );
+  t.applyDelta({ text: "Next", kind: DeltaKind.UNSPECIFIED });
+  assert.equal(t.entries.length, 3);
+});
