@@ -23,7 +23,6 @@
  *
  * @module
  */
-import type { JsonObject } from "@bufbuild/protobuf";
 import { resolve } from "node:path";
 import {
   appendPolicyRule,
