@@ -307,7 +307,10 @@ Deno.test({
     tmux.type("y");
     const done = await tmux.until(
       "the final answer",
-      (s) => s.includes("action items.") && s.includes("type a prompt"),
+      // (The status line follows the session's state a moment later.)
+      (s) =>
+        s.includes("action items.") && s.includes("type a prompt") &&
+        /turns 3\/10/.test(s),
     );
     assert.match(
       done,
