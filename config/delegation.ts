@@ -18,15 +18,16 @@ import type { PlanProvider } from "./plan.ts";
  * @example Usage
  * ```ts
  * import { spawnCapableTools } from "./delegation.ts";
+ * import type { PlanProvider } from "./plan.ts";
  * import assert from "node:assert/strict";
  *
- * const providers = [{
+ * const providers: Pick<PlanProvider, "name" | "tools">[] = [{
  *   name: "agents",
  *   tools: [
  *     { name: "spawn_subagent", kind: "resource", risk: "moderate", subagents: true },
  *     { name: "list_subagents", kind: "data_source", risk: "read_only" },
  *   ],
- * }] as const;
+ * }];
  * assert.deepEqual([...spawnCapableTools(providers)], ["agents.spawn_subagent"]);
  * ```
  *
