@@ -55,7 +55,9 @@ Deno.test("replay renders each event through the exact producer build, reports m
     const pipeline = new RenderPipeline({
       renderer: (p) =>
         producerKey(p) === producerKey(probeBuild) ? render : undefined,
-      timeoutMs: 300,
+      // Long enough that a loaded machine answers "fail" in time (one run in
+      // three missed 300 ms with the suite running); "slow" never answers.
+      timeoutMs: 2000,
       onActions: (sessionId, actions) => recorded.push([sessionId, actions]),
     });
     const items: ReplayItem[] = [];
@@ -80,7 +82,7 @@ Deno.test("replay renders each event through the exact producer build, reports m
       },
       { seq: 3, fallback: "its Render failed: cannot render this" },
       { seq: 4, fallback: "its Render answered an empty tree" },
-      { seq: 5, fallback: "its Render gave no tree within 300 ms" },
+      { seq: 5, fallback: "its Render gave no tree within 2000 ms" },
     ]);
     const tree = (events[0] as Extract<ReplayItem, { type: "event" }>).tree;
     const group = tree.root!.node;
