@@ -95,7 +95,7 @@ function optName(args: JsonObject, key: string): string | undefined {
  * const s = parseSpawn({ agent: "reviewer", prompt: "Review the diff", background: true });
  * assert.equal(s.agent, "reviewer");
  * assert.equal(s.background, true);
- * assert.throws(() => parseSpawn({ prompt: "x" }), /agent or profile/);
+ * assert.throws(() => parseSpawn({ prompt: "x" }), /exactly one of "agent" \(a named agent\) or "profile"/);
  * ```
  *
  * @param args The call's arguments.
