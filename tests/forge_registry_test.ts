@@ -10,10 +10,12 @@ import { denoCacheDir } from "../kernel/process/_module_cache.ts";
 import { hostPlatform, parseVersionConstraint } from "../config/mod.ts";
 import {
   forgeCacheEntry,
+  ForgeClient,
   ForgeError,
   installForgePlugin,
   readArchive,
   resolveRelease,
+  searchTopic,
 } from "../kernel/registry/mod.ts";
 import {
   type FakeForge,
@@ -575,7 +577,53 @@ Deno.test("agent providers list, outdated, install and search answer in JSON", a
     assert.deepEqual(JSON.parse(search.out.stdout), {
       topic: "agent-harness-provider",
       repositories: [{ source: SOURCE, description: "a provider" }],
+      truncated: false,
     });
+  });
+});
+
+Deno.test("agent providers search follows every page of the topic search (Link on github.com, X-Next-Page on gitlab.com) up to its bound", async () => {
+  await withForge(async (forge, env, dir) => {
+    // Two repositories a page: five make three pages.
+    const names = ["a", "b", "c", "d", "e"];
+    for (const n of names) {
+      forge.repos.set(`github:acme/provider-${n}`, { releases: [] });
+      forge.repos.set(`gitlab:team/provider-${n}`, { releases: [] });
+    }
+    const gh = capture(dir, env);
+    assert.equal(
+      await run(["providers", "search", "--json"], gh.io),
+      0,
+      gh.out.stderr,
+    );
+    const ghOut = JSON.parse(gh.out.stdout);
+    assert.deepEqual(
+      ghOut.repositories.map((r: { source: string }) => r.source),
+      names.map((n) => `github.com/acme/provider-${n}`),
+    );
+    assert.equal(ghOut.truncated, false);
+    assert.equal(
+      forge.seen.filter((s) => s.path.startsWith("/gh/search/")).length,
+      3,
+    );
+    const gl = capture(dir, env);
+    assert.equal(
+      await run(["providers", "search", "--forge", "gitlab.com"], gl.io),
+      0,
+      gl.out.stderr,
+    );
+    assert.deepEqual(
+      gl.out.stdout.trim().split("\n"),
+      names.map((n) => `gitlab.com/team/provider-${n}  a provider`),
+    );
+    // The bound: two pages read, the rest said to be left.
+    const bounded = await searchTopic(
+      new ForgeClient("github.com", { env }),
+      "agent-harness-provider",
+      { maxPages: 2 },
+    );
+    assert.equal(bounded.truncated, true);
+    assert.equal(bounded.repositories.length, 4);
   });
 });
 
