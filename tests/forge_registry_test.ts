@@ -319,6 +319,78 @@ Deno.test("a tampered archive is refused before unpacking, naming source, versio
   });
 });
 
+Deno.test("a released Deno plugin whose imports leave its folder (an out-of-tree file, a remote or npm: module) is refused before it is cached", async () => {
+  await withForge(async (forge, env, dir) => {
+    // What the static-import hole would read without any read permission.
+    const secret = join(dir, "secret.txt");
+    await Deno.writeTextFile(secret, "s3cret");
+    const cases: [string, string, RegExp][] = [
+      [
+        "1.0.0",
+        `import s from ${
+          JSON.stringify(secret)
+        } with { type: "text" };\nconsole.log(s);\n`,
+        /main\.js imports ".*secret\.txt", which is outside the release's folder/,
+      ],
+      [
+        "1.1.0",
+        'import "./lib.js";\n',
+        /lib\.js imports "\.\.\/\.\.\/x\.js", which is outside/,
+      ],
+      [
+        "1.2.0",
+        'import "https://example.com/mod.ts";\n',
+        /main\.js imports "https:\/\/example\.com\/mod\.ts", which is not a file of the release/,
+      ],
+      [
+        "1.3.0",
+        'import "npm:left-pad@1.3.0";\n',
+        /imports "npm:left-pad@1\.3\.0", which is not a file of the release/,
+      ],
+    ];
+    const releases = cases.map(([v, main]) => {
+      const files = [
+        ...pluginFiles(v, main),
+        { path: "lib.js", data: 'import "../../x.js";\n' },
+      ];
+      return {
+        tag: `v${v}`,
+        assets: goreleaserAssets("provider-echo", v, { [HOST]: files }),
+      };
+    });
+    forge.repos.set("github:acme/provider-echo", { releases });
+    for (const [v, , re] of cases) {
+      const err = await installForgePlugin(SOURCE, v, undefined, { env })
+        .then(() => undefined, (e) => e);
+      assert.ok(err instanceof ForgeError, `${v}: ${err}`);
+      assert.match(err.message, re);
+      assert.ok(err.message.includes(`${SOURCE} ${v} (${HOST})`), err.message);
+      await assert.rejects(
+        Deno.stat(forgeCacheEntry(SOURCE, v, HOST, env)),
+        Deno.errors.NotFound,
+      );
+    }
+    // A bundle whose imports stay inside (a sibling file, node: builtins)
+    // is installed.
+    forge.repos.set("github:acme/provider-echo", {
+      releases: [{
+        tag: "v2.0.0",
+        assets: goreleaserAssets("provider-echo", "2.0.0", {
+          [HOST]: [
+            ...pluginFiles(
+              "2.0.0",
+              'import "node:path";\nimport "./sub/lib.js";\n',
+            ),
+            { path: "sub/lib.js", data: "export const x = 1;\n" },
+          ],
+        }),
+      }],
+    });
+    const ok = await installForgePlugin(SOURCE, "2.0.0", undefined, { env });
+    assert.ok(ok.downloaded);
+  });
+});
+
 Deno.test("a release without the host's platform is an error listing the published platforms", async () => {
   await withForge(async (forge, env) => {
     forge.repos.set("github:acme/provider-echo", {
