@@ -99,7 +99,7 @@ Deno.test("a bundled Deno plugin released on the forge is locked, checked and la
     const lockText = await Deno.readTextFile(lockPath);
     // The lock records the category: the plugin's files are read only at
     // launch, and the configuration is checked by category before that.
-    assert.match(lockText, /\n  category = "tool"\n/);
+    assert.match(lockText, /\n {2}category = "tool"\n/);
 
     // The forge goes away: a --locked launch uses only the cache.
     await forge.close();
