@@ -19,6 +19,7 @@ import {
 } from "../contract/permissions.ts";
 import type {
   CapabilityEnvelope,
+  CategoryName,
   ConfigAttributeSpec,
   PluginManifest,
 } from "../contract/manifest.ts";
@@ -190,7 +191,7 @@ export function resolveProvider(
   if (version !== undefined) provider.version = version;
   if (devPath !== undefined) provider.devOverride = devPath;
   if (lockEntry !== undefined) provider.lock = lockEntry;
-  addArtifactFacts(provider, rp, artifact);
+  addArtifactFacts(provider, rp, artifact, entry?.category);
   // A forge plugin's files are not read here: its tools are the lock's.
   if (artifact === undefined && entry?.tools) {
     provider.tools = entry.tools.map((t) => ({ ...t }));
@@ -401,12 +402,17 @@ function addArtifactFacts(
   provider: PlanProvider,
   rp: RequiredProvider,
   artifact: PluginArtifact | undefined,
+  lockedCategory: CategoryName | undefined,
 ): void {
   const manifest = artifact?.manifest;
   if (artifact?.checksum !== undefined) provider.checksum = artifact.checksum;
   if (manifest) {
     provider.category = manifest.category;
     provider.runtime = manifest.runtime;
+  } else if (lockedCategory !== undefined) {
+    // A forge plugin's files are not read before launch: the lock entry
+    // says what it was when locked (the launch checks its manifest agrees).
+    provider.category = lockedCategory;
   }
   if (artifact?.location !== undefined && rp.sourceKind !== "builtin") {
     provider.location = artifact.location;

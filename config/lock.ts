@@ -137,7 +137,8 @@ function sameEntry(a: LockedProvider, b: LockedProvider): boolean {
     JSON.stringify(a.envelope ?? null) === JSON.stringify(b.envelope ?? null) &&
     JSON.stringify(a.configSchema ?? null) ===
       JSON.stringify(b.configSchema ?? null) &&
-    JSON.stringify(a.tools ?? null) === JSON.stringify(b.tools ?? null);
+    JSON.stringify(a.tools ?? null) === JSON.stringify(b.tools ?? null) &&
+    a.category === b.category;
 }
 
 const RISK_RANK: Readonly<Record<RiskClass, number>> = Object.fromEntries(
@@ -400,6 +401,9 @@ export async function lockConfig(
       version: manifest.version,
       resolvedAt: now,
       checksums: sorted,
+      // A forge plugin's files are read only at launch: its category is
+      // the lock's until then (path and builtin plugins are read anyway).
+      ...(rp.sourceKind === "forge" ? { category: manifest.category } : {}),
       envelope: {
         env: [...manifest.capabilities.env],
         run: [...manifest.capabilities.run],

@@ -35,7 +35,8 @@
  * Besides the four attributes of the spec, each entry records the capability
  * envelope and the config schema that were approved when it was locked, so
  * that `check-config` validates provider bodies offline and notices an
- * envelope that has grown.
+ * envelope that has grown; a forge entry also records the plugin's
+ * `category`, whose files are read only at launch.
  *
  * @module
  */
@@ -47,10 +48,12 @@ import {
   parseHcl,
   type Value,
 } from "./hcl/mod.ts";
-import type {
-  CapabilityEnvelope,
-  ConfigAttributeSpec,
-  ConfigAttrType,
+import {
+  type CapabilityEnvelope,
+  CATEGORY_NAMES,
+  type CategoryName,
+  type ConfigAttributeSpec,
+  type ConfigAttrType,
 } from "../contract/manifest.ts";
 import {
   POLICY_MATCH_KINDS,
@@ -87,6 +90,13 @@ export interface LockedProvider {
   resolvedAt: string;
   /** `"<os>_<arch>"` → `"sha256:<hex>"`. */
   checksums: Record<string, string>;
+  /**
+   * The plugin's category, from its manifest when locked. Recorded for
+   * forge sources, whose files are not read before launch, so that the
+   * configuration is checked by category (a model chain naming a tool
+   * plugin, say) without fetching the plugin (absent: not recorded).
+   */
+  category?: CategoryName;
   /** The capability envelope approved when locked (absent: none recorded). */
   envelope?: CapabilityEnvelope;
   /** The config schema recorded when locked (absent: none recorded). */
@@ -240,6 +250,7 @@ function decodeEntry(
         version: { type: "string", required: true },
         resolved_at: { type: "string", required: true },
         checksums: { type: "map(string)", required: true },
+        category: { type: "string" },
         envelope: { type: "object" },
         config_schema: { type: "any" },
         tools: { type: "any" },
@@ -380,6 +391,19 @@ function decodeEntry(
       ));
     }
   }
+  const category = get("category", "string") as string | undefined;
+  if (
+    category !== undefined &&
+    !CATEGORY_NAMES.includes(category as CategoryName)
+  ) {
+    bad(
+      "category",
+      `Invalid category in ${where}`,
+      `Expected one of ${CATEGORY_NAMES.join(", ")}; got ${
+        JSON.stringify(category)
+      }.`,
+    );
+  }
   const accepted = get("accepted_widening", "list(string)") as
     | string[]
     | undefined;
@@ -392,6 +416,7 @@ function decodeEntry(
     checksums: sortKeys(checksums!),
     range: headerRange(block),
   };
+  if (category !== undefined) entry.category = category as CategoryName;
   if (envelope !== undefined) entry.envelope = envelope;
   if (configSchema !== undefined) entry.configSchema = configSchema;
   if (tools !== undefined) entry.tools = tools;
@@ -677,6 +702,9 @@ export function formatLockFile(lock: LockFile): string {
     out += sums.length === 0
       ? "  checksums = {}\n"
       : `  checksums = {\n${formatAttributes(sums, "    ", true)}  }\n`;
+    if (p.category !== undefined) {
+      out += formatAttributes([["category", p.category]], "  ");
+    }
     if (p.envelope !== undefined) {
       const env: [string, HclValue][] = ENVELOPE_KEYS.map((
         k,

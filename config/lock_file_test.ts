@@ -20,6 +20,7 @@ function sample(): LockFile {
         version: "2.0.0-beta.1",
         resolvedAt: "2026-05-02T10:30:00Z",
         checksums: { linux_amd64: SUM, darwin_arm64: SUM },
+        category: "model",
       }],
       ["alpha", {
         name: "alpha",
@@ -128,6 +129,17 @@ Deno.test("parseLockFile() checks each entry: required attributes, exact version
     "E_MISSING_ATTR",
     "E_MISSING_ATTR",
   ]);
+});
+
+Deno.test("parseLockFile() refuses a category that is not a plugin category, naming it", () => {
+  const r = parseLockFile(
+    'lock_file_version = 1\nprovider "x" {\n  source = "github.com/a/b"\n  version = "1.0.0"\n  resolved_at = "2026-01-01T00:00:00Z"\n  checksums = {}\n  category = "gadget"\n}\n',
+    "l",
+  );
+  assert.equal(r.lock, undefined);
+  assert.deepEqual(r.diagnostics.map((d) => d.code), ["E_INVALID_VALUE"]);
+  assert.match(r.diagnostics[0]!.summary, /Invalid category in provider "x"/);
+  assert.match(r.diagnostics[0]!.detail ?? "", /got "gadget"/);
 });
 
 Deno.test("parseLockFile() rejects functions and references: the lock file is plain data", () => {

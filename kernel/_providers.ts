@@ -171,6 +171,12 @@ async function forgeLaunchable(
       `the cached plugin.json of "${p.source}" says version ${manifest.version}, the lock file ${p.lock.version}`,
     );
   }
+  if (p.category !== undefined && manifest.category !== p.category) {
+    throw new ProviderError(
+      p.name,
+      `the cached plugin.json of "${p.source}" ${p.lock.version} says category "${manifest.category}", the lock file "${p.category}": run "agent lock --upgrade ${p.name}" to record what the release carries`,
+    );
+  }
   return {
     manifest,
     entrypoint: isAbsolute(manifest.entrypoint)
@@ -283,9 +289,10 @@ export async function launchProviders(
   plan: Plan,
   options: LaunchProvidersOptions = {},
 ): Promise<LaunchedProviders> {
-  // Where each plugin is, first: a forge provider's category is known only
-  // from its plugin.json (the lock entry does not record it), and the plan
-  // gets it before anything is decided by category.
+  // Where each plugin is, first: a forge provider's runtime (and, with a
+  // lock entry older than its `category` attribute, its category) is known
+  // only from its plugin.json, and the plan gets it before anything is
+  // decided by category.
   const found = await Promise.allSettled(
     plan.providers.map((p) =>
       launchableOf(dir, p, options.builtins, plan, options.forge)
@@ -294,9 +301,9 @@ export async function launchProviders(
   for (const r of found) if (r.status === "rejected") throw r.reason;
   const launchables = new Map(plan.providers.map((p, i) => {
     const l = (found[i] as PromiseFulfilledResult<Launchable>).value;
+    p.runtime ??= l.manifest.runtime;
     if (p.category === undefined) {
       p.category = l.manifest.category;
-      p.runtime = l.manifest.runtime;
       const budget = p.config["token_budget"];
       if (
         (p.category === "context" || p.category === "memory") &&

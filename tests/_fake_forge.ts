@@ -232,16 +232,46 @@ export function startFakeForge(): FakeForge {
           },
         });
       }
+      const page = Number(u.searchParams.get("page") ?? "1");
+      // Topic searches page like the release lists: `perPage` a page, a
+      // Link header (GitHub) or X-Next-Page (GitLab) while more remain.
       if (u.pathname === "/gh/search/repositories") {
         const q = u.searchParams.get("q") ?? "";
-        const items = [...forge.repos.keys()]
+        const all = [...forge.repos.keys()]
           .filter((k) =>
             k.startsWith("github:") && q === "topic:agent-harness-provider"
           )
           .map((k) => ({ full_name: k.slice(7), description: "a provider" }));
-        return Response.json({ total_count: items.length, items });
+        const headers: Record<string, string> = {};
+        if (page * forge.perPage < all.length) {
+          const next = new URL(u);
+          next.searchParams.set("page", String(page + 1));
+          headers.link = `<${next.href}>; rel="next"`;
+        }
+        return Response.json({
+          total_count: all.length,
+          items: all.slice((page - 1) * forge.perPage, page * forge.perPage),
+        }, { headers });
       }
-      const page = Number(u.searchParams.get("page") ?? "1");
+      if (u.pathname === "/gl/projects") {
+        const all = [...forge.repos.keys()]
+          .filter((k) =>
+            k.startsWith("gitlab:") &&
+            u.searchParams.get("topic") === "agent-harness-provider"
+          )
+          .map((k) => ({
+            path_with_namespace: k.slice(7),
+            description: "a provider",
+          }));
+        const headers: Record<string, string> = {};
+        if (page * forge.perPage < all.length) {
+          headers["x-next-page"] = String(page + 1);
+        }
+        return Response.json(
+          all.slice((page - 1) * forge.perPage, page * forge.perPage),
+          { headers },
+        );
+      }
       let m = /^\/gh\/repos\/([^/]+\/[^/]+)\/releases$/.exec(u.pathname);
       if (m) {
         const repo = forge.repos.get(`github:${m[1]}`);

@@ -95,6 +95,11 @@ Deno.test("a bundled Deno plugin released on the forge is locked, checked and la
       0,
       out.stderr + out.stdout,
     );
+    const lockPath = join(p, ".agent/agent.lock.hcl");
+    const lockText = await Deno.readTextFile(lockPath);
+    // The lock records the category: the plugin's files are read only at
+    // launch, and the configuration is checked by category before that.
+    assert.match(lockText, /\n {2}category = "tool"\n/);
 
     // The forge goes away: a --locked launch uses only the cache.
     await forge.close();
@@ -106,8 +111,29 @@ Deno.test("a bundled Deno plugin released on the forge is locked, checked and la
     });
     assert.ok(!hasErrors(diagnostics), JSON.stringify(diagnostics));
     const provider = plan.providers.find((q) => q.name === "echo")!;
-    // Offline, the plan knows the tools from the lock entry.
+    // Offline, the plan knows the tools and the category from the lock entry.
     assert.deepEqual(provider.tools?.map((t) => t.name), ["echo"]);
+    assert.equal(provider.category, "tool");
+    // So a model chain naming the tool plugin is a config error, offline.
+    const hcl = await Deno.readTextFile(join(p, "agent.hcl"));
+    await Deno.writeTextFile(
+      join(p, "agent.hcl"),
+      hcl +
+        `agent_profile "default" {
+  model {
+    primary {
+      provider = "echo"
+      id       = "m"
+    }
+  }
+}
+`,
+    );
+    await assert.rejects(
+      compileConfig(p, { env, locked: true, builtins: BUILTINS }),
+      /Provider "echo" is not a model provider/,
+    );
+    await Deno.writeTextFile(join(p, "agent.hcl"), hcl);
     const l = await launchableOf(p, provider, BUILTINS, plan, {
       env,
       offline: true,
@@ -155,12 +181,28 @@ Deno.test("a bundled Deno plugin released on the forge is locked, checked and la
       locked: true,
       builtins: BUILTINS,
     });
-    // Its category comes from the cached plugin.json (the lock has none).
     assert.equal(
-      kernel.plan.providers.find((q) => q.name === "echo")?.category,
-      "tool",
+      kernel.plan.providers.find((q) => q.name === "echo")?.runtime,
+      "deno",
     );
     await kernel.close();
+    // A lock entry whose category the cached plugin.json contradicts is
+    // refused at launch, naming both.
+    await Deno.writeTextFile(
+      lockPath,
+      lockText.replace('category = "tool"', 'category = "context"'),
+    );
+    const lied = await compileConfig(p, {
+      env,
+      locked: true,
+      builtins: BUILTINS,
+    });
+    const liedEcho = lied.plan.providers.find((q) => q.name === "echo")!;
+    assert.equal(liedEcho.category, "context");
+    await assert.rejects(
+      launchableOf(p, liedEcho, BUILTINS, lied.plan, { env, offline: true }),
+      /says category "tool", the lock file "context"/,
+    );
     assert.equal(forge.seen.length, seen, "no request while offline");
   } finally {
     await forge.close().catch(() => {});

@@ -10,10 +10,12 @@ import { denoCacheDir } from "../kernel/process/_module_cache.ts";
 import { hostPlatform, parseVersionConstraint } from "../config/mod.ts";
 import {
   forgeCacheEntry,
+  ForgeClient,
   ForgeError,
   installForgePlugin,
   readArchive,
   resolveRelease,
+  searchTopic,
 } from "../kernel/registry/mod.ts";
 import {
   type FakeForge,
@@ -317,6 +319,78 @@ Deno.test("a tampered archive is refused before unpacking, naming source, versio
   });
 });
 
+Deno.test("a released Deno plugin whose imports leave its folder (an out-of-tree file, a remote or npm: module) is refused before it is cached", async () => {
+  await withForge(async (forge, env, dir) => {
+    // What the static-import hole would read without any read permission.
+    const secret = join(dir, "secret.txt");
+    await Deno.writeTextFile(secret, "s3cret");
+    const cases: [string, string, RegExp][] = [
+      [
+        "1.0.0",
+        `import s from ${
+          JSON.stringify(secret)
+        } with { type: "text" };\nconsole.log(s);\n`,
+        /main\.js imports ".*secret\.txt", which is outside the release's folder/,
+      ],
+      [
+        "1.1.0",
+        'import "./lib.js";\n',
+        /lib\.js imports "\.\.\/\.\.\/x\.js", which is outside/,
+      ],
+      [
+        "1.2.0",
+        'import "https://example.com/mod.ts";\n',
+        /main\.js imports "https:\/\/example\.com\/mod\.ts", which is not a file of the release/,
+      ],
+      [
+        "1.3.0",
+        'import "npm:left-pad@1.3.0";\n',
+        /imports "npm:left-pad@1\.3\.0", which is not a file of the release/,
+      ],
+    ];
+    const releases = cases.map(([v, main]) => {
+      const files = [
+        ...pluginFiles(v, main),
+        { path: "lib.js", data: 'import "../../x.js";\n' },
+      ];
+      return {
+        tag: `v${v}`,
+        assets: goreleaserAssets("provider-echo", v, { [HOST]: files }),
+      };
+    });
+    forge.repos.set("github:acme/provider-echo", { releases });
+    for (const [v, , re] of cases) {
+      const err = await installForgePlugin(SOURCE, v, undefined, { env })
+        .then(() => undefined, (e) => e);
+      assert.ok(err instanceof ForgeError, `${v}: ${err}`);
+      assert.match(err.message, re);
+      assert.ok(err.message.includes(`${SOURCE} ${v} (${HOST})`), err.message);
+      await assert.rejects(
+        Deno.stat(forgeCacheEntry(SOURCE, v, HOST, env)),
+        Deno.errors.NotFound,
+      );
+    }
+    // A bundle whose imports stay inside (a sibling file, node: builtins)
+    // is installed.
+    forge.repos.set("github:acme/provider-echo", {
+      releases: [{
+        tag: "v2.0.0",
+        assets: goreleaserAssets("provider-echo", "2.0.0", {
+          [HOST]: [
+            ...pluginFiles(
+              "2.0.0",
+              'import "node:path";\nimport "./sub/lib.js";\n',
+            ),
+            { path: "sub/lib.js", data: "export const x = 1;\n" },
+          ],
+        }),
+      }],
+    });
+    const ok = await installForgePlugin(SOURCE, "2.0.0", undefined, { env });
+    assert.ok(ok.downloaded);
+  });
+});
+
 Deno.test("a release without the host's platform is an error listing the published platforms", async () => {
   await withForge(async (forge, env) => {
     forge.repos.set("github:acme/provider-echo", {
@@ -575,7 +649,53 @@ Deno.test("agent providers list, outdated, install and search answer in JSON", a
     assert.deepEqual(JSON.parse(search.out.stdout), {
       topic: "agent-harness-provider",
       repositories: [{ source: SOURCE, description: "a provider" }],
+      truncated: false,
     });
+  });
+});
+
+Deno.test("agent providers search follows every page of the topic search (Link on github.com, X-Next-Page on gitlab.com) up to its bound", async () => {
+  await withForge(async (forge, env, dir) => {
+    // Two repositories a page: five make three pages.
+    const names = ["a", "b", "c", "d", "e"];
+    for (const n of names) {
+      forge.repos.set(`github:acme/provider-${n}`, { releases: [] });
+      forge.repos.set(`gitlab:team/provider-${n}`, { releases: [] });
+    }
+    const gh = capture(dir, env);
+    assert.equal(
+      await run(["providers", "search", "--json"], gh.io),
+      0,
+      gh.out.stderr,
+    );
+    const ghOut = JSON.parse(gh.out.stdout);
+    assert.deepEqual(
+      ghOut.repositories.map((r: { source: string }) => r.source),
+      names.map((n) => `github.com/acme/provider-${n}`),
+    );
+    assert.equal(ghOut.truncated, false);
+    assert.equal(
+      forge.seen.filter((s) => s.path.startsWith("/gh/search/")).length,
+      3,
+    );
+    const gl = capture(dir, env);
+    assert.equal(
+      await run(["providers", "search", "--forge", "gitlab.com"], gl.io),
+      0,
+      gl.out.stderr,
+    );
+    assert.deepEqual(
+      gl.out.stdout.trim().split("\n"),
+      names.map((n) => `gitlab.com/team/provider-${n}  a provider`),
+    );
+    // The bound: two pages read, the rest said to be left.
+    const bounded = await searchTopic(
+      new ForgeClient("github.com", { env }),
+      "agent-harness-provider",
+      { maxPages: 2 },
+    );
+    assert.equal(bounded.truncated, true);
+    assert.equal(bounded.repositories.length, 4);
   });
 });
 

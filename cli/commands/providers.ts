@@ -25,7 +25,8 @@ The project's forge providers (github.com/... and gitlab.com/... sources):
             ($XDG_CACHE_HOME/agent/plugins), verified against the lock file
             (for CI images: later --locked runs need no network)
   search    Repositories carrying TOPIC (default agent-harness-provider) on a
-            forge (default github.com)
+            forge (default github.com), every page up to 10 (1000
+            repositories, GitHub's own cap)
 
 Options:
   --json         One JSON document on stdout
@@ -89,12 +90,14 @@ export async function providersCommand(
     }
     const topic = arg ?? "agent-harness-provider";
     try {
-      const found = await registry.searchTopic(
+      const { repositories: found, truncated } = await registry.searchTopic(
         new registry.ForgeClient(host, { env: io.env }),
         topic,
       );
       if (json) {
-        io.stdout(JSON.stringify({ topic, repositories: found }) + "\n");
+        io.stdout(
+          JSON.stringify({ topic, repositories: found, truncated }) + "\n",
+        );
       } else {
         for (const r of found) {
           io.stdout(
@@ -103,6 +106,10 @@ export async function providersCommand(
         }
         if (found.length === 0) {
           io.stderr(`No repository has the topic ${topic}\n`);
+        } else if (truncated) {
+          io.stderr(
+            `The first ${found.length} repositories: the search has more pages than are read\n`,
+          );
         }
       }
       return 0;

@@ -317,51 +317,90 @@ export interface FoundRepository {
   description: string;
 }
 
+/** What {@linkcode searchTopic} found. */
+export interface TopicSearchResult {
+  /** The repositories, in the forge's order, each once. */
+  repositories: FoundRepository[];
+  /** Whether more pages remained after the bound. */
+  truncated: boolean;
+}
+
+/** Options of {@linkcode searchTopic}. */
+export interface SearchTopicOptions {
+  /**
+   * The most pages read (100 repositories a page); GitHub's search answers
+   * at most 1000 results, so the default reads all it gives.
+   * @default {10}
+   */
+  readonly maxPages?: number;
+}
+
 /**
  * Searches a forge for repositories carrying a topic (GitHub's repository
- * search `topic:`, GitLab's `projects?topic=`), first page only.
+ * search `topic:`, GitLab's `projects?topic=`), following the pages (Link
+ * header, X-Next-Page) up to a bound.
  *
  * @param client The forge's client.
  * @param topic The topic.
- * @returns The repositories found.
- * @throws {ForgeError} When the search fails.
+ * @param options The page bound.
+ * @returns The repositories found, and whether the bound cut the search.
+ * @throws {ForgeError} When a page cannot be fetched or parsed.
  */
 export async function searchTopic(
   client: ForgeClient,
   topic: string,
-): Promise<FoundRepository[]> {
-  const url = client.host === "github.com"
+  options: SearchTopicOptions = {},
+): Promise<TopicSearchResult> {
+  const maxPages = options.maxPages ?? 10;
+  let url: string | undefined = client.host === "github.com"
     ? `${client.api}/search/repositories?q=${
       encodeURIComponent(`topic:${topic}`)
     }&per_page=100`
     : `${client.api}/projects?topic=${encodeURIComponent(topic)}&per_page=100`;
-  const res = await client.get(url, `the ${client.host} topic search`, {
-    headers: { accept: "application/json" },
-  });
-  let body: unknown;
-  try {
-    body = await res.json();
-  } catch {
-    throw new ForgeError(`The ${client.host} topic search answered no JSON`);
-  }
-  const items = client.host === "github.com"
-    ? isObject(body) && Array.isArray(body.items) ? body.items : []
-    : Array.isArray(body)
-    ? body
-    : [];
-  const out: FoundRepository[] = [];
-  for (const it of items) {
-    if (!isObject(it)) continue;
-    const path = client.host === "github.com"
-      ? it.full_name
-      : it.path_with_namespace;
-    if (typeof path !== "string") continue;
-    out.push({
-      source: `${client.host}/${path}`,
-      description: typeof it.description === "string" ? it.description : "",
+  const what = `the ${client.host} topic search`;
+  const seen = new Set<string>();
+  const repositories: FoundRepository[] = [];
+  for (let page = 0; url !== undefined; page++) {
+    if (page >= maxPages) return { repositories, truncated: true };
+    const res = await client.get(url, what, {
+      headers: { accept: "application/json" },
     });
+    let body: unknown;
+    try {
+      body = await res.json();
+    } catch {
+      throw new ForgeError(`The ${client.host} topic search answered no JSON`);
+    }
+    const items = client.host === "github.com"
+      ? isObject(body) && Array.isArray(body.items) ? body.items : undefined
+      : Array.isArray(body)
+      ? body
+      : undefined;
+    if (items === undefined) {
+      throw new ForgeError(
+        `The ${client.host} topic search answered no list of repositories (page ${
+          page + 1
+        })`,
+      );
+    }
+    for (const it of items) {
+      if (!isObject(it)) continue;
+      const path = client.host === "github.com"
+        ? it.full_name
+        : it.path_with_namespace;
+      if (typeof path !== "string") continue;
+      const source = `${client.host}/${path}`;
+      // Results may shift between pages: each repository once.
+      if (seen.has(source)) continue;
+      seen.add(source);
+      repositories.push({
+        source,
+        description: typeof it.description === "string" ? it.description : "",
+      });
+    }
+    url = nextPage(res, url);
   }
-  return out;
+  return { repositories, truncated: false };
 }
 
 function nextPage(res: Response, url: string): string | undefined {

@@ -28,6 +28,7 @@ import {
   type VersionConstraint,
 } from "../../config/version_constraint.ts";
 import { ArchiveError, type ArchiveFile, readArchive } from "./archive.ts";
+import { checkDenoBundleGraph } from "./bundle_check.ts";
 import {
   ForgeClient,
   ForgeError,
@@ -474,6 +475,21 @@ async function verifyEntry(
   return undefined;
 }
 
+/** The entrypoint of a release's Deno plugin, from its plugin.json. */
+function denoEntrypoint(files: readonly ArchiveFile[]): string | undefined {
+  const f = files.find((x) => x.path === "plugin.json");
+  if (f === undefined) return undefined;
+  try {
+    const m = JSON.parse(new TextDecoder().decode(f.data));
+    // An invalid manifest is refused when it is read, with its own error.
+    return m?.runtime === "deno" && typeof m.entrypoint === "string"
+      ? m.entrypoint
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 async function exists(path: string): Promise<boolean> {
   try {
     await Deno.lstat(path);
@@ -613,9 +629,17 @@ export async function installForgePlugin(
           mode: f.executable ? 0o755 : 0o644,
         });
       }
+      // A Deno plugin's imports must stay inside its folder before it is
+      // cached: the cache is verified file for file at every launch, so
+      // the graph checked here is the one that runs.
+      const deno = denoEntrypoint(files);
+      if (deno !== undefined) {
+        await checkDenoBundleGraph(join(tmp, "plugin"), deno, label);
+      }
       await Deno.rename(tmp, entry);
     } catch (err) {
       await Deno.remove(tmp, { recursive: true }).catch(() => {});
+      if (err instanceof ForgeError) throw err;
       throw new ForgeError(
         `${label}: cannot write the cache entry ${entry}: ${
           err instanceof Error ? err.message : String(err)

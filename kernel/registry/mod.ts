@@ -25,6 +25,8 @@ export {
   type Release,
   type ReleaseAsset,
   searchTopic,
+  type SearchTopicOptions,
+  type TopicSearchResult,
 } from "./forge_api.ts";
 export {
   assetNames,
