@@ -3,7 +3,8 @@
  * handed over: keys from stdin, the screen on stderr). It drives one
  * session through the plugin's callback connection: CreateSession (or
  * ResumeSession / AttachSession), StreamDeltas for the live text,
- * ReadEvents for the stored transcript, GetSessionState and ListMetadata
+ * RenderEvents for the stored transcript (tool calls and results drawn
+ * from their producers' Render trees), GetSessionState and ListMetadata
  * for the status line and the widget panel, SubmitInput,
  * ResolvePlanDecision (with corrected input), InvokeSlashCommand and
  * Interrupt.
@@ -41,6 +42,7 @@ import { type Entry, type PendingAsk, Transcript } from "./transcript.ts";
 import { type Line, type Span, textLines, widthOf, wrapLine } from "./lines.ts";
 import { markdownLines } from "./markdown.ts";
 import { renderTreeLines } from "./render_tree.ts";
+import { toolLines } from "./tool_lines.ts";
 import {
   applyCompletion,
   backspace,
@@ -125,20 +127,24 @@ class Session {
     for (const f of this.#listeners) f();
   }
 
-  /** Reads stored events until closed; polls faster while busy. */
+  /**
+   * Reads stored events with their Render trees until closed; polls
+   * faster while busy.
+   */
   async follow(): Promise<void> {
     let sinceStatus = 0;
     while (!this.#closed) {
       let got = 0;
       try {
         for await (
-          const e of this.kernel.readEvents({
+          const r of this.kernel.renderEvents({
             sessionId: this.sessionId,
             fromSequence: this.transcript.next,
           })
         ) {
+          if (!r.event) continue;
           got++;
-          this.transcript.applyEvent(e);
+          this.transcript.applyEvent(r.event, r);
         }
       } catch (err) {
         if (this.#closed) return;
@@ -229,52 +235,13 @@ function message(err: unknown): string {
 
 // ---------------------------------------------------------------- layout
 
-function toolLines(e: Extract<Entry, { kind: "tool" }>, width: number): Line[] {
-  const mark = e.status === "running"
-    ? { text: "◌ ", color: "yellow" }
-    : e.status === "ok"
-    ? { text: "● ", color: "green" }
-    : { text: "● ", color: "red" };
-  const head: Line = [mark, { text: e.name || "tool", bold: true }, {
-    text: e.args ? `(${e.args})` : "",
-    dim: true,
-  }];
-  const out = wrapLine(head, width, [{ text: "  " }]);
-  if (e.status === "denied") {
-    out.push([{ text: "  ⎿ ", dim: true }, { text: "denied", color: "red" }]);
-  } else if (e.output) {
-    const lines = e.output.replace(/\n$/, "").split("\n");
-    const shown = lines.slice(0, 12);
-    shown.forEach((l, i) =>
-      out.push(
-        ...wrapLine(
-          [
-            { text: i === 0 ? "  ⎿ " : "    ", dim: true },
-            {
-              text: l,
-              ...(e.status === "error" ? { color: "red" } : { dim: true }),
-            },
-          ],
-          width,
-          [{ text: "    " }],
-        ),
-      )
-    );
-    if (lines.length > shown.length) {
-      out.push([{
-        text: `    … ${lines.length - shown.length} more lines`,
-        dim: true,
-      }]);
-    }
-  }
-  return out;
-}
-
 const lineCache = new WeakMap<Entry, { key: string; lines: Line[] }>();
 
 function entryLines(e: Entry, width: number, showThinking: boolean): Line[] {
   const key = `${width}|${showThinking}|${
-    e.kind === "tool" ? `${e.status}|${e.output}|${e.args}` : ""
+    e.kind === "tool"
+      ? `${e.status}|${e.output}|${e.args}|${!!e.callTree}|${!!e.resultTree}`
+      : ""
   }|${"text" in e ? e.text : ""}`;
   const cached = lineCache.get(e);
   if (cached?.key === key) return cached.lines;
