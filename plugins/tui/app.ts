@@ -67,6 +67,15 @@ export interface TuiSettings {
   profile: string;
   /** A stored session to resume ("" = a new one). */
   resume: string;
+  /**
+   * A running session to re-attach to ("" = none): the CLI restarts a
+   * crashed terminal UI on the session it left.
+   */
+  attach: string;
+  /** Why this UI was restarted ("" = it was not), shown as a notice. */
+  restarted: string;
+  /** Tests only: exit abruptly once the session's events are drawn. */
+  crashAfterBackfill: boolean;
   /** Bounds and commands per profile (from the CLI). */
   profiles: Record<
     string,
@@ -999,7 +1008,10 @@ export async function runTui(
 ): Promise<void> {
   history = loadHistory(historyPath(settings.dir));
   let sessionId: string;
-  if (settings.resume) {
+  if (settings.attach) {
+    sessionId = (await kernel.attachSession({ sessionId: settings.attach }))
+      .info!.sessionId;
+  } else if (settings.resume) {
     sessionId = (await kernel.resumeSession({ sessionId: settings.resume }))
       .info!.sessionId;
   } else {
@@ -1008,6 +1020,24 @@ export async function runTui(
     })).info!.sessionId;
   }
   const session = new Session(kernel, sessionId);
+  // Once the stored events are drawn (the backfill of an attached or
+  // resumed session): the restart notice goes below them.
+  const offBackfilled = session.onChange(() => {
+    if (session.transcript.next === 1n) return;
+    offBackfilled();
+    if (settings.restarted) {
+      session.transcript.notice(
+        `The terminal UI was restarted (${settings.restarted}); the session went on headless and is re-attached.`,
+        "warning",
+      );
+      session.changed();
+    }
+    if (settings.crashAfterBackfill) {
+      // Tests only: the process ends without restoring the terminal or
+      // detaching, as a crash would.
+      setTimeout(() => Deno.exit(70), 200);
+    }
+  });
   const deltas = new AbortController();
   const following = session.follow();
   const streaming = session.deltas(deltas.signal);
