@@ -544,10 +544,16 @@ export interface RunningFrontend {
   /**
    * Resolves when its process ends: its exit code (`null` when a signal
    * ended it) and whether it crashed (a non-zero exit or a signal that
-   * `stop` did not cause).
+   * `stop` did not cause), and the running sessions it was attached to
+   * (they go on headless; a restarted frontend can re-attach).
    */
   readonly exited: Promise<
-    { code: number | null; signal: string | null; crashed: boolean }
+    {
+      code: number | null;
+      signal: string | null;
+      crashed: boolean;
+      sessions: string[];
+    }
   >;
   /** Asks it to stop (drain, then kill) and waits for it. */
   stop(): Promise<void>;

@@ -661,6 +661,9 @@ class KernelImpl implements Kernel {
         code: exit.signal ? null : exit.code,
         signal: exit.signal,
         crashed: !stopping && (exit.signal !== null || exit.code !== 0),
+        // The host's exit hook (registered at launch, before this) has
+        // already detached it: the sessions it left are known.
+        sessions: this.hub.sessionsLeftBy(plugin.identity),
       })),
       stop: async () => {
         stopping = true;

@@ -164,7 +164,11 @@ Deno.test("a frontend plugin started from default_frontend drives a real session
   assert.equal(fe.name, "line");
   const exit = await fe.exited;
   const out = await p.output();
-  assert.deepEqual(exit, { code: 0, signal: null, crashed: false }, out);
+  assert.deepEqual(
+    [exit.code, exit.signal, exit.crashed],
+    [0, null, false],
+    out,
+  );
   assert.match(out, /^created [0-9A-Z]{26}$/m);
   assert.match(out, /^plan: fs\.write_file ASK$/m);
   assert.match(out, /^answered allow$/m);
@@ -227,13 +231,18 @@ Deno.test("InvokeSlashCommand runs a slash-command plugin's Invoke without a mod
   }
 });
 
-Deno.test("a crashed frontend leaves the session running headless: its pending ask is settled by on_ask at once, and a restarted frontend re-attaches", async () => {
+Deno.test("a crashed frontend leaves the session running headless and its exit names that session: its pending ask is settled by on_ask at once, and a restarted frontend re-attaches", async () => {
   await using p = await project([WRITE, { text: "could not write" }]);
   await p.input(["write a.txt", "crash-at-ask"]);
   const first = await p.kernel.startFrontend();
   const exit = await first.exited;
-  assert.deepEqual(exit, { code: 3, signal: null, crashed: true });
   const id = (await p.output()).match(/^created ([0-9A-Z]{26})$/m)![1]!;
+  assert.deepEqual(exit, {
+    code: 3,
+    signal: null,
+    crashed: true,
+    sessions: [id],
+  }, "it names the session it left running (the CLI restarts the TUI on it)");
   // Restarted, it re-attaches the still-running session and sees the
   // ask denied by on_ask and the turn finished.
   await p.input(["attach", "wait 1"]);

@@ -107,11 +107,12 @@ agent_profile "default" {
         sessionsDir: `${root}/sessions`,
       });
       const fe = await kernel.startFrontend("gofront");
-      assert.deepEqual(await fe.exited, {
-        code: 0,
-        signal: null,
-        crashed: false,
-      });
+      const exit = await fe.exited;
+      assert.deepEqual([exit.code, exit.signal, exit.crashed], [
+        0,
+        null,
+        false,
+      ]);
       assert.equal(await Deno.readTextFile(`${dir}/go.txt`), "from go\n");
       const { sessions } = await kernel.sessions.list();
       assert.equal(sessions.length, 1);

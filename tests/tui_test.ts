@@ -248,7 +248,7 @@ async function golden(
 
 Deno.test({
   name:
-    "the terminal UI streams an answer, approves a plan in its dialog, completes, runs commands, interrupts, resizes, exits, and backfills the session when started again",
+    "the terminal UI streams an answer, approves a plan in its dialog, completes, runs commands, interrupts, resizes, exits, backfills the session when started again, and after a crash is restarted re-attached to it",
   ignore: !TMUX,
   sanitizeResources: false,
   sanitizeOps: false,
@@ -383,7 +383,9 @@ Deno.test({
     await tmux.until("agent's exit", (s) => s.includes("EXIT 0"));
 
     // A TUI started again on the stored session backfills its transcript
-    // (ResumeSession, then ReadEvents from the start).
+    // (ResumeSession, then RenderEvents from the start). This one crashes
+    // once it has drawn it (a test-only switch): the session goes on
+    // headless and agent restarts the TUI attached to it, which backfills.
     const id = /\b(01[0-9A-HJKMNP-TV-Z]{24})\b/.exec(big)?.[1];
     assert.ok(id, `no session id on the status line:\n${big}`);
     tmux.run(
@@ -393,13 +395,14 @@ Deno.test({
       "tui",
       "-c",
       dir,
-      `${command} --resume ${id}; echo "EXIT $?"; sleep 600`,
+      `AGENT_TEST_TUI_CRASH=1 ${command} --resume ${id}; echo "EXIT $?"; sleep 600`,
     );
     const resumed = await tmux.until(
-      "the backfilled transcript",
+      "the restarted TUI's backfilled transcript",
       (s) =>
         s.includes("type a prompt") && s.includes("Tell me more") &&
-        s.includes("/cost") && s.includes(id),
+        s.includes("/cost") && s.includes(id) &&
+        s.includes("exit code 70); the session went on headless"),
     );
     assert.match(resumed, /Done: SUMMARY\.md has the summary and 2 action/);
     await tmux.typed("/exit");

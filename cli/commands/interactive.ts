@@ -26,6 +26,8 @@ import type {
 
 /** The first-party terminal UI's local name (`builtin/tui`). */
 const TUI_FRONTEND = "tui";
+/** Tests only: `1` makes the first terminal UI crash after its backfill. */
+const TUI_CRASH_ENV = "AGENT_TEST_TUI_CRASH";
 import { parseOptions, usageError, useColor } from "./_common.ts";
 import { reportError } from "./_report_error.ts";
 import { openProjectKernel } from "./_zero_config.ts";
@@ -112,13 +114,16 @@ profile's direct-invoke slash commands (slash_commands), without a model turn;
 /**
  * `agent --frontend NAME` (or `settings.default_frontend`): the frontend
  * plugin drives the sessions through its callback channel; the CLI waits
- * until it exits. Ctrl-C or SIGTERM stops it.
+ * until it exits. Ctrl-C or SIGTERM stops it. The terminal UI (`restart`)
+ * that crashes while a session it opened runs is started once more,
+ * attached to that session.
  */
 async function runFrontend(
   kernel: Kernel,
   name: string,
   io: AgentIo,
   options: StartFrontendOptions = {},
+  restart = false,
 ): Promise<number> {
   let fe: RunningFrontend;
   try {
@@ -137,11 +142,28 @@ async function runFrontend(
     if (options.terminal) restoreTerminal(io);
     if (stopped) return EXIT_TERMINATED;
     if (exit.crashed) {
-      io.stderr(
-        `agent: frontend "${name}" ended with ${
-          exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`
-        }\n`,
-      );
+      const ended = `agent: frontend "${name}" ended with ${
+        exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`
+      }`;
+      const session = exit.sessions[0];
+      if (restart && session) {
+        // The session went on headless; the terminal UI comes back once,
+        // attached to it (AttachSession, then the stored events backfill).
+        io.stderr(`${ended}; restarting it on session ${session}\n`);
+        return await runFrontend(kernel, name, io, {
+          ...options,
+          config: {
+            ...Object.fromEntries(
+              Object.entries(options.config ?? {}).filter(([k]) =>
+                k !== "crash_after_backfill"
+              ),
+            ),
+            attach: session,
+            restarted: ended.replace(/^agent: /, ""),
+          },
+        }, false);
+      }
+      io.stderr(`${ended}\n`);
       return EXIT_PROVIDER;
     }
     return EXIT_OK;
@@ -264,10 +286,15 @@ export async function interactiveCommand(
             ...(v.profile !== undefined ? { profile: v.profile } : {}),
             ...(v.resume !== undefined ? { resume: v.resume } : {}),
             profiles_json: profilesForFrontend(kernel),
+            // Tests only: the first terminal UI exits abruptly once it has
+            // drawn its session (the restart path).
+            ...(io.env[TUI_CRASH_ENV] === "1"
+              ? { crash_after_backfill: "true" }
+              : {}),
           },
         }
         : {}),
-    });
+    }, frontend === TUI_FRONTEND);
   }
   const renderer = new EventRenderer(
     { out: (t) => io.stdout(t), err: (t) => io.stderr(t) },

@@ -298,6 +298,8 @@ export class FrontendHub implements FrontendSurface {
   readonly #o: FrontendHubOptions;
   readonly #sessions = new Map<string, HubSession>();
   readonly #now: () => number;
+  /** By holder: the running sessions it was attached to when it exited. */
+  readonly #left = new Map<string, string[]>();
   /** The metadata surface. */
   readonly metadata: MetadataBoard;
 
@@ -912,16 +914,30 @@ export class FrontendHub implements FrontendSurface {
    */
   released(caller: PluginIdentity): void {
     const k = holderKey(caller);
+    const left: string[] = [];
     for (const h of this.#sessions.values()) {
       const release = h.attached.get(k);
       if (!release) continue;
       release();
       h.attached.delete(k);
+      if (h.agent) left.push(h.sessionId);
       // The last frontend went away (it exited or crashed): the session
       // goes on headless, its pending asks settled by on_ask.
       if (h.attached.size === 0) h.agent?.setHeadless(true);
     }
+    if (left.length) this.#left.set(k, left);
     this.metadata.publisherExited(caller);
+  }
+
+  /**
+   * The running sessions a frontend was attached to when its process
+   * exited (a restarted frontend re-attaches to them).
+   *
+   * @param caller The frontend plugin.
+   * @returns Their ids, in the order the hub holds them; empty when none.
+   */
+  sessionsLeftBy(caller: PluginIdentity): string[] {
+    return [...(this.#left.get(holderKey(caller)) ?? [])];
   }
 
   /**

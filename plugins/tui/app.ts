@@ -3,7 +3,8 @@
  * handed over: keys from stdin, the screen on stderr). It drives one
  * session through the plugin's callback connection: CreateSession (or
  * ResumeSession / AttachSession), StreamDeltas for the live text,
- * ReadEvents for the stored transcript, GetSessionState and ListMetadata
+ * RenderEvents for the stored transcript (tool calls and results drawn
+ * from their producers' Render trees), GetSessionState and ListMetadata
  * for the status line and the widget panel, SubmitInput,
  * ResolvePlanDecision (with corrected input), InvokeSlashCommand and
  * Interrupt.
@@ -41,6 +42,7 @@ import { type Entry, type PendingAsk, Transcript } from "./transcript.ts";
 import { type Line, type Span, textLines, widthOf, wrapLine } from "./lines.ts";
 import { markdownLines } from "./markdown.ts";
 import { renderTreeLines } from "./render_tree.ts";
+import { toolLines } from "./tool_lines.ts";
 import {
   applyCompletion,
   backspace,
@@ -65,6 +67,15 @@ export interface TuiSettings {
   profile: string;
   /** A stored session to resume ("" = a new one). */
   resume: string;
+  /**
+   * A running session to re-attach to ("" = none): the CLI restarts a
+   * crashed terminal UI on the session it left.
+   */
+  attach: string;
+  /** Why this UI was restarted ("" = it was not), shown as a notice. */
+  restarted: string;
+  /** Tests only: exit abruptly once the session's events are drawn. */
+  crashAfterBackfill: boolean;
   /** Bounds and commands per profile (from the CLI). */
   profiles: Record<
     string,
@@ -125,20 +136,24 @@ class Session {
     for (const f of this.#listeners) f();
   }
 
-  /** Reads stored events until closed; polls faster while busy. */
+  /**
+   * Reads stored events with their Render trees until closed; polls
+   * faster while busy.
+   */
   async follow(): Promise<void> {
     let sinceStatus = 0;
     while (!this.#closed) {
       let got = 0;
       try {
         for await (
-          const e of this.kernel.readEvents({
+          const r of this.kernel.renderEvents({
             sessionId: this.sessionId,
             fromSequence: this.transcript.next,
           })
         ) {
+          if (!r.event) continue;
           got++;
-          this.transcript.applyEvent(e);
+          this.transcript.applyEvent(r.event, r);
         }
       } catch (err) {
         if (this.#closed) return;
@@ -229,52 +244,13 @@ function message(err: unknown): string {
 
 // ---------------------------------------------------------------- layout
 
-function toolLines(e: Extract<Entry, { kind: "tool" }>, width: number): Line[] {
-  const mark = e.status === "running"
-    ? { text: "◌ ", color: "yellow" }
-    : e.status === "ok"
-    ? { text: "● ", color: "green" }
-    : { text: "● ", color: "red" };
-  const head: Line = [mark, { text: e.name || "tool", bold: true }, {
-    text: e.args ? `(${e.args})` : "",
-    dim: true,
-  }];
-  const out = wrapLine(head, width, [{ text: "  " }]);
-  if (e.status === "denied") {
-    out.push([{ text: "  ⎿ ", dim: true }, { text: "denied", color: "red" }]);
-  } else if (e.output) {
-    const lines = e.output.replace(/\n$/, "").split("\n");
-    const shown = lines.slice(0, 12);
-    shown.forEach((l, i) =>
-      out.push(
-        ...wrapLine(
-          [
-            { text: i === 0 ? "  ⎿ " : "    ", dim: true },
-            {
-              text: l,
-              ...(e.status === "error" ? { color: "red" } : { dim: true }),
-            },
-          ],
-          width,
-          [{ text: "    " }],
-        ),
-      )
-    );
-    if (lines.length > shown.length) {
-      out.push([{
-        text: `    … ${lines.length - shown.length} more lines`,
-        dim: true,
-      }]);
-    }
-  }
-  return out;
-}
-
 const lineCache = new WeakMap<Entry, { key: string; lines: Line[] }>();
 
 function entryLines(e: Entry, width: number, showThinking: boolean): Line[] {
   const key = `${width}|${showThinking}|${
-    e.kind === "tool" ? `${e.status}|${e.output}|${e.args}` : ""
+    e.kind === "tool"
+      ? `${e.status}|${e.output}|${e.args}|${!!e.callTree}|${!!e.resultTree}`
+      : ""
   }|${"text" in e ? e.text : ""}`;
   const cached = lineCache.get(e);
   if (cached?.key === key) return cached.lines;
@@ -1032,7 +1008,10 @@ export async function runTui(
 ): Promise<void> {
   history = loadHistory(historyPath(settings.dir));
   let sessionId: string;
-  if (settings.resume) {
+  if (settings.attach) {
+    sessionId = (await kernel.attachSession({ sessionId: settings.attach }))
+      .info!.sessionId;
+  } else if (settings.resume) {
     sessionId = (await kernel.resumeSession({ sessionId: settings.resume }))
       .info!.sessionId;
   } else {
@@ -1041,6 +1020,24 @@ export async function runTui(
     })).info!.sessionId;
   }
   const session = new Session(kernel, sessionId);
+  // Once the stored events are drawn (the backfill of an attached or
+  // resumed session): the restart notice goes below them.
+  const offBackfilled = session.onChange(() => {
+    if (session.transcript.next === 1n) return;
+    offBackfilled();
+    if (settings.restarted) {
+      session.transcript.notice(
+        `The terminal UI was restarted (${settings.restarted}); the session went on headless and is re-attached.`,
+        "warning",
+      );
+      session.changed();
+    }
+    if (settings.crashAfterBackfill) {
+      // Tests only: the process ends without restoring the terminal or
+      // detaching, as a crash would.
+      setTimeout(() => Deno.exit(70), 200);
+    }
+  });
   const deltas = new AbortController();
   const following = session.follow();
   const streaming = session.deltas(deltas.signal);

@@ -68,9 +68,21 @@ export function settingsOf(
       );
     }
   }
+  const crash = str("crash_after_backfill");
+  if (crash !== "" && crash !== "true" && crash !== "false") {
+    throw new GrpcStatusError(
+      Code.INVALID_ARGUMENT,
+      `config attribute "crash_after_backfill" must be "true" or "false", not ${
+        JSON.stringify(crash)
+      }`,
+    );
+  }
   return {
     profile: str("profile"),
     resume: str("resume"),
+    attach: str("attach"),
+    restarted: str("restarted"),
+    crashAfterBackfill: crash === "true",
     profiles,
     dir: Deno.cwd(),
     color,

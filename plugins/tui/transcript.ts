@@ -1,10 +1,14 @@
 /**
  * The terminal UI's model of a session's transcript, fed by the two
  * streams a frontend has: live token deltas (`StreamDeltas`, never
- * stored) and the stored events (`ReadEvents`: messages, tool calls and
- * results, plans and their outcomes). A stored assistant message replaces
- * the text streamed for it; a backfill (attach, resume) is the same
- * stored events read from the start.
+ * stored) and the stored events (`RenderEvents`: messages, tool calls and
+ * results, plans and their outcomes, each with the Render tree of the
+ * plugin build that produced it). A tool call or result whose producer
+ * painted a tree keeps that tree, so a third-party tool is drawn its own
+ * way; one the kernel rendered (the producer has no `Render`, failed or is
+ * not running) is drawn from its payload as text. A stored assistant
+ * message replaces the text streamed for it; a backfill (attach, resume)
+ * is the same stored events read from the start.
  *
  * @module
  */
@@ -21,6 +25,7 @@ import {
   EventKind,
 } from "../../proto/gen/pluggableharness/kernel/v1/types_pb.ts";
 import { Role } from "../../proto/gen/pluggableharness/content/v1/types_pb.ts";
+import type { RenderTree } from "../../proto/gen/pluggableharness/render/v1/types_pb.ts";
 import {
   ApplyResult_ApplyOutcome,
   PlanDecision,
@@ -39,6 +44,10 @@ export type Entry =
     args: string;
     status: "running" | "ok" | "error" | "denied";
     output: string;
+    /** The tool's own rendering of the call (drawn instead of `args`). */
+    callTree?: RenderTree;
+    /** The tool's own rendering of the result (drawn instead of `output`). */
+    resultTree?: RenderTree;
   }
   | { kind: "notice"; text: string; tone: "info" | "warning" | "error" };
 
@@ -58,6 +67,19 @@ export interface StoredEventLike {
   kind: EventKind;
   /** Its payload bytes. */
   payload: Uint8Array;
+}
+
+/** The Render tree `RenderEvents` delivers with an event. */
+export interface RenderedLike {
+  /** The producer's tree, or the kernel's rendering of the payload. */
+  tree?: RenderTree | undefined;
+  /** Why the kernel rendered it; empty when the producer did. */
+  fallback: string;
+}
+
+/** The producer's own tree, if it painted a non-empty one. */
+function producerTree(r: RenderedLike | undefined): RenderTree | undefined {
+  return r && !r.fallback && r.tree?.root?.node.case ? r.tree : undefined;
 }
 
 /** A live delta as `StreamDeltas` delivers it. */
@@ -180,8 +202,10 @@ export class Transcript {
    * Applies one stored event.
    *
    * @param e The event.
+   * @param rendered Its Render tree from `RenderEvents`; a tool call's or
+   *   result's tree painted by its producer is drawn instead of the text.
    */
-  applyEvent(e: StoredEventLike): void {
+  applyEvent(e: StoredEventLike, rendered?: RenderedLike): void {
     if (e.sequence >= this.next) this.next = e.sequence + 1n;
     switch (e.kind) {
       case EventKind.MESSAGE:
@@ -190,17 +214,21 @@ export class Transcript {
       case EventKind.TOOL_CALL: {
         const call = fromBinary(ToolCallEventSchema, e.payload).call;
         if (!call) break;
-        const entry = {
-          kind: "tool" as const,
+        const tree = producerTree(rendered);
+        const entry: Extract<Entry, { kind: "tool" }> = {
+          kind: "tool",
           callId: call.id,
           name: call.toolName,
           args: compactJson(call.arguments),
-          status: "running" as const,
+          status: "running",
           output: "",
+          ...(tree ? { callTree: tree } : {}),
         };
         const known = this.#tools.get(call.id);
-        if (known) Object.assign(known, { name: entry.name, args: entry.args });
-        else {
+        if (known) {
+          Object.assign(known, { name: entry.name, args: entry.args });
+          if (tree) known.callTree = tree;
+        } else {
           this.#finishStreaming();
           this.#tools.set(call.id, entry);
           this.entries.push(entry);
@@ -217,6 +245,8 @@ export class Transcript {
           t.status = "error";
           t.output = r.outcome.value?.message ?? "failed";
         }
+        const tree = producerTree(rendered);
+        if (tree) t.resultTree = tree;
         break;
       }
       case EventKind.PLAN: {

@@ -17,7 +17,16 @@ import { appendHistory, loadHistory } from "./history.ts";
 import { settingsOf } from "./main.ts";
 import { Transcript } from "./transcript.ts";
 import { create, toBinary } from "@bufbuild/protobuf";
-import { MessageEventSchema } from "../../proto/gen/pluggableharness/event/v1/events_pb.ts";
+import {
+  MessageEventSchema,
+  ToolCallEventSchema,
+  ToolResultEventSchema,
+} from "../../proto/gen/pluggableharness/event/v1/events_pb.ts";
+import {
+  type RenderTree,
+  RenderTreeSchema,
+} from "../../proto/gen/pluggableharness/render/v1/types_pb.ts";
+import { toolLines } from "./tool_lines.ts";
 import {
   DeltaKind,
   EventKind,
@@ -184,4 +193,45 @@ Deno.test("deltas that arrive after their stored message are not shown twice", (
   );
   t.applyDelta({ text: "Next", kind: DeltaKind.UNSPECIFIED });
   assert.equal(t.entries.length, 3);
+});
+
+Deno.test("a tool call and result painted by their tool are drawn from its Render trees; the kernel's fallback is drawn as the payload's text", () => {
+  const tree = (content: string): RenderTree =>
+    create(RenderTreeSchema, {
+      root: { node: { case: "text", value: { content } } },
+    });
+  const call = (id: string) =>
+    toBinary(
+      ToolCallEventSchema,
+      create(ToolCallEventSchema, {
+        call: { id, toolName: "fetch", arguments: { url: "u" } },
+      }),
+    );
+  const result = (id: string) =>
+    toBinary(
+      ToolResultEventSchema,
+      create(ToolResultEventSchema, {
+        toolCallId: id,
+        outcome: { case: "result", value: { payload: { text: "raw body" } } },
+      }),
+    );
+  const t = new Transcript();
+  let seq = 0n;
+  const apply = (kind: EventKind, payload: Uint8Array, fallback: string) =>
+    t.applyEvent({ sequence: ++seq, kind, payload }, {
+      tree: tree(fallback ? "Rendered by the kernel" : `painted ${seq}`),
+      fallback,
+    });
+  apply(EventKind.TOOL_CALL, call("a"), "");
+  apply(EventKind.TOOL_RESULT, result("a"), "");
+  apply(EventKind.TOOL_CALL, call("b"), "producer has no Render");
+  apply(EventKind.TOOL_RESULT, result("b"), "producer has no Render");
+  const screens = t.entries.map((e) =>
+    e.kind === "tool" ? toolLines(e, 80).map(plain) : []
+  );
+  assert.deepEqual(screens, [
+    ["● fetch", "  painted 1", "  ⎿ painted 2"],
+    ['● fetch({"url":"u"})', "  ⎿ raw body"],
+  ]);
+  assert.equal(t.next, 5n);
 });
