@@ -342,7 +342,8 @@ export const CHANNELS: ReadonlyMap<ChannelName, ChannelInfo> = new Map(
     ch("turn-summary-missing", S, [], {
       limit: { kind: "once-per-turn" },
       summary: "a round ended without the turn summary the profile asks for",
-      source: "waiting for turn summaries in profiles",
+      source:
+        "a round ending a turn's rounds so far without <cp:compact>, when the profile sets control_plane { turn_summaries = true }",
     }),
     ch("memory", S, ["op", "scope", "hit-count"], {
       optional: ["hit-count"],
