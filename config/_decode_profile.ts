@@ -434,7 +434,8 @@ const TOPIC_FILTER_REGEXP = /^(\*|[a-z0-9_-]+(\.[a-z0-9_-]+)*(\.\*)?)$/;
 /**
  * `control_plane {}` in a profile (seed 004): `disable` (channel names,
  * with a did-you-mean for a typo), `topics` (event-bus topic filters that
- * fire `event-trigger`) and `timer "<name>" { every_s, text }` blocks.
+ * fire `event-trigger`), `turn_summaries` (remind the agent of a turn
+ * without `<cp:compact>`) and `timer "<name>" { every_s, text }` blocks.
  */
 function decodeControlPlane(
   block: Block,
@@ -448,6 +449,7 @@ function decodeControlPlane(
       attributes: {
         disable: { type: "list(string)" },
         topics: { type: "list(string)" },
+        turn_summaries: { type: "bool" },
       },
       blocks: { timer: { labels: ["name"], unique: "label" } },
     },
@@ -503,6 +505,29 @@ function decodeControlPlane(
         ranges[i] ?? topicsAttr.expr.range,
       ));
     });
+  }
+  const summariesAttr = attrs.get("turn_summaries");
+  if (summariesAttr) {
+    const v = evalAttr(summariesAttr, "bool", where, diagnostics);
+    if (typeof v !== "boolean") ok = false;
+    else if (v) {
+      // The reminder and the summary it asks for both need their channel.
+      const off = ["turn-summary-missing", "compact"].filter((c) =>
+        out.disable.includes(c)
+      );
+      if (off.length) {
+        ok = false;
+        diagnostics.push(diag(
+          "error",
+          "E_INVALID_VALUE",
+          `turn_summaries = true needs the ${
+            off.map((c) => `"${c}"`).join(" and ")
+          } channel${off.length > 1 ? "s" : ""} in ${where}`,
+          "The agent writes its turn summary as <cp:compact> and is reminded by <cp:turn-summary-missing>: remove them from disable, or drop turn_summaries.",
+          summariesAttr.expr.range,
+        ));
+      } else out.turnSummaries = true;
+    }
   }
   for (const t of blocks.get("timer") ?? []) {
     const name = t.labels[0]!.value;

@@ -193,6 +193,11 @@ export interface PlanControlPlane {
   topics: string[];
   /** Timers that fire `event-trigger`. */
   timers: { name: string; everyS: number; text: string }[];
+  /**
+   * `turn_summaries = true`: a round that ends a turn's rounds so far
+   * without a `<cp:compact>` block gets `turn-summary-missing`.
+   */
+  turnSummaries?: boolean;
 }
 
 /** The hook points a `hook` block may name (dispatchable ones). */
@@ -533,6 +538,7 @@ export function planToJson(plan: Plan): JsonValue {
               every_s: t.everyS,
               text: t.text,
             })),
+            ...(p.controlPlane.turnSummaries ? { turn_summaries: true } : {}),
           },
         }
         : {}),

@@ -76,6 +76,7 @@ import {
   goalNudge,
   permissionContextBody,
   startControlSources,
+  TURN_SUMMARY_REMINDER,
 } from "../control/session_sources.ts";
 import { EventQueue, sleep as defaultSleep } from "./_async.ts";
 import { textBlock } from "./_proto.ts";
@@ -175,6 +176,8 @@ export class AgentSession implements AsyncDisposable {
   readonly #toolDurations = new Map<string, number>();
   #stopSources: () => void = () => {};
   #roundStatus: "done" | "continue" | undefined;
+  /** Whether this turn's model wrote a `<cp:compact>` summary yet. */
+  #turnSummarized = false;
   #goal: string | undefined;
   #goalState: "done" | "blocked" | undefined;
   #current: Promise<unknown> | undefined;
@@ -910,6 +913,7 @@ export class AgentSession implements AsyncDisposable {
     let firstRound = true;
     try {
       control?.newTurn();
+      this.#turnSummarized = false;
       if (prompt !== undefined) {
         await this.#appendUser(prompt, "typed", options.extraContent);
       } else if (
@@ -962,6 +966,18 @@ export class AgentSession implements AsyncDisposable {
         if (finalTurn) {
           await this.#end(BOUND_STATUS[bound!], undefined);
           return result("bound");
+        }
+        if (
+          control && this.#spec.controlPlane?.turnSummaries &&
+          !this.#turnSummarized
+        ) {
+          // Once per turn (its rate limit); as a cascade it continues a
+          // turn that would end without the summary.
+          control.post({
+            channel: "turn-summary-missing",
+            attrs: {},
+            body: TURN_SUMMARY_REMINDER,
+          });
         }
         let done = turn.done;
         let nudge: string | undefined;
@@ -1127,6 +1143,9 @@ export class AgentSession implements AsyncDisposable {
             out.status.raw,
             out.status.reason,
           );}
+      }
+      if (out.tags.some((t) => t.channel === "compact")) {
+        this.#turnSummarized = true;
       }
       if (out.goal && this.#goal !== undefined && !this.#goalState) {
         this.#goalState = out.goal.state;

@@ -180,6 +180,7 @@ export function sessionSpecFromPlan(
       disable: [...(profile?.controlPlane?.disable ?? [])],
       timers: [...(profile?.controlPlane?.timers ?? [])],
       topics: [...(profile?.controlPlane?.topics ?? [])],
+      ...(profile?.controlPlane?.turnSummaries ? { turnSummaries: true } : {}),
     },
   };
   return { spec, diagnostics };

@@ -236,3 +236,35 @@ Deno.test("sessionSpecFromPlan() marks manifest-declared spawn tools and lists t
     "Hands a task to a sub-agent.",
   );
 });
+
+Deno.test("a profile's control_plane turn_summaries reaches the session spec only when set", () => {
+  const profile = (controlPlane: unknown) => ({
+    name: "default",
+    tools: [],
+    slashCommands: [],
+    bounds: {},
+    model: { primary: { provider: "llm", id: "m" }, fallbacks: [] },
+    controlPlane,
+  });
+  const options = { toolSchemas: new Map(), workingDirectory: "/w" };
+  const on = sessionSpecFromPlan(
+    plan([profile({
+      disable: ["time"],
+      topics: [],
+      timers: [],
+      turnSummaries: true,
+    })]),
+    options,
+  ).spec!;
+  assert.deepEqual(on.controlPlane, {
+    disable: ["time"],
+    timers: [],
+    topics: [],
+    turnSummaries: true,
+  });
+  const off = sessionSpecFromPlan(
+    plan([profile({ disable: [], topics: [], timers: [] })]),
+    options,
+  ).spec!;
+  assert.equal(off.controlPlane?.turnSummaries, undefined);
+});

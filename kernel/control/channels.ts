@@ -320,7 +320,8 @@ export const CHANNELS: ReadonlyMap<ChannelName, ChannelInfo> = new Map(
     ch("context-usage", S, ["used", "window", "pct"], {
       summary:
         "how full the context window is, on a band crossing; near full, wrap up or compact",
-      source: "waiting for compaction (its thresholds define the bands)",
+      source:
+        "the window's fill after each context assembly, on a band crossing (50 %, 80 %)",
     }),
     ch("permission-denied", S, ["tool", "reason-code", "path"], {
       optional: ["path"],
@@ -342,7 +343,8 @@ export const CHANNELS: ReadonlyMap<ChannelName, ChannelInfo> = new Map(
     ch("turn-summary-missing", S, [], {
       limit: { kind: "once-per-turn" },
       summary: "a round ended without the turn summary the profile asks for",
-      source: "waiting for turn summaries in profiles",
+      source:
+        "a round ending a turn's rounds so far without <cp:compact>, when the profile sets control_plane { turn_summaries = true }",
     }),
     ch("memory", S, ["op", "scope", "hit-count"], {
       optional: ["hit-count"],
@@ -356,11 +358,11 @@ export const CHANNELS: ReadonlyMap<ChannelName, ChannelInfo> = new Map(
     }),
     ch("compaction-start", S, [], {
       summary: "a compaction pass started",
-      source: "waiting for compaction",
+      source: "a compactor's pass in the context chain",
     }),
     ch("compaction", S, ["strategy", "tokens-before", "tokens-after"], {
       summary: "a compaction pass finished",
-      source: "waiting for compaction",
+      source: "a compactor's pass in the context chain",
     }),
     ch("subagent", S, ["state", "id", "kind", "rounds", "error"], {
       optional: ["rounds", "error"],

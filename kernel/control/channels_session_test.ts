@@ -926,3 +926,65 @@ Deno.test("agent-thinking, plan-revision, compact: thinking is stripped and show
     "compact",
   ]);
 });
+
+Deno.test("turn-summary-missing: a profile asking for turn summaries reminds a turn without <cp:compact> once per turn; a turn about to end continues for it; persisted", async () => {
+  const compact = '<cp:compact type="response">read a, answered</cp:compact>';
+  const script: ScriptedTurn[] = [
+    // Turn 1: a tool round without a summary, then an answer without one.
+    { toolCalls: [{ id: "r1", name: "read_file", input: { path: "a" } }] },
+    { text: "a holds 1" },
+    // Turn 2: an answer without a summary continues the turn once.
+    { text: "still 1" },
+    { text: `Summary written.\n${compact}` },
+    // Turn 3: summarised in its only round.
+    { text: `1 again\n${compact}` },
+  ];
+  const h = setup({
+    script,
+    spec: { controlPlane: { disable: ["time"], turnSummaries: true } },
+  });
+  const session = await h.open();
+  for (const p of ["read a", "again", "once more"]) {
+    assert.equal((await session.send(p).result).outcome, "done");
+  }
+  await session.close();
+  const expected =
+    "<cp:turn-summary-missing>This turn has no summary yet. Before you end it, summarise it in &lt;cp:compact type=&quot;…&quot;&gt; blocks (type: fact, learning, decision, request, response or tool), one line each.</cp:turn-summary-missing>";
+  const r = h.model.requests;
+  assert.equal(r.length, 5);
+  // Turn 1: after the tool round; the answer's miss is over the limit.
+  assert.deepEqual(cpBlocks(r[0]!, "turn-summary-missing"), []);
+  assert.deepEqual(cpBlocks(r[1]!, "turn-summary-missing"), [expected]);
+  assert.deepEqual(
+    h.events.filter((e) =>
+      e.type === "warning" && e.code === "control_rate_limited"
+    ).map((e) => e.type === "warning" && e.message),
+    [
+      "Dropped a turn-summary-missing control message from kernel: it is over its rate limit",
+    ],
+  );
+  // Turn 2: the reminder forms a user message of its own after the answer.
+  const last = r[3]!.messages.at(-1)!;
+  assert.equal(last.role, Role.USER);
+  assert.deepEqual(cpBlocks(r[3]!, "turn-summary-missing"), [
+    expected,
+    expected,
+  ]);
+  // Turn 3 summarised: no new reminder.
+  assert.equal(cpBlocks(r[4]!, "turn-summary-missing").length, 2);
+  const stored = (await storedControl(h.store, session.sessionId))
+    .filter((c) => c.channel === "turn-summary-missing");
+  assert.deepEqual(stored.map((c) => c.rendered), [expected, expected]);
+
+  // Without turn_summaries the same unsummarised turn gets no reminder.
+  const plain = setup({ script: [{ text: "a holds 1" }] });
+  const s2 = await plain.open();
+  await s2.send("read a").result;
+  await s2.close();
+  assert.equal(
+    plain.events.filter((e) =>
+      e.type === "control" && e.channel === "turn-summary-missing"
+    ).length,
+    0,
+  );
+});

@@ -26,6 +26,12 @@ export interface ControlPlaneSpec {
    * session. @default {[]}
    */
   readonly topics?: readonly string[];
+  /**
+   * Ask for turn summaries: when a round ends and the turn has no
+   * `<cp:compact>` block yet, `turn-summary-missing` reminds the agent
+   * (once per turn). @default {false}
+   */
+  readonly turnSummaries?: boolean;
 }
 
 /** A `timer "<name>" { every_s, text }` of `control_plane {}`. */
@@ -257,6 +263,10 @@ export function permissionContextBody(
     `Unanswered asks: ${onAsk}.`,
   ].join("\n");
 }
+
+/** The body of `turn-summary-missing`. */
+export const TURN_SUMMARY_REMINDER: string =
+  'This turn has no summary yet. Before you end it, summarise it in <cp:compact type="…"> blocks (type: fact, learning, decision, request, response or tool), one line each.';
 
 /**
  * The nudge that continues a session goal the agent has not declared.

@@ -1,0 +1,66 @@
+import assert from "node:assert/strict";
+import { codes, compileText } from "./_compile_testing.ts";
+import { planToJson } from "./plan.ts";
+
+function compileProfile(body: string) {
+  return compileText(`agent_profile "worker" {\n${body}\n}\n`);
+}
+
+Deno.test("compile() reads control_plane turn_summaries into the profile and the plan JSON; false leaves both as before", () => {
+  const r = compileProfile("  control_plane {\n    turn_summaries = true\n  }");
+  assert.deepEqual(
+    codes(r.diagnostics).filter((c) => c !== "W_LOCK_MISSING"),
+    [],
+  );
+  const p = r.plan!.profiles.find((x) => x.name === "worker")!;
+  assert.equal(p.controlPlane?.turnSummaries, true);
+  const json = planToJson(r.plan!) as { profiles: Record<string, unknown>[] };
+  assert.deepEqual(
+    json.profiles.find((x) => x.name === "worker")!.control_plane,
+    {
+      disable: [],
+      topics: [],
+      timers: [],
+      turn_summaries: true,
+    },
+  );
+  const off = compileProfile(
+    "  control_plane {\n    turn_summaries = false\n  }",
+  );
+  assert.equal(off.plan!.profiles[0]!.controlPlane?.turnSummaries, undefined);
+  const offJson = planToJson(off.plan!) as {
+    profiles: Record<string, unknown>[];
+  };
+  assert.deepEqual(offJson.profiles[0]!.control_plane, {
+    disable: [],
+    topics: [],
+    timers: [],
+  });
+});
+
+Deno.test("compile() refuses turn_summaries whose channels are disabled, or that is not a bool, naming the block", async (t) => {
+  const cases: [string, RegExp][] = [
+    [
+      '    disable = ["compact"]\n    turn_summaries = true',
+      /turn_summaries = true needs the "compact" channel in the control_plane block of agent_profile "worker"/,
+    ],
+    [
+      '    disable = ["turn-summary-missing", "compact"]\n    turn_summaries = true',
+      /needs the "turn-summary-missing" and "compact" channels/,
+    ],
+    ['    turn_summaries = "yes"', /turn_summaries/],
+  ];
+  for (const [body, text] of cases) {
+    await t.step(body.trim().replace(/\s+/g, " "), () => {
+      const r = compileProfile(`  control_plane {\n${body}\n  }`);
+      const d = r.diagnostics.find((x) => x.severity === "error");
+      assert.ok(d, `expected an error, got ${codes(r.diagnostics)}`);
+      assert.match(`${d.summary}\n${d.detail ?? ""}`, text);
+      assert.equal(d.range?.file, "agent.hcl");
+      assert.equal(
+        r.plan?.profiles.find((x) => x.name === "worker")?.controlPlane,
+        undefined,
+      );
+    });
+  }
+});
