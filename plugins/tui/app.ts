@@ -115,6 +115,8 @@ class Session {
   metadata: MetadataBlock[] = [];
   /** A turn or command this frontend started and that has not ended. */
   busy = false;
+  /** The stored events are all drawn (a read found nothing newer). */
+  caughtUp = false;
   #listeners = new Set<() => void>();
   #closed = false;
   #wake: (() => void) | undefined;
@@ -174,6 +176,10 @@ class Session {
         await this.refreshStatus();
       }
       if (got > 0) this.changed();
+      else if (!this.caughtUp) {
+        this.caughtUp = true;
+        this.changed();
+      }
       await new Promise<void>((resolve) => {
         this.#wake = resolve;
         setTimeout(resolve, this.busy ? 25 : 200);
@@ -1023,7 +1029,7 @@ export async function runTui(
   // Once the stored events are drawn (the backfill of an attached or
   // resumed session): the restart notice goes below them.
   const offBackfilled = session.onChange(() => {
-    if (session.transcript.next === 1n) return;
+    if (!session.caughtUp || session.transcript.next === 1n) return;
     offBackfilled();
     if (settings.restarted) {
       session.transcript.notice(
