@@ -440,29 +440,14 @@ function frontendProvider(plan: Plan, name: string): PlanProvider {
       q.source === WEB_UI_FRONTEND.source
     );
     if (declared) return declared;
-    const net = [...WEB_UI_FRONTEND.grant.net];
     const none = { env: [], run: [], read: [], write: [], net: [] };
-    return {
-      name: "webui",
-      source: WEB_UI_FRONTEND.source,
-      sourceKind: "builtin",
-      constraint: "",
-      category: "frontend",
-      permissions: {
-        declared: { ...none, net },
-        granted: { ...none, net },
-        effective: { ...none, net },
-        // Live pages wake on the sessions' events instead of polling.
-        subscribe: ["kernel.event.*", "kernel.state", "kernel.metadata"],
-      },
-      config: {},
-      position: 0,
-      range: {
-        file: "(built in)",
-        start: { line: 0, column: 0, byte: 0 },
-        end: { line: 0, column: 0, byte: 0 },
-      },
-    };
+    return undeclaredFrontend(
+      "webui",
+      WEB_UI_FRONTEND.source,
+      { ...none, net: [...WEB_UI_FRONTEND.grant.net] },
+      // Live pages wake on the sessions' events instead of polling.
+      { subscribe: ["kernel.event.*", "kernel.state", "kernel.metadata"] },
+    );
   }
   throw new ProviderError(
     name,
@@ -494,6 +479,42 @@ export interface LaunchFrontendOptions extends LaunchProvidersOptions {
 }
 
 /**
+ * A first-party frontend provider the plan does not declare, granted
+ * exactly `envelope` (declared, granted and effective alike).
+ */
+function undeclaredFrontend(
+  name: string,
+  source: string,
+  envelope: PlanProvider["permissions"]["declared"],
+  extra: Pick<Partial<PlanProvider>, "version" | "runtime"> & {
+    subscribe?: string[];
+  } = {},
+): PlanProvider {
+  const { subscribe, ...rest } = extra;
+  return {
+    name,
+    source,
+    sourceKind: "builtin",
+    constraint: "",
+    category: "frontend",
+    ...rest,
+    permissions: {
+      declared: envelope,
+      granted: envelope,
+      effective: envelope,
+      ...(subscribe ? { subscribe } : {}),
+    },
+    config: {},
+    position: 0,
+    range: {
+      file: "(built in)",
+      start: { line: 0, column: 0, byte: 0 },
+      end: { line: 0, column: 0, byte: 0 },
+    },
+  };
+}
+
+/**
  * A provider for a first-party frontend the plan does not declare: its
  * grant is its manifest's capability envelope (paths relative to the
  * project), and it takes no config.
@@ -507,34 +528,13 @@ async function implicitFrontend(
     : undefined;
   if (!found || found.manifest.category !== "frontend") return undefined;
   const caps = found.manifest.capabilities;
-  const envelope = {
+  const provider = undeclaredFrontend(name, `builtin/${name}`, {
     env: [...caps.env],
     run: [...caps.run],
     read: [...caps.read],
     write: [...caps.write],
     net: [...caps.net],
-  };
-  const provider: PlanProvider = {
-    name,
-    source: `builtin/${name}`,
-    sourceKind: "builtin",
-    constraint: "",
-    version: found.manifest.version,
-    category: "frontend",
-    runtime: found.manifest.runtime,
-    permissions: {
-      declared: envelope,
-      granted: envelope,
-      effective: envelope,
-    },
-    config: {},
-    position: 0,
-    range: {
-      file: "agent.hcl",
-      start: { line: 1, column: 1, byte: 0 },
-      end: { line: 1, column: 1, byte: 0 },
-    },
-  };
+  }, { version: found.manifest.version, runtime: found.manifest.runtime });
   return {
     provider,
     found: { manifest: found.manifest, entrypoint: found.entrypoint },
