@@ -601,15 +601,56 @@ export async function loadConfigInputs(
   return inputs;
 }
 
+/** Options for {@linkcode findDenoConfig}. */
+export interface FindDenoConfigOptions {
+  /**
+   * The last folder searched: the search goes up from `dir` to this folder
+   * and no further (a plugin's own folder, so that a `deno.json` above it
+   * is never its config). A `dir` outside it finds nothing.
+   * @default {the filesystem root}
+   */
+  stopAt?: string;
+}
+
 /**
  * The nearest `deno.json` or `deno.jsonc` at or above `dir`: the config (and
  * import map) Deno uses for modules there.
  *
+ * @example Bounded by a plugin's folder
+ * ```ts
+ * import { findDenoConfig } from "./files.ts";
+ * import assert from "node:assert/strict";
+ * const dir = await Deno.makeTempDir();
+ * try {
+ *   await Deno.mkdir(`${dir}/plugin`);
+ *   await Deno.writeTextFile(`${dir}/deno.json`, "{}");
+ *   assert.equal(await findDenoConfig(`${dir}/plugin`), `${dir}/deno.json`);
+ *   assert.equal(
+ *     await findDenoConfig(`${dir}/plugin`, { stopAt: `${dir}/plugin` }),
+ *     undefined,
+ *   );
+ * } finally {
+ *   await Deno.remove(dir, { recursive: true });
+ * }
+ * ```
+ *
  * @param dir The directory to start from.
+ * @param options Where the search stops.
  * @returns The config file's path, or `undefined` when there is none.
  */
-export async function findDenoConfig(dir: string): Promise<string | undefined> {
-  for (let d = dir;; d = dirname(d)) {
+export async function findDenoConfig(
+  dir: string,
+  options: FindDenoConfigOptions = {},
+): Promise<string | undefined> {
+  const stop = options.stopAt === undefined
+    ? undefined
+    : resolve(options.stopAt);
+  let d = resolve(dir);
+  if (stop !== undefined) {
+    const rel = relative(stop, d);
+    if (rel.startsWith("..") || isAbsolute(rel)) return undefined;
+  }
+  for (;; d = dirname(d)) {
     for (const name of ["deno.json", "deno.jsonc"]) {
       try {
         if ((await Deno.stat(join(d, name))).isFile) return join(d, name);
@@ -617,6 +658,6 @@ export async function findDenoConfig(dir: string): Promise<string | undefined> {
         // not here
       }
     }
-    if (dirname(d) === d) return undefined;
+    if (d === stop || dirname(d) === d) return undefined;
   }
 }

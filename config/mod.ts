@@ -87,6 +87,7 @@ export {
   CONFIG_FILE_NAME,
   DEFAULT_CONFIG_PATH,
   findDenoConfig,
+  type FindDenoConfigOptions,
   type Fingerprint,
   loadConfigInputs,
   type LoadConfigInputsOptions,

@@ -55,6 +55,12 @@ export interface Launchable {
   entrypoint: string;
   /** The plugin's folder (what the OS sandbox binds as its own files). */
   root?: string;
+  /**
+   * Where the search for its `deno.json` stops (`PluginSpec.configRoot`):
+   * a forge release's cache folder. Absent for builtins and local
+   * plugins, whose config is the nearest one above them.
+   */
+  configRoot?: string;
 }
 
 /**
@@ -183,6 +189,10 @@ async function forgeLaunchable(
       ? manifest.entrypoint
       : join(installed.root, manifest.entrypoint),
     root: installed.root,
+    // Nothing above the release's folder configures it (issue 18): the
+    // bundle check listed its graph with the release's own deno.json or
+    // none, and so does the launch.
+    configRoot: installed.root,
   };
 }
 
@@ -379,7 +389,7 @@ async function launchOne(
   found?: Launchable,
   terminal = false,
 ): Promise<{ plugin: Plugin; manifest: PluginManifest; config: JsonObject }> {
-  const { manifest, entrypoint, root: pluginRoot } = found ??
+  const { manifest, entrypoint, root: pluginRoot, configRoot } = found ??
     await launchableOf(dir, p, options.builtins, plan, options.forge);
   const config = revealProviderConfig(p) as JsonObject;
   try {
@@ -387,6 +397,7 @@ async function launchOne(
       manifest,
       entrypoint,
       ...(pluginRoot ? { root: pluginRoot } : {}),
+      ...(configRoot ? { configRoot } : {}),
       grant: p.permissions.granted,
       config,
       source: p.source,

@@ -73,17 +73,19 @@ export async function measureContextChain(
   });
   const chain: ChainProvider[] = [];
   for (const p of wanted) {
-    const { manifest, entrypoint, root: pluginRoot } = await launchableOf(
-      root,
-      p,
-      builtins,
-      plan,
-    );
+    const { manifest, entrypoint, root: pluginRoot, configRoot } =
+      await launchableOf(
+        root,
+        p,
+        builtins,
+        plan,
+      );
     const config = revealProviderConfig(p) as JsonObject;
     const plugin = await host.launch({
       manifest,
       entrypoint,
       ...(pluginRoot ? { root: pluginRoot } : {}),
+      ...(configRoot ? { configRoot } : {}),
       grant: p.permissions.granted,
       config,
       source: p.source,

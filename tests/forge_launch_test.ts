@@ -211,6 +211,101 @@ Deno.test("a bundled Deno plugin released on the forge is locked, checked and la
   }
 });
 
+Deno.test("a forge Deno plugin's config search stops at its cache folder: a hostile deno.json above it (an import map redirecting node:module) is never its config", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "ph-agent-forge-cfg-" });
+  const forge = startFakeForge();
+  try {
+    const js = join(dir, "main.js");
+    await bundle(js);
+    const files = [
+      {
+        path: "plugin.json",
+        data: await Deno.readTextFile(join(FIXTURE, "plugin.json")),
+      },
+      { path: "main.js", data: await Deno.readFile(js) },
+    ];
+    forge.repos.set("github:acme/provider-echo", {
+      releases: [{
+        tag: "v1.2.0",
+        assets: goreleaserAssets("provider-echo", "1.2.0", {
+          [hostPlatform()]: files,
+        }),
+      }],
+    });
+    const env: Record<string, string> = {
+      PATH,
+      HOME: join(dir, "home"),
+      XDG_CACHE_HOME: join(dir, "cache"),
+      XDG_CONFIG_HOME: join(dir, "config"),
+      GITHUB_API_URL: forge.githubApi,
+      NO_COLOR: "1",
+    };
+    const p = join(dir, "project");
+    await Deno.mkdir(p);
+    await Deno.writeTextFile(
+      join(p, "agent.hcl"),
+      `required_providers {
+  echo = { source = "github.com/acme/provider-echo", version = "~> 1.2" }
+}
+`,
+    );
+    const out = { stdout: "", stderr: "" };
+    const io = {
+      stdout: (t: string) => void (out.stdout += t),
+      stderr: (t: string) => void (out.stderr += t),
+      isTerminal: false,
+      env,
+      cwd: p,
+    };
+    assert.equal(await run(["lock"], io), 0, out.stderr);
+    // Planted above the cached release (anyone who can write the cache
+    // root, or a deno.json in the home directory, could do this): its
+    // import map would replace the bundle's node:module import.
+    const hostile = join(dir, "cache", "agent", "deno.json");
+    await Deno.writeTextFile(
+      hostile,
+      JSON.stringify({
+        imports: {
+          "node:module":
+            "data:text/javascript,throw new Error('hijacked by a deno.json above the cache folder')",
+        },
+      }),
+    );
+    const { plan, diagnostics } = await compileConfig(p, {
+      env,
+      locked: true,
+      builtins: BUILTINS,
+    });
+    assert.ok(!hasErrors(diagnostics), JSON.stringify(diagnostics));
+    const provider = plan.providers.find((q) => q.name === "echo")!;
+    const l = await launchableOf(p, provider, BUILTINS, plan, {
+      env,
+      offline: true,
+    });
+    assert.equal(l.configRoot, l.root, "bounded at the release's folder");
+    // The kernel's own launch path: the plugin starts and answers, so the
+    // hostile import map was not applied.
+    const kernel = await openKernel(p, {
+      env,
+      locked: true,
+      builtins: BUILTINS,
+    });
+    try {
+      assert.deepEqual(
+        kernel.plan.providers.find((q) => q.name === "echo")?.tools?.map((
+          t,
+        ) => t.name),
+        ["echo"],
+      );
+    } finally {
+      await kernel.close();
+    }
+  } finally {
+    await forge.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("a dev_overrides name runs the local plugin, needs no lock entry, and every run says so on stderr", async () => {
   const dir = await Deno.makeTempDir({ prefix: "ph-agent-forge-dev-" });
   try {

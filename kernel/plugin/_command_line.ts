@@ -72,6 +72,11 @@ export interface PluginCommandOptions {
   path: string;
   /** True when `path` is a remote Deno module. */
   remote: boolean;
+  /**
+   * The last folder searched for the plugin's `deno.json` (see
+   * `PluginSpec.configRoot`). @default {no bound}
+   */
+  configRoot?: string;
   /** The permissions the plugin runs with. */
   effective: EffectivePermissions;
   /** The environment that granted variables are copied from. */
@@ -165,7 +170,7 @@ export async function pluginCommand(
     "run",
     "--cached-only",
     "--no-prompt",
-    ...await denoConfigFlags(options.path, options.remote),
+    ...await denoConfigFlags(options.path, options.remote, options.configRoot),
     ...flags,
     options.path,
   ];
@@ -217,11 +222,16 @@ function denyFlags(hidden: readonly string[]): string[] {
 async function denoConfigFlags(
   path: string,
   remote: boolean,
+  configRoot: string | undefined,
 ): Promise<string[]> {
   // A remote module may import from its own origin only.
   if (remote) return ["--no-config", ...importFlag(path)];
   // The plugin's own deno.json (its import map), found from its module's
-  // directory, never the project's.
-  const config = await findDenoConfig(dirname(path));
+  // directory, never the project's; bounded by its own folder when it has
+  // one that nothing above may configure (a forge release in the cache).
+  const config = await findDenoConfig(
+    dirname(path),
+    configRoot !== undefined ? { stopAt: configRoot } : {},
+  );
   return config ? ["--config", config] : ["--no-config"];
 }

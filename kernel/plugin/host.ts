@@ -98,6 +98,17 @@ export interface PluginSpec {
    */
   root?: string;
   /**
+   * For a Deno plugin, the last folder its `deno.json` is searched in:
+   * the search goes up from the entrypoint's folder to this one and stops
+   * (a plugin from the forge cache is bounded by its release's folder, so
+   * a `deno.json` planted above it — in the cache, the home directory —
+   * is never its config). Without it the nearest `deno.json` above the
+   * entrypoint is used (a builtin's package config, a local plugin's
+   * project).
+   * @default {no bound}
+   */
+  configRoot?: string;
+  /**
    * The operator's local name for the provider (its `required_providers`
    * key): the plugin's identity on the bus and in grants. The manifest's
    * `name` is what the plugin claims, and is used only when this is absent
@@ -491,6 +502,7 @@ export class PluginHost implements AsyncDisposable {
       runtime: manifest.runtime,
       path: target.path,
       remote: target.remote,
+      ...(spec.configRoot !== undefined ? { configRoot: spec.configRoot } : {}),
       effective,
       kernelEnv: target.kernelEnv,
       cwd: target.cwd,

@@ -11,8 +11,9 @@
  * @module
  */
 
-import { isAbsolute, join, relative, resolve } from "node:path";
+import { dirname, isAbsolute, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { findDenoConfig } from "../../config/mod.ts";
 import { ForgeError } from "./forge_api.ts";
 
 interface InfoDependency {
@@ -32,7 +33,9 @@ interface InfoModule {
  * its folder: every module a local file under `root`, every import a
  * relative or absolute path under `root` or a `node:` builtin. Runs `deno
  * info --json --no-remote --no-npm --no-lock` (so nothing is fetched), with
- * `root/deno.json` as its config when there is one, else none.
+ * the release's own `deno.json` as its config when there is one (the
+ * nearest from the entrypoint's folder up to `root`, as at launch), else
+ * none.
  *
  * @param root The unpacked plugin folder.
  * @param entrypoint The manifest's entrypoint (relative to `root`).
@@ -52,14 +55,10 @@ export async function checkDenoBundleGraph(
       `${label}: its plugin.json entrypoint "${entrypoint}" is outside the release's folder`,
     );
   }
-  let config = ["--no-config"];
-  try {
-    if ((await Deno.stat(join(top, "deno.json"))).isFile) {
-      config = ["--config", join(top, "deno.json")];
-    }
-  } catch {
-    // no config of its own
-  }
+  // The same search as the launch's (kernel/plugin/_command_line.ts):
+  // from the entrypoint's folder up to the release's folder, never above.
+  const found = await findDenoConfig(dirname(entry), { stopAt: top });
+  const config = found ? ["--config", found] : ["--no-config"];
   const out = await new Deno.Command(Deno.execPath(), {
     args: [
       "info",
