@@ -44,6 +44,7 @@ import type { ChainProvider } from "./agent/provider_context.ts";
 import type { ModelChainEntry } from "./agent/session_spec.ts";
 import type { Plugin } from "./plugin/plugin.ts";
 import type { PluginHost } from "./plugin/host.ts";
+import { describeStatusError } from "./plugin/structured_error.ts";
 import { ProviderError } from "./api.ts";
 import { hostPlatform } from "../config/mod.ts";
 
@@ -352,11 +353,11 @@ export async function launchProviders(
       try {
         await configureProvider(plugin, manifest, p, config, hooked, into);
       } catch (err) {
+        // A structured FrontendError/WidgetError/ToolError in the status
+        // details is reported with its category (plugins.md §6.5 MUST 12).
         throw err instanceof ProviderError ? err : new ProviderError(
           p.name,
-          `cannot configure: ${
-            err instanceof Error ? err.message : String(err)
-          }`,
+          `cannot configure: ${describeStatusError(err)}`,
           { cause: err },
         );
       }
@@ -606,7 +607,7 @@ export async function launchFrontend(
     await plugin.close().catch(() => {});
     throw new ProviderError(
       name,
-      `cannot configure: ${err instanceof Error ? err.message : String(err)}`,
+      `cannot configure: ${describeStatusError(err)}`,
       { cause: err },
     );
   }

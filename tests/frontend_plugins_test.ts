@@ -311,6 +311,64 @@ hook "session-end" {
   seen.close();
 });
 
+Deno.test("§6.5/§6.6 MUST 12: a widget's Configure failing with a structured WidgetError, and a frontend's with a FrontendError, are reported with their category and message", async (t) => {
+  await t.step("widget", async () => {
+    const root = await Deno.realPath(
+      await Deno.makeTempDir({ prefix: "ph-agent-fe-widget-err-" }),
+    );
+    try {
+      await Deno.writeTextFile(
+        `${root}/agent.hcl`,
+        `required_providers {
+  meter = { source = ${JSON.stringify(METER)}, version = "~> 0.1" }
+}
+
+provider "meter" {
+  fail_configure = "the CI status feed is unreachable"
+}
+
+settings {
+  log_level = "warn"
+  telemetry = false
+}
+`,
+      );
+      await assert.rejects(
+        openKernel(root, {
+          builtins: BUILTINS,
+          env: { PATH, HOME: root },
+          sessionsDir: `${root}/sessions`,
+        }),
+        (e: unknown) => {
+          assert.ok(e instanceof ProviderError, String(e));
+          assert.equal(e.provider, "meter");
+          assert.equal(
+            e.message,
+            'Provider "meter": cannot configure: widget error RENDER_FAILED: Cannot show the meter: the CI status feed is unreachable',
+          );
+          return true;
+        },
+      );
+    } finally {
+      await Deno.remove(root, { recursive: true });
+    }
+  });
+  await t.step("frontend", async () => {
+    await using p = await project([{ text: "unused" }]);
+    await assert.rejects(
+      p.kernel.startFrontend("line", { config: { input: "" } }),
+      (e: unknown) => {
+        assert.ok(e instanceof ProviderError, String(e));
+        assert.equal(
+          e.message,
+          'Provider "line": cannot configure: frontend error INVALID_REQUEST: config attribute "input" is required',
+        );
+        return true;
+      },
+    );
+  });
+});
+
 Deno.test("startFrontend refuses a provider that is not a frontend, naming it", async () => {
   await using p = await project([{ text: "unused" }]);
   await assert.rejects(

@@ -26,7 +26,16 @@
  *
  * @module
  */
-import { fromBinary, type JsonObject } from "@bufbuild/protobuf";
+import {
+  create,
+  fromBinary,
+  type JsonObject,
+  toBinary,
+} from "@bufbuild/protobuf";
+import {
+  FrontendErrorCategory,
+  FrontendErrorSchema,
+} from "../../proto/gen/pluggableharness/frontend/v1/errors_pb.ts";
 import { type KernelClient, serve, service } from "../../plugins/sdk/mod.ts";
 import { Code, GrpcStatusError } from "../../proto/grpc_adapter.ts";
 import { Category } from "../../proto/gen/pluggableharness/common/v1/types_pb.ts";
@@ -53,23 +62,37 @@ interface Settings {
   profile: string;
 }
 
+/**
+ * A Configure failure as plugins.md §6.5 MUST 12 wants it: a gRPC status
+ * with a structured `FrontendError` in its details (the kernel reports the
+ * category and the message).
+ */
+function invalidConfig(message: string): GrpcStatusError {
+  return new GrpcStatusError(Code.INVALID_ARGUMENT, message, {
+    details: [{
+      typeUrl: `type.googleapis.com/${FrontendErrorSchema.typeName}`,
+      value: toBinary(
+        FrontendErrorSchema,
+        create(FrontendErrorSchema, {
+          category: FrontendErrorCategory.INVALID_REQUEST,
+          message,
+        }),
+      ),
+    }],
+  });
+}
+
 function settingsOf(config: JsonObject | undefined): Settings {
   const str = (name: string, required: boolean): string => {
     const v = config?.[name];
     if (v === undefined || v === null || v === "") {
       if (required) {
-        throw new GrpcStatusError(
-          Code.INVALID_ARGUMENT,
-          `config attribute "${name}" is required`,
-        );
+        throw invalidConfig(`config attribute "${name}" is required`);
       }
       return "";
     }
     if (typeof v !== "string") {
-      throw new GrpcStatusError(
-        Code.INVALID_ARGUMENT,
-        `config attribute "${name}" must be a string`,
-      );
+      throw invalidConfig(`config attribute "${name}" must be a string`);
     }
     return v;
   };

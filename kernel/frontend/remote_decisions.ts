@@ -31,8 +31,7 @@ import {
   frontendError,
   FrontendErrorCategory,
 } from "../callback/frontend_surface.ts";
-import { FrontendErrorSchema } from "../../proto/gen/pluggableharness/frontend/v1/errors_pb.ts";
-import { fromBinary } from "@bufbuild/protobuf";
+import { structuredErrorOf } from "../plugin/structured_error.ts";
 import type { FrontendHub, HubSession } from "./hub.ts";
 
 /** Where followers publish their decisions. */
@@ -151,15 +150,8 @@ function errorFields(
   error: unknown,
 ): { code: number; category?: number; message: string } {
   if (error instanceof GrpcStatusError) {
-    const detail = error.details[0];
-    let category: number | undefined;
-    if (detail) {
-      try {
-        category = fromBinary(FrontendErrorSchema, detail.value).category;
-      } catch {
-        category = undefined;
-      }
-    }
+    const s = structuredErrorOf(error);
+    const category = s?.kind === "frontend" ? s.category : undefined;
     return {
       code: error.code,
       ...(category !== undefined ? { category } : {}),
