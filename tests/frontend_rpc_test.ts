@@ -46,6 +46,17 @@ import { MetadataBlockSchema } from "../proto/gen/pluggableharness/metadata/v1/t
 import { ToolResultEventSchema } from "../proto/gen/pluggableharness/event/v1/events_pb.ts";
 import { SessionStatus } from "../proto/gen/pluggableharness/session/v1/types_pb.ts";
 import { invoke, launchProbe, PATH, waitFor } from "./_helpers.ts";
+import { fileURLToPath } from "node:url";
+import { readManifest } from "../plugins/sdk/mod.ts";
+import type { SlashCommandRoute } from "../kernel/frontend/hub.ts";
+import type { SessionEvent } from "../kernel/agent/session_events.ts";
+import { slashCommandEndpointOf } from "../kernel/agent/slash_endpoint.ts";
+import { SlashCommandService } from "../proto/gen/pluggableharness/slashcommand/v1/service_pb.ts";
+import { ToolErrorCategory } from "../proto/gen/pluggableharness/tool/v1/errors_pb.ts";
+
+const SLASHER = fileURLToPath(
+  new URL("./fixtures/slasher", import.meta.url),
+);
 
 const WRITE = op("write_file", ToolKind.RESOURCE, {
   inputSchema: {
@@ -135,6 +146,10 @@ interface Fixture extends AsyncDisposable {
   tool: FakeTool;
   asker: Asker;
   commands: FakeTool;
+  /** More direct-invoke commands a step routes (a real plugin's). */
+  slash: Map<string, SlashCommandRoute>;
+  /** Every session event the hub's sessions emitted, in order. */
+  seen: SessionEvent[];
   host: PluginHost;
   /** Two frontend plugins and one tool plugin. */
   a: Plugin;
@@ -222,6 +237,8 @@ async function fixture(
   });
   const tool = new FakeTool("fs", [{ schema: WRITE }]);
   const asker = new Asker();
+  const slash = new Map<string, SlashCommandRoute>();
+  const seen: SessionEvent[] = [];
   // A direct-invoke slash command `/model ID`, as a slash-command
   // provider's endpoint (the gate runs it like a tool call).
   const commands = new FakeTool("commands", [{
@@ -258,6 +275,11 @@ async function fixture(
       name: "ask_writes",
       match: { kind: "resource" },
       action: "ask",
+    }, {
+      // The slasher's /scatter (the §6.7 MUST 11 step) runs unasked.
+      name: "scatter_ok",
+      match: { provider: "sl", toolName: "scatter" },
+      action: "allow",
     }],
     workingDirectory: "/work",
   };
@@ -300,7 +322,10 @@ async function fixture(
           },
           deps,
           {
-            onEvent: req.onEvent,
+            onEvent: (e) => {
+              seen.push(e);
+              req.onEvent(e);
+            },
             ...(req.resumeId ? { resumeSessionId: req.resumeId } : {}),
           },
         ),
@@ -315,12 +340,18 @@ async function fixture(
       (await model.capabilities()).models.find((m) => m.id === id),
     profileModel: () => ({ provider: "llm", id: "m1" }),
     slashCommands: () =>
-      new Map(commands.toolSchemas.map((schema) => [schema.name, {
-        provider: "commands",
-        schema,
-        endpoint: commands,
-        ...(schema.inputSchema ? { inputSchema: schema.inputSchema } : {}),
-      }])),
+      new Map([
+        ...commands.toolSchemas.map((schema): [string, SlashCommandRoute] => [
+          schema.name,
+          {
+            provider: "commands",
+            schema,
+            endpoint: commands,
+            ...(schema.inputSchema ? { inputSchema: schema.inputSchema } : {}),
+          },
+        ]),
+        ...slash,
+      ]),
   });
   probes.services.sessions = registry;
   probes.services.bus = bus;
@@ -343,6 +374,8 @@ async function fixture(
     tool,
     asker,
     commands,
+    slash,
+    seen,
     host,
     a: a!,
     b: b!,
@@ -739,6 +772,89 @@ frontendTest(
     assert.equal(deltas.map((d) => d.text).join(""), "echo: again");
     // Nothing running: Interrupt has nothing to cancel and succeeds.
     await f.ok(f.a, "interrupt", { sessionId: id });
+  },
+);
+
+frontendTest(
+  "§6.7 MUST 11: a resource slash command cancelled midway by Interrupt reports the partial mutation it had made: a CANCELLED tool_result with the files already written reaches every frontend, never a success",
+  async (f) => {
+    // A real slash-command plugin (tests/fixtures/slasher) whose /scatter
+    // writes one file per step and reports each step as a partial_result.
+    const dir = await Deno.realPath(
+      await Deno.makeTempDir({ prefix: "ph-agent-scatter-" }),
+    );
+    const sl = await f.host.launch({
+      manifest: await readManifest(`${SLASHER}/plugin.json`),
+      entrypoint: `${SLASHER}/main.ts`,
+      root: SLASHER,
+      grant: { write: [dir] },
+      name: "sl",
+    });
+    try {
+      await sl.client(SlashCommandService).configure({ config: {} });
+      const endpoint = slashCommandEndpointOf(sl);
+      for (const schema of await endpoint.schemas()) {
+        f.slash.set(schema.name, {
+          provider: "sl",
+          schema,
+          endpoint,
+          ...(schema.inputSchema ? { inputSchema: schema.inputSchema } : {}),
+        });
+      }
+      const id = await twoAttached(f);
+      const invoked = f.rpc(f.a, "invokeSlashCommand", {
+        sessionId: id,
+        name: "scatter",
+        args: JSON.stringify({ dir, count: 4, hold_after: 2 }),
+      });
+      // The progress note follows the two reports on the call's stream, so
+      // once the kernel has relayed it, it has read both.
+      assert.ok(
+        await waitFor(
+          () =>
+            f.seen.some((e) =>
+              e.type === "tool_progress" &&
+              e.message === "holding after 2 of 4"
+            ),
+          60_000,
+        ),
+        JSON.stringify(
+          await Promise.race([invoked, Promise.resolve("running")]),
+        ),
+      );
+      await f.ok(f.b, "interrupt", { sessionId: id });
+      assert.ok((await invoked).ok, "InvokeSlashCommand answers the outcome");
+      const results = ((await f.rpc(f.b, "readEvents", {
+        sessionId: id,
+        kinds: ["EVENT_KIND_TOOL_RESULT"],
+      })).ok as JsonObject[]).map((e) =>
+        fromBinary(
+          ToolResultEventSchema,
+          Uint8Array.from(atob(e.payload as string), (c) => c.charCodeAt(0)),
+        ).outcome
+      );
+      assert.equal(results.length, 1);
+      const outcome = results[0]!;
+      assert.equal(outcome.case, "error", "never a success");
+      if (outcome.case !== "error") return;
+      assert.equal(outcome.value.category, ToolErrorCategory.CANCELLED);
+      assert.deepEqual(outcome.value.details, {
+        partial_result: { of: 4, written: ["part-1.txt", "part-2.txt"] },
+      });
+      assert.match(
+        outcome.value.message,
+        /^The call was cancelled before it finished\. Before it was stopped it had reported: \{"of":4,"written":\["part-1\.txt","part-2\.txt"\]\}\. The rest was not done\.$/,
+      );
+      // Exactly what it reported is what it changed.
+      const files = [];
+      for await (const e of Deno.readDir(dir)) files.push(e.name);
+      assert.deepEqual(files.sort(), ["part-1.txt", "part-2.txt"]);
+      // The session stays open and idle.
+      assert.ok(await waitFor(() => f.hub.get(id)?.running === undefined));
+    } finally {
+      await sl.close();
+      await Deno.remove(dir, { recursive: true });
+    }
   },
 );
 

@@ -35,6 +35,12 @@ export interface CallRecord {
   deniedBy?: string;
   /** Its `tool.execute` span. */
   span?: KernelSpan;
+  /**
+   * The last `partial_result` the operation streamed while it ran: what
+   * it says it has done so far, reported if the call is stopped
+   * (plugins.md §6.2 MUST 16, §6.7 MUST 11).
+   */
+  reported?: JsonObject;
 }
 
 /**

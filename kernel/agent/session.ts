@@ -700,7 +700,8 @@ export class AgentSession implements AsyncDisposable {
    *
    * @param call The target (its provider, schema and endpoint) and arguments.
    * @param options The turn id and a signal.
-   * @returns The call's outcome.
+   * @returns The call's outcome (for a cancelled resource call, the
+   * `CANCELLED` error that says what it had done).
    * @throws {TypeError} When the session has ended or a prompt is running.
    */
   async invokeDirect(
@@ -735,13 +736,21 @@ export class AgentSession implements AsyncDisposable {
         signal: options.signal ?? new AbortController().signal,
         outcomes: new Map<string, StoredOutcome>(),
       };
-      await this.#dispatcher.run(t, index, [
-        create(ToolUseBlockSchema, {
-          id,
-          name: `${call.provider}.${call.schema.name}`,
-          arguments: call.arguments,
-        }),
-      ], new Map());
+      try {
+        await this.#dispatcher.run(t, index, [
+          create(ToolUseBlockSchema, {
+            id,
+            name: `${call.provider}.${call.schema.name}`,
+            arguments: call.arguments,
+          }),
+        ], new Map());
+      } catch (err) {
+        // A cancelled resource call has recorded what it had done (§6.7
+        // MUST 11): that is its outcome.
+        const recorded = t.outcomes.get(id);
+        if (recorded && err instanceof TurnCancelledError) return recorded;
+        throw err;
+      }
       return t.outcomes.get(id) ?? { error: missingResultError() };
     })();
     this.#current = done;

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
-import { fromBinary } from "@bufbuild/protobuf";
+import { create, fromBinary } from "@bufbuild/protobuf";
+import { ToolSchemaSchema } from "../../proto/gen/pluggableharness/tool/v1/types_pb.ts";
+import { ToolEventSchema } from "../../proto/gen/pluggableharness/tool/v1/events_pb.ts";
 import {
   ApplyEventSchema,
   HookErrorEventSchema,
@@ -2066,5 +2068,68 @@ Deno.test("§6.2 circuit breaker: after 3 crashed calls in a row a provider is n
   assert.equal(
     ofType(events, "warning").filter((w) => w.code === "circuit_open").length,
     1,
+  );
+});
+
+Deno.test("§6.2 MUST 16, §6.7 MUST 11: a resource call stopped at its deadline reports what it had done (its last partial_result) in a TIMEOUT error, never a success", async () => {
+  const h = setup({
+    script: [
+      { toolCalls: [{ id: "1", name: "write_file", input: {} }] },
+      { text: "ok" },
+    ],
+    spec: { policies: ALLOW_ALL },
+  });
+  const schema = create(
+    ToolSchemaSchema,
+    op("write_file", ToolKind.RESOURCE, {
+      defaultTimeout: { nanos: 50_000_000 },
+    }),
+  );
+  // Two steps reported, then it hangs until the kernel stops it (its
+  // reports arrive before the 50 ms deadline can fire: no I/O between).
+  const endpoint = {
+    identity: h.tool.identity,
+    schemas: () => Promise.resolve([schema]),
+    async *invoke(_call: unknown, options?: { signal?: AbortSignal }) {
+      for (const step of [["a.txt"], ["a.txt", "b.txt"]]) {
+        yield create(ToolEventSchema, {
+          event: {
+            case: "partialResult",
+            value: { payload: { written: step } },
+          },
+        });
+      }
+      await new Promise((r) =>
+        options?.signal?.addEventListener("abort", r, { once: true })
+      );
+    },
+  };
+  const { events, result } = await collect(
+    runSession(
+      { ...h.spec, tools: new Map([["fs", [schema]]]) },
+      { ...h.deps, tools: new Map([["fs", endpoint]]) },
+      { prompt: "go" },
+    ),
+  );
+  assert.equal(result.status, "completed");
+  const [r] = ofType(events, "tool_result");
+  assert.equal(r?.isError, true);
+  assert.equal(r?.error?.category, "timeout");
+  assert.equal(
+    r?.error?.message,
+    'The tool did not finish within 50 ms. Before it was stopped it had reported: {"written":["a.txt","b.txt"]}. The rest was not done.',
+  );
+  const seen = lastToolResults(h.model.requests[1]!);
+  assert.match(
+    seen[0]!.text,
+    /had reported: \{"written":\["a\.txt","b\.txt"\]\}/,
+  );
+  const { events: logged } = await stored(h.store, result.sessionId);
+  const stored_ = logged.find((e) => e.kind === EventKind.TOOL_RESULT)!;
+  const outcome = fromBinary(ToolResultEventSchema, stored_.payload).outcome;
+  assert.equal(outcome.case, "error");
+  assert.deepEqual(
+    outcome.case === "error" ? outcome.value.details : undefined,
+    { partial_result: { written: ["a.txt", "b.txt"] } },
   );
 });

@@ -20,7 +20,10 @@ import {
   PlanItemSchema,
 } from "../../proto/gen/pluggableharness/plan/v1/types_pb.ts";
 import type { Schema } from "../../proto/gen/pluggableharness/schema/v1/types_pb.ts";
-import { ToolErrorCategory } from "../../proto/gen/pluggableharness/tool/v1/errors_pb.ts";
+import {
+  type ToolError,
+  ToolErrorCategory,
+} from "../../proto/gen/pluggableharness/tool/v1/errors_pb.ts";
 import { OutputStream } from "../../proto/gen/pluggableharness/tool/v1/events_pb.ts";
 import {
   ToolCallSchema,
@@ -32,7 +35,7 @@ import { abortable, allSettledOrThrow } from "./_async.ts";
 import { type CallRecord, pathsOf, type ToolTurn } from "./_call_record.ts";
 import { denialError, durationMs, toolError } from "./_proto.ts";
 import type { SessionCore } from "./_session_core.ts";
-import type { ToolIndex } from "./_tool_index.ts";
+import type { ToolEntry, ToolIndex } from "./_tool_index.ts";
 import type { ApprovalGate } from "./approval_gate.ts";
 import { CIRCUIT_BREAKER_CRASHES, CircuitBreaker } from "./circuit_breaker.ts";
 import { concurrencyKey, INTERACTIVE_LOCK, KeyedQueue } from "./concurrency.ts";
@@ -478,7 +481,19 @@ export class ToolDispatcher implements CallExecutor {
     const timeoutMs = durationMs(entry.schema.defaultTimeout) ??
       this.#core.spec.defaultToolTimeoutMs;
     this.#started.set(r.toolUse.id, this.#now());
-    const { outcome } = await this.#invokeTool(t, r, timeoutMs);
+    let invoked;
+    try {
+      invoked = await this.#invokeTool(t, r, timeoutMs);
+    } catch (err) {
+      if (
+        err instanceof TurnCancelledError &&
+        entry.schema.kind === ToolKind.RESOURCE
+      ) {
+        await this.#recordCancelled(t, r);
+      }
+      throw err;
+    }
+    const { outcome } = invoked;
     await this.#finishCall(
       t,
       r,
@@ -489,6 +504,49 @@ export class ToolDispatcher implements CallExecutor {
         ),
       },
     );
+  }
+
+  /**
+   * Records a resource call stopped by the turn's cancellation (an
+   * `Interrupt`, Ctrl-C): a `CANCELLED` error carrying what the operation
+   * had reported doing (plugins.md §6.2 MUST 16, §6.7 MUST 11), so that
+   * the log, every attached frontend and the model see the partial
+   * mutation — never a success. Its span has ended as cancelled already.
+   */
+  async #recordCancelled(t: ToolTurn, r: CallRecord): Promise<void> {
+    const entry = r.entry!;
+    const outcome = await boundOutcome(
+      {
+        error: withPartialMutation(
+          toolError(
+            ToolErrorCategory.CANCELLED,
+            "The call was cancelled before it finished.",
+          ),
+          entry,
+          r,
+        ),
+      },
+      this.#boundOptions(r),
+    );
+    this.#started.delete(r.toolUse.id);
+    this.#setOutcome(t, r, outcome);
+    await this.#core.writer.toolResult(
+      r.toolUse.id,
+      outcome,
+      entry.endpoint.identity,
+    );
+    if ("error" in outcome) {
+      this.#core.emit({
+        type: "tool_result",
+        turnId: t.turnId,
+        callId: r.toolUse.id,
+        provider: entry.provider,
+        tool: entry.schema.name,
+        isError: true,
+        error: toolErrorView(outcome.error),
+        text: toolErrorText(outcome.error),
+      });
+    }
   }
 
   /**
@@ -555,6 +613,8 @@ export class ToolDispatcher implements CallExecutor {
                 prompt: sortJsonKeys(e.value.payload ?? {}) as JsonObject,
               };
             }
+            // What it has done so far: reported if the call is stopped.
+            r.reported = sortJsonKeys(e.value.payload ?? {}) as JsonObject;
             break;
           case "outputChunk": {
             const { pass, note } = await output.take(e.value.data);
@@ -602,26 +662,21 @@ export class ToolDispatcher implements CallExecutor {
       }
       const message = err instanceof Error ? err.message : String(err);
       if (err instanceof PluginCrashedError) this.#crashed.add(entry.provider);
-      return {
-        outcome: outOfTime
-          ? {
-            error: toolError(
-              ToolErrorCategory.TIMEOUT,
-              "The session reached its wall-clock limit (max_wall_clock_s) while this tool was running; the call was stopped.",
-            ),
-          }
-          : timedOut
-          ? {
-            error: toolError(
-              ToolErrorCategory.TIMEOUT,
-              `The tool did not finish within ${timeoutMs} ms.`,
-              true,
-            ),
-          }
-          : err instanceof PluginCrashedError
-          ? { error: toolError(ToolErrorCategory.PROCESS_CRASHED, message) }
-          : { error: toolError(ToolErrorCategory.UNKNOWN, message) },
-      };
+      const stopped = outOfTime
+        ? toolError(
+          ToolErrorCategory.TIMEOUT,
+          "The session reached its wall-clock limit (max_wall_clock_s) while this tool was running; the call was stopped.",
+        )
+        : timedOut
+        ? toolError(
+          ToolErrorCategory.TIMEOUT,
+          `The tool did not finish within ${timeoutMs} ms.`,
+          true,
+        )
+        : err instanceof PluginCrashedError
+        ? toolError(ToolErrorCategory.PROCESS_CRASHED, message)
+        : toolError(ToolErrorCategory.UNKNOWN, message);
+      return { outcome: { error: withPartialMutation(stopped, entry, r) } };
     } finally {
       clearTimeout(timer);
       clearTimeout(wallTimer);
@@ -687,6 +742,35 @@ export class ToolDispatcher implements CallExecutor {
       },
     );
   }
+}
+
+/**
+ * A kernel-made error for a resource call that was stopped (cancelled,
+ * past its deadline, crashed): it says what the operation had reported
+ * doing — its last `partial_result`, also in `details.partial_result` —
+ * or that it reported nothing and may still have changed things.
+ */
+function withPartialMutation(
+  error: ToolError,
+  entry: ToolEntry,
+  r: CallRecord,
+): ToolError {
+  if (entry.schema.kind !== ToolKind.RESOURCE) return error;
+  if (r.reported === undefined) {
+    return toolError(
+      error.category,
+      `${error.message} It reported no progress before it was stopped, and may have changed some things.`,
+      error.retryable,
+    );
+  }
+  return toolError(
+    error.category,
+    `${error.message} Before it was stopped it had reported: ${
+      JSON.stringify(r.reported)
+    }. The rest was not done.`,
+    error.retryable,
+    { partial_result: r.reported },
+  );
 }
 
 /** A call's arguments against its input schema, as the model should read it. */
