@@ -35,10 +35,7 @@ import {
 } from "../config/mod.ts";
 import type { ToolSchema } from "../proto/gen/pluggableharness/tool/v1/types_pb.ts";
 import { AgentSession } from "./agent/session.ts";
-import {
-  holdWhileWatching,
-  triggerStoredSession,
-} from "./agent/trigger.ts";
+import { holdWhileWatching, triggerStoredSession } from "./agent/trigger.ts";
 import {
   type ControlEndpoint,
   RUN_DIR,

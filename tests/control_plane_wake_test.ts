@@ -41,7 +41,10 @@ class AgentProcess implements AsyncDisposable {
       stderr: "piped",
     }).spawn();
     if (stdin) this.#stdin = this.child.stdin.getWriter();
-    const pump = async (s: ReadableStream<Uint8Array>, to: "out" | "err") => {
+    const pump = async (
+      s: ReadableStream<Uint8Array<ArrayBuffer>>,
+      to: "out" | "err",
+    ) => {
       for await (const t of s.pipeThrough(new TextDecoderStream())) {
         this[to] += t;
         for (const w of this.#waiters) w();
@@ -267,7 +270,8 @@ Deno.test("shell-exit: agent run --keep-alive holds the headless session until i
     e.type === "control" && e.channel === "shell-exit"
   );
   assert.equal(exit?.wake, true);
-  assert.equal(exit?.attributes && (exit.attributes as never)["exit-code"], "3");
+  const attrs = exit?.attributes as Record<string, string> | undefined;
+  assert.equal(attrs?.["exit-code"], "3");
   assert.equal(events.at(-1)?.type, "session_ended");
   assert.equal(
     events.at(-1)?.finalText,
@@ -343,7 +347,10 @@ Deno.test("event-trigger: a control_plane timer wakes the idle interactive sessi
   await using live = new AgentProcess(p, ["--no-tui"], true);
   g.signal.addEventListener("abort", () => live.child.kill("SIGKILL"));
   await live.waitFor(/Tick handled\./);
-  assert.match(live.err, /cp:event-trigger source=timer:tick .*\(woke the session\)/);
+  assert.match(
+    live.err,
+    /cp:event-trigger source=timer:tick .*\(woke the session\)/,
+  );
   await live.write("/exit\n");
   assert.equal(await live.end(), 0, live.err);
 });

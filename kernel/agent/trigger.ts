@@ -155,14 +155,13 @@ export function triggerStoredSession(
       push({
         type: "warning",
         code: "trigger_not_delivered",
-        message:
-          `The trigger was not delivered to session ${sessionId}: ${
-            timers ? "event-trigger" : "external-trigger"
-          } is ${
-            out === "disabled"
-              ? "disabled for its profile"
-              : "over its rate limit"
-          }`,
+        message: `The trigger was not delivered to session ${sessionId}: ${
+          timers ? "event-trigger" : "external-trigger"
+        } is ${
+          out === "disabled"
+            ? "disabled for its profile"
+            : "over its rate limit"
+        }`,
       });
     }
     await session.idle();

@@ -296,7 +296,9 @@ async function ask(
     const line = await readLine(conn, AbortSignal.timeout(ANSWER_TIMEOUT_MS));
     if (line === undefined) return undefined;
     const v = JSON.parse(line);
-    return v && typeof v === "object" ? v as Record<string, unknown> : undefined;
+    return v && typeof v === "object"
+      ? v as Record<string, unknown>
+      : undefined;
   } catch {
     return undefined;
   } finally {

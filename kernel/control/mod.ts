@@ -61,8 +61,8 @@ export { postLostCommands, ShellWatch } from "./shell_watch.ts";
 export {
   type ControlEndpoint,
   type ControlEndpointOptions,
-  deliverToLiveSession,
   type DeliveredTrigger,
+  deliverToLiveSession,
   type EndpointSession,
   findLiveHolder,
   type LiveClientOptions,
