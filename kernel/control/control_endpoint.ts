@@ -25,7 +25,7 @@
  *
  * @module
  */
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 
 /** The run directory of a project, relative to it. */
 export const RUN_DIR: string = ".agent/run";
@@ -94,13 +94,35 @@ const SOCKET_REGEXP = /^([0-9]+)-[0-9a-f]+\.sock$/;
  * Creates the run directory (mode 0700; an existing one is narrowed to it).
  *
  * @param runDir The directory.
+ * @returns Removes the run directory when it is empty, and its parent
+ * (`.agent`) when this call created it and it is empty: a project where
+ * nothing else wrote `.agent/` is left as it was.
  * @throws {Deno.errors.PermissionDenied} When it cannot be created.
  */
-export async function ensureRunDir(runDir: string): Promise<void> {
+export async function ensureRunDir(
+  runDir: string,
+): Promise<() => Promise<void>> {
+  const parent = dirname(runDir);
+  const parentExisted = await exists(parent);
   await Deno.mkdir(runDir, { recursive: true, mode: 0o700 });
   const info = await Deno.stat(runDir);
   if (info.mode !== null && (info.mode & 0o077) !== 0) {
     await Deno.chmod(runDir, 0o700);
+  }
+  return async () => {
+    // Non-recursive: fails (and is ignored) while anything is left in it.
+    await Deno.remove(runDir).catch(() => {});
+    if (!parentExisted) await Deno.remove(parent).catch(() => {});
+  };
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.stat(path);
+    return true;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return false;
+    throw err;
   }
 }
 
@@ -125,13 +147,23 @@ export async function startControlEndpoint(
   runDir: string,
   options: ControlEndpointOptions,
 ): Promise<ControlEndpoint> {
-  await ensureRunDir(runDir);
   const rand = crypto.getRandomValues(new Uint8Array(4));
   const suffix = [...rand].map((b) => b.toString(16).padStart(2, "0")).join(
     "",
   );
   const path = join(runDir, `${Deno.pid}-${suffix}.sock`);
-  const listener = Deno.listen({ transport: "unix", path });
+  let cleanup: () => Promise<void>;
+  let listener: Deno.UnixListener;
+  for (let attempt = 0;; attempt++) {
+    cleanup = await ensureRunDir(runDir);
+    try {
+      listener = Deno.listen({ transport: "unix", path });
+      break;
+    } catch (err) {
+      // Another kernel removed the empty directory meanwhile: again.
+      if (!(err instanceof Deno.errors.NotFound) || attempt >= 2) throw err;
+    }
+  }
   await Deno.chmod(path, 0o600);
   const serving = (async () => {
     try {
@@ -152,6 +184,7 @@ export async function startControlEndpoint(
       }
       await serving;
       await Deno.remove(path).catch(() => {});
+      await cleanup();
     })();
   return { path, close, [Symbol.asyncDispose]: close };
 }

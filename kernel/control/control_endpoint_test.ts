@@ -11,6 +11,16 @@ import { currentOwner } from "../state/_owner.ts";
 
 const ID = "01JAAAAAAAAAAAAAAAAAAAAAAA";
 
+/** The names in a directory; none when it does not exist. */
+function entries(path: string): string[] {
+  try {
+    return [...Deno.readDirSync(path)].map((e) => e.name);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return [];
+    throw err;
+  }
+}
+
 Deno.test("startControlEndpoint() hands a trigger to the live session it holds, on a socket only its user may open", async () => {
   const dir = await Deno.makeTempDir();
   try {
@@ -55,7 +65,8 @@ Deno.test("startControlEndpoint() hands a trigger to the live session it holds, 
       undefined,
     );
     await endpoint.close();
-    await assert.rejects(Deno.stat(endpoint.path), Deno.errors.NotFound);
+    // The socket, the run directory and the .agent it created are gone.
+    assert.deepEqual(entries(dir), []);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -76,7 +87,7 @@ Deno.test("deliverToLiveSession() removes a socket whose kernel is gone and repo
       await deliverToLiveSession(runDir, { session: ID, text: "x" }),
       undefined,
     );
-    assert.deepEqual([...Deno.readDirSync(runDir)], []);
+    assert.deepEqual(entries(runDir), []);
     await using throwing = await startControlEndpoint(runDir, {
       lookup: () => ({
         inject: () => {
@@ -95,7 +106,8 @@ Deno.test("deliverToLiveSession() removes a socket whose kernel is gone and repo
 });
 
 Deno.test("tryClaimSession() lets one claimant in, and takes over the claim of a process that is gone", async () => {
-  const dir = await Deno.makeTempDir();
+  const root = await Deno.makeTempDir();
+  const dir = join(root, "run");
   try {
     const first = await tryClaimSession(dir, ID);
     assert.equal(first.claimed, true);
@@ -107,6 +119,7 @@ Deno.test("tryClaimSession() lets one claimant in, and takes over the claim of a
     assert.equal(third.claimed, true);
     if (third.claimed) await third.claim.release();
     // A claim whose process is gone (same pid, another start time).
+    await Deno.mkdir(dir, { recursive: true });
     await Deno.writeTextFile(
       join(dir, `${ID}.claim`),
       JSON.stringify({ ...currentOwner(), startTime: "1" }),
@@ -118,8 +131,8 @@ Deno.test("tryClaimSession() lets one claimant in, and takes over the claim of a
       tryClaimSession(dir, "../x"),
       /a session id has only letters and digits/,
     );
-    assert.deepEqual([...Deno.readDirSync(dir)], []);
+    assert.deepEqual(entries(root), []);
   } finally {
-    await Deno.remove(dir, { recursive: true });
+    await Deno.remove(root, { recursive: true });
   }
 });

@@ -50,7 +50,7 @@ export async function tryClaimSession(
       }: a session id has only letters and digits`,
     );
   }
-  await ensureRunDir(runDir);
+  const cleanup = await ensureRunDir(runDir);
   const path = join(runDir, `${sessionId}.claim`);
   const me = currentOwner();
   const text = JSON.stringify(me);
@@ -59,7 +59,7 @@ export async function tryClaimSession(
     await Deno.writeTextFile(temp, text, { mode: 0o600 });
     try {
       await Deno.link(temp, path);
-      return { claimed: true, claim: claimOf(path, text) };
+      return { claimed: true, claim: claimOf(path, text, cleanup) };
     } catch (err) {
       if (!(err instanceof Deno.errors.AlreadyExists)) throw err;
     } finally {
@@ -74,9 +74,11 @@ export async function tryClaimSession(
       await Deno.remove(path).catch(() => {});
     }
   }
+  const holder = await readClaim(path);
+  if (!holder) await cleanup();
   return {
     claimed: false,
-    holder: (await readClaim(path)) ?? { pid: 0, host: "", startTime: "" },
+    holder: holder ?? { pid: 0, host: "", startTime: "" },
   };
 }
 
@@ -100,12 +102,17 @@ async function readClaim(path: string): Promise<SessionOwner | undefined> {
   return { pid: 0, host: "", startTime: "" };
 }
 
-function claimOf(path: string, text: string): SessionClaim {
+function claimOf(
+  path: string,
+  text: string,
+  cleanup: () => Promise<void>,
+): SessionClaim {
   let released: Promise<void> | undefined;
   const release = () =>
     released ??= (async () => {
       const now = await Deno.readTextFile(path).catch(() => undefined);
       if (now === text) await Deno.remove(path).catch(() => {});
+      await cleanup();
     })();
   return { path, release, [Symbol.asyncDispose]: release };
 }
