@@ -298,7 +298,7 @@ Deno.test("event-trigger: agent trigger --due fires a stored session's due contr
   assert.equal(first.code, 0, first.err);
   const id = jsonLines(first.out)[0]!.sessionId as string;
   // Not due yet: nothing runs (the script has no turn for it).
-  const early = await spawnAgent(p, ["trigger", "--due", id, "--json"]);
+  const early = await agent(p, ["trigger", "--due", id, "--json"]);
   assert.equal(early.code, 0, early.err);
   assert.equal(jsonLines(early.out)[0]!.status, "not_due");
   // An hour and a bit later (as cron would run it).
@@ -321,7 +321,7 @@ Deno.test("event-trigger: agent trigger --due fires a stored session's due contr
   assert.equal(fired?.wake, true);
   assert.equal(out.at(-1)?.finalText, "Checked the nightly build.");
   // It just fired: not due again for another hour.
-  const again = await spawnAgent(p, ["trigger", "--due", id, "--json"]);
+  const again = await agent(p, ["trigger", "--due", id, "--json"]);
   assert.equal(again.code, 0, again.err);
   assert.equal(jsonLines(again.out)[0]!.status, "not_due");
 });
@@ -374,7 +374,7 @@ Deno.test("wake_refused: neither agent trigger nor a due timer wakes a stored se
   const warning = jsonLines(t.out).find((e) => e.code === "wake_refused");
   assert.match(String(warning?.message), /max_turns bound is exhausted/);
   const later = new Date(Date.now() + 3_700_000).toISOString();
-  const due = await spawnAgent(p, [
+  const due = await agent(p, [
     "trigger",
     "--due",
     id,
