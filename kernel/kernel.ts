@@ -570,8 +570,13 @@ class KernelImpl implements Kernel {
         throw err;
       }
       try {
-        if (options.keepAlive && h.agent && sent.outcome !== "cancelled") {
-          await holdWhileWatching(h.agent, options.signal);
+        if (h.agent && sent.outcome !== "cancelled") {
+          // A wake turn that started meanwhile (a trigger handed over from
+          // another process, a background exit) runs to its end first.
+          await h.agent.idle();
+          if (options.keepAlive) {
+            await holdWhileWatching(h.agent, options.signal);
+          }
         }
         const r = await hub.close(
           h,
