@@ -133,6 +133,7 @@ export {
 } from "./kernel/api.ts";
 export { openSessions } from "./kernel/open_sessions.ts";
 export type { CompactionOutcome } from "./kernel/agent/compaction.ts";
+export type { DueTimer } from "./kernel/control/due_timers.ts";
 export type { SessionRun } from "./kernel/agent/session_types.ts";
 export type { ErrorInfo } from "./kernel/agent/errors.ts";
 export type { Approver } from "./kernel/agent/approval_gate.ts";

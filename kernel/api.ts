@@ -8,6 +8,7 @@
  * @module
  */
 import type { CompactionOutcome } from "./agent/compaction.ts";
+import type { DueTimer } from "./control/due_timers.ts";
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import type { Diagnostic, Plan } from "../config/mod.ts";
 import type { BuiltinCatalog } from "../contract/builtins.ts";
@@ -179,6 +180,14 @@ export interface OpenKernelOptions {
    * @default {none}
    */
   readonly builtins?: BuiltinCatalog;
+  /**
+   * Listen for triggers from other processes of this project on a unix
+   * socket under `<dir>/.agent/run/` (mode 0600 in a 0700 directory), so
+   * that `agent trigger` reaches the sessions this kernel holds
+   * (`kernel/control/control_endpoint.ts`). A socket that cannot be
+   * created is reported through `onWarning`. @default {false}
+   */
+  readonly controlEndpoint?: boolean;
 }
 
 /**
@@ -231,6 +240,13 @@ export interface KernelSessionOptions {
    * or blocked with `<cp:goal-status>`, within the profile's bounds.
    */
   readonly goal?: string;
+  /**
+   * {@linkcode Kernel.run} and {@linkcode Kernel.trigger}: after the turn,
+   * keep the session open while it watches background commands, each
+   * exit waking it (`shell-exit`), and close it once it is idle with none
+   * left (or the signal aborts). @default {false}
+   */
+  readonly keepAlive?: boolean;
   /**
    * A judge: the name of a `kind = "judge"` profile. Each time the worker
    * finishes (with a goal: declares it done), the judge reviews its final
@@ -475,6 +491,21 @@ export interface Kernel extends AsyncDisposable {
     options?: KernelTriggerOptions,
   ): SessionRun<SessionOutcome>;
   /**
+   * The `control_plane` timers of a stored session that are due at `now`:
+   * those whose period has passed since they last fired (read from the
+   * session's log) or, never fired, since the session started. Fire them
+   * with {@linkcode Kernel.trigger}'s `timers`.
+   *
+   * @param sessionId The stored session.
+   * @param options `now` (epoch ms, default the clock) and the profile
+   * (default: the session's own).
+   * @returns The due timers; none for a profile without timers.
+   */
+  dueTimers(
+    sessionId: string,
+    options?: { readonly now?: number; readonly profile?: string },
+  ): Promise<DueTimer[]>;
+  /**
    * The direct-invoke slash commands a profile lists (`slash_commands`),
    * by name without the slash: what a frontend completes after `/`.
    *
@@ -565,6 +596,12 @@ export interface RunningFrontend {
 export interface KernelTriggerOptions extends KernelSessionOptions {
   /** The trigger's name (its provenance: `ci`, `nightly`). @default {"trigger"} */
   readonly name?: string;
+  /**
+   * Fire these due `control_plane` timers (`<cp:event-trigger
+   * source="timer:NAME">`, see {@linkcode Kernel.dueTimers}) instead of
+   * the external trigger; the text is then not used.
+   */
+  readonly timers?: readonly DueTimer[];
 }
 
 /**

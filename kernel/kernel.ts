@@ -23,7 +23,7 @@
  *
  * @module
  */
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import {
   appendPolicyRule,
   compileConfig,
@@ -35,7 +35,17 @@ import {
 } from "../config/mod.ts";
 import type { ToolSchema } from "../proto/gen/pluggableharness/tool/v1/types_pb.ts";
 import { AgentSession } from "./agent/session.ts";
-import { triggerStoredSession } from "./agent/trigger.ts";
+import { holdWhileWatching, triggerStoredSession } from "./agent/trigger.ts";
+import {
+  type ControlEndpoint,
+  RUN_DIR,
+  startControlEndpoint,
+} from "./control/control_endpoint.ts";
+import {
+  type DueTimer,
+  dueTimersOf,
+  lastTimerFirings,
+} from "./control/due_timers.ts";
 import { EventQueue } from "./agent/_async.ts";
 import type { SessionEvent } from "./agent/session_events.ts";
 import type {
@@ -162,6 +172,8 @@ class KernelImpl implements Kernel {
   readonly render: RenderPipeline;
   readonly #renderers: ReadonlyMap<string, RenderFn>;
   #closed: Promise<void> | undefined;
+  /** The endpoint `agent trigger` reaches this kernel's sessions on. */
+  endpoint: ControlEndpoint | undefined;
   readonly #builtins: BuiltinCatalog | undefined;
 
   constructor(init: {
@@ -558,6 +570,14 @@ class KernelImpl implements Kernel {
         throw err;
       }
       try {
+        if (h.agent && sent.outcome !== "cancelled") {
+          // A wake turn that started meanwhile (a trigger handed over from
+          // another process, a background exit) runs to its end first.
+          await h.agent.idle();
+          if (options.keepAlive) {
+            await holdWhileWatching(h.agent, options.signal);
+          }
+        }
         const r = await hub.close(
           h,
           sent.outcome === "cancelled" ? "cancelled" : undefined,
@@ -596,6 +616,9 @@ class KernelImpl implements Kernel {
         ...(options.name !== undefined ? { name: options.name } : {}),
         ...(options.approve ? { approve: options.approve } : {}),
         ...(options.answer ? { answer: options.answer } : {}),
+        ...(options.timers ? { timers: options.timers } : {}),
+        ...(options.keepAlive ? { keepAlive: true } : {}),
+        ...(options.signal ? { signal: options.signal } : {}),
       });
     };
     const started = start();
@@ -614,6 +637,28 @@ class KernelImpl implements Kernel {
         };
       },
     }, outcomeOf);
+  }
+
+  async dueTimers(
+    sessionId: string,
+    options: { readonly now?: number; readonly profile?: string } = {},
+  ): Promise<DueTimer[]> {
+    const log = await this.#store.open(sessionId);
+    try {
+      const info = await log.info();
+      const name = options.profile ?? info.profile;
+      const timers = this.plan.profiles.find((p) => p.name === name)
+        ?.controlPlane?.timers ?? [];
+      if (timers.length === 0) return [];
+      return dueTimersOf(
+        timers,
+        await lastTimerFirings(log),
+        Date.parse(info.startedAt),
+        options.now ?? Date.now(),
+      );
+    } finally {
+      await log.close();
+    }
   }
 
   slashCommandNames(profile: string): string[] {
@@ -676,6 +721,8 @@ class KernelImpl implements Kernel {
   close(): Promise<void> {
     this.#closed ??= (async () => {
       try {
+        // No trigger from another process reaches a closing kernel.
+        await this.endpoint?.close();
         // Cancel running sub-agents first: each records its status.
         await this.#subagents?.close();
         await this.hub.closeAll();
@@ -771,6 +818,21 @@ export async function openKernel(
     if (plan.state?.backend === "postgres") {
       // `agent attach` on another machine answers this kernel's asks.
       serveRemoteDecisions(kernel.hub, runtime.bus);
+    }
+    if (options.controlEndpoint) {
+      try {
+        kernel.endpoint = await startControlEndpoint(join(root, RUN_DIR), {
+          lookup: (id) => runtime.registry.get(id),
+        });
+      } catch (err) {
+        options.onWarning?.(
+          `Cannot listen for triggers from other processes in "${
+            join(root, RUN_DIR)
+          }": ${
+            err instanceof Error ? err.message : String(err)
+          }; agent trigger from another process cannot reach the sessions of this one`,
+        );
+      }
     }
     return kernel;
   } catch (err) {

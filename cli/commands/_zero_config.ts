@@ -103,6 +103,8 @@ export async function openProjectKernel(
     builtins: BUILTINS,
     env: io.env,
     locked: options.locked,
+    // `agent trigger` from another process reaches this one's sessions.
+    controlEndpoint: true,
     onWarning: (m) => io.stderr(`warning: ${m}\n`),
     ...(options.persistAlways ? { persistAlways: true } : {}),
     ...(config.kind === "default" ? { defaultConfig: config.text } : {}),

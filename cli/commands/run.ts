@@ -24,6 +24,7 @@ export const RUN_HELP: string =
   `Usage: agent run "prompt" [--profile P] [--json] [--on-ask deny|fail|wait]
                 [--resume ID] [--dir D] [--approve-all] [--locked]
                 [--goal "…"] [--judge NAME] [--plan] [--frontend NAME]
+                [--keep-alive]
 
 Runs one prompt non-interactively in the project in D (default: the current
 directory) and exits. Never prompts: a plan item whose policy says "ask" is
@@ -62,6 +63,10 @@ Options:
                   it and answer its asks (without --on-ask or
                   --approve-all an ask waits for an attached frontend, up
                   to the ask timeout); it is stopped when the run ends
+  --keep-alive    After the prompt, keep the session open while it watches
+                  background commands: each one's exit wakes it (a wake
+                  turn); exits once none is left (agent trigger from
+                  another process reaches it meanwhile)
   -h, --help      Show this help
 
 Exit codes: 0 success, 1 task error, 2 config or lock invalid, 3 usage,
@@ -98,6 +103,7 @@ export async function runCommand(
     judge: { type: "string" },
     frontend: { type: "string" },
     plan: { type: "boolean" },
+    "keep-alive": { type: "boolean" },
   });
   if (!parsed) return EXIT_USAGE;
   const v = parsed.values;
@@ -178,6 +184,7 @@ export async function runCommand(
       ...(v["approve-all"] ? { approve: approveAll } : {}),
       ...(goal !== undefined ? { goal } : {}),
       ...(v.judge !== undefined ? { judge: v.judge } : {}),
+      ...(v["keep-alive"] ? { keepAlive: true } : {}),
       ...(v.plan
         ? {
           planMode: true,

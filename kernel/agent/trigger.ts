@@ -8,6 +8,7 @@
  *
  * @module
  */
+import type { DueTimer } from "../control/due_timers.ts";
 import type { AgentDeps } from "./agent_deps.ts";
 import { driveSession } from "./run_session.ts";
 import type { AgentSession } from "./session.ts";
@@ -79,7 +80,46 @@ export function triggerSession(
 
 /** Options of {@linkcode triggerStoredSession}. */
 export interface TriggerStoredOptions
-  extends TriggerOptions, Omit<OpenSessionOptions, "resumeSessionId"> {}
+  extends TriggerOptions, Omit<OpenSessionOptions, "resumeSessionId"> {
+  /**
+   * Fire these timers (`<cp:event-trigger source="timer:NAME">`) instead
+   * of the external trigger; the text is then not used.
+   */
+  readonly timers?: readonly DueTimer[];
+  /**
+   * After the wake turn, keep the session open while it watches background
+   * commands: each exit wakes it ({@linkcode holdWhileWatching}).
+   * @default {false}
+   */
+  readonly keepAlive?: boolean;
+  /** Stops keeping the session open. */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Keeps an idle session open while it watches background commands, so
+ * that each one's exit (`shell-exit`) wakes it — what `agent run
+ * --keep-alive` and `agent trigger --keep-alive` do for a headless
+ * session. Returns once the session is idle with no watched command left,
+ * has ended, or the signal aborts; at once when the session has no control
+ * plane or `shell-exit` is disabled (no exit could wake it).
+ *
+ * @param session The session.
+ * @param signal Stops waiting.
+ * @returns When nothing can wake the session any more.
+ */
+export async function holdWhileWatching(
+  session: AgentSession,
+  signal?: AbortSignal,
+): Promise<void> {
+  const control = session.control;
+  if (!control || !control.isEnabled("shell-exit")) return;
+  while (!session.ended && !signal?.aborted) {
+    await session.idle();
+    if (session.ended || control.shells.pending === 0) return;
+    await control.shells.changed(signal);
+  }
+}
 
 /**
  * Resumes a stored session, injects a turn with `external-trigger`, runs
@@ -100,28 +140,55 @@ export function triggerStoredSession(
   text: string,
   options: TriggerStoredOptions = {},
 ): SessionRun<SessionResult> {
-  const { name, target, ...open } = options;
+  const { name, target, timers, keepAlive, signal, ...open } = options;
   return driveSession(spec, deps, {
     ...open,
     resumeSessionId: sessionId,
   }, async (session, push) => {
-    const out = triggerSession(session, text, {
-      ...(name !== undefined ? { name } : {}),
-      target: target ?? sessionId,
-    });
+    const out = timers
+      ? fireTimers(session, timers)
+      : triggerSession(session, text, {
+        ...(name !== undefined ? { name } : {}),
+        target: target ?? sessionId,
+      });
     if (out !== "queued") {
       push({
         type: "warning",
         code: "trigger_not_delivered",
-        message:
-          `The trigger was not delivered to session ${sessionId}: external-trigger is ${
-            out === "disabled"
-              ? "disabled for its profile"
-              : "over its rate limit"
-          }`,
+        message: `The trigger was not delivered to session ${sessionId}: ${
+          timers ? "event-trigger" : "external-trigger"
+        } is ${
+          out === "disabled"
+            ? "disabled for its profile"
+            : "over its rate limit"
+        }`,
       });
     }
     await session.idle();
+    if (keepAlive) await holdWhileWatching(session, signal);
     return undefined;
   });
+}
+
+function fireTimers(
+  session: AgentSession,
+  timers: readonly DueTimer[],
+): "queued" | "disabled" | "rate_limited" {
+  const control = session.control;
+  if (!control) {
+    throw new TypeError(
+      `Cannot fire the timers of session "${session.sessionId}": it has no control plane (its spec has no controlPlane)`,
+    );
+  }
+  let out: "queued" | "disabled" | "rate_limited" = "disabled";
+  for (const t of timers) {
+    const r = control.post({
+      channel: "event-trigger",
+      attrs: { source: `timer:${t.name}` },
+      body: t.text,
+    });
+    if (r === "queued") out = "queued";
+    else if (r === "rate_limited" && out !== "queued") out = r;
+  }
+  return out;
 }

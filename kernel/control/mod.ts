@@ -58,3 +58,21 @@ export {
 } from "./tool_channels.ts";
 export { MalformedAgentStatusError } from "./errors.ts";
 export { postLostCommands, ShellWatch } from "./shell_watch.ts";
+export {
+  type ControlEndpoint,
+  type ControlEndpointOptions,
+  type DeliveredTrigger,
+  deliverToLiveSession,
+  type EndpointSession,
+  findLiveHolder,
+  type LiveClientOptions,
+  RUN_DIR,
+  startControlEndpoint,
+  type TriggerRequest,
+} from "./control_endpoint.ts";
+export {
+  type ClaimOutcome,
+  type SessionClaim,
+  tryClaimSession,
+} from "./session_claim.ts";
+export { type DueTimer, dueTimersOf, lastTimerFirings } from "./due_timers.ts";

@@ -15,6 +15,38 @@ import type { ControlPlane } from "./control_plane.ts";
 /** The watched background commands of one session, by tool provider. */
 export class ShellWatch {
   readonly #byProvider = new Map<string, Set<string>>();
+  #waiters: (() => void)[] = [];
+
+  /** How many background commands are watched now. */
+  get pending(): number {
+    let n = 0;
+    for (const ids of this.#byProvider.values()) n += ids.size;
+    return n;
+  }
+
+  /**
+   * Resolves at the next change of the watched set (a command watched,
+   * exited or lost), or when the signal aborts.
+   *
+   * @param signal Stops waiting.
+   * @returns When the set changed.
+   */
+  changed(signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        signal?.removeEventListener("abort", done);
+        this.#waiters = this.#waiters.filter((w) => w !== done);
+        resolve();
+      };
+      signal?.addEventListener("abort", done, { once: true });
+      this.#waiters.push(done);
+    });
+  }
+
+  #notify(): void {
+    for (const w of this.#waiters.splice(0)) w();
+  }
 
   /**
    * Watches a call's background command when its result names one.
@@ -29,6 +61,7 @@ export class ShellWatch {
     let ids = this.#byProvider.get(provider);
     if (!ids) this.#byProvider.set(provider, ids = new Set());
     ids.add(id);
+    this.#notify();
   }
 
   /**
@@ -38,6 +71,7 @@ export class ShellWatch {
    */
   exited(id: string): void {
     for (const ids of this.#byProvider.values()) ids.delete(id);
+    this.#notify();
   }
 
   /**
@@ -49,6 +83,7 @@ export class ShellWatch {
   lost(provider: string): string[] {
     const ids = this.#byProvider.get(provider);
     this.#byProvider.delete(provider);
+    if (ids?.size) this.#notify();
     return ids ? [...ids] : [];
   }
 }

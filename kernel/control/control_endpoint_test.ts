@@ -1,0 +1,138 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import {
+  deliverToLiveSession,
+  type EndpointSession,
+  findLiveHolder,
+  startControlEndpoint,
+} from "./control_endpoint.ts";
+import { tryClaimSession } from "./session_claim.ts";
+import { currentOwner } from "../state/_owner.ts";
+
+const ID = "01JAAAAAAAAAAAAAAAAAAAAAAA";
+
+/** The names in a directory; none when it does not exist. */
+function entries(path: string): string[] {
+  try {
+    return [...Deno.readDirSync(path)].map((e) => e.name);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return [];
+    throw err;
+  }
+}
+
+Deno.test("startControlEndpoint() hands a trigger to the live session it holds, on a socket only its user may open", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const runDir = join(dir, ".agent", "run");
+    const posted: unknown[] = [];
+    const live: EndpointSession = {
+      inject: (source, text, channel) => {
+        posted.push({ source, text, channel });
+        return "queued";
+      },
+    };
+    await using endpoint = await startControlEndpoint(runDir, {
+      lookup: (id) => (id === ID ? live : undefined),
+    });
+    assert.equal((await Deno.stat(runDir)).mode! & 0o777, 0o700);
+    assert.equal((await Deno.stat(endpoint.path)).mode! & 0o777, 0o600);
+    assert.equal(
+      await deliverToLiveSession(runDir, {
+        session: "01JBBBBBBBBBBBBBBBBBBBBBBB",
+        text: "x",
+      }),
+      undefined,
+    );
+    const d = await deliverToLiveSession(runDir, {
+      session: ID,
+      text: "The build failed",
+      name: "ci",
+    });
+    assert.deepEqual(d, { pid: Deno.pid, outcome: "queued" });
+    assert.deepEqual(posted, [{
+      source: "trigger:ci",
+      text: "The build failed",
+      channel: {
+        channel: "external-trigger",
+        attributes: { name: "ci", target: ID, session: ID },
+      },
+    }]);
+    assert.equal(await findLiveHolder(runDir, ID), Deno.pid);
+    // The caller's own endpoint can be left out.
+    assert.equal(
+      await findLiveHolder(runDir, ID, { except: endpoint.path }),
+      undefined,
+    );
+    await endpoint.close();
+    // The socket, the run directory and the .agent it created are gone.
+    assert.deepEqual(entries(dir), []);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("deliverToLiveSession() removes a socket whose kernel is gone and reports a kernel's refusal", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const runDir = join(dir, "run");
+    const stale = await startControlEndpoint(runDir, { lookup: () => ({}) });
+    // A socket left by a killed kernel: nothing listens on it.
+    await Deno.writeTextFile(join(runDir, "999999-00000000.sock"), "");
+    const d = await deliverToLiveSession(runDir, { session: ID, text: "x" });
+    // The live one holds it, without a control plane.
+    assert.deepEqual(d, { pid: Deno.pid, outcome: "no_control_plane" });
+    await stale.close();
+    assert.equal(
+      await deliverToLiveSession(runDir, { session: ID, text: "x" }),
+      undefined,
+    );
+    assert.deepEqual(entries(runDir), []);
+    await using throwing = await startControlEndpoint(runDir, {
+      lookup: () => ({
+        inject: () => {
+          throw new TypeError("bad attributes");
+        },
+      }),
+    });
+    assert.ok(throwing.path);
+    await assert.rejects(
+      deliverToLiveSession(runDir, { session: ID, text: "x" }),
+      /its kernel answered: bad attributes/,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("tryClaimSession() lets one claimant in, and takes over the claim of a process that is gone", async () => {
+  const root = await Deno.makeTempDir();
+  const dir = join(root, "run");
+  try {
+    const first = await tryClaimSession(dir, ID);
+    assert.equal(first.claimed, true);
+    const second = await tryClaimSession(dir, ID);
+    assert.equal(second.claimed, false);
+    if (!second.claimed) assert.equal(second.holder.pid, Deno.pid);
+    if (first.claimed) await first.claim.release();
+    const third = await tryClaimSession(dir, ID);
+    assert.equal(third.claimed, true);
+    if (third.claimed) await third.claim.release();
+    // A claim whose process is gone (same pid, another start time).
+    await Deno.mkdir(dir, { recursive: true });
+    await Deno.writeTextFile(
+      join(dir, `${ID}.claim`),
+      JSON.stringify({ ...currentOwner(), startTime: "1" }),
+    );
+    const taken = await tryClaimSession(dir, ID);
+    assert.equal(taken.claimed, true);
+    if (taken.claimed) await taken.claim.release();
+    await assert.rejects(
+      tryClaimSession(dir, "../x"),
+      /a session id has only letters and digits/,
+    );
+    assert.deepEqual(entries(root), []);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});

@@ -1,0 +1,387 @@
+/**
+ * Waking sessions through real `agent` processes (issue 16): `agent
+ * trigger` from another process reaches the process that holds a session
+ * (its control endpoint under .agent/run/), resumes a stored one when no
+ * process holds it (two racing triggers never both drive it), `agent run
+ * --keep-alive` keeps a headless session open for its background command's
+ * exit, `agent trigger --due` fires the control_plane timers of a stored
+ * session, an interactive session's timer wakes it, and nothing wakes a
+ * session whose bounds are spent. Scripted model; every wait is on a
+ * condition, bounded by the test's guard.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import {
+  agent,
+  jsonLines,
+  makeProject,
+  type Project,
+  REPO,
+} from "./_agent_project.ts";
+import { DENO_ENV } from "./_helpers.ts";
+
+/** A spawned `agent` process with its output collected as it comes. */
+class AgentProcess implements AsyncDisposable {
+  readonly child: Deno.ChildProcess;
+  out = "";
+  err = "";
+  readonly #done: Promise<Deno.CommandStatus>;
+  readonly #waiters = new Set<() => void>();
+  #stdin: WritableStreamDefaultWriter<Uint8Array> | undefined;
+
+  constructor(p: Project, args: string[], stdin = false) {
+    this.child = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", `${REPO}/main.ts`, ...args],
+      cwd: p.dir,
+      env: { ...p.env, ...DENO_ENV },
+      clearEnv: true,
+      stdin: stdin ? "piped" : "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    if (stdin) this.#stdin = this.child.stdin.getWriter();
+    const pump = async (
+      s: ReadableStream<Uint8Array<ArrayBuffer>>,
+      to: "out" | "err",
+    ) => {
+      for await (const t of s.pipeThrough(new TextDecoderStream())) {
+        this[to] += t;
+        for (const w of this.#waiters) w();
+      }
+    };
+    const pumps = Promise.all([
+      pump(this.child.stdout, "out"),
+      pump(this.child.stderr, "err"),
+    ]);
+    this.#done = pumps.then(() => this.child.status);
+  }
+
+  /** Resolves once the output matches (rejects when the process ends first). */
+  async waitFor(re: RegExp): Promise<void> {
+    while (!re.test(this.out + this.err)) {
+      const ended = await Promise.race([
+        new Promise<false>((r) => {
+          const w = () => {
+            this.#waiters.delete(w);
+            r(false);
+          };
+          this.#waiters.add(w);
+        }),
+        this.#done.then(() => true),
+      ]);
+      if (ended && !re.test(this.out + this.err)) {
+        throw new Error(
+          `the process ended before ${re}:\n${this.out}\n${this.err}`,
+        );
+      }
+    }
+  }
+
+  async write(line: string): Promise<void> {
+    await this.#stdin!.write(new TextEncoder().encode(line));
+  }
+
+  async end(): Promise<number> {
+    await this.#stdin?.close().catch(() => {});
+    this.#stdin = undefined;
+    return (await this.#done).code;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    try {
+      this.child.kill("SIGKILL");
+    } catch {
+      // Already gone.
+    }
+    await this.#stdin?.close().catch(() => {});
+    await this.#done.catch(() => {});
+  }
+}
+
+/** Runs `agent ARGS` as its own process to its end. */
+async function spawnAgent(p: Project, args: string[]) {
+  await using a = new AgentProcess(p, args);
+  const code = await a.end();
+  return { code, out: a.out, err: a.err };
+}
+
+/** The assistant texts of a stored session, in order. */
+async function assistantTexts(p: Project, id: string): Promise<string[]> {
+  const r = await agent(p, ["sessions", "replay", id, "--json"]);
+  assert.equal(r.code, 0, r.err);
+  return jsonLines(r.out)
+    .filter((e) => e.type === "message" && e.role === "assistant")
+    .map((e) => String(e.text));
+}
+
+/** Whether the project has `.agent/` (the run directory's parent). */
+async function hasAgentDir(p: Project): Promise<boolean> {
+  try {
+    await Deno.stat(`${p.dir}/.agent`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Fails a test that hangs, with what its processes printed. */
+function guard(ms: number): { signal: AbortSignal; [Symbol.dispose](): void } {
+  const ac = new AbortController();
+  const id = setTimeout(() => ac.abort(), ms);
+  return { signal: ac.signal, [Symbol.dispose]: () => clearTimeout(id) };
+}
+
+Deno.test("external-trigger: agent trigger from another process wakes the idle interactive session that holds it", async () => {
+  using g = guard(120_000);
+  await using p = await makeProject({
+    turns: [
+      { expect: "hello", text: "Hi." },
+      {
+        expect: '<cp:external-trigger name="ci" target="',
+        text: "Woken by CI.",
+      },
+    ],
+  });
+  await using live = new AgentProcess(p, ["--no-tui"], true);
+  g.signal.addEventListener("abort", () => live.child.kill("SIGKILL"));
+  await live.write("hello\n");
+  await live.waitFor(/Hi\./);
+  const id = /session ([0-9A-Z]{26})/.exec(live.err)![1]!;
+  const r = await spawnAgent(p, [
+    "trigger",
+    id,
+    "The nightly build failed",
+    "--name",
+    "ci",
+    "--json",
+  ]);
+  assert.equal(r.code, 0, r.err);
+  const [delivered] = jsonLines(r.out);
+  assert.deepEqual(delivered, {
+    type: "trigger_delivered",
+    sessionId: id,
+    pid: live.child.pid,
+    outcome: "queued",
+  });
+  // The wake turn runs in the interactive process.
+  await live.waitFor(/Woken by CI\./);
+  assert.match(live.err, /cp:external-trigger name=ci .*\(woke the session\)/);
+  await live.write("/exit\n");
+  assert.equal(await live.end(), 0, live.err);
+  // One session log, both turns, written by one process; no socket, no
+  // claim, not even .agent/ left behind.
+  assert.deepEqual(await assistantTexts(p, id), ["Hi.", "Woken by CI."]);
+  assert.equal(await hasAgentDir(p), false);
+});
+
+Deno.test("external-trigger: two racing agent trigger processes never both drive one stored session", async () => {
+  using g = guard(180_000);
+  await using p = await makeProject({
+    turns: [
+      { expect: "hello", text: "Hi." },
+      { expect: "<cp:external-trigger", text: "First trigger handled." },
+      { expect: "<cp:external-trigger", text: "Second trigger handled." },
+    ],
+  });
+  const first = await agent(p, ["run", "hello", "--json"]);
+  assert.equal(first.code, 0, first.err);
+  const id = jsonLines(first.out)[0]!.sessionId as string;
+  await using a = new AgentProcess(p, ["trigger", id, "alpha", "--json"]);
+  await using b = new AgentProcess(p, ["trigger", id, "beta", "--json"]);
+  g.signal.addEventListener("abort", () => {
+    a.child.kill("SIGKILL");
+    b.child.kill("SIGKILL");
+  });
+  const [ca, cb] = await Promise.all([a.end(), b.end()]);
+  assert.equal(ca, 0, a.err);
+  assert.equal(cb, 0, b.err);
+  // Each model turn was played once: had both driven the session, both
+  // would have played turn 1 and nobody turn 2.
+  assert.deepEqual(await assistantTexts(p, id), [
+    "Hi.",
+    "First trigger handled.",
+    "Second trigger handled.",
+  ]);
+  const replay = jsonLines(
+    (await agent(p, ["sessions", "replay", id, "--json"])).out,
+  );
+  const bodies = replay.filter((e) =>
+    e.type === "control" && e.channel === "external-trigger"
+  ).map((e) => e.body).sort();
+  assert.deepEqual(bodies, ["alpha", "beta"]);
+  const verify = await agent(p, ["sessions", "verify", id]);
+  assert.equal(verify.code, 0, verify.err + verify.out);
+  assert.equal(await hasAgentDir(p), false);
+});
+
+Deno.test("shell-exit: agent run --keep-alive holds the headless session until its background command's exit wakes it; a trigger from another process reaches it meanwhile", async () => {
+  using g = guard(180_000);
+  await using p = await makeProject({
+    turns: [
+      {
+        expect: "build it",
+        tool_calls: [{
+          id: "b1",
+          name: "bash",
+          arguments: {
+            command:
+              "while [ ! -f release ]; do sleep 0.05; done; printf 'FAIL: 2 tests\\n'; exit 3",
+            run_in_background: true,
+          },
+        }],
+      },
+      { text: "Started the build." },
+      {
+        expect: '<cp:external-trigger name="ci"',
+        text: "Still waiting for the build.",
+      },
+      {
+        expect: '<cp:shell-exit exec-id="bg_',
+        text: "The build failed with exit code 3.",
+      },
+    ],
+    extraRequired: 'sh = { source = "builtin/exec", version = "~> 0.1" }',
+    extraProviders:
+      'provider "sh" {\n  roots      = ["."]\n  allow_run  = ["bash"]\n  allow_read = ["."]\n}\n',
+    policies:
+      'policy "sh_ok" {\n  match  = { provider = "sh" }\n  action = "allow"\n}\n',
+    tools: ["sh.*"],
+  });
+  await using run = new AgentProcess(p, [
+    "run",
+    "build it",
+    "--keep-alive",
+    "--json",
+  ]);
+  g.signal.addEventListener("abort", () => run.child.kill("SIGKILL"));
+  await run.waitFor(/"text":"Started the build\."/);
+  const id = jsonLines(run.out)[0]!.sessionId as string;
+  const t = await spawnAgent(p, ["trigger", id, "status?", "--name", "ci"]);
+  assert.equal(t.code, 0, t.err);
+  assert.match(t.out, /Delivered to session .*, which process \d+ holds/);
+  await run.waitFor(/"text":"Still waiting for the build\."/);
+  await Deno.writeTextFile(`${p.dir}/release`, "");
+  assert.equal(await run.end(), 0, run.err);
+  const events = jsonLines(run.out);
+  const exit = events.find((e) =>
+    e.type === "control" && e.channel === "shell-exit"
+  );
+  assert.equal(exit?.wake, true);
+  const attrs = exit?.attributes as Record<string, string> | undefined;
+  assert.equal(attrs?.["exit-code"], "3");
+  assert.equal(events.at(-1)?.type, "session_ended");
+  assert.equal(
+    events.at(-1)?.finalText,
+    "The build failed with exit code 3.",
+  );
+});
+
+Deno.test("event-trigger: agent trigger --due fires a stored session's due control_plane timer once", async () => {
+  using _g = guard(120_000);
+  await using p = await makeProject({
+    turns: [
+      { expect: "hello", text: "Hi." },
+      {
+        expect: '<cp:event-trigger source="timer:nightly">',
+        text: "Checked the nightly build.",
+      },
+    ],
+    profile: `control_plane {
+    timer "nightly" {
+      every_s = 3600
+      text    = "check the nightly build"
+    }
+  }`,
+  });
+  const first = await agent(p, ["run", "hello", "--json"]);
+  assert.equal(first.code, 0, first.err);
+  const id = jsonLines(first.out)[0]!.sessionId as string;
+  // Not due yet: nothing runs (the script has no turn for it).
+  const early = await agent(p, ["trigger", "--due", id, "--json"]);
+  assert.equal(early.code, 0, early.err);
+  assert.equal(jsonLines(early.out)[0]!.status, "not_due");
+  // An hour and a bit later (as cron would run it).
+  const later = new Date(Date.now() + 3_700_000).toISOString();
+  const due = await spawnAgent(p, [
+    "trigger",
+    "--due",
+    id,
+    "--now",
+    later,
+    "--json",
+  ]);
+  assert.equal(due.code, 0, due.err);
+  const out = jsonLines(due.out);
+  assert.equal(out[0]!.status, "due");
+  const fired = out.find((e) =>
+    e.type === "control" && e.channel === "event-trigger"
+  );
+  assert.deepEqual(fired?.attributes, { source: "timer:nightly" });
+  assert.equal(fired?.wake, true);
+  assert.equal(out.at(-1)?.finalText, "Checked the nightly build.");
+  // It just fired: not due again for another hour.
+  const again = await agent(p, ["trigger", "--due", id, "--json"]);
+  assert.equal(again.code, 0, again.err);
+  assert.equal(jsonLines(again.out)[0]!.status, "not_due");
+});
+
+Deno.test("event-trigger: a control_plane timer wakes the idle interactive session", async () => {
+  using g = guard(120_000);
+  // Every tick a turn: a slow machine may tick more than once before /exit.
+  const tick = {
+    expect: '<cp:event-trigger source="timer:tick">',
+    text: "Tick handled.",
+  };
+  await using p = await makeProject({
+    turns: Array.from({ length: 20 }, () => tick),
+    profile: `control_plane {
+    timer "tick" {
+      every_s = 1
+      text    = "look at the queue"
+    }
+  }`,
+  });
+  await using live = new AgentProcess(p, ["--no-tui"], true);
+  g.signal.addEventListener("abort", () => live.child.kill("SIGKILL"));
+  await live.waitFor(/Tick handled\./);
+  assert.match(
+    live.err,
+    /cp:event-trigger source=timer:tick .*\(woke the session\)/,
+  );
+  await live.write("/exit\n");
+  assert.equal(await live.end(), 0, live.err);
+});
+
+Deno.test("wake_refused: neither agent trigger nor a due timer wakes a stored session whose bounds are spent (exit 5)", async () => {
+  using _g = guard(120_000);
+  await using p = await makeProject({
+    // One turn only: a model call for a wake turn would fail the script.
+    turns: [{ expect: "hello", text: "Hi." }],
+    profile: `max_turns = 1
+  control_plane {
+    timer "nightly" {
+      every_s = 3600
+      text    = "check the nightly build"
+    }
+  }`,
+  });
+  const first = await agent(p, ["run", "hello", "--json"]);
+  assert.equal(first.code, 0, first.err);
+  const id = jsonLines(first.out)[0]!.sessionId as string;
+  const t = await spawnAgent(p, ["trigger", id, "wake up", "--json"]);
+  assert.equal(t.code, 5, t.err + t.out);
+  const warning = jsonLines(t.out).find((e) => e.code === "wake_refused");
+  assert.match(String(warning?.message), /max_turns bound is exhausted/);
+  const later = new Date(Date.now() + 3_700_000).toISOString();
+  const due = await agent(p, [
+    "trigger",
+    "--due",
+    id,
+    "--now",
+    later,
+    "--json",
+  ]);
+  assert.equal(due.code, 5, due.err + due.out);
+  assert.deepEqual(await assistantTexts(p, id), ["Hi."]);
+});
