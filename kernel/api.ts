@@ -181,11 +181,7 @@ export interface OpenKernelOptions {
   readonly builtins?: BuiltinCatalog;
 }
 
-/**
- * The prompt that carries out an approved plan (plan mode then off).
- */
-export const PLAN_APPROVED_PROMPT: string =
-  "The plan is approved and plan mode is off: carry it out now.";
+export { PLAN_APPROVED_PROMPT } from "../contract/plan_mode.ts";
 
 /** Options of {@linkcode Kernel.session} and {@linkcode Kernel.run}. */
 export interface KernelSessionOptions {

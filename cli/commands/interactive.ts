@@ -269,13 +269,24 @@ export async function interactiveCommand(
   await using _k = kernel;
   const style = styleFor(useColor(io));
   // A terminal on stdin and stderr: the full-screen UI (builtin/tui,
-  // started even when agent.hcl does not declare it), unless --no-tui,
-  // --plan (plan mode's approval is the line UI's) or another frontend is
-  // named. Pipes and non-terminals keep the line UI.
+  // started even when agent.hcl does not declare it), unless --no-tui or
+  // another frontend is named. Pipes and non-terminals keep the line UI.
+  // Plan mode (--plan) is the terminal UI's and the line UI's: with
+  // another default frontend it stays in the line UI.
   const terminal = tty && io.stderrIsTerminal === true;
+  const defaultFrontend = kernel.plan.settings.defaultFrontend ??
+    (terminal ? TUI_FRONTEND : undefined);
   const frontend = v.frontend ??
-    (v["no-tui"] || v.plan ? undefined : kernel.plan.settings.defaultFrontend ??
-      (terminal ? TUI_FRONTEND : undefined));
+    (v["no-tui"] || (v.plan && defaultFrontend !== TUI_FRONTEND)
+      ? undefined
+      : defaultFrontend);
+  if (v.plan && frontend !== undefined && frontend !== TUI_FRONTEND) {
+    return usageError(
+      io,
+      usage,
+      `--plan works with the terminal UI and the line UI, not with frontend "${frontend}"`,
+    );
+  }
   if (frontend) {
     return await runFrontend(kernel, frontend, io, {
       terminal,
@@ -285,6 +296,7 @@ export async function interactiveCommand(
           config: {
             ...(v.profile !== undefined ? { profile: v.profile } : {}),
             ...(v.resume !== undefined ? { resume: v.resume } : {}),
+            ...(v.plan ? { plan: "true" } : {}),
             profiles_json: profilesForFrontend(kernel),
             // Tests only: the first terminal UI exits abruptly once it has
             // drawn its session (the restart path).

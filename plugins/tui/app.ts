@@ -58,6 +58,7 @@ import {
   withText,
 } from "./editor.ts";
 import { appendHistory, historyPath, loadHistory } from "./history.ts";
+import { PLAN_APPROVED_PROMPT } from "../../contract/plan_mode.ts";
 
 const h = React.createElement;
 
@@ -76,6 +77,8 @@ export interface TuiSettings {
   restarted: string;
   /** Tests only: exit abruptly once the session's events are drawn. */
   crashAfterBackfill: boolean;
+  /** Create the session in plan mode (`agent --plan`). */
+  plan: boolean;
   /** Bounds and commands per profile (from the CLI). */
   profiles: Record<
     string,
@@ -96,6 +99,8 @@ interface Status {
   cost: number;
   turns: number;
   sessionId: string;
+  /** Plan mode is on (read-only tools). */
+  planMode: boolean;
 }
 
 const DOUBLE_CTRL_C_MS = 2000;
@@ -111,10 +116,15 @@ class Session {
     cost: 0,
     turns: 0,
     sessionId: "",
+    planMode: false,
   };
   metadata: MetadataBlock[] = [];
   /** A turn or command this frontend started and that has not ended. */
   busy = false;
+  /** A prompt this frontend sent in plan mode runs (its answer is a plan). */
+  planning = false;
+  /** A plan-mode turn ended: "carry out this plan?" is offered. */
+  planOffer = false;
   /** The stored events are all drawn (a read found nothing newer). */
   caughtUp = false;
   #listeners = new Set<() => void>();
@@ -169,6 +179,10 @@ class Session {
       this.#finals = this.transcript.finals;
       if (this.#finals > finalsBefore && this.transcript.asks.length === 0) {
         this.busy = false;
+        if (this.planning) {
+          this.planning = false;
+          this.planOffer = true;
+        }
       }
       const now = Date.now();
       if (got > 0 || now - sinceStatus > 1000) {
@@ -208,6 +222,7 @@ class Session {
           windowTokens: Number(state.context?.windowTokens ?? 0),
           cost: state.info?.costUsd ?? this.transcript.cost,
           turns: state.turnCount,
+          planMode: state.planMode,
         };
       }
       const { blocks } = await this.kernel.listMetadata({
@@ -361,7 +376,9 @@ function statusLine(
     }`,
     s.sessionId,
   ];
-  let text = ` ${busy ? "◐ " : ""}${parts.join(" · ")}`;
+  let text = ` ${busy ? "◐ " : ""}${s.planMode ? "PLAN MODE · " : ""}${
+    parts.join(" · ")
+  }`;
   if (widthOf(text) > width) {
     text = [...text].slice(0, width - 1).join("") + "…";
   }
@@ -491,6 +508,7 @@ interface AppProps {
 
 type Mode =
   | { name: "input" }
+  | { name: "carry" }
   | { name: "ask"; scroll: number; error: string }
   | { name: "edit"; ask: PendingAsk; error: string };
 
@@ -525,6 +543,8 @@ function App({ session, settings, exit }: AppProps): React.ReactElement {
     ? { name: "ask", scroll: 0, error: "" }
     : mode.name === "ask" && !ask
     ? { name: "input" }
+    : mode.name === "input" && session.planOffer
+    ? { name: "carry" }
     : mode;
 
   const listDir = (dir: string) =>
@@ -580,20 +600,46 @@ function App({ session, settings, exit }: AppProps): React.ReactElement {
       session.wake();
       return;
     }
+    send(text);
+  };
+
+  /**
+   * Sends a prompt; `planMode` switches plan mode when its turn starts
+   * (false: the approved plan is carried out with every tool).
+   */
+  const send = (text: string, planMode?: boolean) => {
     session.transcript.addPrompt(text);
     session.busy = true;
+    session.planOffer = false;
+    if (planMode !== undefined) session.status.planMode = planMode;
+    session.planning = session.status.planMode;
     session.changed();
     session.kernel.submitInput({
       sessionId: session.sessionId,
       content: [{ block: { case: "text", value: { text } } }],
+      ...(planMode !== undefined ? { planMode } : {}),
     }).then(
       () => session.wake(),
       (err) => {
         session.busy = false;
+        session.planning = false;
         session.transcript.notice(message(err), "error");
         session.changed();
       },
     );
+  };
+
+  /** The answer to "carry out this plan?". */
+  const carry = (yes: boolean) => {
+    session.planOffer = false;
+    setMode({ name: "input" });
+    if (yes) return send(PLAN_APPROVED_PROMPT, false);
+    session.transcript.notice(
+      `Plan mode stays on: refine the plan with another prompt${
+        commands.includes("plan") ? ", or /plan turns it off" : ""
+      }.`,
+    );
+    session.changed();
   };
 
   const decide = (
@@ -640,6 +686,7 @@ function App({ session, settings, exit }: AppProps): React.ReactElement {
       session.kernel.interrupt({ sessionId: session.sessionId }).then(
         () => {
           session.busy = false;
+          session.planning = false;
           session.transcript.notice(
             "interrupted (Ctrl-C again within 2 s exits)",
             "warning",
@@ -669,6 +716,12 @@ function App({ session, settings, exit }: AppProps): React.ReactElement {
     if (key.pageUp) return setScroll((s) => s + Math.max(1, height - 8));
     if (key.pageDown) {
       return setScroll((s) => Math.max(0, s - Math.max(1, height - 8)));
+    }
+    if (activeMode.name === "carry") {
+      const k = input.toLowerCase();
+      if (k === "y" || key.return) return carry(true);
+      if (k === "n" || key.escape) return carry(false);
+      return;
     }
     if (activeMode.name === "ask" && ask) {
       const k = input.toLowerCase();
@@ -794,7 +847,22 @@ function App({ session, settings, exit }: AppProps): React.ReactElement {
   let bottom: Line[] = [];
   let boxTitle = "";
   let boxLines: Line[] = [];
-  if (activeMode.name === "ask" && ask) {
+  if (activeMode.name === "carry") {
+    boxTitle = "Carry out this plan?";
+    boxLines = [
+      ...wrapLine([{
+        text:
+          "Plan mode offered the model read-only tools; carried out, the same session goes on with every tool of the profile.",
+        dim: true,
+      }], width - 4),
+      [
+        { text: "y", bold: true, color: "green" },
+        { text: " carry it out (plan mode off)  " },
+        { text: "n", bold: true, color: "red" },
+        { text: " keep planning" },
+      ],
+    ];
+  } else if (activeMode.name === "ask" && ask) {
     const item = ask.item;
     const preview = renderTreeLines(item.preview);
     const body = (preview.length
@@ -917,7 +985,8 @@ function App({ session, settings, exit }: AppProps): React.ReactElement {
         borderStyle: "round",
         ...(color
           ? {
-            borderColor: activeMode.name === "ask"
+            borderColor: activeMode.name === "ask" ||
+                activeMode.name === "carry"
               ? "yellow"
               : activeMode.name === "edit"
               ? "yellow"
@@ -1018,14 +1087,18 @@ export async function runTui(
     sessionId = (await kernel.attachSession({ sessionId: settings.attach }))
       .info!.sessionId;
   } else if (settings.resume) {
-    sessionId = (await kernel.resumeSession({ sessionId: settings.resume }))
-      .info!.sessionId;
+    sessionId = (await kernel.resumeSession({
+      sessionId: settings.resume,
+      ...(settings.plan ? { planMode: true } : {}),
+    })).info!.sessionId;
   } else {
     sessionId = (await kernel.createSession({
       ...(settings.profile ? { profile: settings.profile } : {}),
+      ...(settings.plan ? { planMode: true } : {}),
     })).info!.sessionId;
   }
   const session = new Session(kernel, sessionId);
+  session.status.planMode = settings.plan && !settings.attach;
   // Once the stored events are drawn (the backfill of an attached or
   // resumed session): the restart notice goes below them.
   const offBackfilled = session.onChange(() => {

@@ -68,21 +68,27 @@ export function settingsOf(
       );
     }
   }
-  const crash = str("crash_after_backfill");
-  if (crash !== "" && crash !== "true" && crash !== "false") {
-    throw new GrpcStatusError(
-      Code.INVALID_ARGUMENT,
-      `config attribute "crash_after_backfill" must be "true" or "false", not ${
-        JSON.stringify(crash)
-      }`,
-    );
-  }
+  const flag = (name: string): boolean => {
+    const v = str(name);
+    if (v !== "" && v !== "true" && v !== "false") {
+      throw new GrpcStatusError(
+        Code.INVALID_ARGUMENT,
+        `config attribute "${name}" must be "true" or "false", not ${
+          JSON.stringify(v)
+        }`,
+      );
+    }
+    return v === "true";
+  };
+  const crashAfterBackfill = flag("crash_after_backfill");
+  const plan = flag("plan");
   return {
     profile: str("profile"),
     resume: str("resume"),
     attach: str("attach"),
     restarted: str("restarted"),
-    crashAfterBackfill: crash === "true",
+    crashAfterBackfill,
+    plan,
     profiles,
     dir: Deno.cwd(),
     color,
