@@ -40,7 +40,6 @@ import {
 import type { MetadataBlock } from "../../proto/gen/pluggableharness/metadata/v1/types_pb.ts";
 import { type Entry, type PendingAsk, Transcript } from "./transcript.ts";
 import { type Line, type Span, textLines, widthOf, wrapLine } from "./lines.ts";
-import { markdownLines } from "./markdown.ts";
 import { renderTreeLines } from "./render_tree.ts";
 import { toolLines } from "./tool_lines.ts";
 import {
@@ -130,12 +129,21 @@ class Session {
   #listeners = new Set<() => void>();
   #closed = false;
   #wake: (() => void) | undefined;
+  /** The session's id ("" until it is created, resumed or attached). */
+  sessionId = "";
+  readonly #opened = Promise.withResolvers<void>();
+  /**
+   * Resolves once the session exists: the UI is drawn (and takes input)
+   * while the kernel opens it, and what is sent waits for this.
+   */
+  readonly opened: Promise<void> = this.#opened.promise;
 
-  constructor(
-    readonly kernel: KernelClient,
-    readonly sessionId: string,
-  ) {
-    this.status.sessionId = sessionId;
+  constructor(readonly kernel: KernelClient) {}
+
+  /** Binds the opened session. */
+  bind(sessionId: string): void {
+    this.sessionId = this.status.sessionId = sessionId;
+    this.#opened.resolve();
   }
 
   /** Subscribes to changes. */
@@ -207,12 +215,17 @@ class Session {
     this.#wake?.();
   }
 
-  /** Reads the state snapshot and the metadata board. */
+  /**
+   * Reads the state snapshot and the metadata board; redraws only when
+   * something shown changed (an idle poll must not cost a frame that a
+   * keystroke then waits behind).
+   */
   async refreshStatus(): Promise<void> {
     try {
       const { state } = await this.kernel.getSessionState({
         sessionId: this.sessionId,
       });
+      const before = JSON.stringify(this.status);
       if (state) {
         this.status = {
           ...this.status,
@@ -228,8 +241,18 @@ class Session {
       const { blocks } = await this.kernel.listMetadata({
         sessionId: this.sessionId,
       });
+      // A timer block's text moves with the clock: it redraws each poll.
+      const shown = (b: readonly MetadataBlock[]) =>
+        JSON.stringify(
+          b.map((x) => [x.id, x.priority, x.producer?.name, x.body]),
+          (_k, v) => typeof v === "bigint" ? String(v) : v,
+        );
+      const sameBlocks = shown(blocks) === shown(this.metadata) &&
+        !blocks.some((b) => b.body.case === "timer");
       this.metadata = blocks;
-      this.changed();
+      if (!sameBlocks || JSON.stringify(this.status) !== before) {
+        this.changed();
+      }
     } catch {
       // the next poll tries again
     }
@@ -267,8 +290,15 @@ function message(err: unknown): string {
 
 const lineCache = new WeakMap<Entry, { key: string; lines: Line[] }>();
 
+/**
+ * The markdown renderer (`marked` and the highlighter), imported after the
+ * first frame so that it stays off the path to the prompt; answers drawn
+ * before it arrives show as plain text and are redrawn.
+ */
+let markdown: typeof import("./markdown.ts") | undefined;
+
 function entryLines(e: Entry, width: number, showThinking: boolean): Line[] {
-  const key = `${width}|${showThinking}|${
+  const key = `${width}|${showThinking}|${!!markdown}|${
     e.kind === "tool"
       ? `${e.status}|${e.output}|${e.args}|${!!e.callTree}|${!!e.resultTree}`
       : ""
@@ -290,11 +320,12 @@ function entryLines(e: Entry, width: number, showThinking: boolean): Line[] {
       );
       break;
     case "assistant":
-      lines = markdownLines(e.text).flatMap((l, i) =>
-        wrapLine([{ text: i === 0 ? "● " : "  " }, ...l], width, [{
-          text: "  ",
-        }])
-      );
+      lines = (markdown ? markdown.markdownLines(e.text) : textLines(e.text))
+        .flatMap((l, i) =>
+          wrapLine([{ text: i === 0 ? "● " : "  " }, ...l], width, [{
+            text: "  ",
+          }])
+        );
       break;
     case "thinking": {
       const all = e.text.trim().split("\n");
@@ -584,11 +615,13 @@ function App({ session, settings, exit }: AppProps): React.ReactElement {
       session.transcript.addPrompt(trimmed);
       session.busy = true;
       session.changed();
-      session.kernel.invokeSlashCommand({
-        sessionId: session.sessionId,
-        name,
-        args,
-      }).then(
+      session.opened.then(() =>
+        session.kernel.invokeSlashCommand({
+          sessionId: session.sessionId,
+          name,
+          args,
+        })
+      ).then(
         () => {},
         (err) =>
           session.transcript.notice(`/${name}: ${message(err)}`, "error"),
@@ -614,11 +647,13 @@ function App({ session, settings, exit }: AppProps): React.ReactElement {
     if (planMode !== undefined) session.status.planMode = planMode;
     session.planning = session.status.planMode;
     session.changed();
-    session.kernel.submitInput({
-      sessionId: session.sessionId,
-      content: [{ block: { case: "text", value: { text } } }],
-      ...(planMode !== undefined ? { planMode } : {}),
-    }).then(
+    session.opened.then(() =>
+      session.kernel.submitInput({
+        sessionId: session.sessionId,
+        content: [{ block: { case: "text", value: { text } } }],
+        ...(planMode !== undefined ? { planMode } : {}),
+      })
+    ).then(
       () => session.wake(),
       (err) => {
         session.busy = false;
@@ -683,7 +718,9 @@ function App({ session, settings, exit }: AppProps): React.ReactElement {
     }
     lastCtrlC.current = now;
     if (session.busy || session.transcript.asks.length) {
-      session.kernel.interrupt({ sessionId: session.sessionId }).then(
+      session.opened.then(() =>
+        session.kernel.interrupt({ sessionId: session.sessionId })
+      ).then(
         () => {
           session.busy = false;
           session.planning = false;
@@ -1082,22 +1119,7 @@ export async function runTui(
   settings: TuiSettings,
 ): Promise<void> {
   history = loadHistory(historyPath(settings.dir));
-  let sessionId: string;
-  if (settings.attach) {
-    sessionId = (await kernel.attachSession({ sessionId: settings.attach }))
-      .info!.sessionId;
-  } else if (settings.resume) {
-    sessionId = (await kernel.resumeSession({
-      sessionId: settings.resume,
-      ...(settings.plan ? { planMode: true } : {}),
-    })).info!.sessionId;
-  } else {
-    sessionId = (await kernel.createSession({
-      ...(settings.profile ? { profile: settings.profile } : {}),
-      ...(settings.plan ? { planMode: true } : {}),
-    })).info!.sessionId;
-  }
-  const session = new Session(kernel, sessionId);
+  const session = new Session(kernel);
   session.status.planMode = settings.plan && !settings.attach;
   // Once the stored events are drawn (the backfill of an attached or
   // resumed session): the restart notice goes below them.
@@ -1117,11 +1139,6 @@ export async function runTui(
       setTimeout(() => Deno.exit(70), 200);
     }
   });
-  const deltas = new AbortController();
-  const following = session.follow();
-  const streaming = session.deltas(deltas.signal);
-  // Drawn at once; the status line fills in with the first snapshot.
-  session.refreshStatus();
   const done = Promise.withResolvers<void>();
   const keys = terminalKeys();
   let unmount = () => {};
@@ -1140,6 +1157,43 @@ export async function runTui(
     incrementalRendering: true,
   });
   unmount = () => instance.unmount();
+  // Drawn first, then the session opens: the prompt is on screen while
+  // the kernel creates (or resumes, or re-attaches) it.
+  let sessionId: string;
+  try {
+    if (settings.attach) {
+      sessionId = (await kernel.attachSession({ sessionId: settings.attach }))
+        .info!.sessionId;
+    } else if (settings.resume) {
+      sessionId = (await kernel.resumeSession({
+        sessionId: settings.resume,
+        ...(settings.plan ? { planMode: true } : {}),
+      })).info!.sessionId;
+    } else {
+      sessionId = (await kernel.createSession({
+        ...(settings.profile ? { profile: settings.profile } : {}),
+        ...(settings.plan ? { planMode: true } : {}),
+      })).info!.sessionId;
+    }
+  } catch (err) {
+    instance.unmount();
+    keys.close();
+    throw err;
+  }
+  session.bind(sessionId);
+  const deltas = new AbortController();
+  const following = session.follow();
+  const streaming = session.deltas(deltas.signal);
+  // The status line fills in with the first snapshot.
+  session.refreshStatus();
+  import("./markdown.ts").then((m) => {
+    markdown = m;
+    session.transcript.version++;
+    session.changed();
+  }, (err) => {
+    session.transcript.notice(`markdown unavailable: ${message(err)}`, "error");
+    session.changed();
+  });
   await done.promise;
   session.close();
   deltas.abort();
