@@ -122,6 +122,7 @@ export {
   type KernelTriggerOptions,
   type OpenKernelOptions,
   PLAN_APPROVED_PROMPT,
+  type PrestartFrontend,
   type PromptResult,
   ProviderError,
   type RenderedReplayEvent,

@@ -566,6 +566,8 @@ async function implicitFrontend(
  * @param name The frontend provider's local name.
  * @param options The builtins, the terminal, config overrides (`agent web
  * --port`), an abort signal.
+ * @param spawned The process {@linkcode spawnFrontend} already started
+ * for `name` (else it is started here).
  * @returns The running plugin and its notice for the operator.
  * @throws {ProviderError} When `name` is not a frontend provider, or it
  * cannot be started or configured.
@@ -576,7 +578,55 @@ export async function launchFrontend(
   plan: Plan,
   name: string,
   options: LaunchFrontendOptions = {},
+  spawned?: Promise<SpawnedFrontend>,
 ): Promise<LaunchedFrontend> {
+  const { plugin, config } = await (spawned ??
+    spawnFrontend(host, dir, plan, name, options));
+  try {
+    const r = await plugin.client(FrontendService).configure({
+      config: { ...config, ...options.config },
+    });
+    return { plugin, notice: r.operatorNotice || undefined };
+  } catch (err) {
+    await plugin.close().catch(() => {});
+    throw new ProviderError(
+      name,
+      `cannot configure: ${describeStatusError(err)}`,
+      { cause: err },
+    );
+  }
+}
+
+/** A frontend plugin started (handshake done) but not yet configured. */
+export interface SpawnedFrontend {
+  /** The plugin. */
+  readonly plugin: Plugin;
+  /** Its provider block's config (Configure lays the overrides over it). */
+  readonly config: JsonObject;
+}
+
+/**
+ * The first half of {@linkcode launchFrontend}: starts the frontend's
+ * process up to its handshake, which needs no session hub, so a kernel can
+ * start it beside its other providers (the terminal UI's own start-up then
+ * overlaps theirs). `options.config` is not used here.
+ *
+ * @param host The plugin host.
+ * @param dir The absolute project directory.
+ * @param plan The compiled plan.
+ * @param name The frontend provider's local name.
+ * @param options The builtins, the terminal, an abort signal.
+ * @returns The started plugin and its config.
+ * @throws {ProviderError} When `name` is not a frontend provider, or it
+ * cannot be started.
+ */
+export async function spawnFrontend(
+  host: PluginHost,
+  dir: string,
+  plan: Plan,
+  name: string,
+  options: LaunchFrontendOptions = {},
+): Promise<SpawnedFrontend> {
   let p: PlanProvider | undefined;
   let found: Launchable | undefined;
   if (
@@ -598,19 +648,7 @@ export async function launchFrontend(
     launchable,
     options.terminal === true && launchable.manifest.terminal === true,
   );
-  try {
-    const r = await plugin.client(FrontendService).configure({
-      config: { ...config, ...options.config },
-    });
-    return { plugin, notice: r.operatorNotice || undefined };
-  } catch (err) {
-    await plugin.close().catch(() => {});
-    throw new ProviderError(
-      name,
-      `cannot configure: ${describeStatusError(err)}`,
-      { cause: err },
-    );
-  }
+  return { plugin, config };
 }
 
 /**

@@ -173,6 +173,17 @@ export interface OpenKernelOptions {
   /** Aborting stops plugin launches in progress. */
   readonly signal?: AbortSignal;
   /**
+   * Names the frontend the caller will start, once the plan is compiled:
+   * its process is then started beside the other providers (up to its
+   * handshake; {@linkcode Kernel.startFrontend} of that name and terminal
+   * configures it), so its own start-up overlaps theirs. A pre-started
+   * frontend that is never asked for stops with the kernel.
+   * @default {none: frontends start at startFrontend}
+   */
+  readonly prestartFrontend?: (
+    plan: Plan,
+  ) => PrestartFrontend | undefined;
+  /**
    * The first-party plugins that `builtin/<name>` sources name. The kernel
    * never imports plugins: the root module (`@ph/agent`) and the CLI pass
    * `BUILTINS` from `plugins/builtin.ts`. Without it a builtin source is a
@@ -190,11 +201,7 @@ export interface OpenKernelOptions {
   readonly controlEndpoint?: boolean;
 }
 
-/**
- * The prompt that carries out an approved plan (plan mode then off).
- */
-export const PLAN_APPROVED_PROMPT: string =
-  "The plan is approved and plan mode is off: carry it out now.";
+export { PLAN_APPROVED_PROMPT } from "../contract/plan_mode.ts";
 
 /** Options of {@linkcode Kernel.session} and {@linkcode Kernel.run}. */
 export interface KernelSessionOptions {
@@ -561,6 +568,18 @@ export interface StartFrontendOptions {
    * capabilities. @default {none}
    */
   implicitBuiltin?: string;
+}
+
+/** What {@linkcode OpenKernelOptions.prestartFrontend} asks to start early. */
+export interface PrestartFrontend {
+  /** The frontend provider's local name. */
+  readonly name: string;
+  /** As {@linkcode StartFrontendOptions.terminal}. @default {false} */
+  readonly terminal?: boolean;
+  /**
+   * As {@linkcode StartFrontendOptions.implicitBuiltin}. @default {none}
+   */
+  readonly implicitBuiltin?: string;
 }
 
 /** A frontend plugin {@linkcode Kernel.startFrontend} started. */

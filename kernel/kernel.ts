@@ -115,6 +115,8 @@ import {
   launchFrontend,
   launchProviders,
   plainEnvOf,
+  type SpawnedFrontend,
+  spawnFrontend,
 } from "./_providers.ts";
 import { stateLocationsOf } from "./open_sessions.ts";
 import {
@@ -175,6 +177,7 @@ class KernelImpl implements Kernel {
   /** The endpoint `agent trigger` reaches this kernel's sessions on. */
   endpoint: ControlEndpoint | undefined;
   readonly #builtins: BuiltinCatalog | undefined;
+  #prestarted: Prestarted | undefined;
 
   constructor(init: {
     dir: string;
@@ -192,8 +195,10 @@ class KernelImpl implements Kernel {
     renderers?: ReadonlyMap<string, RenderFn>;
     slashRoutes?: ReadonlyMap<string, ReadonlyMap<string, SlashCommandRoute>>;
     builtins?: BuiltinCatalog | undefined;
+    prestarted?: Prestarted;
   }) {
     this.#builtins = init.builtins;
+    this.#prestarted = init.prestarted;
     this.dir = init.dir;
     this.plan = init.plan;
     this.diagnostics = init.diagnostics;
@@ -683,6 +688,14 @@ class KernelImpl implements Kernel {
         }`,
       );
     }
+    // The process openKernel started early for this frontend, used once.
+    const early = this.#prestarted;
+    const spawned = early && early.name === chosen &&
+        early.terminal === (options.terminal === true) &&
+        early.implicitBuiltin === options.implicitBuiltin
+      ? early.spawned
+      : undefined;
+    if (spawned) this.#prestarted = undefined;
     const { plugin, notice } = await launchFrontend(
       this.#host,
       this.dir,
@@ -697,6 +710,7 @@ class KernelImpl implements Kernel {
           ? { implicitBuiltin: options.implicitBuiltin }
           : {}),
       },
+      spawned,
     );
     let stopping = false;
     return {
@@ -777,6 +791,28 @@ export async function openKernel(
   const runtime = startRuntime(root, env, plan, () => kernel);
   const { host } = runtime;
   let store: SessionStore | undefined;
+  // The frontend the caller will start: its process starts now, beside the
+  // other providers (Configure waits for startFrontend and the hub).
+  const early = options.prestartFrontend?.(plan);
+  const stopEarly = new AbortController();
+  const prestarted = early
+    ? {
+      name: early.name,
+      terminal: early.terminal === true,
+      implicitBuiltin: early.implicitBuiltin,
+      spawned: spawnFrontend(host, root, plan, early.name, {
+        builtins: options.builtins,
+        signal: options.signal
+          ? AbortSignal.any([options.signal, stopEarly.signal])
+          : stopEarly.signal,
+        ...(early.terminal ? { terminal: true } : {}),
+        ...(early.implicitBuiltin
+          ? { implicitBuiltin: early.implicitBuiltin }
+          : {}),
+      }),
+    }
+    : undefined;
+  prestarted?.spawned.catch(() => {}); // reported by startFrontend
   try {
     const providers = await launchProviders(host, root, plan, {
       builtins: options.builtins,
@@ -813,6 +849,7 @@ export async function openKernel(
       renderers: providers.renderers,
       slashRoutes: slashRoutesOf(plan, providers.slashCommands),
       builtins: options.builtins,
+      ...(prestarted ? { prestarted } : {}),
     });
     runtime.services.frontend = kernel.hub;
     if (plan.state?.backend === "postgres") {
@@ -836,10 +873,20 @@ export async function openKernel(
     }
     return kernel;
   } catch (err) {
+    stopEarly.abort();
+    await prestarted?.spawned.catch(() => {});
     await host.close().catch(() => {});
     await store?.close().catch(() => {});
     throw err;
   }
+}
+
+/** A frontend process openKernel started early (`prestartFrontend`). */
+interface Prestarted {
+  readonly name: string;
+  readonly terminal: boolean;
+  readonly implicitBuiltin: string | undefined;
+  readonly spawned: Promise<SpawnedFrontend>;
 }
 
 /** Compiles `root/agent.hcl`; any error diagnostic is thrown. */

@@ -55,6 +55,8 @@ async function project(
     extraRequired?: string;
     /** More top-level blocks. */
     extraBlocks?: string;
+    /** openKernel's `prestartFrontend` names this frontend. */
+    prestart?: string;
   } = {},
 ): Promise<Project> {
   const root = await Deno.realPath(
@@ -131,6 +133,9 @@ agent_profile "default" {
     builtins: BUILTINS,
     env: { PATH, HOME: root, XDG_STATE_HOME: `${root}/state` },
     sessionsDir,
+    ...(options.prestart
+      ? { prestartFrontend: () => ({ name: options.prestart! }) }
+      : {}),
   });
   return {
     dir,
@@ -175,6 +180,50 @@ Deno.test("a frontend plugin started from default_frontend drives a real session
   assert.match(out, /^assistant: wrote it$/m);
   assert.match(out, /^detached$/m);
   assert.equal(await Deno.readTextFile(`${p.dir}/a.txt`), "hi\n");
+});
+
+/** Deno processes running the example frontend in `dir`. */
+function frontendPids(dir: string): number[] {
+  const pids: number[] = [];
+  for (const e of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(e.name)) continue;
+    try {
+      const cmd = Deno.readTextFileSync(`/proc/${e.name}/cmdline`).split("\0");
+      if (
+        cmd[0]?.endsWith("deno") &&
+        cmd.some((a) => a.startsWith(FRONTEND)) &&
+        Deno.readLinkSync(`/proc/${e.name}/cwd`) === dir
+      ) pids.push(Number(e.name));
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return pids;
+}
+
+Deno.test("openKernel's prestartFrontend starts the frontend's process beside the providers; startFrontend configures that same process, which then drives the session", async () => {
+  await using p = await project([WRITE, { text: "wrote it" }], {
+    prestart: "line",
+  });
+  const early = frontendPids(p.dir);
+  assert.equal(early.length, 1, "the frontend runs once openKernel returns");
+  await p.input(["write a.txt", "allow", "wait"]);
+  const fe = await p.kernel.startFrontend("line");
+  assert.deepEqual(frontendPids(p.dir), early, "no second process");
+  const exit = await fe.exited;
+  const out = await p.output();
+  assert.deepEqual([exit.code, exit.crashed], [0, false], out);
+  assert.match(out, /^answered allow$/m);
+  assert.equal(await Deno.readTextFile(`${p.dir}/a.txt`), "hi\n");
+});
+
+Deno.test("a prestarted frontend that cannot start is reported by startFrontend, as without prestartFrontend", async () => {
+  await using p = await project([{ text: "unused" }], { prestart: "fs" });
+  await assert.rejects(
+    p.kernel.startFrontend("fs"),
+    (e: unknown) =>
+      e instanceof ProviderError && /"fs".*not a frontend/.test(e.message),
+  );
 });
 
 Deno.test("InvokeSlashCommand runs a slash-command plugin's Invoke without a model turn, with call_context set, through the plan/apply gate: policy denies /wipe", async () => {

@@ -318,6 +318,7 @@ async function fixture(
             ...(req.workingDirectory
               ? { workingDirectory: req.workingDirectory }
               : {}),
+            ...(req.planMode ? { planMode: true } : {}),
             onAsk: req.onAsk ?? "deny",
           },
           deps,
@@ -448,6 +449,35 @@ frontendTest(
     assert.equal(state.turnCount, 0);
     assert.equal(state.totalTokens, "0");
     assert.match(String(state.elapsed), /^\d+(\.\d+)?s$/);
+  },
+);
+
+frontendTest(
+  "CreateSession with plan_mode starts in plan mode (GetSessionState says so, the model gets no resource tool); SubmitInput with plan_mode false turns it off when its turn starts",
+  async (f) => {
+    const id = ((await f.ok(f.a, "createSession", { planMode: true }))
+      .info as JsonObject).sessionId as string;
+    const state = async () =>
+      (await f.ok(f.a, "getSessionState", { sessionId: id }))
+        .state as JsonObject;
+    assert.equal((await state()).planMode, true);
+    const toolsOf = (i: number) =>
+      f.model.requests[i]!.tools.map((t) => t.name).sort();
+    const before = f.model.requests.length;
+    await f.ok(f.a, "submitInput", {
+      sessionId: id,
+      content: [{ text: { text: "plan it" } }],
+    });
+    assert.ok(await waitFor(async () => (await state()).turnCount === 1));
+    assert.ok(!toolsOf(before).includes("write_file"), `${toolsOf(before)}`);
+    await f.ok(f.a, "submitInput", {
+      sessionId: id,
+      content: [{ text: { text: "carry it out" } }],
+      planMode: false,
+    });
+    assert.ok(await waitFor(async () => (await state()).turnCount === 2));
+    assert.equal((await state()).planMode, false);
+    assert.ok(toolsOf(before + 1).includes("write_file"));
   },
 );
 

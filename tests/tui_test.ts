@@ -5,7 +5,8 @@
  * prompt, sees the streamed answer, approves the write in the plan
  * dialog, checks the file, completes `@path` and `/command` words, runs
  * /cost and /help, interrupts a slow turn with Ctrl-C, resizes the window
- * and exits with a second Ctrl-C. Screens are compared with the golden
+ * and exits with a second Ctrl-C; then `agent --plan` shows plan mode in
+ * the status line and offers to carry each plan out. Screens are compared with the golden
  * ones in tests/golden/ (session ids and the temporary path masked);
  * `UPDATE_GOLDEN=1` rewrites them, and the README's screenshots in
  * docs/screens/.
@@ -79,6 +80,73 @@ const SCRIPT = {
     },
   ],
 };
+
+/** `agent --plan`: a plan, a rejection, a second plan, then its execution. */
+const PLAN_SCRIPT = {
+  description: "Plan mode in the terminal UI.",
+  turns: [
+    {
+      expect: "Plan the release note",
+      text: "Plan: write **NOTE.md** saying that release 0.4 slips.",
+      usage: { input_tokens: 300, output_tokens: 20 },
+    },
+    {
+      expect: "Name the week",
+      text: "Plan: write **NOTE.md** saying that release 0.4 slips one week.",
+      usage: { input_tokens: 350, output_tokens: 22 },
+    },
+    {
+      expect: "The plan is approved",
+      text: "Writing it.",
+      tool_calls: [{
+        id: "toolu_note",
+        name: "write_file",
+        arguments: {
+          path: "NOTE.md",
+          content: "Release 0.4 slips one week.\n",
+        },
+      }],
+      usage: { input_tokens: 400, output_tokens: 30 },
+    },
+    {
+      text: "NOTE.md is written.",
+      usage: { input_tokens: 450, output_tokens: 5 },
+    },
+  ],
+};
+
+const PLAN_AGENT_HCL = `
+required_providers {
+  scripted = { source = "builtin/scripted", version = "~> 0.1" }
+  fs       = { source = "builtin/filesystem", version = "~> 0.1" }
+}
+
+provider "scripted" {
+  script     = "./script.json"
+  allow_read = ["."]
+}
+
+provider "fs" {
+  roots       = ["."]
+  allow_read  = ["."]
+  allow_write = ["."]
+}
+
+policy "all_ok" {
+  match  = { provider = "fs" }
+  action = "allow"
+}
+
+agent_profile "default" {
+  model {
+    primary {
+      provider = "scripted"
+      id       = "scripted"
+    }
+  }
+  tools = ["fs.*"]
+}
+`;
 
 const AGENT_HCL = `
 required_providers {
@@ -248,7 +316,7 @@ async function golden(
 
 Deno.test({
   name:
-    "the terminal UI streams an answer, approves a plan in its dialog, completes, runs commands, interrupts, resizes, exits, backfills the session when started again, and after a crash is restarted re-attached to it",
+    "the terminal UI streams an answer, approves a plan in its dialog, completes, runs commands, interrupts, resizes, exits, backfills the session when started again, and after a crash is restarted re-attached to it, and with --plan shows plan mode and offers to carry each plan out",
   ignore: !TMUX,
   sanitizeResources: false,
   sanitizeOps: false,
@@ -408,6 +476,69 @@ Deno.test({
     await tmux.typed("/exit");
     tmux.keys("Enter");
     await tmux.until("the resumed agent's exit", (s) => s.includes("EXIT 0"));
+
+    // `agent --plan`: the session is created in plan mode (the status line
+    // says so); each plan-mode answer ends with "carry out this plan?":
+    // n keeps planning, y turns plan mode off and the same session
+    // carries the plan out with every tool.
+    const planDir = join(dir, "plan");
+    await Deno.mkdir(planDir);
+    await Deno.writeTextFile(join(planDir, "agent.hcl"), PLAN_AGENT_HCL);
+    await Deno.writeTextFile(
+      join(planDir, "script.json"),
+      JSON.stringify(PLAN_SCRIPT, null, 2),
+    );
+    tmux.run(
+      "respawn-pane",
+      "-k",
+      "-t",
+      "tui",
+      "-c",
+      planDir,
+      `${command} --plan; echo "EXIT $?"; sleep 600`,
+    );
+    await tmux.until(
+      "the plan-mode status line",
+      (s) => s.includes("type a prompt") && s.includes("PLAN MODE ·"),
+    );
+    await tmux.typed("Plan the release note");
+    tmux.keys("Enter");
+    const offer = await tmux.until(
+      "the carry-out dialog",
+      (s) => s.includes("Carry out this plan?") && s.includes("keep planning"),
+    );
+    assert.match(
+      offer,
+      /Plan: write NOTE\.md saying that release 0\.4 slips\./,
+    );
+    tmux.type("n");
+    await tmux.until(
+      "the kept plan mode",
+      (s) =>
+        s.includes("Plan mode stays on") && s.includes("type a prompt") &&
+        s.includes("PLAN MODE ·"),
+    );
+    await tmux.typed("Name the week");
+    tmux.keys("Enter");
+    await tmux.until(
+      "the second carry-out dialog",
+      (s) => s.includes("Carry out this plan?") && s.includes("one week."),
+    );
+    tmux.type("y");
+    const carried = await tmux.until(
+      "the carried-out plan",
+      (s) =>
+        s.includes("NOTE.md is written.") && s.includes("type a prompt") &&
+        !s.includes("PLAN MODE"),
+    );
+    assert.match(carried, /The plan is approved and plan mode is off/);
+    assert.equal(
+      await Deno.readTextFile(join(planDir, "NOTE.md")),
+      "Release 0.4 slips one week.\n",
+    );
+    tmux.keys("C-c");
+    tmux.keys("C-c");
+    await tmux.until("the plan-mode agent's exit", (s) => s.includes("EXIT 0"));
   } finally {
     tmux.kill();
     await Deno.remove(dir, { recursive: true });

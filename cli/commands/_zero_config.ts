@@ -17,7 +17,7 @@ import { CONFIG_FILE_NAME } from "../../config/files.ts";
 import type { CliIo } from "./io.ts";
 import { EXIT_CONFIG } from "./exit_codes.ts";
 import { openKernel } from "../../kernel/kernel.ts";
-import type { Kernel } from "../../kernel/api.ts";
+import type { Kernel, OpenKernelOptions } from "../../kernel/api.ts";
 import { BUILTINS } from "../../plugins/builtin.ts";
 
 /** What {@linkcode zeroConfig} decided. */
@@ -95,7 +95,11 @@ export async function zeroConfig(
 export async function openProjectKernel(
   dir: string,
   io: CliIo,
-  options: { locked: boolean; persistAlways?: boolean },
+  options: {
+    locked: boolean;
+    persistAlways?: boolean;
+    prestartFrontend?: OpenKernelOptions["prestartFrontend"];
+  },
 ): Promise<{ kernel: Kernel } | { exit: number }> {
   const config = await zeroConfig(dir, io, { locked: options.locked });
   if (config.kind === "exit") return { exit: config.code };
@@ -107,6 +111,9 @@ export async function openProjectKernel(
     controlEndpoint: true,
     onWarning: (m) => io.stderr(`warning: ${m}\n`),
     ...(options.persistAlways ? { persistAlways: true } : {}),
+    ...(options.prestartFrontend
+      ? { prestartFrontend: options.prestartFrontend }
+      : {}),
     ...(config.kind === "default" ? { defaultConfig: config.text } : {}),
   });
   // A dev override is said at every run (config.md §2.8).

@@ -6,6 +6,7 @@
  * @module
  */
 import { resolve } from "node:path";
+import type { Plan } from "../../config/mod.ts";
 import { PLAN_APPROVED_PROMPT, sessionExitCode } from "../../kernel/api.ts";
 import type { Approver } from "../../kernel/agent/approval_gate.ts";
 import type { InteractiveAnswerer } from "../../kernel/agent/interactive_gate.ts";
@@ -255,11 +256,40 @@ export async function interactiveCommand(
   }
   const tty = io.stdinIsTerminal === true;
   const dir = resolve(io.cwd, v.dir ?? ".");
+  if (v.plan && v.frontend !== undefined && v.frontend !== TUI_FRONTEND) {
+    return usageError(
+      io,
+      usage,
+      `--plan works with the terminal UI and the line UI, not with frontend "${v.frontend}"`,
+    );
+  }
+  // A terminal on stdin and stderr: the full-screen UI (builtin/tui,
+  // started even when agent.hcl does not declare it), unless --no-tui or
+  // another frontend is named. Pipes and non-terminals keep the line UI.
+  // Plan mode (--plan) is the terminal UI's and the line UI's: with
+  // another default frontend it stays in the line UI.
+  const terminal = tty && io.stderrIsTerminal === true;
+  const frontendOf = (plan: Plan): string | undefined => {
+    const byDefault = plan.settings.defaultFrontend ??
+      (terminal ? TUI_FRONTEND : undefined);
+    return v.frontend ??
+      (v["no-tui"] || (v.plan && byDefault !== TUI_FRONTEND)
+        ? undefined
+        : byDefault);
+  };
   let kernel;
   try {
     const opened = await openProjectKernel(dir, io, {
       locked: v.locked === true,
       persistAlways: tty,
+      // The frontend's process starts beside the providers (its own
+      // start-up, Ink and React for the terminal UI, overlaps theirs).
+      prestartFrontend: (plan) => {
+        const name = frontendOf(plan);
+        return name
+          ? { name, terminal, implicitBuiltin: TUI_FRONTEND }
+          : undefined;
+      },
     });
     if ("exit" in opened) return opened.exit;
     kernel = opened.kernel;
@@ -268,14 +298,7 @@ export async function interactiveCommand(
   }
   await using _k = kernel;
   const style = styleFor(useColor(io));
-  // A terminal on stdin and stderr: the full-screen UI (builtin/tui,
-  // started even when agent.hcl does not declare it), unless --no-tui,
-  // --plan (plan mode's approval is the line UI's) or another frontend is
-  // named. Pipes and non-terminals keep the line UI.
-  const terminal = tty && io.stderrIsTerminal === true;
-  const frontend = v.frontend ??
-    (v["no-tui"] || v.plan ? undefined : kernel.plan.settings.defaultFrontend ??
-      (terminal ? TUI_FRONTEND : undefined));
+  const frontend = frontendOf(kernel.plan);
   if (frontend) {
     return await runFrontend(kernel, frontend, io, {
       terminal,
@@ -285,6 +308,7 @@ export async function interactiveCommand(
           config: {
             ...(v.profile !== undefined ? { profile: v.profile } : {}),
             ...(v.resume !== undefined ? { resume: v.resume } : {}),
+            ...(v.plan ? { plan: "true" } : {}),
             profiles_json: profilesForFrontend(kernel),
             // Tests only: the first terminal UI exits abruptly once it has
             // drawn its session (the restart path).

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "echo" {
   source      = "builtin/echo"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:16:59Z"
+  resolved_at = "2026-12-02T08:02:58Z"
   checksums = {
-    "darwin_amd64"  = "sha256:9a223e07c2c8dea1d9067cdf18669a0d303fc634479fc1d77154dc9c0bbfd9a9"
-    "darwin_arm64"  = "sha256:9a223e07c2c8dea1d9067cdf18669a0d303fc634479fc1d77154dc9c0bbfd9a9"
-    "linux_amd64"   = "sha256:9a223e07c2c8dea1d9067cdf18669a0d303fc634479fc1d77154dc9c0bbfd9a9"
-    "linux_arm64"   = "sha256:9a223e07c2c8dea1d9067cdf18669a0d303fc634479fc1d77154dc9c0bbfd9a9"
-    "windows_amd64" = "sha256:9a223e07c2c8dea1d9067cdf18669a0d303fc634479fc1d77154dc9c0bbfd9a9"
+    "darwin_amd64"  = "sha256:319a3da58e2330d50bdef28ec4fe2de4e638c7a170b15ce492fa613b0fa463b4"
+    "darwin_arm64"  = "sha256:319a3da58e2330d50bdef28ec4fe2de4e638c7a170b15ce492fa613b0fa463b4"
+    "linux_amd64"   = "sha256:319a3da58e2330d50bdef28ec4fe2de4e638c7a170b15ce492fa613b0fa463b4"
+    "linux_arm64"   = "sha256:319a3da58e2330d50bdef28ec4fe2de4e638c7a170b15ce492fa613b0fa463b4"
+    "windows_amd64" = "sha256:319a3da58e2330d50bdef28ec4fe2de4e638c7a170b15ce492fa613b0fa463b4"
   }
   envelope = {
     env   = []
@@ -36,13 +36,13 @@ provider "echo" {
 provider "notes" {
   source      = "./plugins/notes"
   version     = "0.2.0"
-  resolved_at = "2026-12-02T06:16:59Z"
+  resolved_at = "2026-12-02T08:02:58Z"
   checksums = {
-    "darwin_amd64"  = "sha256:98bbb736b9cc271cbf2606ce26aee271619fcf2830760b121e31047c8370ca1d"
-    "darwin_arm64"  = "sha256:98bbb736b9cc271cbf2606ce26aee271619fcf2830760b121e31047c8370ca1d"
-    "linux_amd64"   = "sha256:98bbb736b9cc271cbf2606ce26aee271619fcf2830760b121e31047c8370ca1d"
-    "linux_arm64"   = "sha256:98bbb736b9cc271cbf2606ce26aee271619fcf2830760b121e31047c8370ca1d"
-    "windows_amd64" = "sha256:98bbb736b9cc271cbf2606ce26aee271619fcf2830760b121e31047c8370ca1d"
+    "darwin_amd64"  = "sha256:fdc4d7a20949ce52cd7bf56ef7c813c6e6e8d929810341165b54839d2b477c77"
+    "darwin_arm64"  = "sha256:fdc4d7a20949ce52cd7bf56ef7c813c6e6e8d929810341165b54839d2b477c77"
+    "linux_amd64"   = "sha256:fdc4d7a20949ce52cd7bf56ef7c813c6e6e8d929810341165b54839d2b477c77"
+    "linux_arm64"   = "sha256:fdc4d7a20949ce52cd7bf56ef7c813c6e6e8d929810341165b54839d2b477c77"
+    "windows_amd64" = "sha256:fdc4d7a20949ce52cd7bf56ef7c813c6e6e8d929810341165b54839d2b477c77"
   }
   envelope = {
     env   = []

@@ -377,7 +377,8 @@ export class FrontendHub implements FrontendSurface {
    * @param h The session.
    * @param text The prompt text; `undefined` continues a resumed session
    * from its history.
-   * @param options Extra content blocks, a signal, event buffering.
+   * @param options Extra content blocks, a signal, event buffering, and
+   * the plan mode to switch to when this input's turn starts.
    * @returns The first turn's id and the run.
    */
   submit(
@@ -387,6 +388,7 @@ export class FrontendHub implements FrontendSurface {
       extraContent?: readonly ContentBlock[];
       signal?: AbortSignal;
       events?: boolean;
+      planMode?: boolean;
     } = {},
   ): { turnId: string; run: SessionRun<SendResult> } {
     const agent = h.agent;
@@ -407,6 +409,12 @@ export class FrontendHub implements FrontendSurface {
         ? AbortSignal.any([ac.signal, options.signal])
         : ac.signal;
       try {
+        if (
+          options.planMode !== undefined && options.planMode !== agent.planMode
+        ) {
+          agent.setPlanMode(options.planMode);
+          this.#publishState(h);
+        }
         const run = agent.send(text, {
           signal,
           turnId,
@@ -597,6 +605,20 @@ export class FrontendHub implements FrontendSurface {
    */
   modelSelected(h: HubSession, model: { provider: string; id: string }): void {
     h.model = { provider: model.provider, id: model.id };
+    this.#publishState(h);
+  }
+
+  /**
+   * Switches plan mode (the `/plan` kernel action) and republishes the
+   * state.
+   *
+   * @param h The session.
+   * @param on Plan mode.
+   * @throws {TypeError} When the session has ended or a prompt runs.
+   */
+  setPlanMode(h: HubSession, on: boolean): void {
+    if (!h.agent) throw replayOnlyError(h.sessionId);
+    h.agent.setPlanMode(on);
     this.#publishState(h);
   }
 
@@ -817,6 +839,7 @@ export class FrontendHub implements FrontendSurface {
       workingDirectory: h.workingDirectory,
       turnCount: h.turnCount,
       totalTokens: BigInt(h.totalTokens),
+      planMode: h.agent?.planMode ?? false,
     });
     const model = h.model ?? this.#o.profileModel?.(h.profile);
     if (model) {

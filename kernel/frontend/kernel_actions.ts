@@ -232,7 +232,7 @@ export async function performKernelAction(
     case "plan": {
       const agent = liveAgent(h);
       const on = typeof a.on === "boolean" ? a.on : !agent.planMode;
-      agent.setPlanMode(on);
+      hub.setPlanMode(h, on);
       return {
         text: on
           ? "Plan mode on: the model gets read-only tools until /plan turns it off."

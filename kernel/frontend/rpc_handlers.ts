@@ -98,6 +98,7 @@ export function frontendHandlers(
       const { turnId } = hub.submit(h, text, {
         events: false,
         ...(extra.length ? { extraContent: extra } : {}),
+        ...(req.planMode !== undefined ? { planMode: req.planMode } : {}),
       });
       return { turnId };
     },
@@ -152,6 +153,7 @@ export function frontendHandlers(
           ...(req.workingDirectory
             ? { workingDirectory: req.workingDirectory }
             : {}),
+          ...(req.planMode ? { planMode: true } : {}),
           onAsk: "callback",
         });
       } catch (err) {
@@ -197,6 +199,7 @@ export function frontendHandlers(
           try {
             h = await hub.open({
               resumeId: req.sessionId,
+              ...(req.planMode ? { planMode: true } : {}),
               onAsk: "callback",
             });
           } catch (err) {

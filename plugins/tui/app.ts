@@ -40,7 +40,6 @@ import {
 import type { MetadataBlock } from "../../proto/gen/pluggableharness/metadata/v1/types_pb.ts";
 import { type Entry, type PendingAsk, Transcript } from "./transcript.ts";
 import { type Line, type Span, textLines, widthOf, wrapLine } from "./lines.ts";
-import { markdownLines } from "./markdown.ts";
 import { renderTreeLines } from "./render_tree.ts";
 import { toolLines } from "./tool_lines.ts";
 import {
@@ -58,6 +57,7 @@ import {
   withText,
 } from "./editor.ts";
 import { appendHistory, historyPath, loadHistory } from "./history.ts";
+import { PLAN_APPROVED_PROMPT } from "../../contract/plan_mode.ts";
 
 const h = React.createElement;
 
@@ -76,6 +76,8 @@ export interface TuiSettings {
   restarted: string;
   /** Tests only: exit abruptly once the session's events are drawn. */
   crashAfterBackfill: boolean;
+  /** Create the session in plan mode (`agent --plan`). */
+  plan: boolean;
   /** Bounds and commands per profile (from the CLI). */
   profiles: Record<
     string,
@@ -96,6 +98,8 @@ interface Status {
   cost: number;
   turns: number;
   sessionId: string;
+  /** Plan mode is on (read-only tools). */
+  planMode: boolean;
 }
 
 const DOUBLE_CTRL_C_MS = 2000;
@@ -111,21 +115,35 @@ class Session {
     cost: 0,
     turns: 0,
     sessionId: "",
+    planMode: false,
   };
   metadata: MetadataBlock[] = [];
   /** A turn or command this frontend started and that has not ended. */
   busy = false;
+  /** A prompt this frontend sent in plan mode runs (its answer is a plan). */
+  planning = false;
+  /** A plan-mode turn ended: "carry out this plan?" is offered. */
+  planOffer = false;
   /** The stored events are all drawn (a read found nothing newer). */
   caughtUp = false;
   #listeners = new Set<() => void>();
   #closed = false;
   #wake: (() => void) | undefined;
+  /** The session's id ("" until it is created, resumed or attached). */
+  sessionId = "";
+  readonly #opened = Promise.withResolvers<void>();
+  /**
+   * Resolves once the session exists: the UI is drawn (and takes input)
+   * while the kernel opens it, and what is sent waits for this.
+   */
+  readonly opened: Promise<void> = this.#opened.promise;
 
-  constructor(
-    readonly kernel: KernelClient,
-    readonly sessionId: string,
-  ) {
-    this.status.sessionId = sessionId;
+  constructor(readonly kernel: KernelClient) {}
+
+  /** Binds the opened session. */
+  bind(sessionId: string): void {
+    this.sessionId = this.status.sessionId = sessionId;
+    this.#opened.resolve();
   }
 
   /** Subscribes to changes. */
@@ -169,6 +187,10 @@ class Session {
       this.#finals = this.transcript.finals;
       if (this.#finals > finalsBefore && this.transcript.asks.length === 0) {
         this.busy = false;
+        if (this.planning) {
+          this.planning = false;
+          this.planOffer = true;
+        }
       }
       const now = Date.now();
       if (got > 0 || now - sinceStatus > 1000) {
@@ -193,12 +215,17 @@ class Session {
     this.#wake?.();
   }
 
-  /** Reads the state snapshot and the metadata board. */
+  /**
+   * Reads the state snapshot and the metadata board; redraws only when
+   * something shown changed (an idle poll must not cost a frame that a
+   * keystroke then waits behind).
+   */
   async refreshStatus(): Promise<void> {
     try {
       const { state } = await this.kernel.getSessionState({
         sessionId: this.sessionId,
       });
+      const before = JSON.stringify(this.status);
       if (state) {
         this.status = {
           ...this.status,
@@ -208,13 +235,24 @@ class Session {
           windowTokens: Number(state.context?.windowTokens ?? 0),
           cost: state.info?.costUsd ?? this.transcript.cost,
           turns: state.turnCount,
+          planMode: state.planMode,
         };
       }
       const { blocks } = await this.kernel.listMetadata({
         sessionId: this.sessionId,
       });
+      // A timer block's text moves with the clock: it redraws each poll.
+      const shown = (b: readonly MetadataBlock[]) =>
+        JSON.stringify(
+          b.map((x) => [x.id, x.priority, x.producer?.name, x.body]),
+          (_k, v) => typeof v === "bigint" ? String(v) : v,
+        );
+      const sameBlocks = shown(blocks) === shown(this.metadata) &&
+        !blocks.some((b) => b.body.case === "timer");
       this.metadata = blocks;
-      this.changed();
+      if (!sameBlocks || JSON.stringify(this.status) !== before) {
+        this.changed();
+      }
     } catch {
       // the next poll tries again
     }
@@ -252,8 +290,15 @@ function message(err: unknown): string {
 
 const lineCache = new WeakMap<Entry, { key: string; lines: Line[] }>();
 
+/**
+ * The markdown renderer (`marked` and the highlighter), imported after the
+ * first frame so that it stays off the path to the prompt; answers drawn
+ * before it arrives show as plain text and are redrawn.
+ */
+let markdown: typeof import("./markdown.ts") | undefined;
+
 function entryLines(e: Entry, width: number, showThinking: boolean): Line[] {
-  const key = `${width}|${showThinking}|${
+  const key = `${width}|${showThinking}|${!!markdown}|${
     e.kind === "tool"
       ? `${e.status}|${e.output}|${e.args}|${!!e.callTree}|${!!e.resultTree}`
       : ""
@@ -275,11 +320,12 @@ function entryLines(e: Entry, width: number, showThinking: boolean): Line[] {
       );
       break;
     case "assistant":
-      lines = markdownLines(e.text).flatMap((l, i) =>
-        wrapLine([{ text: i === 0 ? "● " : "  " }, ...l], width, [{
-          text: "  ",
-        }])
-      );
+      lines = (markdown ? markdown.markdownLines(e.text) : textLines(e.text))
+        .flatMap((l, i) =>
+          wrapLine([{ text: i === 0 ? "● " : "  " }, ...l], width, [{
+            text: "  ",
+          }])
+        );
       break;
     case "thinking": {
       const all = e.text.trim().split("\n");
@@ -361,7 +407,9 @@ function statusLine(
     }`,
     s.sessionId,
   ];
-  let text = ` ${busy ? "◐ " : ""}${parts.join(" · ")}`;
+  let text = ` ${busy ? "◐ " : ""}${s.planMode ? "PLAN MODE · " : ""}${
+    parts.join(" · ")
+  }`;
   if (widthOf(text) > width) {
     text = [...text].slice(0, width - 1).join("") + "…";
   }
@@ -491,6 +539,7 @@ interface AppProps {
 
 type Mode =
   | { name: "input" }
+  | { name: "carry" }
   | { name: "ask"; scroll: number; error: string }
   | { name: "edit"; ask: PendingAsk; error: string };
 
@@ -525,6 +574,8 @@ function App({ session, settings, exit }: AppProps): React.ReactElement {
     ? { name: "ask", scroll: 0, error: "" }
     : mode.name === "ask" && !ask
     ? { name: "input" }
+    : mode.name === "input" && session.planOffer
+    ? { name: "carry" }
     : mode;
 
   const listDir = (dir: string) =>
@@ -564,11 +615,13 @@ function App({ session, settings, exit }: AppProps): React.ReactElement {
       session.transcript.addPrompt(trimmed);
       session.busy = true;
       session.changed();
-      session.kernel.invokeSlashCommand({
-        sessionId: session.sessionId,
-        name,
-        args,
-      }).then(
+      session.opened.then(() =>
+        session.kernel.invokeSlashCommand({
+          sessionId: session.sessionId,
+          name,
+          args,
+        })
+      ).then(
         () => {},
         (err) =>
           session.transcript.notice(`/${name}: ${message(err)}`, "error"),
@@ -580,20 +633,48 @@ function App({ session, settings, exit }: AppProps): React.ReactElement {
       session.wake();
       return;
     }
+    send(text);
+  };
+
+  /**
+   * Sends a prompt; `planMode` switches plan mode when its turn starts
+   * (false: the approved plan is carried out with every tool).
+   */
+  const send = (text: string, planMode?: boolean) => {
     session.transcript.addPrompt(text);
     session.busy = true;
+    session.planOffer = false;
+    if (planMode !== undefined) session.status.planMode = planMode;
+    session.planning = session.status.planMode;
     session.changed();
-    session.kernel.submitInput({
-      sessionId: session.sessionId,
-      content: [{ block: { case: "text", value: { text } } }],
-    }).then(
+    session.opened.then(() =>
+      session.kernel.submitInput({
+        sessionId: session.sessionId,
+        content: [{ block: { case: "text", value: { text } } }],
+        ...(planMode !== undefined ? { planMode } : {}),
+      })
+    ).then(
       () => session.wake(),
       (err) => {
         session.busy = false;
+        session.planning = false;
         session.transcript.notice(message(err), "error");
         session.changed();
       },
     );
+  };
+
+  /** The answer to "carry out this plan?". */
+  const carry = (yes: boolean) => {
+    session.planOffer = false;
+    setMode({ name: "input" });
+    if (yes) return send(PLAN_APPROVED_PROMPT, false);
+    session.transcript.notice(
+      `Plan mode stays on: refine the plan with another prompt${
+        commands.includes("plan") ? ", or /plan turns it off" : ""
+      }.`,
+    );
+    session.changed();
   };
 
   const decide = (
@@ -637,9 +718,12 @@ function App({ session, settings, exit }: AppProps): React.ReactElement {
     }
     lastCtrlC.current = now;
     if (session.busy || session.transcript.asks.length) {
-      session.kernel.interrupt({ sessionId: session.sessionId }).then(
+      session.opened.then(() =>
+        session.kernel.interrupt({ sessionId: session.sessionId })
+      ).then(
         () => {
           session.busy = false;
+          session.planning = false;
           session.transcript.notice(
             "interrupted (Ctrl-C again within 2 s exits)",
             "warning",
@@ -669,6 +753,12 @@ function App({ session, settings, exit }: AppProps): React.ReactElement {
     if (key.pageUp) return setScroll((s) => s + Math.max(1, height - 8));
     if (key.pageDown) {
       return setScroll((s) => Math.max(0, s - Math.max(1, height - 8)));
+    }
+    if (activeMode.name === "carry") {
+      const k = input.toLowerCase();
+      if (k === "y" || key.return) return carry(true);
+      if (k === "n" || key.escape) return carry(false);
+      return;
     }
     if (activeMode.name === "ask" && ask) {
       const k = input.toLowerCase();
@@ -794,7 +884,22 @@ function App({ session, settings, exit }: AppProps): React.ReactElement {
   let bottom: Line[] = [];
   let boxTitle = "";
   let boxLines: Line[] = [];
-  if (activeMode.name === "ask" && ask) {
+  if (activeMode.name === "carry") {
+    boxTitle = "Carry out this plan?";
+    boxLines = [
+      ...wrapLine([{
+        text:
+          "Plan mode offered the model read-only tools; carried out, the same session goes on with every tool of the profile.",
+        dim: true,
+      }], width - 4),
+      [
+        { text: "y", bold: true, color: "green" },
+        { text: " carry it out (plan mode off)  " },
+        { text: "n", bold: true, color: "red" },
+        { text: " keep planning" },
+      ],
+    ];
+  } else if (activeMode.name === "ask" && ask) {
     const item = ask.item;
     const preview = renderTreeLines(item.preview);
     const body = (preview.length
@@ -917,7 +1022,8 @@ function App({ session, settings, exit }: AppProps): React.ReactElement {
         borderStyle: "round",
         ...(color
           ? {
-            borderColor: activeMode.name === "ask"
+            borderColor: activeMode.name === "ask" ||
+                activeMode.name === "carry"
               ? "yellow"
               : activeMode.name === "edit"
               ? "yellow"
@@ -1013,19 +1119,8 @@ export async function runTui(
   settings: TuiSettings,
 ): Promise<void> {
   history = loadHistory(historyPath(settings.dir));
-  let sessionId: string;
-  if (settings.attach) {
-    sessionId = (await kernel.attachSession({ sessionId: settings.attach }))
-      .info!.sessionId;
-  } else if (settings.resume) {
-    sessionId = (await kernel.resumeSession({ sessionId: settings.resume }))
-      .info!.sessionId;
-  } else {
-    sessionId = (await kernel.createSession({
-      ...(settings.profile ? { profile: settings.profile } : {}),
-    })).info!.sessionId;
-  }
-  const session = new Session(kernel, sessionId);
+  const session = new Session(kernel);
+  session.status.planMode = settings.plan && !settings.attach;
   // Once the stored events are drawn (the backfill of an attached or
   // resumed session): the restart notice goes below them.
   const offBackfilled = session.onChange(() => {
@@ -1044,11 +1139,6 @@ export async function runTui(
       setTimeout(() => Deno.exit(70), 200);
     }
   });
-  const deltas = new AbortController();
-  const following = session.follow();
-  const streaming = session.deltas(deltas.signal);
-  // Drawn at once; the status line fills in with the first snapshot.
-  session.refreshStatus();
   const done = Promise.withResolvers<void>();
   const keys = terminalKeys();
   let unmount = () => {};
@@ -1067,6 +1157,43 @@ export async function runTui(
     incrementalRendering: true,
   });
   unmount = () => instance.unmount();
+  // Drawn first, then the session opens: the prompt is on screen while
+  // the kernel creates (or resumes, or re-attaches) it.
+  let sessionId: string;
+  try {
+    if (settings.attach) {
+      sessionId = (await kernel.attachSession({ sessionId: settings.attach }))
+        .info!.sessionId;
+    } else if (settings.resume) {
+      sessionId = (await kernel.resumeSession({
+        sessionId: settings.resume,
+        ...(settings.plan ? { planMode: true } : {}),
+      })).info!.sessionId;
+    } else {
+      sessionId = (await kernel.createSession({
+        ...(settings.profile ? { profile: settings.profile } : {}),
+        ...(settings.plan ? { planMode: true } : {}),
+      })).info!.sessionId;
+    }
+  } catch (err) {
+    instance.unmount();
+    keys.close();
+    throw err;
+  }
+  session.bind(sessionId);
+  const deltas = new AbortController();
+  const following = session.follow();
+  const streaming = session.deltas(deltas.signal);
+  // The status line fills in with the first snapshot.
+  session.refreshStatus();
+  import("./markdown.ts").then((m) => {
+    markdown = m;
+    session.transcript.version++;
+    session.changed();
+  }, (err) => {
+    session.transcript.notice(`markdown unavailable: ${message(err)}`, "error");
+    session.changed();
+  });
   await done.promise;
   session.close();
   deltas.abort();

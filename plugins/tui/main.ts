@@ -6,9 +6,11 @@
  * plugin), in the terminal's foreground process group and inside the OS
  * sandbox with only its declared grants. Ink draws on stderr.
  *
- * Configure checks that it has a terminal and starts the UI (the Ink and
- * React import overlaps the kernel's configure round trip); when the
- * operator exits, it detaches and the process ends.
+ * Configure checks that it has a terminal and starts the UI. Ink and
+ * React load once the kernel has the plugin healthy and connected: the
+ * kernel starts this plugin beside its other providers, so their import
+ * overlaps the kernel's own start. When the operator exits, it detaches
+ * and the process ends.
  *
  * @module
  */
@@ -68,21 +70,27 @@ export function settingsOf(
       );
     }
   }
-  const crash = str("crash_after_backfill");
-  if (crash !== "" && crash !== "true" && crash !== "false") {
-    throw new GrpcStatusError(
-      Code.INVALID_ARGUMENT,
-      `config attribute "crash_after_backfill" must be "true" or "false", not ${
-        JSON.stringify(crash)
-      }`,
-    );
-  }
+  const flag = (name: string): boolean => {
+    const v = str(name);
+    if (v !== "" && v !== "true" && v !== "false") {
+      throw new GrpcStatusError(
+        Code.INVALID_ARGUMENT,
+        `config attribute "${name}" must be "true" or "false", not ${
+          JSON.stringify(v)
+        }`,
+      );
+    }
+    return v === "true";
+  };
+  const crashAfterBackfill = flag("crash_after_backfill");
+  const plan = flag("plan");
   return {
     profile: str("profile"),
     resume: str("resume"),
     attach: str("attach"),
     restarted: str("restarted"),
-    crashAfterBackfill: crash === "true",
+    crashAfterBackfill,
+    plan,
     profiles,
     dir: Deno.cwd(),
     color,
@@ -106,10 +114,18 @@ if (import.meta.main) {
   } catch {
     // not granted: Ink then draws without colours
   }
-  // Loaded while the kernel configures us: Ink and React are the cost.
-  const app = hasTerminal ? import("./app.ts") : undefined;
-  app?.catch(() => {});
-  await serve({
+  // Ink and React are the cost: loaded once the kernel has checked our
+  // health and announced its callback channel (so that they delay neither),
+  // while it still starts its other providers and then configures us.
+  let app: Promise<typeof import("./app.ts")> | undefined;
+  const loadApp = () => {
+    if (!app) {
+      app = import("./app.ts");
+      app.catch(() => {});
+    }
+    return app;
+  };
+  const server = await serve({
     identity: {
       name: manifest.name,
       version: manifest.version,
@@ -119,7 +135,7 @@ if (import.meta.main) {
       service(FrontendService, {
         getCapabilities: () => ({ capabilities: {} }),
         configure: (req) => {
-          if (!app) {
+          if (!hasTerminal) {
             throw new GrpcStatusError(
               Code.FAILED_PRECONDITION,
               "builtin/tui needs a terminal on its stdin and stderr: run agent in a terminal, or pass --no-tui for the line UI",
@@ -129,7 +145,7 @@ if (import.meta.main) {
           if (!started) {
             started = true;
             setTimeout(() => {
-              Promise.all([ctx.kernel(), app]).then(([kernel, m]) =>
+              Promise.all([ctx.kernel(), loadApp()]).then(([kernel, m]) =>
                 m.runTui(kernel, settings)
               ).then(
                 () => Deno.exit(0),
@@ -159,4 +175,7 @@ if (import.meta.main) {
       }),
     ],
   });
+  if (hasTerminal) {
+    server.context.kernel().then(loadApp, () => {}); // else at Configure
+  }
 }

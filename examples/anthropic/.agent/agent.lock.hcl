@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "claude" {
   source      = "builtin/anthropic"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:16:59Z"
+  resolved_at = "2026-12-02T08:03:01Z"
   checksums = {
-    "darwin_amd64"  = "sha256:c5f8d2365dbd2d9415321407f756f6d678bd21018635de27c128fdb699f6b4c6"
-    "darwin_arm64"  = "sha256:c5f8d2365dbd2d9415321407f756f6d678bd21018635de27c128fdb699f6b4c6"
-    "linux_amd64"   = "sha256:c5f8d2365dbd2d9415321407f756f6d678bd21018635de27c128fdb699f6b4c6"
-    "linux_arm64"   = "sha256:c5f8d2365dbd2d9415321407f756f6d678bd21018635de27c128fdb699f6b4c6"
-    "windows_amd64" = "sha256:c5f8d2365dbd2d9415321407f756f6d678bd21018635de27c128fdb699f6b4c6"
+    "darwin_amd64"  = "sha256:7ad136e1ed877d4dba5937fcd6c1c2364ab4bb3ae14a06f4e328662591b7d174"
+    "darwin_arm64"  = "sha256:7ad136e1ed877d4dba5937fcd6c1c2364ab4bb3ae14a06f4e328662591b7d174"
+    "linux_amd64"   = "sha256:7ad136e1ed877d4dba5937fcd6c1c2364ab4bb3ae14a06f4e328662591b7d174"
+    "linux_arm64"   = "sha256:7ad136e1ed877d4dba5937fcd6c1c2364ab4bb3ae14a06f4e328662591b7d174"
+    "windows_amd64" = "sha256:7ad136e1ed877d4dba5937fcd6c1c2364ab4bb3ae14a06f4e328662591b7d174"
   }
   envelope = {
     env   = []
@@ -59,13 +59,13 @@ provider "claude" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:16:59Z"
+  resolved_at = "2026-12-02T08:03:01Z"
   checksums = {
-    "darwin_amd64"  = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
-    "darwin_arm64"  = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
-    "linux_amd64"   = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
-    "linux_arm64"   = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
-    "windows_amd64" = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
+    "darwin_amd64"  = "sha256:22d3c1cbc997cfc940d82eb85b0aaca2c1c0f8ee18a934fdc0973ae4086af69f"
+    "darwin_arm64"  = "sha256:22d3c1cbc997cfc940d82eb85b0aaca2c1c0f8ee18a934fdc0973ae4086af69f"
+    "linux_amd64"   = "sha256:22d3c1cbc997cfc940d82eb85b0aaca2c1c0f8ee18a934fdc0973ae4086af69f"
+    "linux_arm64"   = "sha256:22d3c1cbc997cfc940d82eb85b0aaca2c1c0f8ee18a934fdc0973ae4086af69f"
+    "windows_amd64" = "sha256:22d3c1cbc997cfc940d82eb85b0aaca2c1c0f8ee18a934fdc0973ae4086af69f"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "ask" {
   source      = "builtin/user"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:17:00Z"
+  resolved_at = "2026-12-02T08:03:04Z"
   checksums = {
-    "darwin_amd64"  = "sha256:c6db5ccb4ec0a3318a8fb9a606b8544427ef2b57114bc74bb78090c0ac425742"
-    "darwin_arm64"  = "sha256:c6db5ccb4ec0a3318a8fb9a606b8544427ef2b57114bc74bb78090c0ac425742"
-    "linux_amd64"   = "sha256:c6db5ccb4ec0a3318a8fb9a606b8544427ef2b57114bc74bb78090c0ac425742"
-    "linux_arm64"   = "sha256:c6db5ccb4ec0a3318a8fb9a606b8544427ef2b57114bc74bb78090c0ac425742"
-    "windows_amd64" = "sha256:c6db5ccb4ec0a3318a8fb9a606b8544427ef2b57114bc74bb78090c0ac425742"
+    "darwin_amd64"  = "sha256:61f4b44a034ff2458c819ffb50a46f3bb1014c2c6bf3ec65323013964d6135ed"
+    "darwin_arm64"  = "sha256:61f4b44a034ff2458c819ffb50a46f3bb1014c2c6bf3ec65323013964d6135ed"
+    "linux_amd64"   = "sha256:61f4b44a034ff2458c819ffb50a46f3bb1014c2c6bf3ec65323013964d6135ed"
+    "linux_arm64"   = "sha256:61f4b44a034ff2458c819ffb50a46f3bb1014c2c6bf3ec65323013964d6135ed"
+    "windows_amd64" = "sha256:61f4b44a034ff2458c819ffb50a46f3bb1014c2c6bf3ec65323013964d6135ed"
   }
   envelope = {
     env   = []
@@ -34,13 +34,13 @@ provider "ask" {
 provider "docs" {
   source      = "builtin/agents-md"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:17:00Z"
+  resolved_at = "2026-12-02T08:03:04Z"
   checksums = {
-    "darwin_amd64"  = "sha256:a9081bd1edbfbc02ab4c909442727bc8c0835b9b55f2b51ea9d4e3afb6de040b"
-    "darwin_arm64"  = "sha256:a9081bd1edbfbc02ab4c909442727bc8c0835b9b55f2b51ea9d4e3afb6de040b"
-    "linux_amd64"   = "sha256:a9081bd1edbfbc02ab4c909442727bc8c0835b9b55f2b51ea9d4e3afb6de040b"
-    "linux_arm64"   = "sha256:a9081bd1edbfbc02ab4c909442727bc8c0835b9b55f2b51ea9d4e3afb6de040b"
-    "windows_amd64" = "sha256:a9081bd1edbfbc02ab4c909442727bc8c0835b9b55f2b51ea9d4e3afb6de040b"
+    "darwin_amd64"  = "sha256:2e4c0d91831da2bc407ae0efc101856a7c3964ccabc4c1a0c804791b3729920e"
+    "darwin_arm64"  = "sha256:2e4c0d91831da2bc407ae0efc101856a7c3964ccabc4c1a0c804791b3729920e"
+    "linux_amd64"   = "sha256:2e4c0d91831da2bc407ae0efc101856a7c3964ccabc4c1a0c804791b3729920e"
+    "linux_arm64"   = "sha256:2e4c0d91831da2bc407ae0efc101856a7c3964ccabc4c1a0c804791b3729920e"
+    "windows_amd64" = "sha256:2e4c0d91831da2bc407ae0efc101856a7c3964ccabc4c1a0c804791b3729920e"
   }
   envelope = {
     env   = []
@@ -79,13 +79,13 @@ provider "docs" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:17:00Z"
+  resolved_at = "2026-12-02T08:03:04Z"
   checksums = {
-    "darwin_amd64"  = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
-    "darwin_arm64"  = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
-    "linux_amd64"   = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
-    "linux_arm64"   = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
-    "windows_amd64" = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
+    "darwin_amd64"  = "sha256:22d3c1cbc997cfc940d82eb85b0aaca2c1c0f8ee18a934fdc0973ae4086af69f"
+    "darwin_arm64"  = "sha256:22d3c1cbc997cfc940d82eb85b0aaca2c1c0f8ee18a934fdc0973ae4086af69f"
+    "linux_amd64"   = "sha256:22d3c1cbc997cfc940d82eb85b0aaca2c1c0f8ee18a934fdc0973ae4086af69f"
+    "linux_arm64"   = "sha256:22d3c1cbc997cfc940d82eb85b0aaca2c1c0f8ee18a934fdc0973ae4086af69f"
+    "windows_amd64" = "sha256:22d3c1cbc997cfc940d82eb85b0aaca2c1c0f8ee18a934fdc0973ae4086af69f"
   }
   envelope = {
     env   = []
@@ -130,13 +130,13 @@ provider "fs" {
 provider "graph" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:17:00Z"
+  resolved_at = "2026-12-02T08:03:04Z"
   checksums = {
-    "darwin_amd64"  = "sha256:255ac8284121a997cc1bd14b19fe4a2b5d41811601d808806044d67e4658e3af"
-    "darwin_arm64"  = "sha256:255ac8284121a997cc1bd14b19fe4a2b5d41811601d808806044d67e4658e3af"
-    "linux_amd64"   = "sha256:255ac8284121a997cc1bd14b19fe4a2b5d41811601d808806044d67e4658e3af"
-    "linux_arm64"   = "sha256:255ac8284121a997cc1bd14b19fe4a2b5d41811601d808806044d67e4658e3af"
-    "windows_amd64" = "sha256:255ac8284121a997cc1bd14b19fe4a2b5d41811601d808806044d67e4658e3af"
+    "darwin_amd64"  = "sha256:68c22b15f31c39b04e37df0029e9a29a9fdab31f34d7573f68275135695aa4dd"
+    "darwin_arm64"  = "sha256:68c22b15f31c39b04e37df0029e9a29a9fdab31f34d7573f68275135695aa4dd"
+    "linux_amd64"   = "sha256:68c22b15f31c39b04e37df0029e9a29a9fdab31f34d7573f68275135695aa4dd"
+    "linux_arm64"   = "sha256:68c22b15f31c39b04e37df0029e9a29a9fdab31f34d7573f68275135695aa4dd"
+    "windows_amd64" = "sha256:68c22b15f31c39b04e37df0029e9a29a9fdab31f34d7573f68275135695aa4dd"
   }
   envelope = {
     env   = []
@@ -259,13 +259,13 @@ provider "graph" {
 provider "memory" {
   source      = "builtin/memory"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:17:00Z"
+  resolved_at = "2026-12-02T08:03:04Z"
   checksums = {
-    "darwin_amd64"  = "sha256:91ca8b717dce51791a21f0339f2614c4093ad824681786abe83a1b2032564047"
-    "darwin_arm64"  = "sha256:91ca8b717dce51791a21f0339f2614c4093ad824681786abe83a1b2032564047"
-    "linux_amd64"   = "sha256:91ca8b717dce51791a21f0339f2614c4093ad824681786abe83a1b2032564047"
-    "linux_arm64"   = "sha256:91ca8b717dce51791a21f0339f2614c4093ad824681786abe83a1b2032564047"
-    "windows_amd64" = "sha256:91ca8b717dce51791a21f0339f2614c4093ad824681786abe83a1b2032564047"
+    "darwin_amd64"  = "sha256:dfe4521e286e9707f7b2a80a41525f6ac946114912153dc6ff3cd3ea5f143fd2"
+    "darwin_arm64"  = "sha256:dfe4521e286e9707f7b2a80a41525f6ac946114912153dc6ff3cd3ea5f143fd2"
+    "linux_amd64"   = "sha256:dfe4521e286e9707f7b2a80a41525f6ac946114912153dc6ff3cd3ea5f143fd2"
+    "linux_arm64"   = "sha256:dfe4521e286e9707f7b2a80a41525f6ac946114912153dc6ff3cd3ea5f143fd2"
+    "windows_amd64" = "sha256:dfe4521e286e9707f7b2a80a41525f6ac946114912153dc6ff3cd3ea5f143fd2"
   }
   envelope = {
     env   = ["HOME", "XDG_DATA_HOME"]
@@ -338,13 +338,13 @@ provider "memory" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:17:00Z"
+  resolved_at = "2026-12-02T08:03:04Z"
   checksums = {
-    "darwin_amd64"  = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
-    "darwin_arm64"  = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
-    "linux_amd64"   = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
-    "linux_arm64"   = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
-    "windows_amd64" = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
+    "darwin_amd64"  = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
+    "darwin_arm64"  = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
+    "linux_amd64"   = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
+    "linux_arm64"   = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
+    "windows_amd64" = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
   }
   envelope = {
     env   = []
@@ -374,13 +374,13 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:17:00Z"
+  resolved_at = "2026-12-02T08:03:04Z"
   checksums = {
-    "darwin_amd64"  = "sha256:67809aa4cb87218579ebbf352df26d6b6b041bf4ce583d211172efe68485c139"
-    "darwin_arm64"  = "sha256:67809aa4cb87218579ebbf352df26d6b6b041bf4ce583d211172efe68485c139"
-    "linux_amd64"   = "sha256:67809aa4cb87218579ebbf352df26d6b6b041bf4ce583d211172efe68485c139"
-    "linux_arm64"   = "sha256:67809aa4cb87218579ebbf352df26d6b6b041bf4ce583d211172efe68485c139"
-    "windows_amd64" = "sha256:67809aa4cb87218579ebbf352df26d6b6b041bf4ce583d211172efe68485c139"
+    "darwin_amd64"  = "sha256:828bf084f657edc9cb2e4f84075a21a31cb153f1979d05b75d00c87a8cd263a4"
+    "darwin_arm64"  = "sha256:828bf084f657edc9cb2e4f84075a21a31cb153f1979d05b75d00c87a8cd263a4"
+    "linux_amd64"   = "sha256:828bf084f657edc9cb2e4f84075a21a31cb153f1979d05b75d00c87a8cd263a4"
+    "linux_arm64"   = "sha256:828bf084f657edc9cb2e4f84075a21a31cb153f1979d05b75d00c87a8cd263a4"
+    "windows_amd64" = "sha256:828bf084f657edc9cb2e4f84075a21a31cb153f1979d05b75d00c87a8cd263a4"
   }
   envelope = {
     env   = []
@@ -415,13 +415,13 @@ provider "search" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:17:00Z"
+  resolved_at = "2026-12-02T08:03:04Z"
   checksums = {
-    "darwin_amd64"  = "sha256:423e479ed510186e055ba16a693925117634333c2aff7ad90233350785dcbbce"
-    "darwin_arm64"  = "sha256:423e479ed510186e055ba16a693925117634333c2aff7ad90233350785dcbbce"
-    "linux_amd64"   = "sha256:423e479ed510186e055ba16a693925117634333c2aff7ad90233350785dcbbce"
-    "linux_arm64"   = "sha256:423e479ed510186e055ba16a693925117634333c2aff7ad90233350785dcbbce"
-    "windows_amd64" = "sha256:423e479ed510186e055ba16a693925117634333c2aff7ad90233350785dcbbce"
+    "darwin_amd64"  = "sha256:443d9730d1930d192143b28eadb96e9631defcc510fc629e2d3f45b07612d6af"
+    "darwin_arm64"  = "sha256:443d9730d1930d192143b28eadb96e9631defcc510fc629e2d3f45b07612d6af"
+    "linux_amd64"   = "sha256:443d9730d1930d192143b28eadb96e9631defcc510fc629e2d3f45b07612d6af"
+    "linux_arm64"   = "sha256:443d9730d1930d192143b28eadb96e9631defcc510fc629e2d3f45b07612d6af"
+    "windows_amd64" = "sha256:443d9730d1930d192143b28eadb96e9631defcc510fc629e2d3f45b07612d6af"
   }
   envelope = {
     env   = []
@@ -493,13 +493,13 @@ provider "sh" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:17:00Z"
+  resolved_at = "2026-12-02T08:03:04Z"
   checksums = {
-    "darwin_amd64"  = "sha256:11559b0883e120af8640b67fbca62763701fb221519a2ad0e11d93d51203d20d"
-    "darwin_arm64"  = "sha256:11559b0883e120af8640b67fbca62763701fb221519a2ad0e11d93d51203d20d"
-    "linux_amd64"   = "sha256:11559b0883e120af8640b67fbca62763701fb221519a2ad0e11d93d51203d20d"
-    "linux_arm64"   = "sha256:11559b0883e120af8640b67fbca62763701fb221519a2ad0e11d93d51203d20d"
-    "windows_amd64" = "sha256:11559b0883e120af8640b67fbca62763701fb221519a2ad0e11d93d51203d20d"
+    "darwin_amd64"  = "sha256:ba52df2bca2da189ef407dcd517c15dafd1a47a2e78ceac2b2e4de2dea656c90"
+    "darwin_arm64"  = "sha256:ba52df2bca2da189ef407dcd517c15dafd1a47a2e78ceac2b2e4de2dea656c90"
+    "linux_amd64"   = "sha256:ba52df2bca2da189ef407dcd517c15dafd1a47a2e78ceac2b2e4de2dea656c90"
+    "linux_arm64"   = "sha256:ba52df2bca2da189ef407dcd517c15dafd1a47a2e78ceac2b2e4de2dea656c90"
+    "windows_amd64" = "sha256:ba52df2bca2da189ef407dcd517c15dafd1a47a2e78ceac2b2e4de2dea656c90"
   }
   envelope = {
     env   = []
@@ -531,13 +531,13 @@ provider "tasks" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:17:00Z"
+  resolved_at = "2026-12-02T08:03:04Z"
   checksums = {
-    "darwin_amd64"  = "sha256:fc179e5a503444ea8179cd107b8f5a91a1803d74d35b2eaa6d056f098e667562"
-    "darwin_arm64"  = "sha256:fc179e5a503444ea8179cd107b8f5a91a1803d74d35b2eaa6d056f098e667562"
-    "linux_amd64"   = "sha256:fc179e5a503444ea8179cd107b8f5a91a1803d74d35b2eaa6d056f098e667562"
-    "linux_arm64"   = "sha256:fc179e5a503444ea8179cd107b8f5a91a1803d74d35b2eaa6d056f098e667562"
-    "windows_amd64" = "sha256:fc179e5a503444ea8179cd107b8f5a91a1803d74d35b2eaa6d056f098e667562"
+    "darwin_amd64"  = "sha256:dc8668d70409171fbbbe204d184f44521d469732cc129d312162e672e591119d"
+    "darwin_arm64"  = "sha256:dc8668d70409171fbbbe204d184f44521d469732cc129d312162e672e591119d"
+    "linux_amd64"   = "sha256:dc8668d70409171fbbbe204d184f44521d469732cc129d312162e672e591119d"
+    "linux_arm64"   = "sha256:dc8668d70409171fbbbe204d184f44521d469732cc129d312162e672e591119d"
+    "windows_amd64" = "sha256:dc8668d70409171fbbbe204d184f44521d469732cc129d312162e672e591119d"
   }
   envelope = {
     env   = []

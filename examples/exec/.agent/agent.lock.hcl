@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:17:01Z"
+  resolved_at = "2026-12-02T08:03:06Z"
   checksums = {
-    "darwin_amd64"  = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
-    "darwin_arm64"  = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
-    "linux_amd64"   = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
-    "linux_arm64"   = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
-    "windows_amd64" = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
+    "darwin_amd64"  = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
+    "darwin_arm64"  = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
+    "linux_amd64"   = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
+    "linux_arm64"   = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
+    "windows_amd64" = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:17:01Z"
+  resolved_at = "2026-12-02T08:03:06Z"
   checksums = {
-    "darwin_amd64"  = "sha256:423e479ed510186e055ba16a693925117634333c2aff7ad90233350785dcbbce"
-    "darwin_arm64"  = "sha256:423e479ed510186e055ba16a693925117634333c2aff7ad90233350785dcbbce"
-    "linux_amd64"   = "sha256:423e479ed510186e055ba16a693925117634333c2aff7ad90233350785dcbbce"
-    "linux_arm64"   = "sha256:423e479ed510186e055ba16a693925117634333c2aff7ad90233350785dcbbce"
-    "windows_amd64" = "sha256:423e479ed510186e055ba16a693925117634333c2aff7ad90233350785dcbbce"
+    "darwin_amd64"  = "sha256:443d9730d1930d192143b28eadb96e9631defcc510fc629e2d3f45b07612d6af"
+    "darwin_arm64"  = "sha256:443d9730d1930d192143b28eadb96e9631defcc510fc629e2d3f45b07612d6af"
+    "linux_amd64"   = "sha256:443d9730d1930d192143b28eadb96e9631defcc510fc629e2d3f45b07612d6af"
+    "linux_arm64"   = "sha256:443d9730d1930d192143b28eadb96e9631defcc510fc629e2d3f45b07612d6af"
+    "windows_amd64" = "sha256:443d9730d1930d192143b28eadb96e9631defcc510fc629e2d3f45b07612d6af"
   }
   envelope = {
     env   = []

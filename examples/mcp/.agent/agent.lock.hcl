@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "files" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:17:01Z"
+  resolved_at = "2026-12-02T08:03:10Z"
   checksums = {
-    "darwin_amd64"  = "sha256:255ac8284121a997cc1bd14b19fe4a2b5d41811601d808806044d67e4658e3af"
-    "darwin_arm64"  = "sha256:255ac8284121a997cc1bd14b19fe4a2b5d41811601d808806044d67e4658e3af"
-    "linux_amd64"   = "sha256:255ac8284121a997cc1bd14b19fe4a2b5d41811601d808806044d67e4658e3af"
-    "linux_arm64"   = "sha256:255ac8284121a997cc1bd14b19fe4a2b5d41811601d808806044d67e4658e3af"
-    "windows_amd64" = "sha256:255ac8284121a997cc1bd14b19fe4a2b5d41811601d808806044d67e4658e3af"
+    "darwin_amd64"  = "sha256:68c22b15f31c39b04e37df0029e9a29a9fdab31f34d7573f68275135695aa4dd"
+    "darwin_arm64"  = "sha256:68c22b15f31c39b04e37df0029e9a29a9fdab31f34d7573f68275135695aa4dd"
+    "linux_amd64"   = "sha256:68c22b15f31c39b04e37df0029e9a29a9fdab31f34d7573f68275135695aa4dd"
+    "linux_arm64"   = "sha256:68c22b15f31c39b04e37df0029e9a29a9fdab31f34d7573f68275135695aa4dd"
+    "windows_amd64" = "sha256:68c22b15f31c39b04e37df0029e9a29a9fdab31f34d7573f68275135695aa4dd"
   }
   envelope = {
     env   = []
@@ -135,13 +135,13 @@ provider "files" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:17:01Z"
+  resolved_at = "2026-12-02T08:03:10Z"
   checksums = {
-    "darwin_amd64"  = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
-    "darwin_arm64"  = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
-    "linux_amd64"   = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
-    "linux_arm64"   = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
-    "windows_amd64" = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
+    "darwin_amd64"  = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
+    "darwin_arm64"  = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
+    "linux_amd64"   = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
+    "linux_arm64"   = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
+    "windows_amd64" = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
   }
   envelope = {
     env   = []

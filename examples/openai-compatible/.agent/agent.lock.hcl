@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:17:02Z"
+  resolved_at = "2026-12-02T08:03:19Z"
   checksums = {
-    "darwin_amd64"  = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
-    "darwin_arm64"  = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
-    "linux_amd64"   = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
-    "linux_arm64"   = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
-    "windows_amd64" = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
+    "darwin_amd64"  = "sha256:22d3c1cbc997cfc940d82eb85b0aaca2c1c0f8ee18a934fdc0973ae4086af69f"
+    "darwin_arm64"  = "sha256:22d3c1cbc997cfc940d82eb85b0aaca2c1c0f8ee18a934fdc0973ae4086af69f"
+    "linux_amd64"   = "sha256:22d3c1cbc997cfc940d82eb85b0aaca2c1c0f8ee18a934fdc0973ae4086af69f"
+    "linux_arm64"   = "sha256:22d3c1cbc997cfc940d82eb85b0aaca2c1c0f8ee18a934fdc0973ae4086af69f"
+    "windows_amd64" = "sha256:22d3c1cbc997cfc940d82eb85b0aaca2c1c0f8ee18a934fdc0973ae4086af69f"
   }
   envelope = {
     env   = []
@@ -57,13 +57,13 @@ provider "fs" {
 provider "local" {
   source      = "builtin/openai"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:17:02Z"
+  resolved_at = "2026-12-02T08:03:19Z"
   checksums = {
-    "darwin_amd64"  = "sha256:82358f9a222762a1610ca8076a5430a79dd23cfcb6639546b266192425bec2a0"
-    "darwin_arm64"  = "sha256:82358f9a222762a1610ca8076a5430a79dd23cfcb6639546b266192425bec2a0"
-    "linux_amd64"   = "sha256:82358f9a222762a1610ca8076a5430a79dd23cfcb6639546b266192425bec2a0"
-    "linux_arm64"   = "sha256:82358f9a222762a1610ca8076a5430a79dd23cfcb6639546b266192425bec2a0"
-    "windows_amd64" = "sha256:82358f9a222762a1610ca8076a5430a79dd23cfcb6639546b266192425bec2a0"
+    "darwin_amd64"  = "sha256:dd1a2f4588d2131299a5d61fda3db2249f1c3eec6bb9d2be19bc331dcb8e654f"
+    "darwin_arm64"  = "sha256:dd1a2f4588d2131299a5d61fda3db2249f1c3eec6bb9d2be19bc331dcb8e654f"
+    "linux_amd64"   = "sha256:dd1a2f4588d2131299a5d61fda3db2249f1c3eec6bb9d2be19bc331dcb8e654f"
+    "linux_arm64"   = "sha256:dd1a2f4588d2131299a5d61fda3db2249f1c3eec6bb9d2be19bc331dcb8e654f"
+    "windows_amd64" = "sha256:dd1a2f4588d2131299a5d61fda3db2249f1c3eec6bb9d2be19bc331dcb8e654f"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:17:02Z"
+  resolved_at = "2026-12-02T08:03:25Z"
   checksums = {
-    "darwin_amd64"  = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
-    "darwin_arm64"  = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
-    "linux_amd64"   = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
-    "linux_arm64"   = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
-    "windows_amd64" = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
+    "darwin_amd64"  = "sha256:22d3c1cbc997cfc940d82eb85b0aaca2c1c0f8ee18a934fdc0973ae4086af69f"
+    "darwin_arm64"  = "sha256:22d3c1cbc997cfc940d82eb85b0aaca2c1c0f8ee18a934fdc0973ae4086af69f"
+    "linux_amd64"   = "sha256:22d3c1cbc997cfc940d82eb85b0aaca2c1c0f8ee18a934fdc0973ae4086af69f"
+    "linux_arm64"   = "sha256:22d3c1cbc997cfc940d82eb85b0aaca2c1c0f8ee18a934fdc0973ae4086af69f"
+    "windows_amd64" = "sha256:22d3c1cbc997cfc940d82eb85b0aaca2c1c0f8ee18a934fdc0973ae4086af69f"
   }
   envelope = {
     env   = []
@@ -57,13 +57,13 @@ provider "fs" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:17:02Z"
+  resolved_at = "2026-12-02T08:03:25Z"
   checksums = {
-    "darwin_amd64"  = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
-    "darwin_arm64"  = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
-    "linux_amd64"   = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
-    "linux_arm64"   = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
-    "windows_amd64" = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
+    "darwin_amd64"  = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
+    "darwin_arm64"  = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
+    "linux_amd64"   = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
+    "linux_arm64"   = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
+    "windows_amd64" = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:17:04Z"
+  resolved_at = "2026-12-02T08:03:34Z"
   checksums = {
-    "darwin_amd64"  = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
-    "darwin_arm64"  = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
-    "linux_amd64"   = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
-    "linux_arm64"   = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
-    "windows_amd64" = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
+    "darwin_amd64"  = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
+    "darwin_arm64"  = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
+    "linux_amd64"   = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
+    "linux_arm64"   = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
+    "windows_amd64" = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:17:04Z"
+  resolved_at = "2026-12-02T08:03:34Z"
   checksums = {
-    "darwin_amd64"  = "sha256:11559b0883e120af8640b67fbca62763701fb221519a2ad0e11d93d51203d20d"
-    "darwin_arm64"  = "sha256:11559b0883e120af8640b67fbca62763701fb221519a2ad0e11d93d51203d20d"
-    "linux_amd64"   = "sha256:11559b0883e120af8640b67fbca62763701fb221519a2ad0e11d93d51203d20d"
-    "linux_arm64"   = "sha256:11559b0883e120af8640b67fbca62763701fb221519a2ad0e11d93d51203d20d"
-    "windows_amd64" = "sha256:11559b0883e120af8640b67fbca62763701fb221519a2ad0e11d93d51203d20d"
+    "darwin_amd64"  = "sha256:ba52df2bca2da189ef407dcd517c15dafd1a47a2e78ceac2b2e4de2dea656c90"
+    "darwin_arm64"  = "sha256:ba52df2bca2da189ef407dcd517c15dafd1a47a2e78ceac2b2e4de2dea656c90"
+    "linux_amd64"   = "sha256:ba52df2bca2da189ef407dcd517c15dafd1a47a2e78ceac2b2e4de2dea656c90"
+    "linux_arm64"   = "sha256:ba52df2bca2da189ef407dcd517c15dafd1a47a2e78ceac2b2e4de2dea656c90"
+    "windows_amd64" = "sha256:ba52df2bca2da189ef407dcd517c15dafd1a47a2e78ceac2b2e4de2dea656c90"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:17:04Z"
+  resolved_at = "2026-12-02T08:03:39Z"
   checksums = {
-    "darwin_amd64"  = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
-    "darwin_arm64"  = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
-    "linux_amd64"   = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
-    "linux_arm64"   = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
-    "windows_amd64" = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
+    "darwin_amd64"  = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
+    "darwin_arm64"  = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
+    "linux_amd64"   = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
+    "linux_arm64"   = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
+    "windows_amd64" = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:17:04Z"
+  resolved_at = "2026-12-02T08:03:39Z"
   checksums = {
-    "darwin_amd64"  = "sha256:fc179e5a503444ea8179cd107b8f5a91a1803d74d35b2eaa6d056f098e667562"
-    "darwin_arm64"  = "sha256:fc179e5a503444ea8179cd107b8f5a91a1803d74d35b2eaa6d056f098e667562"
-    "linux_amd64"   = "sha256:fc179e5a503444ea8179cd107b8f5a91a1803d74d35b2eaa6d056f098e667562"
-    "linux_arm64"   = "sha256:fc179e5a503444ea8179cd107b8f5a91a1803d74d35b2eaa6d056f098e667562"
-    "windows_amd64" = "sha256:fc179e5a503444ea8179cd107b8f5a91a1803d74d35b2eaa6d056f098e667562"
+    "darwin_amd64"  = "sha256:dc8668d70409171fbbbe204d184f44521d469732cc129d312162e672e591119d"
+    "darwin_arm64"  = "sha256:dc8668d70409171fbbbe204d184f44521d469732cc129d312162e672e591119d"
+    "linux_amd64"   = "sha256:dc8668d70409171fbbbe204d184f44521d469732cc129d312162e672e591119d"
+    "linux_arm64"   = "sha256:dc8668d70409171fbbbe204d184f44521d469732cc129d312162e672e591119d"
+    "windows_amd64" = "sha256:dc8668d70409171fbbbe204d184f44521d469732cc129d312162e672e591119d"
   }
   envelope = {
     env   = []
