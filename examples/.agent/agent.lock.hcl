@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "echo" {
   source      = "builtin/echo"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:16:59Z"
+  resolved_at = "2026-12-02T08:26:40Z"
   checksums = {
-    "darwin_amd64"  = "sha256:9a223e07c2c8dea1d9067cdf18669a0d303fc634479fc1d77154dc9c0bbfd9a9"
-    "darwin_arm64"  = "sha256:9a223e07c2c8dea1d9067cdf18669a0d303fc634479fc1d77154dc9c0bbfd9a9"
-    "linux_amd64"   = "sha256:9a223e07c2c8dea1d9067cdf18669a0d303fc634479fc1d77154dc9c0bbfd9a9"
-    "linux_arm64"   = "sha256:9a223e07c2c8dea1d9067cdf18669a0d303fc634479fc1d77154dc9c0bbfd9a9"
-    "windows_amd64" = "sha256:9a223e07c2c8dea1d9067cdf18669a0d303fc634479fc1d77154dc9c0bbfd9a9"
+    "darwin_amd64"  = "sha256:1eb5534cb2ca2386a9329d927faab04b1fc2fdb98fbe7c3769705a0e505b855e"
+    "darwin_arm64"  = "sha256:1eb5534cb2ca2386a9329d927faab04b1fc2fdb98fbe7c3769705a0e505b855e"
+    "linux_amd64"   = "sha256:1eb5534cb2ca2386a9329d927faab04b1fc2fdb98fbe7c3769705a0e505b855e"
+    "linux_arm64"   = "sha256:1eb5534cb2ca2386a9329d927faab04b1fc2fdb98fbe7c3769705a0e505b855e"
+    "windows_amd64" = "sha256:1eb5534cb2ca2386a9329d927faab04b1fc2fdb98fbe7c3769705a0e505b855e"
   }
   envelope = {
     env   = []
@@ -36,13 +36,13 @@ provider "echo" {
 provider "notes" {
   source      = "./plugins/notes"
   version     = "0.2.0"
-  resolved_at = "2026-12-02T06:16:59Z"
+  resolved_at = "2026-12-02T08:26:40Z"
   checksums = {
-    "darwin_amd64"  = "sha256:98bbb736b9cc271cbf2606ce26aee271619fcf2830760b121e31047c8370ca1d"
-    "darwin_arm64"  = "sha256:98bbb736b9cc271cbf2606ce26aee271619fcf2830760b121e31047c8370ca1d"
-    "linux_amd64"   = "sha256:98bbb736b9cc271cbf2606ce26aee271619fcf2830760b121e31047c8370ca1d"
-    "linux_arm64"   = "sha256:98bbb736b9cc271cbf2606ce26aee271619fcf2830760b121e31047c8370ca1d"
-    "windows_amd64" = "sha256:98bbb736b9cc271cbf2606ce26aee271619fcf2830760b121e31047c8370ca1d"
+    "darwin_amd64"  = "sha256:c1a2ecd2d4c43f0128ad8e8ad7d770b285f09de1c14ff687b9b7b481fd07f663"
+    "darwin_arm64"  = "sha256:c1a2ecd2d4c43f0128ad8e8ad7d770b285f09de1c14ff687b9b7b481fd07f663"
+    "linux_amd64"   = "sha256:c1a2ecd2d4c43f0128ad8e8ad7d770b285f09de1c14ff687b9b7b481fd07f663"
+    "linux_arm64"   = "sha256:c1a2ecd2d4c43f0128ad8e8ad7d770b285f09de1c14ff687b9b7b481fd07f663"
+    "windows_amd64" = "sha256:c1a2ecd2d4c43f0128ad8e8ad7d770b285f09de1c14ff687b9b7b481fd07f663"
   }
   envelope = {
     env   = []

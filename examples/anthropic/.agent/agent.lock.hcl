@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "claude" {
   source      = "builtin/anthropic"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:16:59Z"
+  resolved_at = "2026-12-02T08:26:43Z"
   checksums = {
-    "darwin_amd64"  = "sha256:c5f8d2365dbd2d9415321407f756f6d678bd21018635de27c128fdb699f6b4c6"
-    "darwin_arm64"  = "sha256:c5f8d2365dbd2d9415321407f756f6d678bd21018635de27c128fdb699f6b4c6"
-    "linux_amd64"   = "sha256:c5f8d2365dbd2d9415321407f756f6d678bd21018635de27c128fdb699f6b4c6"
-    "linux_arm64"   = "sha256:c5f8d2365dbd2d9415321407f756f6d678bd21018635de27c128fdb699f6b4c6"
-    "windows_amd64" = "sha256:c5f8d2365dbd2d9415321407f756f6d678bd21018635de27c128fdb699f6b4c6"
+    "darwin_amd64"  = "sha256:75e99d0ae9b4f3f9ca86a03d31418bcf3f72b5625563931f0b37d3d7985646a8"
+    "darwin_arm64"  = "sha256:75e99d0ae9b4f3f9ca86a03d31418bcf3f72b5625563931f0b37d3d7985646a8"
+    "linux_amd64"   = "sha256:75e99d0ae9b4f3f9ca86a03d31418bcf3f72b5625563931f0b37d3d7985646a8"
+    "linux_arm64"   = "sha256:75e99d0ae9b4f3f9ca86a03d31418bcf3f72b5625563931f0b37d3d7985646a8"
+    "windows_amd64" = "sha256:75e99d0ae9b4f3f9ca86a03d31418bcf3f72b5625563931f0b37d3d7985646a8"
   }
   envelope = {
     env   = []
@@ -59,13 +59,13 @@ provider "claude" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:16:59Z"
+  resolved_at = "2026-12-02T08:26:43Z"
   checksums = {
-    "darwin_amd64"  = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
-    "darwin_arm64"  = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
-    "linux_amd64"   = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
-    "linux_arm64"   = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
-    "windows_amd64" = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
+    "darwin_amd64"  = "sha256:0f084b371cf4157edceeba7558a6faaa9ebf98ddf08316b4119aba10c9a9d7d8"
+    "darwin_arm64"  = "sha256:0f084b371cf4157edceeba7558a6faaa9ebf98ddf08316b4119aba10c9a9d7d8"
+    "linux_amd64"   = "sha256:0f084b371cf4157edceeba7558a6faaa9ebf98ddf08316b4119aba10c9a9d7d8"
+    "linux_arm64"   = "sha256:0f084b371cf4157edceeba7558a6faaa9ebf98ddf08316b4119aba10c9a9d7d8"
+    "windows_amd64" = "sha256:0f084b371cf4157edceeba7558a6faaa9ebf98ddf08316b4119aba10c9a9d7d8"
   }
   envelope = {
     env   = []

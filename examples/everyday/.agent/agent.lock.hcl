@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "ask" {
   source      = "builtin/user"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:17:00Z"
+  resolved_at = "2026-12-02T08:27:10Z"
   checksums = {
-    "darwin_amd64"  = "sha256:c6db5ccb4ec0a3318a8fb9a606b8544427ef2b57114bc74bb78090c0ac425742"
-    "darwin_arm64"  = "sha256:c6db5ccb4ec0a3318a8fb9a606b8544427ef2b57114bc74bb78090c0ac425742"
-    "linux_amd64"   = "sha256:c6db5ccb4ec0a3318a8fb9a606b8544427ef2b57114bc74bb78090c0ac425742"
-    "linux_arm64"   = "sha256:c6db5ccb4ec0a3318a8fb9a606b8544427ef2b57114bc74bb78090c0ac425742"
-    "windows_amd64" = "sha256:c6db5ccb4ec0a3318a8fb9a606b8544427ef2b57114bc74bb78090c0ac425742"
+    "darwin_amd64"  = "sha256:f2156ea5d59d5f93d16504941833ee931f2645a634df693934d0a1f3a6330d09"
+    "darwin_arm64"  = "sha256:f2156ea5d59d5f93d16504941833ee931f2645a634df693934d0a1f3a6330d09"
+    "linux_amd64"   = "sha256:f2156ea5d59d5f93d16504941833ee931f2645a634df693934d0a1f3a6330d09"
+    "linux_arm64"   = "sha256:f2156ea5d59d5f93d16504941833ee931f2645a634df693934d0a1f3a6330d09"
+    "windows_amd64" = "sha256:f2156ea5d59d5f93d16504941833ee931f2645a634df693934d0a1f3a6330d09"
   }
   envelope = {
     env   = []
@@ -34,13 +34,13 @@ provider "ask" {
 provider "docs" {
   source      = "builtin/agents-md"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:17:00Z"
+  resolved_at = "2026-12-02T08:27:10Z"
   checksums = {
-    "darwin_amd64"  = "sha256:a9081bd1edbfbc02ab4c909442727bc8c0835b9b55f2b51ea9d4e3afb6de040b"
-    "darwin_arm64"  = "sha256:a9081bd1edbfbc02ab4c909442727bc8c0835b9b55f2b51ea9d4e3afb6de040b"
-    "linux_amd64"   = "sha256:a9081bd1edbfbc02ab4c909442727bc8c0835b9b55f2b51ea9d4e3afb6de040b"
-    "linux_arm64"   = "sha256:a9081bd1edbfbc02ab4c909442727bc8c0835b9b55f2b51ea9d4e3afb6de040b"
-    "windows_amd64" = "sha256:a9081bd1edbfbc02ab4c909442727bc8c0835b9b55f2b51ea9d4e3afb6de040b"
+    "darwin_amd64"  = "sha256:cd02e3250138ed69b06cb6a09177de73ab5f8e29ba2c9becddf93275ad501f6a"
+    "darwin_arm64"  = "sha256:cd02e3250138ed69b06cb6a09177de73ab5f8e29ba2c9becddf93275ad501f6a"
+    "linux_amd64"   = "sha256:cd02e3250138ed69b06cb6a09177de73ab5f8e29ba2c9becddf93275ad501f6a"
+    "linux_arm64"   = "sha256:cd02e3250138ed69b06cb6a09177de73ab5f8e29ba2c9becddf93275ad501f6a"
+    "windows_amd64" = "sha256:cd02e3250138ed69b06cb6a09177de73ab5f8e29ba2c9becddf93275ad501f6a"
   }
   envelope = {
     env   = []
@@ -79,13 +79,13 @@ provider "docs" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:17:00Z"
+  resolved_at = "2026-12-02T08:27:10Z"
   checksums = {
-    "darwin_amd64"  = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
-    "darwin_arm64"  = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
-    "linux_amd64"   = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
-    "linux_arm64"   = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
-    "windows_amd64" = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
+    "darwin_amd64"  = "sha256:0f084b371cf4157edceeba7558a6faaa9ebf98ddf08316b4119aba10c9a9d7d8"
+    "darwin_arm64"  = "sha256:0f084b371cf4157edceeba7558a6faaa9ebf98ddf08316b4119aba10c9a9d7d8"
+    "linux_amd64"   = "sha256:0f084b371cf4157edceeba7558a6faaa9ebf98ddf08316b4119aba10c9a9d7d8"
+    "linux_arm64"   = "sha256:0f084b371cf4157edceeba7558a6faaa9ebf98ddf08316b4119aba10c9a9d7d8"
+    "windows_amd64" = "sha256:0f084b371cf4157edceeba7558a6faaa9ebf98ddf08316b4119aba10c9a9d7d8"
   }
   envelope = {
     env   = []
@@ -130,13 +130,13 @@ provider "fs" {
 provider "graph" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:17:00Z"
+  resolved_at = "2026-12-02T08:27:10Z"
   checksums = {
-    "darwin_amd64"  = "sha256:255ac8284121a997cc1bd14b19fe4a2b5d41811601d808806044d67e4658e3af"
-    "darwin_arm64"  = "sha256:255ac8284121a997cc1bd14b19fe4a2b5d41811601d808806044d67e4658e3af"
-    "linux_amd64"   = "sha256:255ac8284121a997cc1bd14b19fe4a2b5d41811601d808806044d67e4658e3af"
-    "linux_arm64"   = "sha256:255ac8284121a997cc1bd14b19fe4a2b5d41811601d808806044d67e4658e3af"
-    "windows_amd64" = "sha256:255ac8284121a997cc1bd14b19fe4a2b5d41811601d808806044d67e4658e3af"
+    "darwin_amd64"  = "sha256:9b7426b69d107b4b87a0d22b77715d63554a297b766298c16aeefcd681ae32f0"
+    "darwin_arm64"  = "sha256:9b7426b69d107b4b87a0d22b77715d63554a297b766298c16aeefcd681ae32f0"
+    "linux_amd64"   = "sha256:9b7426b69d107b4b87a0d22b77715d63554a297b766298c16aeefcd681ae32f0"
+    "linux_arm64"   = "sha256:9b7426b69d107b4b87a0d22b77715d63554a297b766298c16aeefcd681ae32f0"
+    "windows_amd64" = "sha256:9b7426b69d107b4b87a0d22b77715d63554a297b766298c16aeefcd681ae32f0"
   }
   envelope = {
     env   = []
@@ -259,13 +259,13 @@ provider "graph" {
 provider "memory" {
   source      = "builtin/memory"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:17:00Z"
+  resolved_at = "2026-12-02T08:27:10Z"
   checksums = {
-    "darwin_amd64"  = "sha256:91ca8b717dce51791a21f0339f2614c4093ad824681786abe83a1b2032564047"
-    "darwin_arm64"  = "sha256:91ca8b717dce51791a21f0339f2614c4093ad824681786abe83a1b2032564047"
-    "linux_amd64"   = "sha256:91ca8b717dce51791a21f0339f2614c4093ad824681786abe83a1b2032564047"
-    "linux_arm64"   = "sha256:91ca8b717dce51791a21f0339f2614c4093ad824681786abe83a1b2032564047"
-    "windows_amd64" = "sha256:91ca8b717dce51791a21f0339f2614c4093ad824681786abe83a1b2032564047"
+    "darwin_amd64"  = "sha256:7e8a4a6f7ec554987c61e125a21f95d2e2668157157b224ea201378f2a9b1ab2"
+    "darwin_arm64"  = "sha256:7e8a4a6f7ec554987c61e125a21f95d2e2668157157b224ea201378f2a9b1ab2"
+    "linux_amd64"   = "sha256:7e8a4a6f7ec554987c61e125a21f95d2e2668157157b224ea201378f2a9b1ab2"
+    "linux_arm64"   = "sha256:7e8a4a6f7ec554987c61e125a21f95d2e2668157157b224ea201378f2a9b1ab2"
+    "windows_amd64" = "sha256:7e8a4a6f7ec554987c61e125a21f95d2e2668157157b224ea201378f2a9b1ab2"
   }
   envelope = {
     env   = ["HOME", "XDG_DATA_HOME"]
@@ -338,13 +338,13 @@ provider "memory" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:17:00Z"
+  resolved_at = "2026-12-02T08:27:10Z"
   checksums = {
-    "darwin_amd64"  = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
-    "darwin_arm64"  = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
-    "linux_amd64"   = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
-    "linux_arm64"   = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
-    "windows_amd64" = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
+    "darwin_amd64"  = "sha256:87857aae9d855e216cc45b784c7ecc90f22def64f128f1efb2971349314efa9b"
+    "darwin_arm64"  = "sha256:87857aae9d855e216cc45b784c7ecc90f22def64f128f1efb2971349314efa9b"
+    "linux_amd64"   = "sha256:87857aae9d855e216cc45b784c7ecc90f22def64f128f1efb2971349314efa9b"
+    "linux_arm64"   = "sha256:87857aae9d855e216cc45b784c7ecc90f22def64f128f1efb2971349314efa9b"
+    "windows_amd64" = "sha256:87857aae9d855e216cc45b784c7ecc90f22def64f128f1efb2971349314efa9b"
   }
   envelope = {
     env   = []
@@ -374,17 +374,17 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:17:00Z"
+  resolved_at = "2026-12-02T08:27:10Z"
   checksums = {
-    "darwin_amd64"  = "sha256:67809aa4cb87218579ebbf352df26d6b6b041bf4ce583d211172efe68485c139"
-    "darwin_arm64"  = "sha256:67809aa4cb87218579ebbf352df26d6b6b041bf4ce583d211172efe68485c139"
-    "linux_amd64"   = "sha256:67809aa4cb87218579ebbf352df26d6b6b041bf4ce583d211172efe68485c139"
-    "linux_arm64"   = "sha256:67809aa4cb87218579ebbf352df26d6b6b041bf4ce583d211172efe68485c139"
-    "windows_amd64" = "sha256:67809aa4cb87218579ebbf352df26d6b6b041bf4ce583d211172efe68485c139"
+    "darwin_amd64"  = "sha256:c5f91cf508e1192d1621b502655eebf949b7963e6f63e7cb1b5434d95aed99a0"
+    "darwin_arm64"  = "sha256:c5f91cf508e1192d1621b502655eebf949b7963e6f63e7cb1b5434d95aed99a0"
+    "linux_amd64"   = "sha256:c5f91cf508e1192d1621b502655eebf949b7963e6f63e7cb1b5434d95aed99a0"
+    "linux_arm64"   = "sha256:c5f91cf508e1192d1621b502655eebf949b7963e6f63e7cb1b5434d95aed99a0"
+    "windows_amd64" = "sha256:c5f91cf508e1192d1621b502655eebf949b7963e6f63e7cb1b5434d95aed99a0"
   }
   envelope = {
     env   = []
-    run   = []
+    run   = ["rg?"]
     read  = ["."]
     write = []
     net   = []
@@ -410,18 +410,19 @@ provider "search" {
       risk = "read_only"
     },
   ]
+  accepted_widening = ["0.1.0 -> 0.1.0: envelope run adds \"rg?\""]
 }
 
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:17:00Z"
+  resolved_at = "2026-12-02T08:27:10Z"
   checksums = {
-    "darwin_amd64"  = "sha256:423e479ed510186e055ba16a693925117634333c2aff7ad90233350785dcbbce"
-    "darwin_arm64"  = "sha256:423e479ed510186e055ba16a693925117634333c2aff7ad90233350785dcbbce"
-    "linux_amd64"   = "sha256:423e479ed510186e055ba16a693925117634333c2aff7ad90233350785dcbbce"
-    "linux_arm64"   = "sha256:423e479ed510186e055ba16a693925117634333c2aff7ad90233350785dcbbce"
-    "windows_amd64" = "sha256:423e479ed510186e055ba16a693925117634333c2aff7ad90233350785dcbbce"
+    "darwin_amd64"  = "sha256:566681830ae24722d5326dae85fe1f37ee016bf0ee187cb31c13ebacb9da8bdc"
+    "darwin_arm64"  = "sha256:566681830ae24722d5326dae85fe1f37ee016bf0ee187cb31c13ebacb9da8bdc"
+    "linux_amd64"   = "sha256:566681830ae24722d5326dae85fe1f37ee016bf0ee187cb31c13ebacb9da8bdc"
+    "linux_arm64"   = "sha256:566681830ae24722d5326dae85fe1f37ee016bf0ee187cb31c13ebacb9da8bdc"
+    "windows_amd64" = "sha256:566681830ae24722d5326dae85fe1f37ee016bf0ee187cb31c13ebacb9da8bdc"
   }
   envelope = {
     env   = []
@@ -493,13 +494,13 @@ provider "sh" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:17:00Z"
+  resolved_at = "2026-12-02T08:27:10Z"
   checksums = {
-    "darwin_amd64"  = "sha256:11559b0883e120af8640b67fbca62763701fb221519a2ad0e11d93d51203d20d"
-    "darwin_arm64"  = "sha256:11559b0883e120af8640b67fbca62763701fb221519a2ad0e11d93d51203d20d"
-    "linux_amd64"   = "sha256:11559b0883e120af8640b67fbca62763701fb221519a2ad0e11d93d51203d20d"
-    "linux_arm64"   = "sha256:11559b0883e120af8640b67fbca62763701fb221519a2ad0e11d93d51203d20d"
-    "windows_amd64" = "sha256:11559b0883e120af8640b67fbca62763701fb221519a2ad0e11d93d51203d20d"
+    "darwin_amd64"  = "sha256:4d5ab33f2d5c734496d2c0b70fa8a4a6c7fc4c4f289e7ad8ab64b2b5ff1f9a6f"
+    "darwin_arm64"  = "sha256:4d5ab33f2d5c734496d2c0b70fa8a4a6c7fc4c4f289e7ad8ab64b2b5ff1f9a6f"
+    "linux_amd64"   = "sha256:4d5ab33f2d5c734496d2c0b70fa8a4a6c7fc4c4f289e7ad8ab64b2b5ff1f9a6f"
+    "linux_arm64"   = "sha256:4d5ab33f2d5c734496d2c0b70fa8a4a6c7fc4c4f289e7ad8ab64b2b5ff1f9a6f"
+    "windows_amd64" = "sha256:4d5ab33f2d5c734496d2c0b70fa8a4a6c7fc4c4f289e7ad8ab64b2b5ff1f9a6f"
   }
   envelope = {
     env   = []
@@ -531,13 +532,13 @@ provider "tasks" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:17:00Z"
+  resolved_at = "2026-12-02T08:27:10Z"
   checksums = {
-    "darwin_amd64"  = "sha256:fc179e5a503444ea8179cd107b8f5a91a1803d74d35b2eaa6d056f098e667562"
-    "darwin_arm64"  = "sha256:fc179e5a503444ea8179cd107b8f5a91a1803d74d35b2eaa6d056f098e667562"
-    "linux_amd64"   = "sha256:fc179e5a503444ea8179cd107b8f5a91a1803d74d35b2eaa6d056f098e667562"
-    "linux_arm64"   = "sha256:fc179e5a503444ea8179cd107b8f5a91a1803d74d35b2eaa6d056f098e667562"
-    "windows_amd64" = "sha256:fc179e5a503444ea8179cd107b8f5a91a1803d74d35b2eaa6d056f098e667562"
+    "darwin_amd64"  = "sha256:5765103b5aed0ba0ec9829168f374db8cd60dc0a79f6505830defeddc9675617"
+    "darwin_arm64"  = "sha256:5765103b5aed0ba0ec9829168f374db8cd60dc0a79f6505830defeddc9675617"
+    "linux_amd64"   = "sha256:5765103b5aed0ba0ec9829168f374db8cd60dc0a79f6505830defeddc9675617"
+    "linux_arm64"   = "sha256:5765103b5aed0ba0ec9829168f374db8cd60dc0a79f6505830defeddc9675617"
+    "windows_amd64" = "sha256:5765103b5aed0ba0ec9829168f374db8cd60dc0a79f6505830defeddc9675617"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:17:01Z"
+  resolved_at = "2026-12-02T08:28:17Z"
   checksums = {
-    "darwin_amd64"  = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
-    "darwin_arm64"  = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
-    "linux_amd64"   = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
-    "linux_arm64"   = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
-    "windows_amd64" = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
+    "darwin_amd64"  = "sha256:87857aae9d855e216cc45b784c7ecc90f22def64f128f1efb2971349314efa9b"
+    "darwin_arm64"  = "sha256:87857aae9d855e216cc45b784c7ecc90f22def64f128f1efb2971349314efa9b"
+    "linux_amd64"   = "sha256:87857aae9d855e216cc45b784c7ecc90f22def64f128f1efb2971349314efa9b"
+    "linux_arm64"   = "sha256:87857aae9d855e216cc45b784c7ecc90f22def64f128f1efb2971349314efa9b"
+    "windows_amd64" = "sha256:87857aae9d855e216cc45b784c7ecc90f22def64f128f1efb2971349314efa9b"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:17:01Z"
+  resolved_at = "2026-12-02T08:28:17Z"
   checksums = {
-    "darwin_amd64"  = "sha256:423e479ed510186e055ba16a693925117634333c2aff7ad90233350785dcbbce"
-    "darwin_arm64"  = "sha256:423e479ed510186e055ba16a693925117634333c2aff7ad90233350785dcbbce"
-    "linux_amd64"   = "sha256:423e479ed510186e055ba16a693925117634333c2aff7ad90233350785dcbbce"
-    "linux_arm64"   = "sha256:423e479ed510186e055ba16a693925117634333c2aff7ad90233350785dcbbce"
-    "windows_amd64" = "sha256:423e479ed510186e055ba16a693925117634333c2aff7ad90233350785dcbbce"
+    "darwin_amd64"  = "sha256:566681830ae24722d5326dae85fe1f37ee016bf0ee187cb31c13ebacb9da8bdc"
+    "darwin_arm64"  = "sha256:566681830ae24722d5326dae85fe1f37ee016bf0ee187cb31c13ebacb9da8bdc"
+    "linux_amd64"   = "sha256:566681830ae24722d5326dae85fe1f37ee016bf0ee187cb31c13ebacb9da8bdc"
+    "linux_arm64"   = "sha256:566681830ae24722d5326dae85fe1f37ee016bf0ee187cb31c13ebacb9da8bdc"
+    "windows_amd64" = "sha256:566681830ae24722d5326dae85fe1f37ee016bf0ee187cb31c13ebacb9da8bdc"
   }
   envelope = {
     env   = []

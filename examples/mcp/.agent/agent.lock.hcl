@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "files" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:17:01Z"
+  resolved_at = "2026-12-02T08:28:21Z"
   checksums = {
-    "darwin_amd64"  = "sha256:255ac8284121a997cc1bd14b19fe4a2b5d41811601d808806044d67e4658e3af"
-    "darwin_arm64"  = "sha256:255ac8284121a997cc1bd14b19fe4a2b5d41811601d808806044d67e4658e3af"
-    "linux_amd64"   = "sha256:255ac8284121a997cc1bd14b19fe4a2b5d41811601d808806044d67e4658e3af"
-    "linux_arm64"   = "sha256:255ac8284121a997cc1bd14b19fe4a2b5d41811601d808806044d67e4658e3af"
-    "windows_amd64" = "sha256:255ac8284121a997cc1bd14b19fe4a2b5d41811601d808806044d67e4658e3af"
+    "darwin_amd64"  = "sha256:9b7426b69d107b4b87a0d22b77715d63554a297b766298c16aeefcd681ae32f0"
+    "darwin_arm64"  = "sha256:9b7426b69d107b4b87a0d22b77715d63554a297b766298c16aeefcd681ae32f0"
+    "linux_amd64"   = "sha256:9b7426b69d107b4b87a0d22b77715d63554a297b766298c16aeefcd681ae32f0"
+    "linux_arm64"   = "sha256:9b7426b69d107b4b87a0d22b77715d63554a297b766298c16aeefcd681ae32f0"
+    "windows_amd64" = "sha256:9b7426b69d107b4b87a0d22b77715d63554a297b766298c16aeefcd681ae32f0"
   }
   envelope = {
     env   = []
@@ -135,13 +135,13 @@ provider "files" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:17:01Z"
+  resolved_at = "2026-12-02T08:28:21Z"
   checksums = {
-    "darwin_amd64"  = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
-    "darwin_arm64"  = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
-    "linux_amd64"   = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
-    "linux_arm64"   = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
-    "windows_amd64" = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
+    "darwin_amd64"  = "sha256:87857aae9d855e216cc45b784c7ecc90f22def64f128f1efb2971349314efa9b"
+    "darwin_arm64"  = "sha256:87857aae9d855e216cc45b784c7ecc90f22def64f128f1efb2971349314efa9b"
+    "linux_amd64"   = "sha256:87857aae9d855e216cc45b784c7ecc90f22def64f128f1efb2971349314efa9b"
+    "linux_arm64"   = "sha256:87857aae9d855e216cc45b784c7ecc90f22def64f128f1efb2971349314efa9b"
+    "windows_amd64" = "sha256:87857aae9d855e216cc45b784c7ecc90f22def64f128f1efb2971349314efa9b"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:17:02Z"
+  resolved_at = "2026-12-02T08:28:29Z"
   checksums = {
-    "darwin_amd64"  = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
-    "darwin_arm64"  = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
-    "linux_amd64"   = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
-    "linux_arm64"   = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
-    "windows_amd64" = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
+    "darwin_amd64"  = "sha256:0f084b371cf4157edceeba7558a6faaa9ebf98ddf08316b4119aba10c9a9d7d8"
+    "darwin_arm64"  = "sha256:0f084b371cf4157edceeba7558a6faaa9ebf98ddf08316b4119aba10c9a9d7d8"
+    "linux_amd64"   = "sha256:0f084b371cf4157edceeba7558a6faaa9ebf98ddf08316b4119aba10c9a9d7d8"
+    "linux_arm64"   = "sha256:0f084b371cf4157edceeba7558a6faaa9ebf98ddf08316b4119aba10c9a9d7d8"
+    "windows_amd64" = "sha256:0f084b371cf4157edceeba7558a6faaa9ebf98ddf08316b4119aba10c9a9d7d8"
   }
   envelope = {
     env   = []
@@ -57,13 +57,13 @@ provider "fs" {
 provider "local" {
   source      = "builtin/openai"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:17:02Z"
+  resolved_at = "2026-12-02T08:28:29Z"
   checksums = {
-    "darwin_amd64"  = "sha256:82358f9a222762a1610ca8076a5430a79dd23cfcb6639546b266192425bec2a0"
-    "darwin_arm64"  = "sha256:82358f9a222762a1610ca8076a5430a79dd23cfcb6639546b266192425bec2a0"
-    "linux_amd64"   = "sha256:82358f9a222762a1610ca8076a5430a79dd23cfcb6639546b266192425bec2a0"
-    "linux_arm64"   = "sha256:82358f9a222762a1610ca8076a5430a79dd23cfcb6639546b266192425bec2a0"
-    "windows_amd64" = "sha256:82358f9a222762a1610ca8076a5430a79dd23cfcb6639546b266192425bec2a0"
+    "darwin_amd64"  = "sha256:885b6bfd2ca3231fcfa18dc212253d2e4799a98bc562d625fa652c03eb4c14f0"
+    "darwin_arm64"  = "sha256:885b6bfd2ca3231fcfa18dc212253d2e4799a98bc562d625fa652c03eb4c14f0"
+    "linux_amd64"   = "sha256:885b6bfd2ca3231fcfa18dc212253d2e4799a98bc562d625fa652c03eb4c14f0"
+    "linux_arm64"   = "sha256:885b6bfd2ca3231fcfa18dc212253d2e4799a98bc562d625fa652c03eb4c14f0"
+    "windows_amd64" = "sha256:885b6bfd2ca3231fcfa18dc212253d2e4799a98bc562d625fa652c03eb4c14f0"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:17:02Z"
+  resolved_at = "2026-12-02T08:28:33Z"
   checksums = {
-    "darwin_amd64"  = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
-    "darwin_arm64"  = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
-    "linux_amd64"   = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
-    "linux_arm64"   = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
-    "windows_amd64" = "sha256:ca46694268e4b13d89089c56b08c616ef812ca43057ca4912aa3e835a8a59a87"
+    "darwin_amd64"  = "sha256:0f084b371cf4157edceeba7558a6faaa9ebf98ddf08316b4119aba10c9a9d7d8"
+    "darwin_arm64"  = "sha256:0f084b371cf4157edceeba7558a6faaa9ebf98ddf08316b4119aba10c9a9d7d8"
+    "linux_amd64"   = "sha256:0f084b371cf4157edceeba7558a6faaa9ebf98ddf08316b4119aba10c9a9d7d8"
+    "linux_arm64"   = "sha256:0f084b371cf4157edceeba7558a6faaa9ebf98ddf08316b4119aba10c9a9d7d8"
+    "windows_amd64" = "sha256:0f084b371cf4157edceeba7558a6faaa9ebf98ddf08316b4119aba10c9a9d7d8"
   }
   envelope = {
     env   = []
@@ -57,13 +57,13 @@ provider "fs" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:17:02Z"
+  resolved_at = "2026-12-02T08:28:33Z"
   checksums = {
-    "darwin_amd64"  = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
-    "darwin_arm64"  = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
-    "linux_amd64"   = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
-    "linux_arm64"   = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
-    "windows_amd64" = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
+    "darwin_amd64"  = "sha256:87857aae9d855e216cc45b784c7ecc90f22def64f128f1efb2971349314efa9b"
+    "darwin_arm64"  = "sha256:87857aae9d855e216cc45b784c7ecc90f22def64f128f1efb2971349314efa9b"
+    "linux_amd64"   = "sha256:87857aae9d855e216cc45b784c7ecc90f22def64f128f1efb2971349314efa9b"
+    "linux_arm64"   = "sha256:87857aae9d855e216cc45b784c7ecc90f22def64f128f1efb2971349314efa9b"
+    "windows_amd64" = "sha256:87857aae9d855e216cc45b784c7ecc90f22def64f128f1efb2971349314efa9b"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:17:04Z"
+  resolved_at = "2026-12-02T08:28:39Z"
   checksums = {
-    "darwin_amd64"  = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
-    "darwin_arm64"  = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
-    "linux_amd64"   = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
-    "linux_arm64"   = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
-    "windows_amd64" = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
+    "darwin_amd64"  = "sha256:87857aae9d855e216cc45b784c7ecc90f22def64f128f1efb2971349314efa9b"
+    "darwin_arm64"  = "sha256:87857aae9d855e216cc45b784c7ecc90f22def64f128f1efb2971349314efa9b"
+    "linux_amd64"   = "sha256:87857aae9d855e216cc45b784c7ecc90f22def64f128f1efb2971349314efa9b"
+    "linux_arm64"   = "sha256:87857aae9d855e216cc45b784c7ecc90f22def64f128f1efb2971349314efa9b"
+    "windows_amd64" = "sha256:87857aae9d855e216cc45b784c7ecc90f22def64f128f1efb2971349314efa9b"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:17:04Z"
+  resolved_at = "2026-12-02T08:28:39Z"
   checksums = {
-    "darwin_amd64"  = "sha256:11559b0883e120af8640b67fbca62763701fb221519a2ad0e11d93d51203d20d"
-    "darwin_arm64"  = "sha256:11559b0883e120af8640b67fbca62763701fb221519a2ad0e11d93d51203d20d"
-    "linux_amd64"   = "sha256:11559b0883e120af8640b67fbca62763701fb221519a2ad0e11d93d51203d20d"
-    "linux_arm64"   = "sha256:11559b0883e120af8640b67fbca62763701fb221519a2ad0e11d93d51203d20d"
-    "windows_amd64" = "sha256:11559b0883e120af8640b67fbca62763701fb221519a2ad0e11d93d51203d20d"
+    "darwin_amd64"  = "sha256:4d5ab33f2d5c734496d2c0b70fa8a4a6c7fc4c4f289e7ad8ab64b2b5ff1f9a6f"
+    "darwin_arm64"  = "sha256:4d5ab33f2d5c734496d2c0b70fa8a4a6c7fc4c4f289e7ad8ab64b2b5ff1f9a6f"
+    "linux_amd64"   = "sha256:4d5ab33f2d5c734496d2c0b70fa8a4a6c7fc4c4f289e7ad8ab64b2b5ff1f9a6f"
+    "linux_arm64"   = "sha256:4d5ab33f2d5c734496d2c0b70fa8a4a6c7fc4c4f289e7ad8ab64b2b5ff1f9a6f"
+    "windows_amd64" = "sha256:4d5ab33f2d5c734496d2c0b70fa8a4a6c7fc4c4f289e7ad8ab64b2b5ff1f9a6f"
   }
   envelope = {
     env   = []

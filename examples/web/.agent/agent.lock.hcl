@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:17:04Z"
+  resolved_at = "2026-12-02T08:28:42Z"
   checksums = {
-    "darwin_amd64"  = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
-    "darwin_arm64"  = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
-    "linux_amd64"   = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
-    "linux_arm64"   = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
-    "windows_amd64" = "sha256:b4206bb46dd1579cffbcf4c251441fb6b866af55be7707498a176a4fb16d1109"
+    "darwin_amd64"  = "sha256:87857aae9d855e216cc45b784c7ecc90f22def64f128f1efb2971349314efa9b"
+    "darwin_arm64"  = "sha256:87857aae9d855e216cc45b784c7ecc90f22def64f128f1efb2971349314efa9b"
+    "linux_amd64"   = "sha256:87857aae9d855e216cc45b784c7ecc90f22def64f128f1efb2971349314efa9b"
+    "linux_arm64"   = "sha256:87857aae9d855e216cc45b784c7ecc90f22def64f128f1efb2971349314efa9b"
+    "windows_amd64" = "sha256:87857aae9d855e216cc45b784c7ecc90f22def64f128f1efb2971349314efa9b"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:17:04Z"
+  resolved_at = "2026-12-02T08:28:42Z"
   checksums = {
-    "darwin_amd64"  = "sha256:fc179e5a503444ea8179cd107b8f5a91a1803d74d35b2eaa6d056f098e667562"
-    "darwin_arm64"  = "sha256:fc179e5a503444ea8179cd107b8f5a91a1803d74d35b2eaa6d056f098e667562"
-    "linux_amd64"   = "sha256:fc179e5a503444ea8179cd107b8f5a91a1803d74d35b2eaa6d056f098e667562"
-    "linux_arm64"   = "sha256:fc179e5a503444ea8179cd107b8f5a91a1803d74d35b2eaa6d056f098e667562"
-    "windows_amd64" = "sha256:fc179e5a503444ea8179cd107b8f5a91a1803d74d35b2eaa6d056f098e667562"
+    "darwin_amd64"  = "sha256:5765103b5aed0ba0ec9829168f374db8cd60dc0a79f6505830defeddc9675617"
+    "darwin_arm64"  = "sha256:5765103b5aed0ba0ec9829168f374db8cd60dc0a79f6505830defeddc9675617"
+    "linux_amd64"   = "sha256:5765103b5aed0ba0ec9829168f374db8cd60dc0a79f6505830defeddc9675617"
+    "linux_arm64"   = "sha256:5765103b5aed0ba0ec9829168f374db8cd60dc0a79f6505830defeddc9675617"
+    "windows_amd64" = "sha256:5765103b5aed0ba0ec9829168f374db8cd60dc0a79f6505830defeddc9675617"
   }
   envelope = {
     env   = []
