@@ -309,6 +309,16 @@ export function parseManifest(raw: unknown, file: string): PluginManifest {
             } must not contain a comma`,
           );
         }
+        if (
+          key === "run" &&
+          (item === "?" || item.slice(0, -1).includes("?"))
+        ) {
+          problems.push(
+            `"capabilities.run" entry ${
+              JSON.stringify(item)
+            } may end in one "?" (optional) after a program name`,
+          );
+        }
         if (key === "env" && !ENV_NAME_REGEXP.test(item)) {
           problems.push(
             `"capabilities.env" entry ${

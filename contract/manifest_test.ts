@@ -76,6 +76,28 @@ Deno.test("parseManifest() rejects commas, bad env names and unknown capability 
   }
 });
 
+Deno.test('parseManifest() takes an optional run entry ("rg?") and rejects a misplaced "?"', () => {
+  const ok = parseManifest({
+    ...valid,
+    capabilities: { run: ["rg?", "git"] },
+  }, "m.json");
+  assert.deepEqual(ok.capabilities.run, ["rg?", "git"]);
+  try {
+    parseManifest({
+      ...valid,
+      capabilities: { run: ["?", "r?g", "rg??"] },
+    }, "m.json");
+    assert.fail("expected an error");
+  } catch (e) {
+    assert.ok(e instanceof ManifestError);
+    assert.deepEqual(e.problems, [
+      '"capabilities.run" entry "?" may end in one "?" (optional) after a program name',
+      '"capabilities.run" entry "r?g" may end in one "?" (optional) after a program name',
+      '"capabilities.run" entry "rg??" may end in one "?" (optional) after a program name',
+    ]);
+  }
+});
+
 Deno.test("readManifest() names the file when it is missing or not JSON", async () => {
   await assert.rejects(
     readManifest("/nonexistent/plugin.json"),

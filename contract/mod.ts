@@ -77,6 +77,7 @@ export {
   type EffectivePermissions,
   expandPath,
   formatDenials,
+  OPTIONAL_RUN_SUFFIX,
   PERMISSION_KINDS,
   type PermissionDenial,
   type PermissionGrant,

@@ -161,6 +161,14 @@ function netCovered(target: string, grant: readonly string[]): boolean {
 export const ANY_GRANTED = "*";
 
 /**
+ * The suffix of a declared `run` entry the plugin can do without
+ * (`"rg?"`): the program is passed on when the operator grants it
+ * (`allow_run = ["rg"]`) and, unlike a plain entry, not granting it is
+ * not a denial (the plugin then uses its fallback).
+ */
+export const OPTIONAL_RUN_SUFFIX = "?";
+
+/**
  * Intersects a plugin's declared envelope with the operator's grant.
  *
  * Everything the plugin declares must be granted: each uncovered entry is
@@ -168,7 +176,9 @@ export const ANY_GRANTED = "*";
  * Anything granted but not declared is not passed on, so a plugin never
  * receives more than it declares — except under a declared entry `"*"`
  * ({@linkcode ANY_GRANTED}, not for `env`), which passes on exactly what is
- * granted of that kind.
+ * granted of that kind. An optional `run` entry (`"rg?"`,
+ * {@linkcode OPTIONAL_RUN_SUFFIX}) is passed on when granted and is never a
+ * denial.
  *
  * @param declared The plugin's capability envelope (its manifest).
  * @param grant The operator's grant for this plugin.
@@ -211,6 +221,13 @@ export function resolvePermissions(
           if (v !== undefined && !effective[kind].includes(v)) {
             effective[kind].push(v);
           }
+        }
+        continue;
+      }
+      if (kind === "run" && value.endsWith(OPTIONAL_RUN_SUFFIX)) {
+        const program = value.slice(0, -OPTIONAL_RUN_SUFFIX.length);
+        if (granted.includes(program) && !effective.run.includes(program)) {
+          effective.run.push(program);
         }
         continue;
       }

@@ -184,3 +184,24 @@ Deno.test('resolvePermissions(): declared read/write "*" pass on the granted pat
   }, { cwd: "/repo" });
   assert.deepEqual(d.denied, [{ kind: "read", value: "$XDG_DATA_HOME/agent" }]);
 });
+
+Deno.test('resolvePermissions(): an optional run entry ("rg?") is passed on when granted and is no denial when not', () => {
+  const declared = { ...none, run: ["rg?"], read: ["/w"] };
+  const granted = resolvePermissions(declared, {
+    run: ["rg"],
+    read: ["/w"],
+  }, { cwd: "/" });
+  assert.deepEqual(granted.denied, []);
+  assert.deepEqual(granted.effective.run, ["rg"]);
+  const without = resolvePermissions(declared, { read: ["/w"] }, {
+    cwd: "/",
+  });
+  assert.deepEqual(without.denied, []);
+  assert.deepEqual(without.effective.run, []);
+  // Another program granted is not passed on: only the one declared.
+  const other = resolvePermissions(declared, {
+    run: ["bash"],
+    read: ["/w"],
+  }, { cwd: "/" });
+  assert.deepEqual(other.effective.run, []);
+});

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "echo" {
   source      = "builtin/echo"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T08:02:58Z"
+  resolved_at = "2026-12-02T09:07:43Z"
   checksums = {
-    "darwin_amd64"  = "sha256:319a3da58e2330d50bdef28ec4fe2de4e638c7a170b15ce492fa613b0fa463b4"
-    "darwin_arm64"  = "sha256:319a3da58e2330d50bdef28ec4fe2de4e638c7a170b15ce492fa613b0fa463b4"
-    "linux_amd64"   = "sha256:319a3da58e2330d50bdef28ec4fe2de4e638c7a170b15ce492fa613b0fa463b4"
-    "linux_arm64"   = "sha256:319a3da58e2330d50bdef28ec4fe2de4e638c7a170b15ce492fa613b0fa463b4"
-    "windows_amd64" = "sha256:319a3da58e2330d50bdef28ec4fe2de4e638c7a170b15ce492fa613b0fa463b4"
+    "darwin_amd64"  = "sha256:d28fb5593ad634446255d2ddf1d09fa55f63f14fdc544bb5ffc6b75a5dbafc74"
+    "darwin_arm64"  = "sha256:d28fb5593ad634446255d2ddf1d09fa55f63f14fdc544bb5ffc6b75a5dbafc74"
+    "linux_amd64"   = "sha256:d28fb5593ad634446255d2ddf1d09fa55f63f14fdc544bb5ffc6b75a5dbafc74"
+    "linux_arm64"   = "sha256:d28fb5593ad634446255d2ddf1d09fa55f63f14fdc544bb5ffc6b75a5dbafc74"
+    "windows_amd64" = "sha256:d28fb5593ad634446255d2ddf1d09fa55f63f14fdc544bb5ffc6b75a5dbafc74"
   }
   envelope = {
     env   = []
@@ -36,13 +36,13 @@ provider "echo" {
 provider "notes" {
   source      = "./plugins/notes"
   version     = "0.2.0"
-  resolved_at = "2026-12-02T08:02:58Z"
+  resolved_at = "2026-12-02T09:07:43Z"
   checksums = {
-    "darwin_amd64"  = "sha256:fdc4d7a20949ce52cd7bf56ef7c813c6e6e8d929810341165b54839d2b477c77"
-    "darwin_arm64"  = "sha256:fdc4d7a20949ce52cd7bf56ef7c813c6e6e8d929810341165b54839d2b477c77"
-    "linux_amd64"   = "sha256:fdc4d7a20949ce52cd7bf56ef7c813c6e6e8d929810341165b54839d2b477c77"
-    "linux_arm64"   = "sha256:fdc4d7a20949ce52cd7bf56ef7c813c6e6e8d929810341165b54839d2b477c77"
-    "windows_amd64" = "sha256:fdc4d7a20949ce52cd7bf56ef7c813c6e6e8d929810341165b54839d2b477c77"
+    "darwin_amd64"  = "sha256:0747a8c627bd7ddcf33f823747f4a1e2a08d5e02c9b36b1a1bcea7eceb0d9d98"
+    "darwin_arm64"  = "sha256:0747a8c627bd7ddcf33f823747f4a1e2a08d5e02c9b36b1a1bcea7eceb0d9d98"
+    "linux_amd64"   = "sha256:0747a8c627bd7ddcf33f823747f4a1e2a08d5e02c9b36b1a1bcea7eceb0d9d98"
+    "linux_arm64"   = "sha256:0747a8c627bd7ddcf33f823747f4a1e2a08d5e02c9b36b1a1bcea7eceb0d9d98"
+    "windows_amd64" = "sha256:0747a8c627bd7ddcf33f823747f4a1e2a08d5e02c9b36b1a1bcea7eceb0d9d98"
   }
   envelope = {
     env   = []

@@ -265,7 +265,7 @@ export class TurnDriver {
       }
     }
     const model = await this.#chooseModel(final, turnId, signal);
-    const assembled = await this.#assemble(model, turnId, signal);
+    const assembled = await this.#assemble(model, turnId, signal, true);
     const messages = await this.#preModelCall(
       assembled.messages,
       model.choice,
@@ -286,7 +286,14 @@ export class TurnDriver {
         workingDirectory: core.spec.workingDirectory,
       },
     });
-    const response = await this.#callModel(request, model, turnId, signal);
+    let response: ModelResponse;
+    try {
+      response = await this.#callModel(request, model, turnId, signal);
+    } finally {
+      // A count that overlapped the call reports the fill now, before the
+      // response is acted on (a band crossing still reaches this round).
+      await assembled.usage?.catch(() => {});
+    }
     const message = response.message;
 
     // Step 5: post-model-response (after the message is persisted).
@@ -386,12 +393,22 @@ export class TurnDriver {
     return { choice, requirements, declarations, budgetTokens };
   }
 
-  /** Step 1: context-assemble over the history and the model's budget. */
+  /**
+   * Step 1: context-assemble over the history and the model's budget.
+   *
+   * With `overlap`, and when nothing in the assembly reads the history's
+   * count (no context chain, no forced compaction), the count is not
+   * awaited: it runs while the model call goes out, and `usage` reports
+   * the fill when it lands. A provider's `CountTokens` can be a network
+   * round trip (anthropic's `count_tokens`); it is then off the turn's
+   * critical path.
+   */
   async #assemble(
     model: TurnModel,
     turnId: string,
     signal: AbortSignal,
-  ): Promise<ContextAssembly> {
+    overlap = false,
+  ): Promise<ContextAssembly & { usage?: Promise<void> }> {
     const core = this.#core;
     const spec = core.spec;
     const { choice } = model;
@@ -399,11 +416,44 @@ export class TurnDriver {
     const forced = this.#forced;
     this.#forced = [];
     const target = { provider: choice.model.provider, id: choice.model.id };
-    const before = await this.#historyTokens.count(core.deps.models, {
+    const counting = this.#historyTokens.count(core.deps.models, {
       provider: target.provider,
       modelId: target.id,
       messages: core.history,
-    }, signal).catch((err) => {
+    }, signal);
+    if (overlap && assembler === passThroughAssembler && forced.length === 0) {
+      const assembled = await assembler.assemble({
+        history: core.history,
+        budgetTokens: model.budgetTokens,
+        model: {
+          provider: choice.model.provider,
+          id: choice.model.id,
+          contextWindow: Number(choice.spec.contextWindow),
+        },
+        sections: preambleSections(spec.systemPrompt, spec.preamble),
+        sessionId: core.sessionId,
+        turnId,
+        workingDirectory: spec.workingDirectory,
+        filesTouched: [...core.filesTouched],
+        signal,
+      });
+      const usage = counting.then((before) => {
+        this.#band = reportUsage(core, {
+          turnId,
+          used: before.count +
+            assembled.sections.reduce((n, s) => n + sectionTokens(s), 0),
+          window: Number(choice.spec.contextWindow),
+          exact: before.exact,
+          last: this.#band,
+        });
+      });
+      // Settled after the call; a turn that fails first must not leave it
+      // unhandled (a rejection here is only a cancelled count).
+      usage.catch(() => {});
+      this.#emitAssembled(assembled, turnId);
+      return { ...assembled, usage };
+    }
+    const before = await counting.catch((err) => {
       for (const d of forced) d.reject(err);
       throw err;
     });
@@ -471,20 +521,23 @@ export class TurnDriver {
       exact: before.exact,
       last: this.#band,
     });
-    if (assembled.sections.length) {
-      const sections = assembled.sections.map((s) => ({
-        provider: s.provider,
-        label: s.label,
-        tokens: sectionTokens(s),
-      }));
-      core.emit({
-        type: "context_assembled",
-        turnId,
-        sections,
-        tokens: sections.reduce((n, s) => n + s.tokens, 0),
-      });
-    }
+    this.#emitAssembled(assembled, turnId);
     return assembled;
+  }
+
+  #emitAssembled(assembled: ContextAssembly, turnId: string): void {
+    if (!assembled.sections.length) return;
+    const sections = assembled.sections.map((s) => ({
+      provider: s.provider,
+      label: s.label,
+      tokens: sectionTokens(s),
+    }));
+    this.#core.emit({
+      type: "context_assembled",
+      turnId,
+      sections,
+      tokens: sections.reduce((n, s) => n + s.tokens, 0),
+    });
   }
 
   /** Step 2: pre-model-call (transforms rewrite this request only). */

@@ -30,6 +30,7 @@ import {
 } from "../sdk/tool_failure.ts";
 import { compileGlob, type Glob, GlobError, globMatches } from "./_glob.ts";
 import { mapOrdered, Slicer, walk } from "./_walk.ts";
+import { requiredLiterals, RipgrepFilter } from "./_ripgrep.ts";
 
 /** Paths `glob` returns when no `limit` is given. */
 export const GLOB_DEFAULT_LIMIT = 1000;
@@ -58,6 +59,11 @@ export interface SearchInput {
   workingDirectory: string;
   /** Aborts when the call is cancelled. */
   signal?: AbortSignal;
+  /**
+   * The `rg` program `grep` may run as a prefilter (`_ripgrep.ts`), when
+   * the plugin is granted it; absent: the JavaScript path alone.
+   */
+  ripgrep?: string;
 }
 
 /** File types `grep`'s `type` argument knows, by their extensions. */
@@ -636,13 +642,41 @@ export async function grepFiles(input: SearchInput): Promise<GrepResult> {
     return { path, matched, ...(mode === "content" ? { lines } : {}) };
   };
 
+  /**
+   * With `rg`: the walk's files, of which only those `rg` finds a required
+   * literal in are searched (all of them when `rg` cannot answer).
+   */
+  const candidates = async (): Promise<Iterable<string>> => {
+    const literals = input.ripgrep && from.isDir
+      ? requiredLiterals(source, args.case_insensitive === true)
+      : undefined;
+    if (!literals) return files();
+    const filter = new RipgrepFilter({
+      program: input.ripgrep!,
+      literals,
+      caseInsensitive: args.case_insensitive === true,
+      ...(signal ? { signal } : {}),
+    });
+    const all: string[] = [];
+    const walkSlicer = new Slicer();
+    for (const f of files()) {
+      all.push(f);
+      filter.add(f);
+      const pause = walkSlicer.tick();
+      if (pause) await pause;
+    }
+    const found = await filter.matches();
+    return found ? all.filter((f) => found.has(f)) : all;
+  };
+
   const out = new Output(limit);
   let fileCount = 0;
   let matchCount = 0;
   let leftLines = 0;
   let leftFiles = 0;
   try {
-    for await (const m of mapOrdered(files(), READ_CONCURRENCY, search)) {
+    const paths = await candidates();
+    for await (const m of mapOrdered(paths, READ_CONCURRENCY, search)) {
       if (signal?.aborted) break;
       if (!m || m.matched.length === 0) continue;
       fileCount++;

@@ -62,6 +62,7 @@ import {
   type SearchInput,
 } from "./_search.ts";
 import { parseRootsConfig, RootsConfigError } from "../sdk/roots.ts";
+import { canRun } from "./_ripgrep.ts";
 import manifestJson from "./plugin.json" with { type: "json" };
 
 type Event = MessageInitShape<typeof InvokeResponseSchema>;
@@ -85,6 +86,9 @@ const PATH = str(
   "The directory to search (grep also takes a file): absolute, or relative to the working directory. Default: the working directory.",
 );
 const TIMEOUT = { seconds: 60n };
+
+/** `rg`, when the operator granted it (`allow_run = ["rg"]`). */
+const ripgrep = canRun("rg") ? "rg" : undefined;
 
 /** The configured roots; undefined until Configure. */
 let roots: string[] | undefined;
@@ -211,6 +215,7 @@ function callInput(
     args: call.arguments ?? {},
     workingDirectory: call.callContext?.workingDirectory ?? "",
     ...(signal ? { signal } : {}),
+    ...(ripgrep ? { ripgrep } : {}),
   };
 }
 

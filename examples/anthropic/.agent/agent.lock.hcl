@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "claude" {
   source      = "builtin/anthropic"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T08:03:01Z"
+  resolved_at = "2026-12-02T09:07:44Z"
   checksums = {
-    "darwin_amd64"  = "sha256:7ad136e1ed877d4dba5937fcd6c1c2364ab4bb3ae14a06f4e328662591b7d174"
-    "darwin_arm64"  = "sha256:7ad136e1ed877d4dba5937fcd6c1c2364ab4bb3ae14a06f4e328662591b7d174"
-    "linux_amd64"   = "sha256:7ad136e1ed877d4dba5937fcd6c1c2364ab4bb3ae14a06f4e328662591b7d174"
-    "linux_arm64"   = "sha256:7ad136e1ed877d4dba5937fcd6c1c2364ab4bb3ae14a06f4e328662591b7d174"
-    "windows_amd64" = "sha256:7ad136e1ed877d4dba5937fcd6c1c2364ab4bb3ae14a06f4e328662591b7d174"
+    "darwin_amd64"  = "sha256:4de584e3fb79e53d5b9227d14bd73befba2fa7ad2b87c274b99bdc7b9304c67f"
+    "darwin_arm64"  = "sha256:4de584e3fb79e53d5b9227d14bd73befba2fa7ad2b87c274b99bdc7b9304c67f"
+    "linux_amd64"   = "sha256:4de584e3fb79e53d5b9227d14bd73befba2fa7ad2b87c274b99bdc7b9304c67f"
+    "linux_arm64"   = "sha256:4de584e3fb79e53d5b9227d14bd73befba2fa7ad2b87c274b99bdc7b9304c67f"
+    "windows_amd64" = "sha256:4de584e3fb79e53d5b9227d14bd73befba2fa7ad2b87c274b99bdc7b9304c67f"
   }
   envelope = {
     env   = []
@@ -59,13 +59,13 @@ provider "claude" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T08:03:01Z"
+  resolved_at = "2026-12-02T09:07:44Z"
   checksums = {
-    "darwin_amd64"  = "sha256:22d3c1cbc997cfc940d82eb85b0aaca2c1c0f8ee18a934fdc0973ae4086af69f"
-    "darwin_arm64"  = "sha256:22d3c1cbc997cfc940d82eb85b0aaca2c1c0f8ee18a934fdc0973ae4086af69f"
-    "linux_amd64"   = "sha256:22d3c1cbc997cfc940d82eb85b0aaca2c1c0f8ee18a934fdc0973ae4086af69f"
-    "linux_arm64"   = "sha256:22d3c1cbc997cfc940d82eb85b0aaca2c1c0f8ee18a934fdc0973ae4086af69f"
-    "windows_amd64" = "sha256:22d3c1cbc997cfc940d82eb85b0aaca2c1c0f8ee18a934fdc0973ae4086af69f"
+    "darwin_amd64"  = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
+    "darwin_arm64"  = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
+    "linux_amd64"   = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
+    "linux_arm64"   = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
+    "windows_amd64" = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "ask" {
   source      = "builtin/user"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T08:03:04Z"
+  resolved_at = "2026-12-02T09:07:51Z"
   checksums = {
-    "darwin_amd64"  = "sha256:61f4b44a034ff2458c819ffb50a46f3bb1014c2c6bf3ec65323013964d6135ed"
-    "darwin_arm64"  = "sha256:61f4b44a034ff2458c819ffb50a46f3bb1014c2c6bf3ec65323013964d6135ed"
-    "linux_amd64"   = "sha256:61f4b44a034ff2458c819ffb50a46f3bb1014c2c6bf3ec65323013964d6135ed"
-    "linux_arm64"   = "sha256:61f4b44a034ff2458c819ffb50a46f3bb1014c2c6bf3ec65323013964d6135ed"
-    "windows_amd64" = "sha256:61f4b44a034ff2458c819ffb50a46f3bb1014c2c6bf3ec65323013964d6135ed"
+    "darwin_amd64"  = "sha256:e93260c7cd38041dc4fcac54b2417b2d016bb72baab949fc7955bbe77c6ce7ae"
+    "darwin_arm64"  = "sha256:e93260c7cd38041dc4fcac54b2417b2d016bb72baab949fc7955bbe77c6ce7ae"
+    "linux_amd64"   = "sha256:e93260c7cd38041dc4fcac54b2417b2d016bb72baab949fc7955bbe77c6ce7ae"
+    "linux_arm64"   = "sha256:e93260c7cd38041dc4fcac54b2417b2d016bb72baab949fc7955bbe77c6ce7ae"
+    "windows_amd64" = "sha256:e93260c7cd38041dc4fcac54b2417b2d016bb72baab949fc7955bbe77c6ce7ae"
   }
   envelope = {
     env   = []
@@ -34,13 +34,13 @@ provider "ask" {
 provider "docs" {
   source      = "builtin/agents-md"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T08:03:04Z"
+  resolved_at = "2026-12-02T09:07:51Z"
   checksums = {
-    "darwin_amd64"  = "sha256:2e4c0d91831da2bc407ae0efc101856a7c3964ccabc4c1a0c804791b3729920e"
-    "darwin_arm64"  = "sha256:2e4c0d91831da2bc407ae0efc101856a7c3964ccabc4c1a0c804791b3729920e"
-    "linux_amd64"   = "sha256:2e4c0d91831da2bc407ae0efc101856a7c3964ccabc4c1a0c804791b3729920e"
-    "linux_arm64"   = "sha256:2e4c0d91831da2bc407ae0efc101856a7c3964ccabc4c1a0c804791b3729920e"
-    "windows_amd64" = "sha256:2e4c0d91831da2bc407ae0efc101856a7c3964ccabc4c1a0c804791b3729920e"
+    "darwin_amd64"  = "sha256:a60c6b53e28a1edc4ab08cc605a37631e38b29d98e1134710d573724fe50e637"
+    "darwin_arm64"  = "sha256:a60c6b53e28a1edc4ab08cc605a37631e38b29d98e1134710d573724fe50e637"
+    "linux_amd64"   = "sha256:a60c6b53e28a1edc4ab08cc605a37631e38b29d98e1134710d573724fe50e637"
+    "linux_arm64"   = "sha256:a60c6b53e28a1edc4ab08cc605a37631e38b29d98e1134710d573724fe50e637"
+    "windows_amd64" = "sha256:a60c6b53e28a1edc4ab08cc605a37631e38b29d98e1134710d573724fe50e637"
   }
   envelope = {
     env   = []
@@ -79,13 +79,13 @@ provider "docs" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T08:03:04Z"
+  resolved_at = "2026-12-02T09:07:51Z"
   checksums = {
-    "darwin_amd64"  = "sha256:22d3c1cbc997cfc940d82eb85b0aaca2c1c0f8ee18a934fdc0973ae4086af69f"
-    "darwin_arm64"  = "sha256:22d3c1cbc997cfc940d82eb85b0aaca2c1c0f8ee18a934fdc0973ae4086af69f"
-    "linux_amd64"   = "sha256:22d3c1cbc997cfc940d82eb85b0aaca2c1c0f8ee18a934fdc0973ae4086af69f"
-    "linux_arm64"   = "sha256:22d3c1cbc997cfc940d82eb85b0aaca2c1c0f8ee18a934fdc0973ae4086af69f"
-    "windows_amd64" = "sha256:22d3c1cbc997cfc940d82eb85b0aaca2c1c0f8ee18a934fdc0973ae4086af69f"
+    "darwin_amd64"  = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
+    "darwin_arm64"  = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
+    "linux_amd64"   = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
+    "linux_arm64"   = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
+    "windows_amd64" = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
   }
   envelope = {
     env   = []
@@ -130,13 +130,13 @@ provider "fs" {
 provider "graph" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T08:03:04Z"
+  resolved_at = "2026-12-02T09:07:51Z"
   checksums = {
-    "darwin_amd64"  = "sha256:68c22b15f31c39b04e37df0029e9a29a9fdab31f34d7573f68275135695aa4dd"
-    "darwin_arm64"  = "sha256:68c22b15f31c39b04e37df0029e9a29a9fdab31f34d7573f68275135695aa4dd"
-    "linux_amd64"   = "sha256:68c22b15f31c39b04e37df0029e9a29a9fdab31f34d7573f68275135695aa4dd"
-    "linux_arm64"   = "sha256:68c22b15f31c39b04e37df0029e9a29a9fdab31f34d7573f68275135695aa4dd"
-    "windows_amd64" = "sha256:68c22b15f31c39b04e37df0029e9a29a9fdab31f34d7573f68275135695aa4dd"
+    "darwin_amd64"  = "sha256:aff95c5057a20da6830e83745babf31dc4227ee65bb79f7c79fed91483cb9589"
+    "darwin_arm64"  = "sha256:aff95c5057a20da6830e83745babf31dc4227ee65bb79f7c79fed91483cb9589"
+    "linux_amd64"   = "sha256:aff95c5057a20da6830e83745babf31dc4227ee65bb79f7c79fed91483cb9589"
+    "linux_arm64"   = "sha256:aff95c5057a20da6830e83745babf31dc4227ee65bb79f7c79fed91483cb9589"
+    "windows_amd64" = "sha256:aff95c5057a20da6830e83745babf31dc4227ee65bb79f7c79fed91483cb9589"
   }
   envelope = {
     env   = []
@@ -259,13 +259,13 @@ provider "graph" {
 provider "memory" {
   source      = "builtin/memory"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T08:03:04Z"
+  resolved_at = "2026-12-02T09:07:51Z"
   checksums = {
-    "darwin_amd64"  = "sha256:dfe4521e286e9707f7b2a80a41525f6ac946114912153dc6ff3cd3ea5f143fd2"
-    "darwin_arm64"  = "sha256:dfe4521e286e9707f7b2a80a41525f6ac946114912153dc6ff3cd3ea5f143fd2"
-    "linux_amd64"   = "sha256:dfe4521e286e9707f7b2a80a41525f6ac946114912153dc6ff3cd3ea5f143fd2"
-    "linux_arm64"   = "sha256:dfe4521e286e9707f7b2a80a41525f6ac946114912153dc6ff3cd3ea5f143fd2"
-    "windows_amd64" = "sha256:dfe4521e286e9707f7b2a80a41525f6ac946114912153dc6ff3cd3ea5f143fd2"
+    "darwin_amd64"  = "sha256:0bc040cb2b94cf18270d2ff53b368b0b6ff7a3707f7915aecd7299d2fa5207b7"
+    "darwin_arm64"  = "sha256:0bc040cb2b94cf18270d2ff53b368b0b6ff7a3707f7915aecd7299d2fa5207b7"
+    "linux_amd64"   = "sha256:0bc040cb2b94cf18270d2ff53b368b0b6ff7a3707f7915aecd7299d2fa5207b7"
+    "linux_arm64"   = "sha256:0bc040cb2b94cf18270d2ff53b368b0b6ff7a3707f7915aecd7299d2fa5207b7"
+    "windows_amd64" = "sha256:0bc040cb2b94cf18270d2ff53b368b0b6ff7a3707f7915aecd7299d2fa5207b7"
   }
   envelope = {
     env   = ["HOME", "XDG_DATA_HOME"]
@@ -338,13 +338,13 @@ provider "memory" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T08:03:04Z"
+  resolved_at = "2026-12-02T09:07:51Z"
   checksums = {
-    "darwin_amd64"  = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
-    "darwin_arm64"  = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
-    "linux_amd64"   = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
-    "linux_arm64"   = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
-    "windows_amd64" = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
+    "darwin_amd64"  = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
+    "darwin_arm64"  = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
+    "linux_amd64"   = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
+    "linux_arm64"   = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
+    "windows_amd64" = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
   }
   envelope = {
     env   = []
@@ -374,17 +374,17 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T08:03:04Z"
+  resolved_at = "2026-12-02T09:07:51Z"
   checksums = {
-    "darwin_amd64"  = "sha256:828bf084f657edc9cb2e4f84075a21a31cb153f1979d05b75d00c87a8cd263a4"
-    "darwin_arm64"  = "sha256:828bf084f657edc9cb2e4f84075a21a31cb153f1979d05b75d00c87a8cd263a4"
-    "linux_amd64"   = "sha256:828bf084f657edc9cb2e4f84075a21a31cb153f1979d05b75d00c87a8cd263a4"
-    "linux_arm64"   = "sha256:828bf084f657edc9cb2e4f84075a21a31cb153f1979d05b75d00c87a8cd263a4"
-    "windows_amd64" = "sha256:828bf084f657edc9cb2e4f84075a21a31cb153f1979d05b75d00c87a8cd263a4"
+    "darwin_amd64"  = "sha256:94fb60e56bec346345db8275cf8d56c5be48e6ed7f7e42ed6b5686bed46de8fa"
+    "darwin_arm64"  = "sha256:94fb60e56bec346345db8275cf8d56c5be48e6ed7f7e42ed6b5686bed46de8fa"
+    "linux_amd64"   = "sha256:94fb60e56bec346345db8275cf8d56c5be48e6ed7f7e42ed6b5686bed46de8fa"
+    "linux_arm64"   = "sha256:94fb60e56bec346345db8275cf8d56c5be48e6ed7f7e42ed6b5686bed46de8fa"
+    "windows_amd64" = "sha256:94fb60e56bec346345db8275cf8d56c5be48e6ed7f7e42ed6b5686bed46de8fa"
   }
   envelope = {
     env   = []
-    run   = []
+    run   = ["rg?"]
     read  = ["."]
     write = []
     net   = []
@@ -415,13 +415,13 @@ provider "search" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T08:03:04Z"
+  resolved_at = "2026-12-02T09:07:51Z"
   checksums = {
-    "darwin_amd64"  = "sha256:443d9730d1930d192143b28eadb96e9631defcc510fc629e2d3f45b07612d6af"
-    "darwin_arm64"  = "sha256:443d9730d1930d192143b28eadb96e9631defcc510fc629e2d3f45b07612d6af"
-    "linux_amd64"   = "sha256:443d9730d1930d192143b28eadb96e9631defcc510fc629e2d3f45b07612d6af"
-    "linux_arm64"   = "sha256:443d9730d1930d192143b28eadb96e9631defcc510fc629e2d3f45b07612d6af"
-    "windows_amd64" = "sha256:443d9730d1930d192143b28eadb96e9631defcc510fc629e2d3f45b07612d6af"
+    "darwin_amd64"  = "sha256:6f4fd4ebb5343e21ad36255d58908ed89632e3f4b94031f4d2a7ef53b2c6ecd3"
+    "darwin_arm64"  = "sha256:6f4fd4ebb5343e21ad36255d58908ed89632e3f4b94031f4d2a7ef53b2c6ecd3"
+    "linux_amd64"   = "sha256:6f4fd4ebb5343e21ad36255d58908ed89632e3f4b94031f4d2a7ef53b2c6ecd3"
+    "linux_arm64"   = "sha256:6f4fd4ebb5343e21ad36255d58908ed89632e3f4b94031f4d2a7ef53b2c6ecd3"
+    "windows_amd64" = "sha256:6f4fd4ebb5343e21ad36255d58908ed89632e3f4b94031f4d2a7ef53b2c6ecd3"
   }
   envelope = {
     env   = []
@@ -493,13 +493,13 @@ provider "sh" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T08:03:04Z"
+  resolved_at = "2026-12-02T09:07:51Z"
   checksums = {
-    "darwin_amd64"  = "sha256:ba52df2bca2da189ef407dcd517c15dafd1a47a2e78ceac2b2e4de2dea656c90"
-    "darwin_arm64"  = "sha256:ba52df2bca2da189ef407dcd517c15dafd1a47a2e78ceac2b2e4de2dea656c90"
-    "linux_amd64"   = "sha256:ba52df2bca2da189ef407dcd517c15dafd1a47a2e78ceac2b2e4de2dea656c90"
-    "linux_arm64"   = "sha256:ba52df2bca2da189ef407dcd517c15dafd1a47a2e78ceac2b2e4de2dea656c90"
-    "windows_amd64" = "sha256:ba52df2bca2da189ef407dcd517c15dafd1a47a2e78ceac2b2e4de2dea656c90"
+    "darwin_amd64"  = "sha256:b4824a09fb856e57b4f7713ea50aa60ec77f32b8426218885403aeb6d7512e8d"
+    "darwin_arm64"  = "sha256:b4824a09fb856e57b4f7713ea50aa60ec77f32b8426218885403aeb6d7512e8d"
+    "linux_amd64"   = "sha256:b4824a09fb856e57b4f7713ea50aa60ec77f32b8426218885403aeb6d7512e8d"
+    "linux_arm64"   = "sha256:b4824a09fb856e57b4f7713ea50aa60ec77f32b8426218885403aeb6d7512e8d"
+    "windows_amd64" = "sha256:b4824a09fb856e57b4f7713ea50aa60ec77f32b8426218885403aeb6d7512e8d"
   }
   envelope = {
     env   = []
@@ -531,13 +531,13 @@ provider "tasks" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T08:03:04Z"
+  resolved_at = "2026-12-02T09:07:51Z"
   checksums = {
-    "darwin_amd64"  = "sha256:dc8668d70409171fbbbe204d184f44521d469732cc129d312162e672e591119d"
-    "darwin_arm64"  = "sha256:dc8668d70409171fbbbe204d184f44521d469732cc129d312162e672e591119d"
-    "linux_amd64"   = "sha256:dc8668d70409171fbbbe204d184f44521d469732cc129d312162e672e591119d"
-    "linux_arm64"   = "sha256:dc8668d70409171fbbbe204d184f44521d469732cc129d312162e672e591119d"
-    "windows_amd64" = "sha256:dc8668d70409171fbbbe204d184f44521d469732cc129d312162e672e591119d"
+    "darwin_amd64"  = "sha256:4e1bf40bfe1befc2cbc8ea143bb655de047b99e705c4c96275aadbe80754447e"
+    "darwin_arm64"  = "sha256:4e1bf40bfe1befc2cbc8ea143bb655de047b99e705c4c96275aadbe80754447e"
+    "linux_amd64"   = "sha256:4e1bf40bfe1befc2cbc8ea143bb655de047b99e705c4c96275aadbe80754447e"
+    "linux_arm64"   = "sha256:4e1bf40bfe1befc2cbc8ea143bb655de047b99e705c4c96275aadbe80754447e"
+    "windows_amd64" = "sha256:4e1bf40bfe1befc2cbc8ea143bb655de047b99e705c4c96275aadbe80754447e"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T08:03:06Z"
+  resolved_at = "2026-12-02T09:07:52Z"
   checksums = {
-    "darwin_amd64"  = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
-    "darwin_arm64"  = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
-    "linux_amd64"   = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
-    "linux_arm64"   = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
-    "windows_amd64" = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
+    "darwin_amd64"  = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
+    "darwin_arm64"  = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
+    "linux_amd64"   = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
+    "linux_arm64"   = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
+    "windows_amd64" = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T08:03:06Z"
+  resolved_at = "2026-12-02T09:07:52Z"
   checksums = {
-    "darwin_amd64"  = "sha256:443d9730d1930d192143b28eadb96e9631defcc510fc629e2d3f45b07612d6af"
-    "darwin_arm64"  = "sha256:443d9730d1930d192143b28eadb96e9631defcc510fc629e2d3f45b07612d6af"
-    "linux_amd64"   = "sha256:443d9730d1930d192143b28eadb96e9631defcc510fc629e2d3f45b07612d6af"
-    "linux_arm64"   = "sha256:443d9730d1930d192143b28eadb96e9631defcc510fc629e2d3f45b07612d6af"
-    "windows_amd64" = "sha256:443d9730d1930d192143b28eadb96e9631defcc510fc629e2d3f45b07612d6af"
+    "darwin_amd64"  = "sha256:6f4fd4ebb5343e21ad36255d58908ed89632e3f4b94031f4d2a7ef53b2c6ecd3"
+    "darwin_arm64"  = "sha256:6f4fd4ebb5343e21ad36255d58908ed89632e3f4b94031f4d2a7ef53b2c6ecd3"
+    "linux_amd64"   = "sha256:6f4fd4ebb5343e21ad36255d58908ed89632e3f4b94031f4d2a7ef53b2c6ecd3"
+    "linux_arm64"   = "sha256:6f4fd4ebb5343e21ad36255d58908ed89632e3f4b94031f4d2a7ef53b2c6ecd3"
+    "windows_amd64" = "sha256:6f4fd4ebb5343e21ad36255d58908ed89632e3f4b94031f4d2a7ef53b2c6ecd3"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "files" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T08:03:10Z"
+  resolved_at = "2026-12-02T09:07:53Z"
   checksums = {
-    "darwin_amd64"  = "sha256:68c22b15f31c39b04e37df0029e9a29a9fdab31f34d7573f68275135695aa4dd"
-    "darwin_arm64"  = "sha256:68c22b15f31c39b04e37df0029e9a29a9fdab31f34d7573f68275135695aa4dd"
-    "linux_amd64"   = "sha256:68c22b15f31c39b04e37df0029e9a29a9fdab31f34d7573f68275135695aa4dd"
-    "linux_arm64"   = "sha256:68c22b15f31c39b04e37df0029e9a29a9fdab31f34d7573f68275135695aa4dd"
-    "windows_amd64" = "sha256:68c22b15f31c39b04e37df0029e9a29a9fdab31f34d7573f68275135695aa4dd"
+    "darwin_amd64"  = "sha256:aff95c5057a20da6830e83745babf31dc4227ee65bb79f7c79fed91483cb9589"
+    "darwin_arm64"  = "sha256:aff95c5057a20da6830e83745babf31dc4227ee65bb79f7c79fed91483cb9589"
+    "linux_amd64"   = "sha256:aff95c5057a20da6830e83745babf31dc4227ee65bb79f7c79fed91483cb9589"
+    "linux_arm64"   = "sha256:aff95c5057a20da6830e83745babf31dc4227ee65bb79f7c79fed91483cb9589"
+    "windows_amd64" = "sha256:aff95c5057a20da6830e83745babf31dc4227ee65bb79f7c79fed91483cb9589"
   }
   envelope = {
     env   = []
@@ -135,13 +135,13 @@ provider "files" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T08:03:10Z"
+  resolved_at = "2026-12-02T09:07:53Z"
   checksums = {
-    "darwin_amd64"  = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
-    "darwin_arm64"  = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
-    "linux_amd64"   = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
-    "linux_arm64"   = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
-    "windows_amd64" = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
+    "darwin_amd64"  = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
+    "darwin_arm64"  = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
+    "linux_amd64"   = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
+    "linux_arm64"   = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
+    "windows_amd64" = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T08:03:19Z"
+  resolved_at = "2026-12-02T09:07:53Z"
   checksums = {
-    "darwin_amd64"  = "sha256:22d3c1cbc997cfc940d82eb85b0aaca2c1c0f8ee18a934fdc0973ae4086af69f"
-    "darwin_arm64"  = "sha256:22d3c1cbc997cfc940d82eb85b0aaca2c1c0f8ee18a934fdc0973ae4086af69f"
-    "linux_amd64"   = "sha256:22d3c1cbc997cfc940d82eb85b0aaca2c1c0f8ee18a934fdc0973ae4086af69f"
-    "linux_arm64"   = "sha256:22d3c1cbc997cfc940d82eb85b0aaca2c1c0f8ee18a934fdc0973ae4086af69f"
-    "windows_amd64" = "sha256:22d3c1cbc997cfc940d82eb85b0aaca2c1c0f8ee18a934fdc0973ae4086af69f"
+    "darwin_amd64"  = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
+    "darwin_arm64"  = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
+    "linux_amd64"   = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
+    "linux_arm64"   = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
+    "windows_amd64" = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
   }
   envelope = {
     env   = []
@@ -57,13 +57,13 @@ provider "fs" {
 provider "local" {
   source      = "builtin/openai"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T08:03:19Z"
+  resolved_at = "2026-12-02T09:07:53Z"
   checksums = {
-    "darwin_amd64"  = "sha256:dd1a2f4588d2131299a5d61fda3db2249f1c3eec6bb9d2be19bc331dcb8e654f"
-    "darwin_arm64"  = "sha256:dd1a2f4588d2131299a5d61fda3db2249f1c3eec6bb9d2be19bc331dcb8e654f"
-    "linux_amd64"   = "sha256:dd1a2f4588d2131299a5d61fda3db2249f1c3eec6bb9d2be19bc331dcb8e654f"
-    "linux_arm64"   = "sha256:dd1a2f4588d2131299a5d61fda3db2249f1c3eec6bb9d2be19bc331dcb8e654f"
-    "windows_amd64" = "sha256:dd1a2f4588d2131299a5d61fda3db2249f1c3eec6bb9d2be19bc331dcb8e654f"
+    "darwin_amd64"  = "sha256:74df686ae05e64ff39d8530925a71fd0815f1c9faf819efba9797d07f6bd807f"
+    "darwin_arm64"  = "sha256:74df686ae05e64ff39d8530925a71fd0815f1c9faf819efba9797d07f6bd807f"
+    "linux_amd64"   = "sha256:74df686ae05e64ff39d8530925a71fd0815f1c9faf819efba9797d07f6bd807f"
+    "linux_arm64"   = "sha256:74df686ae05e64ff39d8530925a71fd0815f1c9faf819efba9797d07f6bd807f"
+    "windows_amd64" = "sha256:74df686ae05e64ff39d8530925a71fd0815f1c9faf819efba9797d07f6bd807f"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T08:03:25Z"
+  resolved_at = "2026-12-02T09:07:54Z"
   checksums = {
-    "darwin_amd64"  = "sha256:22d3c1cbc997cfc940d82eb85b0aaca2c1c0f8ee18a934fdc0973ae4086af69f"
-    "darwin_arm64"  = "sha256:22d3c1cbc997cfc940d82eb85b0aaca2c1c0f8ee18a934fdc0973ae4086af69f"
-    "linux_amd64"   = "sha256:22d3c1cbc997cfc940d82eb85b0aaca2c1c0f8ee18a934fdc0973ae4086af69f"
-    "linux_arm64"   = "sha256:22d3c1cbc997cfc940d82eb85b0aaca2c1c0f8ee18a934fdc0973ae4086af69f"
-    "windows_amd64" = "sha256:22d3c1cbc997cfc940d82eb85b0aaca2c1c0f8ee18a934fdc0973ae4086af69f"
+    "darwin_amd64"  = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
+    "darwin_arm64"  = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
+    "linux_amd64"   = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
+    "linux_arm64"   = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
+    "windows_amd64" = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
   }
   envelope = {
     env   = []
@@ -57,13 +57,13 @@ provider "fs" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T08:03:25Z"
+  resolved_at = "2026-12-02T09:07:54Z"
   checksums = {
-    "darwin_amd64"  = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
-    "darwin_arm64"  = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
-    "linux_amd64"   = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
-    "linux_arm64"   = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
-    "windows_amd64" = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
+    "darwin_amd64"  = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
+    "darwin_arm64"  = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
+    "linux_amd64"   = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
+    "linux_arm64"   = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
+    "windows_amd64" = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T08:03:34Z"
+  resolved_at = "2026-12-02T09:07:55Z"
   checksums = {
-    "darwin_amd64"  = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
-    "darwin_arm64"  = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
-    "linux_amd64"   = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
-    "linux_arm64"   = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
-    "windows_amd64" = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
+    "darwin_amd64"  = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
+    "darwin_arm64"  = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
+    "linux_amd64"   = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
+    "linux_arm64"   = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
+    "windows_amd64" = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T08:03:34Z"
+  resolved_at = "2026-12-02T09:07:55Z"
   checksums = {
-    "darwin_amd64"  = "sha256:ba52df2bca2da189ef407dcd517c15dafd1a47a2e78ceac2b2e4de2dea656c90"
-    "darwin_arm64"  = "sha256:ba52df2bca2da189ef407dcd517c15dafd1a47a2e78ceac2b2e4de2dea656c90"
-    "linux_amd64"   = "sha256:ba52df2bca2da189ef407dcd517c15dafd1a47a2e78ceac2b2e4de2dea656c90"
-    "linux_arm64"   = "sha256:ba52df2bca2da189ef407dcd517c15dafd1a47a2e78ceac2b2e4de2dea656c90"
-    "windows_amd64" = "sha256:ba52df2bca2da189ef407dcd517c15dafd1a47a2e78ceac2b2e4de2dea656c90"
+    "darwin_amd64"  = "sha256:b4824a09fb856e57b4f7713ea50aa60ec77f32b8426218885403aeb6d7512e8d"
+    "darwin_arm64"  = "sha256:b4824a09fb856e57b4f7713ea50aa60ec77f32b8426218885403aeb6d7512e8d"
+    "linux_amd64"   = "sha256:b4824a09fb856e57b4f7713ea50aa60ec77f32b8426218885403aeb6d7512e8d"
+    "linux_arm64"   = "sha256:b4824a09fb856e57b4f7713ea50aa60ec77f32b8426218885403aeb6d7512e8d"
+    "windows_amd64" = "sha256:b4824a09fb856e57b4f7713ea50aa60ec77f32b8426218885403aeb6d7512e8d"
   }
   envelope = {
     env   = []

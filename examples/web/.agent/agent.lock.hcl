@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T08:03:39Z"
+  resolved_at = "2026-12-02T09:07:55Z"
   checksums = {
-    "darwin_amd64"  = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
-    "darwin_arm64"  = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
-    "linux_amd64"   = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
-    "linux_arm64"   = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
-    "windows_amd64" = "sha256:58e18624951e040848f1b6de303a800e07abcfe9dd8b81b936cbc41209bd5195"
+    "darwin_amd64"  = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
+    "darwin_arm64"  = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
+    "linux_amd64"   = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
+    "linux_arm64"   = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
+    "windows_amd64" = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T08:03:39Z"
+  resolved_at = "2026-12-02T09:07:55Z"
   checksums = {
-    "darwin_amd64"  = "sha256:dc8668d70409171fbbbe204d184f44521d469732cc129d312162e672e591119d"
-    "darwin_arm64"  = "sha256:dc8668d70409171fbbbe204d184f44521d469732cc129d312162e672e591119d"
-    "linux_amd64"   = "sha256:dc8668d70409171fbbbe204d184f44521d469732cc129d312162e672e591119d"
-    "linux_arm64"   = "sha256:dc8668d70409171fbbbe204d184f44521d469732cc129d312162e672e591119d"
-    "windows_amd64" = "sha256:dc8668d70409171fbbbe204d184f44521d469732cc129d312162e672e591119d"
+    "darwin_amd64"  = "sha256:4e1bf40bfe1befc2cbc8ea143bb655de047b99e705c4c96275aadbe80754447e"
+    "darwin_arm64"  = "sha256:4e1bf40bfe1befc2cbc8ea143bb655de047b99e705c4c96275aadbe80754447e"
+    "linux_amd64"   = "sha256:4e1bf40bfe1befc2cbc8ea143bb655de047b99e705c4c96275aadbe80754447e"
+    "linux_arm64"   = "sha256:4e1bf40bfe1befc2cbc8ea143bb655de047b99e705c4c96275aadbe80754447e"
+    "windows_amd64" = "sha256:4e1bf40bfe1befc2cbc8ea143bb655de047b99e705c4c96275aadbe80754447e"
   }
   envelope = {
     env   = []

@@ -1,0 +1,118 @@
+// The history count of a turn overlaps the model call when nothing in the
+// assembly reads it (no context chain, no forced compaction): a provider
+// whose CountTokens is a network round trip (anthropic's count_tokens)
+// no longer delays the request. The fill is still reported, exactly, and
+// a band crossing still reaches the model within the same turn.
+import assert from "node:assert/strict";
+import type {
+  CountTokensRequest,
+  StreamCompletionRequest,
+} from "../../proto/gen/pluggableharness/model/v1/rpc_request_pb.ts";
+import type { StreamEvent } from "../../proto/gen/pluggableharness/model/v1/events_pb.ts";
+import type { EndpointCallOptions } from "./endpoints.ts";
+import {
+  collect,
+  FakeModel,
+  FakeTool,
+  memoryStore,
+  modelSpec,
+  op,
+  type ScriptedTurn,
+  ToolKind,
+} from "./_testing.ts";
+import { runSession } from "./run_session.ts";
+import type { SessionSpec } from "./session_spec.ts";
+
+/**
+ * A model whose CountTokens answers only once a completion has been
+ * requested: a turn that awaited its count before the request would wait
+ * for ever, so after a guard of 10 s (never reached when the count
+ * overlaps) it answers with a marker count the test rejects.
+ */
+class LateCountModel extends FakeModel {
+  readonly order: string[] = [];
+  #started = Promise.withResolvers<void>();
+
+  constructor(script: ScriptedTurn[], contextWindow: bigint) {
+    super("llm", script, { specs: [modelSpec("m1", { contextWindow })] });
+  }
+
+  countTokens(request: CountTokensRequest): Promise<number> {
+    this.order.push("count");
+    const words = request.messages.length * 1000;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const guard = new Promise<number>((resolve) => {
+      timer = setTimeout(() => resolve(-1), 10_000);
+    });
+    return Promise.race([
+      this.#started.promise.then(() => words),
+      guard,
+    ]).finally(() => {
+      clearTimeout(timer);
+    });
+  }
+
+  override async *streamCompletion(
+    request: StreamCompletionRequest,
+    options?: EndpointCallOptions,
+  ): AsyncGenerator<StreamEvent> {
+    this.order.push("request");
+    this.#started.resolve();
+    this.#started = Promise.withResolvers<void>();
+    yield* super.streamCompletion(request, options);
+  }
+}
+
+Deno.test("a turn's history count overlaps the model request when no context chain needs it, and the fill is still reported", async () => {
+  // 1000 tokens per message counted, a 3000-token window: the history
+  // crosses into filling, then near_full.
+  const model = new LateCountModel([
+    { toolCalls: [{ name: "read_file", input: { path: "a" } }] },
+    { text: "done" },
+    { text: "done" },
+  ], 3000n);
+  const tool = new FakeTool("fs", [{
+    schema: op("read_file", ToolKind.DATA_SOURCE, {
+      concurrency: { safe: true },
+    }),
+  }]);
+  const spec: SessionSpec = {
+    profile: "test",
+    models: [{ provider: "llm", id: "m1" }],
+    tools: new Map([["fs", tool.toolSchemas]]),
+    hooks: [],
+    workingDirectory: "/work",
+    controlPlane: { disable: ["time", "permission-context"] },
+  };
+  const { result, events } = await collect(runSession(spec, {
+    store: memoryStore(),
+    models: new Map([["llm", model]]),
+    tools: new Map([["fs", tool]]),
+    hooks: new Map(),
+    random: () => 0,
+  }, { prompt: "go" }));
+  assert.equal(result.status, "completed");
+  assert.equal(result.finalText, "done");
+  assert.deepEqual(model.order, [
+    "count",
+    "request",
+    "count",
+    "request",
+    "count",
+    "request",
+  ]);
+  const usage = events.flatMap((e) => e.type === "context_usage" ? [e] : []);
+  assert.ok(usage.length > 0, "the fill was reported");
+  for (const u of usage) {
+    assert.ok(u.used > 0, `a real count, not the guard's: ${u.used}`);
+    assert.equal(u.exact, true);
+  }
+  assert.equal(usage.at(-1)!.band, "near_full");
+  // Each band crossing reached the model in a later round of the same
+  // prompt (the cascade rule), as when the count was awaited first.
+  const seen = model.requests.map((r) =>
+    JSON.stringify(r.messages).includes("cp:context-usage")
+  );
+  assert.equal(seen[0], false);
+  assert.equal(seen.at(-1), true);
+});

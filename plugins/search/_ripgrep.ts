@@ -1,0 +1,295 @@
+/**
+ * `grep`'s ripgrep prefilter: when the plugin may run `rg` (the optional
+ * `run` grant `"rg?"` of its manifest, `allow_run = ["rg"]`), `rg` tells
+ * which of the files the walk chose can contain a match, and only those
+ * are opened, verified and searched by the JavaScript path. Every result
+ * is still produced by that path, on the same walk, so ordering, ignore
+ * rules, confinement, binary and size limits, decoding and the output
+ * bounds are identical by construction; `rg` can only skip files.
+ *
+ * A file may be skipped only when no match is possible in it, so `rg`
+ * searches for what every match must contain: {@linkcode requiredLiterals}
+ * reads the JavaScript pattern and returns, per top-level alternative, one
+ * literal run the alternative cannot match without (`needle` in
+ * `\bneedle\w*`). `rg` searches for them as fixed strings, in raw bytes
+ * (`--encoding none`, no BOM sniffing), binary files included (`--text`),
+ * case-insensitively only for ASCII literals (JavaScript's `i` without `u`
+ * folds only ASCII with ASCII). A literal holding U+FFFD, a lone
+ * surrogate, NUL or a line break is not used (U+FFFD also stands for
+ * invalid bytes after decoding). A pattern with no such literal (`\d+`,
+ * `a|.b`) is searched by the JavaScript path alone, and so is every call
+ * where `rg` fails to start or reports an error.
+ *
+ * The files go to `rg` as arguments, in batches of at most
+ * {@linkcode RG_BATCH_BYTES}, each started as soon as the walk has filled it,
+ * so `rg` (its own process, on another core) searches while the walk goes
+ * on.
+ *
+ * @module
+ */
+
+/** Bytes of paths passed to one `rg` process (Linux allows 2 MiB in all). */
+export const RG_BATCH_BYTES = 128 * 1024;
+
+const QUANTIFIER_START = new Set(["*", "+", "?", "{"]);
+const QUANTIFIER_REGEXP = /^\{[0-9]+(,[0-9]*)?\}/;
+
+/** The index after the `]` that closes the class opened at `i`. */
+function skipClass(source: string, i: number): number {
+  // JavaScript without `u`: the first unescaped `]` closes (`[]` is empty).
+  for (let j = i + 1; j < source.length; j++) {
+    if (source[j] === "\\") j++;
+    else if (source[j] === "]") return j + 1;
+  }
+  return source.length;
+}
+
+/** The index after the `)` that closes the group opened at `i`. */
+function skipGroup(source: string, i: number): number {
+  let depth = 0;
+  for (let j = i; j < source.length; j++) {
+    const c = source[j];
+    if (c === "\\") j++;
+    else if (c === "[") j = skipClass(source, j) - 1;
+    else if (c === "(") depth++;
+    else if (c === ")" && --depth === 0) return j + 1;
+  }
+  return source.length;
+}
+
+/** The top-level alternatives of a pattern (split at `|` outside groups and classes). */
+function alternatives(source: string): string[] {
+  const out: string[] = [];
+  let from = 0;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (c === "\\") i++;
+    else if (c === "[") i = skipClass(source, i) - 1;
+    else if (c === "(") i = skipGroup(source, i) - 1;
+    else if (c === "|") {
+      out.push(source.slice(from, i));
+      from = i + 1;
+    }
+  }
+  out.push(source.slice(from));
+  return out;
+}
+
+function usable(c: string, caseInsensitive: boolean): boolean {
+  const code = c.charCodeAt(0);
+  if (code === 0 || c === "\n" || c === "\r" || c === "\uFFFD") return false;
+  if (code >= 0xd800 && code <= 0xdfff) return false;
+  return !caseInsensitive || code < 0x80;
+}
+
+/** The longest literal run every match of one alternative contains. */
+function longestLiteral(branch: string, caseInsensitive: boolean): string {
+  let best = "";
+  let run = "";
+  const end = () => {
+    if (run.length > best.length) best = run;
+    run = "";
+  };
+  for (let i = 0; i < branch.length;) {
+    const c = branch[i]!;
+    let literal: string | undefined;
+    let next = i + 1;
+    if (c === "\\") {
+      const e = branch[i + 1];
+      if (e === undefined) break;
+      next = i + 2;
+      if (/[0-9A-Za-z]/.test(e)) {
+        // \d, \b, \x41, \u0041, \cJ, \1, \k<name>: not a literal, and
+        // neither is its operand.
+        end();
+        const rest = branch.slice(next);
+        if (e === "x" && /^[0-9A-Fa-f]{2}/.test(rest)) next += 2;
+        else if (e === "u" && /^[0-9A-Fa-f]{4}/.test(rest)) next += 4;
+        else if (e === "c" && /^[A-Za-z]/.test(rest)) next += 1;
+        else if (/[0-9]/.test(e)) next += /^[0-9]*/.exec(rest)![0].length;
+        else if (e === "k" && rest.startsWith("<")) {
+          const close = rest.indexOf(">");
+          next += close < 0 ? rest.length : close + 1;
+        }
+        i = next;
+        continue;
+      }
+      literal = e; // \. \\ \/ \( …: the character itself
+    } else if (c === "(") {
+      end();
+      i = skipGroup(branch, i);
+      continue;
+    } else if (c === "[") {
+      end();
+      i = skipClass(branch, i);
+      continue;
+    } else if (c === "{") {
+      // A {n}, {n,} or {n,m} quantifier as a whole (its digits are not
+      // literals); otherwise a literal brace, skipped.
+      end();
+      const q = QUANTIFIER_REGEXP.exec(branch.slice(i));
+      i = q ? i + q[0].length : next;
+      continue;
+    } else if (
+      c === "." || c === "^" || c === "$" || c === ")" || c === "]" ||
+      c === "}" || QUANTIFIER_START.has(c)
+    ) {
+      end();
+      i = next;
+      continue;
+    } else literal = c;
+    // A quantified character is optional or repeated: not part of the run.
+    if (
+      QUANTIFIER_START.has(branch[next] ?? "") ||
+      !usable(literal, caseInsensitive)
+    ) {
+      end();
+    } else run += literal;
+    i = next;
+  }
+  end();
+  return best;
+}
+
+/**
+ * What every match of a JavaScript pattern (flags `m`, optionally `i` and
+ * `s`, never `u`) contains: one literal per top-level alternative, or
+ * undefined when some alternative has none usable.
+ *
+ * @param source The pattern.
+ * @param caseInsensitive The `i` flag (then only ASCII literals are used).
+ * @returns The literals, or undefined.
+ */
+export function requiredLiterals(
+  source: string,
+  caseInsensitive: boolean,
+): string[] | undefined {
+  const out: string[] = [];
+  for (const branch of alternatives(source)) {
+    const literal = longestLiteral(branch, caseInsensitive);
+    if (literal === "") return undefined;
+    if (!out.includes(literal)) out.push(literal);
+  }
+  return out;
+}
+
+/** Options of {@linkcode RipgrepFilter}. */
+export interface RipgrepFilterOptions {
+  /** The `rg` program (a name on `PATH` or a path). */
+  program: string;
+  /** From {@linkcode requiredLiterals}. */
+  literals: readonly string[];
+  /** Match the literals case-insensitively. */
+  caseInsensitive: boolean;
+  /** Kills the `rg` processes. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Feeds files to `rg` in batches while a walk produces them, then tells
+ * which contain a literal.
+ */
+export class RipgrepFilter {
+  readonly #o: RipgrepFilterOptions;
+  readonly #runs: Promise<string[] | undefined>[] = [];
+  #batch: string[] = [];
+  #bytes = 0;
+
+  /**
+   * Creates the filter.
+   *
+   * @param options The program, the literals and the signal.
+   */
+  constructor(options: RipgrepFilterOptions) {
+    this.#o = options;
+  }
+
+  /**
+   * Adds a file (an absolute path); starts `rg` on a full batch.
+   *
+   * @param path The file.
+   */
+  add(path: string): void {
+    this.#batch.push(path);
+    this.#bytes += new TextEncoder().encode(path).length + 1;
+    if (this.#bytes >= RG_BATCH_BYTES) this.#flush();
+  }
+
+  /**
+   * Waits for every batch.
+   *
+   * @returns The files that contain a literal, or undefined when `rg`
+   * could not answer for every batch (then nothing may be skipped).
+   */
+  async matches(): Promise<Set<string> | undefined> {
+    this.#flush();
+    const found = new Set<string>();
+    for (const run of await Promise.all(this.#runs)) {
+      if (run === undefined) return undefined;
+      for (const f of run) found.add(f);
+    }
+    return found;
+  }
+
+  #flush(): void {
+    if (this.#batch.length === 0) return;
+    const files = this.#batch;
+    this.#batch = [];
+    this.#bytes = 0;
+    const run = this.#run(files);
+    // Settled in matches(); never an unhandled rejection meanwhile.
+    run.catch(() => {});
+    this.#runs.push(run);
+  }
+
+  async #run(files: string[]): Promise<string[] | undefined> {
+    const o = this.#o;
+    const args = [
+      "--no-config",
+      "--files-with-matches",
+      "--null",
+      "--no-messages",
+      "--text",
+      "--encoding",
+      "none",
+      "--fixed-strings",
+      ...(o.caseInsensitive ? ["--ignore-case"] : ["--case-sensitive"]),
+      ...o.literals.flatMap((l) => ["-e", l]),
+      "--",
+      ...files,
+    ];
+    let out: Deno.CommandOutput;
+    try {
+      out = await new Deno.Command(o.program, {
+        args,
+        stdin: "null",
+        stdout: "piped",
+        stderr: "null",
+        ...(o.signal ? { signal: o.signal } : {}),
+      }).output();
+    } catch {
+      return undefined; // not installed, not granted, or killed
+    }
+    // 0: some matched; 1: none matched; anything else: an error or a
+    // signal, after which its answer may be incomplete.
+    if (out.code === 1) return [];
+    if (out.code !== 0) return undefined;
+    const text = new TextDecoder().decode(out.stdout);
+    return text.split("\0").filter((p) => p !== "");
+  }
+}
+
+/**
+ * Whether this process may run `program` (granted by Deno's permissions).
+ *
+ * @param program The program name.
+ * @returns True when granted.
+ */
+export function canRun(program: string): boolean {
+  try {
+    return Deno.permissions.querySync({ name: "run", command: program })
+      .state === "granted";
+  } catch {
+    return false;
+  }
+}
