@@ -50,6 +50,7 @@ import {
   importFlag,
   isRemoteSpecifier,
 } from "../process/_module_cache.ts";
+import { PLUGIN_V8_FLAGS } from "../process/_v8_flags.ts";
 import {
   DenoCommandLauncher,
   type LaunchedProcess,
@@ -180,6 +181,7 @@ export class IsolatedCallbackHost implements CallbackHost {
         "run",
         "--cached-only",
         "--no-prompt",
+        PLUGIN_V8_FLAGS,
         ...(remote ? ["--no-config", ...importFlag(GATEWAY_MODULE)] : []),
         `--allow-env=${GRPC_JS_ENV.join(",")}`,
         `--allow-read=${root}`,
