@@ -28,11 +28,9 @@
 import denoJson from "../deno.json" with { type: "json" };
 import { type AgentIo, type CliIo, processAgentIo } from "./commands/io.ts";
 import { usageError } from "./commands/_common.ts";
-import { run as checkConfig } from "./commands/check_config.ts";
+// `agent run` is the hot path and loads statically; every other command
+// loads when it is named, so that `run` does not pay for their modules.
 import { runCommand } from "./commands/run.ts";
-import { sessionsCommand } from "./commands/sessions.ts";
-import { interactiveCommand } from "./commands/interactive.ts";
-import { lockCommand } from "./commands/lock.ts";
 
 export type { AgentIo, CliIo };
 
@@ -125,8 +123,10 @@ export async function run(
   switch (command) {
     case "run":
       return await runCommand(rest, io);
-    case "sessions":
+    case "sessions": {
+      const { sessionsCommand } = await import("./commands/sessions.ts");
       return await sessionsCommand(rest, io);
+    }
     case "attach": {
       const { attachCommand } = await import("./commands/attach.ts");
       return await attachCommand(rest, io);
@@ -143,10 +143,14 @@ export async function run(
     case "--version":
       io.stdout(`agent ${denoJson.version} (deno ${Deno.version.deno})\n`);
       return 0;
-    case "check-config":
+    case "check-config": {
+      const { run: checkConfig } = await import("./commands/check_config.ts");
       return await checkConfig(rest, io);
-    case "lock":
+    }
+    case "lock": {
+      const { lockCommand } = await import("./commands/lock.ts");
       return await lockCommand(rest, io);
+    }
     case "providers": {
       const { providersCommand } = await import("./commands/providers.ts");
       return await providersCommand(rest, io);
@@ -168,9 +172,9 @@ export async function run(
       return await planCommand(rest, io);
     }
     case undefined:
-      return await interactiveCommand([], io);
+      return await interactive([], io);
     default:
-      if (command.startsWith("-")) return await interactiveCommand(args, io);
+      if (command.startsWith("-")) return await interactive(args, io);
       return usageError(
         io,
         USAGE,
@@ -179,6 +183,14 @@ export async function run(
         }: expected run, trigger, sessions, attach, init, check-config, lock, providers, plan, test or web`,
       );
   }
+}
+
+async function interactive(
+  args: readonly string[],
+  io: AgentIo,
+): Promise<number> {
+  const { interactiveCommand } = await import("./commands/interactive.ts");
+  return await interactiveCommand(args, io);
 }
 
 if (import.meta.main) {

@@ -237,6 +237,29 @@ export function encodeJson(value: unknown): Uint8Array {
   return encoder.encode(JSON.stringify(value));
 }
 
+/** One method of the callback service, as the gateway serves it. */
+export interface GatewayMethod {
+  /** The handler name (the descriptor's `localName`). */
+  name: string;
+  /** The gRPC path, `/package.Service/Method`. */
+  path: string;
+  /** True for a server-streaming method (all others are unary). */
+  streaming: boolean;
+}
+
+/**
+ * The payload of an `OPEN` frame: where to listen and the methods to
+ * serve, indexed as in `CALL` frames.
+ */
+export interface GatewayOpen {
+  /** Listen on TCP 127.0.0.1 (at `address`'s port, or any). */
+  tcp?: boolean;
+  /** The unix socket path, or `127.0.0.1:port` with `tcp`. */
+  address?: string;
+  /** The service's methods in descriptor order. */
+  methods: GatewayMethod[];
+}
+
 /** Decodes a JSON payload. */
 export function decodeJson<T>(p: Uint8Array): T {
   return JSON.parse(decoder.decode(p)) as T;

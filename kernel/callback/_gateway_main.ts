@@ -14,8 +14,9 @@
  * @module
  */
 import * as grpc from "@grpc/grpc-js";
-import { KernelCallbackService } from "../../proto/gen/pluggableharness/kernel/v1/service_pb.ts";
-import { methodPath, STATUS_DETAILS_KEY } from "../../proto/grpc_adapter.ts";
+// Neither protobuf-es nor the generated descriptors: the kernel sends the
+// method table with each endpoint (start-up CPU and memory of this process).
+import { STATUS_DETAILS_KEY } from "../../proto/_status_details.ts";
 
 /** The status-details trailer of a relayed status, when it has one. */
 function trailer(bin: Uint8Array | undefined): { metadata?: grpc.Metadata } {
@@ -31,6 +32,7 @@ import {
   encodeJson,
   Frame,
   FrameWriter,
+  type GatewayOpen,
   readFrames,
 } from "./_frames.ts";
 
@@ -61,20 +63,17 @@ async function main(controlPath: string): Promise<void> {
     return id;
   };
 
-  const open = (
-    endpoint: number,
-    opts: { address?: string; tcp?: boolean },
-  ) => {
+  const open = (endpoint: number, opts: GatewayOpen) => {
     const server = new grpc.Server({
       "grpc.max_receive_message_length": 256 * 1024 * 1024,
       "grpc.max_send_message_length": 256 * 1024 * 1024,
     });
     const def: Record<string, grpc.MethodDefinition<Buffer, Buffer>> = {};
     const handlers: grpc.UntypedServiceImplementation = {};
-    KernelCallbackService.methods.forEach((m, index) => {
-      const streaming = m.methodKind === "server_streaming";
-      def[m.localName] = {
-        path: methodPath(m),
+    opts.methods.forEach((m, index) => {
+      const streaming = m.streaming;
+      def[m.name] = {
+        path: m.path,
         requestStream: false,
         responseStream: streaming,
         requestSerialize: identity,
@@ -83,7 +82,7 @@ async function main(controlPath: string): Promise<void> {
         responseDeserialize: identity,
       };
       if (streaming) {
-        handlers[m.localName] = (
+        handlers[m.name] = (
           call: grpc.ServerWritableStream<Buffer, Buffer>,
         ) => {
           const id = startCall(endpoint, index, call.request, {
@@ -98,7 +97,7 @@ async function main(controlPath: string): Promise<void> {
           });
         };
       } else {
-        handlers[m.localName] = (
+        handlers[m.name] = (
           call: grpc.ServerUnaryCall<Buffer, Buffer>,
           callback: grpc.sendUnaryData<Buffer>,
         ) => {
@@ -145,7 +144,7 @@ async function main(controlPath: string): Promise<void> {
   for await (const f of readFrames(conn)) {
     switch (f.type) {
       case Frame.OPEN: {
-        const opts = decodeJson<{ address?: string; tcp?: boolean }>(f.payload);
+        const opts = decodeJson<GatewayOpen>(f.payload);
         if (!opts.tcp && opts.address) {
           try {
             Deno.removeSync(opts.address); // a stale socket of a previous gateway

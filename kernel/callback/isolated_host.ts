@@ -21,6 +21,7 @@ import { KernelCallbackService } from "../../proto/gen/pluggableharness/kernel/v
 import {
   Code,
   GRPC_JS_ENV,
+  methodPath,
   STATUS_DETAILS_KEY,
   toMessage,
   toStatusObject,
@@ -39,6 +40,8 @@ import {
   encodeStatus,
   Frame,
   FrameWriter,
+  type GatewayMethod,
+  type GatewayOpen,
   readFrames,
 } from "./_frames.ts";
 import {
@@ -47,6 +50,7 @@ import {
   importFlag,
   isRemoteSpecifier,
 } from "../process/_module_cache.ts";
+import { PLUGIN_V8_FLAGS } from "../process/_v8_flags.ts";
 import {
   DenoCommandLauncher,
   type LaunchedProcess,
@@ -56,6 +60,21 @@ import {
 
 const GATEWAY_MODULE = new URL("./_gateway_main.ts", import.meta.url).href;
 const log = getLogger(["ph-agent", "kernel", "callback-gateway"]);
+
+/**
+ * The service's methods as the gateway serves them, in descriptor order
+ * (a call names its method by this index). Sent with every endpoint, so
+ * that the gateway never loads protobuf-es or the descriptors of every
+ * package (about a third of its start-up CPU).
+ */
+let gatewayMethods: GatewayMethod[] | undefined;
+function gatewayMethodsOf(): GatewayMethod[] {
+  return gatewayMethods ??= KernelCallbackService.methods.map((m) => ({
+    name: m.localName,
+    path: methodPath(m),
+    streaming: m.methodKind === "server_streaming",
+  }));
+}
 
 /** Restarts allowed within one minute before the gateway is given up. */
 export const MAX_GATEWAY_RESTARTS_PER_MINUTE = 20;
@@ -162,6 +181,7 @@ export class IsolatedCallbackHost implements CallbackHost {
         "run",
         "--cached-only",
         "--no-prompt",
+        PLUGIN_V8_FLAGS,
         ...(remote ? ["--no-config", ...importFlag(GATEWAY_MODULE)] : []),
         `--allow-env=${GRPC_JS_ENV.join(",")}`,
         `--allow-read=${root}`,
@@ -383,7 +403,11 @@ export class IsolatedCallbackHost implements CallbackHost {
       Frame.OPEN,
       ep.id,
       encodeJson(
-        ep.tcp ? { tcp: true, address: ep.address } : { address: ep.address },
+        {
+          ...(ep.tcp ? { tcp: true } : {}),
+          ...(ep.address !== undefined ? { address: ep.address } : {}),
+          methods: gatewayMethodsOf(),
+        } satisfies GatewayOpen,
       ),
     );
     const r = await ep.opened.promise;

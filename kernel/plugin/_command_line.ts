@@ -33,6 +33,7 @@ import {
   denoRuntimeEnv,
 } from "../../contract/runtime_env.ts";
 import type { ProcessCommand } from "../process/launcher.ts";
+import { PLUGIN_V8_FLAGS } from "../process/_v8_flags.ts";
 
 /**
  * Variables the plugin SDK and `@grpc/grpc-js` read; a Deno plugin gets
@@ -170,6 +171,7 @@ export async function pluginCommand(
     "run",
     "--cached-only",
     "--no-prompt",
+    PLUGIN_V8_FLAGS,
     ...await denoConfigFlags(options.path, options.remote, options.configRoot),
     ...flags,
     options.path,

@@ -21,6 +21,7 @@ import type {
 } from "../process/launcher.ts";
 import { PluginStartError, type PluginStartErrorCode } from "./errors.ts";
 import { PluginHost, type PluginHostOptions, SDK_ENV_NAMES } from "./host.ts";
+import { PLUGIN_V8_FLAGS } from "../process/_v8_flags.ts";
 import { DENO_RUNTIME_ENV_NAMES } from "../../contract/runtime_env.ts";
 import { defaultInstallationKeyPath } from "../state/installation_key.ts";
 
@@ -350,6 +351,7 @@ Deno.test("a Deno plugin's command line has no -A, exactly the granted flags, an
       "run",
       "--cached-only",
       "--no-prompt",
+      PLUGIN_V8_FLAGS,
       "--config",
       join(dir, "deno.json"),
       `--allow-env=${
