@@ -48,7 +48,7 @@ import {
   type TokenBuffer,
   type TokenType,
 } from "./_lexer.ts";
-import { SourceMap } from "./_source.ts";
+import { joinRanges, SourceMap } from "./_source.ts";
 import { unescapeLiteral } from "./_strings.ts";
 
 /** The result of {@linkcode parseHcl}. */
@@ -260,7 +260,7 @@ class Parser {
   }
 
   between(a: SourceRange, b: SourceRange): SourceRange {
-    return { file: a.file, start: a.start, end: b.end };
+    return joinRanges(a, b);
   }
 
   textOf(tok: Token): string {
