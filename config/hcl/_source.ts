@@ -168,6 +168,18 @@ export class SourceMap {
   range(start: number, end: number): SourceRange {
     return new Span(this, start, end);
   }
+
+  /**
+   * The range from the start of `range` to an offset of this file.
+   *
+   * @param range A range in this file.
+   * @param end End offset (exclusive).
+   * @returns The extended range.
+   */
+  rangeTo(range: SourceRange, end: number): SourceRange {
+    if (range instanceof Span) return range.toOffset(this, end);
+    return { file: range.file, start: range.start, end: this.pos(end) };
+  }
 }
 
 /**
@@ -188,6 +200,8 @@ export class Span implements SourceRange {
   #e: number;
   #start: Pos | undefined;
   #end: Pos | undefined;
+  /** A setter replaced a position: the offsets no longer describe it. */
+  #moved = false;
 
   /**
    * @param map The file's position table.
@@ -207,6 +221,7 @@ export class Span implements SourceRange {
   }
   set start(pos: Pos) {
     this.#start = pos;
+    this.#moved = true;
   }
 
   /** Where it ends (exclusive). */
@@ -215,6 +230,7 @@ export class Span implements SourceRange {
   }
   set end(pos: Pos) {
     this.#end = pos;
+    this.#moved = true;
   }
 
   /**
@@ -226,13 +242,26 @@ export class Span implements SourceRange {
    */
   to(other: SourceRange): SourceRange {
     if (
-      other instanceof Span && other.#map === this.#map &&
-      this.#start === undefined && other.#end === undefined &&
-      this.file === other.file
+      other instanceof Span && other.#map === this.#map && !this.#moved &&
+      !other.#moved
     ) {
       return new Span(this.#map, this.#s, other.#e);
     }
     return { file: this.file, start: this.start, end: other.end };
+  }
+
+  /**
+   * The span from this one's start to an offset of the same file.
+   *
+   * @param map The file's position table.
+   * @param end The end offset (exclusive).
+   * @returns The extended range.
+   */
+  toOffset(map: SourceMap, end: number): SourceRange {
+    if (map === this.#map && !this.#moved) {
+      return new Span(map, this.#s, end);
+    }
+    return { file: this.file, start: this.start, end: map.pos(end) };
   }
 
   /** The plain form, for `JSON.stringify`. */

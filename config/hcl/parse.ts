@@ -175,6 +175,16 @@ const BINARY_LEVELS: ReadonlyArray<ReadonlyMap<TokenType, BinaryOp>> = [
   new Map([[T.Star, "*"], [T.Slash, "/"], [T.Percent, "%"]]),
 ];
 
+/** Each token type's binary operator at each level, by `level * 64 + type`. */
+const BINARY_OPS: (BinaryOp | undefined)[] = (() => {
+  const table: (BinaryOp | undefined)[] = new Array(BINARY_LEVELS.length * 64)
+    .fill(undefined);
+  BINARY_LEVELS.forEach((ops, level) => {
+    for (const [type, op] of ops) table[level * 64 + type] = op;
+  });
+  return table;
+})();
+
 /** A flat template token, before directives are nested. */
 type Part =
   | { t: "lit"; value: string; start: number; end: number }
@@ -257,6 +267,11 @@ class Parser {
 
   rangeOf(a: Token, b: Token = a): SourceRange {
     return this.src.range(a.start, Math.max(a.start, b.end));
+  }
+
+  /** From the start of `a` to the end of token `tok` (as `rangeOf(tok)`). */
+  rangeTo(a: SourceRange, tok: Token): SourceRange {
+    return this.src.rangeTo(a, Math.max(tok.start, tok.end));
   }
 
   between(a: SourceRange, b: SourceRange): SourceRange {
@@ -459,7 +474,9 @@ class Parser {
     const attributes: Attribute[] = [];
     const blocks: Block[] = [];
     const items: (Attribute | Block)[] = [];
-    const seen = new Map<string, Attribute>();
+    // Names already set: a small body is searched directly (most bodies
+    // hold a few attributes, and a map each cost more than the search).
+    let seen: Map<string, Attribute> | undefined;
     for (;;) {
       const next = this.peek();
       if (next.type === end) {
@@ -479,7 +496,16 @@ class Parser {
           blocks.push(item);
           items.push(item);
         } else {
-          const existing = seen.get(item.name);
+          let existing: Attribute | undefined;
+          if (seen !== undefined) existing = seen.get(item.name);
+          else {
+            for (const a of attributes) {
+              if (a.name === item.name) {
+                existing = a;
+                break;
+              }
+            }
+          }
           if (existing) {
             const at = existing.nameRange.start;
             this.errorAt(
@@ -488,8 +514,11 @@ class Parser {
               item.nameRange,
             );
           } else {
-            seen.set(item.name, item);
             attributes.push(item);
+            if (seen !== undefined) seen.set(item.name, item);
+            else if (attributes.length === 16) {
+              seen = new Map(attributes.map((a) => [a.name, a]));
+            }
             items.push(item);
           }
         }
@@ -707,7 +736,7 @@ class Parser {
           items: [],
           range: typeRange,
         },
-        range: this.between(typeRange, this.rangeOf(this.prev())),
+        range: this.rangeTo(typeRange, this.prev()),
         openBraceRange: typeRange,
         closeBraceRange: typeRange,
       };
@@ -731,7 +760,7 @@ class Parser {
           items: [],
           range: this.rangeOf(oBrace, close),
         },
-        range: this.between(typeRange, this.rangeOf(close)),
+        range: this.rangeTo(typeRange, close),
         openBraceRange,
         closeBraceRange: this.rangeOf(close),
       };
@@ -958,7 +987,7 @@ class Parser {
 
   #parseBinary(level: number): Expr {
     if (level >= BINARY_LEVELS.length) return this.#parseWithTraversals();
-    const ops = BINARY_LEVELS[level]!;
+    const row = level * 64;
     const before = this.diags.length;
     let lhs = this.#parseBinary(level + 1);
     if (this.recovery && this.diags.length > before) return lhs;
@@ -966,7 +995,7 @@ class Parser {
     let rhs: Expr | undefined;
     for (;;) {
       const next = this.peek();
-      const newOp = ops.get(next.type);
+      const newOp = BINARY_OPS[row + next.type];
       if (newOp === undefined) break;
       if (op !== undefined && rhs !== undefined) {
         lhs = {
@@ -1012,7 +1041,7 @@ class Parser {
             target: ret,
             name: this.textOf(attrTok),
             nameRange: this.rangeOf(dot, attrTok),
-            range: this.between(ret.range, this.rangeOf(attrTok)),
+            range: this.rangeTo(ret.range, attrTok),
           };
         } else if (attrTok.type === T.NumberLit) {
           // Legacy index syntax: foo.0
@@ -1030,7 +1059,7 @@ class Parser {
             kind: "index",
             target: ret,
             key: this.#numberLit(attrTok),
-            range: this.between(ret.range, this.rangeOf(attrTok)),
+            range: this.rangeTo(ret.range, attrTok),
           };
         } else if (attrTok.type === T.Star) {
           // Attribute-only splat: foo.*.bar
@@ -1059,7 +1088,7 @@ class Parser {
                 kind: "index",
                 target: each,
                 key: this.#numberLit(t2),
-                range: this.between(each.range, this.rangeOf(t2)),
+                range: this.rangeTo(each.range, t2),
               };
               last = t2;
               continue;
@@ -1089,7 +1118,7 @@ class Parser {
               target: each,
               name: this.textOf(t2),
               nameRange: this.rangeOf(dot2, t2),
-              range: this.between(each.range, this.rangeOf(t2)),
+              range: this.rangeTo(each.range, t2),
             };
             last = t2;
           }
@@ -1097,7 +1126,7 @@ class Parser {
             kind: "splat",
             source: ret,
             each,
-            range: this.between(from.range, this.rangeOf(last)),
+            range: this.rangeTo(from.range, last),
           };
         } else {
           this.error(
@@ -1107,7 +1136,7 @@ class Parser {
           );
           ret = {
             kind: "invalid",
-            range: this.between(from.range, this.rangeOf(dot)),
+            range: this.rangeTo(from.range, dot),
           };
           this.recovery = true;
         }
@@ -1164,7 +1193,7 @@ class Parser {
           kind: "index",
           target: ret,
           key,
-          range: this.between(from.range, this.rangeOf(close)),
+          range: this.rangeTo(from.range, close),
         };
         continue;
       }
@@ -1361,7 +1390,7 @@ class Parser {
       nameRange,
       args,
       expandFinal,
-      range: this.between(nameRange, this.rangeOf(close)),
+      range: this.rangeTo(nameRange, close),
     };
   }
 
