@@ -195,13 +195,12 @@ export class SourceMap {
 export class Span implements SourceRange {
   /** The file's path as shown to the user. */
   file: string;
-  #map: SourceMap;
+  /** Unset once a setter replaced a position (the offsets then say nothing). */
+  #map: SourceMap | undefined;
   #s: number;
   #e: number;
   #start: Pos | undefined;
   #end: Pos | undefined;
-  /** A setter replaced a position: the offsets no longer describe it. */
-  #moved = false;
 
   /**
    * @param map The file's position table.
@@ -217,20 +216,22 @@ export class Span implements SourceRange {
 
   /** Where the span starts. */
   get start(): Pos {
-    return this.#start ??= this.#map.pos(this.#s);
+    return this.#start ??= this.#map!.pos(this.#s);
   }
   set start(pos: Pos) {
+    this.#end = this.end;
     this.#start = pos;
-    this.#moved = true;
+    this.#map = undefined;
   }
 
   /** Where it ends (exclusive). */
   get end(): Pos {
-    return this.#end ??= this.#map.pos(this.#e);
+    return this.#end ??= this.#map!.pos(this.#e);
   }
   set end(pos: Pos) {
+    this.#start = this.start;
     this.#end = pos;
-    this.#moved = true;
+    this.#map = undefined;
   }
 
   /**
@@ -241,11 +242,9 @@ export class Span implements SourceRange {
    * @returns The joined range.
    */
   to(other: SourceRange): SourceRange {
-    if (
-      other instanceof Span && other.#map === this.#map && !this.#moved &&
-      !other.#moved
-    ) {
-      return new Span(this.#map, this.#s, other.#e);
+    const map = this.#map;
+    if (map !== undefined && other instanceof Span && other.#map === map) {
+      return new Span(map, this.#s, other.#e);
     }
     return { file: this.file, start: this.start, end: other.end };
   }
@@ -258,7 +257,7 @@ export class Span implements SourceRange {
    * @returns The extended range.
    */
   toOffset(map: SourceMap, end: number): SourceRange {
-    if (map === this.#map && !this.#moved) {
+    if (map === this.#map) {
       return new Span(map, this.#s, end);
     }
     return { file: this.file, start: this.start, end: map.pos(end) };

@@ -185,6 +185,18 @@ const BINARY_OPS: (BinaryOp | undefined)[] = (() => {
   return table;
 })();
 
+/** How many distinct identifier names a parse shares (see `Parser.name`). */
+const MAX_INTERNED_NAMES = 4096;
+
+/**
+ * The array itself when empty or large, else an exact-size copy: an array
+ * grown by `push` keeps room for 17 elements, and a syntax tree holds
+ * hundreds of thousands of one- and two-element arrays.
+ */
+function exact<T>(items: T[]): T[] {
+  return items.length === 0 || items.length > 16 ? items : items.slice();
+}
+
 /** A flat template token, before directives are nested. */
 type Part =
   | { t: "lit"; value: string; start: number; end: number }
@@ -281,6 +293,22 @@ class Parser {
   textOf(tok: Token): string {
     return this.text.slice(tok.start, tok.end);
   }
+
+  /**
+   * An identifier's text, one string per distinct name: a large file
+   * repeats a few attribute and block names many times, and each slice
+   * would be a string of its own in the tree.
+   */
+  name(tok: Token): string {
+    const text = this.textOf(tok);
+    const names = this.#names;
+    const known = names.get(text);
+    if (known !== undefined) return known;
+    if (names.size < MAX_INTERNED_NAMES) names.set(text, text);
+    return text;
+  }
+
+  #names = new Map<string, string>();
 
   // --- peeker -------------------------------------------------------------
 
@@ -566,9 +594,9 @@ class Parser {
     }
     return {
       kind: "body",
-      attributes,
-      blocks,
-      items,
+      attributes: exact(attributes),
+      blocks: exact(blocks),
+      items: exact(items),
       range: this.rangeOf(startTok, endTok),
     };
   }
@@ -638,7 +666,7 @@ class Parser {
     const nameRange = this.rangeOf(ident);
     return {
       kind: "attribute",
-      name: this.textOf(ident),
+      name: this.name(ident),
       nameRange,
       expr,
       range: this.between(nameRange, expr.range),
@@ -685,7 +713,7 @@ class Parser {
   }
 
   finishBlock(ident: Token): Block {
-    const type = this.textOf(ident);
+    const type = this.name(ident);
     const labels: BlockLabel[] = [];
     const typeRange = this.rangeOf(ident);
     let oBrace: Token | undefined;
@@ -865,7 +893,7 @@ class Parser {
       kind: "block",
       type,
       typeRange,
-      labels,
+      labels: exact(labels),
       body,
       range: this.between(typeRange, closeBraceRange),
       openBraceRange,
@@ -1039,7 +1067,7 @@ class Parser {
           ret = {
             kind: "getattr",
             target: ret,
-            name: this.textOf(attrTok),
+            name: this.name(attrTok),
             nameRange: this.rangeOf(dot, attrTok),
             range: this.rangeTo(ret.range, attrTok),
           };
@@ -1270,7 +1298,7 @@ class Parser {
       case T.Ident: {
         this.read();
         if (this.peek().type === T.OParen) return this.#finishCall(start);
-        const name = this.textOf(start);
+        const name = this.name(start);
         const range = this.rangeOf(start);
         if (name === "true") return { kind: "bool", value: true, range };
         if (name === "false") return { kind: "bool", value: false, range };
@@ -1449,7 +1477,11 @@ class Parser {
         }
         this.read(); // comma
       }
-      return { kind: "tuple", items, range: this.rangeOf(open, close) };
+      return {
+        kind: "tuple",
+        items: exact(items),
+        range: this.rangeOf(open, close),
+      };
     } finally {
       this.popNewlines();
     }
@@ -1556,7 +1588,11 @@ class Parser {
         }
         this.read(); // comma or newline
       }
-      return { kind: "object", items, range: this.rangeOf(open, close) };
+      return {
+        kind: "object",
+        items: exact(items),
+        range: this.rangeOf(open, close),
+      };
     } finally {
       this.popNewlines();
     }
