@@ -10,7 +10,7 @@
 
 import type { Pos, SourceRange } from "../../contract/diagnostic.ts";
 
-const NON_ASCII_REGEXP = /[^\x00-\x7f]/;
+const NON_ASCII_REGEXP = /[\u0080-\uffff]/;
 
 /** Position lookup for one source text. */
 export class SourceMap {
