@@ -19,6 +19,7 @@ import {
   type Body,
   evaluate,
   type Expr,
+  joinRanges,
   type Value,
 } from "./hcl/mod.ts";
 import {
@@ -89,7 +90,7 @@ export function diag(
 
 /** A range from the start of `a` to the end of `b`. */
 export function span(a: SourceRange, b: SourceRange): SourceRange {
-  return { file: a.file, start: a.start, end: b.end };
+  return joinRanges(a, b);
 }
 
 /** The header of a block: its type and labels. */

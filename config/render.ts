@@ -168,7 +168,11 @@ export function renderHuman(
     }
     const shown: Diagnostic = { ...d };
     if (d.range) {
-      const range: SourceRange = { ...d.range, file: show(d.range.file) };
+      const range: SourceRange = {
+        file: show(d.range.file),
+        start: d.range.start,
+        end: d.range.end,
+      };
       shown.range = range;
     }
     out.push(

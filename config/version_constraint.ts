@@ -513,8 +513,31 @@ function formatCondition(c: VersionCondition): string {
   return c.operator === "=" ? version : `${c.operator} ${version}`;
 }
 
+/**
+ * Compiled constraints by their conditions (operator, version, segments:
+ * all a test depends on): a configuration with thousands of providers
+ * repeats a few constraints, and each npm range costs a parse.
+ */
+const compiled = new Map<string, (v: SemVerLike) => boolean>();
+const MAX_COMPILED = 1024;
+
 // Compiles a constraint into a test, building each npm range once.
 function compile(constraint: VersionConstraint): (v: SemVerLike) => boolean {
+  const key = constraint.conditions.map((c) =>
+    `${c.operator} ${c.version} ${c.segments}`
+  ).join(",");
+  let test = compiled.get(key);
+  if (test === undefined) {
+    test = compileConditions(constraint);
+    if (compiled.size >= MAX_COMPILED) compiled.clear();
+    compiled.set(key, test);
+  }
+  return test;
+}
+
+function compileConditions(
+  constraint: VersionConstraint,
+): (v: SemVerLike) => boolean {
   const tests = constraint.conditions.map((c) => {
     const range = new semver.Range(toSemverRange(c), {
       includePrerelease: true,

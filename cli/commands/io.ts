@@ -51,6 +51,9 @@ export interface AgentIo extends CliIo {
 /** The signals `agent` and `agent run` handle: Ctrl-C and termination. */
 export type InterruptSignal = "SIGINT" | "SIGTERM";
 
+/** How many UTF-16 units of output {@linkcode processIo} encodes at once. */
+const WRITE_CHUNK = 1 << 18;
+
 /**
  * The process's own streams, environment and directory.
  *
@@ -58,10 +61,25 @@ export type InterruptSignal = "SIGINT" | "SIGTERM";
  */
 export function processIo(): CliIo {
   const enc = new TextEncoder();
-  const write = (stream: typeof Deno.stdout, text: string) => {
-    const bytes = enc.encode(text);
+  const writeAll = (stream: typeof Deno.stdout, bytes: Uint8Array) => {
     let off = 0;
     while (off < bytes.length) off += stream.writeSync(bytes.subarray(off));
+  };
+  // Long text (check-config's --json plan can be tens of MB) is encoded a
+  // slice at a time into one buffer instead of into one copy of it all.
+  let buffer: Uint8Array | undefined;
+  const write = (stream: typeof Deno.stdout, text: string) => {
+    if (text.length <= WRITE_CHUNK) return writeAll(stream, enc.encode(text));
+    buffer ??= new Uint8Array(3 * WRITE_CHUNK + 4);
+    for (let i = 0; i < text.length;) {
+      let end = Math.min(i + WRITE_CHUNK, text.length);
+      // Never split a surrogate pair.
+      const last = text.charCodeAt(end - 1);
+      if (end < text.length && last >= 0xd800 && last <= 0xdbff) end++;
+      const { written } = enc.encodeInto(text.slice(i, end), buffer);
+      writeAll(stream, buffer.subarray(0, written));
+      i = end;
+    }
   };
   return {
     stdout: (t) => write(Deno.stdout, t),

@@ -124,7 +124,16 @@ export async function testCommand(
   for (const [f, t] of checked.sources) sources.set(show(f), t);
   if (run?.text !== undefined) sources.set(show(run.file), run.text);
   const shown = (d: Diagnostic): Diagnostic =>
-    d.range ? { ...d, range: { ...d.range, file: show(d.range.file) } } : d;
+    d.range
+      ? {
+        ...d,
+        range: {
+          file: show(d.range.file),
+          start: d.range.start,
+          end: d.range.end,
+        },
+      }
+      : d;
   // A valid configuration's warnings are check-config's to report.
   const diagnostics = sortDiagnostics([
     ...checked.diagnostics.filter((d) =>

@@ -11,6 +11,7 @@ import type { SourceRange } from "../../contract/diagnostic.ts";
 import type { BinaryOp } from "./ast.ts";
 import { E_INVALID_VALUE } from "./codes.ts";
 import { formatNumber } from "./format_number.ts";
+import { joinRanges } from "./_source.ts";
 import {
   article,
   BAD,
@@ -93,7 +94,7 @@ export function applyBinary(
   const a = toNumber(report, l, "left operand", op, leftRange);
   const b = toNumber(report, r, "right operand", op, rightRange);
   if (a === BAD || b === BAD) return BAD;
-  const range = { ...leftRange, end: rightRange.end };
+  const range = joinRanges(leftRange, rightRange);
   let out: number | boolean;
   switch (op) {
     case "<":

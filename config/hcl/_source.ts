@@ -10,6 +10,8 @@
 
 import type { Pos, SourceRange } from "../../contract/diagnostic.ts";
 
+const NON_ASCII_REGEXP = /[\u0080-\uffff]/;
+
 /** Position lookup for one source text. */
 export class SourceMap {
   /** The file's path as shown to the user. */
@@ -44,6 +46,23 @@ export class SourceMap {
       bytes[0] = 3;
       byte = 3;
       i = 1;
+    }
+    if (!NON_ASCII_REGEXP.test(text)) {
+      // Pure ASCII (the common case): a byte per unit, lines by indexOf.
+      for (
+        let nl = text.indexOf("\n", i);
+        nl !== -1;
+        nl = text.indexOf("\n", nl + 1)
+      ) {
+        ascii.push(true);
+        starts.push(nl + 1);
+        bytes.push(byte + nl + 1 - i);
+      }
+      ascii.push(true);
+      this.#lineStarts = starts;
+      this.#lineBytes = bytes;
+      this.#lineAscii = ascii;
+      return;
     }
     for (; i < text.length; i++) {
       const c = text.charCodeAt(i);
@@ -147,6 +166,128 @@ export class SourceMap {
    * @returns The range in this file.
    */
   range(start: number, end: number): SourceRange {
-    return { file: this.file, start: this.pos(start), end: this.pos(end) };
+    return new Span(this, start, end);
   }
+
+  /**
+   * The range from the start of `range` to an offset of this file.
+   *
+   * @param range A range in this file.
+   * @param end End offset (exclusive).
+   * @returns The extended range.
+   */
+  rangeTo(range: SourceRange, end: number): SourceRange {
+    if (range instanceof Span) return range.toOffset(this, end);
+    return { file: range.file, start: range.start, end: this.pos(end) };
+  }
+}
+
+/**
+ * A {@linkcode SourceRange} that keeps the two UTF-16 offsets and computes
+ * each {@linkcode Pos} on first read: a large file's syntax tree has
+ * millions of ranges, and making three objects (and two line look-ups) for
+ * each was a third of the parse, most of which no diagnostic ever prints.
+ *
+ * It reads like a plain range: `start` and `end` are getters, `toJSON()`
+ * gives the plain form, and {@linkcode plainRange} copies it into one (for
+ * a diagnostic, whose consumers may spread or compare it).
+ */
+export class Span implements SourceRange {
+  /** The file's path as shown to the user. */
+  file: string;
+  /** Unset once a setter replaced a position (the offsets then say nothing). */
+  #map: SourceMap | undefined;
+  #s: number;
+  #e: number;
+  #start: Pos | undefined;
+  #end: Pos | undefined;
+
+  /**
+   * @param map The file's position table.
+   * @param start Start offset (inclusive).
+   * @param end End offset (exclusive).
+   */
+  constructor(map: SourceMap, start: number, end: number) {
+    this.file = map.file;
+    this.#map = map;
+    this.#s = start;
+    this.#e = end;
+  }
+
+  /** Where the span starts. */
+  get start(): Pos {
+    return this.#start ??= this.#map!.pos(this.#s);
+  }
+  set start(pos: Pos) {
+    this.#end = this.end;
+    this.#start = pos;
+    this.#map = undefined;
+  }
+
+  /** Where it ends (exclusive). */
+  get end(): Pos {
+    return this.#end ??= this.#map!.pos(this.#e);
+  }
+  set end(pos: Pos) {
+    this.#start = this.start;
+    this.#end = pos;
+    this.#map = undefined;
+  }
+
+  /**
+   * The span from this one's start to `other`'s end, without computing a
+   * position when both are spans of the same file.
+   *
+   * @param other The range whose end ends the result.
+   * @returns The joined range.
+   */
+  to(other: SourceRange): SourceRange {
+    const map = this.#map;
+    if (map !== undefined && other instanceof Span && other.#map === map) {
+      return new Span(map, this.#s, other.#e);
+    }
+    return { file: this.file, start: this.start, end: other.end };
+  }
+
+  /**
+   * The span from this one's start to an offset of the same file.
+   *
+   * @param map The file's position table.
+   * @param end The end offset (exclusive).
+   * @returns The extended range.
+   */
+  toOffset(map: SourceMap, end: number): SourceRange {
+    if (map === this.#map) {
+      return new Span(map, this.#s, end);
+    }
+    return { file: this.file, start: this.start, end: map.pos(end) };
+  }
+
+  /** The plain form, for `JSON.stringify`. */
+  toJSON(): SourceRange {
+    return { file: this.file, start: this.start, end: this.end };
+  }
+}
+
+/**
+ * A plain-object copy of a range (a {@linkcode Span} made plain; any other
+ * range returned as it is).
+ *
+ * @param range A range.
+ * @returns A range with `file`, `start` and `end` as own data properties.
+ */
+export function plainRange(range: SourceRange): SourceRange {
+  return range instanceof Span ? range.toJSON() : range;
+}
+
+/**
+ * The range from `a`'s start to `b`'s end.
+ *
+ * @param a The first range.
+ * @param b The last range.
+ * @returns The joined range (a lazy span when both are spans).
+ */
+export function joinRanges(a: SourceRange, b: SourceRange): SourceRange {
+  if (a instanceof Span) return a.to(b);
+  return { file: a.file, start: a.start, end: b.end };
 }

@@ -116,6 +116,7 @@ export {
   checkSensitiveShape,
   type SensitiveShapeOptions,
 } from "./sensitive.ts";
+export { joinRanges, plainRange } from "./_source.ts";
 export { sourceText } from "./source_text.ts";
 export { childExprs, findTooDeep, walkExpr } from "./walk.ts";
 export {

@@ -48,7 +48,7 @@ import {
   type TokenBuffer,
   type TokenType,
 } from "./_lexer.ts";
-import { SourceMap } from "./_source.ts";
+import { joinRanges, SourceMap } from "./_source.ts";
 import { unescapeLiteral } from "./_strings.ts";
 
 /** The result of {@linkcode parseHcl}. */
@@ -175,6 +175,28 @@ const BINARY_LEVELS: ReadonlyArray<ReadonlyMap<TokenType, BinaryOp>> = [
   new Map([[T.Star, "*"], [T.Slash, "/"], [T.Percent, "%"]]),
 ];
 
+/** Each token type's binary operator at each level, by `level * 64 + type`. */
+const BINARY_OPS: (BinaryOp | undefined)[] = (() => {
+  const table: (BinaryOp | undefined)[] = new Array(BINARY_LEVELS.length * 64)
+    .fill(undefined);
+  BINARY_LEVELS.forEach((ops, level) => {
+    for (const [type, op] of ops) table[level * 64 + type] = op;
+  });
+  return table;
+})();
+
+/** How many distinct identifier names a parse shares (see `Parser.name`). */
+const MAX_INTERNED_NAMES = 4096;
+
+/**
+ * The array itself when empty or large, else an exact-size copy: an array
+ * grown by `push` keeps room for 17 elements, and a syntax tree holds
+ * hundreds of thousands of one- and two-element arrays.
+ */
+function exact<T>(items: T[]): T[] {
+  return items.length === 0 || items.length > 16 ? items : items.slice();
+}
+
 /** A flat template token, before directives are nested. */
 type Part =
   | { t: "lit"; value: string; start: number; end: number }
@@ -259,13 +281,34 @@ class Parser {
     return this.src.range(a.start, Math.max(a.start, b.end));
   }
 
+  /** From the start of `a` to the end of token `tok` (as `rangeOf(tok)`). */
+  rangeTo(a: SourceRange, tok: Token): SourceRange {
+    return this.src.rangeTo(a, Math.max(tok.start, tok.end));
+  }
+
   between(a: SourceRange, b: SourceRange): SourceRange {
-    return { file: a.file, start: a.start, end: b.end };
+    return joinRanges(a, b);
   }
 
   textOf(tok: Token): string {
     return this.text.slice(tok.start, tok.end);
   }
+
+  /**
+   * An identifier's text, one string per distinct name: a large file
+   * repeats a few attribute and block names many times, and each slice
+   * would be a string of its own in the tree.
+   */
+  name(tok: Token): string {
+    const text = this.textOf(tok);
+    const names = this.#names;
+    const known = names.get(text);
+    if (known !== undefined) return known;
+    if (names.size < MAX_INTERNED_NAMES) names.set(text, text);
+    return text;
+  }
+
+  #names = new Map<string, string>();
 
   // --- peeker -------------------------------------------------------------
 
@@ -459,7 +502,9 @@ class Parser {
     const attributes: Attribute[] = [];
     const blocks: Block[] = [];
     const items: (Attribute | Block)[] = [];
-    const seen = new Map<string, Attribute>();
+    // Names already set: a small body is searched directly (most bodies
+    // hold a few attributes, and a map each cost more than the search).
+    let seen: Map<string, Attribute> | undefined;
     for (;;) {
       const next = this.peek();
       if (next.type === end) {
@@ -479,7 +524,16 @@ class Parser {
           blocks.push(item);
           items.push(item);
         } else {
-          const existing = seen.get(item.name);
+          let existing: Attribute | undefined;
+          if (seen !== undefined) existing = seen.get(item.name);
+          else {
+            for (const a of attributes) {
+              if (a.name === item.name) {
+                existing = a;
+                break;
+              }
+            }
+          }
           if (existing) {
             const at = existing.nameRange.start;
             this.errorAt(
@@ -488,8 +542,11 @@ class Parser {
               item.nameRange,
             );
           } else {
-            seen.set(item.name, item);
             attributes.push(item);
+            if (seen !== undefined) seen.set(item.name, item);
+            else if (attributes.length === 16) {
+              seen = new Map(attributes.map((a) => [a.name, a]));
+            }
             items.push(item);
           }
         }
@@ -537,9 +594,9 @@ class Parser {
     }
     return {
       kind: "body",
-      attributes,
-      blocks,
-      items,
+      attributes: exact(attributes),
+      blocks: exact(blocks),
+      items: exact(items),
       range: this.rangeOf(startTok, endTok),
     };
   }
@@ -609,7 +666,7 @@ class Parser {
     const nameRange = this.rangeOf(ident);
     return {
       kind: "attribute",
-      name: this.textOf(ident),
+      name: this.name(ident),
       nameRange,
       expr,
       range: this.between(nameRange, expr.range),
@@ -656,7 +713,7 @@ class Parser {
   }
 
   finishBlock(ident: Token): Block {
-    const type = this.textOf(ident);
+    const type = this.name(ident);
     const labels: BlockLabel[] = [];
     const typeRange = this.rangeOf(ident);
     let oBrace: Token | undefined;
@@ -707,7 +764,7 @@ class Parser {
           items: [],
           range: typeRange,
         },
-        range: this.between(typeRange, this.rangeOf(this.prev())),
+        range: this.rangeTo(typeRange, this.prev()),
         openBraceRange: typeRange,
         closeBraceRange: typeRange,
       };
@@ -731,7 +788,7 @@ class Parser {
           items: [],
           range: this.rangeOf(oBrace, close),
         },
-        range: this.between(typeRange, this.rangeOf(close)),
+        range: this.rangeTo(typeRange, close),
         openBraceRange,
         closeBraceRange: this.rangeOf(close),
       };
@@ -836,7 +893,7 @@ class Parser {
       kind: "block",
       type,
       typeRange,
-      labels,
+      labels: exact(labels),
       body,
       range: this.between(typeRange, closeBraceRange),
       openBraceRange,
@@ -958,7 +1015,7 @@ class Parser {
 
   #parseBinary(level: number): Expr {
     if (level >= BINARY_LEVELS.length) return this.#parseWithTraversals();
-    const ops = BINARY_LEVELS[level]!;
+    const row = level * 64;
     const before = this.diags.length;
     let lhs = this.#parseBinary(level + 1);
     if (this.recovery && this.diags.length > before) return lhs;
@@ -966,7 +1023,7 @@ class Parser {
     let rhs: Expr | undefined;
     for (;;) {
       const next = this.peek();
-      const newOp = ops.get(next.type);
+      const newOp = BINARY_OPS[row + next.type];
       if (newOp === undefined) break;
       if (op !== undefined && rhs !== undefined) {
         lhs = {
@@ -1010,9 +1067,9 @@ class Parser {
           ret = {
             kind: "getattr",
             target: ret,
-            name: this.textOf(attrTok),
+            name: this.name(attrTok),
             nameRange: this.rangeOf(dot, attrTok),
-            range: this.between(ret.range, this.rangeOf(attrTok)),
+            range: this.rangeTo(ret.range, attrTok),
           };
         } else if (attrTok.type === T.NumberLit) {
           // Legacy index syntax: foo.0
@@ -1030,7 +1087,7 @@ class Parser {
             kind: "index",
             target: ret,
             key: this.#numberLit(attrTok),
-            range: this.between(ret.range, this.rangeOf(attrTok)),
+            range: this.rangeTo(ret.range, attrTok),
           };
         } else if (attrTok.type === T.Star) {
           // Attribute-only splat: foo.*.bar
@@ -1059,7 +1116,7 @@ class Parser {
                 kind: "index",
                 target: each,
                 key: this.#numberLit(t2),
-                range: this.between(each.range, this.rangeOf(t2)),
+                range: this.rangeTo(each.range, t2),
               };
               last = t2;
               continue;
@@ -1089,7 +1146,7 @@ class Parser {
               target: each,
               name: this.textOf(t2),
               nameRange: this.rangeOf(dot2, t2),
-              range: this.between(each.range, this.rangeOf(t2)),
+              range: this.rangeTo(each.range, t2),
             };
             last = t2;
           }
@@ -1097,7 +1154,7 @@ class Parser {
             kind: "splat",
             source: ret,
             each,
-            range: this.between(from.range, this.rangeOf(last)),
+            range: this.rangeTo(from.range, last),
           };
         } else {
           this.error(
@@ -1107,7 +1164,7 @@ class Parser {
           );
           ret = {
             kind: "invalid",
-            range: this.between(from.range, this.rangeOf(dot)),
+            range: this.rangeTo(from.range, dot),
           };
           this.recovery = true;
         }
@@ -1164,7 +1221,7 @@ class Parser {
           kind: "index",
           target: ret,
           key,
-          range: this.between(from.range, this.rangeOf(close)),
+          range: this.rangeTo(from.range, close),
         };
         continue;
       }
@@ -1241,7 +1298,7 @@ class Parser {
       case T.Ident: {
         this.read();
         if (this.peek().type === T.OParen) return this.#finishCall(start);
-        const name = this.textOf(start);
+        const name = this.name(start);
         const range = this.rangeOf(start);
         if (name === "true") return { kind: "bool", value: true, range };
         if (name === "false") return { kind: "bool", value: false, range };
@@ -1361,7 +1418,7 @@ class Parser {
       nameRange,
       args,
       expandFinal,
-      range: this.between(nameRange, this.rangeOf(close)),
+      range: this.rangeTo(nameRange, close),
     };
   }
 
@@ -1420,7 +1477,11 @@ class Parser {
         }
         this.read(); // comma
       }
-      return { kind: "tuple", items, range: this.rangeOf(open, close) };
+      return {
+        kind: "tuple",
+        items: exact(items),
+        range: this.rangeOf(open, close),
+      };
     } finally {
       this.popNewlines();
     }
@@ -1527,7 +1588,11 @@ class Parser {
         }
         this.read(); // comma or newline
       }
-      return { kind: "object", items, range: this.rangeOf(open, close) };
+      return {
+        kind: "object",
+        items: exact(items),
+        range: this.rangeOf(open, close),
+      };
     } finally {
       this.popNewlines();
     }
