@@ -195,6 +195,14 @@ export class SourceMap {
 export class Span implements SourceRange {
   /** The file's path as shown to the user. */
   file: string;
+  /**
+   * Start offset (inclusive) in the file, `NaN` once a setter replaced a
+   * position. An own enumerable field, so that `assert.deepEqual` of two
+   * spans compares where they are, not only their file.
+   */
+  offset: number;
+  /** End offset (exclusive), `NaN` once a setter replaced a position. */
+  endOffset: number;
   /** Unset once a setter replaced a position (the offsets then say nothing). */
   #map: SourceMap | undefined;
   #s: number;
@@ -212,6 +220,8 @@ export class Span implements SourceRange {
     this.#map = map;
     this.#s = start;
     this.#e = end;
+    this.offset = start;
+    this.endOffset = end;
   }
 
   /** Where the span starts. */
@@ -222,6 +232,7 @@ export class Span implements SourceRange {
     this.#end = this.end;
     this.#start = pos;
     this.#map = undefined;
+    this.offset = this.endOffset = NaN;
   }
 
   /** Where it ends (exclusive). */
@@ -232,6 +243,7 @@ export class Span implements SourceRange {
     this.#start = this.start;
     this.#end = pos;
     this.#map = undefined;
+    this.offset = this.endOffset = NaN;
   }
 
   /**
