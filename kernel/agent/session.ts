@@ -986,9 +986,11 @@ export class AgentSession implements AsyncDisposable {
           done = false;
           nudge = "Continue.";
         }
-        // Cascade: a channel that landed after this round's drain
-        // continues the turn.
-        if (done && control?.pending) done = false;
+        // Cascade: a wake channel (or the turn-summary reminder) that
+        // landed after this round's drain continues the turn; an
+        // informational one (context-usage, compaction, …) waits for the
+        // next round, so it never costs a model round of its own.
+        if (done && control?.hasContinuationPending) done = false;
         if (
           done && this.#goal !== undefined && this.#goalState === undefined
         ) {

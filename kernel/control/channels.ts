@@ -215,6 +215,13 @@ export interface ChannelInfo {
   readonly limit: RateLimit;
   /** Whether a message on an idle session starts a turn (a wake turn). */
   readonly wakes: boolean;
+  /**
+   * Whether a message that lands after a round's drain continues a turn
+   * that would otherwise end (the cascade rule): the wake channels and
+   * `turn-summary-missing`. Every other channel is informational: it waits
+   * for the next round the turn runs anyway, or the next turn's first.
+   */
+  readonly continues: boolean;
   /** Whether the block is removed from the history the model sees again. */
   readonly stripped: boolean;
   /** One line for the system prompt and the README. */
@@ -247,6 +254,7 @@ function ch(
     values: Object.freeze(rest.values ?? {}),
     limit: rest.limit ?? NONE,
     wakes: rest.wakes ?? false,
+    continues: rest.continues ?? rest.wakes ?? false,
     stripped: rest.stripped ?? false,
     summary: rest.summary,
     source: rest.source,
@@ -342,6 +350,7 @@ export const CHANNELS: ReadonlyMap<ChannelName, ChannelInfo> = new Map(
     }),
     ch("turn-summary-missing", S, [], {
       limit: { kind: "once-per-turn" },
+      continues: true,
       summary: "a round ended without the turn summary the profile asks for",
       source:
         "a round ending a turn's rounds so far without <cp:compact>, when the profile sets control_plane { turn_summaries = true }",

@@ -142,6 +142,15 @@ export class ControlPlane {
     return this.#queue.some((q) => CHANNELS.get(q.message.channel)!.wakes);
   }
 
+  /**
+   * True when a waiting message continues a turn that would end (a wake
+   * channel or `turn-summary-missing`); informational channels
+   * (`context-usage`, `compaction`, …) wait for the next round instead.
+   */
+  get hasContinuationPending(): boolean {
+    return this.#queue.some((q) => CHANNELS.get(q.message.channel)!.continues);
+  }
+
   /** Messages refused by their rate limit so far, by channel. */
   get dropped(): ReadonlyMap<ChannelName, number> {
     return this.#limits.dropped();
