@@ -64,6 +64,7 @@ import type { ToolDispatcher } from "./tool_dispatch.ts";
 import { endSpanWithError } from "./tracing.ts";
 import { postToolsChanged } from "../control/tool_channels.ts";
 import { appendControlBlocks } from "../control/history.ts";
+import { LiveTagFilter } from "../control/live_filter.ts";
 
 const log = getLogger(["ph-agent", "kernel", "agent"]);
 
@@ -533,6 +534,8 @@ export class TurnDriver {
       endSpanWithError(modelSpan, err, isCancellation(err, signal));
       throw err;
     };
+    // The stripped agent→system blocks never reach the live text either.
+    const live = core.control ? new LiveTagFilter() : undefined;
     const response = await this.#router.complete({
       request,
       choice,
@@ -543,10 +546,16 @@ export class TurnDriver {
         : {}),
       ...traceHeaders(modelSpan),
     }, {
-      onTextDelta: (text) => core.emit({ type: "text_delta", turnId, text }),
+      onTextDelta: live
+        ? (text) => {
+          const shown = live.push(text);
+          if (shown) core.emit({ type: "text_delta", turnId, text: shown });
+        }
+        : (text) => core.emit({ type: "text_delta", turnId, text }),
       onThinkingDelta: (text) =>
         core.emit({ type: "thinking_delta", turnId, text }),
-      onRetry: (r) =>
+      onRetry: (r) => {
+        live?.reset();
         core.emit({
           type: "model_retry",
           turnId,
@@ -558,8 +567,11 @@ export class TurnDriver {
           ...(r.fallback
             ? { fallback: { provider: r.fallback.provider, id: r.fallback.id } }
             : {}),
-        }),
+        });
+      },
     }).catch(fail);
+    const rest = live?.flush();
+    if (rest) core.emit({ type: "text_delta", turnId, text: rest });
     await core.recordAssistant(
       response.message,
       {

@@ -884,12 +884,12 @@ Deno.test("shell-notice: a crashed shell provider's watched background commands 
   assert.equal(stored.length, 2);
 });
 
-Deno.test("agent-thinking, plan-revision, compact: thinking is stripped and shown; revisions and summaries stay in history; all persisted", async () => {
+Deno.test("agent-thinking, plan-revision, compact: thinking is stripped from history and from the live deltas, and shown; revisions and summaries stay in both; all persisted", async () => {
   const h = setup({
     script: [
       {
         text:
-          "<cp:agent-thinking>read the config first</cp:agent-thinking>Plan changed.\n" +
+          "<cp:agent-thinking>read the config first, it is long enough to be split</cp:agent-thinking>Plan changed.\n" +
           '<cp:plan-revision from="1" to="2" reason="config first">swap steps</cp:plan-revision>\n' +
           '<cp:compact type="decision">read config before code</cp:compact>',
       },
@@ -911,12 +911,17 @@ Deno.test("agent-thinking, plan-revision, compact: thinking is stripped and show
     'Plan changed.\n<cp:plan-revision from="1" to="2" reason="config first">swap steps</cp:plan-revision>\n' +
       '<cp:compact type="decision">read config before code</cp:compact>',
   );
+  // The scripted model streams the answer in two deltas: the live text is
+  // the stored text (the split points are covered by live_filter_test.ts).
+  const live = h.events.flatMap((e) => e.type === "text_delta" ? [e.text] : []);
+  assert.equal(live.join(""), text + "ok");
+  assert.ok(live.every((d) => !d.includes("agent-thinking")));
   const thinking = h.events.find((e) =>
     e.type === "control" && e.channel === "agent-thinking"
   );
   assert.equal(
     thinking?.type === "control" && thinking.body,
-    "read the config first",
+    "read the config first, it is long enough to be split",
   );
   const stored = (await storedControl(h.store, session.sessionId))
     .filter((c) => c.direction === "agent_to_system");

@@ -49,6 +49,7 @@ export {
   type PostOutcome,
 } from "./control_plane.ts";
 export { appendControlBlocks } from "./history.ts";
+export { LiveTagFilter } from "./live_filter.ts";
 export {
   denialReasonOf,
   isEmptyResult,
