@@ -55,6 +55,7 @@ import { traceHeaders } from "./session_spans.ts";
 import { endSpanWithError } from "./tracing.ts";
 import { boundOutcome, OutputBound } from "./result_bound.ts";
 import { postToolOutcome } from "../control/tool_channels.ts";
+import { postMemoryOutcome } from "../control/memory_channels.ts";
 import { postLostCommands } from "../control/shell_watch.ts";
 
 /** What a tool dispatcher needs besides the session. */
@@ -403,6 +404,14 @@ export class ToolDispatcher implements CallExecutor {
       }
       if ("result" in outcome) {
         this.#core.control.shells.noteResult(entry.provider, outcome.result);
+        if (entry.endpoint.identity.category === "memory") {
+          postMemoryOutcome(
+            this.#core.control,
+            entry.schema.name,
+            r.call?.arguments ?? {},
+            outcome.result,
+          );
+        }
       } else if (outcome.error.category === ToolErrorCategory.PROCESS_CRASHED) {
         postLostCommands(this.#core.control, entry.provider);
       }

@@ -65,6 +65,7 @@ import { endSpanWithError } from "./tracing.ts";
 import { postToolsChanged } from "../control/tool_channels.ts";
 import { appendControlBlocks } from "../control/history.ts";
 import { LiveTagFilter } from "../control/live_filter.ts";
+import { postMemoryRecall } from "../control/memory_channels.ts";
 
 const log = getLogger(["ph-agent", "kernel", "agent"]);
 
@@ -267,6 +268,25 @@ export class TurnDriver {
     }
     const model = await this.#chooseModel(final, turnId, signal);
     const assembled = await this.#assemble(model, turnId, signal);
+    if (
+      core.control && !final && assembled.recalled?.length &&
+      core.control.firstThisTurn("memory-recall")
+    ) {
+      // The turn's auto-recall rides beside this round's prompt.
+      postMemoryRecall(
+        core.control,
+        assembled.recalled,
+        (core.deps.now ?? Date.now)(),
+      );
+      const blocks = await core.control.drain({
+        turnId,
+        only: "memory-recall",
+      });
+      appendControlBlocks(core.history, blocks);
+      if (assembled.messages !== core.history) {
+        appendControlBlocks(assembled.messages, blocks);
+      }
+    }
     const messages = await this.#preModelCall(
       assembled.messages,
       model.choice,

@@ -359,11 +359,14 @@ export const CHANNELS: ReadonlyMap<ChannelName, ChannelInfo> = new Map(
       optional: ["hit-count"],
       values: { op: ["save", "delete", "recall"] },
       summary: "a memory was saved, deleted or recalled",
-      source: "waiting for the memory issue",
+      source:
+        "a memory provider's tools: remember (save), forget (delete), search (recall, hit-count)",
     }),
     ch("memory-recall", S, ["count", "names"], {
-      summary: "memories recalled automatically for this turn",
-      source: "waiting for the memory issue (auto-recall)",
+      summary:
+        "memories recalled automatically for this turn (their contents are the memory:<type>:<name> context sections)",
+      source:
+        "a memory provider's Recall at context assembly, the first round of a turn that recalls",
     }),
     ch("compaction-start", S, [], {
       summary: "a compaction pass started",

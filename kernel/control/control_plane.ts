@@ -91,6 +91,7 @@ export class ControlPlane {
     | ((channel: ChannelName, source: string) => void)
     | undefined;
   #queue: Queued[] = [];
+  readonly #once = new Set<string>();
   #wake: (() => void) | undefined;
   /** The background commands the session watches. */
   readonly shells: ShellWatch = new ShellWatch();
@@ -203,15 +204,24 @@ export class ControlPlane {
    * persisted and reported, and their rendered blocks are returned in
    * order for the model's input.
    *
-   * @param context The turn, and whether the round is a wake turn.
+   * @param context The turn, whether the round is a wake turn, and
+   * optionally the one channel to take (the rest stay queued).
    * @returns The rendered blocks.
    */
   async drain(
-    context: { turnId?: string; wake?: boolean } = {},
+    context: { turnId?: string; wake?: boolean; only?: ChannelName } = {},
   ): Promise<string[]> {
     if (this.#queue.length === 0) return [];
-    const batch = this.#queue;
-    this.#queue = [];
+    let batch = this.#queue;
+    if (context.only !== undefined) {
+      // One channel delivered now (memory-recall beside this round's
+      // prompt); the others keep their place for the next boundary.
+      batch = batch.filter((q) => q.message.channel === context.only);
+      if (batch.length === 0) return [];
+      this.#queue = this.#queue.filter((q) =>
+        q.message.channel !== context.only
+      );
+    } else this.#queue = [];
     const out: string[] = [];
     const writes: Promise<void>[] = [];
     for (const q of batch) {
@@ -272,6 +282,20 @@ export class ControlPlane {
   /** Starts a new turn (a prompt): once-per-turn channels may go again. */
   newTurn(): void {
     this.#limits.newTurn();
+    this.#once.clear();
+  }
+
+  /**
+   * True the first time it is asked for a key in a turn (e.g. the turn's
+   * `memory-recall`), false after that until {@linkcode newTurn}.
+   *
+   * @param key What happens once per turn.
+   * @returns Whether this is the first time this turn.
+   */
+  firstThisTurn(key: string): boolean {
+    if (this.#once.has(key)) return false;
+    this.#once.add(key);
+    return true;
   }
 
   /**

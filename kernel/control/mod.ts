@@ -51,6 +51,12 @@ export {
 export { appendControlBlocks } from "./history.ts";
 export { LiveTagFilter } from "./live_filter.ts";
 export {
+  MEMORY_STALE_DAYS,
+  postMemoryOutcome,
+  postMemoryRecall,
+  type RecalledMemory,
+} from "./memory_channels.ts";
+export {
   denialReasonOf,
   isEmptyResult,
   postToolOutcome,
