@@ -450,6 +450,7 @@ function decodeControlPlane(
         disable: { type: "list(string)" },
         topics: { type: "list(string)" },
         turn_summaries: { type: "bool" },
+        watch_fs: { type: "bool" },
       },
       blocks: { timer: { labels: ["name"], unique: "label" } },
     },
@@ -505,6 +506,12 @@ function decodeControlPlane(
         ranges[i] ?? topicsAttr.expr.range,
       ));
     });
+  }
+  const watchAttr = attrs.get("watch_fs");
+  if (watchAttr) {
+    const v = evalAttr(watchAttr, "bool", where, diagnostics);
+    if (typeof v !== "boolean") ok = false;
+    else if (v) out.watchFs = true;
   }
   const summariesAttr = attrs.get("turn_summaries");
   if (summariesAttr) {

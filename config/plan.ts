@@ -198,6 +198,12 @@ export interface PlanControlPlane {
    * without a `<cp:compact>` block gets `turn-summary-missing`.
    */
   turnSummaries?: boolean;
+  /**
+   * `watch_fs = true`: the write-granted roots of the profile's tools are
+   * watched; changes made outside the session's tools reach the agent as
+   * `fs-change`.
+   */
+  watchFs?: boolean;
 }
 
 /** The hook points a `hook` block may name (dispatchable ones). */
@@ -539,6 +545,7 @@ export function planToJson(plan: Plan): JsonValue {
               text: t.text,
             })),
             ...(p.controlPlane.turnSummaries ? { turn_summaries: true } : {}),
+            ...(p.controlPlane.watchFs ? { watch_fs: true } : {}),
           },
         }
         : {}),

@@ -375,6 +375,7 @@ export class AgentSession implements AsyncDisposable {
         sessionId: this.sessionId,
         ...(deps.bus ? { bus: deps.bus } : {}),
         ...(deps.every ? { every: deps.every } : {}),
+        now: this.#now,
       });
     }
   }

@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { resolve } from "node:path";
 import { create, type JsonObject } from "@bufbuild/protobuf";
 import { Category } from "../../proto/gen/pluggableharness/common/v1/types_pb.ts";
 import type { ToolUseBlock } from "../../proto/gen/pluggableharness/content/v1/types_pb.ts";
@@ -487,7 +488,23 @@ export class ToolDispatcher implements CallExecutor {
     const timeoutMs = durationMs(entry.schema.defaultTimeout) ??
       this.#core.spec.defaultToolTimeoutMs;
     this.#started.set(r.toolUse.id, this.#now());
-    const { outcome } = await this.#invokeTool(t, r, timeoutMs);
+    // fs-change leaves out what the session's own calls write.
+    const fs = entry.schema.kind !== ToolKind.DATA_SOURCE
+      ? this.#core.control?.fs
+      : undefined;
+    if (fs) {
+      const paths = pathsOf(r.call?.arguments ?? {}).map((p) =>
+        resolve(this.#core.spec.workingDirectory, p)
+      );
+      // A call that names no path (a shell command) may write anywhere.
+      fs.callStarted(r.toolUse.id, paths, paths.length === 0);
+    }
+    let outcome;
+    try {
+      ({ outcome } = await this.#invokeTool(t, r, timeoutMs));
+    } finally {
+      fs?.callEnded(r.toolUse.id);
+    }
     await this.#finishCall(
       t,
       r,

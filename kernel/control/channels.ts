@@ -287,8 +287,7 @@ export const CHANNELS: ReadonlyMap<ChannelName, ChannelInfo> = new Map(
       limit: { kind: "window", max: 60, windowMs: MIN, per: "source" },
       wakes: true,
       summary: "an external event (a timer, an event-bus topic) fired",
-      source:
-        "control_plane timers and event topics in agent.hcl (file watcher: waiting for the fs-change issue)",
+      source: "control_plane timers and event topics in agent.hcl",
     }),
     ch("hook-fired", S, ["name", "target", "session"], {
       optional: ["target", "session"],
@@ -298,8 +297,10 @@ export const CHANNELS: ReadonlyMap<ChannelName, ChannelInfo> = new Map(
     }),
     ch("fs-change", S, [], {
       limit: { kind: "window", max: 30, windowMs: MIN, per: "global" },
-      summary: "a file changed outside your own tool calls",
-      source: "waiting for the file watcher on the granted roots",
+      summary:
+        "files changed outside your own tool calls (the body lists them)",
+      source:
+        "a watcher on the write-granted roots of the profile's tools (control_plane { watch_fs = true })",
     }),
     ch("mcp-tools-changed", S, ["server", "added", "removed"], {
       summary:

@@ -30,6 +30,7 @@ import {
 } from "./render.ts";
 import { type AgentOutput, type AgentTag, parseAgentOutput } from "./tags.ts";
 import { ShellWatch } from "./shell_watch.ts";
+import type { FsChanges } from "./fs_change.ts";
 
 /** A control message as frontends and `--json` output see it. */
 export interface ControlView {
@@ -95,6 +96,12 @@ export class ControlPlane {
   #wake: (() => void) | undefined;
   /** The background commands the session watches. */
   readonly shells: ShellWatch = new ShellWatch();
+  /**
+   * The third-party file changes of the watched roots, when the profile
+   * watches them (`control_plane { watch_fs = true }`); flushed into an
+   * `fs-change` block at each round boundary.
+   */
+  fs: FsChanges | undefined;
 
   /**
    * Creates the control plane of a session.
@@ -211,6 +218,7 @@ export class ControlPlane {
   async drain(
     context: { turnId?: string; wake?: boolean; only?: ChannelName } = {},
   ): Promise<string[]> {
+    if (context.only === undefined) this.fs?.flushTo(this);
     if (this.#queue.length === 0) return [];
     let batch = this.#queue;
     if (context.only !== undefined) {

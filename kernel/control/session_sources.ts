@@ -14,6 +14,7 @@ import type { PolicyRule } from "../../contract/policy.ts";
 import type { EventBus } from "../bus/event_bus.ts";
 import { type ChannelName, CHANNELS, isChannelName } from "./channels.ts";
 import { type ControlPlane, controlPromptSection } from "./control_plane.ts";
+import { FsChanges, startFsWatch } from "./fs_change.ts";
 
 /** A profile's `control_plane {}` settings. */
 export interface ControlPlaneSpec {
@@ -32,6 +33,12 @@ export interface ControlPlaneSpec {
    * (once per turn). @default {false}
    */
   readonly turnSummaries?: boolean;
+  /**
+   * Absolute directories watched for `fs-change` (the write-granted roots
+   * of the profile's tools, with `control_plane { watch_fs = true }`).
+   * @default {[]}
+   */
+  readonly watch?: readonly string[];
 }
 
 /** A `timer "<name>" { every_s, text }` of `control_plane {}`. */
@@ -55,6 +62,8 @@ export interface ControlSourceOptions {
   readonly bus?: EventBus;
   /** The timer primitive. @default {an unref'd setInterval} */
   readonly every?: Every;
+  /** The clock (epoch ms). @default {Date.now} */
+  readonly now?: () => number;
 }
 
 /** Characters of a background command's output tail in `shell-exit`. */
@@ -119,6 +128,10 @@ export function startControlSources(
         body: t.text,
       });
     }));
+  }
+  if (spec.watch?.length && plane.isEnabled("fs-change")) {
+    plane.fs = new FsChanges(spec.watch, options.now);
+    stops.push(startFsWatch(plane.fs, spec.watch));
   }
   const bus = options.bus;
   if (bus && spec.topics?.length) {
