@@ -64,3 +64,23 @@ Deno.test("compile() refuses turn_summaries whose channels are disabled, or that
     });
   }
 });
+
+Deno.test("compile() reads control_plane watch_fs into the profile and the plan JSON; a non-bool is refused", () => {
+  const r = compileProfile("  control_plane {\n    watch_fs = true\n  }");
+  assert.deepEqual(
+    codes(r.diagnostics).filter((c) => c !== "W_LOCK_MISSING"),
+    [],
+  );
+  assert.equal(r.plan!.profiles[0]!.controlPlane?.watchFs, true);
+  const json = planToJson(r.plan!) as { profiles: Record<string, unknown>[] };
+  assert.deepEqual(json.profiles[0]!.control_plane, {
+    disable: [],
+    topics: [],
+    timers: [],
+    watch_fs: true,
+  });
+  const bad = compileProfile('  control_plane {\n    watch_fs = "yes"\n  }');
+  const d = bad.diagnostics.find((x) => x.severity === "error");
+  assert.ok(d);
+  assert.match(`${d.summary}\n${d.detail ?? ""}`, /watch_fs/);
+});
