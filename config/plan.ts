@@ -204,6 +204,12 @@ export interface PlanControlPlane {
    * `fs-change`.
    */
   watchFs?: boolean;
+  /**
+   * Trigger hooks (`hook "<name>" { on, text }`): an event on the topic
+   * filter `on` fires the hook into each open session of the profile as
+   * `<cp:hook-fired>` with `text` and the event; it wakes an idle session.
+   */
+  hooks?: { name: string; on: string; text: string }[];
 }
 
 /** The hook points a `hook` block may name (dispatchable ones). */
@@ -546,6 +552,9 @@ export function planToJson(plan: Plan): JsonValue {
             })),
             ...(p.controlPlane.turnSummaries ? { turn_summaries: true } : {}),
             ...(p.controlPlane.watchFs ? { watch_fs: true } : {}),
+            ...(p.controlPlane.hooks?.length
+              ? { hooks: p.controlPlane.hooks.map((h) => ({ ...h })) }
+              : {}),
           },
         }
         : {}),

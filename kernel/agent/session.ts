@@ -376,6 +376,7 @@ export class AgentSession implements AsyncDisposable {
         ...(deps.bus ? { bus: deps.bus } : {}),
         ...(deps.every ? { every: deps.every } : {}),
         now: this.#now,
+        profile: spec.profile,
       });
     }
   }

@@ -183,6 +183,9 @@ export function sessionSpecFromPlan(
       timers: [...(profile?.controlPlane?.timers ?? [])],
       topics: [...(profile?.controlPlane?.topics ?? [])],
       ...(profile?.controlPlane?.turnSummaries ? { turnSummaries: true } : {}),
+      ...(profile?.controlPlane?.hooks?.length
+        ? { hooks: profile.controlPlane.hooks.map((h) => ({ ...h })) }
+        : {}),
       ...(profile?.controlPlane?.watchFs
         ? {
           watch: grantedWriteRoots(

@@ -292,8 +292,10 @@ export const CHANNELS: ReadonlyMap<ChannelName, ChannelInfo> = new Map(
     ch("hook-fired", S, ["name", "target", "session"], {
       optional: ["target", "session"],
       limit: { kind: "window", max: 30, windowMs: MIN, per: "hook" },
-      summary: "a trigger hook ran and produced output",
-      source: "waiting for trigger hooks (project [[hooks]])",
+      wakes: true,
+      summary: "a trigger hook fired: its line, and the event that fired it",
+      source:
+        'control_plane { hook "<name>" { on = "<topic filter>", text = "…" } } in agent.hcl, on an event-bus event',
     }),
     ch("fs-change", S, [], {
       limit: { kind: "window", max: 30, windowMs: MIN, per: "global" },

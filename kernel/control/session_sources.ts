@@ -39,6 +39,22 @@ export interface ControlPlaneSpec {
    * @default {[]}
    */
   readonly watch?: readonly string[];
+  /**
+   * Trigger hooks: an event on a hook's topic filter fires `hook-fired`
+   * into the session (30/min per hook; it wakes an idle session).
+   * @default {[]}
+   */
+  readonly hooks?: readonly ControlHookSpec[];
+}
+
+/** A `hook "<name>" { on, text }` of `control_plane {}`. */
+export interface ControlHookSpec {
+  /** The hook's name (its rate-limit key). */
+  readonly name: string;
+  /** The event-bus topic filter that fires it. */
+  readonly on: string;
+  /** The line it puts before the agent. */
+  readonly text: string;
 }
 
 /** A `timer "<name>" { every_s, text }` of `control_plane {}`. */
@@ -64,6 +80,8 @@ export interface ControlSourceOptions {
   readonly every?: Every;
   /** The clock (epoch ms). @default {Date.now} */
   readonly now?: () => number;
+  /** The session's profile (a trigger hook's declared target). */
+  readonly profile?: string;
 }
 
 /** Characters of a background command's output tail in `shell-exit`. */
@@ -134,6 +152,24 @@ export function startControlSources(
     stops.push(startFsWatch(plane.fs, spec.watch));
   }
   const bus = options.bus;
+  if (bus) {
+    for (const h of spec.hooks ?? []) {
+      stops.push(bus.listen([h.on], (e) => {
+        plane.post({
+          channel: "hook-fired",
+          attrs: {
+            name: h.name,
+            target: `profile:${options.profile ?? ""}`,
+            session: options.sessionId,
+          },
+          body: `${h.text}\nFired by ${e.topic}: ${
+            payloadText(e.payload, e.payloadType)
+          }`,
+          source: `hook:${h.name}`,
+        });
+      }));
+    }
+  }
   if (bus && spec.topics?.length) {
     stops.push(bus.listen(spec.topics, (e) => {
       plane.post({
