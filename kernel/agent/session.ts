@@ -1109,15 +1109,20 @@ export class AgentSession implements AsyncDisposable {
   async #stampToolResults(message: Message): Promise<void> {
     const control = this.#control!;
     const blocks: string[] = [];
+    const writes: Promise<void>[] = [];
     for (const b of message.content) {
       if (b.block.case !== "toolUse") continue;
       const ms = this.#toolDurations.get(b.block.value.id);
       this.#toolDurations.delete(b.block.value.id);
-      const stamp = await control.stamp(
+      const stamp = control.stampNow(
         ms !== undefined ? { duration_ms: ms } : {},
       );
-      if (stamp) blocks.push(stamp);
+      if (!stamp) continue;
+      blocks.push(stamp.rendered);
+      writes.push(stamp.written);
     }
+    // One round's stamps reach the store together, not one write each.
+    await Promise.all(writes);
     if (this.#history.at(-1)?.role === Role.USER) {
       appendControlBlocks(this.#history, blocks);
     }

@@ -26,7 +26,7 @@ import {
   controlAttributes,
   type ControlMessage,
   escapeControlText,
-  renderControl,
+  renderBlock,
 } from "./render.ts";
 import { type AgentOutput, type AgentTag, parseAgentOutput } from "./tags.ts";
 import { ShellWatch } from "./shell_watch.ts";
@@ -191,8 +191,11 @@ export class ControlPlane {
         `Cannot post to "${message.channel}": only system→agent channels are posted`,
       );
     }
+    if (this.#disabled.has(message.channel)) {
+      controlAttributes(message); // a misfit is refused all the same
+      return "disabled";
+    }
     const attributes = controlAttributes(message);
-    if (this.#disabled.has(message.channel)) return "disabled";
     if (
       message.channel === "plugin-inject" && !(message.body ?? "").trim()
     ) return "empty";
@@ -201,7 +204,11 @@ export class ControlPlane {
       this.#onDropped?.(message.channel, source);
       return "rate_limited";
     }
-    this.#queue.push({ message, rendered: renderControl(message), attributes });
+    this.#queue.push({
+      message,
+      rendered: renderBlock(message.channel, attributes, message.body),
+      attributes,
+    });
     if (info.wakes) this.#wake?.();
     return "queued";
   }
@@ -260,31 +267,48 @@ export class ControlPlane {
   async stamp(
     extra: { duration_ms?: number; origin?: MessageOrigin } = {},
   ): Promise<string | undefined> {
+    const s = this.stampNow(extra);
+    if (!s) return undefined;
+    await s.written;
+    return s.rendered;
+  }
+
+  /**
+   * {@linkcode stamp} without waiting for the write: the rendered block at
+   * once and the write's promise, so that several stamps of a round reach
+   * the store together.
+   *
+   * @param extra `duration_ms` on a tool result, `origin` on a user message.
+   * @returns The block and its write, or `undefined` when `time` is off.
+   */
+  stampNow(
+    extra: { duration_ms?: number; origin?: MessageOrigin } = {},
+  ): { rendered: string; written: Promise<void> } | undefined {
     if (this.#disabled.has("time")) return undefined;
     const now = this.#now();
-    const message: ControlMessage<"time"> = {
-      channel: "time",
-      attrs: {
-        utc: new Date(now).toISOString(),
-        local: localTime(now, this.#offset),
-        ...(extra.duration_ms !== undefined
-          ? { duration_ms: Math.max(0, Math.round(extra.duration_ms)) }
-          : {}),
-        ...(extra.origin !== undefined ? { origin: extra.origin } : {}),
-      },
-    };
-    const rendered = renderControl(message);
-    await this.#record(
+    const attributes: [string, string][] = [
+      ["utc", new Date(now).toISOString()],
+      ["local", localTime(now, this.#offset)],
+    ];
+    if (extra.duration_ms !== undefined) {
+      attributes.push([
+        "duration_ms",
+        String(Math.max(0, Math.round(extra.duration_ms))),
+      ]);
+    }
+    if (extra.origin !== undefined) attributes.push(["origin", extra.origin]);
+    const rendered = renderBlock("time", attributes, "");
+    const written = this.#record(
       "time",
       "system_to_agent",
-      controlAttributes(message),
+      attributes,
       "",
       rendered,
       "kernel",
       undefined,
       false,
     );
-    return rendered;
+    return { rendered, written };
   }
 
   /** Starts a new turn (a prompt): once-per-turn channels may go again. */
