@@ -259,13 +259,13 @@ provider "graph" {
 provider "memory" {
   source      = "builtin/memory"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T06:17:00Z"
+  resolved_at = "2026-12-02T08:36:00Z"
   checksums = {
-    "darwin_amd64"  = "sha256:91ca8b717dce51791a21f0339f2614c4093ad824681786abe83a1b2032564047"
-    "darwin_arm64"  = "sha256:91ca8b717dce51791a21f0339f2614c4093ad824681786abe83a1b2032564047"
-    "linux_amd64"   = "sha256:91ca8b717dce51791a21f0339f2614c4093ad824681786abe83a1b2032564047"
-    "linux_arm64"   = "sha256:91ca8b717dce51791a21f0339f2614c4093ad824681786abe83a1b2032564047"
-    "windows_amd64" = "sha256:91ca8b717dce51791a21f0339f2614c4093ad824681786abe83a1b2032564047"
+    "darwin_amd64"  = "sha256:41f320e766a0945d6e1f1883fb3d90b0b92f105bec6c3b19c2090949635fc503"
+    "darwin_arm64"  = "sha256:41f320e766a0945d6e1f1883fb3d90b0b92f105bec6c3b19c2090949635fc503"
+    "linux_amd64"   = "sha256:41f320e766a0945d6e1f1883fb3d90b0b92f105bec6c3b19c2090949635fc503"
+    "linux_arm64"   = "sha256:41f320e766a0945d6e1f1883fb3d90b0b92f105bec6c3b19c2090949635fc503"
+    "windows_amd64" = "sha256:41f320e766a0945d6e1f1883fb3d90b0b92f105bec6c3b19c2090949635fc503"
   }
   envelope = {
     env   = ["HOME", "XDG_DATA_HOME"]
