@@ -24,7 +24,6 @@ import { ControlRateLimiter } from "./rate_limit.ts";
 import {
   type AnyControlMessage,
   controlAttributes,
-  type ControlMessage,
   escapeControlText,
   renderBlock,
 } from "./render.ts";
