@@ -450,8 +450,12 @@ function decodeControlPlane(
         disable: { type: "list(string)" },
         topics: { type: "list(string)" },
         turn_summaries: { type: "bool" },
+        watch_fs: { type: "bool" },
       },
-      blocks: { timer: { labels: ["name"], unique: "label" } },
+      blocks: {
+        timer: { labels: ["name"], unique: "label" },
+        hook: { labels: ["name"], unique: "label" },
+      },
     },
     where,
     diagnostics,
@@ -505,6 +509,12 @@ function decodeControlPlane(
         ranges[i] ?? topicsAttr.expr.range,
       ));
     });
+  }
+  const watchAttr = attrs.get("watch_fs");
+  if (watchAttr) {
+    const v = evalAttr(watchAttr, "bool", where, diagnostics);
+    if (typeof v !== "boolean") ok = false;
+    else if (v) out.watchFs = true;
   }
   const summariesAttr = attrs.get("turn_summaries");
   if (summariesAttr) {
@@ -577,5 +587,61 @@ function decodeControlPlane(
       out.timers.push({ name, everyS: every, text });
     } else ok = false;
   }
+  for (const h of blocks.get("hook") ?? []) {
+    const hook = decodeTriggerHook(h, where, diagnostics);
+    if (hook) (out.hooks ??= []).push(hook);
+    else ok = false;
+  }
   return ok ? out : undefined;
+}
+
+/** A `hook "<name>" { on, text }` trigger hook of `control_plane {}`. */
+function decodeTriggerHook(
+  h: Block,
+  where: string,
+  diagnostics: Diagnostic[],
+): { name: string; on: string; text: string } | undefined {
+  const name = h.labels[0]!.value;
+  const hw = `hook "${name}" of ${where}`;
+  const hb = checkBody(
+    h.body,
+    {
+      attributes: {
+        on: { type: "string", required: true },
+        text: { type: "string", required: true },
+      },
+      blocks: {},
+    },
+    hw,
+    diagnostics,
+    headerRange(h),
+  );
+  const onAttr = hb.attrs.get("on");
+  const textAttr = hb.attrs.get("text");
+  const on = onAttr ? evalAttr(onAttr, "string", hw, diagnostics) : undefined;
+  const text = textAttr
+    ? evalAttr(textAttr, "string", hw, diagnostics)
+    : undefined;
+  let ok = typeof on === "string" && typeof text === "string";
+  if (typeof on === "string" && !TOPIC_FILTER_REGEXP.test(on)) {
+    ok = false;
+    diagnostics.push(diag(
+      "error",
+      "E_INVALID_VALUE",
+      `Invalid event-bus topic filter "${on}" in ${hw}`,
+      'on is the topic that fires the hook: an exact topic of dot-separated [a-z0-9_-] segments, optionally ending in ".*" (e.g. "plugin.tool.ci.*"), or "*".',
+      onAttr!.expr.range,
+    ));
+  }
+  if (typeof text === "string" && text.trim() === "") {
+    ok = false;
+    diagnostics.push(diag(
+      "error",
+      "E_INVALID_VALUE",
+      `Empty text in ${hw}`,
+      "text is the line the hook puts before the agent: say what to do.",
+      textAttr!.expr.range,
+    ));
+  }
+  return ok ? { name, on: on as string, text: text as string } : undefined;
 }

@@ -64,3 +64,58 @@ Deno.test("compile() refuses turn_summaries whose channels are disabled, or that
     });
   }
 });
+
+Deno.test("compile() reads control_plane watch_fs into the profile and the plan JSON; a non-bool is refused", () => {
+  const r = compileProfile("  control_plane {\n    watch_fs = true\n  }");
+  assert.deepEqual(
+    codes(r.diagnostics).filter((c) => c !== "W_LOCK_MISSING"),
+    [],
+  );
+  assert.equal(r.plan!.profiles[0]!.controlPlane?.watchFs, true);
+  const json = planToJson(r.plan!) as { profiles: Record<string, unknown>[] };
+  assert.deepEqual(json.profiles[0]!.control_plane, {
+    disable: [],
+    topics: [],
+    timers: [],
+    watch_fs: true,
+  });
+  const bad = compileProfile('  control_plane {\n    watch_fs = "yes"\n  }');
+  const d = bad.diagnostics.find((x) => x.severity === "error");
+  assert.ok(d);
+  assert.match(`${d.summary}\n${d.detail ?? ""}`, /watch_fs/);
+});
+
+Deno.test("compile() reads control_plane trigger hooks (on, text) into the plan; a bad topic filter or empty text is refused naming the hook", () => {
+  const r = compileProfile(
+    '  control_plane {\n    hook "ci" {\n      on   = "plugin.tool.ci.*"\n      text = "CI failed: fix it."\n    }\n  }',
+  );
+  assert.deepEqual(
+    codes(r.diagnostics).filter((c) => c !== "W_LOCK_MISSING"),
+    [],
+  );
+  assert.deepEqual(r.plan!.profiles[0]!.controlPlane?.hooks, [
+    { name: "ci", on: "plugin.tool.ci.*", text: "CI failed: fix it." },
+  ]);
+  const json = planToJson(r.plan!) as { profiles: Record<string, unknown>[] };
+  assert.deepEqual(
+    (json.profiles[0]!.control_plane as { hooks: unknown }).hooks,
+    [{ name: "ci", on: "plugin.tool.ci.*", text: "CI failed: fix it." }],
+  );
+  for (
+    const [body, text] of [
+      [
+        'on = "CI Failed"\n      text = "x"',
+        /Invalid event-bus topic filter "CI Failed" in hook "ci"/,
+      ],
+      ['on = "ci"\n      text = " "', /Empty text in hook "ci"/],
+      ['text = "x"', /on/],
+    ] as const
+  ) {
+    const bad = compileProfile(
+      `  control_plane {\n    hook "ci" {\n      ${body}\n    }\n  }`,
+    );
+    const d = bad.diagnostics.find((x) => x.severity === "error");
+    assert.ok(d, body);
+    assert.match(`${d.summary}\n${d.detail ?? ""}`, text);
+  }
+});

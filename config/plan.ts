@@ -198,6 +198,18 @@ export interface PlanControlPlane {
    * without a `<cp:compact>` block gets `turn-summary-missing`.
    */
   turnSummaries?: boolean;
+  /**
+   * `watch_fs = true`: the write-granted roots of the profile's tools are
+   * watched; changes made outside the session's tools reach the agent as
+   * `fs-change`.
+   */
+  watchFs?: boolean;
+  /**
+   * Trigger hooks (`hook "<name>" { on, text }`): an event on the topic
+   * filter `on` fires the hook into each open session of the profile as
+   * `<cp:hook-fired>` with `text` and the event; it wakes an idle session.
+   */
+  hooks?: { name: string; on: string; text: string }[];
 }
 
 /** The hook points a `hook` block may name (dispatchable ones). */
@@ -539,6 +551,10 @@ export function planToJson(plan: Plan): JsonValue {
               text: t.text,
             })),
             ...(p.controlPlane.turnSummaries ? { turn_summaries: true } : {}),
+            ...(p.controlPlane.watchFs ? { watch_fs: true } : {}),
+            ...(p.controlPlane.hooks?.length
+              ? { hooks: p.controlPlane.hooks.map((h) => ({ ...h })) }
+              : {}),
           },
         }
         : {}),

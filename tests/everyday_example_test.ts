@@ -234,6 +234,23 @@ Deno.test("examples/everyday: the session uses every provider end to end", async
       );
     }
 
+    // The control plane told the agent of the memory it wrote and searched
+    // (builtin/memory's tools), and of the recall that followed.
+    const memoryControl = events.flatMap((e) =>
+      e.type === "control" &&
+        (e.channel === "memory" || e.channel === "memory-recall")
+        ? [[e.channel, e.attributes]]
+        : []
+    );
+    assert.deepEqual(memoryControl, [
+      ["memory", { op: "save", scope: "project" }],
+      ["memory-recall", {
+        count: "1",
+        names: "rounding-of-converted-temperatures",
+      }],
+      ["memory", { op: "recall", scope: "all", "hit-count": "1" }],
+    ]);
+
     // The wiki page's text reached the model (as markdown).
     const page = results.find((e) => e.tool === "web_fetch");
     assert.match(page?.text ?? "", /# Rounding rules/);

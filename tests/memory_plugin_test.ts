@@ -792,6 +792,7 @@ Deno.test("memory tools: remember (MUST 12 near-match), search and forget, recor
     assert.equal(created.status, "created");
     assert.equal(created.id, "deploys-happen-on-fridays");
     assert.equal(created.record_status, "canonical");
+    assert.equal(created.scope, "project");
 
     // A near duplicate is not saved; the model is asked to decide.
     const dup = ok(
@@ -860,6 +861,7 @@ Deno.test("memory tools: remember (MUST 12 near-match), search and forget, recor
     assert.deepEqual(gone, {
       id: "deploys-happen-on-thursdays",
       title: "Deploys happen on Thursdays",
+      scope: "project",
       deleted: true,
     });
     const again = await tool(

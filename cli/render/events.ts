@@ -354,6 +354,19 @@ export class EventRenderer {
       );
       return;
     }
+    if (e.channel === "memory-recall") {
+      // A recall changes what the model reads: one line naming it.
+      const names = (e.attributes.names ?? "").split(",").join(", ");
+      const n = Number(e.attributes.count);
+      this.#errLine(
+        s.dim(
+          `Recalled ${n} ${
+            n === 1 ? "memory" : "memories"
+          } into context: ${names}`,
+        ),
+      );
+      return;
+    }
     if (e.channel === "agent-thinking") {
       this.#errLine(s.dim(`thinking: ${short(e.body, 300)}`));
       return;

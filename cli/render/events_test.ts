@@ -4,7 +4,7 @@ import {
   RenderTreeSchema,
   TextStyle,
 } from "../../proto/gen/pluggableharness/render/v1/types_pb.ts";
-import { renderTreeLines, styleFor } from "./events.ts";
+import { EventRenderer, renderTreeLines, styleFor } from "./events.ts";
 
 function textTree(style?: TextStyle) {
   return toJson(
@@ -58,4 +58,24 @@ Deno.test("renderTreeLines() shows a node it does not know instead of dropping i
     renderTreeLines({ root: { hologram: { x: 1 } } }, styleFor(false)),
     ['[unsupported node: {"hologram":{"x":1}}]'],
   );
+});
+
+Deno.test("a memory-recall control event is one line naming the recalled memories", () => {
+  const err: string[] = [];
+  const r = new EventRenderer(
+    { out: () => {}, err: (t) => err.push(t) },
+    styleFor(false),
+  );
+  r.render({
+    type: "control",
+    channel: "memory-recall",
+    direction: "system_to_agent",
+    attributes: { count: "2", names: "deploys-on-friday,old-ci" },
+    body: "- deploys-on-friday (global, project): …",
+    rendered: "<cp:memory-recall …>",
+    source: "kernel",
+  });
+  assert.deepEqual(err, [
+    "Recalled 2 memories into context: deploys-on-friday, old-ci\n",
+  ]);
 });

@@ -17,6 +17,7 @@ import {
 import { fallbackTokenCount } from "../../contract/tokens.ts";
 import { textBlock } from "./_proto.ts";
 import type { PreambleSection } from "./session_spec.ts";
+import type { RecalledMemory } from "../control/memory_channels.ts";
 
 /** What {@linkcode ContextAssembler.assemble} gets. */
 export interface ContextAssemblyInput {
@@ -69,6 +70,11 @@ export interface ContextAssembly {
   readonly rewrittenBy?: string;
   /** Why a compactor's contribution was not used, when it failed. */
   readonly compactionFailure?: string;
+  /**
+   * The memory records recalled into `sections`, in chain order (the
+   * turn's `memory-recall` names them).
+   */
+  readonly recalled?: readonly RecalledMemory[];
 }
 
 /** Builds a model request's context from the history (step 1). */

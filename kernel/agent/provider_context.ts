@@ -45,8 +45,11 @@ import {
 } from "../../proto/gen/pluggableharness/memory/v1/rpc_request_pb.ts";
 import {
   type MemoryRecord,
+  MemoryScope,
   MemoryType,
 } from "../../proto/gen/pluggableharness/memory/v1/types_pb.ts";
+import { timestampMs } from "@bufbuild/protobuf/wkt";
+import type { RecalledMemory } from "../control/memory_channels.ts";
 import { fallbackTokenCount } from "../../contract/tokens.ts";
 import type {
   ContextAssembler,
@@ -209,6 +212,24 @@ export function memorySection(
   });
 }
 
+const MEMORY_SCOPE_NAMES: Readonly<Record<number, string>> = {
+  [MemoryScope.SESSION]: "session",
+  [MemoryScope.PROJECT]: "project",
+  [MemoryScope.GLOBAL]: "global",
+};
+
+/** What `memory-recall` says of a recalled record. */
+function recalledMemory(provider: string, r: MemoryRecord): RecalledMemory {
+  return {
+    provider,
+    id: r.id,
+    type: MEMORY_TYPE_NAMES[r.type] ?? "unknown",
+    scope: MEMORY_SCOPE_NAMES[r.scope] ?? "unknown",
+    title: r.title,
+    ...(r.updatedAt ? { updatedAtMs: timestampMs(r.updatedAt) } : {}),
+  };
+}
+
 /** Drops own sections from the end of `own` until they fit `allocation`. */
 function fitOwn(
   own: ContextSection[],
@@ -251,6 +272,7 @@ export function providerContextAssembler(
       const historyTokens = input.historyTokens ??
         fallbackTokenCount(messages.flatMap((m) => m.content));
       let compactionFailure: string | undefined;
+      const recalled: RecalledMemory[] = [];
       const ceiling = Math.max(0, input.budgetTokens);
       const reports: ChainReport[] = [];
       const modelTarget = {
@@ -293,6 +315,11 @@ export function providerContextAssembler(
             const own = records.map((r) => memorySection(p.name, r));
             const { kept, dropped } = fitOwn(own, allocation);
             chain = [...chain, ...kept];
+            const keptLabels = new Set(kept.map((s) => s.label));
+            for (const r of records) {
+              if (!keptLabels.has(memorySection(p.name, r).label)) continue;
+              recalled.push(recalledMemory(p.name, r));
+            }
             reports.push({
               provider: p.name,
               budgetTokens: allocation,
@@ -428,6 +455,7 @@ export function providerContextAssembler(
         sections: chain,
         ...(rewrittenBy !== undefined ? { rewrittenBy } : {}),
         ...(compactionFailure !== undefined ? { compactionFailure } : {}),
+        ...(recalled.length ? { recalled } : {}),
       };
     },
   };

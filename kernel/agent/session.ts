@@ -375,6 +375,8 @@ export class AgentSession implements AsyncDisposable {
         sessionId: this.sessionId,
         ...(deps.bus ? { bus: deps.bus } : {}),
         ...(deps.every ? { every: deps.every } : {}),
+        now: this.#now,
+        profile: spec.profile,
       });
     }
   }
@@ -995,9 +997,11 @@ export class AgentSession implements AsyncDisposable {
           done = false;
           nudge = "Continue.";
         }
-        // Cascade: a channel that landed after this round's drain
-        // continues the turn.
-        if (done && control?.pending) done = false;
+        // Cascade: a wake channel (or the turn-summary reminder) that
+        // landed after this round's drain continues the turn; an
+        // informational one (context-usage, compaction, …) waits for the
+        // next round, so it never costs a model round of its own.
+        if (done && control?.hasContinuationPending) done = false;
         if (
           done && this.#goal !== undefined && this.#goalState === undefined
         ) {
@@ -1114,15 +1118,20 @@ export class AgentSession implements AsyncDisposable {
   async #stampToolResults(message: Message): Promise<void> {
     const control = this.#control!;
     const blocks: string[] = [];
+    const writes: Promise<void>[] = [];
     for (const b of message.content) {
       if (b.block.case !== "toolUse") continue;
       const ms = this.#toolDurations.get(b.block.value.id);
       this.#toolDurations.delete(b.block.value.id);
-      const stamp = await control.stamp(
+      const stamp = control.stampNow(
         ms !== undefined ? { duration_ms: ms } : {},
       );
-      if (stamp) blocks.push(stamp);
+      if (!stamp) continue;
+      blocks.push(stamp.rendered);
+      writes.push(stamp.written);
     }
+    // One round's stamps reach the store together, not one write each.
+    await Promise.all(writes);
     if (this.#history.at(-1)?.role === Role.USER) {
       appendControlBlocks(this.#history, blocks);
     }

@@ -366,6 +366,7 @@ export function resolveSessionSpec(spec: SessionSpec): ResolvedSessionSpec {
 }
 
 export type {
+  ControlHookSpec,
   ControlPlaneSpec,
   ControlTimerSpec,
 } from "../control/session_sources.ts";

@@ -8,7 +8,9 @@
  *
  * @module
  */
+import { resolve } from "node:path";
 import type { Diagnostic } from "../../contract/diagnostic.ts";
+import { expandPath } from "../../contract/permissions.ts";
 import type { Plan, PlanProfile } from "../../config/plan.ts";
 import { resolveToolScope } from "../../config/tool_scope.ts";
 import { selectRootProfile } from "../../config/profiles.ts";
@@ -181,6 +183,18 @@ export function sessionSpecFromPlan(
       timers: [...(profile?.controlPlane?.timers ?? [])],
       topics: [...(profile?.controlPlane?.topics ?? [])],
       ...(profile?.controlPlane?.turnSummaries ? { turnSummaries: true } : {}),
+      ...(profile?.controlPlane?.hooks?.length
+        ? { hooks: profile.controlPlane.hooks.map((h) => ({ ...h })) }
+        : {}),
+      ...(profile?.controlPlane?.watchFs
+        ? {
+          watch: grantedWriteRoots(
+            plan,
+            [...scope.byProvider.keys()],
+            options.workingDirectory,
+          ),
+        }
+        : {}),
     },
   };
   return { spec, diagnostics };
@@ -235,4 +249,33 @@ function namedAgentsText(plan: Plan): string {
       `- ${a.name} (profile ${a.profile}): ${a.description}`
     ).join("\n")
   }`;
+}
+
+/**
+ * The write-granted roots of a profile's tool providers (`fs-change`
+ * watches them): each provider's effective `write` grant, `~`/`$HOME`/XDG
+ * prefixes expanded from the kernel's environment, relative ones resolved
+ * against the working directory; `*` and unexpandable ones left out.
+ *
+ * @param plan The compiled configuration.
+ * @param providers The profile's tool providers.
+ * @param workingDirectory The session's working directory.
+ * @returns Absolute directories, each once.
+ */
+export function grantedWriteRoots(
+  plan: Plan,
+  providers: readonly string[],
+  workingDirectory: string,
+): string[] {
+  const env = Deno.env.toObject();
+  const out = new Set<string>();
+  for (const name of providers) {
+    const p = plan.providers.find((x) => x.name === name);
+    for (const w of p?.permissions.effective.write ?? []) {
+      if (w === "*" || w.includes("*")) continue;
+      const expanded = expandPath(w, env);
+      if (expanded !== undefined) out.add(resolve(workingDirectory, expanded));
+    }
+  }
+  return [...out];
 }

@@ -268,3 +268,41 @@ Deno.test("a profile's control_plane turn_summaries reaches the session spec onl
   ).spec!;
   assert.equal(off.controlPlane?.turnSummaries, undefined);
 });
+
+Deno.test("control_plane watch_fs watches the write-granted roots of the profile's tool providers only", () => {
+  const p = plan([{
+    name: "default",
+    tools: ["fs.*"],
+    slashCommands: [],
+    bounds: {},
+    model: { primary: { provider: "llm", id: "m" }, fallbacks: [] },
+    controlPlane: { disable: [], topics: [], timers: [], watchFs: true },
+    range,
+  }]);
+  const grant = (write: string[]) => ({
+    effective: { read: [], write, net: [], env: [], run: [] },
+  });
+  (p as { providers: unknown[] }).providers = [
+    { name: "fs", permissions: grant(["./src", "/abs", "*", "./src"]) },
+    { name: "other", permissions: grant(["/elsewhere"]) },
+  ];
+  const { spec, diagnostics } = sessionSpecFromPlan(p, {
+    toolSchemas: new Map([["fs", fs], ["other", fs]]),
+    workingDirectory: "/w",
+  });
+  assert.deepEqual(diagnostics, []);
+  assert.deepEqual(spec!.controlPlane?.watch, ["/w/src", "/abs"]);
+  const off = sessionSpecFromPlan(
+    plan([{
+      name: "default",
+      tools: ["fs.*"],
+      slashCommands: [],
+      bounds: {},
+      model: { primary: { provider: "llm", id: "m" }, fallbacks: [] },
+      controlPlane: { disable: [], topics: [], timers: [] },
+      range,
+    }]),
+    { toolSchemas: new Map([["fs", fs]]), workingDirectory: "/w" },
+  );
+  assert.equal(off.spec!.controlPlane?.watch, undefined);
+});

@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { resolve } from "node:path";
 import { create, type JsonObject } from "@bufbuild/protobuf";
 import { Category } from "../../proto/gen/pluggableharness/common/v1/types_pb.ts";
 import type { ToolUseBlock } from "../../proto/gen/pluggableharness/content/v1/types_pb.ts";
@@ -58,6 +59,7 @@ import { traceHeaders } from "./session_spans.ts";
 import { endSpanWithError } from "./tracing.ts";
 import { boundOutcome, OutputBound } from "./result_bound.ts";
 import { postToolOutcome } from "../control/tool_channels.ts";
+import { postMemoryOutcome } from "../control/memory_channels.ts";
 import { postLostCommands } from "../control/shell_watch.ts";
 
 /** What a tool dispatcher needs besides the session. */
@@ -406,6 +408,14 @@ export class ToolDispatcher implements CallExecutor {
       }
       if ("result" in outcome) {
         this.#core.control.shells.noteResult(entry.provider, outcome.result);
+        if (entry.endpoint.identity.category === "memory") {
+          postMemoryOutcome(
+            this.#core.control,
+            entry.schema.name,
+            r.call?.arguments ?? {},
+            outcome.result,
+          );
+        }
       } else if (outcome.error.category === ToolErrorCategory.PROCESS_CRASHED) {
         postLostCommands(this.#core.control, entry.provider);
       }
@@ -481,6 +491,17 @@ export class ToolDispatcher implements CallExecutor {
     const timeoutMs = durationMs(entry.schema.defaultTimeout) ??
       this.#core.spec.defaultToolTimeoutMs;
     this.#started.set(r.toolUse.id, this.#now());
+    // fs-change leaves out what the session's own calls write.
+    const fs = entry.schema.kind !== ToolKind.DATA_SOURCE
+      ? this.#core.control?.fs
+      : undefined;
+    if (fs) {
+      const paths = pathsOf(r.call?.arguments ?? {}).map((p) =>
+        resolve(this.#core.spec.workingDirectory, p)
+      );
+      // A call that names no path (a shell command) may write anywhere.
+      fs.callStarted(r.toolUse.id, paths, paths.length === 0);
+    }
     let invoked;
     try {
       invoked = await this.#invokeTool(t, r, timeoutMs);
@@ -492,6 +513,8 @@ export class ToolDispatcher implements CallExecutor {
         await this.#recordCancelled(t, r);
       }
       throw err;
+    } finally {
+      fs?.callEnded(r.toolUse.id);
     }
     const { outcome } = invoked;
     await this.#finishCall(

@@ -64,6 +64,8 @@ import type { ToolDispatcher } from "./tool_dispatch.ts";
 import { endSpanWithError } from "./tracing.ts";
 import { postToolsChanged } from "../control/tool_channels.ts";
 import { appendControlBlocks } from "../control/history.ts";
+import { LiveTagFilter } from "../control/live_filter.ts";
+import { postMemoryRecall } from "../control/memory_channels.ts";
 
 const log = getLogger(["ph-agent", "kernel", "agent"]);
 
@@ -266,6 +268,25 @@ export class TurnDriver {
     }
     const model = await this.#chooseModel(final, turnId, signal);
     const assembled = await this.#assemble(model, turnId, signal, true);
+    if (
+      core.control && !final && assembled.recalled?.length &&
+      core.control.firstThisTurn("memory-recall")
+    ) {
+      // The turn's auto-recall rides beside this round's prompt.
+      postMemoryRecall(
+        core.control,
+        assembled.recalled,
+        (core.deps.now ?? Date.now)(),
+      );
+      const blocks = await core.control.drain({
+        turnId,
+        only: "memory-recall",
+      });
+      appendControlBlocks(core.history, blocks);
+      if (assembled.messages !== core.history) {
+        appendControlBlocks(assembled.messages, blocks);
+      }
+    }
     const messages = await this.#preModelCall(
       assembled.messages,
       model.choice,
@@ -586,6 +607,8 @@ export class TurnDriver {
       endSpanWithError(modelSpan, err, isCancellation(err, signal));
       throw err;
     };
+    // The stripped agent→system blocks never reach the live text either.
+    const live = core.control ? new LiveTagFilter() : undefined;
     const response = await this.#router.complete({
       request,
       choice,
@@ -596,10 +619,16 @@ export class TurnDriver {
         : {}),
       ...traceHeaders(modelSpan),
     }, {
-      onTextDelta: (text) => core.emit({ type: "text_delta", turnId, text }),
+      onTextDelta: live
+        ? (text) => {
+          const shown = live.push(text);
+          if (shown) core.emit({ type: "text_delta", turnId, text: shown });
+        }
+        : (text) => core.emit({ type: "text_delta", turnId, text }),
       onThinkingDelta: (text) =>
         core.emit({ type: "thinking_delta", turnId, text }),
-      onRetry: (r) =>
+      onRetry: (r) => {
+        live?.reset();
         core.emit({
           type: "model_retry",
           turnId,
@@ -611,8 +640,11 @@ export class TurnDriver {
           ...(r.fallback
             ? { fallback: { provider: r.fallback.provider, id: r.fallback.id } }
             : {}),
-        }),
+        });
+      },
     }).catch(fail);
+    const rest = live?.flush();
+    if (rest) core.emit({ type: "text_delta", turnId, text: rest });
     await core.recordAssistant(
       response.message,
       {

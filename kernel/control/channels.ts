@@ -215,6 +215,13 @@ export interface ChannelInfo {
   readonly limit: RateLimit;
   /** Whether a message on an idle session starts a turn (a wake turn). */
   readonly wakes: boolean;
+  /**
+   * Whether a message that lands after a round's drain continues a turn
+   * that would otherwise end (the cascade rule): the wake channels and
+   * `turn-summary-missing`. Every other channel is informational: it waits
+   * for the next round the turn runs anyway, or the next turn's first.
+   */
+  readonly continues: boolean;
   /** Whether the block is removed from the history the model sees again. */
   readonly stripped: boolean;
   /** One line for the system prompt and the README. */
@@ -247,6 +254,7 @@ function ch(
     values: Object.freeze(rest.values ?? {}),
     limit: rest.limit ?? NONE,
     wakes: rest.wakes ?? false,
+    continues: rest.continues ?? rest.wakes ?? false,
     stripped: rest.stripped ?? false,
     summary: rest.summary,
     source: rest.source,
@@ -279,19 +287,22 @@ export const CHANNELS: ReadonlyMap<ChannelName, ChannelInfo> = new Map(
       limit: { kind: "window", max: 60, windowMs: MIN, per: "source" },
       wakes: true,
       summary: "an external event (a timer, an event-bus topic) fired",
-      source:
-        "control_plane timers and event topics in agent.hcl (file watcher: waiting for the fs-change issue)",
+      source: "control_plane timers and event topics in agent.hcl",
     }),
     ch("hook-fired", S, ["name", "target", "session"], {
       optional: ["target", "session"],
       limit: { kind: "window", max: 30, windowMs: MIN, per: "hook" },
-      summary: "a trigger hook ran and produced output",
-      source: "waiting for trigger hooks (project [[hooks]])",
+      wakes: true,
+      summary: "a trigger hook fired: its line, and the event that fired it",
+      source:
+        'control_plane { hook "<name>" { on = "<topic filter>", text = "…" } } in agent.hcl, on an event-bus event',
     }),
     ch("fs-change", S, [], {
       limit: { kind: "window", max: 30, windowMs: MIN, per: "global" },
-      summary: "a file changed outside your own tool calls",
-      source: "waiting for the file watcher on the granted roots",
+      summary:
+        "files changed outside your own tool calls (the body lists them)",
+      source:
+        "a watcher on the write-granted roots of the profile's tools (control_plane { watch_fs = true })",
     }),
     ch("mcp-tools-changed", S, ["server", "added", "removed"], {
       summary:
@@ -342,6 +353,7 @@ export const CHANNELS: ReadonlyMap<ChannelName, ChannelInfo> = new Map(
     }),
     ch("turn-summary-missing", S, [], {
       limit: { kind: "once-per-turn" },
+      continues: true,
       summary: "a round ended without the turn summary the profile asks for",
       source:
         "a round ending a turn's rounds so far without <cp:compact>, when the profile sets control_plane { turn_summaries = true }",
@@ -350,11 +362,14 @@ export const CHANNELS: ReadonlyMap<ChannelName, ChannelInfo> = new Map(
       optional: ["hit-count"],
       values: { op: ["save", "delete", "recall"] },
       summary: "a memory was saved, deleted or recalled",
-      source: "waiting for the memory issue",
+      source:
+        "a memory provider's tools: remember (save), forget (delete), search (recall, hit-count)",
     }),
     ch("memory-recall", S, ["count", "names"], {
-      summary: "memories recalled automatically for this turn",
-      source: "waiting for the memory issue (auto-recall)",
+      summary:
+        "memories recalled automatically for this turn (their contents are the memory:<type>:<name> context sections)",
+      source:
+        "a memory provider's Recall at context assembly, the first round of a turn that recalls",
     }),
     ch("compaction-start", S, [], {
       summary: "a compaction pass started",

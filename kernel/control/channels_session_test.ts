@@ -530,6 +530,64 @@ Deno.test("event-trigger: a control_plane timer and a bus topic wake the session
   assert.equal(stored.length, 61);
 });
 
+Deno.test("hook-fired: a control_plane trigger hook fired by its bus topic wakes the session with its line, name, target and session; 30/min per hook; persisted", async () => {
+  const bus = new EventBus();
+  const h = setup({
+    script: Array.from({ length: 40 }, () => ({ text: "ok" })),
+    spec: {
+      controlPlane: {
+        disable: ["time", "permission-context"],
+        hooks: [
+          { name: "ci", on: "plugin.tool.ci.*", text: "CI failed: fix it." },
+          { name: "deploy", on: "plugin.tool.deploy.done", text: "Deployed." },
+        ],
+      },
+    },
+    deps: { bus },
+  });
+  const session = await h.open();
+  const fire = (name: string, eventType: string, body: string) =>
+    bus.publishPlugin({ category: "tool", name }, {
+      eventType,
+      payload: new TextEncoder().encode(body),
+      payloadType: "text/plain",
+      schemaVersion: "1",
+    });
+  fire("ci", "failed", "job 7 <red>");
+  await session.idle();
+  const first =
+    `<cp:hook-fired name="ci" target="profile:test" session="${session.sessionId}">CI failed: fix it.\nFired by plugin.tool.ci.failed: job 7 &lt;red&gt;</cp:hook-fired>`;
+  assert.equal(h.model.requests.length, 1); // a wake turn
+  assert.deepEqual(cpBlocks(h.model.requests[0]!, "hook-fired"), [first]);
+  // 30/min per hook: the ci hook's 31st firing in the minute is dropped,
+  // the deploy hook has its own count.
+  for (let i = 0; i < 30; i++) {
+    fire("ci", "failed", `job ${i}`);
+    await session.idle();
+  }
+  assert.equal(h.model.requests.length, 30);
+  assert.equal(
+    h.events.filter((e) =>
+      e.type === "warning" && e.code === "control_rate_limited"
+    ).length,
+    1,
+  );
+  fire("deploy", "done", "v2");
+  fire("deploy", "started", "ignored: not its topic");
+  await session.idle();
+  assert.equal(h.model.requests.length, 31);
+  assert.deepEqual(
+    cpBlocks(h.model.requests[30]!, "hook-fired").at(-1),
+    `<cp:hook-fired name="deploy" target="profile:test" session="${session.sessionId}">Deployed.\nFired by plugin.tool.deploy.done: v2</cp:hook-fired>`,
+  );
+  await session.close();
+  const stored = (await storedControl(h.store, session.sessionId))
+    .filter((c) => c.channel === "hook-fired");
+  assert.equal(stored.length, 31);
+  assert.equal(stored[0]!.rendered, first);
+  assert.equal(stored[0]!.wake, true);
+});
+
 class ChangingTool extends FakeTool {
   list: ToolSchema[];
   constructor(ops: FakeOperation[]) {
@@ -884,12 +942,12 @@ Deno.test("shell-notice: a crashed shell provider's watched background commands 
   assert.equal(stored.length, 2);
 });
 
-Deno.test("agent-thinking, plan-revision, compact: thinking is stripped and shown; revisions and summaries stay in history; all persisted", async () => {
+Deno.test("agent-thinking, plan-revision, compact: thinking is stripped from history and from the live deltas, and shown; revisions and summaries stay in both; all persisted", async () => {
   const h = setup({
     script: [
       {
         text:
-          "<cp:agent-thinking>read the config first</cp:agent-thinking>Plan changed.\n" +
+          "<cp:agent-thinking>read the config first, it is long enough to be split</cp:agent-thinking>Plan changed.\n" +
           '<cp:plan-revision from="1" to="2" reason="config first">swap steps</cp:plan-revision>\n' +
           '<cp:compact type="decision">read config before code</cp:compact>',
       },
@@ -911,12 +969,17 @@ Deno.test("agent-thinking, plan-revision, compact: thinking is stripped and show
     'Plan changed.\n<cp:plan-revision from="1" to="2" reason="config first">swap steps</cp:plan-revision>\n' +
       '<cp:compact type="decision">read config before code</cp:compact>',
   );
+  // The scripted model streams the answer in two deltas: the live text is
+  // the stored text (the split points are covered by live_filter_test.ts).
+  const live = h.events.flatMap((e) => e.type === "text_delta" ? [e.text] : []);
+  assert.equal(live.join(""), text + "ok");
+  assert.ok(live.every((d) => !d.includes("agent-thinking")));
   const thinking = h.events.find((e) =>
     e.type === "control" && e.channel === "agent-thinking"
   );
   assert.equal(
     thinking?.type === "control" && thinking.body,
-    "read the config first",
+    "read the config first, it is long enough to be split",
   );
   const stored = (await storedControl(h.store, session.sessionId))
     .filter((c) => c.direction === "agent_to_system");

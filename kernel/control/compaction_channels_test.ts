@@ -39,7 +39,7 @@ function cpBlocks(req: StreamCompletionRequest, channel: string): string[] {
   );
 }
 
-Deno.test("context-usage, compaction-start, compaction: a band crossing and an automatic compaction pass reach the model and are persisted", async () => {
+Deno.test("context-usage, compaction-start, compaction: a band crossing and an automatic compaction pass reach the model at the next round without costing a round of their own, and are persisted", async () => {
   const store = memoryStore();
   const model = new FakeModel(
     "llm",
@@ -102,6 +102,7 @@ Deno.test("context-usage, compaction-start, compaction: a band crossing and an a
   }, { onEvent: (e) => events.push(e) });
   assert.equal((await session.send("one").result).outcome, "done");
   assert.equal((await session.send("two").result).outcome, "done");
+  assert.equal((await session.send("three").result).outcome, "done");
   await session.close();
 
   const usage = events.find((e) => e.type === "context_usage");
@@ -124,9 +125,11 @@ Deno.test("context-usage, compaction-start, compaction: a band crossing and an a
     cpBlocks(q, "compaction-start").length,
     cpBlocks(q, "compaction").length,
   ]);
-  // Each lands after its round's drain, so it continues that turn by one
-  // round (the cascade rule): two prompts, four requests.
-  assert.deepEqual(seen, [[0, 0, 0], [1, 0, 0], [1, 1, 1], [1, 1, 1]]);
+  // Each lands after its round's drain; informational, it waits for the
+  // next prompt's first round instead of continuing its own turn: three
+  // prompts, three requests (a compactor that rewrites every round cannot
+  // loop the turn).
+  assert.deepEqual(seen, [[0, 0, 0], [1, 0, 0], [1, 1, 1]]);
   assert.deepEqual(cpBlocks(r[1]!, "context-usage"), [usageBlock]);
   assert.deepEqual(cpBlocks(r[2]!, "compaction-start"), [start]);
   assert.deepEqual(cpBlocks(r[2]!, "compaction"), [
@@ -149,4 +152,55 @@ Deno.test("context-usage, compaction-start, compaction: a band crossing and an a
     ["compaction", compaction(done.tokensBefore, done.tokensAfter)],
   ]);
   assert.equal(usage.pct, Math.floor((usage.used / 10_000) * 100));
+});
+
+Deno.test("compaction: a compactor that rewrites the history at every assembly costs no extra model round; its blocks reach the next prompt", async () => {
+  const store = memoryStore();
+  const model = new FakeModel("llm", [{ text: "a" }, { text: "b" }], {
+    specs: [modelSpec("m1", { contextWindow: 10_000n })],
+  });
+  let passes = 0;
+  const assembler: ContextAssembler = {
+    compactors: ["squash"],
+    assemble: (input) => {
+      passes++;
+      const summary = create(MessageSchema, {
+        role: Role.USER,
+        content: [textBlock(`Summary ${passes}.`)],
+        id: `summary-${passes}`,
+      });
+      return Promise.resolve({
+        messages: [summary, input.history.at(-1)!],
+        sections: [...input.sections],
+        rewrittenBy: "squash",
+      });
+    },
+  };
+  const session = await AgentSession.open({
+    profile: "test",
+    models: [{ provider: "llm", id: "m1" }],
+    workingDirectory: "/work",
+    controlPlane: { disable: ["time", "permission-context"] },
+    bounds: { maxTurns: 12 },
+  }, {
+    store,
+    models: new Map([["llm", model]]),
+    contextAssembler: assembler,
+    sleep: () => Promise.resolve(),
+    random: () => 0,
+  });
+  try {
+    const one = await session.send("one").result;
+    assert.equal(one.outcome, "done");
+    assert.equal(one.turns, 1);
+    assert.equal(model.requests.length, 1);
+    const two = await session.send("two").result;
+    assert.equal(two.turns, 1);
+    assert.equal(model.requests.length, 2);
+    // The first prompt's pass is read at the second prompt's round.
+    assert.equal(cpBlocks(model.requests[1]!, "compaction").length, 1);
+    assert.equal(cpBlocks(model.requests[0]!, "compaction").length, 0);
+  } finally {
+    await session.close();
+  }
 });

@@ -54,12 +54,15 @@ async function busyRound(plane: ControlPlane): Promise<void> {
     body: "Added: mcp.b\nRemoved: (none)",
   });
   appendControlBlocks(history, await plane.drain({ turnId: "T" }));
+  // As the session does: the prompt's stamp, then a round's tool results
+  // stamped together.
+  appendControlBlocks(history, [(await plane.stamp({ origin: "typed" }))!]);
   const stamps = [
-    await plane.stamp({ origin: "typed" }),
-    await plane.stamp({ duration_ms: 12 }),
-    await plane.stamp({ duration_ms: 40 }),
+    plane.stampNow({ duration_ms: 12 })!,
+    plane.stampNow({ duration_ms: 40 })!,
   ];
-  appendControlBlocks(history, stamps.filter((s) => s !== undefined));
+  await Promise.all(stamps.map((s) => s.written));
+  appendControlBlocks(history, stamps.map((s) => s.rendered));
   await plane.consume(ASSISTANT, "T");
 }
 

@@ -24,12 +24,12 @@ import { ControlRateLimiter } from "./rate_limit.ts";
 import {
   type AnyControlMessage,
   controlAttributes,
-  type ControlMessage,
   escapeControlText,
-  renderControl,
+  renderBlock,
 } from "./render.ts";
 import { type AgentOutput, type AgentTag, parseAgentOutput } from "./tags.ts";
 import { ShellWatch } from "./shell_watch.ts";
+import type { FsChanges } from "./fs_change.ts";
 
 /** A control message as frontends and `--json` output see it. */
 export interface ControlView {
@@ -91,9 +91,16 @@ export class ControlPlane {
     | ((channel: ChannelName, source: string) => void)
     | undefined;
   #queue: Queued[] = [];
+  readonly #once = new Set<string>();
   #wake: (() => void) | undefined;
   /** The background commands the session watches. */
   readonly shells: ShellWatch = new ShellWatch();
+  /**
+   * The third-party file changes of the watched roots, when the profile
+   * watches them (`control_plane { watch_fs = true }`); flushed into an
+   * `fs-change` block at each round boundary.
+   */
+  fs: FsChanges | undefined;
 
   /**
    * Creates the control plane of a session.
@@ -142,6 +149,15 @@ export class ControlPlane {
     return this.#queue.some((q) => CHANNELS.get(q.message.channel)!.wakes);
   }
 
+  /**
+   * True when a waiting message continues a turn that would end (a wake
+   * channel or `turn-summary-missing`); informational channels
+   * (`context-usage`, `compaction`, …) wait for the next round instead.
+   */
+  get hasContinuationPending(): boolean {
+    return this.#queue.some((q) => CHANNELS.get(q.message.channel)!.continues);
+  }
+
   /** Messages refused by their rate limit so far, by channel. */
   get dropped(): ReadonlyMap<ChannelName, number> {
     return this.#limits.dropped();
@@ -174,8 +190,11 @@ export class ControlPlane {
         `Cannot post to "${message.channel}": only system→agent channels are posted`,
       );
     }
+    if (this.#disabled.has(message.channel)) {
+      controlAttributes(message); // a misfit is refused all the same
+      return "disabled";
+    }
     const attributes = controlAttributes(message);
-    if (this.#disabled.has(message.channel)) return "disabled";
     if (
       message.channel === "plugin-inject" && !(message.body ?? "").trim()
     ) return "empty";
@@ -184,7 +203,11 @@ export class ControlPlane {
       this.#onDropped?.(message.channel, source);
       return "rate_limited";
     }
-    this.#queue.push({ message, rendered: renderControl(message), attributes });
+    this.#queue.push({
+      message,
+      rendered: renderBlock(message.channel, attributes, message.body),
+      attributes,
+    });
     if (info.wakes) this.#wake?.();
     return "queued";
   }
@@ -194,15 +217,25 @@ export class ControlPlane {
    * persisted and reported, and their rendered blocks are returned in
    * order for the model's input.
    *
-   * @param context The turn, and whether the round is a wake turn.
+   * @param context The turn, whether the round is a wake turn, and
+   * optionally the one channel to take (the rest stay queued).
    * @returns The rendered blocks.
    */
   async drain(
-    context: { turnId?: string; wake?: boolean } = {},
+    context: { turnId?: string; wake?: boolean; only?: ChannelName } = {},
   ): Promise<string[]> {
+    if (context.only === undefined) this.fs?.flushTo(this);
     if (this.#queue.length === 0) return [];
-    const batch = this.#queue;
-    this.#queue = [];
+    let batch = this.#queue;
+    if (context.only !== undefined) {
+      // One channel delivered now (memory-recall beside this round's
+      // prompt); the others keep their place for the next boundary.
+      batch = batch.filter((q) => q.message.channel === context.only);
+      if (batch.length === 0) return [];
+      this.#queue = this.#queue.filter((q) =>
+        q.message.channel !== context.only
+      );
+    } else this.#queue = [];
     const out: string[] = [];
     const writes: Promise<void>[] = [];
     for (const q of batch) {
@@ -233,36 +266,67 @@ export class ControlPlane {
   async stamp(
     extra: { duration_ms?: number; origin?: MessageOrigin } = {},
   ): Promise<string | undefined> {
+    const s = this.stampNow(extra);
+    if (!s) return undefined;
+    await s.written;
+    return s.rendered;
+  }
+
+  /**
+   * {@linkcode stamp} without waiting for the write: the rendered block at
+   * once and the write's promise, so that several stamps of a round reach
+   * the store together.
+   *
+   * @param extra `duration_ms` on a tool result, `origin` on a user message.
+   * @returns The block and its write, or `undefined` when `time` is off.
+   */
+  stampNow(
+    extra: { duration_ms?: number; origin?: MessageOrigin } = {},
+  ): { rendered: string; written: Promise<void> } | undefined {
     if (this.#disabled.has("time")) return undefined;
     const now = this.#now();
-    const message: ControlMessage<"time"> = {
-      channel: "time",
-      attrs: {
-        utc: new Date(now).toISOString(),
-        local: localTime(now, this.#offset),
-        ...(extra.duration_ms !== undefined
-          ? { duration_ms: Math.max(0, Math.round(extra.duration_ms)) }
-          : {}),
-        ...(extra.origin !== undefined ? { origin: extra.origin } : {}),
-      },
-    };
-    const rendered = renderControl(message);
-    await this.#record(
+    const attributes: [string, string][] = [
+      ["utc", new Date(now).toISOString()],
+      ["local", localTime(now, this.#offset)],
+    ];
+    if (extra.duration_ms !== undefined) {
+      attributes.push([
+        "duration_ms",
+        String(Math.max(0, Math.round(extra.duration_ms))),
+      ]);
+    }
+    if (extra.origin !== undefined) attributes.push(["origin", extra.origin]);
+    const rendered = renderBlock("time", attributes, "");
+    const written = this.#record(
       "time",
       "system_to_agent",
-      controlAttributes(message),
+      attributes,
       "",
       rendered,
       "kernel",
       undefined,
       false,
     );
-    return rendered;
+    return { rendered, written };
   }
 
   /** Starts a new turn (a prompt): once-per-turn channels may go again. */
   newTurn(): void {
     this.#limits.newTurn();
+    this.#once.clear();
+  }
+
+  /**
+   * True the first time it is asked for a key in a turn (e.g. the turn's
+   * `memory-recall`), false after that until {@linkcode newTurn}.
+   *
+   * @param key What happens once per turn.
+   * @returns Whether this is the first time this turn.
+   */
+  firstThisTurn(key: string): boolean {
+    if (this.#once.has(key)) return false;
+    this.#once.add(key);
+    return true;
   }
 
   /**

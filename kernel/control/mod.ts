@@ -49,6 +49,21 @@ export {
   type PostOutcome,
 } from "./control_plane.ts";
 export { appendControlBlocks } from "./history.ts";
+export { LiveTagFilter } from "./live_filter.ts";
+export {
+  FS_CHANGE_MAX_PATHS,
+  type FsChangeKind,
+  FsChanges,
+  SELF_COMMAND_GRACE_MS,
+  SELF_WRITE_GRACE_MS,
+  startFsWatch,
+} from "./fs_change.ts";
+export {
+  MEMORY_STALE_DAYS,
+  postMemoryOutcome,
+  postMemoryRecall,
+  type RecalledMemory,
+} from "./memory_channels.ts";
 export {
   denialReasonOf,
   isEmptyResult,

@@ -40,6 +40,7 @@ const ESCAPES: Readonly<Record<string, string>> = {
   '"': "&quot;",
 };
 const ESCAPE_REGEXP = /[&<>"]/g;
+const ESCAPE_TEST = /[&<>"]/;
 const UNESCAPE_REGEXP = /&(amp|lt|gt|quot|apos|#\d+|#x[0-9a-fA-F]+);/g;
 
 /**
@@ -49,6 +50,7 @@ const UNESCAPE_REGEXP = /&(amp|lt|gt|quot|apos|#\d+|#x[0-9a-fA-F]+);/g;
  * @returns The text with `&`, `<`, `>` and `"` escaped.
  */
 export function escapeControlText(text: string): string {
+  if (!ESCAPE_TEST.test(text)) return text;
   return text.replace(ESCAPE_REGEXP, (c) => ESCAPES[c]!);
 }
 
@@ -160,13 +162,30 @@ export function controlAttributes(
  * @throws {TypeError} When its attributes do not fit its channel.
  */
 export function renderControl(message: ControlMessage): string {
+  return renderBlock(
+    message.channel,
+    controlAttributes(message),
+    message.body,
+  );
+}
+
+/**
+ * Renders a block from attributes already checked against its channel
+ * (what {@linkcode controlAttributes} returns).
+ *
+ * @param channel The channel.
+ * @param attributes Name/value pairs in the channel's order.
+ * @param body The body (plain text). @default {""}
+ * @returns `<cp:NAME attr="…">body</cp:NAME>`.
+ */
+export function renderBlock(
+  channel: ChannelName,
+  attributes: readonly (readonly [string, string])[],
+  body = "",
+): string {
   let attrs = "";
-  for (const [n, v] of controlAttributes(message)) {
-    attrs += ` ${n}="${escapeControlText(v)}"`;
-  }
-  return `<cp:${message.channel}${attrs}>${
-    escapeControlText(message.body ?? "")
-  }</cp:${message.channel}>`;
+  for (const [n, v] of attributes) attrs += ` ${n}="${escapeControlText(v)}"`;
+  return `<cp:${channel}${attrs}>${escapeControlText(body)}</cp:${channel}>`;
 }
 
 /**

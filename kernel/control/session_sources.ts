@@ -14,6 +14,7 @@ import type { PolicyRule } from "../../contract/policy.ts";
 import type { EventBus } from "../bus/event_bus.ts";
 import { type ChannelName, CHANNELS, isChannelName } from "./channels.ts";
 import { type ControlPlane, controlPromptSection } from "./control_plane.ts";
+import { FsChanges, startFsWatch } from "./fs_change.ts";
 
 /** A profile's `control_plane {}` settings. */
 export interface ControlPlaneSpec {
@@ -32,6 +33,28 @@ export interface ControlPlaneSpec {
    * (once per turn). @default {false}
    */
   readonly turnSummaries?: boolean;
+  /**
+   * Absolute directories watched for `fs-change` (the write-granted roots
+   * of the profile's tools, with `control_plane { watch_fs = true }`).
+   * @default {[]}
+   */
+  readonly watch?: readonly string[];
+  /**
+   * Trigger hooks: an event on a hook's topic filter fires `hook-fired`
+   * into the session (30/min per hook; it wakes an idle session).
+   * @default {[]}
+   */
+  readonly hooks?: readonly ControlHookSpec[];
+}
+
+/** A `hook "<name>" { on, text }` of `control_plane {}`. */
+export interface ControlHookSpec {
+  /** The hook's name (its rate-limit key). */
+  readonly name: string;
+  /** The event-bus topic filter that fires it. */
+  readonly on: string;
+  /** The line it puts before the agent. */
+  readonly text: string;
 }
 
 /** A `timer "<name>" { every_s, text }` of `control_plane {}`. */
@@ -55,6 +78,10 @@ export interface ControlSourceOptions {
   readonly bus?: EventBus;
   /** The timer primitive. @default {an unref'd setInterval} */
   readonly every?: Every;
+  /** The clock (epoch ms). @default {Date.now} */
+  readonly now?: () => number;
+  /** The session's profile (a trigger hook's declared target). */
+  readonly profile?: string;
 }
 
 /** Characters of a background command's output tail in `shell-exit`. */
@@ -120,7 +147,29 @@ export function startControlSources(
       });
     }));
   }
+  if (spec.watch?.length && plane.isEnabled("fs-change")) {
+    plane.fs = new FsChanges(spec.watch, options.now);
+    stops.push(startFsWatch(plane.fs, spec.watch));
+  }
   const bus = options.bus;
+  if (bus) {
+    for (const h of spec.hooks ?? []) {
+      stops.push(bus.listen([h.on], (e) => {
+        plane.post({
+          channel: "hook-fired",
+          attrs: {
+            name: h.name,
+            target: `profile:${options.profile ?? ""}`,
+            session: options.sessionId,
+          },
+          body: `${h.text}\nFired by ${e.topic}: ${
+            payloadText(e.payload, e.payloadType)
+          }`,
+          source: `hook:${h.name}`,
+        });
+      }));
+    }
+  }
   if (bus && spec.topics?.length) {
     stops.push(bus.listen(spec.topics, (e) => {
       plane.post({

@@ -147,13 +147,14 @@ export async function invokeTool(
         }.`,
         id: out.record.id,
         record_status: out.record.status,
+        scope: out.record.scope,
       };
     }
     case "forget": {
       toolArgs(args, ["id"], tool);
       const r = memory.delete(strArg(args, "id", tool, true)!);
       await emit(origin.sourceSessionId, EventKind.MEMORY_DELETE, r, signal);
-      return { id: r.id, title: r.title, deleted: true };
+      return { id: r.id, title: r.title, scope: r.scope, deleted: true };
     }
     case "search": {
       toolArgs(args, ["query", "type", "scope", "limit"], tool);

@@ -82,6 +82,9 @@ export function toolSchema(
             "canonical",
             "pending",
           ]),
+          scope: str("The memory's scope (created or updated).", [
+            ...SCOPE_NAMES,
+          ]),
           candidates: {
             type: SchemaType.ARRAY,
             description: "Similar existing memories (near_duplicate only).",
@@ -109,8 +112,9 @@ export function toolSchema(
         outputSchema: object({
           id: str("The id deleted."),
           title: str("Its title."),
+          scope: str("Its scope.", [...SCOPE_NAMES]),
           deleted: bool("True: it existed and is gone."),
-        }, ["id", "title", "deleted"]),
+        }, ["id", "title", "scope", "deleted"]),
         streaming: false,
         concurrency: { safe: true, keyFields: ["id"] },
         defaultTimeout: TIMEOUT,

@@ -259,13 +259,13 @@ provider "graph" {
 provider "memory" {
   source      = "builtin/memory"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:51Z"
+  resolved_at = "2026-12-02T09:11:39Z"
   checksums = {
-    "darwin_amd64"  = "sha256:0bc040cb2b94cf18270d2ff53b368b0b6ff7a3707f7915aecd7299d2fa5207b7"
-    "darwin_arm64"  = "sha256:0bc040cb2b94cf18270d2ff53b368b0b6ff7a3707f7915aecd7299d2fa5207b7"
-    "linux_amd64"   = "sha256:0bc040cb2b94cf18270d2ff53b368b0b6ff7a3707f7915aecd7299d2fa5207b7"
-    "linux_arm64"   = "sha256:0bc040cb2b94cf18270d2ff53b368b0b6ff7a3707f7915aecd7299d2fa5207b7"
-    "windows_amd64" = "sha256:0bc040cb2b94cf18270d2ff53b368b0b6ff7a3707f7915aecd7299d2fa5207b7"
+    "darwin_amd64"  = "sha256:c7d0515c32e8b887c67ea79a95c15a08e8beb220158c8eb748f2a6b430b1737f"
+    "darwin_arm64"  = "sha256:c7d0515c32e8b887c67ea79a95c15a08e8beb220158c8eb748f2a6b430b1737f"
+    "linux_amd64"   = "sha256:c7d0515c32e8b887c67ea79a95c15a08e8beb220158c8eb748f2a6b430b1737f"
+    "linux_arm64"   = "sha256:c7d0515c32e8b887c67ea79a95c15a08e8beb220158c8eb748f2a6b430b1737f"
+    "windows_amd64" = "sha256:c7d0515c32e8b887c67ea79a95c15a08e8beb220158c8eb748f2a6b430b1737f"
   }
   envelope = {
     env   = ["HOME", "XDG_DATA_HOME"]
