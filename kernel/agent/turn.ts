@@ -442,21 +442,25 @@ export class TurnDriver {
       modelId: target.id,
       messages: core.history,
     }, signal);
+    // What every assembly of this round is told besides the history.
+    const request = {
+      budgetTokens: model.budgetTokens,
+      model: {
+        provider: choice.model.provider,
+        id: choice.model.id,
+        contextWindow: Number(choice.spec.contextWindow),
+      },
+      sections: preambleSections(spec.systemPrompt, spec.preamble),
+      sessionId: core.sessionId,
+      turnId,
+      workingDirectory: spec.workingDirectory,
+      filesTouched: [...core.filesTouched],
+      signal,
+    };
     if (overlap && assembler === passThroughAssembler && forced.length === 0) {
       const assembled = await assembler.assemble({
         history: core.history,
-        budgetTokens: model.budgetTokens,
-        model: {
-          provider: choice.model.provider,
-          id: choice.model.id,
-          contextWindow: Number(choice.spec.contextWindow),
-        },
-        sections: preambleSections(spec.systemPrompt, spec.preamble),
-        sessionId: core.sessionId,
-        turnId,
-        workingDirectory: spec.workingDirectory,
-        filesTouched: [...core.filesTouched],
-        signal,
+        ...request,
       });
       const usage = counting.then((before) => {
         this.#band = reportUsage(core, {
@@ -488,18 +492,7 @@ export class TurnDriver {
         history: core.history,
         historyTokens: before.count,
         ...(forced.length ? { forceCompaction: true } : {}),
-        budgetTokens: model.budgetTokens,
-        model: {
-          provider: choice.model.provider,
-          id: choice.model.id,
-          contextWindow: Number(choice.spec.contextWindow),
-        },
-        sections: preambleSections(spec.systemPrompt, spec.preamble),
-        sessionId: core.sessionId,
-        turnId,
-        workingDirectory: spec.workingDirectory,
-        filesTouched: [...core.filesTouched],
-        signal,
+        ...request,
       });
     } catch (err) {
       for (const d of forced) d.reject(err);
