@@ -341,15 +341,24 @@ export class AgentSession implements AsyncDisposable {
                 readonly channel: string;
                 readonly attributes: Readonly<Record<string, string>>;
               },
-            ) =>
-              this.#control!.post(
+            ) => {
+              // Closing takes the wake handler away before the session
+              // leaves the registry: a message posted now would answer
+              // "queued" and never run.
+              if (this.#ended) {
+                throw new TypeError(
+                  `session ${this.sessionId} has ended; nothing was delivered`,
+                );
+              }
+              return this.#control!.post(
                 to ? pluginControlMessage(plugin, text, to) : {
                   channel: "plugin-inject",
                   attrs: { plugin },
                   body: text,
                   source: plugin,
                 },
-              ),
+              );
+            },
             deliver: (m: DelegationMessage) => this.#control!.post(m),
             onSubagent: (e: SubagentLifecycle) => {
               this.#control!.post({

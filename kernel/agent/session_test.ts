@@ -1605,6 +1605,30 @@ Deno.test("grants are held while a plugin works for the session, and released", 
   assert.equal(registry.get(sessionId), undefined);
 });
 
+Deno.test("a session that is closing refuses an injected control message instead of answering queued (its wake handler is gone)", async () => {
+  const registry = new SessionRegistry();
+  const h = setup({
+    script: [{ text: "ok" }],
+    deps: { registry },
+  });
+  const spec = { ...h.spec, controlPlane: {} };
+  let live: ReturnType<SessionRegistry["get"]>;
+  const run = runSession(spec, h.deps, { prompt: "go" });
+  for await (const e of run) {
+    if (e.type === "session_started") live = registry.get(e.sessionId);
+  }
+  await run.result;
+  assert.ok(live?.inject, "a session with a control plane takes injections");
+  assert.throws(
+    () =>
+      live!.inject!("trigger:ci", "look again", {
+        channel: "external-trigger",
+        attributes: { name: "ci", target: "x", session: "x" },
+      }),
+    /has ended; nothing was delivered/,
+  );
+});
+
 // ------------------------------------------------------- cancel, resume, replay
 
 Deno.test("cancellation closes the stream, ends the session cancelled, and still fires session-end", async () => {
