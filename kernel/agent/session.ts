@@ -181,6 +181,8 @@ export class AgentSession implements AsyncDisposable {
   #goal: string | undefined;
   #goalState: "done" | "blocked" | undefined;
   #current: Promise<unknown> | undefined;
+  /** Whether the running turn is a wake turn (no prompt). */
+  #currentIsWake = false;
   /** An immediate `compactNow()` pass, while it runs. */
   #compacting: Promise<unknown> | undefined;
   #busy = false;
@@ -332,6 +334,7 @@ export class AgentSession implements AsyncDisposable {
           this.#interactive.resolve(callId, response),
         participants: participantsOf(spec, deps),
         workingDirectory: spec.workingDirectory,
+        isClosing: () => this.#ended !== undefined,
         ...(this.#control
           ? {
             inject: (
@@ -814,12 +817,14 @@ export class AgentSession implements AsyncDisposable {
       );
     }
     this.#busy = true;
+    this.#currentIsWake = wake;
     const queue = new EventQueue<SessionEvent>();
     this.#sink = options.events === false ? undefined : queue;
     const result = this.#runPrompt(prompt, options, wake).finally(() => {
       this.#busy = false;
       this.#sink = undefined;
       this.#current = undefined;
+      this.#currentIsWake = false;
       queue.close();
       if (this.#driver.hasPendingCompaction && !this.#ended) {
         // A compactNow() that came after the prompt's last model call.
@@ -854,11 +859,18 @@ export class AgentSession implements AsyncDisposable {
       );
       this.#stopSources();
       this.#control?.setWakeHandler(undefined);
-      const s = status === "cancelled" ||
+      // A wake turn that a trigger started just before (after the caller's
+      // last idle check) runs to its end: cutting it would lose the
+      // trigger it answers. No new one starts once #ended is set.
+      const wake = this.#currentIsWake ? this.#current : undefined;
+      const statusOf = () =>
+        status === "cancelled" ||
           (status === undefined && this.#lastOutcome === "cancelled")
-        ? SessionStatus.CANCELLED
-        : SessionStatus.COMPLETED;
-      this.#ended = this.#finish(s);
+          ? SessionStatus.CANCELLED
+          : SessionStatus.COMPLETED;
+      this.#ended = wake
+        ? wake.catch(() => {}).then(() => this.#finish(statusOf()))
+        : this.#finish(statusOf());
     }
     return this.#ended;
   }

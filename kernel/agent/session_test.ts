@@ -1629,6 +1629,41 @@ Deno.test("a session that is closing refuses an injected control message instead
   );
 });
 
+Deno.test("close() lets a wake turn that a trigger started just before it run to its end (the trigger is answered, never cut short)", async () => {
+  const registry = new SessionRegistry();
+  const h = setup({
+    script: [{ text: "first" }, { text: "woken", delayMs: 50 }],
+    deps: { registry },
+    spec: { controlPlane: {} },
+  });
+  const session = await AgentSession.open(h.spec, h.deps);
+  assert.equal((await session.send("go").result).outcome, "done");
+  await session.idle();
+  // The trigger lands after the caller's last idle check: it starts a wake
+  // turn at once, and close() comes while its model call is under way.
+  const outcome = registry.get(session.sessionId)!.inject!(
+    "trigger:ci",
+    "look again",
+    {
+      channel: "external-trigger",
+      attributes: { name: "ci", target: "x", session: "x" },
+    },
+  );
+  assert.equal(outcome, "queued");
+  const done = await session.close();
+  assert.equal(done.status, "completed");
+  assert.equal(h.model.requests.length, 2, "the wake turn called the model");
+  const texts = (await stored(h.store, done.sessionId)).events
+    .filter((e) => e.kind === EventKind.MESSAGE)
+    .map((e) =>
+      JSON.stringify(fromBinary(MessageEventSchema, e.payload).message?.content)
+    );
+  assert.ok(
+    texts.some((t) => t.includes("woken")),
+    "the wake turn's answer was stored before the session ended",
+  );
+});
+
 // ------------------------------------------------------- cancel, resume, replay
 
 Deno.test("cancellation closes the stream, ends the session cancelled, and still fires session-end", async () => {

@@ -38,6 +38,8 @@ export const ANSWER_TIMEOUT_MS: number = 10_000;
 
 /** A live session as the endpoint needs it (the registry's `LiveSession`). */
 export interface EndpointSession {
+  /** True once the session has begun closing (it takes no new work). */
+  readonly isClosing?: () => boolean;
   /**
    * Posts a control message to the session; returns what became of it
    * (`queued`, `disabled`, `rate_limited`, `empty`). Absent when the
@@ -224,7 +226,9 @@ function answerOf(
     return { error: 'the request has no "session"' };
   }
   const live = options.lookup(req.session);
-  if (!live) return { held: false };
+  // A session that is closing is as good as stored: the trigger waits for
+  // it (the claim loop) instead of being handed to a turn that never runs.
+  if (!live || live.isClosing?.()) return { held: false };
   if (req.op === "holds") return { held: true, pid: Deno.pid };
   if (req.op !== "trigger") {
     return { error: `unknown op ${JSON.stringify(req.op)}` };

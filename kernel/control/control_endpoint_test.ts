@@ -100,6 +100,25 @@ Deno.test("deliverToLiveSession() removes a socket whose kernel is gone and repo
       deliverToLiveSession(runDir, { session: ID, text: "x" }),
       /its kernel answered: bad attributes/,
     );
+    await throwing.close();
+    // A session that has begun closing is not held: the trigger goes on to
+    // claim the stored session rather than into a turn that never runs.
+    let injected = 0;
+    await using closing = await startControlEndpoint(runDir, {
+      lookup: () => ({
+        isClosing: () => true,
+        inject: () => {
+          injected++;
+          return "queued";
+        },
+      }),
+    });
+    assert.ok(closing.path);
+    assert.equal(
+      await deliverToLiveSession(runDir, { session: ID, text: "x" }),
+      undefined,
+    );
+    assert.equal(injected, 0);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

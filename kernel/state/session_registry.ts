@@ -79,6 +79,11 @@ export interface LiveSession {
    *
    * @throws {TypeError} When the attributes do not fit the channel.
    */
+  /**
+   * True once the session has begun closing: it takes no new work, and a
+   * trigger from another process should wait for the stored session.
+   */
+  isClosing?: () => boolean;
   inject?: (
     plugin: string,
     text: string,
