@@ -156,6 +156,19 @@ export async function triggerCommand(
         text,
         ...(name !== undefined ? { name } : {}),
       });
+      if (delivered?.outcome === "closing") {
+        // Its holder is closing it: wait until it is stored, then claim.
+        if (Date.now() > deadline) {
+          io.stderr(
+            `error: Cannot trigger session ${sessionId}: process ${delivered.pid} is closing it and has not finished in ${
+              CLAIM_WAIT_MS / 1000
+            } s\n`,
+          );
+          return EXIT_TASK_ERROR;
+        }
+        await new Promise((r) => setTimeout(r, 50));
+        continue;
+      }
       if (delivered) {
         return reportDelivered(io, sessionId, delivered, v.json === true);
       }

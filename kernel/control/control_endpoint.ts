@@ -77,7 +77,8 @@ export interface DeliveredTrigger {
   readonly pid: number;
   /**
    * `queued` (it reaches the agent), or why not: `disabled`,
-   * `rate_limited`, `no_control_plane`.
+   * `rate_limited`, `no_control_plane`, or `closing` (its holder is
+   * closing it: nothing was delivered; try again once it is stored).
    */
   readonly outcome: string;
 }
@@ -226,9 +227,10 @@ function answerOf(
     return { error: 'the request has no "session"' };
   }
   const live = options.lookup(req.session);
-  // A session that is closing is as good as stored: the trigger waits for
-  // it (the claim loop) instead of being handed to a turn that never runs.
-  if (!live || live.isClosing?.()) return { held: false };
+  if (!live) return { held: false };
+  // A session that is closing takes no new work: the trigger waits until
+  // it is stored (never a turn that does not run, never a second writer).
+  if (live.isClosing?.()) return { held: false, closing: true, pid: Deno.pid };
   if (req.op === "holds") return { held: true, pid: Deno.pid };
   if (req.op !== "trigger") {
     return { error: `unknown op ${JSON.stringify(req.op)}` };
@@ -392,6 +394,12 @@ export async function deliverToLiveSession(
     if (answer === "gone") {
       await Deno.remove(path).catch(() => {});
       continue;
+    }
+    if (answer && answer.closing === true) {
+      return {
+        pid: typeof answer.pid === "number" ? answer.pid : 0,
+        outcome: "closing",
+      };
     }
     if (!answer || answer.held !== true) {
       if (answer && typeof answer.error === "string") {

@@ -101,8 +101,8 @@ Deno.test("deliverToLiveSession() removes a socket whose kernel is gone and repo
       /its kernel answered: bad attributes/,
     );
     await throwing.close();
-    // A session that has begun closing is not held: the trigger goes on to
-    // claim the stored session rather than into a turn that never runs.
+    // A session that has begun closing takes nothing: the trigger is told
+    // so (it waits for the stored session) rather than answered "queued".
     let injected = 0;
     await using closing = await startControlEndpoint(runDir, {
       lookup: () => ({
@@ -114,9 +114,9 @@ Deno.test("deliverToLiveSession() removes a socket whose kernel is gone and repo
       }),
     });
     assert.ok(closing.path);
-    assert.equal(
+    assert.deepEqual(
       await deliverToLiveSession(runDir, { session: ID, text: "x" }),
-      undefined,
+      { pid: Deno.pid, outcome: "closing" },
     );
     assert.equal(injected, 0);
   } finally {
