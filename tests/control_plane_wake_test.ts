@@ -20,6 +20,8 @@ import {
   REPO,
 } from "./_agent_project.ts";
 import { DENO_ENV } from "./_helpers.ts";
+import { join } from "node:path";
+import { tryClaimSession } from "../kernel/control/session_claim.ts";
 
 /** A spawned `agent` process with its output collected as it comes. */
 class AgentProcess implements AsyncDisposable {
@@ -384,4 +386,32 @@ Deno.test("wake_refused: neither agent trigger nor a due timer wakes a stored se
   ]);
   assert.equal(due.code, 5, due.err + due.out);
   assert.deepEqual(await assistantTexts(p, id), ["Hi."]);
+});
+
+Deno.test("agent --resume and agent run --resume refuse a session another process has claimed (a trigger driving it), naming that process", async () => {
+  using _g = guard(120_000);
+  await using p = await makeProject({ turns: [{ text: "never asked" }] });
+  const id = "01JCLAIMEDBYANOTHERPROCESS";
+  const c = await tryClaimSession(join(p.dir, ".agent", "run"), id);
+  assert.ok(c.claimed);
+  try {
+    for (
+      const [args, stdin] of [
+        [["run", "--resume", id, "go on"], undefined],
+        [["--resume", id], "/exit\n"],
+      ] as const
+    ) {
+      const r = await agent(p, [...args], stdin);
+      assert.notEqual(r.code, 0, args.join(" "));
+      assert.match(
+        r.err,
+        new RegExp(
+          `Session ${id} is being driven by process ${Deno.pid} \\(a trigger resumed it\\)`,
+        ),
+      );
+    }
+  } finally {
+    await c.claim.release();
+  }
+  assert.equal(await hasAgentDir(p), false);
 });

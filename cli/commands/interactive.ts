@@ -5,7 +5,13 @@
  *
  * @module
  */
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
+import { RUN_DIR } from "../../kernel/control/control_endpoint.ts";
+import {
+  claimForResume,
+  type SessionClaim,
+} from "../../kernel/control/session_claim.ts";
+
 import type { Plan } from "../../config/mod.ts";
 import { PLAN_APPROVED_PROMPT, sessionExitCode } from "../../kernel/api.ts";
 import type { Approver } from "../../kernel/agent/approval_gate.ts";
@@ -277,6 +283,17 @@ export async function interactiveCommand(
         ? undefined
         : byDefault);
   };
+  // A resumed session is claimed for as long as this command drives it:
+  // neither a trigger nor another resume drives it meanwhile.
+  let claim: SessionClaim | undefined;
+  if (v.resume !== undefined) {
+    try {
+      claim = await claimForResume(join(dir, RUN_DIR), v.resume);
+    } catch (err) {
+      return reportError(io, err);
+    }
+  }
+  await using _claim = claim;
   let kernel;
   try {
     const opened = await openProjectKernel(dir, io, {

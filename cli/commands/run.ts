@@ -4,7 +4,13 @@
  *
  * @module
  */
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
+import { RUN_DIR } from "../../kernel/control/control_endpoint.ts";
+import {
+  claimForResume,
+  type SessionClaim,
+} from "../../kernel/control/session_claim.ts";
+
 import {
   type KernelSessionOptions,
   type RunningFrontend,
@@ -145,6 +151,17 @@ export async function runCommand(
   }
   const dir = resolve(io.cwd, v.dir ?? ".");
   const json = v.json === true;
+  // A resumed session is claimed for as long as this command drives it:
+  // neither a trigger nor another resume drives it meanwhile.
+  let claim: SessionClaim | undefined;
+  if (v.resume !== undefined) {
+    try {
+      claim = await claimForResume(join(dir, RUN_DIR), v.resume);
+    } catch (err) {
+      return reportError(io, err);
+    }
+  }
+  await using _claim = claim;
   const ac = new AbortController();
   let terminated = false;
   const unsubscribe = io.onInterrupt?.((signal) => {

@@ -6,7 +6,7 @@ import {
   findLiveHolder,
   startControlEndpoint,
 } from "./control_endpoint.ts";
-import { tryClaimSession } from "./session_claim.ts";
+import { claimForResume, tryClaimSession } from "./session_claim.ts";
 import { currentOwner } from "../state/_owner.ts";
 
 const ID = "01JAAAAAAAAAAAAAAAAAAAAAAA";
@@ -153,5 +153,30 @@ Deno.test("tryClaimSession() lets one claimant in, and takes over the claim of a
     assert.deepEqual(entries(root), []);
   } finally {
     await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("claimForResume() refuses a session a live kernel of the project holds, naming its pid, and claims a stored one", async () => {
+  const dir = await Deno.makeTempDir();
+  const runDir = join(dir, ".agent", "run");
+  try {
+    {
+      await using _live = await startControlEndpoint(runDir, {
+        lookup: (id) => id === ID ? {} : undefined,
+      });
+      await assert.rejects(
+        claimForResume(runDir, ID),
+        new RegExp(
+          `Session ${ID} is open in process ${Deno.pid}: use "agent attach`,
+        ),
+      );
+    }
+    const claim = await claimForResume(runDir, ID);
+    const again = await tryClaimSession(runDir, ID);
+    assert.equal(again.claimed, false, "the resume holds the claim");
+    await claim.release();
+    assert.equal((await tryClaimSession(runDir, ID)).claimed, true);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });

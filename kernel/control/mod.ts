@@ -86,6 +86,7 @@ export {
   type TriggerRequest,
 } from "./control_endpoint.ts";
 export {
+  claimForResume,
   type ClaimOutcome,
   type SessionClaim,
   tryClaimSession,

@@ -14,7 +14,7 @@
 import { join } from "node:path";
 import { currentOwner, isOwnerGone } from "../state/_owner.ts";
 import type { SessionOwner } from "../state/session_store.ts";
-import { ensureRunDir } from "./control_endpoint.ts";
+import { ensureRunDir, findLiveHolder } from "./control_endpoint.ts";
 
 /** A claim held by this process. */
 export interface SessionClaim extends AsyncDisposable {
@@ -115,4 +115,42 @@ function claimOf(
       await cleanup();
     })();
   return { path, release, [Symbol.asyncDispose]: release };
+}
+
+/**
+ * Claims a stored session that a command is about to resume and drive
+ * (`agent --resume`, `agent run --resume`), so that neither a trigger nor
+ * another resume drives it at the same time. A claim whose process is
+ * gone is taken over, as by {@linkcode tryClaimSession}.
+ *
+ * @example Usage
+ * ```ts ignore
+ * await using _claim = await claimForResume(".agent/run", sessionId);
+ * ```
+ *
+ * @param runDir The project's run directory.
+ * @param sessionId The session.
+ * @returns The claim, held until it is released (or disposed).
+ * @throws {Error} When a live process of this project holds the session
+ * (it names the pid and what to use instead), or another process has
+ * claimed it.
+ * @throws {TypeError} When the session id is not a plain id.
+ */
+export async function claimForResume(
+  runDir: string,
+  sessionId: string,
+): Promise<SessionClaim> {
+  const holder = await findLiveHolder(runDir, sessionId);
+  if (holder !== undefined) {
+    throw new Error(
+      `Session ${sessionId} is open in process ${holder}: use "agent attach ${sessionId}" to follow it or "agent trigger ${sessionId} TEXT" to send it work`,
+    );
+  }
+  const c = await tryClaimSession(runDir, sessionId);
+  if (!c.claimed) {
+    throw new Error(
+      `Session ${sessionId} is being driven by process ${c.holder.pid} (a trigger resumed it): try again when it has finished`,
+    );
+  }
+  return c.claim;
 }
