@@ -582,6 +582,10 @@ class KernelImpl implements Kernel {
           if (options.keepAlive) {
             await holdWhileWatching(h.agent, options.signal);
           }
+          // No wake turn starts from here on (a trigger is refused and goes
+          // to the stored session); one that started meanwhile ends first.
+          h.agent.stopWaking();
+          await h.agent.idle();
         }
         const r = await hub.close(
           h,

@@ -181,8 +181,8 @@ export class AgentSession implements AsyncDisposable {
   #goal: string | undefined;
   #goalState: "done" | "blocked" | undefined;
   #current: Promise<unknown> | undefined;
-  /** Whether the running turn is a wake turn (no prompt). */
-  #currentIsWake = false;
+  /** Set by {@linkcode AgentSession.stopWaking}: no wake turn starts. */
+  #noWake = false;
   /** An immediate `compactNow()` pass, while it runs. */
   #compacting: Promise<unknown> | undefined;
   #busy = false;
@@ -334,7 +334,7 @@ export class AgentSession implements AsyncDisposable {
           this.#interactive.resolve(callId, response),
         participants: participantsOf(spec, deps),
         workingDirectory: spec.workingDirectory,
-        isClosing: () => this.#ended !== undefined,
+        isClosing: () => this.#ended !== undefined || this.#noWake,
         ...(this.#control
           ? {
             inject: (
@@ -348,7 +348,7 @@ export class AgentSession implements AsyncDisposable {
               // Closing takes the wake handler away before the session
               // leaves the registry: a message posted now would answer
               // "queued" and never run.
-              if (this.#ended) {
+              if (this.#ended || this.#noWake) {
                 throw new TypeError(
                   `session ${this.sessionId} has ended; nothing was delivered`,
                 );
@@ -817,14 +817,12 @@ export class AgentSession implements AsyncDisposable {
       );
     }
     this.#busy = true;
-    this.#currentIsWake = wake;
     const queue = new EventQueue<SessionEvent>();
     this.#sink = options.events === false ? undefined : queue;
     const result = this.#runPrompt(prompt, options, wake).finally(() => {
       this.#busy = false;
       this.#sink = undefined;
       this.#current = undefined;
-      this.#currentIsWake = false;
       queue.close();
       if (this.#driver.hasPendingCompaction && !this.#ended) {
         // A compactNow() that came after the prompt's last model call.
@@ -839,6 +837,17 @@ export class AgentSession implements AsyncDisposable {
       result,
       [Symbol.asyncIterator]: () => queue[Symbol.asyncIterator](),
     };
+  }
+
+  /**
+   * Starts no more wake turns and takes no more injected messages (they
+   * are refused, so a trigger goes to the stored session instead): the
+   * first step of closing a session whose caller then waits for
+   * {@linkcode AgentSession.idle} and closes it, so that a wake turn that
+   * started before this runs to its end and none starts after.
+   */
+  stopWaking(): void {
+    this.#noWake = true;
   }
 
   /**
@@ -859,18 +868,11 @@ export class AgentSession implements AsyncDisposable {
       );
       this.#stopSources();
       this.#control?.setWakeHandler(undefined);
-      // A wake turn that a trigger started just before (after the caller's
-      // last idle check) runs to its end: cutting it would lose the
-      // trigger it answers. No new one starts once #ended is set.
-      const wake = this.#currentIsWake ? this.#current : undefined;
-      const statusOf = () =>
-        status === "cancelled" ||
+      const s = status === "cancelled" ||
           (status === undefined && this.#lastOutcome === "cancelled")
-          ? SessionStatus.CANCELLED
-          : SessionStatus.COMPLETED;
-      this.#ended = wake
-        ? wake.catch(() => {}).then(() => this.#finish(statusOf()))
-        : this.#finish(statusOf());
+        ? SessionStatus.CANCELLED
+        : SessionStatus.COMPLETED;
+      this.#ended = this.#finish(s);
     }
     return this.#ended;
   }
@@ -895,7 +897,10 @@ export class AgentSession implements AsyncDisposable {
 
   /** Starts a wake turn when the session is idle and its bounds allow. */
   #wake(): void {
-    if (this.#busy || this.#ended || !this.#control?.hasWakePending) return;
+    if (
+      this.#busy || this.#ended || this.#noWake ||
+      !this.#control?.hasWakePending
+    ) return;
     const bound = this.#doom.fired ? "doom_loop" : this.#checkBounds();
     if (bound) {
       this.#emit({

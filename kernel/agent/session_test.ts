@@ -1629,7 +1629,7 @@ Deno.test("a session that is closing refuses an injected control message instead
   );
 });
 
-Deno.test("close() lets a wake turn that a trigger started just before it run to its end (the trigger is answered, never cut short)", async () => {
+Deno.test("stopWaking() then idle(): a wake turn a trigger started just before runs to its end, and a trigger after it is refused, never answered queued", async () => {
   const registry = new SessionRegistry();
   const h = setup({
     script: [{ text: "first" }, { text: "woken", delayMs: 50 }],
@@ -1639,17 +1639,18 @@ Deno.test("close() lets a wake turn that a trigger started just before it run to
   const session = await AgentSession.open(h.spec, h.deps);
   assert.equal((await session.send("go").result).outcome, "done");
   await session.idle();
-  // The trigger lands after the caller's last idle check: it starts a wake
-  // turn at once, and close() comes while its model call is under way.
-  const outcome = registry.get(session.sessionId)!.inject!(
-    "trigger:ci",
-    "look again",
-    {
+  const live = registry.get(session.sessionId)!;
+  const trigger = () =>
+    live.inject!("trigger:ci", "look again", {
       channel: "external-trigger",
       attributes: { name: "ci", target: "x", session: "x" },
-    },
-  );
-  assert.equal(outcome, "queued");
+    });
+  // The trigger lands after the caller's idle check: a wake turn starts.
+  assert.equal(trigger(), "queued");
+  session.stopWaking();
+  assert.equal(live.isClosing?.(), true);
+  assert.throws(trigger, /has ended; nothing was delivered/);
+  await session.idle();
   const done = await session.close();
   assert.equal(done.status, "completed");
   assert.equal(h.model.requests.length, 2, "the wake turn called the model");
