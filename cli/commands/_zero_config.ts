@@ -19,6 +19,12 @@ import { EXIT_CONFIG } from "./exit_codes.ts";
 import { openKernel } from "../../kernel/kernel.ts";
 import type { Kernel, OpenKernelOptions } from "../../kernel/api.ts";
 import { BUILTINS } from "../../plugins/builtin.ts";
+import { RUN_DIR } from "../../kernel/control/control_endpoint.ts";
+import {
+  claimForResume,
+  type SessionClaim,
+} from "../../kernel/control/session_claim.ts";
+import { reportError } from "./_report_error.ts";
 
 /** What {@linkcode zeroConfig} decided. */
 export type ZeroConfig =
@@ -86,11 +92,17 @@ export async function zeroConfig(
  * `agent.hcl`, else the built-in default ({@linkcode zeroConfig}), with
  * this package's first-party plugins.
  *
+ * A session to be resumed (`resume`) is claimed first, for as long as the
+ * caller holds the returned claim ({@linkcode claimForResume}): neither a
+ * trigger nor another resume drives it meanwhile. Dispose the claim after
+ * the kernel (declare it first).
+ *
  * @param dir The project directory.
- * @param io Streams and environment (the notice goes to stderr).
- * @param options `--locked`, and whether ALWAYS answers are persisted.
- * @returns The running kernel, or the exit code to end with.
- * @throws What {@linkcode openKernel} throws.
+ * @param io Streams and environment (the notice and errors go to stderr).
+ * @param options `--locked`, whether ALWAYS answers are persisted, the
+ * frontend to start early, and the session to resume.
+ * @returns The running kernel (with the resumed session's claim), or the
+ * exit code to end with, its reason already printed.
  */
 export async function openProjectKernel(
   dir: string,
@@ -99,10 +111,38 @@ export async function openProjectKernel(
     locked: boolean;
     persistAlways?: boolean;
     prestartFrontend?: OpenKernelOptions["prestartFrontend"];
+    resume?: string;
   },
-): Promise<{ kernel: Kernel } | { exit: number }> {
-  const config = await zeroConfig(dir, io, { locked: options.locked });
-  if (config.kind === "exit") return { exit: config.code };
+): Promise<
+  { kernel: Kernel; claim: SessionClaim | undefined } | { exit: number }
+> {
+  let claim: SessionClaim | undefined;
+  try {
+    if (options.resume !== undefined) {
+      claim = await claimForResume(join(dir, RUN_DIR), options.resume);
+    }
+    const config = await zeroConfig(dir, io, { locked: options.locked });
+    if (config.kind === "exit") {
+      await claim?.release();
+      return { exit: config.code };
+    }
+    return { kernel: await open(dir, io, options, config), claim };
+  } catch (err) {
+    await claim?.release();
+    return { exit: reportError(io, err) };
+  }
+}
+
+async function open(
+  dir: string,
+  io: CliIo,
+  options: {
+    locked: boolean;
+    persistAlways?: boolean;
+    prestartFrontend?: OpenKernelOptions["prestartFrontend"];
+  },
+  config: Exclude<ZeroConfig, { kind: "exit" }>,
+): Promise<Kernel> {
   const kernel = await openKernel(dir, {
     builtins: BUILTINS,
     env: io.env,
@@ -122,5 +162,5 @@ export async function openProjectKernel(
       io.stderr(`warning: ${d.summary}. ${d.detail ?? ""}\n`);
     }
   }
-  return { kernel };
+  return kernel;
 }

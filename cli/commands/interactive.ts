@@ -5,12 +5,7 @@
  *
  * @module
  */
-import { join, resolve } from "node:path";
-import { RUN_DIR } from "../../kernel/control/control_endpoint.ts";
-import {
-  claimForResume,
-  type SessionClaim,
-} from "../../kernel/control/session_claim.ts";
+import { resolve } from "node:path";
 
 import type { Plan } from "../../config/mod.ts";
 import { PLAN_APPROVED_PROMPT, sessionExitCode } from "../../kernel/api.ts";
@@ -283,37 +278,22 @@ export async function interactiveCommand(
         ? undefined
         : byDefault);
   };
-  // A resumed session is claimed for as long as this command drives it:
-  // neither a trigger nor another resume drives it meanwhile.
-  let claim: SessionClaim | undefined;
-  if (v.resume !== undefined) {
-    try {
-      claim = await claimForResume(join(dir, RUN_DIR), v.resume);
-    } catch (err) {
-      return reportError(io, err);
-    }
-  }
-  await using _claim = claim;
-  let kernel;
-  try {
-    const opened = await openProjectKernel(dir, io, {
-      locked: v.locked === true,
-      persistAlways: tty,
-      // The frontend's process starts beside the providers (its own
-      // start-up, Ink and React for the terminal UI, overlaps theirs).
-      prestartFrontend: (plan) => {
-        const name = frontendOf(plan);
-        return name
-          ? { name, terminal, implicitBuiltin: TUI_FRONTEND }
-          : undefined;
-      },
-    });
-    if ("exit" in opened) return opened.exit;
-    kernel = opened.kernel;
-  } catch (err) {
-    return reportError(io, err);
-  }
-  await using _k = kernel;
+  const opened = await openProjectKernel(dir, io, {
+    locked: v.locked === true,
+    persistAlways: tty,
+    // The frontend's process starts beside the providers (its own
+    // start-up, Ink and React for the terminal UI, overlaps theirs).
+    prestartFrontend: (plan) => {
+      const name = frontendOf(plan);
+      return name
+        ? { name, terminal, implicitBuiltin: TUI_FRONTEND }
+        : undefined;
+    },
+    ...(v.resume !== undefined ? { resume: v.resume } : {}),
+  });
+  if ("exit" in opened) return opened.exit;
+  await using _claim = opened.claim;
+  await using kernel = opened.kernel;
   const style = styleFor(useColor(io));
   const frontend = frontendOf(kernel.plan);
   if (frontend) {

@@ -4,12 +4,7 @@
  *
  * @module
  */
-import { join, resolve } from "node:path";
-import { RUN_DIR } from "../../kernel/control/control_endpoint.ts";
-import {
-  claimForResume,
-  type SessionClaim,
-} from "../../kernel/control/session_claim.ts";
+import { resolve } from "node:path";
 
 import {
   type KernelSessionOptions,
@@ -151,17 +146,6 @@ export async function runCommand(
   }
   const dir = resolve(io.cwd, v.dir ?? ".");
   const json = v.json === true;
-  // A resumed session is claimed for as long as this command drives it:
-  // neither a trigger nor another resume drives it meanwhile.
-  let claim: SessionClaim | undefined;
-  if (v.resume !== undefined) {
-    try {
-      claim = await claimForResume(join(dir, RUN_DIR), v.resume);
-    } catch (err) {
-      return reportError(io, err);
-    }
-  }
-  await using _claim = claim;
   const ac = new AbortController();
   let terminated = false;
   const unsubscribe = io.onInterrupt?.((signal) => {
@@ -169,17 +153,13 @@ export async function runCommand(
     ac.abort(new Error(signal === "SIGTERM" ? "terminated" : "interrupted"));
   });
   try {
-    let kernel;
-    try {
-      const opened = await openProjectKernel(dir, io, {
-        locked: v.locked === true,
-      });
-      if ("exit" in opened) return opened.exit;
-      kernel = opened.kernel;
-    } catch (err) {
-      return reportError(io, err);
-    }
-    await using _k = kernel;
+    const opened = await openProjectKernel(dir, io, {
+      locked: v.locked === true,
+      ...(v.resume !== undefined ? { resume: v.resume } : {}),
+    });
+    if ("exit" in opened) return opened.exit;
+    await using _claim = opened.claim;
+    await using kernel = opened.kernel;
     let frontend: RunningFrontend | undefined;
     if (v.frontend !== undefined) {
       try {

@@ -190,17 +190,11 @@ export async function triggerCommand(
     return reportError(io, err);
   }
   await using _claim = claim;
-  let kernel;
-  try {
-    const opened = await openProjectKernel(dir, io, {
-      locked: v.locked === true,
-    });
-    if ("exit" in opened) return opened.exit;
-    kernel = opened.kernel;
-  } catch (err) {
-    return reportError(io, err);
-  }
-  await using _k = kernel;
+  const opened = await openProjectKernel(dir, io, {
+    locked: v.locked === true,
+  });
+  if ("exit" in opened) return opened.exit;
+  await using kernel = opened.kernel;
   return await drive(kernel, sessionId, text, v, io, {
     ...(name !== undefined ? { name } : {}),
   });
@@ -331,17 +325,11 @@ async function dueCommand(
   }
   const dir = resolve(io.cwd, v.dir ?? ".");
   const runDir = join(dir, RUN_DIR);
-  let kernel;
-  try {
-    const opened = await openProjectKernel(dir, io, {
-      locked: v.locked === true,
-    });
-    if ("exit" in opened) return opened.exit;
-    kernel = opened.kernel;
-  } catch (err) {
-    return reportError(io, err);
-  }
-  await using _k = kernel;
+  const opened = await openProjectKernel(dir, io, {
+    locked: v.locked === true,
+  });
+  if ("exit" in opened) return opened.exit;
+  await using kernel = opened.kernel;
   let worst = EXIT_OK;
   const note = (id: string, status: string, text: string) => {
     if (v.json === true) {

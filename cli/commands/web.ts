@@ -89,18 +89,12 @@ export async function webCommand(
     }
   }
   const dir = resolve(io.cwd, v.dir ?? ".");
-  let kernel;
-  try {
-    const opened = await openProjectKernel(dir, io, {
-      locked: v.locked === true,
-      persistAlways: true,
-    });
-    if ("exit" in opened) return opened.exit;
-    kernel = opened.kernel;
-  } catch (err) {
-    return reportError(io, err);
-  }
-  await using _k = kernel;
+  const opened = await openProjectKernel(dir, io, {
+    locked: v.locked === true,
+    persistAlways: true,
+  });
+  if ("exit" in opened) return opened.exit;
+  await using kernel = opened.kernel;
   let fe: RunningFrontend;
   try {
     fe = await kernel.startFrontend(WEB_UI_FRONTEND.name, {
