@@ -1,12 +1,11 @@
 /**
- * The provider's settings (its decoded `agent.hcl` block) and the vendor
- * SDK client built from them.
+ * The provider's settings (its decoded `agent.hcl` block) and the HTTP
+ * request to the API (a direct `fetch`: building and sending a request
+ * through the vendor SDK cost about 2 ms per model call).
  *
  * @module
  */
-import process from "node:process";
 import type { JsonObject } from "@bufbuild/protobuf";
-import Anthropic from "@anthropic-ai/sdk";
 
 /** The vendor's API base URL. */
 export const DEFAULT_BASE_URL = "https://api.anthropic.com";
@@ -132,33 +131,110 @@ export function parseSettings(config: JsonObject | undefined): Settings {
   };
 }
 
+/** The Messages API version this plugin speaks (`anthropic-version`). */
+export const API_VERSION = "2026-10-21";
+
 /**
- * The vendor SDK client. Retries are off (the kernel retries with
- * `settings.retry`), logging is off, and the SDK's environment lookups
- * (`ANTHROPIC_*` variables it reads while constructing) see an empty
- * environment: the plugin has no env permission, and its only secret
- * arrives through Configure.
+ * The API answered with an HTTP error status. `body` is the parsed JSON
+ * error object, or the raw text when it is not JSON.
+ */
+export class HttpStatusError extends Error {
+  /**
+   * Creates the error.
+   *
+   * @param status The HTTP status.
+   * @param body The parsed body (or its text).
+   * @param headers The response headers.
+   */
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+    readonly headers: Headers,
+  ) {
+    super(`HTTP ${status}`);
+    this.name = "HttpStatusError";
+  }
+}
+
+/**
+ * The request got no HTTP answer: the connection failed, or the timeout
+ * passed before the response headers arrived.
+ */
+export class ConnectionError extends Error {
+  /**
+   * Creates the error.
+   *
+   * @param message `Connection error.` or `Request timed out.`
+   * @param options The underlying failure.
+   */
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "ConnectionError";
+  }
+}
+
+/**
+ * Sends one JSON `POST` to the API with `fetch`: the key in the
+ * `Authorization` header, the API version pinned, no retries (the kernel
+ * retries with `settings.retry`). The timeout bounds the wait for the
+ * response headers, as the vendor SDK's did; the caller's signal aborts
+ * the request and the body.
  *
  * @param s The settings.
- * @returns The client.
+ * @param path The path under the base URL (`/v1/messages`).
+ * @param body The request body.
+ * @param signal Aborts the request.
+ * @returns The response (status 2xx; its body unread).
+ * @throws {HttpStatusError} For any other status, with the parsed body.
+ * @throws {ConnectionError} When no response arrived.
+ * @throws {DOMException} `AbortError` when `signal` aborted.
  */
-export function createClient(s: Settings): Anthropic {
-  const saved = Object.getOwnPropertyDescriptor(process, "env");
-  Object.defineProperty(process, "env", {
-    value: {},
-    configurable: true,
-    writable: true,
-  });
+export async function postJson(
+  s: Settings,
+  path: string,
+  body: unknown,
+  signal: AbortSignal,
+): Promise<Response> {
+  const timeout = new AbortController();
+  const timer = setTimeout(
+    () => timeout.abort(new ConnectionError("Request timed out.")),
+    s.timeoutMs,
+  );
+  let response: Response;
   try {
-    return new Anthropic({
-      apiKey: s.apiKey,
-      baseURL: s.baseUrl,
-      maxRetries: 0,
-      timeout: s.timeoutMs,
-      webhookKey: null,
-      logLevel: "off",
+    response = await fetch(`${s.baseUrl}${path}`, {
+      method: "POST",
+      headers: {
+        "accept": "application/json",
+        "anthropic-version": API_VERSION,
+        "authorization": `Bearer ${s.apiKey}`,
+        "content-type": "application/json",
+        "user-agent": "ph-agent-anthropic/0.1.0",
+        "x-stainless-retry-count": "0",
+      },
+      body: JSON.stringify(body),
+      signal: AbortSignal.any([signal, timeout.signal]),
     });
+  } catch (err) {
+    if (signal.aborted) throw err;
+    if (timeout.signal.aborted) throw timeout.signal.reason;
+    throw new ConnectionError("Connection error.", { cause: err });
   } finally {
-    if (saved) Object.defineProperty(process, "env", saved);
+    clearTimeout(timer);
   }
+  if (response.ok) return response;
+  let text: string;
+  try {
+    text = await response.text();
+  } catch (err) {
+    if (signal.aborted) throw err;
+    text = "";
+  }
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // not JSON: the text itself is the body
+  }
+  throw new HttpStatusError(response.status, parsed, response.headers);
 }

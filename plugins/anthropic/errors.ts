@@ -20,7 +20,7 @@
  * @module
  */
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import { APIError } from "@anthropic-ai/sdk";
+import { ConnectionError, HttpStatusError } from "./client.ts";
 import {
   ModelErrorCategory,
   type ModelErrorSchema,
@@ -184,7 +184,9 @@ export function classifyVendorError(input: {
 }
 
 /**
- * Classifies anything the vendor SDK threw.
+ * Classifies anything a request threw: an HTTP error status
+ * ({@linkcode HttpStatusError}), no answer at all
+ * ({@linkcode ConnectionError}), or a failure while reading the stream.
  *
  * @param err The error.
  * @param apiKey The API key to scrub.
@@ -196,17 +198,17 @@ export function classifyError(
   apiKey: string,
   baseUrl: string,
 ): ModelErrorInit {
-  if (err instanceof APIError && (err.status !== undefined || err.error)) {
+  if (err instanceof HttpStatusError) {
     return classifyVendorError({
-      ...(err.status !== undefined ? { status: err.status } : {}),
-      body: err.error,
-      ...(err.headers ? { headers: err.headers } : {}),
+      status: err.status,
+      body: err.body,
+      headers: err.headers,
       apiKey,
     });
   }
   const e = err instanceof Error ? err : new Error(String(err));
   const cause = e.cause instanceof Error ? `: ${e.cause.message}` : "";
-  const network = err instanceof APIError; // APIConnectionError and timeouts
+  const network = err instanceof ConnectionError;
   return {
     category: ModelErrorCategory.UNKNOWN,
     message: redact(

@@ -1,6 +1,6 @@
 /**
- * `anthropic`: a model provider for Anthropic's Messages API, through the
- * vendor SDK (`@anthropic-ai/sdk`), streaming.
+ * `anthropic`: a model provider for Anthropic's Messages API, streaming,
+ * over a direct `fetch` (`client.ts`) and a small SSE decoder (`sse.ts`).
  *
  * - GetCapabilities answers from `models.json` (no network): one ModelSpec
  *   per current model, with context window, output cap, tool use, vision,
@@ -8,7 +8,7 @@
  *   markers and prices per million tokens (cache writes and reads too).
  * - Configure checks the provider block (`api_key` from
  *   `env("ANTHROPIC_API_KEY")`, `base_url`, `default_max_tokens`,
- *   `timeout_ms`) and builds the SDK client, retries off.
+ *   `timeout_ms`); requests are never retried here (the kernel retries).
  * - StreamCompletion checks the generation parameters against the model
  *   (INVALID_ARGUMENT naming the parameter), translates the canonical
  *   request (`translate.ts`), streams the response and translates each
@@ -22,7 +22,6 @@
  *
  * @module
  */
-import type Anthropic from "@anthropic-ai/sdk";
 import { Code, GrpcStatusError } from "../../proto/grpc_adapter.ts";
 import { ModelService } from "../../proto/gen/pluggableharness/model/v1/service_pb.ts";
 import { ModelErrorCategory } from "../../proto/gen/pluggableharness/model/v1/errors_pb.ts";
@@ -41,8 +40,8 @@ import {
 } from "../sdk/mod.ts";
 import {
   ConfigError,
-  createClient,
   parseSettings,
+  postJson,
   type Settings,
 } from "./client.ts";
 import {
@@ -79,7 +78,6 @@ const roster: Roster = parseRoster(modelsJson, "anthropic/models.json");
 
 interface Configured {
   settings: Settings;
-  client: Anthropic;
 }
 
 let configured: Configured | undefined;
@@ -122,8 +120,8 @@ const cancelled: StreamEventInit = {
 };
 
 /**
- * Streams one completion: the vendor SDK sends the request (`stream:
- * true`; auth, headers, HTTP errors), and the response body is read a
+ * Streams one completion: `postJson` sends the request (`stream: true`;
+ * auth, headers, HTTP errors), and the response body is read a
  * network chunk at a time: every event in the chunk is translated, and
  * adjacent fragments are merged before they go out (fewer gRPC messages
  * under load, no added delay).
@@ -146,10 +144,7 @@ async function* streamVendor(
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   let finished = false;
   try {
-    const response = await c.client.messages.create(
-      body as unknown as Anthropic.MessageCreateParamsStreaming,
-      { signal },
-    ).asResponse();
+    const response = await postJson(c.settings, "/v1/messages", body, signal);
     yield {
       event: {
         case: "streamStart",
@@ -305,7 +300,7 @@ if (import.meta.main) {
         configure: (req) => {
           try {
             const settings = parseSettings(req.config);
-            configured = { settings, client: createClient(settings) };
+            configured = { settings };
           } catch (err) {
             if (err instanceof ConfigError) {
               throw new GrpcStatusError(Code.INVALID_ARGUMENT, err.message);
@@ -347,11 +342,25 @@ if (import.meta.main) {
             invalid(err);
           }
           try {
-            const res = await c.client.messages.countTokens(
-              body as unknown as Anthropic.MessageCountTokensParams,
-              { signal },
+            const res = await postJson(
+              c.settings,
+              "/v1/messages/count_tokens",
+              body,
+              signal,
             );
-            return { count: BigInt(res.input_tokens) };
+            const counted = await res.json() as { input_tokens?: unknown };
+            if (
+              typeof counted.input_tokens !== "number" ||
+              !Number.isSafeInteger(counted.input_tokens) ||
+              counted.input_tokens < 0
+            ) {
+              throw new ProtocolError(
+                `count_tokens answered without a whole input_tokens: ${
+                  JSON.stringify(counted).slice(0, 200)
+                }`,
+              );
+            }
+            return { count: BigInt(counted.input_tokens) };
           } catch (err) {
             if (signal.aborted) {
               throw new GrpcStatusError(Code.CANCELLED, "cancelled");

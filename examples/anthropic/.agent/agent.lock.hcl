@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "claude" {
   source      = "builtin/anthropic"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:44Z"
+  resolved_at = "2026-12-02T10:58:40Z"
   checksums = {
-    "darwin_amd64"  = "sha256:4de584e3fb79e53d5b9227d14bd73befba2fa7ad2b87c274b99bdc7b9304c67f"
-    "darwin_arm64"  = "sha256:4de584e3fb79e53d5b9227d14bd73befba2fa7ad2b87c274b99bdc7b9304c67f"
-    "linux_amd64"   = "sha256:4de584e3fb79e53d5b9227d14bd73befba2fa7ad2b87c274b99bdc7b9304c67f"
-    "linux_arm64"   = "sha256:4de584e3fb79e53d5b9227d14bd73befba2fa7ad2b87c274b99bdc7b9304c67f"
-    "windows_amd64" = "sha256:4de584e3fb79e53d5b9227d14bd73befba2fa7ad2b87c274b99bdc7b9304c67f"
+    "darwin_amd64"  = "sha256:73806996ce9795cad31cc424b5748acca0067ef448432d90c9833839cbbabbcc"
+    "darwin_arm64"  = "sha256:73806996ce9795cad31cc424b5748acca0067ef448432d90c9833839cbbabbcc"
+    "linux_amd64"   = "sha256:73806996ce9795cad31cc424b5748acca0067ef448432d90c9833839cbbabbcc"
+    "linux_arm64"   = "sha256:73806996ce9795cad31cc424b5748acca0067ef448432d90c9833839cbbabbcc"
+    "windows_amd64" = "sha256:73806996ce9795cad31cc424b5748acca0067ef448432d90c9833839cbbabbcc"
   }
   envelope = {
     env   = []
@@ -27,7 +27,7 @@ provider "claude" {
       type        = "string"
       required    = true
       sensitive   = true
-      description = "The Anthropic API key. A secret: write it as env(\"ANTHROPIC_API_KEY\"); it is sent only to the API (in the SDK's Authorization header) and never logged, echoed or written to an event."
+      description = "The Anthropic API key. A secret: write it as env(\"ANTHROPIC_API_KEY\"); it is sent only to the API (in the Authorization header of its requests) and never logged, echoed or written to an event."
     },
     {
       name         = "base_url"
