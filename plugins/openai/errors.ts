@@ -18,7 +18,7 @@
  *
  * 5xx and network failures are OVERLOADED because the kernel retries (with
  * `settings.retry`) and falls back only on RATE_LIMITED and OVERLOADED; the
- * SDK's own retries are off. `raw_detail` keeps the HTTP status and vendor
+ * plugin never retries itself. `raw_detail` keeps the HTTP status and vendor
  * code (e.g. `http 500 server_error`), so the two stay distinguishable.
  *
  * @module
@@ -32,7 +32,7 @@ import {
 /** A ModelError init (the `error` of a `StreamEvent.error`). */
 export type ModelErrorInit = MessageInitShape<typeof ModelErrorSchema>;
 
-/** What is known about a failure, from the SDK error or a stream event. */
+/** What is known about a failure, from an HTTP answer or a stream event. */
 export interface VendorFailure {
   /** HTTP status; absent for in-stream errors and network failures. */
   status?: number;

@@ -1,7 +1,7 @@
 /**
  * `openai`: a model provider for OpenAI's API and any OpenAI-compatible
  * server (Ollama, llama.cpp server, vLLM, LM Studio), over the Responses
- * API or Chat Completions through `npm:openai`.
+ * API or Chat Completions, with a direct `fetch` (`http.ts`).
  *
  * - GetCapabilities: one ModelSpec per served model, from the roster
  *   (`models.json`: context window, output limit, tool use, vision,

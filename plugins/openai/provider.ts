@@ -1,13 +1,12 @@
 /**
  * The `openai` provider's state and operations, independent of the gRPC
  * server: Configure, the capability envelope, one streamed completion
- * (through `npm:openai`, SDK retries off, aborted with the caller's
- * signal) and CountTokens. `main.ts` serves it as `ModelService`.
+ * (a direct `fetch`, `http.ts`, never retried here, aborted with the
+ * caller's signal) and CountTokens. `main.ts` serves it as `ModelService`.
  *
  * @module
  */
 import type { JsonObject, MessageInitShape } from "@bufbuild/protobuf";
-import OpenAI, { APIError, APIUserAbortError } from "openai";
 import type { StreamCompletionRequest } from "../../proto/gen/pluggableharness/model/v1/rpc_request_pb.ts";
 import {
   type ModelSpecSchema,
@@ -22,6 +21,7 @@ import {
   rosterModel,
   unknownModel,
 } from "./roster.ts";
+import { ConnectionError, HttpStatusError, request } from "./http.ts";
 import { coalesce, sseBatches } from "./sse.ts";
 import {
   type ChatChunk,
@@ -68,7 +68,6 @@ export interface OpenAIProviderOptions {
 export class OpenAIProvider {
   readonly #log: (message: string, fields?: JsonObject) => void;
   #config: OpenAIConfig | undefined;
-  #client: OpenAI | undefined;
   #models = new Map<string, RosterModel>();
 
   /**
@@ -112,24 +111,11 @@ export class OpenAIProvider {
         `config attribute "base_url" names ${host}, which this provider may not reach: add "${host}" to allow_net in its provider block`,
       );
     }
-    const client = new OpenAI({
-      apiKey: cfg.apiKey ?? "no-key",
-      baseURL: cfg.baseUrl,
-      maxRetries: 0,
-      timeout: 10 * 60 * 1000,
-      logLevel: "off",
-      ...(cfg.organization ? { organization: cfg.organization } : {}),
-      ...(cfg.project ? { project: cfg.project } : {}),
-      // A server that needs no key gets no Authorization header at all.
-      ...(cfg.apiKey === undefined
-        ? { defaultHeaders: { Authorization: null } }
-        : {}),
-    });
     const ids = [
       ...(cfg.models ?? (cfg.isOpenAI ? ROSTER.map((m) => m.id) : [])),
     ];
     if (cfg.discover) {
-      for (const id of await this.#discover(client, cfg)) {
+      for (const id of await this.#discover(cfg)) {
         if (!ids.includes(id)) ids.push(id);
       }
     }
@@ -143,7 +129,6 @@ export class OpenAIProvider {
       models.set(id, rosterModel(id) ?? unknownModel(id, cfg.modelDefaults));
     }
     this.#config = cfg;
-    this.#client = client;
     this.#models = models;
     this.#log("configured", {
       base_url: cfg.baseUrl,
@@ -153,13 +138,23 @@ export class OpenAIProvider {
     });
   }
 
-  async #discover(client: OpenAI, cfg: OpenAIConfig): Promise<string[]> {
+  async #discover(cfg: OpenAIConfig): Promise<string[]> {
     try {
       const ids: string[] = [];
-      const page = await client.models.list({
-        signal: AbortSignal.timeout(10_000),
-      });
-      for (const m of page.data) ids.push(m.id);
+      const res = await request(
+        cfg,
+        "GET",
+        "/models",
+        undefined,
+        AbortSignal.timeout(10_000),
+      );
+      const page = await res.json() as { data?: unknown };
+      if (!Array.isArray(page.data)) {
+        throw new SyntaxError("the model list has no data array");
+      }
+      for (const m of page.data as { id?: unknown }[]) {
+        if (typeof m?.id === "string") ids.push(m.id);
+      }
       return ids.sort();
     } catch (err) {
       throw new ConfigError(
@@ -235,7 +230,7 @@ export class OpenAIProvider {
     signal: AbortSignal,
   ): AsyncGenerator<StreamEventInit> {
     const { model, api, body } = this.prepare(req);
-    const client = this.#client!;
+    const config = this.#config!;
     const secrets = [this.#config!.apiKey];
     const thinking = model.reasoning !== undefined;
     const out: StreamEventInit[] = [];
@@ -243,15 +238,13 @@ export class OpenAIProvider {
       event: { case: "stop", value: { reason: StopReason.CANCELLED } },
     };
     try {
-      const res = api === "chat"
-        ? await client.chat.completions.create(
-          body as unknown as OpenAI.ChatCompletionCreateParamsStreaming,
-          { signal },
-        ).asResponse()
-        : await client.responses.create(
-          body as unknown as OpenAI.Responses.ResponseCreateParamsStreaming,
-          { signal },
-        ).asResponse();
+      const res = await request(
+        config,
+        "POST",
+        api === "chat" ? "/chat/completions" : "/responses",
+        body,
+        signal,
+      );
       yield streamStart(res.headers);
       const limits = rateLimitEvent(res.headers);
       if (limits) yield limits;
@@ -309,7 +302,7 @@ export class OpenAIProvider {
       }
       yield* out;
     } catch (err) {
-      if (signal.aborted || err instanceof APIUserAbortError) {
+      if (signal.aborted) {
         yield cancelled;
         return;
       }
@@ -368,7 +361,7 @@ function streamStart(headers: Headers): StreamEventInit {
 }
 
 /**
- * Classifies anything the SDK threw.
+ * Classifies anything a request or its stream threw.
  *
  * @param err The error.
  * @param secrets Secrets to scrub.
@@ -378,19 +371,21 @@ export function failureOf(
   err: unknown,
   secrets: readonly (string | undefined)[],
 ): ModelErrorInit {
-  if (err instanceof APIError) {
-    const body = err.error as { message?: unknown } | undefined;
+  if (err instanceof HttpStatusError) {
+    const body = err.error;
     const message = typeof body?.message === "string"
       ? body.message
       : err.message;
     return classifyFailure({
-      ...(err.status !== undefined ? { status: err.status } : {}),
-      code: typeof err.code === "string" ? err.code : null,
-      type: typeof err.type === "string" ? err.type : null,
+      status: err.status,
+      code: typeof body?.code === "string" ? body.code : null,
+      type: typeof body?.type === "string" ? body.type : null,
       message,
-      ...(err.headers ? { headers: err.headers } : {}),
-      network: err.status === undefined && err.error === undefined,
+      headers: err.headers,
     }, secrets);
+  }
+  if (err instanceof ConnectionError) {
+    return classifyFailure({ network: true, message: err.message }, secrets);
   }
   const message = err instanceof Error ? err.message : String(err);
   // Network failures (TypeError from fetch, resets) and malformed streams.

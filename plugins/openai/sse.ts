@@ -2,7 +2,7 @@
  * A server-sent-events reader for the provider's hot path, and the
  * coalescing of canonical events.
  *
- * The request goes through `npm:openai` (auth, headers, HTTP errors); the
+ * The request goes out through `http.ts` (auth, headers, HTTP errors); the
  * streamed body is read here, one network read at a time: every complete
  * SSE event in a read is translated, and adjacent deltas of the same kind
  * (text, thinking, one tool call's argument fragments) are merged before

@@ -57,13 +57,13 @@ provider "fs" {
 provider "local" {
   source      = "builtin/openai"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:53Z"
+  resolved_at = "2026-12-02T11:05:06Z"
   checksums = {
-    "darwin_amd64"  = "sha256:74df686ae05e64ff39d8530925a71fd0815f1c9faf819efba9797d07f6bd807f"
-    "darwin_arm64"  = "sha256:74df686ae05e64ff39d8530925a71fd0815f1c9faf819efba9797d07f6bd807f"
-    "linux_amd64"   = "sha256:74df686ae05e64ff39d8530925a71fd0815f1c9faf819efba9797d07f6bd807f"
-    "linux_arm64"   = "sha256:74df686ae05e64ff39d8530925a71fd0815f1c9faf819efba9797d07f6bd807f"
-    "windows_amd64" = "sha256:74df686ae05e64ff39d8530925a71fd0815f1c9faf819efba9797d07f6bd807f"
+    "darwin_amd64"  = "sha256:85df2d874284081700dd24e59900d914a1e33b7c3dd24b538262912c996a2578"
+    "darwin_arm64"  = "sha256:85df2d874284081700dd24e59900d914a1e33b7c3dd24b538262912c996a2578"
+    "linux_amd64"   = "sha256:85df2d874284081700dd24e59900d914a1e33b7c3dd24b538262912c996a2578"
+    "linux_arm64"   = "sha256:85df2d874284081700dd24e59900d914a1e33b7c3dd24b538262912c996a2578"
+    "windows_amd64" = "sha256:85df2d874284081700dd24e59900d914a1e33b7c3dd24b538262912c996a2578"
   }
   envelope = {
     env   = []
