@@ -39,6 +39,13 @@ export interface BpeCounterOptions {
    * @default {16384}
    */
   memoSize?: number;
+  /**
+   * A hand-written equivalent of the split regex for pieces made of ASCII
+   * only: the end of the piece that starts at `start`, or -1 when a
+   * character it would have to look at is not ASCII (the regex decides).
+   * Without it, the regex splits every piece.
+   */
+  asciiPiece?: (text: string, start: number) => number;
 }
 
 const DEFAULT_MEMO_SIZE = 16384;
@@ -53,6 +60,7 @@ export class BpeCounter {
   #split: RegExp;
   #pattern: RegExp;
   #memoSize: number;
+  #asciiPiece: ((text: string, start: number) => number) | undefined;
   #young = new Map<string, number>();
   #old = new Map<string, number>();
 
@@ -68,6 +76,7 @@ export class BpeCounter {
     this.#split = new RegExp(split.source, flags + "y");
     this.#pattern = new RegExp(split.source, flags + "g");
     this.#memoSize = options.memoSize ?? DEFAULT_MEMO_SIZE;
+    this.#asciiPiece = options.asciiPiece;
   }
 
   /** Builds the byte-keyed vocabulary (once, on the first count). */
@@ -103,21 +112,34 @@ export class BpeCounter {
   count(text: string): number {
     const vocab = this.#vocab();
     const re = this.#split;
+    const ascii = this.#asciiPiece;
     const end = text.length;
     let total = 0;
     let start = 0;
-    re.lastIndex = 0;
     while (start < end) {
-      if (!re.test(text) || re.lastIndex <= start) {
-        // No piece starts here (the regexes here have none such): count the
-        // rest exactly as `matchAll` would, skipping what no piece covers.
-        return total + this.#countRest(text, start, vocab);
+      let stop = ascii === undefined ? -1 : ascii(text, start);
+      if (stop < 0) {
+        re.lastIndex = start;
+        if (!re.test(text) || re.lastIndex <= start) {
+          // No piece starts here (the regexes here have none such): count
+          // the rest as `matchAll` would, skipping what no piece covers.
+          return total + this.#countRest(text, start, vocab);
+        }
+        stop = re.lastIndex;
       }
-      const stop = re.lastIndex;
       total += this.#countPiece(text.slice(start, stop), vocab);
       start = stop;
     }
     return total;
+  }
+
+  /**
+   * Drops the memo, so that the next count sees its text as new (the
+   * vocabulary stays).
+   */
+  clearMemo(): void {
+    this.#young = new Map();
+    this.#old = new Map();
   }
 
   #countRest(text: string, from: number, vocab: Map<string, number>): number {
@@ -261,4 +283,124 @@ function mergeCount(bytes: string, vocab: Map<string, number>): number {
     if (at > 0) ranks[at - 1] = rankAt(at - 1);
   }
   return starts.length - 1;
+}
+
+// Character classes of ASCII for the o200k split regex.
+const LOWER = 1;
+const UPPER = 2;
+const DIGIT = 4;
+const SPACE = 8; // \s
+const NEWLINE = 16; // \r \n
+const OTHER = 32; // [^\s\p{L}\p{N}]
+const ASCII_CLASS = new Uint8Array(128).map((_, c) => {
+  if (c >= 0x61 && c <= 0x7a) return LOWER;
+  if (c >= 0x41 && c <= 0x5a) return UPPER;
+  if (c >= 0x30 && c <= 0x39) return DIGIT;
+  if (c === 0x0a || c === 0x0d) return SPACE | NEWLINE;
+  if (c === 0x20 || (c >= 0x09 && c <= 0x0c)) return SPACE;
+  return OTHER;
+});
+const APOSTROPHE = 0x27;
+const SLASH = 0x2f;
+
+/**
+ * The o200k_base split regex for ASCII text (see
+ * {@linkcode BpeCounterOptions.asciiPiece}). The regex, alternative by
+ * alternative:
+ *
+ * 1. `[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+('s|…)?`
+ * 2. `[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*('s|…)?`
+ * 3. `\p{N}{1,3}`
+ * 4. ` ?[^\s\p{L}\p{N}]+[\r\n/]*`
+ * 5. `\s*[\r\n]+`
+ * 6. `\s+(?!\S)`
+ * 7. `\s+`
+ *
+ * In ASCII, 1 and 2 together are: one optional character that is no
+ * letter, digit or newline, then the run of capitals, then the run of
+ * small letters, then a contraction; 5 ends after the last newline of the
+ * whitespace run; 6 leaves the run's last character to the next piece
+ * unless the run ends the text.
+ *
+ * @param text The text.
+ * @param start Where the piece starts.
+ * @returns Where it ends, or -1 when a character that decides is not ASCII.
+ */
+export function o200kAsciiPiece(text: string, start: number): number {
+  const n = text.length;
+  const c = text.charCodeAt(start);
+  if (c >= 0x80) return -1;
+  const kind = ASCII_CLASS[c]!;
+  if (kind & (LOWER | UPPER)) return letters(text, start);
+  if (kind & DIGIT) {
+    let e = start + 1;
+    for (; e < n && e < start + 3; e++) {
+      const d = text.charCodeAt(e);
+      if (d >= 0x80) return -1;
+      if (!(ASCII_CLASS[d]! & DIGIT)) break;
+    }
+    return e;
+  }
+  // c may prefix a word (alternatives 1 and 2) unless it is a newline.
+  const next = start + 1 < n ? text.charCodeAt(start + 1) : -1;
+  if (next >= 0x80) return -1;
+  const nextKind = next < 0 ? 0 : ASCII_CLASS[next]!;
+  if (!(kind & NEWLINE) && nextKind & (LOWER | UPPER)) {
+    return letters(text, start + 1);
+  }
+  if (kind & OTHER || (c === 0x20 && nextKind & OTHER)) {
+    let e = kind & OTHER ? start + 1 : start + 2;
+    for (; e < n; e++) {
+      const d = text.charCodeAt(e);
+      if (d >= 0x80) return -1;
+      if (!(ASCII_CLASS[d]! & OTHER)) break;
+    }
+    // [\r\n/]*: a slash after a newline is taken too.
+    for (; e < n; e++) {
+      const d = text.charCodeAt(e);
+      if (d !== 0x0a && d !== 0x0d && d !== SLASH) break;
+    }
+    return e;
+  }
+  // Whitespace: alternatives 5 to 7.
+  let e = start;
+  let lastNewline = -1;
+  for (; e < n; e++) {
+    const d = text.charCodeAt(e);
+    if (d >= 0x80) return -1;
+    const k = ASCII_CLASS[d]!;
+    if (!(k & SPACE)) break;
+    if (k & NEWLINE) lastNewline = e;
+  }
+  if (lastNewline >= 0) return lastNewline + 1;
+  if (e === n || e - start === 1) return e;
+  return e - 1;
+}
+
+/** A run of capitals, a run of small letters, a contraction (o200k). */
+function letters(text: string, from: number): number {
+  const n = text.length;
+  let e = from;
+  let d = 0;
+  for (; e < n; e++) {
+    d = text.charCodeAt(e);
+    if (d >= 0x80) return -1;
+    if (!(ASCII_CLASS[d]! & UPPER)) break;
+  }
+  for (; e < n; e++) {
+    d = text.charCodeAt(e);
+    if (d >= 0x80) return -1;
+    if (!(ASCII_CLASS[d]! & LOWER)) break;
+  }
+  if (e < n && d === APOSTROPHE) {
+    // 's 'd 'm 't 'll 've 're, either case.
+    const a = text.charCodeAt(e + 1) | 0x20;
+    const b = text.charCodeAt(e + 2) | 0x20;
+    if (a === 0x73 || a === 0x64 || a === 0x6d || a === 0x74) return e + 2;
+    if (
+      (a === 0x6c && b === 0x6c) || (a === 0x76 && b === 0x65) ||
+      (a === 0x72 && b === 0x65)
+    ) return e + 3;
+  }
+  return e;
 }

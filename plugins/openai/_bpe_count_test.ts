@@ -15,7 +15,7 @@ import {
   SchemaType,
 } from "../../proto/gen/pluggableharness/schema/v1/types_pb.ts";
 import { ToolDeclarationSchema } from "../../proto/gen/pluggableharness/model/v1/types_pb.ts";
-import { BpeCounter } from "./_bpe_count.ts";
+import { BpeCounter, o200kAsciiPiece } from "./_bpe_count.ts";
 import { chatMessagesOf, countRequestTokens } from "./tokens.ts";
 import { jsonSchemaOf } from "./translate.ts";
 
@@ -47,11 +47,10 @@ async function encoding(
   const noSpecial = { disallowedSpecial: new Set<string>() };
   return {
     name,
-    mine: new BpeCounter(
-      ranks.default,
-      split,
-      memoSize === undefined ? {} : { memoSize },
-    ),
+    mine: new BpeCounter(ranks.default, split, {
+      ...(memoSize === undefined ? {} : { memoSize }),
+      ...(name === "o200k_base" ? { asciiPiece: o200kAsciiPiece } : {}),
+    }),
     reference: (text) => api.countTokens(text, noSpecial),
   };
 }
@@ -209,6 +208,35 @@ Deno.test("BpeCounter counts text exactly as gpt-tokenizer does", async (t) => {
       }
     });
   }
+});
+
+Deno.test("o200kAsciiPiece() ends each piece where the o200k regex does", () => {
+  const sticky = new RegExp(O200K_TOKEN_SPLIT_REGEX.source, "uy");
+  const rand = random(4242);
+  // Every ASCII character, weighted to the ones the regex tells apart, and
+  // a few others where the scanner must leave the decision to the regex.
+  const pool = Array.from({ length: 128 }, (_, c) => String.fromCharCode(c))
+    .join("") + "  \t\n\r\r\n'''sSdDtTlLvVeErRmM09aZ/.-  ";
+  const others = "é\u00a0\u0301ǅ١";
+  let decided = 0;
+  for (let i = 0; i < 10_000; i++) {
+    let text = "";
+    const length = 1 + Math.floor(rand() * 40);
+    for (let j = 0; j < length; j++) {
+      text += rand() < 0.05
+        ? others.charAt(Math.floor(rand() * others.length))
+        : pool.charAt(Math.floor(rand() * pool.length));
+    }
+    for (let at = 0; at < text.length; at++) {
+      const end = o200kAsciiPiece(text, at);
+      if (end < 0) continue;
+      decided++;
+      sticky.lastIndex = at;
+      assert.ok(sticky.test(text));
+      assert.equal(end, sticky.lastIndex, `${JSON.stringify(text)} at ${at}`);
+    }
+  }
+  assert.ok(decided > 100_000, `only ${decided} pieces decided`);
 });
 
 Deno.test("BpeCounter gives the same counts when its memo keeps few pieces", async () => {

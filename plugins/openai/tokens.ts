@@ -24,7 +24,7 @@ import type {
 import { Role } from "../../proto/gen/pluggableharness/content/v1/types_pb.ts";
 import type { ToolDeclaration } from "../../proto/gen/pluggableharness/model/v1/types_pb.ts";
 import { jsonSchemaOf, systemText } from "./translate.ts";
-import { BpeCounter } from "./_bpe_count.ts";
+import { BpeCounter, o200kAsciiPiece } from "./_bpe_count.ts";
 
 /** What a count covers (a `CountTokensRequest`). */
 export interface TokenCountInput {
@@ -61,6 +61,7 @@ function loadCounter(): Promise<Counter> {
     const bpe = new BpeCounter(
       ranks.default,
       constants.O200K_TOKEN_SPLIT_REGEX,
+      { asciiPiece: o200kAsciiPiece },
     );
     // gpt-tokenizer's own string counter answers 0 for "" before counting.
     const countText = (text: string) => text === "" ? 0 : bpe.count(text);
