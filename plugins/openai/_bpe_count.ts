@@ -33,10 +33,9 @@ export type BpeRanks = readonly (string | readonly number[])[];
 /** Options for {@linkcode BpeCounter}. */
 export interface BpeCounterOptions {
   /**
-   * Pieces the memo keeps per generation; when one fills, the older one is
-   * dropped (so the memo holds up to twice this many pieces).
+   * Pieces the memo keeps; when it is full it starts over.
    *
-   * @default {16384}
+   * @default {32768}
    */
   memoSize?: number;
   /**
@@ -48,7 +47,7 @@ export interface BpeCounterOptions {
   asciiPiece?: (text: string, start: number) => number;
 }
 
-const DEFAULT_MEMO_SIZE = 16384;
+const DEFAULT_MEMO_SIZE = 32768;
 // V8 keeps a substring of 13 characters or more as a slice of its parent:
 // a memo key that long would keep a whole counted text alive.
 const SLICE_MIN_LENGTH = 13;
@@ -56,13 +55,12 @@ const SLICE_MIN_LENGTH = 13;
 /** Counts tokens of one encoding (see the module doc). */
 export class BpeCounter {
   #ranks: BpeRanks | undefined;
-  #vocabulary: Map<string, number> | undefined;
+  #vocabulary: Vocabulary | undefined;
+  #merger: Merger | undefined;
   #split: RegExp;
   #pattern: RegExp;
-  #memoSize: number;
   #asciiPiece: ((text: string, start: number) => number) | undefined;
-  #young = new Map<string, number>();
-  #old = new Map<string, number>();
+  #memo: PieceMemo;
 
   /**
    * @param ranks The encoding's vocabulary, index = rank.
@@ -75,29 +73,16 @@ export class BpeCounter {
     const flags = split.flags.replace(/[gy]/g, "");
     this.#split = new RegExp(split.source, flags + "y");
     this.#pattern = new RegExp(split.source, flags + "g");
-    this.#memoSize = options.memoSize ?? DEFAULT_MEMO_SIZE;
+    this.#memo = new PieceMemo(options.memoSize ?? DEFAULT_MEMO_SIZE);
     this.#asciiPiece = options.asciiPiece;
   }
 
   /** Builds the byte-keyed vocabulary (once, on the first count). */
-  #vocab(): Map<string, number> {
+  #vocab(): Vocabulary {
     if (this.#vocabulary) return this.#vocabulary;
-    const ranks = this.#ranks!;
-    const vocab = new Map<string, number>();
-    for (let rank = 0; rank < ranks.length; rank++) {
-      const token = ranks[rank];
-      if (token === undefined) continue;
-      if (typeof token === "string") {
-        // A token's text is valid UTF-16 (it was decoded from UTF-8).
-        vocab.set(byteString(token) ?? token, rank);
-      } else if (!isValidUtf8(token)) {
-        // gpt-tokenizer looks bytes that are valid UTF-8 up by their text
-        // only, so a token stored as valid-UTF-8 bytes is never found: leave
-        // it out too.
-        vocab.set(String.fromCharCode(...token), rank);
-      }
-    }
+    const vocab = new Vocabulary(this.#ranks!);
     this.#vocabulary = vocab;
+    this.#merger = new Merger(vocab);
     this.#ranks = undefined;
     return vocab;
   }
@@ -127,7 +112,7 @@ export class BpeCounter {
         }
         stop = re.lastIndex;
       }
-      total += this.#countPiece(text.slice(start, stop), vocab);
+      total += this.#countPiece(text, start, stop, vocab);
       start = stop;
     }
     return total;
@@ -138,11 +123,10 @@ export class BpeCounter {
    * vocabulary stays).
    */
   clearMemo(): void {
-    this.#young = new Map();
-    this.#old = new Map();
+    this.#memo.clear();
   }
 
-  #countRest(text: string, from: number, vocab: Map<string, number>): number {
+  #countRest(text: string, from: number, vocab: Vocabulary): number {
     const re = this.#pattern;
     re.lastIndex = from;
     let total = 0;
@@ -152,34 +136,116 @@ export class BpeCounter {
         re.lastIndex++;
         continue;
       }
-      total += this.#countPiece(m[0], vocab);
+      total += this.#countPiece(text, m.index, m.index + m[0].length, vocab);
     }
     return total;
   }
 
-  #countPiece(piece: string, vocab: Map<string, number>): number {
-    let n = this.#young.get(piece);
-    if (n !== undefined) return n;
-    n = this.#old.get(piece);
-    if (n === undefined) {
-      const bytes = byteString(piece);
-      if (bytes === undefined) {
-        n = vocab.has(piece) ? 1 : mergeCount(piece, vocab);
-      } else if (bytes === null) {
-        // Never a whole token; gpt-tokenizer merges its UTF-8 encoding, in
-        // which each lone surrogate became U+FFFD.
-        n = mergeCount(byteString(piece, true)!, vocab);
-      } else n = vocab.has(bytes) ? 1 : mergeCount(bytes, vocab);
+  #countPiece(
+    text: string,
+    start: number,
+    end: number,
+    vocab: Vocabulary,
+  ): number {
+    const hash = hashOf(text, start, end);
+    let n = this.#memo.get(text, start, end, hash);
+    if (n >= 0) return n;
+    const piece = text.slice(start, end);
+    const merger = this.#merger!;
+    const bytes = byteString(piece);
+    if (bytes === undefined) {
+      n = vocab.find(piece, 0, piece.length, hash) >= 0
+        ? 1
+        : merger.count(piece);
+    } else if (bytes === null) {
+      // Never a whole token; gpt-tokenizer merges its UTF-8 encoding, in
+      // which each lone surrogate became U+FFFD.
+      n = merger.count(byteString(piece, true)!);
+    } else {
+      n = vocab.find(bytes, 0, bytes.length, hashOf(bytes, 0, bytes.length)) >=
+          0
+        ? 1
+        : merger.count(bytes);
     }
-    if (this.#young.size >= this.#memoSize) {
-      this.#old = this.#young;
-      this.#young = new Map();
-    }
-    this.#young.set(
+    this.#memo.set(
       piece.length < SLICE_MIN_LENGTH ? piece : [...piece].join(""),
+      hash,
       n,
     );
     return n;
+  }
+}
+
+/** FNV-1a over the UTF-16 code units of `text[start..end)`. */
+function hashOf(text: string, start: number, end: number): number {
+  let h = 0x811c9dc5 | 0;
+  for (let i = start; i < end; i++) {
+    h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  }
+  return h;
+}
+
+/**
+ * Piece → count, looked up by a range of a text so that a piece seen before
+ * costs no substring: open addressing over typed arrays, at most half full.
+ * When it holds `limit` pieces it starts over.
+ */
+class PieceMemo {
+  #limit: number;
+  #keys: string[] = [];
+  #hashes: Int32Array;
+  #counts: Int32Array;
+  #slots: Int32Array; // entry index + 1; 0 is empty
+  #mask: number;
+
+  constructor(limit: number) {
+    if (!Number.isInteger(limit) || limit < 1) {
+      throw new RangeError(
+        `Cannot create a token memo of ${limit} pieces: the size must be a positive integer`,
+      );
+    }
+    let capacity = 16;
+    while (capacity < 2 * limit) capacity *= 2;
+    this.#limit = limit;
+    this.#hashes = new Int32Array(limit);
+    this.#counts = new Int32Array(limit);
+    this.#slots = new Int32Array(capacity);
+    this.#mask = capacity - 1;
+  }
+
+  /** The count of `text[start..end)`, or -1. */
+  get(text: string, start: number, end: number, hash: number): number {
+    const slots = this.#slots;
+    const length = end - start;
+    for (let slot = hash & this.#mask;; slot = (slot + 1) & this.#mask) {
+      const at = slots[slot]! - 1;
+      if (at < 0) return -1;
+      if (this.#hashes[at] !== hash) continue;
+      const key = this.#keys[at]!;
+      if (key.length !== length) continue;
+      let i = 0;
+      while (i < length && key.charCodeAt(i) === text.charCodeAt(start + i)) {
+        i++;
+      }
+      if (i === length) return this.#counts[at]!;
+    }
+  }
+
+  /** Remembers a piece that `get` did not find. */
+  set(key: string, hash: number, count: number): void {
+    if (this.#keys.length >= this.#limit) this.clear();
+    const at = this.#keys.length;
+    this.#keys.push(key);
+    this.#hashes[at] = hash;
+    this.#counts[at] = count;
+    let slot = hash & this.#mask;
+    while (this.#slots[slot] !== 0) slot = (slot + 1) & this.#mask;
+    this.#slots[slot] = at + 1;
+  }
+
+  clear(): void {
+    this.#keys = [];
+    this.#slots.fill(0);
   }
 }
 
@@ -243,46 +309,193 @@ const FATAL_DECODER = new TextDecoder("utf-8", {
 });
 
 /**
- * The number of parts the byte-pair merge leaves of a piece (its bytes as a
- * Latin-1 string): repeatedly merge the adjacent pair of lowest rank, the
- * leftmost of equals, until no adjacent pair is a token.
+ * The vocabulary keyed by each token's bytes: an open-addressing table of
+ * (hash, token) pairs over one array of all tokens' bytes, so that a lookup
+ * touches two or three places in memory rather than a `Map`'s chain of
+ * string objects, and needs no substring.
  */
-function mergeCount(bytes: string, vocab: Map<string, number>): number {
-  const n = bytes.length;
-  if (n < 2) return n;
-  // starts[i] is where part i begins; ranks[i] the rank of parts i and i+1
-  // joined (Infinity when that is no token or there is no part i+1).
-  const starts: number[] = new Array(n + 1);
-  const ranks: number[] = new Array(n + 1);
-  for (let i = 0; i <= n; i++) {
-    starts[i] = i;
-    ranks[i] = i < n - 1
-      ? vocab.get(bytes.slice(i, i + 2)) ?? Infinity
-      : Infinity;
+class Vocabulary {
+  #table: Int32Array; // per slot: hash, token index + 1 (0: empty)
+  #mask: number;
+  #offsets: Int32Array; // token i's bytes are blob[offsets[i], offsets[i + 1])
+  #ranks: Int32Array;
+  #blob: Uint8Array;
+
+  constructor(ranks: BpeRanks) {
+    const keys: string[] = [];
+    const keyRanks: number[] = [];
+    let size = 0;
+    for (let rank = 0; rank < ranks.length; rank++) {
+      const token = ranks[rank];
+      if (token === undefined) continue;
+      let key: string;
+      if (typeof token === "string") {
+        // A token's text is valid UTF-16 (it was decoded from UTF-8).
+        key = byteString(token) ?? token;
+      } else if (!isValidUtf8(token)) {
+        key = String.fromCharCode(...token);
+      } else {
+        // gpt-tokenizer looks bytes that are valid UTF-8 up by their text
+        // only, so a token stored as valid-UTF-8 bytes is never found:
+        // leave it out too.
+        continue;
+      }
+      keys.push(key);
+      keyRanks.push(rank);
+      size += key.length;
+    }
+    let slots = 16;
+    while (slots < 2 * keys.length) slots *= 2;
+    this.#table = new Int32Array(2 * slots);
+    this.#mask = slots - 1;
+    this.#offsets = new Int32Array(keys.length + 1);
+    this.#ranks = Int32Array.from(keyRanks);
+    this.#blob = new Uint8Array(size);
+    let at = 0;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
+      this.#offsets[i] = at;
+      for (let k = 0; k < key.length; k++) this.#blob[at++] = key.charCodeAt(k);
+      const hash = hashOf(key, 0, key.length);
+      let slot = hash & this.#mask;
+      while (this.#table[2 * slot + 1] !== 0) slot = (slot + 1) & this.#mask;
+      this.#table[2 * slot] = hash;
+      this.#table[2 * slot + 1] = i + 1;
+    }
+    this.#offsets[keys.length] = at;
   }
-  const rankAt = (i: number): number => {
-    const to = starts[i + 2];
-    return to === undefined
-      ? Infinity
-      : vocab.get(bytes.slice(starts[i]!, to)) ?? Infinity;
-  };
-  while (starts.length > 1) {
-    let lowest = Infinity;
-    let at = -1;
-    for (let i = 0; i < ranks.length - 1; i++) {
-      const r = ranks[i]!;
-      if (r < lowest) {
-        lowest = r;
-        at = i;
+
+  /**
+   * The rank of the token whose bytes are `bytes[from, to)` (one character
+   * a byte), or -1.
+   */
+  find(bytes: string, from: number, to: number, hash: number): number {
+    const table = this.#table;
+    const length = to - from;
+    for (let slot = hash & this.#mask;; slot = (slot + 1) & this.#mask) {
+      const at = table[2 * slot + 1]! - 1;
+      if (at < 0) return -1;
+      if (table[2 * slot] !== hash) continue;
+      const o = this.#offsets[at]!;
+      if (this.#offsets[at + 1]! - o !== length) continue;
+      let k = 0;
+      while (k < length && this.#blob[o + k] === bytes.charCodeAt(from + k)) {
+        k++;
+      }
+      if (k === length) return this.#ranks[at]!;
+    }
+  }
+}
+
+const NONE = 0x7fffffff;
+const PAIR_CACHE_SIZE = 1 << 17;
+
+/**
+ * The byte-pair merge, counting the parts it leaves of a piece (its bytes
+ * as a Latin-1 string): repeatedly merge the adjacent pair of lowest rank,
+ * the leftmost of equals, until no adjacent pair is a token. Each part is a
+ * token, so whether two parts join into one is a question about two ranks:
+ * the answer is remembered in a pair cache keyed by both, and the
+ * vocabulary is asked (a substring and a lookup in 200 000 entries) only
+ * the first time a pair occurs.
+ */
+class Merger {
+  #vocab: Vocabulary;
+  #pairs = new Map<number, number>();
+  /** A part's id: the rank of its token (a byte without one: 2^18 + byte). */
+  #byteIds = new Int32Array(256);
+  #start = new Int32Array(64);
+  #id = new Int32Array(64);
+  #rank = new Int32Array(64);
+
+  constructor(vocab: Vocabulary) {
+    this.#vocab = vocab;
+    for (let b = 0; b < 256; b++) {
+      const byte = String.fromCharCode(b);
+      const rank = vocab.find(byte, 0, 1, hashOf(byte, 0, 1));
+      this.#byteIds[b] = rank >= 0 ? rank : (1 << 18) + b;
+    }
+  }
+
+  /** The rank of parts `a` and `b` joined (bytes `[from, to)`), or NONE. */
+  #join(bytes: string, a: number, b: number, from: number, to: number) {
+    const key = a * (1 << 19) + b;
+    let rank = this.#pairs.get(key);
+    if (rank === undefined) {
+      rank = this.#vocab.find(bytes, from, to, hashOf(bytes, from, to));
+      if (rank < 0) rank = NONE;
+      if (this.#pairs.size >= PAIR_CACHE_SIZE) this.#pairs.clear();
+      this.#pairs.set(key, rank);
+    }
+    return rank;
+  }
+
+  count(bytes: string): number {
+    const n = bytes.length;
+    if (n < 2) return n;
+    if (this.#start.length <= n) {
+      const size = 2 * (n + 1);
+      this.#start = new Int32Array(size);
+      this.#id = new Int32Array(size);
+      this.#rank = new Int32Array(size);
+    }
+    // Part i is bytes [start[i], start[i + 1]), a token with rank id[i];
+    // rank[i] is the rank of parts i and i + 1 joined (NONE: no token, or
+    // no part i + 1).
+    const start = this.#start;
+    const id = this.#id;
+    const rank = this.#rank;
+    for (let i = 0; i < n; i++) {
+      start[i] = i;
+      id[i] = this.#byteIds[bytes.charCodeAt(i)]!;
+    }
+    start[n] = n;
+    for (let i = 0; i < n - 1; i++) {
+      rank[i] = this.#join(bytes, id[i]!, id[i + 1]!, i, i + 2);
+    }
+    rank[n - 1] = NONE;
+    let parts = n;
+    while (parts > 1) {
+      let lowest = NONE;
+      let at = -1;
+      for (let i = 0; i < parts - 1; i++) {
+        if (rank[i]! < lowest) {
+          lowest = rank[i]!;
+          at = i;
+        }
+      }
+      if (at < 0) break;
+      // Parts at and at + 1 become one.
+      id[at] = lowest;
+      parts--;
+      for (let i = at + 1; i < parts; i++) {
+        start[i] = start[i + 1]!;
+        id[i] = id[i + 1]!;
+      }
+      start[parts] = n;
+      for (let i = at; i < parts - 1; i++) rank[i] = rank[i + 1]!;
+      rank[parts - 1] = NONE;
+      if (at + 1 < parts) {
+        rank[at] = this.#join(
+          bytes,
+          id[at]!,
+          id[at + 1]!,
+          start[at]!,
+          start[at + 2]!,
+        );
+      }
+      if (at > 0) {
+        rank[at - 1] = this.#join(
+          bytes,
+          id[at - 1]!,
+          id[at]!,
+          start[at - 1]!,
+          start[at + 1]!,
+        );
       }
     }
-    if (at === -1) break;
-    starts.splice(at + 1, 1);
-    ranks.splice(at, 1);
-    ranks[at] = rankAt(at);
-    if (at > 0) ranks[at - 1] = rankAt(at - 1);
+    return parts;
   }
-  return starts.length - 1;
 }
 
 // Character classes of ASCII for the o200k split regex.
