@@ -2,27 +2,30 @@
  * A token counter for gpt-tokenizer's encodings (o200k_base, cl100k_base)
  * that gives exactly gpt-tokenizer's `countTokens(text)` for plain text
  * (special-token text such as `<|endoftext|>` counted as ordinary text, as
- * its chat counter does), several times faster on text it has not seen.
+ * its chat counter does), several times faster.
  *
  * gpt-tokenizer counts a text as the sum over the pieces its encoding's
- * pre-tokenizer regex splits off: one token when the piece is in the
- * vocabulary, else the parts the byte-pair merge leaves. Most of its time
- * for a fresh 100 KB goes to three things this counter avoids:
+ * split regex cuts: one token when the piece is in the vocabulary, else the
+ * number of parts its byte-pair merge leaves. This counter does the same
+ * with the same vocabulary and regex, and avoids where gpt-tokenizer spends
+ * its time on a 100 KB it has not seen:
  *
- * - its byte-pair merge decodes every candidate pair with a `TextDecoder`
- *   to look it up (about 10 µs a piece): here the vocabulary is one `Map`
- *   keyed by each token's UTF-8 bytes as a Latin-1 string, so a pair is a
- *   `slice` of the piece's byte string;
- * - each piece is looked up in the 200 000-entry vocabulary, a cache miss
- *   or three each: here a bounded memo of piece → count, small enough to
- *   stay in cache, answers the pieces seen before (a 100 KB of code or prose
- *   has ~24 000 pieces but ~3 000 distinct ones), and persists across calls
- *   in the plugin process;
- * - `matchAll` allocates a match array per piece: here a sticky copy of the
- *   same regex is run with `test`, and the piece is sliced from the text.
+ * - its merge decodes every candidate pair with a `TextDecoder` to look it
+ *   up (~10 µs a piece): here the vocabulary is keyed by each token's UTF-8
+ *   bytes, and whether two tokens join is cached by their two ranks;
+ * - its vocabulary is a `Map` of 200 000 strings, whose chains of string
+ *   objects cost several cache misses a lookup: here it is an
+ *   open-addressing table of (hash, token) pairs over one byte array,
+ *   looked up by a range of the text with no substring;
+ * - a piece seen before (100 KB of code or prose has ~24 000 pieces but
+ *   ~3 000 distinct ones) is answered by a bounded memo of piece → count,
+ *   also looked up by range, kept across calls in the plugin process;
+ * - `matchAll` allocates a match array per piece: for o200k, ASCII pieces
+ *   are cut by {@linkcode o200kAsciiPiece}, a hand-written equivalent of
+ *   the regex; elsewhere a sticky copy of the regex runs with `test`.
  *
- * The split regex is gpt-tokenizer's own, so the pieces are its pieces; the
- * merge picks the leftmost pair of lowest rank, as gpt-tokenizer's does.
+ * The merge picks the leftmost pair of lowest rank, as gpt-tokenizer's
+ * does; `_bpe_count_test.ts` checks the counts against gpt-tokenizer.
  *
  * @module
  */
