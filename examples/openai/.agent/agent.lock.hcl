@@ -57,13 +57,13 @@ provider "fs" {
 provider "openai" {
   source      = "builtin/openai"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:53Z"
+  resolved_at = "2026-12-02T11:32:34Z"
   checksums = {
-    "darwin_amd64"  = "sha256:74df686ae05e64ff39d8530925a71fd0815f1c9faf819efba9797d07f6bd807f"
-    "darwin_arm64"  = "sha256:74df686ae05e64ff39d8530925a71fd0815f1c9faf819efba9797d07f6bd807f"
-    "linux_amd64"   = "sha256:74df686ae05e64ff39d8530925a71fd0815f1c9faf819efba9797d07f6bd807f"
-    "linux_arm64"   = "sha256:74df686ae05e64ff39d8530925a71fd0815f1c9faf819efba9797d07f6bd807f"
-    "windows_amd64" = "sha256:74df686ae05e64ff39d8530925a71fd0815f1c9faf819efba9797d07f6bd807f"
+    "darwin_amd64"  = "sha256:8a7c0f9eb4b9164aca4b71db5bfc05a364012f2eaf97abda14f57992a4eb8eb9"
+    "darwin_arm64"  = "sha256:8a7c0f9eb4b9164aca4b71db5bfc05a364012f2eaf97abda14f57992a4eb8eb9"
+    "linux_amd64"   = "sha256:8a7c0f9eb4b9164aca4b71db5bfc05a364012f2eaf97abda14f57992a4eb8eb9"
+    "linux_arm64"   = "sha256:8a7c0f9eb4b9164aca4b71db5bfc05a364012f2eaf97abda14f57992a4eb8eb9"
+    "windows_amd64" = "sha256:8a7c0f9eb4b9164aca4b71db5bfc05a364012f2eaf97abda14f57992a4eb8eb9"
   }
   envelope = {
     env   = []
