@@ -28,7 +28,10 @@
  * a {@linkcode HistoryTokenCounter} that counted the first 40 turns already,
  * so only turn 41's messages cross the wire and the tokenizer.
  *
- * Run with `./denow bench -A kernel/agent/token_count_bench.ts`.
+ * Run with `./denow bench -A kernel/agent/token_count_bench.ts`; with
+ * `./denow run -A kernel/agent/token_count_bench.ts --cpu` it prints the
+ * o200k cases as CPU time per count instead, which a loaded machine
+ * inflates less than wall time.
  *
  * @module
  */
@@ -45,7 +48,10 @@ import { countRequestTokens, HistoryTokenCounter } from "./token_count.ts";
 import { fallbackTokenCount } from "../../contract/tokens.ts";
 import { countRequestTokens as countOpenAI } from "../../plugins/openai/tokens.ts";
 import { countRequestTokens as countScripted } from "../../plugins/scripted/_tokenizer.ts";
-import { BpeCounter } from "../../plugins/openai/_bpe_count.ts";
+import {
+  BpeCounter,
+  o200kAsciiPiece,
+} from "../../plugins/openai/_bpe_count.ts";
 import {
   CL100K_TOKEN_SPLIT_REGEX,
   O200K_TOKEN_SPLIT_REGEX,
@@ -189,13 +195,17 @@ const windows = Array.from(
 );
 
 for (
-  const [name, ranks, split, api] of [
-    ["o200k", o200kRanks, O200K_TOKEN_SPLIT_REGEX, o200k],
-    ["cl100k", cl100kRanks, CL100K_TOKEN_SPLIT_REGEX, cl100k],
+  const [name, ranks, split, api, asciiPiece] of [
+    ["o200k", o200kRanks, O200K_TOKEN_SPLIT_REGEX, o200k, o200kAsciiPiece],
+    ["cl100k", cl100kRanks, CL100K_TOKEN_SPLIT_REGEX, cl100k, undefined],
   ] as const
 ) {
   const group = `count a fresh 100 KB, ${name}`;
-  const counter = new BpeCounter(ranks, split);
+  const counter = new BpeCounter(
+    ranks,
+    split,
+    asciiPiece ? { asciiPiece } : {},
+  );
   counter.count(windows[0]!); // builds the vocabulary
   let at = 0;
   const next = () => windows[at++ % WINDOWS]!;
@@ -219,4 +229,59 @@ for (
   Deno.bench(`BpeCounter ${name}, memo kept`, { group }, () => {
     counter.count(next());
   });
+}
+
+// `deno run -A kernel/agent/token_count_bench.ts --cpu`: the same cases as
+// CPU time per count (process.cpuUsage around each count, the cases
+// interleaved), which a loaded machine inflates less than wall time.
+if (Deno.args.includes("--cpu")) {
+  const { cpuUsage } = await import("node:process");
+  const cpu = () => {
+    const u = cpuUsage();
+    return (u.user + u.system) / 1000;
+  };
+  const counter = new BpeCounter(o200kRanks, O200K_TOKEN_SPLIT_REGEX, {
+    asciiPiece: o200kAsciiPiece,
+  });
+  counter.count(windows[0]!);
+  const sum: Record<string, number> = {};
+  const time = (name: string, f: () => unknown) => {
+    const t = cpu();
+    f();
+    sum[name] = (sum[name] ?? 0) + cpu() - t;
+  };
+  const rounds = 3 * (WINDOWS - 1);
+  for (let r = 0; r < 3; r++) {
+    for (let i = 1; i < WINDOWS; i++) {
+      const w = windows[i]!;
+      time("fallback ceil(bytes/4)", () => fallbackTokenCount([block]));
+      counter.clearMemo();
+      time(
+        "BpeCounter o200k, fresh text, memo cleared",
+        () => counter.count(w),
+      );
+      time("BpeCounter o200k, the same text again", () => counter.count(w));
+      o200k.clearMergeCache();
+      time(
+        "gpt-tokenizer o200k, fresh text, merge cache cleared",
+        () => o200k.countTokens(w, PLAIN),
+      );
+      time(
+        "gpt-tokenizer o200k, the same text again",
+        () => o200k.countTokens(w, PLAIN),
+      );
+    }
+  }
+  for (let i = 1; i < WINDOWS; i++) counter.count(windows[i]!);
+  for (let r = 0; r < 3; r++) {
+    for (let i = 1; i < WINDOWS; i++) {
+      time(
+        "BpeCounter o200k, fresh text, memo kept",
+        () => counter.count(windows[i]!),
+      );
+    }
+  }
+  for (const [name, ms] of Object.entries(sum)) {
+    console.log(`${(ms / rounds).toFixed(2).padStart(7)} ms CPU  ${name}`);
+  }
 }
