@@ -5,6 +5,12 @@
  * reply primer, and the function-definition preamble). Image and document
  * blocks are not counted (their cost depends on pixels and pages).
  *
+ * The chat overhead is gpt-tokenizer's own `computeChatCompletionTokenCount`;
+ * the text inside it is counted by {@linkcode BpeCounter} over the same
+ * vocabulary and split regex, which gives gpt-tokenizer's count (special
+ * token text counted as plain text, as its chat counter does) several times
+ * faster and remembers the pieces it has counted.
+ *
  * Models the roster does not know have no exact tokenizer: the plugin
  * answers UNIMPLEMENTED and the kernel uses its single fallback formula.
  *
@@ -18,6 +24,7 @@ import type {
 import { Role } from "../../proto/gen/pluggableharness/content/v1/types_pb.ts";
 import type { ToolDeclaration } from "../../proto/gen/pluggableharness/model/v1/types_pb.ts";
 import { jsonSchemaOf, systemText } from "./translate.ts";
+import { BpeCounter, o200kAsciiPiece } from "./_bpe_count.ts";
 
 /** What a count covers (a `CountTokensRequest`). */
 export interface TokenCountInput {
@@ -46,12 +53,23 @@ let counter: Promise<Counter> | undefined;
 
 /** Loads the tokenizer once (the BPE ranks are large). */
 function loadCounter(): Promise<Counter> {
-  counter ??= import("gpt-tokenizer/model/gpt-5.4").then((m) => {
-    const count = m.countChatCompletionTokens;
-    if (!count) {
-      throw new Error("gpt-tokenizer has no chat-completion counter for o200k");
-    }
-    return count as unknown as Counter;
+  counter ??= Promise.all([
+    import("gpt-tokenizer/bpeRanks/o200k_base"),
+    import("gpt-tokenizer/encodingParams/constants"),
+    import("gpt-tokenizer/functionCalling"),
+  ]).then(([ranks, constants, chat]) => {
+    const bpe = new BpeCounter(
+      ranks.default,
+      constants.O200K_TOKEN_SPLIT_REGEX,
+      { asciiPiece: o200kAsciiPiece },
+    );
+    // gpt-tokenizer's own string counter answers 0 for "" before counting.
+    const countText = (text: string) => text === "" ? 0 : bpe.count(text);
+    return (request) =>
+      chat.computeChatCompletionTokenCount(
+        request as Parameters<typeof chat.computeChatCompletionTokenCount>[0],
+        countText,
+      );
   });
   return counter;
 }

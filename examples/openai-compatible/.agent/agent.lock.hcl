@@ -57,13 +57,13 @@ provider "fs" {
 provider "local" {
   source      = "builtin/openai"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T11:05:06Z"
+  resolved_at = "2026-12-02T11:51:05Z"
   checksums = {
-    "darwin_amd64"  = "sha256:85df2d874284081700dd24e59900d914a1e33b7c3dd24b538262912c996a2578"
-    "darwin_arm64"  = "sha256:85df2d874284081700dd24e59900d914a1e33b7c3dd24b538262912c996a2578"
-    "linux_amd64"   = "sha256:85df2d874284081700dd24e59900d914a1e33b7c3dd24b538262912c996a2578"
-    "linux_arm64"   = "sha256:85df2d874284081700dd24e59900d914a1e33b7c3dd24b538262912c996a2578"
-    "windows_amd64" = "sha256:85df2d874284081700dd24e59900d914a1e33b7c3dd24b538262912c996a2578"
+    "darwin_amd64"  = "sha256:9bf59c33aa74b9dc80b3758e338ed0ab43bba03031a2c9defc7de74bf1307d6c"
+    "darwin_arm64"  = "sha256:9bf59c33aa74b9dc80b3758e338ed0ab43bba03031a2c9defc7de74bf1307d6c"
+    "linux_amd64"   = "sha256:9bf59c33aa74b9dc80b3758e338ed0ab43bba03031a2c9defc7de74bf1307d6c"
+    "linux_arm64"   = "sha256:9bf59c33aa74b9dc80b3758e338ed0ab43bba03031a2c9defc7de74bf1307d6c"
+    "windows_amd64" = "sha256:9bf59c33aa74b9dc80b3758e338ed0ab43bba03031a2c9defc7de74bf1307d6c"
   }
   envelope = {
     env   = []
