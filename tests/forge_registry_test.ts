@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { gunzipSync, gzipSync } from "node:zlib";
 import { run } from "../cli/main.ts";
 import { denoCacheDir } from "../kernel/process/_module_cache.ts";
 import { hostPlatform, parseVersionConstraint } from "../config/mod.ts";
@@ -459,6 +460,28 @@ Deno.test("archives with path traversal, absolute paths, symlinks or devices are
   });
 });
 
+Deno.test("readArchive() of a .tar.gz sizes its output by the gzip trailer only as a hint: a multi-member stream reads whole, a false trailer is refused, and the unpacked bound holds", () => {
+  const gz = tarGz([{ path: "main.js", data: "x".repeat(100_000) }]);
+  const tar = gunzipSync(gz);
+  // Two gzip members: the trailer read is the last one's (a small size).
+  const split = 70_000;
+  const two = new Uint8Array([
+    ...gzipSync(tar.subarray(0, split)),
+    ...gzipSync(tar.subarray(split)),
+  ]);
+  assert.equal(readArchive("p.tar.gz", two)[0]!.data.length, 100_000);
+  const lying = gz.slice();
+  new DataView(lying.buffer).setUint32(lying.length - 4, 0xffffffff, true);
+  assert.throws(
+    () => readArchive("p.tar.gz", lying),
+    /not a valid gzip stream/,
+  );
+  assert.throws(
+    () => readArchive("p.tar.gz", gz, { maxBytes: 50_000 }),
+    /unpacks to more than 50000 bytes/,
+  );
+});
+
 Deno.test("a tampered cache entry is refused at launch and fetched again; offline it is refused outright", async () => {
   await withForge(async (forge, env) => {
     const rel = release("1.2.0");
@@ -494,6 +517,56 @@ Deno.test("a tampered cache entry is refused at launch and fetched again; offlin
     });
     assert.ok(third.downloaded);
     assert.match(warnings.at(-1)!, /"extra.js" is not in its archive/);
+  });
+});
+
+Deno.test("a cache entry changed without a trace in its size or time (one byte of the bundle, mtime put back) or a changed cached archive is refused at launch", async () => {
+  await withForge(async (forge, env) => {
+    const main = `// plugin\n${"x".repeat(300_000)}\n`;
+    const rel = release("1.2.0", { main });
+    forge.repos.set("github:acme/provider-echo", { releases: [rel] });
+    const asset = `provider-echo_1.2.0_${HOST}.tar.gz`;
+    const expected = `sha256:${sha256Hex(rel.assets.get(asset)!)}`;
+    const first = await installForgePlugin(SOURCE, "1.2.0", expected, { env });
+    const path = join(first.root, "main.js");
+    const before = await Deno.stat(path);
+    const bytes = await Deno.readFile(path);
+    bytes[bytes.length - 2] = "y".charCodeAt(0); // past the first read chunk
+    await Deno.writeFile(path, bytes);
+    await Deno.utime(path, before.atime!, before.mtime!);
+    const after = await Deno.stat(path);
+    assert.equal(after.size, before.size);
+    assert.equal(after.mtime?.getTime(), before.mtime?.getTime());
+    const warnings: string[] = [];
+    const offline = {
+      env,
+      offline: true,
+      onWarning: (m: string) => warnings.push(m),
+    };
+    await assert.rejects(
+      installForgePlugin(SOURCE, "1.2.0", expected, offline),
+      /not in the plugin cache/,
+    );
+    assert.match(warnings[0]!, /"main.js" differs from its archive/);
+    // The cached archive itself, rewritten (files and archive agreeing
+    // with each other, not with the lock): its checksum is refused.
+    const again = await installForgePlugin(SOURCE, "1.2.0", expected, { env });
+    assert.ok(again.downloaded);
+    const other = release("1.2.0", { main: "// other\n" }).assets.get(asset)!;
+    await Deno.writeFile(join(again.entry, asset), other);
+    await Deno.writeTextFile(join(again.root, "main.js"), "// other\n");
+    await assert.rejects(
+      installForgePlugin(SOURCE, "1.2.0", expected, offline),
+      /not in the plugin cache/,
+    );
+    assert.match(
+      warnings[1]!,
+      new RegExp(
+        `its archive's checksum is sha256:${
+          sha256Hex(other)
+        }, the lock file records ${expected}`,
+      ),
+    );
   });
 });
 
