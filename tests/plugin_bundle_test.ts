@@ -29,6 +29,13 @@ import {
 import { denoCacheDir } from "../kernel/process/_module_cache.ts";
 import { probeSandbox } from "../kernel/process/sandbox.ts";
 import { invoke, PATH, REPO } from "./_helpers.ts";
+import {
+  agent,
+  jsonLines,
+  makeProject,
+  READ_TURN,
+  README,
+} from "./_agent_project.ts";
 
 const MANIFEST = `${REPO}/plugins/echo/plugin.json`;
 const ENTRY = `${REPO}/plugins/echo/main.ts`;
@@ -210,6 +217,42 @@ Deno.test("a builtin runs from its module graph until its bundle is built, then 
         assert.ok(!left.some((n) => n.startsWith(".tmp-")), left.join(" "));
       },
     );
+
+    await t.step(
+      "a build that deno bundle refuses is recorded, skipped by later launches, and retried by agent lock's retry",
+      async () => {
+        // A deno whose `bundle` fails as a graph esbuild cannot resolve does.
+        const fake = join(work, "deno");
+        await Deno.writeTextFile(
+          fake,
+          `#!/bin/sh\nif [ "$1" = bundle ]; then echo 'error: Could not find package "x"' >&2; exit 1; fi\nexec "${Deno.execPath()}" "$@"\n`,
+        );
+        await Deno.chmod(fake, 0o755);
+        await Deno.remove(dir, { recursive: true }).catch(() => {});
+        const failing = new PluginBundles({
+          denoDir: denoCacheDir(),
+          root,
+          deno: fake,
+        });
+        await assert.rejects(
+          failing.build(source),
+          (err: unknown) =>
+            err instanceof BundleBuildError && err.final &&
+            /deno bundle exited 1: error: Could not find package "x"/.test(
+              err.message,
+            ),
+        );
+        assert.match(
+          await Deno.readTextFile(`${dir}.failed`),
+          /Could not find package/,
+        );
+        assert.equal(await failing.build(source), undefined);
+        await assert.rejects(
+          failing.build(source, { retry: true }),
+          BundleBuildError,
+        );
+      },
+    );
   } finally {
     await Deno.remove(root, { recursive: true });
     await Deno.remove(work, { recursive: true });
@@ -222,3 +265,36 @@ async function copyDir(from: string, to: string): Promise<void> {
     await Deno.copyFile(join(from, e.name), join(to, e.name));
   }
 }
+
+Deno.test("agent lock bundles the project's builtins into the Deno cache, and agent run then works from them", async () => {
+  await using project = await makeProject({
+    turns: [READ_TURN, { expect: "Hello from the project", text: "Done." }],
+    files: { "README.md": README },
+  });
+  const lock = await agent(project, ["lock"]);
+  assert.equal(lock.code, 0, lock.err);
+  // The real cache: another test may have built them first, so the
+  // postcondition is checked, not the lines printed.
+  const bundles = new PluginBundles({ denoDir: denoCacheDir() });
+  const entries: string[] = [];
+  for (const name of ["scripted", "filesystem"]) {
+    const manifestPath = `${REPO}/plugins/${name}/plugin.json`;
+    const manifest = await readManifest(manifestPath);
+    const { checksum } = await computeArtifactChecksum(manifestPath, manifest);
+    const found = await bundles.find({
+      name,
+      checksum,
+      manifestPath,
+      entrypoint: `${REPO}/plugins/${name}/main.ts`,
+    });
+    assert.ok(found, `builtin/${name} has a verified bundle after agent lock`);
+    entries.push(found.entry);
+  }
+  const run = await agent(project, ["run", "Summarise", "--json"]);
+  assert.equal(run.code, 0, run.err);
+  const events = jsonLines(run.out);
+  const result = events.find((e) => e.type === "tool_result");
+  assert.ok(result, run.out);
+  assert.match(JSON.stringify(result), /Hello from the project/);
+  assert.ok(entries.every((e) => e.endsWith("main.js")));
+});

@@ -27,7 +27,9 @@
  * that the plugin's files still have the checksum the entry is keyed on,
  * writes the record and renames the folder into place (an entry is whole or
  * absent), under a lock file (created exclusively; a second builder skips
- * instead of waiting). It then compiles the bundle once, with the plugins'
+ * instead of waiting). A build that fails for good (`deno bundle` exits with
+ * an error, or the bundle is refused) is recorded beside the entry
+ * (`<key>.failed`) and tried again only with `retry` (`agent lock`). It then compiles the bundle once, with the plugins'
  * V8 flags, so that V8's code cache for it is in the Deno cache before the
  * first sandboxed start (a plugin cannot write the cache; V8 refuses a code
  * cache made with other flags).
@@ -115,15 +117,32 @@ export interface PluginBundlesOptions {
 /** Why a build did not produce an entry. */
 export class BundleBuildError extends Error {
   /**
+   * True when building again would fail the same way (`deno bundle`
+   * refused the graph, or the bundle was refused): the failure is
+   * recorded beside the entry and only a build with `retry` tries again.
+   */
+  readonly final: boolean;
+  /**
    * Creates the error.
    *
    * @param message What failed.
-   * @param options The cause.
+   * @param options The cause, and whether the failure is final.
    */
-  constructor(message: string, options?: ErrorOptions) {
+  constructor(message: string, options?: ErrorOptions & { final?: boolean }) {
     super(message, options);
     this.name = "BundleBuildError";
+    this.final = options?.final ?? false;
   }
+}
+
+/** Options of {@linkcode PluginBundles.build}. */
+export interface BundleBuildOptions {
+  /**
+   * Build even when an earlier build of the same plugin and checksum
+   * failed for good (`agent lock` does; a launch does not).
+   * @default {false}
+   */
+  readonly retry?: boolean;
 }
 
 function sha256(bytes: Uint8Array | string): string {
@@ -201,17 +220,25 @@ export class PluginBundles {
 
   /**
    * Builds the plugin's bundle into the cache (nothing when a valid entry
-   * exists, or when another process is building it).
+   * exists, when another process is building it, or, without `retry`,
+   * when an earlier build failed for good).
    *
    * @param source The plugin and its locked checksum.
-   * @returns The bundle, or `undefined` when another process builds it.
+   * @param options Whether to retry a failed build.
+   * @returns The bundle, or `undefined` when it was not built now.
    * @throws {BundleBuildError} When `deno bundle` fails, the bundle is
    * refused, or the plugin's files no longer have `source.checksum`.
    */
-  async build(source: BundleSource): Promise<PluginBundle | undefined> {
+  async build(
+    source: BundleSource,
+    options: BundleBuildOptions = {},
+  ): Promise<PluginBundle | undefined> {
     const existing = await this.find(source);
     if (existing) return existing;
     const dir = this.entryDir(source);
+    const failedPath = `${dir}.failed`;
+    if (options.retry) await Deno.remove(failedPath).catch(() => {});
+    else if (await exists(failedPath)) return undefined;
     const parent = join(dir, "..");
     await Deno.mkdir(parent, { recursive: true });
     const lockPath = `${dir}.lock`;
@@ -234,10 +261,18 @@ export class PluginBundles {
       await Deno.rename(tmp, dir);
     } catch (err) {
       await Deno.remove(tmp, { recursive: true }).catch(() => {});
-      throw err instanceof BundleBuildError ? err : new BundleBuildError(
-        err instanceof Error ? err.message : String(err),
-        { cause: err },
-      );
+      const error = err instanceof BundleBuildError
+        ? err
+        : new BundleBuildError(
+          err instanceof Error ? err.message : String(err),
+          { cause: err },
+        );
+      if (error.final) {
+        await Deno.writeTextFile(failedPath, error.message + "\n").catch(
+          () => {},
+        );
+      }
+      throw error;
     } finally {
       await Deno.remove(lockPath).catch(() => {});
     }
@@ -327,8 +362,12 @@ export class PluginBundles {
       const err = new TextDecoder().decode(result.stderr).split("\n")
         .map((l) => l.trim()).filter((l) => l && !l.includes("experimental"))
         .slice(0, 2).join(" ");
+      // Killed (timeout, close) is not final; an exit with an error is.
       throw new BundleBuildError(
-        `deno bundle exited ${result.code}${err ? `: ${err}` : ""}`,
+        result.signal !== null
+          ? `deno bundle was killed (${result.signal})`
+          : `deno bundle exited ${result.code}${err ? `: ${err}` : ""}`,
+        { final: result.signal === null && !this.#closed },
       );
     }
     let mains = 0;
@@ -342,6 +381,7 @@ export class PluginBundles {
       // module's `import.meta` is the bundle's.
       throw new BundleBuildError(
         `${mains} modules of the bundle test import.meta.main, which would all be true in one bundle`,
+        { final: true },
       );
     }
   }
@@ -378,6 +418,15 @@ export class PluginBundles {
     } finally {
       await Deno.remove(tmp).catch(() => {});
     }
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch {
+    return false;
   }
 }
 
