@@ -11,6 +11,7 @@
 import { rendererOf, type RenderFn } from "./frontend/render.ts";
 import { producerKey } from "./state/_session_log.ts";
 import { isAbsolute, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { JsonObject } from "@bufbuild/protobuf";
 import {
   type Plan,
@@ -62,6 +63,11 @@ export interface Launchable {
    * plugins, whose config is the nearest one above them.
    */
   configRoot?: string;
+  /**
+   * A first-party plugin in a checkout, with the checksum its files have
+   * now (`PluginSpec.bundle`: it may run from its cached bundle).
+   */
+  bundle?: { name: string; checksum: string; manifestPath: string };
 }
 
 /**
@@ -118,7 +124,21 @@ async function findLaunchable(
   if (p.sourceKind === "builtin") {
     const b = await builtins?.resolve(p.source);
     if (!b) throw new ProviderError(p.name, `unknown builtin "${p.source}"`);
-    return { manifest: b.manifest, entrypoint: b.entrypoint };
+    const name = p.source.slice(p.source.indexOf("/") + 1);
+    const manifestUrl = builtins!.manifestUrl(name);
+    return {
+      manifest: b.manifest,
+      entrypoint: b.entrypoint,
+      ...(p.checksum !== undefined && manifestUrl.protocol === "file:"
+        ? {
+          bundle: {
+            name,
+            checksum: p.checksum,
+            manifestPath: fileURLToPath(manifestUrl),
+          },
+        }
+        : {}),
+    };
   }
   return await forgeLaunchable(p, plan, forge);
 }
@@ -390,8 +410,9 @@ async function launchOne(
   found?: Launchable,
   terminal = false,
 ): Promise<{ plugin: Plugin; manifest: PluginManifest; config: JsonObject }> {
-  const { manifest, entrypoint, root: pluginRoot, configRoot } = found ??
-    await launchableOf(dir, p, options.builtins, plan, options.forge);
+  const { manifest, entrypoint, root: pluginRoot, configRoot, bundle } =
+    found ??
+      await launchableOf(dir, p, options.builtins, plan, options.forge);
   const config = revealProviderConfig(p) as JsonObject;
   try {
     const plugin = await host.launch({
@@ -399,6 +420,7 @@ async function launchOne(
       entrypoint,
       ...(pluginRoot ? { root: pluginRoot } : {}),
       ...(configRoot ? { configRoot } : {}),
+      ...(bundle ? { bundle } : {}),
       grant: p.permissions.granted,
       config,
       source: p.source,

@@ -76,6 +76,7 @@ import {
   SubagentSupervisor,
 } from "./agent/subagents.ts";
 import { PluginHost } from "./plugin/host.ts";
+import { pluginBundlesOf } from "./process/plugin_bundle.ts";
 import type { KernelServices } from "./callback/service.ts";
 import {
   FrontendHub,
@@ -1011,6 +1012,7 @@ function startRuntime(
     sandbox: plan.settings.sandbox,
     onSpawn: () => spawned.resolve(),
     services,
+    ...pluginBundlesOf(env),
   });
   if (plan.providers.length === 0) spawned.resolve();
   const sqliteModule = spawned.promise.then(() =>

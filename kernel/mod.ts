@@ -49,6 +49,14 @@ export {
   type ProcessStatus,
 } from "./process/launcher.ts";
 export {
+  BundleBuildError,
+  type BundleBuildOptions,
+  type BundleSource,
+  type PluginBundle,
+  PluginBundles,
+  type PluginBundlesOptions,
+} from "./process/plugin_bundle.ts";
+export {
   type CallbackEndpoint,
   type CallbackHost,
   type CallbackImpl,

@@ -501,6 +501,10 @@ export async function runBench(
       PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
       NO_COLOR: "1",
       DENO_DIR: await denoDir(),
+      // AGENT_PLUGIN_BUNDLES=off: the builtins run from their module graph.
+      ...(Deno.env.get("AGENT_PLUGIN_BUNDLES") !== undefined
+        ? { AGENT_PLUGIN_BUNDLES: Deno.env.get("AGENT_PLUGIN_BUNDLES")! }
+        : {}),
     };
     const empty = `${root}/empty.ts`;
     await Deno.writeTextFile(empty, "");

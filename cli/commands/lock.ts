@@ -6,6 +6,7 @@
  * @module
  */
 import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { BUILTINS } from "../../plugins/builtin.ts";
 import type { CliIo } from "./io.ts";
 import { parseOptions, usageError } from "./_common.ts";
@@ -24,7 +25,9 @@ resolved through the forge's Releases API: the locked version is kept while
 it satisfies the constraint, else the newest satisfying release is chosen;
 the checksum of every platform in the release's checksum file is recorded
 and the host's archive is verified and cached. dev_overrides names are never
-written. An unchanged project is written byte for byte the same.
+written. An unchanged project is written byte for byte the same. The bundle
+of each first-party plugin the configuration uses is then built into the Deno
+cache (unless AGENT_PLUGIN_BUNDLES=off), so that it starts from it.
 
 A new version of a locked plugin whose capability envelope, tools or risk
 classes are wider than the locked ones is refused, listing each widened
@@ -141,5 +144,63 @@ export async function lockCommand(
   io.stderr(
     r.changed ? `Wrote ${r.path}\n` : `${r.path} is up to date\n`,
   );
+  await bundleBuiltins(r.changes.map((c) => c.source), io);
   return 0;
+}
+
+/**
+ * Builds the missing bundle of each first-party plugin in `sources`
+ * (`kernel/process/plugin_bundle.ts`), retrying one that failed before; a
+ * failure is a warning (the plugin then runs from its module graph).
+ */
+async function bundleBuiltins(
+  sources: readonly string[],
+  io: CliIo,
+): Promise<void> {
+  const { pluginBundlesOf } = await import(
+    "../../kernel/process/plugin_bundle.ts"
+  );
+  const { bundles } = pluginBundlesOf(io.env);
+  if (!bundles) return;
+  const { readManifest } = await import("../../contract/manifest.ts");
+  const { computeArtifactChecksum } = await import(
+    "../../config/checksum.ts"
+  );
+  const names = new Set(
+    sources.filter((s) => s.startsWith("builtin/")).map((s) => s.slice(8)),
+  );
+  for (const name of names) {
+    if (!BUILTINS.names.includes(name)) continue;
+    const url = BUILTINS.manifestUrl(name);
+    // A package run from a registry: its plugins are remote modules.
+    if (url.protocol !== "file:") continue;
+    try {
+      const manifestPath = fileURLToPath(url);
+      const manifest = await readManifest(manifestPath);
+      if (manifest.runtime !== "deno") continue;
+      const { checksum } = await computeArtifactChecksum(
+        manifestPath,
+        manifest,
+      );
+      const source = {
+        name,
+        checksum,
+        manifestPath,
+        entrypoint: fileURLToPath(new URL(manifest.entrypoint, url)),
+      };
+      if (await bundles.find(source)) continue;
+      const built = await bundles.build(source, { retry: true });
+      io.stderr(
+        built
+          ? `  builtin/${name}: bundled into ${built.dir}\n`
+          : `  builtin/${name}: another process is bundling it\n`,
+      );
+    } catch (err) {
+      io.stderr(
+        `warning: Cannot bundle builtin/${name}, which runs from its module graph: ${
+          err instanceof Error ? err.message : String(err)
+        }\n`,
+      );
+    }
+  }
 }

@@ -42,6 +42,7 @@ import {
   ensureCached,
   isRemoteSpecifier,
 } from "../process/_module_cache.ts";
+import type { PluginBundles } from "../process/plugin_bundle.ts";
 import {
   DEFAULT_BWRAP,
   probeSandbox,
@@ -135,6 +136,15 @@ export interface PluginSpec {
    * runs on a terminal. @default {false}
    */
   terminal?: boolean;
+  /**
+   * A first-party plugin that may run from its cached bundle (with
+   * {@linkcode PluginHostOptions.bundles}): its name, its locked checksum
+   * and its manifest's path. A verified bundle replaces `entrypoint` and
+   * is all the sandbox shows of the plugin's files; without one the
+   * plugin runs from `entrypoint` and its bundle is built after the
+   * launch. @default {none: the plugin runs from `entrypoint`}
+   */
+  bundle?: { name: string; checksum: string; manifestPath: string };
 }
 
 /** Per-launch options. */
@@ -231,6 +241,13 @@ export interface PluginHostOptions {
    * @default {a line on stderr}
    */
   onWarning?: (message: string) => void;
+  /**
+   * The bundle cache of first-party plugins: a spec with `bundle` runs
+   * from its verified bundle, or from its module graph while its bundle is
+   * built after the launch ({@linkcode PluginHost.close} waits for the
+   * builds it started). @default {none: every plugin runs as given}
+   */
+  bundles?: PluginBundles;
 }
 
 const log = getLogger(["ph-agent", "kernel", "plugin-host"]);
@@ -281,6 +298,7 @@ export class PluginHost implements AsyncDisposable {
   #preSpawn = 0;
   #ownsCallbackHost = false;
   #warned = false;
+  #builds = new Map<string, Promise<void>>();
   #onUnload = () => this.killAllNow();
 
   /**
@@ -364,6 +382,8 @@ export class PluginHost implements AsyncDisposable {
     options: LaunchOptions,
     spawned: () => void,
   ): Promise<Plugin> {
+    const bundled = await this.#bundled(spec);
+    spec = bundled ?? spec;
     const target = this.#target(spec, options);
     // 1. Preflight, and whether the OS sandbox wraps the plugin.
     const effective = await preflight(spec.manifest, spec.grant ?? {}, target);
@@ -375,11 +395,65 @@ export class PluginHost implements AsyncDisposable {
       effective,
       options,
       sandboxed,
+      bundled !== undefined,
     );
     // 3. Spawn in its own process group.
     const child = await this.#spawn(prepared, target);
     spawned();
-    return await this.#connect(target, prepared, child, options);
+    const plugin = await this.#connect(target, prepared, child, options);
+    if (!bundled) this.#buildBundle(spec);
+    return plugin;
+  }
+
+  /**
+   * The spec of a first-party plugin's verified bundle: its entry module
+   * as the entrypoint, its folder as the plugin's root (and the bound of
+   * the `deno.json` search, which finds none: the bundle needs no
+   * config). `undefined` runs the spec as given.
+   */
+  async #bundled(spec: PluginSpec): Promise<PluginSpec | undefined> {
+    const bundles = this.#options.bundles;
+    if (!bundles || !spec.bundle || spec.manifest.runtime !== "deno") {
+      return undefined;
+    }
+    try {
+      const found = await bundles.find({
+        ...spec.bundle,
+        entrypoint: spec.entrypoint,
+      });
+      if (!found) return undefined;
+      return {
+        ...spec,
+        entrypoint: found.entry,
+        root: found.dir,
+        configRoot: found.dir,
+      };
+    } catch (err) {
+      log.warn("Cannot use the bundle of {plugin}: {error}", {
+        plugin: spec.bundle.name,
+        error: err instanceof Error ? err.message : String(err),
+      });
+      return undefined;
+    }
+  }
+
+  /** Builds a first-party plugin's bundle in the background, once per host. */
+  #buildBundle(spec: PluginSpec): void {
+    const bundles = this.#options.bundles;
+    if (!bundles || !spec.bundle || spec.manifest.runtime !== "deno") return;
+    if (isRemoteSpecifier(spec.entrypoint)) return;
+    const key = `${spec.bundle.name}\0${spec.bundle.checksum}`;
+    if (this.#builds.has(key)) return;
+    const source = { ...spec.bundle, entrypoint: spec.entrypoint };
+    const build = bundles.build(source).then(
+      () => {},
+      (err) =>
+        log.warn("Cannot bundle {plugin}: {error}", {
+          plugin: source.name,
+          error: err instanceof Error ? err.message : String(err),
+        }),
+    );
+    this.#builds.set(key, build);
   }
 
   /** What a launch starts, resolved against the host's defaults. */
@@ -465,6 +539,7 @@ export class PluginHost implements AsyncDisposable {
     effective: EffectivePermissions,
     options: LaunchOptions,
     sandboxed: boolean,
+    bundled: boolean,
   ): Promise<PreparedLaunch> {
     const { manifest } = spec;
     const runtimeDir = await this.#dir();
@@ -523,7 +598,15 @@ export class PluginHost implements AsyncDisposable {
       await Deno.remove(dir, { recursive: true }).catch(() => {});
     };
     if (sandboxed) {
-      const view = sandboxView(spec, target, effective, command, dir, tcp);
+      const view = sandboxView(
+        spec,
+        target,
+        effective,
+        command,
+        dir,
+        tcp,
+        bundled,
+      );
       try {
         await createWriteGrants(effective.write, target);
         for (const key of hidden) {
@@ -711,6 +794,7 @@ export class PluginHost implements AsyncDisposable {
 
   /** Kills every plugin's process group at once (synchronous; exit path). */
   killAllNow(): void {
+    this.#options.bundles?.close();
     for (const p of this.#plugins) p.killNow();
   }
 
@@ -718,6 +802,9 @@ export class PluginHost implements AsyncDisposable {
   async close(): Promise<void> {
     globalThis.removeEventListener("unload", this.#onUnload);
     await Promise.all([...this.#plugins].map((p) => p.close()));
+    // A bundle build started by this host finishes (bounded by its own
+    // timeout), so that the next run starts from it.
+    await Promise.all(this.#builds.values());
     if (this.#ownsCallbackHost && this.#callbackHost) {
       await (await this.#callbackHost.catch(() => undefined))?.close();
     }
@@ -736,8 +823,8 @@ export class PluginHost implements AsyncDisposable {
 
 /**
  * What a sandboxed plugin sees: its own files (for a local Deno plugin,
- * the folders its module graph may load from; for an executable, its
- * folder), the Deno executable, the Deno cache and the plugin's Deno
+ * the folders its module graph may load from, or its bundle's folder; for
+ * an executable, its folder), the Deno executable, the Deno cache and the plugin's Deno
  * config read-only, its granted read (ro) and write (rw) paths, its
  * private socket directory (rw) and the programs it is granted to run
  * (found on its `PATH`; the system's programs are always bound).
@@ -749,12 +836,13 @@ function sandboxView(
   command: ProcessCommand,
   dir: string,
   tcp: boolean,
+  bundled: boolean,
 ): SandboxView {
   const readOnly: string[] = [];
   const deno = spec.manifest.runtime === "deno";
   if (!target.remote) {
     const root = spec.root ?? dirname(target.path);
-    readOnly.push(...(deno ? pluginModuleRoots(root) : [root]));
+    readOnly.push(...(deno && !bundled ? pluginModuleRoots(root) : [root]));
   }
   const privateDirs: { source: string; path: string }[] = [];
   if (deno) {

@@ -1,0 +1,300 @@
+/**
+ * Bundled first-party plugins (`kernel/process/plugin_bundle.ts`): the
+ * first launch runs the module graph and builds the bundle, later
+ * launches run the verified bundle (under the OS sandbox, which then shows
+ * the bundle's folder instead of the plugin's and the SDK's folders), and
+ * an entry that does not match its record, or whose plugin files no longer
+ * have the key's checksum, is refused. One bundle of `builtin/echo` is
+ * built into a temporary cache and shared by the steps.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { computeArtifactChecksum } from "../config/checksum.ts";
+import { readManifest } from "../contract/manifest.ts";
+import { PluginHost } from "../kernel/plugin/host.ts";
+import {
+  DenoCommandLauncher,
+  type LaunchedProcess,
+  type ProcessCommand,
+  type ProcessLauncher,
+} from "../kernel/process/launcher.ts";
+import {
+  BUNDLE_ENTRY,
+  BUNDLE_RECORD,
+  BundleBuildError,
+  type BundleSource,
+  PluginBundles,
+  pluginBundlesOf,
+} from "../kernel/process/plugin_bundle.ts";
+import { denoCacheDir } from "../kernel/process/_module_cache.ts";
+import { probeSandbox } from "../kernel/process/sandbox.ts";
+import { invoke, PATH, REPO } from "./_helpers.ts";
+import {
+  agent,
+  jsonLines,
+  makeProject,
+  READ_TURN,
+  README,
+} from "./_agent_project.ts";
+
+const MANIFEST = `${REPO}/plugins/echo/plugin.json`;
+const ENTRY = `${REPO}/plugins/echo/main.ts`;
+
+/** Starts processes as the real launcher does, keeping each command. */
+class RecordingLauncher implements ProcessLauncher {
+  readonly commands: ProcessCommand[] = [];
+  #real = new DenoCommandLauncher();
+  start(command: ProcessCommand): LaunchedProcess {
+    this.commands.push(command);
+    return this.#real.start(command);
+  }
+}
+
+Deno.test("pluginBundlesOf() is off with AGENT_PLUGIN_BUNDLES=off and on otherwise", () => {
+  assert.deepEqual(pluginBundlesOf({ AGENT_PLUGIN_BUNDLES: "off" }), {});
+  assert.ok(pluginBundlesOf({}).bundles instanceof PluginBundles);
+});
+
+Deno.test("a builtin runs from its module graph until its bundle is built, then from the verified bundle; a changed entry is refused", async (t) => {
+  const root = await Deno.makeTempDir({ prefix: "ph-bundles-" });
+  const work = await Deno.makeTempDir({ prefix: "ph-bundles-run-" });
+  try {
+    const manifest = await readManifest(MANIFEST);
+    const { checksum } = await computeArtifactChecksum(MANIFEST, manifest);
+    const source: BundleSource = {
+      name: "echo",
+      checksum,
+      entrypoint: ENTRY,
+      manifestPath: MANIFEST,
+    };
+    const warnings: string[] = [];
+    const bundles = new PluginBundles({
+      denoDir: denoCacheDir(),
+      root,
+      onWarning: (m) => warnings.push(m),
+    });
+    const sandboxed = (await probeSandbox()).available;
+    const launcher = new RecordingLauncher();
+    const spec = {
+      manifest,
+      entrypoint: ENTRY,
+      bundle: { name: "echo", checksum, manifestPath: MANIFEST },
+    };
+    const dir = bundles.entryDir(source);
+    const backup = join(work, "backup");
+    const restore = async () => {
+      await Deno.remove(dir, { recursive: true }).catch(() => {});
+      await copyDir(backup, dir);
+    };
+
+    await t.step(
+      "the first launch runs the module graph, and close() waits for the bundle it builds",
+      async () => {
+        assert.equal(await bundles.find(source), undefined);
+        const host = new PluginHost({
+          env: { PATH },
+          cwd: work,
+          bundles,
+          launcher,
+          sandbox: sandboxed ? "auto" : "off",
+        });
+        try {
+          const plugin = await host.launch(spec);
+          assert.equal(plugin.path, ENTRY);
+          assert.deepEqual(await invoke(plugin, "echo", { text: "hi" }), {
+            text: "hi",
+          });
+        } finally {
+          await host.close();
+        }
+        const found = await bundles.find(source);
+        assert.ok(found, "the bundle was built when the host closed");
+        assert.equal(found.entry, join(dir, BUNDLE_ENTRY));
+        const record = JSON.parse(
+          await Deno.readTextFile(join(dir, BUNDLE_RECORD)),
+        );
+        assert.equal(record.name, "echo");
+        assert.equal(record.checksum, checksum);
+        assert.ok(record.files[BUNDLE_ENTRY]);
+        await copyDir(dir, backup);
+      },
+    );
+
+    await t.step(
+      "a later launch runs the bundle, and the sandbox shows its folder instead of the plugin's and the SDK's",
+      async () => {
+        launcher.commands.length = 0;
+        await using host = new PluginHost({
+          env: { PATH },
+          cwd: work,
+          bundles,
+          launcher,
+          sandbox: sandboxed ? "auto" : "off",
+        });
+        const plugin = await host.launch(spec);
+        assert.equal(plugin.path, join(dir, BUNDLE_ENTRY));
+        assert.deepEqual(await invoke(plugin, "echo", { text: "bundled" }), {
+          text: "bundled",
+        });
+        const args = launcher.commands[0]!.args.join(" ");
+        // The bundle needs no deno.json: none is searched above its folder.
+        assert.ok(args.includes("--no-config"), args);
+        if (sandboxed) {
+          assert.ok(args.includes(`--ro-bind-try ${dir} ${dir}`), args);
+          assert.ok(!args.includes(`${REPO}/plugins`), args);
+          assert.ok(!args.includes(`${REPO}/proto`), args);
+        }
+      },
+    );
+
+    await t.step(
+      "an entry with a changed file is refused, removed, and the plugin runs from its module graph",
+      async () => {
+        const entry = join(dir, BUNDLE_ENTRY);
+        await Deno.writeTextFile(entry, "\n// tampered\n", { append: true });
+        warnings.length = 0;
+        await using host = new PluginHost({
+          env: { PATH },
+          cwd: work,
+          bundles: new PluginBundles({
+            denoDir: denoCacheDir(),
+            root,
+            onWarning: (m) => warnings.push(m),
+            // No rebuild in this step: a build fails at once.
+            deno: "/nonexistent/deno",
+          }),
+          sandbox: sandboxed ? "auto" : "off",
+        });
+        const plugin = await host.launch(spec);
+        assert.equal(plugin.path, ENTRY);
+        assert.equal(warnings.length, 1);
+        assert.match(
+          warnings[0]!,
+          new RegExp(
+            `The cached bundle of builtin/echo at ${dir} is refused: "main.js" differs from its record`,
+          ),
+        );
+        await assert.rejects(Deno.lstat(dir), Deno.errors.NotFound);
+      },
+    );
+
+    await t.step(
+      "an entry with an extra file or another checksum in its record is refused",
+      async () => {
+        await restore();
+        assert.ok(await bundles.find(source));
+        await Deno.writeTextFile(join(dir, "extra.js"), "export {};\n");
+        warnings.length = 0;
+        assert.equal(await bundles.find(source), undefined);
+        assert.match(warnings[0]!, /"extra.js" is not in its record/);
+        await restore();
+        const recordPath = join(dir, BUNDLE_RECORD);
+        const record = JSON.parse(await Deno.readTextFile(recordPath));
+        record.checksum = `sha256:${"0".repeat(64)}`;
+        await Deno.writeTextFile(recordPath, JSON.stringify(record));
+        warnings.length = 0;
+        assert.equal(await bundles.find(source), undefined);
+        assert.match(warnings[0]!, /names echo sha256:0{64}, not echo sha256:/);
+      },
+    );
+
+    await t.step(
+      "build() refuses to key a bundle on a checksum its plugin's files do not have",
+      async () => {
+        const wrong = { ...source, checksum: `sha256:${"1".repeat(64)}` };
+        await assert.rejects(
+          bundles.build(wrong),
+          (err: unknown) =>
+            err instanceof BundleBuildError &&
+            /the files of builtin\/echo have checksum sha256:[0-9a-f]{64}, not sha256:1{64}/
+              .test(err.message),
+        );
+        await assert.rejects(
+          Deno.lstat(bundles.entryDir(wrong)),
+          Deno.errors.NotFound,
+        );
+        const left = [...Deno.readDirSync(join(dir, ".."))].map((e) => e.name);
+        assert.ok(!left.some((n) => n.startsWith(".tmp-")), left.join(" "));
+      },
+    );
+
+    await t.step(
+      "a build that deno bundle refuses is recorded, skipped by later launches, and retried by agent lock's retry",
+      async () => {
+        // A deno whose `bundle` fails as a graph esbuild cannot resolve does.
+        const fake = join(work, "deno");
+        await Deno.writeTextFile(
+          fake,
+          `#!/bin/sh\nif [ "$1" = bundle ]; then echo 'error: Could not find package "x"' >&2; exit 1; fi\nexec "${Deno.execPath()}" "$@"\n`,
+        );
+        await Deno.chmod(fake, 0o755);
+        await Deno.remove(dir, { recursive: true }).catch(() => {});
+        const failing = new PluginBundles({
+          denoDir: denoCacheDir(),
+          root,
+          deno: fake,
+        });
+        await assert.rejects(
+          failing.build(source),
+          (err: unknown) =>
+            err instanceof BundleBuildError && err.final &&
+            /deno bundle exited 1: error: Could not find package "x"/.test(
+              err.message,
+            ),
+        );
+        assert.match(
+          await Deno.readTextFile(`${dir}.failed`),
+          /Could not find package/,
+        );
+        assert.equal(await failing.build(source), undefined);
+        await assert.rejects(
+          failing.build(source, { retry: true }),
+          BundleBuildError,
+        );
+      },
+    );
+  } finally {
+    await Deno.remove(root, { recursive: true });
+    await Deno.remove(work, { recursive: true });
+  }
+});
+
+async function copyDir(from: string, to: string): Promise<void> {
+  await Deno.mkdir(to, { recursive: true });
+  for await (const e of Deno.readDir(from)) {
+    await Deno.copyFile(join(from, e.name), join(to, e.name));
+  }
+}
+
+Deno.test("agent lock bundles the project's builtins into the Deno cache, and agent run then works from them", async () => {
+  await using project = await makeProject({
+    turns: [READ_TURN, { expect: "Hello from the project", text: "Done." }],
+    files: { "README.md": README },
+  });
+  const lock = await agent(project, ["lock"]);
+  assert.equal(lock.code, 0, lock.err);
+  // The real cache: another test may have built them first, so the
+  // postcondition is checked, not the lines printed.
+  const bundles = new PluginBundles({ denoDir: denoCacheDir() });
+  const entries: string[] = [];
+  for (const name of ["scripted", "filesystem"]) {
+    const manifestPath = `${REPO}/plugins/${name}/plugin.json`;
+    const manifest = await readManifest(manifestPath);
+    const { checksum } = await computeArtifactChecksum(manifestPath, manifest);
+    const found = await bundles.find({
+      name,
+      checksum,
+      manifestPath,
+      entrypoint: `${REPO}/plugins/${name}/main.ts`,
+    });
+    assert.ok(found, `builtin/${name} has a verified bundle after agent lock`);
+    entries.push(found.entry);
+  }
+  const run = await agent(project, ["run", "Summarise", "--json"]);
+  assert.equal(run.code, 0, run.err);
+  const events = jsonLines(run.out);
+  const result = events.find((e) => e.type === "tool_result");
+  assert.ok(result, run.out);
+  assert.match(JSON.stringify(result), /Hello from the project/);
+  assert.ok(entries.every((e) => e.endsWith("main.js")));
+});
