@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "claude" {
   source      = "builtin/anthropic"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:44Z"
+  resolved_at = "2026-12-02T11:25:11Z"
   checksums = {
-    "darwin_amd64"  = "sha256:4de584e3fb79e53d5b9227d14bd73befba2fa7ad2b87c274b99bdc7b9304c67f"
-    "darwin_arm64"  = "sha256:4de584e3fb79e53d5b9227d14bd73befba2fa7ad2b87c274b99bdc7b9304c67f"
-    "linux_amd64"   = "sha256:4de584e3fb79e53d5b9227d14bd73befba2fa7ad2b87c274b99bdc7b9304c67f"
-    "linux_arm64"   = "sha256:4de584e3fb79e53d5b9227d14bd73befba2fa7ad2b87c274b99bdc7b9304c67f"
-    "windows_amd64" = "sha256:4de584e3fb79e53d5b9227d14bd73befba2fa7ad2b87c274b99bdc7b9304c67f"
+    "darwin_amd64"  = "sha256:88c25ea6934f20fa5a561ec58a791fe8703449a68ff77d40bfb07887926220ef"
+    "darwin_arm64"  = "sha256:88c25ea6934f20fa5a561ec58a791fe8703449a68ff77d40bfb07887926220ef"
+    "linux_amd64"   = "sha256:88c25ea6934f20fa5a561ec58a791fe8703449a68ff77d40bfb07887926220ef"
+    "linux_arm64"   = "sha256:88c25ea6934f20fa5a561ec58a791fe8703449a68ff77d40bfb07887926220ef"
+    "windows_amd64" = "sha256:88c25ea6934f20fa5a561ec58a791fe8703449a68ff77d40bfb07887926220ef"
   }
   envelope = {
     env   = []
@@ -59,13 +59,13 @@ provider "claude" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:44Z"
+  resolved_at = "2026-12-02T11:25:11Z"
   checksums = {
-    "darwin_amd64"  = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
-    "darwin_arm64"  = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
-    "linux_amd64"   = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
-    "linux_arm64"   = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
-    "windows_amd64" = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
+    "darwin_amd64"  = "sha256:3326287651e46a5d8cada2a9626f575e21a0bfcbcb6390953195f171a73f0b8c"
+    "darwin_arm64"  = "sha256:3326287651e46a5d8cada2a9626f575e21a0bfcbcb6390953195f171a73f0b8c"
+    "linux_amd64"   = "sha256:3326287651e46a5d8cada2a9626f575e21a0bfcbcb6390953195f171a73f0b8c"
+    "linux_arm64"   = "sha256:3326287651e46a5d8cada2a9626f575e21a0bfcbcb6390953195f171a73f0b8c"
+    "windows_amd64" = "sha256:3326287651e46a5d8cada2a9626f575e21a0bfcbcb6390953195f171a73f0b8c"
   }
   envelope = {
     env   = []

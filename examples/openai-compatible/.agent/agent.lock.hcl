@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:53Z"
+  resolved_at = "2026-12-02T11:25:31Z"
   checksums = {
-    "darwin_amd64"  = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
-    "darwin_arm64"  = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
-    "linux_amd64"   = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
-    "linux_arm64"   = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
-    "windows_amd64" = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
+    "darwin_amd64"  = "sha256:3326287651e46a5d8cada2a9626f575e21a0bfcbcb6390953195f171a73f0b8c"
+    "darwin_arm64"  = "sha256:3326287651e46a5d8cada2a9626f575e21a0bfcbcb6390953195f171a73f0b8c"
+    "linux_amd64"   = "sha256:3326287651e46a5d8cada2a9626f575e21a0bfcbcb6390953195f171a73f0b8c"
+    "linux_arm64"   = "sha256:3326287651e46a5d8cada2a9626f575e21a0bfcbcb6390953195f171a73f0b8c"
+    "windows_amd64" = "sha256:3326287651e46a5d8cada2a9626f575e21a0bfcbcb6390953195f171a73f0b8c"
   }
   envelope = {
     env   = []
@@ -57,13 +57,13 @@ provider "fs" {
 provider "local" {
   source      = "builtin/openai"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:53Z"
+  resolved_at = "2026-12-02T11:25:31Z"
   checksums = {
-    "darwin_amd64"  = "sha256:74df686ae05e64ff39d8530925a71fd0815f1c9faf819efba9797d07f6bd807f"
-    "darwin_arm64"  = "sha256:74df686ae05e64ff39d8530925a71fd0815f1c9faf819efba9797d07f6bd807f"
-    "linux_amd64"   = "sha256:74df686ae05e64ff39d8530925a71fd0815f1c9faf819efba9797d07f6bd807f"
-    "linux_arm64"   = "sha256:74df686ae05e64ff39d8530925a71fd0815f1c9faf819efba9797d07f6bd807f"
-    "windows_amd64" = "sha256:74df686ae05e64ff39d8530925a71fd0815f1c9faf819efba9797d07f6bd807f"
+    "darwin_amd64"  = "sha256:b1fa5e375dc834182cb9a6e1f278c9ea57eb8b37baf5a12e40eb8078c7193ce0"
+    "darwin_arm64"  = "sha256:b1fa5e375dc834182cb9a6e1f278c9ea57eb8b37baf5a12e40eb8078c7193ce0"
+    "linux_amd64"   = "sha256:b1fa5e375dc834182cb9a6e1f278c9ea57eb8b37baf5a12e40eb8078c7193ce0"
+    "linux_arm64"   = "sha256:b1fa5e375dc834182cb9a6e1f278c9ea57eb8b37baf5a12e40eb8078c7193ce0"
+    "windows_amd64" = "sha256:b1fa5e375dc834182cb9a6e1f278c9ea57eb8b37baf5a12e40eb8078c7193ce0"
   }
   envelope = {
     env   = []
