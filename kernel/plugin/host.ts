@@ -333,10 +333,10 @@ export class PluginHost implements AsyncDisposable {
   /**
    * Launches a plugin and returns once it is healthy. Its callback channel
    * (and, for the first one, the gateway serving it) is opened right
-   * after, off the path to readiness, or when the plugin first knocks for
-   * it if it reports `CALLBACK_ON_DEMAND_SERVICE` healthy (our SDK does),
-   * and announced on broker ID 1 as soon as it listens (plugins dial it at
-   * their first callback).
+   * after, off the path to readiness, or, for a plugin that is no
+   * frontend and reports `CALLBACK_ON_DEMAND_SERVICE` healthy (our SDK
+   * does), when it first knocks for it; it is announced on broker ID 1 as
+   * soon as it listens (plugins dial it at their first callback).
    *
    * @param spec What to launch and with which grant.
    * @param options Per-launch options.
@@ -691,12 +691,14 @@ export class PluginHost implements AsyncDisposable {
     }
     const { grpc, channel, hs, health } = connected;
     // 6. Broker stream and the callback channel on broker ID 1: opened now,
-    // or at the plugin's knock when it asks for it itself.
+    // or at the plugin's knock when it asks for it itself. A frontend
+    // drives sessions through it at once: opened now, so that the gateway
+    // starts while it loads, not after its first callback.
     const announcer = announceCallbacks(
       grpc,
       channel,
       prepared.callbacks.open,
-      health.callbacksOnDemand,
+      health.callbacksOnDemand && prepared.identity.category !== "frontend",
       exited,
       target.name,
     );
