@@ -28,6 +28,22 @@ export const MAGIC_COOKIE_VALUE =
 /** The fixed broker ID on which the kernel offers `KernelCallbackService`. */
 export const CALLBACK_BROKER_ID = 1;
 /**
+ * A health service name our SDK reports as SERVING (any other server
+ * reports it unknown): the plugin asks for the callback channel itself, by
+ * sending a knock for broker ID 1 on the broker stream, so the kernel
+ * opens the channel (and starts its callback gateway) only then. A plugin
+ * that does not report it gets the channel announced as soon as it is
+ * healthy, as go-plugin peers expect.
+ */
+export const CALLBACK_ON_DEMAND_SERVICE = "pluggableharness.callback.on-demand";
+/**
+ * The variable holding the kernel's log floor for plugin `Log` entries
+ * (`trace`, `debug`, `info`, `warn`, `error`, `fatal`, or `off` when the
+ * kernel keeps no plugin log): the SDK drops an entry below it instead of
+ * sending it, since the kernel would drop it.
+ */
+export const LOG_LEVEL_ENV = "PLUGGABLEHARNESS_LOG_LEVEL";
+/**
  * The socket file name a plugin uses inside a private
  * `PLUGIN_UNIX_SOCKET_DIR` (a fixed name lets the kernel grant exactly that
  * socket to a Deno plugin).

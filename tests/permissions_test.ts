@@ -57,6 +57,7 @@ Deno.test("the plugin's environment holds only the handshake variables, PATH and
     "OTEL_RESOURCE_ATTRIBUTES",
     "PATH",
     "PLUGGABLEHARNESS_AGENT_PLUGIN",
+    "PLUGGABLEHARNESS_LOG_LEVEL",
     "PLUGIN_MAX_PORT",
     "PLUGIN_MIN_PORT",
     "PLUGIN_PROTOCOL_VERSIONS",

@@ -8,6 +8,7 @@ import { Code, GrpcStatusError } from "../proto/grpc_adapter.ts";
 import { ToolService } from "../proto/gen/pluggableharness/tool/v1/service_pb.ts";
 import { Category } from "../proto/gen/pluggableharness/common/v1/types_pb.ts";
 import {
+  type CallbackHost,
   createCallbackService,
   IsolatedCallbackHost,
   PluginCrashedError,
@@ -239,6 +240,43 @@ Deno.test("four plugins launch concurrently and each answers", async () => {
   }]);
   await host.close();
   for (const p of plugins) assert.equal(pidAlive(p.pid), false);
+});
+
+Deno.test("a plugin's callback channel (and the gateway behind it) opens at its first callback, not at its start", async () => {
+  const root = await Deno.makeTempDir({ prefix: "ph-agent-test-" });
+  let opened = 0;
+  let gateway: IsolatedCallbackHost | undefined;
+  const counting: CallbackHost = {
+    async open(options) {
+      opened++;
+      gateway ??= await IsolatedCallbackHost.start({ root, env: { PATH } });
+      return gateway.open(options);
+    },
+    close: () => gateway?.close() ?? Promise.resolve(),
+  };
+  try {
+    await using host = new PluginHost({
+      env: { PATH },
+      callbackHost: counting,
+      runtimeDir: root,
+    });
+    const echo = await launchEcho(host);
+    assert.deepEqual(await invoke(echo, "echo", { text: "hi" }), {
+      text: "hi",
+    });
+    assert.equal(opened, 0, "no endpoint while the plugin never called back");
+    assert.equal(gateway, undefined, "no gateway process either");
+    // Its first callback knocks on the broker stream; the kernel opens the
+    // endpoint, announces it, and the call goes through.
+    assert.deepEqual(await invoke(echo, "tokens", { text: "abcd" }), {
+      count: 1,
+      exact: false,
+    });
+    assert.equal(opened, 1);
+  } finally {
+    await counting.close();
+    await Deno.remove(root, { recursive: true }).catch(() => {});
+  }
 });
 
 Deno.test("the callback gateway is restarted after it dies, and plugins reconnect", async () => {

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "echo" {
   source      = "builtin/echo"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:43Z"
+  resolved_at = "2026-12-02T11:25:08Z"
   checksums = {
-    "darwin_amd64"  = "sha256:d28fb5593ad634446255d2ddf1d09fa55f63f14fdc544bb5ffc6b75a5dbafc74"
-    "darwin_arm64"  = "sha256:d28fb5593ad634446255d2ddf1d09fa55f63f14fdc544bb5ffc6b75a5dbafc74"
-    "linux_amd64"   = "sha256:d28fb5593ad634446255d2ddf1d09fa55f63f14fdc544bb5ffc6b75a5dbafc74"
-    "linux_arm64"   = "sha256:d28fb5593ad634446255d2ddf1d09fa55f63f14fdc544bb5ffc6b75a5dbafc74"
-    "windows_amd64" = "sha256:d28fb5593ad634446255d2ddf1d09fa55f63f14fdc544bb5ffc6b75a5dbafc74"
+    "darwin_amd64"  = "sha256:7c64905491b2bf98e4940374c7697db944ad6cdc01fdb8b751133621dc6df57d"
+    "darwin_arm64"  = "sha256:7c64905491b2bf98e4940374c7697db944ad6cdc01fdb8b751133621dc6df57d"
+    "linux_amd64"   = "sha256:7c64905491b2bf98e4940374c7697db944ad6cdc01fdb8b751133621dc6df57d"
+    "linux_arm64"   = "sha256:7c64905491b2bf98e4940374c7697db944ad6cdc01fdb8b751133621dc6df57d"
+    "windows_amd64" = "sha256:7c64905491b2bf98e4940374c7697db944ad6cdc01fdb8b751133621dc6df57d"
   }
   envelope = {
     env   = []
@@ -36,13 +36,13 @@ provider "echo" {
 provider "notes" {
   source      = "./plugins/notes"
   version     = "0.2.0"
-  resolved_at = "2026-12-02T09:07:43Z"
+  resolved_at = "2026-12-02T11:25:08Z"
   checksums = {
-    "darwin_amd64"  = "sha256:0747a8c627bd7ddcf33f823747f4a1e2a08d5e02c9b36b1a1bcea7eceb0d9d98"
-    "darwin_arm64"  = "sha256:0747a8c627bd7ddcf33f823747f4a1e2a08d5e02c9b36b1a1bcea7eceb0d9d98"
-    "linux_amd64"   = "sha256:0747a8c627bd7ddcf33f823747f4a1e2a08d5e02c9b36b1a1bcea7eceb0d9d98"
-    "linux_arm64"   = "sha256:0747a8c627bd7ddcf33f823747f4a1e2a08d5e02c9b36b1a1bcea7eceb0d9d98"
-    "windows_amd64" = "sha256:0747a8c627bd7ddcf33f823747f4a1e2a08d5e02c9b36b1a1bcea7eceb0d9d98"
+    "darwin_amd64"  = "sha256:e01201cbecf93ca0e0f44cb3bdb0877370c1143ae5deeb9690af6d929578dac2"
+    "darwin_arm64"  = "sha256:e01201cbecf93ca0e0f44cb3bdb0877370c1143ae5deeb9690af6d929578dac2"
+    "linux_amd64"   = "sha256:e01201cbecf93ca0e0f44cb3bdb0877370c1143ae5deeb9690af6d929578dac2"
+    "linux_arm64"   = "sha256:e01201cbecf93ca0e0f44cb3bdb0877370c1143ae5deeb9690af6d929578dac2"
+    "windows_amd64" = "sha256:e01201cbecf93ca0e0f44cb3bdb0877370c1143ae5deeb9690af6d929578dac2"
   }
   envelope = {
     env   = []

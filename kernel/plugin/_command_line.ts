@@ -12,6 +12,7 @@ import { GRPC_JS_ENV } from "../../proto/grpc_status.ts";
 import {
   APP_PROTOCOL_VERSION,
   HANDSHAKE_ENV,
+  LOG_LEVEL_ENV,
   MAGIC_COOKIE_KEY,
   MAGIC_COOKIE_VALUE,
   PLUGIN_SOCKET_NAME,
@@ -43,6 +44,7 @@ import { PLUGIN_V8_FLAGS } from "../process/_v8_flags.ts";
 export const SDK_ENV_NAMES: readonly string[] = [
   MAGIC_COOKIE_KEY,
   ...Object.values(HANDSHAKE_ENV),
+  LOG_LEVEL_ENV,
   "TMPDIR",
   "OTEL_RESOURCE_ATTRIBUTES",
   ...GRPC_JS_ENV,
@@ -87,6 +89,12 @@ export interface PluginCommandOptions {
   /** Its sockets. */
   transport: PluginTransport;
   /**
+   * The kernel's floor for the plugin's `Log` entries (`info`, or `off`),
+   * given as `PLUGGABLEHARNESS_LOG_LEVEL` so that the SDK drops what the
+   * kernel would. @default {unset: the plugin sends every entry}
+   */
+  logLevel?: string;
+  /**
    * Files the plugin may neither read nor write whatever its grant (the
    * installation key): a Deno plugin gets `--deny-read` and
    * `--deny-write` for them, which win over a grant of their directory.
@@ -121,6 +129,7 @@ export function pluginEnv(
     )
       .join(","),
   };
+  if (options.logLevel !== undefined) env[LOG_LEVEL_ENV] = options.logLevel;
   if (!tcp) {
     env[HANDSHAKE_ENV.unixSocketDir] = dir;
     env.TMPDIR = dir;

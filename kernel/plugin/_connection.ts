@@ -12,6 +12,7 @@ import { getLogger } from "@logtape/logtape";
 import type { BidiCall } from "../../proto/grpc_adapter.ts";
 import {
   CALLBACK_BROKER_ID,
+  CALLBACK_ON_DEMAND_SERVICE,
   type Handshake,
   HEALTH_SERVICE_NAME,
 } from "../../proto/handshake.ts";
@@ -35,14 +36,26 @@ export const CALLBACK_REANNOUNCE_MS = 3_000;
 
 const log = getLogger(["ph-agent", "kernel", "plugin-host"]);
 
+/** What the health check learned besides "healthy". */
+export interface HealthResult {
+  /**
+   * The plugin reports {@linkcode CALLBACK_ON_DEMAND_SERVICE} as SERVING:
+   * it knocks for its callback channel when it first needs it, so the
+   * channel is opened only then.
+   */
+  callbacksOnDemand: boolean;
+}
+
 /**
- * Checks the plugin's health within the time left of its start.
+ * Checks the plugin's health within the time left of its start and, in
+ * the same round trip, whether it asks for its callback channel itself.
  *
  * @param grpc The gRPC adapter.
  * @param channel The connection to the plugin.
  * @param hs Its handshake (named in the error).
  * @param exited Resolves when the plugin has exited.
  * @param timeoutMs The time left.
+ * @returns Whether the plugin asks for its callback channel.
  * @throws {StartFailure} `plugin_health_failed` when it does not answer
  * SERVING in time or exits.
  */
@@ -52,8 +65,16 @@ export async function checkHealth(
   hs: Handshake,
   exited: Promise<ExitInfo>,
   timeoutMs: number,
-): Promise<void> {
+): Promise<HealthResult> {
   const health = grpc.createClient(Health, channel);
+  // Any answer but SERVING (go-plugin's health server: NOT_FOUND) means
+  // the plugin waits for the announcement, as go-plugin peers do.
+  const onDemand = health.check({ service: CALLBACK_ON_DEMAND_SERVICE }, {
+    timeoutMs,
+  }).then(
+    (r) => r.status === HealthCheckResponse_ServingStatus.SERVING,
+    () => false,
+  );
   try {
     const res = await Promise.race([
       health.check({ service: HEALTH_SERVICE_NAME }, { timeoutMs }),
@@ -68,6 +89,7 @@ export async function checkHealth(
         }, expected SERVING`,
       );
     }
+    return { callbacksOnDemand: await onDemand };
   } catch (err) {
     throw new StartFailure(
       "plugin_health_failed",
@@ -88,11 +110,15 @@ export interface CallbackAnnouncer {
 /**
  * Opens the broker stream and, once the callback endpoint listens,
  * announces it on broker ID 1 every {@linkcode CALLBACK_REANNOUNCE_MS}
- * until the plugin's first callback or its exit.
+ * until the plugin's first callback or its exit. The endpoint is opened
+ * at once, or with `onDemand` when the plugin first knocks for broker ID
+ * 1 on the stream (a plugin that never calls back never gets one).
  *
  * @param grpc The gRPC adapter.
  * @param channel The connection to the plugin.
- * @param endpoint Resolves with the plugin's callback endpoint.
+ * @param open Opens the plugin's callback endpoint (once; later calls
+ * return the same endpoint).
+ * @param onDemand Open it at the plugin's knock, not at once.
  * @param exited Resolves when the plugin has exited.
  * @param name The plugin's name (for the log).
  * @returns A handle that stops the announcements.
@@ -100,23 +126,29 @@ export interface CallbackAnnouncer {
 export function announceCallbacks(
   grpc: GrpcAdapter,
   channel: grpc.Client,
-  endpoint: Promise<CallbackEndpoint>,
+  open: () => Promise<CallbackEndpoint>,
+  onDemand: boolean,
   exited: Promise<ExitInfo>,
   name: string,
 ): CallbackAnnouncer {
   let stopped = false;
   const broker: BidiCall<typeof ConnInfoSchema, typeof ConnInfoSchema> = grpc
     .createClient(GRPCBroker, channel).startStream();
+  const knocked = Promise.withResolvers<void>();
   void (async () => {
     try {
-      for await (const _ of broker.responses) {
-        // plugins may announce their own services; none are used yet
+      for await (const info of broker.responses) {
+        // Plugins may announce their own services; none are used yet.
+        if (info.serviceId === CALLBACK_BROKER_ID && info.knock?.knock) {
+          knocked.resolve();
+        }
       }
     } catch {
       // the plugin went away; crash detection reports it
     }
   })();
   let reannounce: ReturnType<typeof setInterval> | undefined;
+  const endpoint = onDemand ? knocked.promise.then(open) : open();
   endpoint.then((ep) => {
     if (stopped) return;
     const announce = () =>

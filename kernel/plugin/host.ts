@@ -35,8 +35,10 @@ import type {
 import { CALLBACK_SOCKET_NAME } from "../callback/_names.ts";
 import {
   createCallbackService,
+  DEFAULT_TELEMETRY,
   type KernelServices,
 } from "../callback/service.ts";
+import { LogLevel } from "../../proto/gen/pluggableharness/log/v1/types_pb.ts";
 import {
   denoCacheDir,
   ensureCached,
@@ -348,8 +350,10 @@ export class PluginHost implements AsyncDisposable {
 
   /**
    * Launches a plugin and returns once it is healthy. Its callback channel
-   * (and, at the first launch, the gateway serving it) is opened right
-   * after, off the path to readiness, and announced on broker ID 1 as
+   * (and, for the first one, the gateway serving it) is opened right
+   * after, off the path to readiness, or, for a plugin that is no
+   * frontend and reports `CALLBACK_ON_DEMAND_SERVICE` healthy (our SDK
+   * does), when it first knocks for it; it is announced on broker ID 1 as
    * soon as it listens (plugins dial it at their first callback).
    *
    * @param spec What to launch and with which grant.
@@ -583,6 +587,7 @@ export class PluginHost implements AsyncDisposable {
       cwd: target.cwd,
       transport: { tcp, port, dir, callbackAddress },
       hidden,
+      ...this.#logLevel(),
     });
     if (spec.terminal) {
       // On the operator's terminal, the operator's NO_COLOR holds (plugins
@@ -636,11 +641,24 @@ export class PluginHost implements AsyncDisposable {
   }
 
   /**
+   * The floor of the default callback handlers' `Log`, for the plugin's
+   * environment (none with custom handlers: the plugin sends everything).
+   */
+  #logLevel(): { logLevel?: string } {
+    if (this.#options.callbackImpl) return {};
+    const s = this.#options.services?.telemetry?.settings ?? DEFAULT_TELEMETRY;
+    if (!s.logsEnabled) return { logLevel: "off" };
+    const name = LogLevel[s.logLevel];
+    return name ? { logLevel: name.toLowerCase() } : {};
+  }
+
+  /**
    * The plugin's callback endpoint, opened on first use: once the plugin
-   * is healthy (off the path to "ready": plugins dial it at their first
-   * callback, and the announcement on broker ID 1 is repeated until they
-   * do), or before the spawn on TCP, whose port is needed for the flags.
-   * At the first launch this also starts the gateway behind it.
+   * is healthy, or at its knock when it asks for the channel itself (off
+   * the path to "ready": plugins dial it at their first callback, and the
+   * announcement on broker ID 1 is repeated until they do), or before the
+   * spawn on TCP, whose port is needed for the flags. The first endpoint
+   * opened also starts the gateway behind it.
    */
   #callbackChannel(
     identity: PluginIdentity,
@@ -735,12 +753,12 @@ export class PluginHost implements AsyncDisposable {
         target.startTimeoutMs - (Date.now() - started),
       );
       try {
-        await checkHealth(grpc, channel, hs, exited, remaining);
+        const health = await checkHealth(grpc, channel, hs, exited, remaining);
+        connected = { grpc, channel, hs, health };
       } catch (err) {
         channel.close();
         throw err;
       }
-      connected = { grpc, channel, hs };
     } catch (err) {
       if (!(err instanceof StartFailure)) throw err;
       child.kill("SIGKILL");
@@ -754,12 +772,16 @@ export class PluginHost implements AsyncDisposable {
         err.cause,
       );
     }
-    const { grpc, channel, hs } = connected;
-    // 6. Broker stream and the callback channel on broker ID 1.
+    const { grpc, channel, hs, health } = connected;
+    // 6. Broker stream and the callback channel on broker ID 1: opened now,
+    // or at the plugin's knock when it asks for it itself. A frontend
+    // drives sessions through it at once: opened now, so that the gateway
+    // starts while it loads, not after its first callback.
     const announcer = announceCallbacks(
       grpc,
       channel,
-      prepared.callbacks.open(),
+      prepared.callbacks.open,
+      health.callbacksOnDemand && prepared.identity.category !== "frontend",
       exited,
       target.name,
     );

@@ -388,6 +388,7 @@ Deno.test("a Deno plugin's command line has no -A, exactly the granted flags, an
         "OTEL_RESOURCE_ATTRIBUTES",
         "PATH",
         "PLUGGABLEHARNESS_AGENT_PLUGIN",
+        "PLUGGABLEHARNESS_LOG_LEVEL",
         "PLUGIN_MAX_PORT",
         "PLUGIN_MIN_PORT",
         "PLUGIN_PROTOCOL_VERSIONS",
@@ -397,6 +398,8 @@ Deno.test("a Deno plugin's command line has no -A, exactly the granted flags, an
     );
     assert.equal(command.env.PATH, "/opt/bin:/usr/bin");
     assert.equal(command.env.GRANTED_TOKEN, "tok");
+    // The kernel's Log floor (default handlers, default telemetry: info).
+    assert.equal(command.env.PLUGGABLEHARNESS_LOG_LEVEL, "info");
     assert.equal(command.env.PLUGIN_UNIX_SOCKET_DIR, sockets);
   });
 });

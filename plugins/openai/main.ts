@@ -60,7 +60,9 @@ if (import.meta.main) {
     },
     services: (ctx) => {
       const provider = new OpenAIProvider({
-        log: (message, fields) => ctx.log.info(message, fields),
+        // DEBUG: at the default floor (info) the kernel keeps none, and the
+        // plugin then never opens its callback channel.
+        log: (message, fields) => ctx.log.debug(message, fields),
       });
       return [
         service(ModelService, {

@@ -50,17 +50,62 @@ interface Pending {
   };
 }
 
+/** Options for {@linkcode createPluginLogger}. */
+export interface PluginLoggerOptions {
+  /**
+   * The kernel's log floor: entries below it are dropped here, never sent
+   * (the kernel would drop them), so that logging below the floor never
+   * opens the callback channel. `"off"` drops every entry.
+   * @default {LogLevel.TRACE (everything is sent)}
+   */
+  floor?: LogLevel | "off";
+}
+
+const FLOOR_NAMES: Readonly<Record<string, LogLevel | "off">> = {
+  trace: LogLevel.TRACE,
+  debug: LogLevel.DEBUG,
+  info: LogLevel.INFO,
+  warn: LogLevel.WARN,
+  error: LogLevel.ERROR,
+  fatal: LogLevel.FATAL,
+  off: "off",
+};
+
+/**
+ * The log floor named by the kernel's `PLUGGABLEHARNESS_LOG_LEVEL` value.
+ *
+ * @example Usage
+ * ```ts
+ * import { parseLogFloor } from "./logger.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(parseLogFloor("off"), "off");
+ * assert.equal(parseLogFloor("bogus"), undefined);
+ * ```
+ *
+ * @param value The variable's value (case-insensitive), if set.
+ * @returns The floor, or `undefined` when unset or unknown (send everything).
+ */
+export function parseLogFloor(
+  value: string | undefined,
+): LogLevel | "off" | undefined {
+  return value === undefined ? undefined : FLOOR_NAMES[value.toLowerCase()];
+}
+
 /**
  * Creates a logger that batches entries per session and sends them through
  * `kernel().log(...)`. If the callback channel is unavailable the entries
  * are written to stderr as hclog-style JSON lines instead, so none is lost.
+ * Entries below {@linkcode PluginLoggerOptions.floor} are dropped.
  *
  * @param kernel Resolves the kernel client.
+ * @param options The kernel's log floor.
  * @returns The logger.
  */
 export function createPluginLogger(
   kernel: () => Promise<ServiceClient<typeof KernelCallbackService>>,
+  options: PluginLoggerOptions = {},
 ): PluginLogger {
+  const floor = options.floor ?? LogLevel.TRACE;
   let buffer: Pending[] = [];
   let timer: ReturnType<typeof setTimeout> | undefined;
   let inflight: Promise<void> = Promise.resolve();
@@ -104,6 +149,7 @@ export function createPluginLogger(
   const log =
     (level: LogLevel) =>
     (message: string, fields?: JsonObject, options?: LogOptions): void => {
+      if (floor === "off" || level < floor) return;
       const entry: Pending["entry"] = {
         level,
         logger: options?.logger ?? "",

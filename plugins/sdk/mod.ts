@@ -54,6 +54,7 @@ export {
   createPluginLogger,
   type LogOptions,
   type PluginLogger,
+  type PluginLoggerOptions,
 } from "./logger.ts";
 export { configSchemaOf } from "./config_schema.ts";
 export {

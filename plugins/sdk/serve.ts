@@ -4,7 +4,7 @@
  * @module
  */
 import * as grpc from "@grpc/grpc-js";
-import type { DescService } from "@bufbuild/protobuf";
+import type { DescService, MessageInitShape } from "@bufbuild/protobuf";
 import {
   addService,
   createClient,
@@ -14,9 +14,11 @@ import {
 } from "../../proto/grpc_adapter.ts";
 import {
   CALLBACK_BROKER_ID,
+  CALLBACK_ON_DEMAND_SERVICE,
   formatHandshakeLine,
   HANDSHAKE_ENV,
   HEALTH_SERVICE_NAME,
+  LOG_LEVEL_ENV,
   MAGIC_COOKIE_KEY,
   MAGIC_COOKIE_VALUE,
   negotiateAppVersion,
@@ -24,6 +26,7 @@ import {
 } from "../../proto/handshake.ts";
 import {
   type ConnInfo,
+  type ConnInfoSchema,
   GRPCBroker,
 } from "../../proto/gen/plugin/grpc_broker_pb.ts";
 import { GRPCController } from "../../proto/gen/plugin/grpc_controller_pb.ts";
@@ -33,8 +36,15 @@ import {
   HealthCheckResponse_ServingStatus,
 } from "../../proto/gen/grpc/health/v1/health_pb.ts";
 import type { KernelCallbackService } from "../../proto/gen/pluggableharness/kernel/v1/service_pb.ts";
-import { createPluginLogger, type PluginLogger } from "./logger.ts";
+import {
+  createPluginLogger,
+  parseLogFloor,
+  type PluginLogger,
+} from "./logger.ts";
 import type { CategoryName } from "../../contract/manifest.ts";
+
+/** A message this plugin sends on the broker stream. */
+type BrokerMessage = MessageInitShape<typeof ConnInfoSchema>;
 
 /** The typed client of the kernel's callback service. */
 export type KernelClient = ServiceClient<typeof KernelCallbackService>;
@@ -240,12 +250,25 @@ export async function serve(options: ServeOptions): Promise<PluginServer> {
   const announced = new Map<number, ConnInfo>();
   const callbackAnnounced = Promise.withResolvers<ConnInfo>();
   let kernelClient: Promise<KernelClient> | undefined;
+  // A host that asked for CALLBACK_ON_DEMAND_SERVICE in its health check
+  // (before it opens the broker stream) opens the callback channel only
+  // when this plugin knocks for it on the broker stream.
+  let onDemand = false;
+  let knocked = false;
+  const brokerOpen = Promise.withResolvers<(info: BrokerMessage) => void>();
+  const knock = async () => {
+    const send = await brokerOpen.promise;
+    if (!onDemand || knocked) return;
+    knocked = true;
+    send({ serviceId: CALLBACK_BROKER_ID, knock: { knock: true } });
+  };
 
   const context: PluginContext = {
     kernel: () =>
       kernelClient ??= (async () => {
         let timer: ReturnType<typeof setTimeout> | undefined;
         try {
+          void knock();
           const info = await Promise.race([
             callbackAnnounced.promise,
             new Promise<never>((_, reject) => {
@@ -274,7 +297,11 @@ export async function serve(options: ServeOptions): Promise<PluginServer> {
     log: undefined as unknown as PluginLogger,
     name: kernelAssignedName() ?? options.identity.name,
   };
-  (context as { log: PluginLogger }).log = createPluginLogger(context.kernel);
+  const floor = parseLogFloor(env(LOG_LEVEL_ENV));
+  (context as { log: PluginLogger }).log = createPluginLogger(
+    context.kernel,
+    floor !== undefined ? { floor } : {},
+  );
 
   let exiting = false;
   let socketPath: string | undefined;
@@ -315,6 +342,10 @@ export async function serve(options: ServeOptions): Promise<PluginServer> {
       if (req.service === "" || req.service === HEALTH_SERVICE_NAME) {
         return { status: HealthCheckResponse_ServingStatus.SERVING };
       }
+      if (req.service === CALLBACK_ON_DEMAND_SERVICE) {
+        onDemand = true;
+        return { status: HealthCheckResponse_ServingStatus.SERVING };
+      }
       return { status: HealthCheckResponse_ServingStatus.SERVICE_UNKNOWN };
     },
     async *watch(req, ctx) {
@@ -335,19 +366,39 @@ export async function serve(options: ServeOptions): Promise<PluginServer> {
       // process dies abruptly (Deno's HTTP/2 stack can crash on a peer's
       // GOAWAY; see the README).
       removeSocket();
-      try {
-        for await (const info of reqs) {
-          announced.set(info.serviceId, info);
-          if (info.serviceId === CALLBACK_BROKER_ID) {
-            callbackAnnounced.resolve(info);
+      // What this plugin sends the host (a knock for the callback channel).
+      const outgoing: BrokerMessage[] = [];
+      let wake: (() => void) | undefined;
+      let ended = false;
+      brokerOpen.resolve((info) => {
+        outgoing.push(info);
+        wake?.();
+      });
+      void (async () => {
+        try {
+          for await (const info of reqs) {
+            announced.set(info.serviceId, info);
+            if (info.serviceId === CALLBACK_BROKER_ID) {
+              callbackAnnounced.resolve(info);
+            }
           }
+        } catch {
+          // the host went away
         }
-      } catch {
-        // the host went away
+        ended = true;
+        wake?.();
+        // The host closed the broker: it is shutting down or gone.
+        void exit(0);
+      })();
+      while (!ended) {
+        const next = outgoing.shift();
+        if (next) {
+          yield next;
+          continue;
+        }
+        await new Promise<void>((r) => (wake = r));
+        wake = undefined;
       }
-      // The host closed the broker: it is shutting down or gone.
-      void exit(0);
-      yield* [] as ConnInfo[];
     },
   });
   addService(server, GRPCController, {

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "claude" {
   source      = "builtin/anthropic"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T10:58:40Z"
+  resolved_at = "2026-12-02T12:05:01Z"
   checksums = {
-    "darwin_amd64"  = "sha256:73806996ce9795cad31cc424b5748acca0067ef448432d90c9833839cbbabbcc"
-    "darwin_arm64"  = "sha256:73806996ce9795cad31cc424b5748acca0067ef448432d90c9833839cbbabbcc"
-    "linux_amd64"   = "sha256:73806996ce9795cad31cc424b5748acca0067ef448432d90c9833839cbbabbcc"
-    "linux_arm64"   = "sha256:73806996ce9795cad31cc424b5748acca0067ef448432d90c9833839cbbabbcc"
-    "windows_amd64" = "sha256:73806996ce9795cad31cc424b5748acca0067ef448432d90c9833839cbbabbcc"
+    "darwin_amd64"  = "sha256:340839a0115836b699ca199977dc5c83a69a71e521342d108372bfdc0cd8104a"
+    "darwin_arm64"  = "sha256:340839a0115836b699ca199977dc5c83a69a71e521342d108372bfdc0cd8104a"
+    "linux_amd64"   = "sha256:340839a0115836b699ca199977dc5c83a69a71e521342d108372bfdc0cd8104a"
+    "linux_arm64"   = "sha256:340839a0115836b699ca199977dc5c83a69a71e521342d108372bfdc0cd8104a"
+    "windows_amd64" = "sha256:340839a0115836b699ca199977dc5c83a69a71e521342d108372bfdc0cd8104a"
   }
   envelope = {
     env   = []
@@ -59,13 +59,13 @@ provider "claude" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:44Z"
+  resolved_at = "2026-12-02T12:05:01Z"
   checksums = {
-    "darwin_amd64"  = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
-    "darwin_arm64"  = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
-    "linux_amd64"   = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
-    "linux_arm64"   = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
-    "windows_amd64" = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
+    "darwin_amd64"  = "sha256:3326287651e46a5d8cada2a9626f575e21a0bfcbcb6390953195f171a73f0b8c"
+    "darwin_arm64"  = "sha256:3326287651e46a5d8cada2a9626f575e21a0bfcbcb6390953195f171a73f0b8c"
+    "linux_amd64"   = "sha256:3326287651e46a5d8cada2a9626f575e21a0bfcbcb6390953195f171a73f0b8c"
+    "linux_arm64"   = "sha256:3326287651e46a5d8cada2a9626f575e21a0bfcbcb6390953195f171a73f0b8c"
+    "windows_amd64" = "sha256:3326287651e46a5d8cada2a9626f575e21a0bfcbcb6390953195f171a73f0b8c"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "ask" {
   source      = "builtin/user"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:51Z"
+  resolved_at = "2026-12-02T11:25:15Z"
   checksums = {
-    "darwin_amd64"  = "sha256:e93260c7cd38041dc4fcac54b2417b2d016bb72baab949fc7955bbe77c6ce7ae"
-    "darwin_arm64"  = "sha256:e93260c7cd38041dc4fcac54b2417b2d016bb72baab949fc7955bbe77c6ce7ae"
-    "linux_amd64"   = "sha256:e93260c7cd38041dc4fcac54b2417b2d016bb72baab949fc7955bbe77c6ce7ae"
-    "linux_arm64"   = "sha256:e93260c7cd38041dc4fcac54b2417b2d016bb72baab949fc7955bbe77c6ce7ae"
-    "windows_amd64" = "sha256:e93260c7cd38041dc4fcac54b2417b2d016bb72baab949fc7955bbe77c6ce7ae"
+    "darwin_amd64"  = "sha256:2a46916a07c50195c55c42f8cf784d5ad62964142dce0c9d7688c3fd1bcd24cf"
+    "darwin_arm64"  = "sha256:2a46916a07c50195c55c42f8cf784d5ad62964142dce0c9d7688c3fd1bcd24cf"
+    "linux_amd64"   = "sha256:2a46916a07c50195c55c42f8cf784d5ad62964142dce0c9d7688c3fd1bcd24cf"
+    "linux_arm64"   = "sha256:2a46916a07c50195c55c42f8cf784d5ad62964142dce0c9d7688c3fd1bcd24cf"
+    "windows_amd64" = "sha256:2a46916a07c50195c55c42f8cf784d5ad62964142dce0c9d7688c3fd1bcd24cf"
   }
   envelope = {
     env   = []
@@ -34,13 +34,13 @@ provider "ask" {
 provider "docs" {
   source      = "builtin/agents-md"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:51Z"
+  resolved_at = "2026-12-02T11:25:15Z"
   checksums = {
-    "darwin_amd64"  = "sha256:a60c6b53e28a1edc4ab08cc605a37631e38b29d98e1134710d573724fe50e637"
-    "darwin_arm64"  = "sha256:a60c6b53e28a1edc4ab08cc605a37631e38b29d98e1134710d573724fe50e637"
-    "linux_amd64"   = "sha256:a60c6b53e28a1edc4ab08cc605a37631e38b29d98e1134710d573724fe50e637"
-    "linux_arm64"   = "sha256:a60c6b53e28a1edc4ab08cc605a37631e38b29d98e1134710d573724fe50e637"
-    "windows_amd64" = "sha256:a60c6b53e28a1edc4ab08cc605a37631e38b29d98e1134710d573724fe50e637"
+    "darwin_amd64"  = "sha256:37c38130da8b7a55a62b00fb5443638ef7e598d5c497f7175a4f8a57420f0ef1"
+    "darwin_arm64"  = "sha256:37c38130da8b7a55a62b00fb5443638ef7e598d5c497f7175a4f8a57420f0ef1"
+    "linux_amd64"   = "sha256:37c38130da8b7a55a62b00fb5443638ef7e598d5c497f7175a4f8a57420f0ef1"
+    "linux_arm64"   = "sha256:37c38130da8b7a55a62b00fb5443638ef7e598d5c497f7175a4f8a57420f0ef1"
+    "windows_amd64" = "sha256:37c38130da8b7a55a62b00fb5443638ef7e598d5c497f7175a4f8a57420f0ef1"
   }
   envelope = {
     env   = []
@@ -79,13 +79,13 @@ provider "docs" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:51Z"
+  resolved_at = "2026-12-02T11:25:15Z"
   checksums = {
-    "darwin_amd64"  = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
-    "darwin_arm64"  = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
-    "linux_amd64"   = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
-    "linux_arm64"   = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
-    "windows_amd64" = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
+    "darwin_amd64"  = "sha256:3326287651e46a5d8cada2a9626f575e21a0bfcbcb6390953195f171a73f0b8c"
+    "darwin_arm64"  = "sha256:3326287651e46a5d8cada2a9626f575e21a0bfcbcb6390953195f171a73f0b8c"
+    "linux_amd64"   = "sha256:3326287651e46a5d8cada2a9626f575e21a0bfcbcb6390953195f171a73f0b8c"
+    "linux_arm64"   = "sha256:3326287651e46a5d8cada2a9626f575e21a0bfcbcb6390953195f171a73f0b8c"
+    "windows_amd64" = "sha256:3326287651e46a5d8cada2a9626f575e21a0bfcbcb6390953195f171a73f0b8c"
   }
   envelope = {
     env   = []
@@ -130,13 +130,13 @@ provider "fs" {
 provider "graph" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:51Z"
+  resolved_at = "2026-12-02T11:25:15Z"
   checksums = {
-    "darwin_amd64"  = "sha256:aff95c5057a20da6830e83745babf31dc4227ee65bb79f7c79fed91483cb9589"
-    "darwin_arm64"  = "sha256:aff95c5057a20da6830e83745babf31dc4227ee65bb79f7c79fed91483cb9589"
-    "linux_amd64"   = "sha256:aff95c5057a20da6830e83745babf31dc4227ee65bb79f7c79fed91483cb9589"
-    "linux_arm64"   = "sha256:aff95c5057a20da6830e83745babf31dc4227ee65bb79f7c79fed91483cb9589"
-    "windows_amd64" = "sha256:aff95c5057a20da6830e83745babf31dc4227ee65bb79f7c79fed91483cb9589"
+    "darwin_amd64"  = "sha256:1fb68c9fd561d32dd9f0f5942dfe5a823da1529bd7d2fb21edd171a6672b121d"
+    "darwin_arm64"  = "sha256:1fb68c9fd561d32dd9f0f5942dfe5a823da1529bd7d2fb21edd171a6672b121d"
+    "linux_amd64"   = "sha256:1fb68c9fd561d32dd9f0f5942dfe5a823da1529bd7d2fb21edd171a6672b121d"
+    "linux_arm64"   = "sha256:1fb68c9fd561d32dd9f0f5942dfe5a823da1529bd7d2fb21edd171a6672b121d"
+    "windows_amd64" = "sha256:1fb68c9fd561d32dd9f0f5942dfe5a823da1529bd7d2fb21edd171a6672b121d"
   }
   envelope = {
     env   = []
@@ -259,13 +259,13 @@ provider "graph" {
 provider "memory" {
   source      = "builtin/memory"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:11:39Z"
+  resolved_at = "2026-12-02T11:25:15Z"
   checksums = {
-    "darwin_amd64"  = "sha256:c7d0515c32e8b887c67ea79a95c15a08e8beb220158c8eb748f2a6b430b1737f"
-    "darwin_arm64"  = "sha256:c7d0515c32e8b887c67ea79a95c15a08e8beb220158c8eb748f2a6b430b1737f"
-    "linux_amd64"   = "sha256:c7d0515c32e8b887c67ea79a95c15a08e8beb220158c8eb748f2a6b430b1737f"
-    "linux_arm64"   = "sha256:c7d0515c32e8b887c67ea79a95c15a08e8beb220158c8eb748f2a6b430b1737f"
-    "windows_amd64" = "sha256:c7d0515c32e8b887c67ea79a95c15a08e8beb220158c8eb748f2a6b430b1737f"
+    "darwin_amd64"  = "sha256:9b035d76b940b2b05a8eaa5cc2718d6dd9673ec58d9bd871caae698bbc244439"
+    "darwin_arm64"  = "sha256:9b035d76b940b2b05a8eaa5cc2718d6dd9673ec58d9bd871caae698bbc244439"
+    "linux_amd64"   = "sha256:9b035d76b940b2b05a8eaa5cc2718d6dd9673ec58d9bd871caae698bbc244439"
+    "linux_arm64"   = "sha256:9b035d76b940b2b05a8eaa5cc2718d6dd9673ec58d9bd871caae698bbc244439"
+    "windows_amd64" = "sha256:9b035d76b940b2b05a8eaa5cc2718d6dd9673ec58d9bd871caae698bbc244439"
   }
   envelope = {
     env   = ["HOME", "XDG_DATA_HOME"]
@@ -338,13 +338,13 @@ provider "memory" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:51Z"
+  resolved_at = "2026-12-02T11:25:15Z"
   checksums = {
-    "darwin_amd64"  = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
-    "darwin_arm64"  = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
-    "linux_amd64"   = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
-    "linux_arm64"   = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
-    "windows_amd64" = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
+    "darwin_amd64"  = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
+    "darwin_arm64"  = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
+    "linux_amd64"   = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
+    "linux_arm64"   = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
+    "windows_amd64" = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
   }
   envelope = {
     env   = []
@@ -374,13 +374,13 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:51Z"
+  resolved_at = "2026-12-02T11:25:15Z"
   checksums = {
-    "darwin_amd64"  = "sha256:94fb60e56bec346345db8275cf8d56c5be48e6ed7f7e42ed6b5686bed46de8fa"
-    "darwin_arm64"  = "sha256:94fb60e56bec346345db8275cf8d56c5be48e6ed7f7e42ed6b5686bed46de8fa"
-    "linux_amd64"   = "sha256:94fb60e56bec346345db8275cf8d56c5be48e6ed7f7e42ed6b5686bed46de8fa"
-    "linux_arm64"   = "sha256:94fb60e56bec346345db8275cf8d56c5be48e6ed7f7e42ed6b5686bed46de8fa"
-    "windows_amd64" = "sha256:94fb60e56bec346345db8275cf8d56c5be48e6ed7f7e42ed6b5686bed46de8fa"
+    "darwin_amd64"  = "sha256:00add8b167323653609cc879bfbb8fda4102460de825cc5786af4e680d7ce4fc"
+    "darwin_arm64"  = "sha256:00add8b167323653609cc879bfbb8fda4102460de825cc5786af4e680d7ce4fc"
+    "linux_amd64"   = "sha256:00add8b167323653609cc879bfbb8fda4102460de825cc5786af4e680d7ce4fc"
+    "linux_arm64"   = "sha256:00add8b167323653609cc879bfbb8fda4102460de825cc5786af4e680d7ce4fc"
+    "windows_amd64" = "sha256:00add8b167323653609cc879bfbb8fda4102460de825cc5786af4e680d7ce4fc"
   }
   envelope = {
     env   = []
@@ -415,13 +415,13 @@ provider "search" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:51Z"
+  resolved_at = "2026-12-02T11:25:15Z"
   checksums = {
-    "darwin_amd64"  = "sha256:6f4fd4ebb5343e21ad36255d58908ed89632e3f4b94031f4d2a7ef53b2c6ecd3"
-    "darwin_arm64"  = "sha256:6f4fd4ebb5343e21ad36255d58908ed89632e3f4b94031f4d2a7ef53b2c6ecd3"
-    "linux_amd64"   = "sha256:6f4fd4ebb5343e21ad36255d58908ed89632e3f4b94031f4d2a7ef53b2c6ecd3"
-    "linux_arm64"   = "sha256:6f4fd4ebb5343e21ad36255d58908ed89632e3f4b94031f4d2a7ef53b2c6ecd3"
-    "windows_amd64" = "sha256:6f4fd4ebb5343e21ad36255d58908ed89632e3f4b94031f4d2a7ef53b2c6ecd3"
+    "darwin_amd64"  = "sha256:ae3734f5acac9d58471e502ed72fe56b5f5c4a045047ffee8b6b21ba562292e2"
+    "darwin_arm64"  = "sha256:ae3734f5acac9d58471e502ed72fe56b5f5c4a045047ffee8b6b21ba562292e2"
+    "linux_amd64"   = "sha256:ae3734f5acac9d58471e502ed72fe56b5f5c4a045047ffee8b6b21ba562292e2"
+    "linux_arm64"   = "sha256:ae3734f5acac9d58471e502ed72fe56b5f5c4a045047ffee8b6b21ba562292e2"
+    "windows_amd64" = "sha256:ae3734f5acac9d58471e502ed72fe56b5f5c4a045047ffee8b6b21ba562292e2"
   }
   envelope = {
     env   = []
@@ -493,13 +493,13 @@ provider "sh" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:51Z"
+  resolved_at = "2026-12-02T11:25:15Z"
   checksums = {
-    "darwin_amd64"  = "sha256:b4824a09fb856e57b4f7713ea50aa60ec77f32b8426218885403aeb6d7512e8d"
-    "darwin_arm64"  = "sha256:b4824a09fb856e57b4f7713ea50aa60ec77f32b8426218885403aeb6d7512e8d"
-    "linux_amd64"   = "sha256:b4824a09fb856e57b4f7713ea50aa60ec77f32b8426218885403aeb6d7512e8d"
-    "linux_arm64"   = "sha256:b4824a09fb856e57b4f7713ea50aa60ec77f32b8426218885403aeb6d7512e8d"
-    "windows_amd64" = "sha256:b4824a09fb856e57b4f7713ea50aa60ec77f32b8426218885403aeb6d7512e8d"
+    "darwin_amd64"  = "sha256:8bb0d6430446004f6daeb3ba9f9bf17345a29bb991fd08fc26a90368aec7cd9a"
+    "darwin_arm64"  = "sha256:8bb0d6430446004f6daeb3ba9f9bf17345a29bb991fd08fc26a90368aec7cd9a"
+    "linux_amd64"   = "sha256:8bb0d6430446004f6daeb3ba9f9bf17345a29bb991fd08fc26a90368aec7cd9a"
+    "linux_arm64"   = "sha256:8bb0d6430446004f6daeb3ba9f9bf17345a29bb991fd08fc26a90368aec7cd9a"
+    "windows_amd64" = "sha256:8bb0d6430446004f6daeb3ba9f9bf17345a29bb991fd08fc26a90368aec7cd9a"
   }
   envelope = {
     env   = []
@@ -531,13 +531,13 @@ provider "tasks" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:51Z"
+  resolved_at = "2026-12-02T11:25:15Z"
   checksums = {
-    "darwin_amd64"  = "sha256:4e1bf40bfe1befc2cbc8ea143bb655de047b99e705c4c96275aadbe80754447e"
-    "darwin_arm64"  = "sha256:4e1bf40bfe1befc2cbc8ea143bb655de047b99e705c4c96275aadbe80754447e"
-    "linux_amd64"   = "sha256:4e1bf40bfe1befc2cbc8ea143bb655de047b99e705c4c96275aadbe80754447e"
-    "linux_arm64"   = "sha256:4e1bf40bfe1befc2cbc8ea143bb655de047b99e705c4c96275aadbe80754447e"
-    "windows_amd64" = "sha256:4e1bf40bfe1befc2cbc8ea143bb655de047b99e705c4c96275aadbe80754447e"
+    "darwin_amd64"  = "sha256:878bbff1422b8142a0635dc6ab98c9b39291b73756ae891cfa9b0b551b0b5caa"
+    "darwin_arm64"  = "sha256:878bbff1422b8142a0635dc6ab98c9b39291b73756ae891cfa9b0b551b0b5caa"
+    "linux_amd64"   = "sha256:878bbff1422b8142a0635dc6ab98c9b39291b73756ae891cfa9b0b551b0b5caa"
+    "linux_arm64"   = "sha256:878bbff1422b8142a0635dc6ab98c9b39291b73756ae891cfa9b0b551b0b5caa"
+    "windows_amd64" = "sha256:878bbff1422b8142a0635dc6ab98c9b39291b73756ae891cfa9b0b551b0b5caa"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:52Z"
+  resolved_at = "2026-12-02T11:25:19Z"
   checksums = {
-    "darwin_amd64"  = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
-    "darwin_arm64"  = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
-    "linux_amd64"   = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
-    "linux_arm64"   = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
-    "windows_amd64" = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
+    "darwin_amd64"  = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
+    "darwin_arm64"  = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
+    "linux_amd64"   = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
+    "linux_arm64"   = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
+    "windows_amd64" = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:52Z"
+  resolved_at = "2026-12-02T11:25:19Z"
   checksums = {
-    "darwin_amd64"  = "sha256:6f4fd4ebb5343e21ad36255d58908ed89632e3f4b94031f4d2a7ef53b2c6ecd3"
-    "darwin_arm64"  = "sha256:6f4fd4ebb5343e21ad36255d58908ed89632e3f4b94031f4d2a7ef53b2c6ecd3"
-    "linux_amd64"   = "sha256:6f4fd4ebb5343e21ad36255d58908ed89632e3f4b94031f4d2a7ef53b2c6ecd3"
-    "linux_arm64"   = "sha256:6f4fd4ebb5343e21ad36255d58908ed89632e3f4b94031f4d2a7ef53b2c6ecd3"
-    "windows_amd64" = "sha256:6f4fd4ebb5343e21ad36255d58908ed89632e3f4b94031f4d2a7ef53b2c6ecd3"
+    "darwin_amd64"  = "sha256:ae3734f5acac9d58471e502ed72fe56b5f5c4a045047ffee8b6b21ba562292e2"
+    "darwin_arm64"  = "sha256:ae3734f5acac9d58471e502ed72fe56b5f5c4a045047ffee8b6b21ba562292e2"
+    "linux_amd64"   = "sha256:ae3734f5acac9d58471e502ed72fe56b5f5c4a045047ffee8b6b21ba562292e2"
+    "linux_arm64"   = "sha256:ae3734f5acac9d58471e502ed72fe56b5f5c4a045047ffee8b6b21ba562292e2"
+    "windows_amd64" = "sha256:ae3734f5acac9d58471e502ed72fe56b5f5c4a045047ffee8b6b21ba562292e2"
   }
   envelope = {
     env   = []

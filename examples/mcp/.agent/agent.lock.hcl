@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "files" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:53Z"
+  resolved_at = "2026-12-02T11:25:23Z"
   checksums = {
-    "darwin_amd64"  = "sha256:aff95c5057a20da6830e83745babf31dc4227ee65bb79f7c79fed91483cb9589"
-    "darwin_arm64"  = "sha256:aff95c5057a20da6830e83745babf31dc4227ee65bb79f7c79fed91483cb9589"
-    "linux_amd64"   = "sha256:aff95c5057a20da6830e83745babf31dc4227ee65bb79f7c79fed91483cb9589"
-    "linux_arm64"   = "sha256:aff95c5057a20da6830e83745babf31dc4227ee65bb79f7c79fed91483cb9589"
-    "windows_amd64" = "sha256:aff95c5057a20da6830e83745babf31dc4227ee65bb79f7c79fed91483cb9589"
+    "darwin_amd64"  = "sha256:1fb68c9fd561d32dd9f0f5942dfe5a823da1529bd7d2fb21edd171a6672b121d"
+    "darwin_arm64"  = "sha256:1fb68c9fd561d32dd9f0f5942dfe5a823da1529bd7d2fb21edd171a6672b121d"
+    "linux_amd64"   = "sha256:1fb68c9fd561d32dd9f0f5942dfe5a823da1529bd7d2fb21edd171a6672b121d"
+    "linux_arm64"   = "sha256:1fb68c9fd561d32dd9f0f5942dfe5a823da1529bd7d2fb21edd171a6672b121d"
+    "windows_amd64" = "sha256:1fb68c9fd561d32dd9f0f5942dfe5a823da1529bd7d2fb21edd171a6672b121d"
   }
   envelope = {
     env   = []
@@ -135,13 +135,13 @@ provider "files" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:53Z"
+  resolved_at = "2026-12-02T11:25:23Z"
   checksums = {
-    "darwin_amd64"  = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
-    "darwin_arm64"  = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
-    "linux_amd64"   = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
-    "linux_arm64"   = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
-    "windows_amd64" = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
+    "darwin_amd64"  = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
+    "darwin_arm64"  = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
+    "linux_amd64"   = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
+    "linux_arm64"   = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
+    "windows_amd64" = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
   }
   envelope = {
     env   = []

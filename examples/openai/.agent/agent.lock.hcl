@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:53Z"
+  resolved_at = "2026-12-02T12:06:08Z"
   checksums = {
-    "darwin_amd64"  = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
-    "darwin_arm64"  = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
-    "linux_amd64"   = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
-    "linux_arm64"   = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
-    "windows_amd64" = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
+    "darwin_amd64"  = "sha256:3326287651e46a5d8cada2a9626f575e21a0bfcbcb6390953195f171a73f0b8c"
+    "darwin_arm64"  = "sha256:3326287651e46a5d8cada2a9626f575e21a0bfcbcb6390953195f171a73f0b8c"
+    "linux_amd64"   = "sha256:3326287651e46a5d8cada2a9626f575e21a0bfcbcb6390953195f171a73f0b8c"
+    "linux_arm64"   = "sha256:3326287651e46a5d8cada2a9626f575e21a0bfcbcb6390953195f171a73f0b8c"
+    "windows_amd64" = "sha256:3326287651e46a5d8cada2a9626f575e21a0bfcbcb6390953195f171a73f0b8c"
   }
   envelope = {
     env   = []
@@ -57,13 +57,13 @@ provider "fs" {
 provider "openai" {
   source      = "builtin/openai"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T11:51:00Z"
+  resolved_at = "2026-12-02T12:06:08Z"
   checksums = {
-    "darwin_amd64"  = "sha256:9bf59c33aa74b9dc80b3758e338ed0ab43bba03031a2c9defc7de74bf1307d6c"
-    "darwin_arm64"  = "sha256:9bf59c33aa74b9dc80b3758e338ed0ab43bba03031a2c9defc7de74bf1307d6c"
-    "linux_amd64"   = "sha256:9bf59c33aa74b9dc80b3758e338ed0ab43bba03031a2c9defc7de74bf1307d6c"
-    "linux_arm64"   = "sha256:9bf59c33aa74b9dc80b3758e338ed0ab43bba03031a2c9defc7de74bf1307d6c"
-    "windows_amd64" = "sha256:9bf59c33aa74b9dc80b3758e338ed0ab43bba03031a2c9defc7de74bf1307d6c"
+    "darwin_amd64"  = "sha256:f20192b405bb74d2c242029ca17e73b5a1ac8f311bdf996d62620f32f03cef2c"
+    "darwin_arm64"  = "sha256:f20192b405bb74d2c242029ca17e73b5a1ac8f311bdf996d62620f32f03cef2c"
+    "linux_amd64"   = "sha256:f20192b405bb74d2c242029ca17e73b5a1ac8f311bdf996d62620f32f03cef2c"
+    "linux_arm64"   = "sha256:f20192b405bb74d2c242029ca17e73b5a1ac8f311bdf996d62620f32f03cef2c"
+    "windows_amd64" = "sha256:f20192b405bb74d2c242029ca17e73b5a1ac8f311bdf996d62620f32f03cef2c"
   }
   envelope = {
     env   = []

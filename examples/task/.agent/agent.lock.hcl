@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:55Z"
+  resolved_at = "2026-12-02T11:25:42Z"
   checksums = {
-    "darwin_amd64"  = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
-    "darwin_arm64"  = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
-    "linux_amd64"   = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
-    "linux_arm64"   = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
-    "windows_amd64" = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
+    "darwin_amd64"  = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
+    "darwin_arm64"  = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
+    "linux_amd64"   = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
+    "linux_arm64"   = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
+    "windows_amd64" = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:55Z"
+  resolved_at = "2026-12-02T11:25:42Z"
   checksums = {
-    "darwin_amd64"  = "sha256:b4824a09fb856e57b4f7713ea50aa60ec77f32b8426218885403aeb6d7512e8d"
-    "darwin_arm64"  = "sha256:b4824a09fb856e57b4f7713ea50aa60ec77f32b8426218885403aeb6d7512e8d"
-    "linux_amd64"   = "sha256:b4824a09fb856e57b4f7713ea50aa60ec77f32b8426218885403aeb6d7512e8d"
-    "linux_arm64"   = "sha256:b4824a09fb856e57b4f7713ea50aa60ec77f32b8426218885403aeb6d7512e8d"
-    "windows_amd64" = "sha256:b4824a09fb856e57b4f7713ea50aa60ec77f32b8426218885403aeb6d7512e8d"
+    "darwin_amd64"  = "sha256:8bb0d6430446004f6daeb3ba9f9bf17345a29bb991fd08fc26a90368aec7cd9a"
+    "darwin_arm64"  = "sha256:8bb0d6430446004f6daeb3ba9f9bf17345a29bb991fd08fc26a90368aec7cd9a"
+    "linux_amd64"   = "sha256:8bb0d6430446004f6daeb3ba9f9bf17345a29bb991fd08fc26a90368aec7cd9a"
+    "linux_arm64"   = "sha256:8bb0d6430446004f6daeb3ba9f9bf17345a29bb991fd08fc26a90368aec7cd9a"
+    "windows_amd64" = "sha256:8bb0d6430446004f6daeb3ba9f9bf17345a29bb991fd08fc26a90368aec7cd9a"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:55Z"
+  resolved_at = "2026-12-02T11:25:46Z"
   checksums = {
-    "darwin_amd64"  = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
-    "darwin_arm64"  = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
-    "linux_amd64"   = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
-    "linux_arm64"   = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
-    "windows_amd64" = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
+    "darwin_amd64"  = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
+    "darwin_arm64"  = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
+    "linux_amd64"   = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
+    "linux_arm64"   = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
+    "windows_amd64" = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:55Z"
+  resolved_at = "2026-12-02T11:25:46Z"
   checksums = {
-    "darwin_amd64"  = "sha256:4e1bf40bfe1befc2cbc8ea143bb655de047b99e705c4c96275aadbe80754447e"
-    "darwin_arm64"  = "sha256:4e1bf40bfe1befc2cbc8ea143bb655de047b99e705c4c96275aadbe80754447e"
-    "linux_amd64"   = "sha256:4e1bf40bfe1befc2cbc8ea143bb655de047b99e705c4c96275aadbe80754447e"
-    "linux_arm64"   = "sha256:4e1bf40bfe1befc2cbc8ea143bb655de047b99e705c4c96275aadbe80754447e"
-    "windows_amd64" = "sha256:4e1bf40bfe1befc2cbc8ea143bb655de047b99e705c4c96275aadbe80754447e"
+    "darwin_amd64"  = "sha256:878bbff1422b8142a0635dc6ab98c9b39291b73756ae891cfa9b0b551b0b5caa"
+    "darwin_arm64"  = "sha256:878bbff1422b8142a0635dc6ab98c9b39291b73756ae891cfa9b0b551b0b5caa"
+    "linux_amd64"   = "sha256:878bbff1422b8142a0635dc6ab98c9b39291b73756ae891cfa9b0b551b0b5caa"
+    "linux_arm64"   = "sha256:878bbff1422b8142a0635dc6ab98c9b39291b73756ae891cfa9b0b551b0b5caa"
+    "windows_amd64" = "sha256:878bbff1422b8142a0635dc6ab98c9b39291b73756ae891cfa9b0b551b0b5caa"
   }
   envelope = {
     env   = []
