@@ -14,7 +14,7 @@
  * @module
  */
 
-import { createHash } from "node:crypto";
+import { sha256Hex } from "./_sha256.ts";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { PluginManifest } from "../contract/manifest.ts";
@@ -248,32 +248,32 @@ export async function computeArtifactChecksum(
     files.push({
       path,
       relative: rel,
-      sha256: createHash("sha256").update(bytes).digest("hex"),
+      sha256: await sha256Hex(bytes),
     });
   }
   files.sort((
     a,
     b,
   ) => (a.relative < b.relative ? -1 : a.relative > b.relative ? 1 : 0));
-  const h = createHash("sha256");
-  h.update("ph-agent-artifact-v1\n");
-  h.update(`runtime\0${manifest.runtime}\n`);
+  const h: (string | Uint8Array)[] = [];
+  h.push("ph-agent-artifact-v1\n");
+  h.push(`runtime\0${manifest.runtime}\n`);
   for (const f of files) {
     const bytes = contents.get(f.relative)!;
     const name = new TextEncoder().encode(f.relative);
-    h.update(`file\0${name.byteLength}\0`);
-    h.update(name);
-    h.update(`\0${bytes.byteLength}\0`);
-    h.update(bytes);
+    h.push(`file\0${name.byteLength}\0`);
+    h.push(name);
+    h.push(`\0${bytes.byteLength}\0`);
+    h.push(bytes);
   }
   const sortedModules = [...modules].sort();
   for (const m of sortedModules) {
     const bytes = new TextEncoder().encode(m);
-    h.update(`module\0${bytes.byteLength}\0`);
-    h.update(bytes);
+    h.push(`module\0${bytes.byteLength}\0`);
+    h.push(bytes);
   }
   return {
-    checksum: `sha256:${h.digest("hex")}`,
+    checksum: `sha256:${await sha256Hex(h)}`,
     files,
     modules: sortedModules,
   };
@@ -302,18 +302,22 @@ export async function computeRemoteArtifactChecksum(
     options.deno ?? Deno.execPath(),
   );
   const modules = [...new Set([...graph.modules, ...graph.files])].sort();
-  const h = createHash("sha256");
-  h.update("ph-agent-artifact-v1\n");
-  h.update(`runtime\0${manifest.runtime}\n`);
+  const h: (string | Uint8Array)[] = [];
+  h.push("ph-agent-artifact-v1\n");
+  h.push(`runtime\0${manifest.runtime}\n`);
   const m = new TextEncoder().encode(JSON.stringify(manifest));
-  h.update(`manifest\0${m.byteLength}\0`);
-  h.update(m);
+  h.push(`manifest\0${m.byteLength}\0`);
+  h.push(m);
   for (const spec of modules) {
     const bytes = new TextEncoder().encode(spec);
-    h.update(`module\0${bytes.byteLength}\0`);
-    h.update(bytes);
+    h.push(`module\0${bytes.byteLength}\0`);
+    h.push(bytes);
   }
-  return { checksum: `sha256:${h.digest("hex")}`, files: [], modules };
+  return {
+    checksum: `sha256:${await sha256Hex(h)}`,
+    files: [],
+    modules,
+  };
 }
 
 interface DenoInfo {
@@ -342,7 +346,7 @@ interface CachedGraph extends Graph {
   inputs: { path: string; sha256: string }[];
 }
 
-function graphCachePath(key: string): string | undefined {
+async function graphCachePath(key: string): Promise<string | undefined> {
   const env = (k: string) => {
     try {
       return Deno.env.get(k);
@@ -353,13 +357,13 @@ function graphCachePath(key: string): string | undefined {
   const base = env("XDG_CACHE_HOME") ??
     (env("HOME") ? join(env("HOME")!, ".cache") : undefined);
   if (!base) return undefined;
-  const name = createHash("sha256").update(key).digest("hex").slice(0, 32);
+  const name = (await sha256Hex(key)).slice(0, 32);
   return join(base, "ph-agent", "module-graphs", `${name}.json`);
 }
 
 async function hashFile(path: string): Promise<string | undefined> {
   try {
-    return createHash("sha256").update(await Deno.readFile(path)).digest("hex");
+    return await sha256Hex(await Deno.readFile(path));
   } catch {
     return undefined;
   }
@@ -393,7 +397,7 @@ async function moduleGraph(
   deno: string,
 ): Promise<Graph> {
   const key = `${Deno.version.deno}\0${deno}\0${entry}\0${root}`;
-  const cachePath = graphCachePath(key);
+  const cachePath = await graphCachePath(key);
   if (cachePath) {
     try {
       const cached = JSON.parse(

@@ -14,7 +14,7 @@
 import { POLICY_TEST_FILE } from "./policy_test_file.ts";
 import { getLogger } from "@logtape/logtape";
 import { didYouMean } from "../contract/diagnostic.ts";
-import { createHash } from "node:crypto";
+import { sha256Hex } from "./_sha256.ts";
 import {
   basename,
   dirname,
@@ -273,7 +273,7 @@ function unknownBuiltin(
 
 async function sha256File(path: string): Promise<string | null> {
   try {
-    return createHash("sha256").update(await Deno.readFile(path)).digest("hex");
+    return await sha256Hex(await Deno.readFile(path));
   } catch (err) {
     if (err instanceof Deno.errors.IsADirectory) return await listingHash(path);
     return null;
@@ -289,8 +289,7 @@ async function listingHash(path: string): Promise<string | null> {
   try {
     const names: string[] = [];
     for await (const e of Deno.readDir(path)) names.push(e.name);
-    return createHash("sha256").update(`dir\n${names.sort().join("\n")}`)
-      .digest("hex");
+    return await sha256Hex(`dir\n${names.sort().join("\n")}`);
   } catch {
     return null;
   }

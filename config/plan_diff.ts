@@ -21,7 +21,7 @@
  * @module
  */
 
-import semver from "semver";
+import { compareSemVer, parseSemVer } from "./_semver.ts";
 import {
   type EffectivePermissions,
   PERMISSION_KINDS,
@@ -227,10 +227,10 @@ function updateOf(
   b: ProviderSide,
 ): ProviderChange["update"] | undefined {
   if (a.version !== b.version) {
-    const va = a.version === undefined ? null : semver.valid(a.version);
-    const vb = b.version === undefined ? null : semver.valid(b.version);
-    if (va === null || vb === null) return "changed";
-    return semver.gt(vb, va) ? "upgraded" : "downgraded";
+    const va = a.version === undefined ? undefined : parseSemVer(a.version);
+    const vb = b.version === undefined ? undefined : parseSemVer(b.version);
+    if (va === undefined || vb === undefined) return "changed";
+    return compareSemVer(vb, va) > 0 ? "upgraded" : "downgraded";
   }
   if (a.checksum !== b.checksum) return "rebuilt";
   if (a.source !== b.source) return "resourced";

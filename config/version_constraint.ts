@@ -36,8 +36,13 @@
  *
  * @module
  */
-import semverModule from "semver";
 import type { Diagnostic, SourceRange } from "../contract/diagnostic.ts";
+import {
+  compareSemVer,
+  compareSemVerBuild,
+  parseSemVer,
+  type SemVer,
+} from "./_semver.ts";
 
 /** The seven constraint operators (`=` is also what a bare version means). */
 export type ConstraintOperator = "=" | "!=" | ">" | ">=" | "<" | "<=" | "~>";
@@ -81,24 +86,7 @@ export type ParseVersionConstraintResult =
   | { constraint: VersionConstraint; diagnostics: [] }
   | { constraint: undefined; diagnostics: Diagnostic[] };
 
-// `npm:semver` ships no types; this is the part of its API we use.
-interface SemVerLike {
-  readonly major: number;
-  readonly minor: number;
-  readonly patch: number;
-  readonly prerelease: readonly (string | number)[];
-  readonly build: readonly string[];
-  readonly version: string;
-}
-interface SemverApi {
-  parse(version: string): SemVerLike | null;
-  Range: new (
-    range: string,
-    options: { includePrerelease: boolean },
-  ) => { test(version: SemVerLike): boolean };
-  compareBuild(a: SemVerLike, b: SemVerLike): number;
-}
-const semver: SemverApi = semverModule;
+type SemVerLike = SemVer;
 
 // What may stand before the version: any run of characters that are not
 // digits, letters, spaces, dots or `*` (so that typos such as `=>` are seen
@@ -425,7 +413,7 @@ export function selectNewest(
   for (const text of versions) {
     const v = parseCandidate(text);
     if (v === undefined || !accepts(v)) continue;
-    if (best === undefined || semver.compareBuild(v, best.v) > 0) {
+    if (best === undefined || compareSemVerBuild(v, best.v) > 0) {
       best = { text, v };
     }
   }
@@ -473,8 +461,8 @@ export function isSatisfiable(constraint: VersionConstraint): boolean {
       c.operator === "!=" && !c.version.includes("+")
     ).length;
   for (let i = 0; i <= excluded; i++) {
-    const v = semver.parse(candidate.join("."));
-    if (v === null) return false; // beyond the largest safe integer
+    const v = parseSemVer(candidate.join("."));
+    if (v === undefined) return false; // beyond the largest safe integer
     if (accepts(v)) return true;
     candidate = [candidate[0], candidate[1], candidate[2] + 1];
   }
@@ -539,15 +527,7 @@ function compileConditions(
   constraint: VersionConstraint,
 ): (v: SemVerLike) => boolean {
   const tests = constraint.conditions.map((c) => {
-    const range = new semver.Range(toSemverRange(c), {
-      includePrerelease: true,
-    });
-    const holds = (v: SemVerLike): boolean => {
-      const inRange = range.test(v);
-      if (c.operator === "=") return inRange && buildMatches(v, c);
-      if (c.operator === "!=") return inRange || !buildMatches(v, c);
-      return inRange;
-    };
+    const holds = conditionTest(c);
     return { exact: c.operator === "=", holds };
   });
   return (v) => {
@@ -556,6 +536,38 @@ function compileConditions(
     // names it (every condition is already known to hold).
     return v.prerelease.length === 0 || tests.some((t) => t.exact);
   };
+}
+
+/**
+ * One condition as a test: what `npm:semver`'s `Range` of
+ * {@linkcode toSemverRange} with `includePrerelease` accepts (each of its
+ * comparators is a plain precedence comparison then), plus the build
+ * metadata an `=` or `!=` names.
+ */
+function conditionTest(c: VersionCondition): (v: SemVerLike) => boolean {
+  const bound = mustParse(withoutBuild(c.version));
+  switch (c.operator) {
+    case "=":
+      return (v) => compareSemVer(v, bound) === 0 && buildMatches(v, c);
+    case "!=":
+      return (v) => compareSemVer(v, bound) !== 0 || !buildMatches(v, c);
+    case ">":
+      return (v) => compareSemVer(v, bound) > 0;
+    case ">=":
+      return (v) => compareSemVer(v, bound) >= 0;
+    case "<":
+      return (v) => compareSemVer(v, bound) < 0;
+    case "<=":
+      return (v) => compareSemVer(v, bound) <= 0;
+    case "~>": {
+      const upper = mustParse(
+        c.segments === 3
+          ? `${bound.major}.${bound.minor + 1}.0`
+          : `${bound.major + 1}.0.0`,
+      );
+      return (v) => compareSemVer(v, bound) >= 0 && compareSemVer(v, upper) < 0;
+    }
+  }
 }
 
 function buildMatches(v: SemVerLike, c: VersionCondition): boolean {
@@ -572,12 +584,12 @@ function parseCandidate(version: string): SemVerLike | undefined {
   if (typeof version !== "string" || !CANDIDATE_REGEXP.test(version)) {
     return undefined;
   }
-  return semver.parse(version.replace(/^v/, "")) ?? undefined;
+  return parseSemVer(version.replace(/^v/, ""));
 }
 
 function mustParse(version: string): SemVerLike {
-  const v = semver.parse(version);
-  if (v === null) {
+  const v = parseSemVer(version);
+  if (v === undefined) {
     throw new TypeError(`Cannot use version "${version}": not valid semver`);
   }
   return v;

@@ -17,7 +17,7 @@
  * @module
  */
 
-import { createHash, randomBytes } from "node:crypto";
+import { sha256Hex } from "../../config/_sha256.ts";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -49,13 +49,13 @@ export function cacheDir(
   return base ? join(base, "ph-agent", "check-config") : undefined;
 }
 
-function sha256(data: string | Uint8Array): string {
-  return createHash("sha256").update(data).digest("hex");
+function sha256(data: string | Uint8Array): Promise<string> {
+  return sha256Hex(data);
 }
 
 async function hashFile(path: string): Promise<string | null> {
   try {
-    return sha256(await Deno.readFile(path));
+    return await sha256(await Deno.readFile(path));
   } catch (err) {
     if (!(err instanceof Deno.errors.IsADirectory)) return null;
   }
@@ -64,7 +64,7 @@ async function hashFile(path: string): Promise<string | null> {
   try {
     const names: string[] = [];
     for await (const e of Deno.readDir(path)) names.push(e.name);
-    return sha256(`dir\n${names.sort().join("\n")}`);
+    return await sha256(`dir\n${names.sort().join("\n")}`);
   } catch {
     return null;
   }
@@ -111,7 +111,7 @@ async function codeStamp(): Promise<string> {
     await Promise.all(names.sort().map((n) => stat(join(d, n))));
   }
   await Promise.all(extra.map(stat));
-  return sha256(parts.sort().join("\n"));
+  return await sha256(parts.sort().join("\n"));
 }
 
 /** Inputs of {@linkcode computeCacheKey}. */
@@ -156,7 +156,7 @@ export async function computeCacheKey(input: CacheKeyInput): Promise<string> {
     input.globalPath ? hashFile(input.globalPath) : Promise.resolve(null),
     codeStamp(),
   ]);
-  return sha256(JSON.stringify({
+  return await sha256(JSON.stringify({
     format: CACHE_FORMAT,
     deno: Deno.version.deno,
     code,
@@ -181,7 +181,10 @@ async function salt(dir: string): Promise<string> {
   } catch {
     // create it
   }
-  const s = randomBytes(32).toString("hex");
+  const s = Array.from(
+    crypto.getRandomValues(new Uint8Array(32)),
+    (b) => b.toString(16).padStart(2, "0"),
+  ).join("");
   await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
   await Deno.writeTextFile(path, s, { mode: 0o600 });
   return s;
@@ -193,7 +196,7 @@ async function envDigest(
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<string> {
   const s = await salt(dir);
-  return sha256(
+  return await sha256(
     s + JSON.stringify(names.map((n) => [n, env[n] ?? null])),
   );
 }

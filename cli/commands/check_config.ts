@@ -224,8 +224,12 @@ export async function run(
     env: io.env,
     platform,
   });
-  // agent.test.hcl: each failing test is a diagnostic at its block.
-  if (result.plan) {
+  // agent.test.hcl: each failing test is a diagnostic at its block. The
+  // policy gate (and the protobuf types it loads) only when there is one.
+  const { POLICY_TEST_FILE } = await import(
+    "../../config/policy_test_file.ts"
+  );
+  if (result.plan && await mayExist(join(dir, POLICY_TEST_FILE))) {
     const { runPolicyTestsIn } = await import("./_policy_tests.ts");
     const tests = await runPolicyTestsIn(dir, result.plan);
     if (tests.found) {
@@ -363,6 +367,16 @@ export async function run(
     }, io.env);
   }
   return result.exitCode;
+}
+
+/** False only when `path` certainly does not exist. */
+async function mayExist(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch (err) {
+    return !(err instanceof Deno.errors.NotFound);
+  }
 }
 
 if (import.meta.main) {

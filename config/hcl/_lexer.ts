@@ -210,6 +210,13 @@ function isMarkerLine(
   return end - start === marker.length && text.startsWith(marker, start);
 }
 
+/**
+ * The frames of the two modes that keep no state, shared: a large file
+ * has a quoted string on most lines.
+ */
+const MAIN_FRAME: Frame = { mode: MODE_MAIN };
+const STRING_FRAME: Frame = { mode: MODE_STRING };
+
 const SELF_TOKENS: Record<string, TokenType> = {
   "[": T.OBrack,
   "]": T.CBrack,
@@ -228,6 +235,21 @@ const SELF_TOKENS: Record<string, TokenType> = {
   "`": T.Backtick,
   "'": T.Apostrophe,
 };
+
+/** {@linkcode SELF_TOKENS} by character code (0: none). */
+const SELF_TOKEN_CODES: Uint8Array = (() => {
+  const table = new Uint8Array(128);
+  for (const [ch, type] of Object.entries(SELF_TOKENS)) {
+    table[ch.charCodeAt(0)] = type;
+  }
+  return table;
+})();
+
+/** Whether an ASCII code continues an identifier (`[A-Za-z0-9_-]`). */
+function isAsciiIdentPart(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) ||
+    (c >= 48 && c <= 57) || c === 95 || c === 45;
+}
 
 function isDigit(c: number): boolean {
   return c >= 48 && c <= 57;
@@ -268,7 +290,7 @@ export function scan(text: string): ScanResult {
   const tokens = new TokenBuffer(Math.max(1024, Math.ceil(text.length / 3)));
   const n = text.length;
   let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
-  const stack: Frame[] = [{ mode: MODE_MAIN }];
+  const stack: Frame[] = [MAIN_FRAME];
   let braces = 0;
   const retBraces: number[] = [];
 
@@ -283,7 +305,7 @@ export function scan(text: string): ScanResult {
     retBraces.push(braces);
     const top = stack[stack.length - 1]!;
     if (top.mode === MODE_HEREDOC) top.startOfLine = false;
-    stack.push({ mode: MODE_MAIN });
+    stack.push(MAIN_FRAME);
   };
 
   /**
@@ -503,7 +525,7 @@ export function scan(text: string): ScanResult {
     }
     if (c === 34) {
       emit(T.OQuote, i, i + 1);
-      stack.push({ mode: MODE_STRING });
+      stack.push(STRING_FRAME);
       i++;
       continue;
     }
@@ -593,10 +615,21 @@ export function scan(text: string): ScanResult {
       continue;
     }
     if (c < 128) {
-      const self = SELF_TOKENS[text[i]!];
-      if (self !== undefined) {
-        emit(self, i, i + 1);
+      const self = SELF_TOKEN_CODES[c]!;
+      if (self !== 0) {
+        emit(self as TokenType, i, i + 1);
         i++;
+        continue;
+      }
+    }
+    if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95) {
+      // An ASCII identifier, without the Unicode expressions, unless a
+      // character beyond ASCII follows (it may continue the name).
+      let j = i + 1;
+      while (j < n && isAsciiIdentPart(text.charCodeAt(j))) j++;
+      if (j === n || text.charCodeAt(j) < 128) {
+        emit(T.Ident, i, j);
+        i = j;
         continue;
       }
     }

@@ -205,8 +205,6 @@ export class Span implements SourceRange {
   endOffset: number;
   /** Unset once a setter replaced a position (the offsets then say nothing). */
   #map: SourceMap | undefined;
-  #s: number;
-  #e: number;
   #start: Pos | undefined;
   #end: Pos | undefined;
 
@@ -218,15 +216,13 @@ export class Span implements SourceRange {
   constructor(map: SourceMap, start: number, end: number) {
     this.file = map.file;
     this.#map = map;
-    this.#s = start;
-    this.#e = end;
     this.offset = start;
     this.endOffset = end;
   }
 
   /** Where the span starts. */
   get start(): Pos {
-    return this.#start ??= this.#map!.pos(this.#s);
+    return this.#start ??= this.#map!.pos(this.offset);
   }
   set start(pos: Pos) {
     this.#end = this.end;
@@ -237,7 +233,7 @@ export class Span implements SourceRange {
 
   /** Where it ends (exclusive). */
   get end(): Pos {
-    return this.#end ??= this.#map!.pos(this.#e);
+    return this.#end ??= this.#map!.pos(this.endOffset);
   }
   set end(pos: Pos) {
     this.#start = this.start;
@@ -256,7 +252,7 @@ export class Span implements SourceRange {
   to(other: SourceRange): SourceRange {
     const map = this.#map;
     if (map !== undefined && other instanceof Span && other.#map === map) {
-      return new Span(map, this.#s, other.#e);
+      return new Span(map, this.offset, other.endOffset);
     }
     return { file: this.file, start: this.start, end: other.end };
   }
@@ -270,7 +266,7 @@ export class Span implements SourceRange {
    */
   toOffset(map: SourceMap, end: number): SourceRange {
     if (map === this.#map) {
-      return new Span(map, this.#s, end);
+      return new Span(map, this.offset, end);
     }
     return { file: this.file, start: this.start, end: map.pos(end) };
   }

@@ -1729,6 +1729,8 @@ class Parser {
 
   #parseTemplate(): Expr {
     const open = this.read();
+    const plain = this.#plainString(open);
+    if (plain !== undefined) return plain;
     const isHeredoc = open.type === T.OHeredoc;
     let heredoc: HeredocInfo | undefined;
     if (isHeredoc) {
@@ -1757,6 +1759,39 @@ class Parser {
     const expr: Expr = { kind: "template", parts: tree, wrap: false, range };
     if (heredoc) expr.heredoc = heredoc;
     return expr;
+  }
+
+  /**
+   * The most common template, `"text"` with no escape, `$` or `%`, read
+   * straight from the tokens: the same string expression the general path
+   * builds, without its parts, tree and escape results.
+   *
+   * @param open The opening quote, just read.
+   * @returns The expression, or `undefined` for any other template.
+   */
+  #plainString(open: Token): Expr | undefined {
+    if (open.type !== T.OQuote) return undefined;
+    const i = this.next;
+    const { types, starts, ends } = this.tokens;
+    if (
+      i + 1 >= this.tokens.length || types[i] !== T.QuotedLit ||
+      types[i + 1] !== T.CQuote
+    ) return undefined;
+    const start = starts[i]!;
+    const end = ends[i]!;
+    const text = this.text;
+    for (let j = start; j < end; j++) {
+      const c = text.charCodeAt(j);
+      if (c === 92 /* \ */ || c === 36 /* $ */ || c === 37 /* % */) {
+        return undefined;
+      }
+    }
+    this.next = i + 2;
+    return {
+      kind: "string",
+      value: text.slice(start, end),
+      range: this.src.range(open.start, Math.max(open.start, ends[i + 1]!)),
+    };
   }
 
   #parseTemplateParts(end: TokenType, open: Token): Part[] {
