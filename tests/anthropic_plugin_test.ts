@@ -1058,7 +1058,15 @@ Deno.test("anthropic model provider, through a real plugin subprocess and a fake
         assert.match(e.message, /invalid x-api-key \[REDACTED\]/);
         assert.match(e.rawDetail ?? "", /\[REDACTED\]/);
         // Everything so far: events, errors, logs.
-        await plugin.client(ModelService).getCapabilities({}); // lets batched logs arrive
+        // The failure log travels over the plugin's callback channel, which
+        // opens at its first callback (the gateway starts then): wait for it.
+        const failed = () =>
+          records.some((r) =>
+            JSON.stringify(r.message).includes("model call failed")
+          );
+        for (let i = 0; i < 200 && !failed(); i++) {
+          await new Promise((r) => setTimeout(r, 50));
+        }
         const seen = JSON.stringify(
           streams.map((s) => s.map((x) => x.event)),
           (_k, v) =>
