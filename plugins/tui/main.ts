@@ -114,6 +114,15 @@ if (import.meta.main) {
   } catch {
     // not granted: Ink then draws without colours
   }
+  // React (and its reconciler, under Ink) picks its build from NODE_ENV
+  // when it is first required: without it, the development build, whose
+  // reconciler alone is 0.8 MB of source, with checks and warnings the
+  // screen cannot show. The TUI always runs the production build.
+  try {
+    Deno.env.set("NODE_ENV", "production");
+  } catch {
+    // not granted: the development build, slower but the same screens
+  }
   // Ink and React are the cost: loaded once the kernel has checked our
   // health and announced its callback channel (so that they delay neither),
   // while it still starts its other providers and then configures us.
