@@ -7,10 +7,10 @@
  * sandbox with only its declared grants. Ink draws on stderr.
  *
  * Configure checks that it has a terminal and starts the UI. Ink and
- * React load once the kernel has the plugin healthy and connected: the
- * kernel starts this plugin beside its other providers, so their import
- * overlaps the kernel's own start. When the operator exits, it detaches
- * and the process ends.
+ * React (production build) load right after the handshake line: the
+ * kernel starts this plugin beside its other providers and configures it
+ * once they run, so their import overlaps the kernel's own start. When the
+ * operator exits, it detaches and the process ends.
  *
  * @module
  */
@@ -123,9 +123,11 @@ if (import.meta.main) {
   } catch {
     // not granted: the development build, slower but the same screens
   }
-  // Ink and React are the cost: loaded once the kernel has checked our
-  // health and announced its callback channel (so that they delay neither),
-  // while it still starts its other providers and then configures us.
+  // Ink and React are the cost: loaded right after the handshake line, so
+  // that their import overlaps the kernel's start of its other providers
+  // (it configures us only once they run). Waiting for the callback
+  // channel instead left that window idle: the kernel announces it late,
+  // and the import then started at Configure, on the path to the prompt.
   let app: Promise<typeof import("./app.ts")> | undefined;
   const loadApp = () => {
     if (!app) {
@@ -134,7 +136,7 @@ if (import.meta.main) {
     }
     return app;
   };
-  const server = await serve({
+  await serve({
     identity: {
       name: manifest.name,
       version: manifest.version,
@@ -185,6 +187,6 @@ if (import.meta.main) {
     ],
   });
   if (hasTerminal) {
-    server.context.kernel().then(loadApp, () => {}); // else at Configure
+    loadApp(); // else at Configure, which then fails
   }
 }
