@@ -79,6 +79,13 @@ export interface PluginContext {
    * {@linkcode ServeOptions.identity}'s name when the kernel sets none.
    */
   readonly name: string;
+  /**
+   * Resolves once the host has checked the plugin's health and opened its
+   * broker stream: the moment a plugin can start heavy work without
+   * delaying its own start (the terminal UI imports Ink and React then).
+   * Stays pending under a host that never opens the broker.
+   */
+  readonly hostConnected: Promise<void>;
 }
 
 /** Options for {@linkcode serve}. */
@@ -239,6 +246,7 @@ export async function serve(options: ServeOptions): Promise<PluginServer> {
   // start-up stays short.
   const announced = new Map<number, ConnInfo>();
   const callbackAnnounced = Promise.withResolvers<ConnInfo>();
+  const hostConnected = Promise.withResolvers<void>();
   let kernelClient: Promise<KernelClient> | undefined;
 
   const context: PluginContext = {
@@ -273,6 +281,7 @@ export async function serve(options: ServeOptions): Promise<PluginServer> {
       })(),
     log: undefined as unknown as PluginLogger,
     name: kernelAssignedName() ?? options.identity.name,
+    hostConnected: hostConnected.promise,
   };
   (context as { log: PluginLogger }).log = createPluginLogger(context.kernel);
 
@@ -335,6 +344,7 @@ export async function serve(options: ServeOptions): Promise<PluginServer> {
       // process dies abruptly (Deno's HTTP/2 stack can crash on a peer's
       // GOAWAY; see the README).
       removeSocket();
+      hostConnected.resolve();
       try {
         for await (const info of reqs) {
           announced.set(info.serviceId, info);

@@ -7,9 +7,10 @@
  * sandbox with only its declared grants. Ink draws on stderr.
  *
  * Configure checks that it has a terminal and starts the UI. Ink and
- * React (production build) load right after the handshake line: the
- * kernel starts this plugin beside its other providers and configures it
- * once they run, so their import overlaps the kernel's own start. When the
+ * React (production build) load once the kernel has the plugin healthy
+ * and its broker open: the kernel starts this plugin beside its other
+ * providers and configures it once they run, so their import overlaps
+ * the kernel's own start. When the
  * operator exits, it detaches and the process ends.
  *
  * @module
@@ -123,11 +124,13 @@ if (import.meta.main) {
   } catch {
     // not granted: the development build, slower but the same screens
   }
-  // Ink and React are the cost: loaded right after the handshake line, so
-  // that their import overlaps the kernel's start of its other providers
-  // (it configures us only once they run). Waiting for the callback
-  // channel instead left that window idle: the kernel announces it late,
-  // and the import then started at Configure, on the path to the prompt.
+  // Ink and React are the cost: loaded once the kernel has checked our
+  // health and opened the broker (so that the import, which blocks this
+  // event loop for a while, cannot push the health check past the start
+  // timeout), while the kernel still starts its other providers and then
+  // configures us. Waiting for the callback channel instead left that
+  // window idle: the kernel announces it late, and the import then
+  // started at Configure, on the path to the prompt.
   let app: Promise<typeof import("./app.ts")> | undefined;
   const loadApp = () => {
     if (!app) {
@@ -136,7 +139,7 @@ if (import.meta.main) {
     }
     return app;
   };
-  await serve({
+  const server = await serve({
     identity: {
       name: manifest.name,
       version: manifest.version,
@@ -187,6 +190,6 @@ if (import.meta.main) {
     ],
   });
   if (hasTerminal) {
-    loadApp(); // else at Configure, which then fails
+    server.context.hostConnected.then(loadApp); // else at Configure
   }
 }
