@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "echo" {
   source      = "builtin/echo"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:43Z"
+  resolved_at = "2026-12-02T12:03:31Z"
   checksums = {
-    "darwin_amd64"  = "sha256:d28fb5593ad634446255d2ddf1d09fa55f63f14fdc544bb5ffc6b75a5dbafc74"
-    "darwin_arm64"  = "sha256:d28fb5593ad634446255d2ddf1d09fa55f63f14fdc544bb5ffc6b75a5dbafc74"
-    "linux_amd64"   = "sha256:d28fb5593ad634446255d2ddf1d09fa55f63f14fdc544bb5ffc6b75a5dbafc74"
-    "linux_arm64"   = "sha256:d28fb5593ad634446255d2ddf1d09fa55f63f14fdc544bb5ffc6b75a5dbafc74"
-    "windows_amd64" = "sha256:d28fb5593ad634446255d2ddf1d09fa55f63f14fdc544bb5ffc6b75a5dbafc74"
+    "darwin_amd64"  = "sha256:d1975cfc55ca0c974e1bd8af0c277be63035ac494ed695b2653882fe6f4d1f5a"
+    "darwin_arm64"  = "sha256:d1975cfc55ca0c974e1bd8af0c277be63035ac494ed695b2653882fe6f4d1f5a"
+    "linux_amd64"   = "sha256:d1975cfc55ca0c974e1bd8af0c277be63035ac494ed695b2653882fe6f4d1f5a"
+    "linux_arm64"   = "sha256:d1975cfc55ca0c974e1bd8af0c277be63035ac494ed695b2653882fe6f4d1f5a"
+    "windows_amd64" = "sha256:d1975cfc55ca0c974e1bd8af0c277be63035ac494ed695b2653882fe6f4d1f5a"
   }
   envelope = {
     env   = []
@@ -36,13 +36,13 @@ provider "echo" {
 provider "notes" {
   source      = "./plugins/notes"
   version     = "0.2.0"
-  resolved_at = "2026-12-02T09:07:43Z"
+  resolved_at = "2026-12-02T12:03:31Z"
   checksums = {
-    "darwin_amd64"  = "sha256:0747a8c627bd7ddcf33f823747f4a1e2a08d5e02c9b36b1a1bcea7eceb0d9d98"
-    "darwin_arm64"  = "sha256:0747a8c627bd7ddcf33f823747f4a1e2a08d5e02c9b36b1a1bcea7eceb0d9d98"
-    "linux_amd64"   = "sha256:0747a8c627bd7ddcf33f823747f4a1e2a08d5e02c9b36b1a1bcea7eceb0d9d98"
-    "linux_arm64"   = "sha256:0747a8c627bd7ddcf33f823747f4a1e2a08d5e02c9b36b1a1bcea7eceb0d9d98"
-    "windows_amd64" = "sha256:0747a8c627bd7ddcf33f823747f4a1e2a08d5e02c9b36b1a1bcea7eceb0d9d98"
+    "darwin_amd64"  = "sha256:92a424a161f083ce384f9b6472e1adffea9274308f8a8db4c314635da153b5e6"
+    "darwin_arm64"  = "sha256:92a424a161f083ce384f9b6472e1adffea9274308f8a8db4c314635da153b5e6"
+    "linux_amd64"   = "sha256:92a424a161f083ce384f9b6472e1adffea9274308f8a8db4c314635da153b5e6"
+    "linux_arm64"   = "sha256:92a424a161f083ce384f9b6472e1adffea9274308f8a8db4c314635da153b5e6"
+    "windows_amd64" = "sha256:92a424a161f083ce384f9b6472e1adffea9274308f8a8db4c314635da153b5e6"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "claude" {
   source      = "builtin/anthropic"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:44Z"
+  resolved_at = "2026-12-02T12:03:33Z"
   checksums = {
-    "darwin_amd64"  = "sha256:4de584e3fb79e53d5b9227d14bd73befba2fa7ad2b87c274b99bdc7b9304c67f"
-    "darwin_arm64"  = "sha256:4de584e3fb79e53d5b9227d14bd73befba2fa7ad2b87c274b99bdc7b9304c67f"
-    "linux_amd64"   = "sha256:4de584e3fb79e53d5b9227d14bd73befba2fa7ad2b87c274b99bdc7b9304c67f"
-    "linux_arm64"   = "sha256:4de584e3fb79e53d5b9227d14bd73befba2fa7ad2b87c274b99bdc7b9304c67f"
-    "windows_amd64" = "sha256:4de584e3fb79e53d5b9227d14bd73befba2fa7ad2b87c274b99bdc7b9304c67f"
+    "darwin_amd64"  = "sha256:4d8532db193e0b7a964e9d8529243ab2461d9e62d1d049f27c6bf1883808b487"
+    "darwin_arm64"  = "sha256:4d8532db193e0b7a964e9d8529243ab2461d9e62d1d049f27c6bf1883808b487"
+    "linux_amd64"   = "sha256:4d8532db193e0b7a964e9d8529243ab2461d9e62d1d049f27c6bf1883808b487"
+    "linux_arm64"   = "sha256:4d8532db193e0b7a964e9d8529243ab2461d9e62d1d049f27c6bf1883808b487"
+    "windows_amd64" = "sha256:4d8532db193e0b7a964e9d8529243ab2461d9e62d1d049f27c6bf1883808b487"
   }
   envelope = {
     env   = []
@@ -59,13 +59,13 @@ provider "claude" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:44Z"
+  resolved_at = "2026-12-02T12:03:33Z"
   checksums = {
-    "darwin_amd64"  = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
-    "darwin_arm64"  = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
-    "linux_amd64"   = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
-    "linux_arm64"   = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
-    "windows_amd64" = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
+    "darwin_amd64"  = "sha256:e5ce0fd253525f9c9ab277f338b69b6875faee6958ca66059a076417b6e3c718"
+    "darwin_arm64"  = "sha256:e5ce0fd253525f9c9ab277f338b69b6875faee6958ca66059a076417b6e3c718"
+    "linux_amd64"   = "sha256:e5ce0fd253525f9c9ab277f338b69b6875faee6958ca66059a076417b6e3c718"
+    "linux_arm64"   = "sha256:e5ce0fd253525f9c9ab277f338b69b6875faee6958ca66059a076417b6e3c718"
+    "windows_amd64" = "sha256:e5ce0fd253525f9c9ab277f338b69b6875faee6958ca66059a076417b6e3c718"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "ask" {
   source      = "builtin/user"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:51Z"
+  resolved_at = "2026-12-02T12:03:35Z"
   checksums = {
-    "darwin_amd64"  = "sha256:e93260c7cd38041dc4fcac54b2417b2d016bb72baab949fc7955bbe77c6ce7ae"
-    "darwin_arm64"  = "sha256:e93260c7cd38041dc4fcac54b2417b2d016bb72baab949fc7955bbe77c6ce7ae"
-    "linux_amd64"   = "sha256:e93260c7cd38041dc4fcac54b2417b2d016bb72baab949fc7955bbe77c6ce7ae"
-    "linux_arm64"   = "sha256:e93260c7cd38041dc4fcac54b2417b2d016bb72baab949fc7955bbe77c6ce7ae"
-    "windows_amd64" = "sha256:e93260c7cd38041dc4fcac54b2417b2d016bb72baab949fc7955bbe77c6ce7ae"
+    "darwin_amd64"  = "sha256:6d7889fab7f2308c4d0627b7999edb8ff47866a6c197bb46ce64b43b90dc75a7"
+    "darwin_arm64"  = "sha256:6d7889fab7f2308c4d0627b7999edb8ff47866a6c197bb46ce64b43b90dc75a7"
+    "linux_amd64"   = "sha256:6d7889fab7f2308c4d0627b7999edb8ff47866a6c197bb46ce64b43b90dc75a7"
+    "linux_arm64"   = "sha256:6d7889fab7f2308c4d0627b7999edb8ff47866a6c197bb46ce64b43b90dc75a7"
+    "windows_amd64" = "sha256:6d7889fab7f2308c4d0627b7999edb8ff47866a6c197bb46ce64b43b90dc75a7"
   }
   envelope = {
     env   = []
@@ -34,13 +34,13 @@ provider "ask" {
 provider "docs" {
   source      = "builtin/agents-md"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:51Z"
+  resolved_at = "2026-12-02T12:03:35Z"
   checksums = {
-    "darwin_amd64"  = "sha256:a60c6b53e28a1edc4ab08cc605a37631e38b29d98e1134710d573724fe50e637"
-    "darwin_arm64"  = "sha256:a60c6b53e28a1edc4ab08cc605a37631e38b29d98e1134710d573724fe50e637"
-    "linux_amd64"   = "sha256:a60c6b53e28a1edc4ab08cc605a37631e38b29d98e1134710d573724fe50e637"
-    "linux_arm64"   = "sha256:a60c6b53e28a1edc4ab08cc605a37631e38b29d98e1134710d573724fe50e637"
-    "windows_amd64" = "sha256:a60c6b53e28a1edc4ab08cc605a37631e38b29d98e1134710d573724fe50e637"
+    "darwin_amd64"  = "sha256:e06672a092fb6950f93b52dce02a0791658c2ae22a739525a438f4d6e4f1f585"
+    "darwin_arm64"  = "sha256:e06672a092fb6950f93b52dce02a0791658c2ae22a739525a438f4d6e4f1f585"
+    "linux_amd64"   = "sha256:e06672a092fb6950f93b52dce02a0791658c2ae22a739525a438f4d6e4f1f585"
+    "linux_arm64"   = "sha256:e06672a092fb6950f93b52dce02a0791658c2ae22a739525a438f4d6e4f1f585"
+    "windows_amd64" = "sha256:e06672a092fb6950f93b52dce02a0791658c2ae22a739525a438f4d6e4f1f585"
   }
   envelope = {
     env   = []
@@ -79,13 +79,13 @@ provider "docs" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:51Z"
+  resolved_at = "2026-12-02T12:03:35Z"
   checksums = {
-    "darwin_amd64"  = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
-    "darwin_arm64"  = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
-    "linux_amd64"   = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
-    "linux_arm64"   = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
-    "windows_amd64" = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
+    "darwin_amd64"  = "sha256:e5ce0fd253525f9c9ab277f338b69b6875faee6958ca66059a076417b6e3c718"
+    "darwin_arm64"  = "sha256:e5ce0fd253525f9c9ab277f338b69b6875faee6958ca66059a076417b6e3c718"
+    "linux_amd64"   = "sha256:e5ce0fd253525f9c9ab277f338b69b6875faee6958ca66059a076417b6e3c718"
+    "linux_arm64"   = "sha256:e5ce0fd253525f9c9ab277f338b69b6875faee6958ca66059a076417b6e3c718"
+    "windows_amd64" = "sha256:e5ce0fd253525f9c9ab277f338b69b6875faee6958ca66059a076417b6e3c718"
   }
   envelope = {
     env   = []
@@ -130,13 +130,13 @@ provider "fs" {
 provider "graph" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:51Z"
+  resolved_at = "2026-12-02T12:03:35Z"
   checksums = {
-    "darwin_amd64"  = "sha256:aff95c5057a20da6830e83745babf31dc4227ee65bb79f7c79fed91483cb9589"
-    "darwin_arm64"  = "sha256:aff95c5057a20da6830e83745babf31dc4227ee65bb79f7c79fed91483cb9589"
-    "linux_amd64"   = "sha256:aff95c5057a20da6830e83745babf31dc4227ee65bb79f7c79fed91483cb9589"
-    "linux_arm64"   = "sha256:aff95c5057a20da6830e83745babf31dc4227ee65bb79f7c79fed91483cb9589"
-    "windows_amd64" = "sha256:aff95c5057a20da6830e83745babf31dc4227ee65bb79f7c79fed91483cb9589"
+    "darwin_amd64"  = "sha256:92c191063e0bf6e9fc9e2527e0fc3944ca29d110e8c89690ffef6300c8765891"
+    "darwin_arm64"  = "sha256:92c191063e0bf6e9fc9e2527e0fc3944ca29d110e8c89690ffef6300c8765891"
+    "linux_amd64"   = "sha256:92c191063e0bf6e9fc9e2527e0fc3944ca29d110e8c89690ffef6300c8765891"
+    "linux_arm64"   = "sha256:92c191063e0bf6e9fc9e2527e0fc3944ca29d110e8c89690ffef6300c8765891"
+    "windows_amd64" = "sha256:92c191063e0bf6e9fc9e2527e0fc3944ca29d110e8c89690ffef6300c8765891"
   }
   envelope = {
     env   = []
@@ -259,13 +259,13 @@ provider "graph" {
 provider "memory" {
   source      = "builtin/memory"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:11:39Z"
+  resolved_at = "2026-12-02T12:03:35Z"
   checksums = {
-    "darwin_amd64"  = "sha256:c7d0515c32e8b887c67ea79a95c15a08e8beb220158c8eb748f2a6b430b1737f"
-    "darwin_arm64"  = "sha256:c7d0515c32e8b887c67ea79a95c15a08e8beb220158c8eb748f2a6b430b1737f"
-    "linux_amd64"   = "sha256:c7d0515c32e8b887c67ea79a95c15a08e8beb220158c8eb748f2a6b430b1737f"
-    "linux_arm64"   = "sha256:c7d0515c32e8b887c67ea79a95c15a08e8beb220158c8eb748f2a6b430b1737f"
-    "windows_amd64" = "sha256:c7d0515c32e8b887c67ea79a95c15a08e8beb220158c8eb748f2a6b430b1737f"
+    "darwin_amd64"  = "sha256:63d52027ebad7ce633b1e5dc60e6656d03095e94d9186bd78ec1287d8d679f8b"
+    "darwin_arm64"  = "sha256:63d52027ebad7ce633b1e5dc60e6656d03095e94d9186bd78ec1287d8d679f8b"
+    "linux_amd64"   = "sha256:63d52027ebad7ce633b1e5dc60e6656d03095e94d9186bd78ec1287d8d679f8b"
+    "linux_arm64"   = "sha256:63d52027ebad7ce633b1e5dc60e6656d03095e94d9186bd78ec1287d8d679f8b"
+    "windows_amd64" = "sha256:63d52027ebad7ce633b1e5dc60e6656d03095e94d9186bd78ec1287d8d679f8b"
   }
   envelope = {
     env   = ["HOME", "XDG_DATA_HOME"]
@@ -338,13 +338,13 @@ provider "memory" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:51Z"
+  resolved_at = "2026-12-02T12:03:35Z"
   checksums = {
-    "darwin_amd64"  = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
-    "darwin_arm64"  = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
-    "linux_amd64"   = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
-    "linux_arm64"   = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
-    "windows_amd64" = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
+    "darwin_amd64"  = "sha256:7eecda5fbbc7024bef41ed83c109a46a21d3434566402ab82e56a36f6d079d6b"
+    "darwin_arm64"  = "sha256:7eecda5fbbc7024bef41ed83c109a46a21d3434566402ab82e56a36f6d079d6b"
+    "linux_amd64"   = "sha256:7eecda5fbbc7024bef41ed83c109a46a21d3434566402ab82e56a36f6d079d6b"
+    "linux_arm64"   = "sha256:7eecda5fbbc7024bef41ed83c109a46a21d3434566402ab82e56a36f6d079d6b"
+    "windows_amd64" = "sha256:7eecda5fbbc7024bef41ed83c109a46a21d3434566402ab82e56a36f6d079d6b"
   }
   envelope = {
     env   = []
@@ -374,13 +374,13 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:51Z"
+  resolved_at = "2026-12-02T12:03:35Z"
   checksums = {
-    "darwin_amd64"  = "sha256:94fb60e56bec346345db8275cf8d56c5be48e6ed7f7e42ed6b5686bed46de8fa"
-    "darwin_arm64"  = "sha256:94fb60e56bec346345db8275cf8d56c5be48e6ed7f7e42ed6b5686bed46de8fa"
-    "linux_amd64"   = "sha256:94fb60e56bec346345db8275cf8d56c5be48e6ed7f7e42ed6b5686bed46de8fa"
-    "linux_arm64"   = "sha256:94fb60e56bec346345db8275cf8d56c5be48e6ed7f7e42ed6b5686bed46de8fa"
-    "windows_amd64" = "sha256:94fb60e56bec346345db8275cf8d56c5be48e6ed7f7e42ed6b5686bed46de8fa"
+    "darwin_amd64"  = "sha256:d74009edfaaff2c1348ae6b996e95ebb60be5c4f2e098835dc96982ff2023d2c"
+    "darwin_arm64"  = "sha256:d74009edfaaff2c1348ae6b996e95ebb60be5c4f2e098835dc96982ff2023d2c"
+    "linux_amd64"   = "sha256:d74009edfaaff2c1348ae6b996e95ebb60be5c4f2e098835dc96982ff2023d2c"
+    "linux_arm64"   = "sha256:d74009edfaaff2c1348ae6b996e95ebb60be5c4f2e098835dc96982ff2023d2c"
+    "windows_amd64" = "sha256:d74009edfaaff2c1348ae6b996e95ebb60be5c4f2e098835dc96982ff2023d2c"
   }
   envelope = {
     env   = []
@@ -415,13 +415,13 @@ provider "search" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:51Z"
+  resolved_at = "2026-12-02T12:03:35Z"
   checksums = {
-    "darwin_amd64"  = "sha256:6f4fd4ebb5343e21ad36255d58908ed89632e3f4b94031f4d2a7ef53b2c6ecd3"
-    "darwin_arm64"  = "sha256:6f4fd4ebb5343e21ad36255d58908ed89632e3f4b94031f4d2a7ef53b2c6ecd3"
-    "linux_amd64"   = "sha256:6f4fd4ebb5343e21ad36255d58908ed89632e3f4b94031f4d2a7ef53b2c6ecd3"
-    "linux_arm64"   = "sha256:6f4fd4ebb5343e21ad36255d58908ed89632e3f4b94031f4d2a7ef53b2c6ecd3"
-    "windows_amd64" = "sha256:6f4fd4ebb5343e21ad36255d58908ed89632e3f4b94031f4d2a7ef53b2c6ecd3"
+    "darwin_amd64"  = "sha256:b6e5a977567754ff9d5591aaf1fd9ce2d02c2f6d84c152ea35f4e8bf955085d5"
+    "darwin_arm64"  = "sha256:b6e5a977567754ff9d5591aaf1fd9ce2d02c2f6d84c152ea35f4e8bf955085d5"
+    "linux_amd64"   = "sha256:b6e5a977567754ff9d5591aaf1fd9ce2d02c2f6d84c152ea35f4e8bf955085d5"
+    "linux_arm64"   = "sha256:b6e5a977567754ff9d5591aaf1fd9ce2d02c2f6d84c152ea35f4e8bf955085d5"
+    "windows_amd64" = "sha256:b6e5a977567754ff9d5591aaf1fd9ce2d02c2f6d84c152ea35f4e8bf955085d5"
   }
   envelope = {
     env   = []
@@ -493,13 +493,13 @@ provider "sh" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:51Z"
+  resolved_at = "2026-12-02T12:03:35Z"
   checksums = {
-    "darwin_amd64"  = "sha256:b4824a09fb856e57b4f7713ea50aa60ec77f32b8426218885403aeb6d7512e8d"
-    "darwin_arm64"  = "sha256:b4824a09fb856e57b4f7713ea50aa60ec77f32b8426218885403aeb6d7512e8d"
-    "linux_amd64"   = "sha256:b4824a09fb856e57b4f7713ea50aa60ec77f32b8426218885403aeb6d7512e8d"
-    "linux_arm64"   = "sha256:b4824a09fb856e57b4f7713ea50aa60ec77f32b8426218885403aeb6d7512e8d"
-    "windows_amd64" = "sha256:b4824a09fb856e57b4f7713ea50aa60ec77f32b8426218885403aeb6d7512e8d"
+    "darwin_amd64"  = "sha256:cca36e7f2df8c7d4a7f295db63944630e0f76a397b238a6b2a0c00cf0cd99cb2"
+    "darwin_arm64"  = "sha256:cca36e7f2df8c7d4a7f295db63944630e0f76a397b238a6b2a0c00cf0cd99cb2"
+    "linux_amd64"   = "sha256:cca36e7f2df8c7d4a7f295db63944630e0f76a397b238a6b2a0c00cf0cd99cb2"
+    "linux_arm64"   = "sha256:cca36e7f2df8c7d4a7f295db63944630e0f76a397b238a6b2a0c00cf0cd99cb2"
+    "windows_amd64" = "sha256:cca36e7f2df8c7d4a7f295db63944630e0f76a397b238a6b2a0c00cf0cd99cb2"
   }
   envelope = {
     env   = []
@@ -531,13 +531,13 @@ provider "tasks" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:51Z"
+  resolved_at = "2026-12-02T12:03:35Z"
   checksums = {
-    "darwin_amd64"  = "sha256:4e1bf40bfe1befc2cbc8ea143bb655de047b99e705c4c96275aadbe80754447e"
-    "darwin_arm64"  = "sha256:4e1bf40bfe1befc2cbc8ea143bb655de047b99e705c4c96275aadbe80754447e"
-    "linux_amd64"   = "sha256:4e1bf40bfe1befc2cbc8ea143bb655de047b99e705c4c96275aadbe80754447e"
-    "linux_arm64"   = "sha256:4e1bf40bfe1befc2cbc8ea143bb655de047b99e705c4c96275aadbe80754447e"
-    "windows_amd64" = "sha256:4e1bf40bfe1befc2cbc8ea143bb655de047b99e705c4c96275aadbe80754447e"
+    "darwin_amd64"  = "sha256:c76fdb29a304dbdc877e680ebc4ddf797012ee70cf4b8362eb72179413e4b4dc"
+    "darwin_arm64"  = "sha256:c76fdb29a304dbdc877e680ebc4ddf797012ee70cf4b8362eb72179413e4b4dc"
+    "linux_amd64"   = "sha256:c76fdb29a304dbdc877e680ebc4ddf797012ee70cf4b8362eb72179413e4b4dc"
+    "linux_arm64"   = "sha256:c76fdb29a304dbdc877e680ebc4ddf797012ee70cf4b8362eb72179413e4b4dc"
+    "windows_amd64" = "sha256:c76fdb29a304dbdc877e680ebc4ddf797012ee70cf4b8362eb72179413e4b4dc"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "files" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:53Z"
+  resolved_at = "2026-12-02T12:03:39Z"
   checksums = {
-    "darwin_amd64"  = "sha256:aff95c5057a20da6830e83745babf31dc4227ee65bb79f7c79fed91483cb9589"
-    "darwin_arm64"  = "sha256:aff95c5057a20da6830e83745babf31dc4227ee65bb79f7c79fed91483cb9589"
-    "linux_amd64"   = "sha256:aff95c5057a20da6830e83745babf31dc4227ee65bb79f7c79fed91483cb9589"
-    "linux_arm64"   = "sha256:aff95c5057a20da6830e83745babf31dc4227ee65bb79f7c79fed91483cb9589"
-    "windows_amd64" = "sha256:aff95c5057a20da6830e83745babf31dc4227ee65bb79f7c79fed91483cb9589"
+    "darwin_amd64"  = "sha256:92c191063e0bf6e9fc9e2527e0fc3944ca29d110e8c89690ffef6300c8765891"
+    "darwin_arm64"  = "sha256:92c191063e0bf6e9fc9e2527e0fc3944ca29d110e8c89690ffef6300c8765891"
+    "linux_amd64"   = "sha256:92c191063e0bf6e9fc9e2527e0fc3944ca29d110e8c89690ffef6300c8765891"
+    "linux_arm64"   = "sha256:92c191063e0bf6e9fc9e2527e0fc3944ca29d110e8c89690ffef6300c8765891"
+    "windows_amd64" = "sha256:92c191063e0bf6e9fc9e2527e0fc3944ca29d110e8c89690ffef6300c8765891"
   }
   envelope = {
     env   = []
@@ -135,13 +135,13 @@ provider "files" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:53Z"
+  resolved_at = "2026-12-02T12:03:39Z"
   checksums = {
-    "darwin_amd64"  = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
-    "darwin_arm64"  = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
-    "linux_amd64"   = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
-    "linux_arm64"   = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
-    "windows_amd64" = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
+    "darwin_amd64"  = "sha256:7eecda5fbbc7024bef41ed83c109a46a21d3434566402ab82e56a36f6d079d6b"
+    "darwin_arm64"  = "sha256:7eecda5fbbc7024bef41ed83c109a46a21d3434566402ab82e56a36f6d079d6b"
+    "linux_amd64"   = "sha256:7eecda5fbbc7024bef41ed83c109a46a21d3434566402ab82e56a36f6d079d6b"
+    "linux_arm64"   = "sha256:7eecda5fbbc7024bef41ed83c109a46a21d3434566402ab82e56a36f6d079d6b"
+    "windows_amd64" = "sha256:7eecda5fbbc7024bef41ed83c109a46a21d3434566402ab82e56a36f6d079d6b"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:53Z"
+  resolved_at = "2026-12-02T12:03:43Z"
   checksums = {
-    "darwin_amd64"  = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
-    "darwin_arm64"  = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
-    "linux_amd64"   = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
-    "linux_arm64"   = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
-    "windows_amd64" = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
+    "darwin_amd64"  = "sha256:e5ce0fd253525f9c9ab277f338b69b6875faee6958ca66059a076417b6e3c718"
+    "darwin_arm64"  = "sha256:e5ce0fd253525f9c9ab277f338b69b6875faee6958ca66059a076417b6e3c718"
+    "linux_amd64"   = "sha256:e5ce0fd253525f9c9ab277f338b69b6875faee6958ca66059a076417b6e3c718"
+    "linux_arm64"   = "sha256:e5ce0fd253525f9c9ab277f338b69b6875faee6958ca66059a076417b6e3c718"
+    "windows_amd64" = "sha256:e5ce0fd253525f9c9ab277f338b69b6875faee6958ca66059a076417b6e3c718"
   }
   envelope = {
     env   = []
@@ -57,13 +57,13 @@ provider "fs" {
 provider "local" {
   source      = "builtin/openai"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:53Z"
+  resolved_at = "2026-12-02T12:03:43Z"
   checksums = {
-    "darwin_amd64"  = "sha256:74df686ae05e64ff39d8530925a71fd0815f1c9faf819efba9797d07f6bd807f"
-    "darwin_arm64"  = "sha256:74df686ae05e64ff39d8530925a71fd0815f1c9faf819efba9797d07f6bd807f"
-    "linux_amd64"   = "sha256:74df686ae05e64ff39d8530925a71fd0815f1c9faf819efba9797d07f6bd807f"
-    "linux_arm64"   = "sha256:74df686ae05e64ff39d8530925a71fd0815f1c9faf819efba9797d07f6bd807f"
-    "windows_amd64" = "sha256:74df686ae05e64ff39d8530925a71fd0815f1c9faf819efba9797d07f6bd807f"
+    "darwin_amd64"  = "sha256:d955a2b194d9207c542e3bd59529bc020461a12c9c371324542430effc5178dc"
+    "darwin_arm64"  = "sha256:d955a2b194d9207c542e3bd59529bc020461a12c9c371324542430effc5178dc"
+    "linux_amd64"   = "sha256:d955a2b194d9207c542e3bd59529bc020461a12c9c371324542430effc5178dc"
+    "linux_arm64"   = "sha256:d955a2b194d9207c542e3bd59529bc020461a12c9c371324542430effc5178dc"
+    "windows_amd64" = "sha256:d955a2b194d9207c542e3bd59529bc020461a12c9c371324542430effc5178dc"
   }
   envelope = {
     env   = []

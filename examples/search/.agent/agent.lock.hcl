@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:54Z"
+  resolved_at = "2026-12-02T12:03:47Z"
   checksums = {
-    "darwin_amd64"  = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
-    "darwin_arm64"  = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
-    "linux_amd64"   = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
-    "linux_arm64"   = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
-    "windows_amd64" = "sha256:345f8d27fc26c4d2903c32423ff7d52ccfbfbc5ca9a8256a0a84ef014174fb28"
+    "darwin_amd64"  = "sha256:e5ce0fd253525f9c9ab277f338b69b6875faee6958ca66059a076417b6e3c718"
+    "darwin_arm64"  = "sha256:e5ce0fd253525f9c9ab277f338b69b6875faee6958ca66059a076417b6e3c718"
+    "linux_amd64"   = "sha256:e5ce0fd253525f9c9ab277f338b69b6875faee6958ca66059a076417b6e3c718"
+    "linux_arm64"   = "sha256:e5ce0fd253525f9c9ab277f338b69b6875faee6958ca66059a076417b6e3c718"
+    "windows_amd64" = "sha256:e5ce0fd253525f9c9ab277f338b69b6875faee6958ca66059a076417b6e3c718"
   }
   envelope = {
     env   = []
@@ -57,13 +57,13 @@ provider "fs" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:54Z"
+  resolved_at = "2026-12-02T12:03:47Z"
   checksums = {
-    "darwin_amd64"  = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
-    "darwin_arm64"  = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
-    "linux_amd64"   = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
-    "linux_arm64"   = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
-    "windows_amd64" = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
+    "darwin_amd64"  = "sha256:7eecda5fbbc7024bef41ed83c109a46a21d3434566402ab82e56a36f6d079d6b"
+    "darwin_arm64"  = "sha256:7eecda5fbbc7024bef41ed83c109a46a21d3434566402ab82e56a36f6d079d6b"
+    "linux_amd64"   = "sha256:7eecda5fbbc7024bef41ed83c109a46a21d3434566402ab82e56a36f6d079d6b"
+    "linux_arm64"   = "sha256:7eecda5fbbc7024bef41ed83c109a46a21d3434566402ab82e56a36f6d079d6b"
+    "windows_amd64" = "sha256:7eecda5fbbc7024bef41ed83c109a46a21d3434566402ab82e56a36f6d079d6b"
   }
   envelope = {
     env   = []
@@ -93,13 +93,13 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:54Z"
+  resolved_at = "2026-12-02T12:03:47Z"
   checksums = {
-    "darwin_amd64"  = "sha256:94fb60e56bec346345db8275cf8d56c5be48e6ed7f7e42ed6b5686bed46de8fa"
-    "darwin_arm64"  = "sha256:94fb60e56bec346345db8275cf8d56c5be48e6ed7f7e42ed6b5686bed46de8fa"
-    "linux_amd64"   = "sha256:94fb60e56bec346345db8275cf8d56c5be48e6ed7f7e42ed6b5686bed46de8fa"
-    "linux_arm64"   = "sha256:94fb60e56bec346345db8275cf8d56c5be48e6ed7f7e42ed6b5686bed46de8fa"
-    "windows_amd64" = "sha256:94fb60e56bec346345db8275cf8d56c5be48e6ed7f7e42ed6b5686bed46de8fa"
+    "darwin_amd64"  = "sha256:d74009edfaaff2c1348ae6b996e95ebb60be5c4f2e098835dc96982ff2023d2c"
+    "darwin_arm64"  = "sha256:d74009edfaaff2c1348ae6b996e95ebb60be5c4f2e098835dc96982ff2023d2c"
+    "linux_amd64"   = "sha256:d74009edfaaff2c1348ae6b996e95ebb60be5c4f2e098835dc96982ff2023d2c"
+    "linux_arm64"   = "sha256:d74009edfaaff2c1348ae6b996e95ebb60be5c4f2e098835dc96982ff2023d2c"
+    "windows_amd64" = "sha256:d74009edfaaff2c1348ae6b996e95ebb60be5c4f2e098835dc96982ff2023d2c"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:55Z"
+  resolved_at = "2026-12-02T12:03:49Z"
   checksums = {
-    "darwin_amd64"  = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
-    "darwin_arm64"  = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
-    "linux_amd64"   = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
-    "linux_arm64"   = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
-    "windows_amd64" = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
+    "darwin_amd64"  = "sha256:7eecda5fbbc7024bef41ed83c109a46a21d3434566402ab82e56a36f6d079d6b"
+    "darwin_arm64"  = "sha256:7eecda5fbbc7024bef41ed83c109a46a21d3434566402ab82e56a36f6d079d6b"
+    "linux_amd64"   = "sha256:7eecda5fbbc7024bef41ed83c109a46a21d3434566402ab82e56a36f6d079d6b"
+    "linux_arm64"   = "sha256:7eecda5fbbc7024bef41ed83c109a46a21d3434566402ab82e56a36f6d079d6b"
+    "windows_amd64" = "sha256:7eecda5fbbc7024bef41ed83c109a46a21d3434566402ab82e56a36f6d079d6b"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:55Z"
+  resolved_at = "2026-12-02T12:03:49Z"
   checksums = {
-    "darwin_amd64"  = "sha256:b4824a09fb856e57b4f7713ea50aa60ec77f32b8426218885403aeb6d7512e8d"
-    "darwin_arm64"  = "sha256:b4824a09fb856e57b4f7713ea50aa60ec77f32b8426218885403aeb6d7512e8d"
-    "linux_amd64"   = "sha256:b4824a09fb856e57b4f7713ea50aa60ec77f32b8426218885403aeb6d7512e8d"
-    "linux_arm64"   = "sha256:b4824a09fb856e57b4f7713ea50aa60ec77f32b8426218885403aeb6d7512e8d"
-    "windows_amd64" = "sha256:b4824a09fb856e57b4f7713ea50aa60ec77f32b8426218885403aeb6d7512e8d"
+    "darwin_amd64"  = "sha256:cca36e7f2df8c7d4a7f295db63944630e0f76a397b238a6b2a0c00cf0cd99cb2"
+    "darwin_arm64"  = "sha256:cca36e7f2df8c7d4a7f295db63944630e0f76a397b238a6b2a0c00cf0cd99cb2"
+    "linux_amd64"   = "sha256:cca36e7f2df8c7d4a7f295db63944630e0f76a397b238a6b2a0c00cf0cd99cb2"
+    "linux_arm64"   = "sha256:cca36e7f2df8c7d4a7f295db63944630e0f76a397b238a6b2a0c00cf0cd99cb2"
+    "windows_amd64" = "sha256:cca36e7f2df8c7d4a7f295db63944630e0f76a397b238a6b2a0c00cf0cd99cb2"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:55Z"
+  resolved_at = "2026-12-02T12:03:52Z"
   checksums = {
-    "darwin_amd64"  = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
-    "darwin_arm64"  = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
-    "linux_amd64"   = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
-    "linux_arm64"   = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
-    "windows_amd64" = "sha256:0fae929040b734b7daebf517445fa7a0197042a9f3447fc57534b1e49579daf2"
+    "darwin_amd64"  = "sha256:7eecda5fbbc7024bef41ed83c109a46a21d3434566402ab82e56a36f6d079d6b"
+    "darwin_arm64"  = "sha256:7eecda5fbbc7024bef41ed83c109a46a21d3434566402ab82e56a36f6d079d6b"
+    "linux_amd64"   = "sha256:7eecda5fbbc7024bef41ed83c109a46a21d3434566402ab82e56a36f6d079d6b"
+    "linux_arm64"   = "sha256:7eecda5fbbc7024bef41ed83c109a46a21d3434566402ab82e56a36f6d079d6b"
+    "windows_amd64" = "sha256:7eecda5fbbc7024bef41ed83c109a46a21d3434566402ab82e56a36f6d079d6b"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T09:07:55Z"
+  resolved_at = "2026-12-02T12:03:52Z"
   checksums = {
-    "darwin_amd64"  = "sha256:4e1bf40bfe1befc2cbc8ea143bb655de047b99e705c4c96275aadbe80754447e"
-    "darwin_arm64"  = "sha256:4e1bf40bfe1befc2cbc8ea143bb655de047b99e705c4c96275aadbe80754447e"
-    "linux_amd64"   = "sha256:4e1bf40bfe1befc2cbc8ea143bb655de047b99e705c4c96275aadbe80754447e"
-    "linux_arm64"   = "sha256:4e1bf40bfe1befc2cbc8ea143bb655de047b99e705c4c96275aadbe80754447e"
-    "windows_amd64" = "sha256:4e1bf40bfe1befc2cbc8ea143bb655de047b99e705c4c96275aadbe80754447e"
+    "darwin_amd64"  = "sha256:c76fdb29a304dbdc877e680ebc4ddf797012ee70cf4b8362eb72179413e4b4dc"
+    "darwin_arm64"  = "sha256:c76fdb29a304dbdc877e680ebc4ddf797012ee70cf4b8362eb72179413e4b4dc"
+    "linux_amd64"   = "sha256:c76fdb29a304dbdc877e680ebc4ddf797012ee70cf4b8362eb72179413e4b4dc"
+    "linux_arm64"   = "sha256:c76fdb29a304dbdc877e680ebc4ddf797012ee70cf4b8362eb72179413e4b4dc"
+    "windows_amd64" = "sha256:c76fdb29a304dbdc877e680ebc4ddf797012ee70cf4b8362eb72179413e4b4dc"
   }
   envelope = {
     env   = []
