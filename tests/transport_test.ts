@@ -109,6 +109,14 @@ Deno.test("PluginHost launches a Deno plugin: handshake, health, unary, stream, 
   await assert.rejects(invoke(echo, "echo", { text: "late" }), /is closed/);
 });
 
+Deno.test("a plugin's hostConnected has resolved once the kernel has launched it (health checked, broker open)", async () => {
+  await using host = new PluginHost({ env: { PATH } });
+  const probe = await launchProbe(host);
+  assert.deepEqual(await invoke(probe, "host_connected", {}), {
+    connected: true,
+  });
+});
+
 Deno.test("a plugin that exits mid-call fails its pending calls at once with a crash error", async () => {
   await using host = new PluginHost({ env: { PATH } });
   const probe = await launchProbe(host);

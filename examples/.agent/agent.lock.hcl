@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "echo" {
   source      = "builtin/echo"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T11:25:08Z"
+  resolved_at = "2026-12-02T12:16:26Z"
   checksums = {
-    "darwin_amd64"  = "sha256:7c64905491b2bf98e4940374c7697db944ad6cdc01fdb8b751133621dc6df57d"
-    "darwin_arm64"  = "sha256:7c64905491b2bf98e4940374c7697db944ad6cdc01fdb8b751133621dc6df57d"
-    "linux_amd64"   = "sha256:7c64905491b2bf98e4940374c7697db944ad6cdc01fdb8b751133621dc6df57d"
-    "linux_arm64"   = "sha256:7c64905491b2bf98e4940374c7697db944ad6cdc01fdb8b751133621dc6df57d"
-    "windows_amd64" = "sha256:7c64905491b2bf98e4940374c7697db944ad6cdc01fdb8b751133621dc6df57d"
+    "darwin_amd64"  = "sha256:b7289ac0518cfda2c12f263604f8eabeec813ac0d0a7b844205883d1f51b2591"
+    "darwin_arm64"  = "sha256:b7289ac0518cfda2c12f263604f8eabeec813ac0d0a7b844205883d1f51b2591"
+    "linux_amd64"   = "sha256:b7289ac0518cfda2c12f263604f8eabeec813ac0d0a7b844205883d1f51b2591"
+    "linux_arm64"   = "sha256:b7289ac0518cfda2c12f263604f8eabeec813ac0d0a7b844205883d1f51b2591"
+    "windows_amd64" = "sha256:b7289ac0518cfda2c12f263604f8eabeec813ac0d0a7b844205883d1f51b2591"
   }
   envelope = {
     env   = []
@@ -36,13 +36,13 @@ provider "echo" {
 provider "notes" {
   source      = "./plugins/notes"
   version     = "0.2.0"
-  resolved_at = "2026-12-02T11:25:08Z"
+  resolved_at = "2026-12-02T12:16:26Z"
   checksums = {
-    "darwin_amd64"  = "sha256:e01201cbecf93ca0e0f44cb3bdb0877370c1143ae5deeb9690af6d929578dac2"
-    "darwin_arm64"  = "sha256:e01201cbecf93ca0e0f44cb3bdb0877370c1143ae5deeb9690af6d929578dac2"
-    "linux_amd64"   = "sha256:e01201cbecf93ca0e0f44cb3bdb0877370c1143ae5deeb9690af6d929578dac2"
-    "linux_arm64"   = "sha256:e01201cbecf93ca0e0f44cb3bdb0877370c1143ae5deeb9690af6d929578dac2"
-    "windows_amd64" = "sha256:e01201cbecf93ca0e0f44cb3bdb0877370c1143ae5deeb9690af6d929578dac2"
+    "darwin_amd64"  = "sha256:d8cfaffbc7406de966598a9c20887bcb4ca5811216cc03f8e2765623386e61e7"
+    "darwin_arm64"  = "sha256:d8cfaffbc7406de966598a9c20887bcb4ca5811216cc03f8e2765623386e61e7"
+    "linux_amd64"   = "sha256:d8cfaffbc7406de966598a9c20887bcb4ca5811216cc03f8e2765623386e61e7"
+    "linux_arm64"   = "sha256:d8cfaffbc7406de966598a9c20887bcb4ca5811216cc03f8e2765623386e61e7"
+    "windows_amd64" = "sha256:d8cfaffbc7406de966598a9c20887bcb4ca5811216cc03f8e2765623386e61e7"
   }
   envelope = {
     env   = []

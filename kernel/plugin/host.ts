@@ -596,6 +596,10 @@ export class PluginHost implements AsyncDisposable {
       delete env.NO_COLOR;
       const noColor = target.kernelEnv["NO_COLOR"];
       if (noColor !== undefined) env.NO_COLOR = noColor;
+      // A terminal UI is one busy main thread: glibc's malloc arenas per
+      // thread (up to 8 per core) only keep freed memory resident. One
+      // arena measured 5 MB less RSS for builtin/tui (README, Terminal UI).
+      env.MALLOC_ARENA_MAX = "1";
       command = { ...command, env, terminal: true };
     }
     const cleanup = async () => {

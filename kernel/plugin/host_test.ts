@@ -234,6 +234,29 @@ Deno.test("a child that refuses the magic cookie exits before its handshake and 
   });
 });
 
+Deno.test("a frontend started on the terminal runs with one malloc arena (MALLOC_ARENA_MAX=1), and the same plugin started headless does not", async () => {
+  await withPluginDir(async (dir) => {
+    const launcher = new FakeLauncher((child) => child.exit(0));
+    await using host = new PluginHost({
+      env: { PATH: "/usr/bin:/bin" },
+      runtimeDir: join(dir, "run"),
+      cwd: dir,
+      launcher,
+    });
+    const frontend = manifest({ category: "frontend", terminal: true });
+    for (const terminal of [true, false]) {
+      await host.launch({
+        manifest: frontend,
+        entrypoint: join(dir, "plugin.sh"),
+        ...(terminal ? { terminal } : {}),
+      }).then(() => assert.fail("the launch should have failed"), () => {});
+    }
+    const [onTerminal, headless] = launcher.commands.map(unwrapSandbox);
+    assert.equal(onTerminal!.env.MALLOC_ARENA_MAX, "1");
+    assert.equal(headless!.env.MALLOC_ARENA_MAX, undefined);
+  });
+});
+
 Deno.test("what a child printed before exiting without a handshake line is quoted", async () => {
   await withPluginDir(async (dir) => {
     const launcher = new FakeLauncher((child) => {

@@ -89,6 +89,13 @@ export interface PluginContext {
    * {@linkcode ServeOptions.identity}'s name when the kernel sets none.
    */
   readonly name: string;
+  /**
+   * Resolves once the host has checked the plugin's health and opened its
+   * broker stream: the moment a plugin can start heavy work without
+   * delaying its own start (the terminal UI imports Ink and React then).
+   * Stays pending under a host that never opens the broker.
+   */
+  readonly hostConnected: Promise<void>;
 }
 
 /** Options for {@linkcode serve}. */
@@ -249,6 +256,7 @@ export async function serve(options: ServeOptions): Promise<PluginServer> {
   // start-up stays short.
   const announced = new Map<number, ConnInfo>();
   const callbackAnnounced = Promise.withResolvers<ConnInfo>();
+  const hostConnected = Promise.withResolvers<void>();
   let kernelClient: Promise<KernelClient> | undefined;
   // A host that asked for CALLBACK_ON_DEMAND_SERVICE in its health check
   // (before it opens the broker stream) opens the callback channel only
@@ -296,6 +304,7 @@ export async function serve(options: ServeOptions): Promise<PluginServer> {
       })(),
     log: undefined as unknown as PluginLogger,
     name: kernelAssignedName() ?? options.identity.name,
+    hostConnected: hostConnected.promise,
   };
   const floor = parseLogFloor(env(LOG_LEVEL_ENV));
   (context as { log: PluginLogger }).log = createPluginLogger(
@@ -366,6 +375,7 @@ export async function serve(options: ServeOptions): Promise<PluginServer> {
       // process dies abruptly (Deno's HTTP/2 stack can crash on a peer's
       // GOAWAY; see the README).
       removeSocket();
+      hostConnected.resolve();
       // What this plugin sends the host (a knock for the callback channel).
       const outgoing: BrokerMessage[] = [];
       let wake: (() => void) | undefined;

@@ -7,10 +7,11 @@
  * sandbox with only its declared grants. Ink draws on stderr.
  *
  * Configure checks that it has a terminal and starts the UI. Ink and
- * React load once the kernel has the plugin healthy and connected: the
- * kernel starts this plugin beside its other providers, so their import
- * overlaps the kernel's own start. When the operator exits, it detaches
- * and the process ends.
+ * React (production build) load once the kernel has the plugin healthy
+ * and its broker open: the kernel starts this plugin beside its other
+ * providers and configures it once they run, so their import overlaps
+ * the kernel's own start. When the
+ * operator exits, it detaches and the process ends.
  *
  * @module
  */
@@ -114,9 +115,22 @@ if (import.meta.main) {
   } catch {
     // not granted: Ink then draws without colours
   }
+  // React (and its reconciler, under Ink) picks its build from NODE_ENV
+  // when it is first required: without it, the development build, whose
+  // reconciler alone is 0.8 MB of source, with checks and warnings the
+  // screen cannot show. The TUI always runs the production build.
+  try {
+    Deno.env.set("NODE_ENV", "production");
+  } catch {
+    // not granted: the development build, slower but the same screens
+  }
   // Ink and React are the cost: loaded once the kernel has checked our
-  // health and announced its callback channel (so that they delay neither),
-  // while it still starts its other providers and then configures us.
+  // health and opened the broker (so that the import, which blocks this
+  // event loop for a while, cannot push the health check past the start
+  // timeout), while the kernel still starts its other providers and then
+  // configures us. Waiting for the callback channel instead left that
+  // window idle: the kernel announces it late, and the import then
+  // started at Configure, on the path to the prompt.
   let app: Promise<typeof import("./app.ts")> | undefined;
   const loadApp = () => {
     if (!app) {
@@ -176,6 +190,6 @@ if (import.meta.main) {
     ],
   });
   if (hasTerminal) {
-    server.context.kernel().then(loadApp, () => {}); // else at Configure
+    server.context.hostConnected.then(loadApp); // else at Configure
   }
 }

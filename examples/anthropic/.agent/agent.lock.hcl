@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "claude" {
   source      = "builtin/anthropic"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T12:05:01Z"
+  resolved_at = "2026-12-02T12:16:27Z"
   checksums = {
-    "darwin_amd64"  = "sha256:340839a0115836b699ca199977dc5c83a69a71e521342d108372bfdc0cd8104a"
-    "darwin_arm64"  = "sha256:340839a0115836b699ca199977dc5c83a69a71e521342d108372bfdc0cd8104a"
-    "linux_amd64"   = "sha256:340839a0115836b699ca199977dc5c83a69a71e521342d108372bfdc0cd8104a"
-    "linux_arm64"   = "sha256:340839a0115836b699ca199977dc5c83a69a71e521342d108372bfdc0cd8104a"
-    "windows_amd64" = "sha256:340839a0115836b699ca199977dc5c83a69a71e521342d108372bfdc0cd8104a"
+    "darwin_amd64"  = "sha256:ca61bb8b422e398c2f392c7add718dec76d5c18510752f56ff23836f710bde14"
+    "darwin_arm64"  = "sha256:ca61bb8b422e398c2f392c7add718dec76d5c18510752f56ff23836f710bde14"
+    "linux_amd64"   = "sha256:ca61bb8b422e398c2f392c7add718dec76d5c18510752f56ff23836f710bde14"
+    "linux_arm64"   = "sha256:ca61bb8b422e398c2f392c7add718dec76d5c18510752f56ff23836f710bde14"
+    "windows_amd64" = "sha256:ca61bb8b422e398c2f392c7add718dec76d5c18510752f56ff23836f710bde14"
   }
   envelope = {
     env   = []
@@ -59,13 +59,13 @@ provider "claude" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T12:05:01Z"
+  resolved_at = "2026-12-02T12:16:27Z"
   checksums = {
-    "darwin_amd64"  = "sha256:3326287651e46a5d8cada2a9626f575e21a0bfcbcb6390953195f171a73f0b8c"
-    "darwin_arm64"  = "sha256:3326287651e46a5d8cada2a9626f575e21a0bfcbcb6390953195f171a73f0b8c"
-    "linux_amd64"   = "sha256:3326287651e46a5d8cada2a9626f575e21a0bfcbcb6390953195f171a73f0b8c"
-    "linux_arm64"   = "sha256:3326287651e46a5d8cada2a9626f575e21a0bfcbcb6390953195f171a73f0b8c"
-    "windows_amd64" = "sha256:3326287651e46a5d8cada2a9626f575e21a0bfcbcb6390953195f171a73f0b8c"
+    "darwin_amd64"  = "sha256:4fc3e56f1260bfc18793b103456666960265e40271e3ac1fe3b51862c0ccd05d"
+    "darwin_arm64"  = "sha256:4fc3e56f1260bfc18793b103456666960265e40271e3ac1fe3b51862c0ccd05d"
+    "linux_amd64"   = "sha256:4fc3e56f1260bfc18793b103456666960265e40271e3ac1fe3b51862c0ccd05d"
+    "linux_arm64"   = "sha256:4fc3e56f1260bfc18793b103456666960265e40271e3ac1fe3b51862c0ccd05d"
+    "windows_amd64" = "sha256:4fc3e56f1260bfc18793b103456666960265e40271e3ac1fe3b51862c0ccd05d"
   }
   envelope = {
     env   = []

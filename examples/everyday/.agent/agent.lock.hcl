@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "ask" {
   source      = "builtin/user"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T11:25:15Z"
+  resolved_at = "2026-12-02T12:16:30Z"
   checksums = {
-    "darwin_amd64"  = "sha256:2a46916a07c50195c55c42f8cf784d5ad62964142dce0c9d7688c3fd1bcd24cf"
-    "darwin_arm64"  = "sha256:2a46916a07c50195c55c42f8cf784d5ad62964142dce0c9d7688c3fd1bcd24cf"
-    "linux_amd64"   = "sha256:2a46916a07c50195c55c42f8cf784d5ad62964142dce0c9d7688c3fd1bcd24cf"
-    "linux_arm64"   = "sha256:2a46916a07c50195c55c42f8cf784d5ad62964142dce0c9d7688c3fd1bcd24cf"
-    "windows_amd64" = "sha256:2a46916a07c50195c55c42f8cf784d5ad62964142dce0c9d7688c3fd1bcd24cf"
+    "darwin_amd64"  = "sha256:75bdc422f53d9db1388bcbea70ed2a7a1e6315d63838725a347b826ebf44f040"
+    "darwin_arm64"  = "sha256:75bdc422f53d9db1388bcbea70ed2a7a1e6315d63838725a347b826ebf44f040"
+    "linux_amd64"   = "sha256:75bdc422f53d9db1388bcbea70ed2a7a1e6315d63838725a347b826ebf44f040"
+    "linux_arm64"   = "sha256:75bdc422f53d9db1388bcbea70ed2a7a1e6315d63838725a347b826ebf44f040"
+    "windows_amd64" = "sha256:75bdc422f53d9db1388bcbea70ed2a7a1e6315d63838725a347b826ebf44f040"
   }
   envelope = {
     env   = []
@@ -34,13 +34,13 @@ provider "ask" {
 provider "docs" {
   source      = "builtin/agents-md"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T11:25:15Z"
+  resolved_at = "2026-12-02T12:16:30Z"
   checksums = {
-    "darwin_amd64"  = "sha256:37c38130da8b7a55a62b00fb5443638ef7e598d5c497f7175a4f8a57420f0ef1"
-    "darwin_arm64"  = "sha256:37c38130da8b7a55a62b00fb5443638ef7e598d5c497f7175a4f8a57420f0ef1"
-    "linux_amd64"   = "sha256:37c38130da8b7a55a62b00fb5443638ef7e598d5c497f7175a4f8a57420f0ef1"
-    "linux_arm64"   = "sha256:37c38130da8b7a55a62b00fb5443638ef7e598d5c497f7175a4f8a57420f0ef1"
-    "windows_amd64" = "sha256:37c38130da8b7a55a62b00fb5443638ef7e598d5c497f7175a4f8a57420f0ef1"
+    "darwin_amd64"  = "sha256:c039c385fbd9481302b03f0b0c7a562a490945bc4b60ae2aa81ced550dc38b2b"
+    "darwin_arm64"  = "sha256:c039c385fbd9481302b03f0b0c7a562a490945bc4b60ae2aa81ced550dc38b2b"
+    "linux_amd64"   = "sha256:c039c385fbd9481302b03f0b0c7a562a490945bc4b60ae2aa81ced550dc38b2b"
+    "linux_arm64"   = "sha256:c039c385fbd9481302b03f0b0c7a562a490945bc4b60ae2aa81ced550dc38b2b"
+    "windows_amd64" = "sha256:c039c385fbd9481302b03f0b0c7a562a490945bc4b60ae2aa81ced550dc38b2b"
   }
   envelope = {
     env   = []
@@ -79,13 +79,13 @@ provider "docs" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T11:25:15Z"
+  resolved_at = "2026-12-02T12:16:30Z"
   checksums = {
-    "darwin_amd64"  = "sha256:3326287651e46a5d8cada2a9626f575e21a0bfcbcb6390953195f171a73f0b8c"
-    "darwin_arm64"  = "sha256:3326287651e46a5d8cada2a9626f575e21a0bfcbcb6390953195f171a73f0b8c"
-    "linux_amd64"   = "sha256:3326287651e46a5d8cada2a9626f575e21a0bfcbcb6390953195f171a73f0b8c"
-    "linux_arm64"   = "sha256:3326287651e46a5d8cada2a9626f575e21a0bfcbcb6390953195f171a73f0b8c"
-    "windows_amd64" = "sha256:3326287651e46a5d8cada2a9626f575e21a0bfcbcb6390953195f171a73f0b8c"
+    "darwin_amd64"  = "sha256:4fc3e56f1260bfc18793b103456666960265e40271e3ac1fe3b51862c0ccd05d"
+    "darwin_arm64"  = "sha256:4fc3e56f1260bfc18793b103456666960265e40271e3ac1fe3b51862c0ccd05d"
+    "linux_amd64"   = "sha256:4fc3e56f1260bfc18793b103456666960265e40271e3ac1fe3b51862c0ccd05d"
+    "linux_arm64"   = "sha256:4fc3e56f1260bfc18793b103456666960265e40271e3ac1fe3b51862c0ccd05d"
+    "windows_amd64" = "sha256:4fc3e56f1260bfc18793b103456666960265e40271e3ac1fe3b51862c0ccd05d"
   }
   envelope = {
     env   = []
@@ -130,13 +130,13 @@ provider "fs" {
 provider "graph" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T11:25:15Z"
+  resolved_at = "2026-12-02T12:16:30Z"
   checksums = {
-    "darwin_amd64"  = "sha256:1fb68c9fd561d32dd9f0f5942dfe5a823da1529bd7d2fb21edd171a6672b121d"
-    "darwin_arm64"  = "sha256:1fb68c9fd561d32dd9f0f5942dfe5a823da1529bd7d2fb21edd171a6672b121d"
-    "linux_amd64"   = "sha256:1fb68c9fd561d32dd9f0f5942dfe5a823da1529bd7d2fb21edd171a6672b121d"
-    "linux_arm64"   = "sha256:1fb68c9fd561d32dd9f0f5942dfe5a823da1529bd7d2fb21edd171a6672b121d"
-    "windows_amd64" = "sha256:1fb68c9fd561d32dd9f0f5942dfe5a823da1529bd7d2fb21edd171a6672b121d"
+    "darwin_amd64"  = "sha256:a5592f45120259a6658b851b8e788e68aaea80f93c7d6c720b5a77552de09d46"
+    "darwin_arm64"  = "sha256:a5592f45120259a6658b851b8e788e68aaea80f93c7d6c720b5a77552de09d46"
+    "linux_amd64"   = "sha256:a5592f45120259a6658b851b8e788e68aaea80f93c7d6c720b5a77552de09d46"
+    "linux_arm64"   = "sha256:a5592f45120259a6658b851b8e788e68aaea80f93c7d6c720b5a77552de09d46"
+    "windows_amd64" = "sha256:a5592f45120259a6658b851b8e788e68aaea80f93c7d6c720b5a77552de09d46"
   }
   envelope = {
     env   = []
@@ -259,13 +259,13 @@ provider "graph" {
 provider "memory" {
   source      = "builtin/memory"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T11:25:15Z"
+  resolved_at = "2026-12-02T12:16:30Z"
   checksums = {
-    "darwin_amd64"  = "sha256:9b035d76b940b2b05a8eaa5cc2718d6dd9673ec58d9bd871caae698bbc244439"
-    "darwin_arm64"  = "sha256:9b035d76b940b2b05a8eaa5cc2718d6dd9673ec58d9bd871caae698bbc244439"
-    "linux_amd64"   = "sha256:9b035d76b940b2b05a8eaa5cc2718d6dd9673ec58d9bd871caae698bbc244439"
-    "linux_arm64"   = "sha256:9b035d76b940b2b05a8eaa5cc2718d6dd9673ec58d9bd871caae698bbc244439"
-    "windows_amd64" = "sha256:9b035d76b940b2b05a8eaa5cc2718d6dd9673ec58d9bd871caae698bbc244439"
+    "darwin_amd64"  = "sha256:87a0d8eea08bf2efffb0ff007622a9355afb8ef961ab10a13a69220572652fdb"
+    "darwin_arm64"  = "sha256:87a0d8eea08bf2efffb0ff007622a9355afb8ef961ab10a13a69220572652fdb"
+    "linux_amd64"   = "sha256:87a0d8eea08bf2efffb0ff007622a9355afb8ef961ab10a13a69220572652fdb"
+    "linux_arm64"   = "sha256:87a0d8eea08bf2efffb0ff007622a9355afb8ef961ab10a13a69220572652fdb"
+    "windows_amd64" = "sha256:87a0d8eea08bf2efffb0ff007622a9355afb8ef961ab10a13a69220572652fdb"
   }
   envelope = {
     env   = ["HOME", "XDG_DATA_HOME"]
@@ -338,13 +338,13 @@ provider "memory" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T11:25:15Z"
+  resolved_at = "2026-12-02T12:16:30Z"
   checksums = {
-    "darwin_amd64"  = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
-    "darwin_arm64"  = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
-    "linux_amd64"   = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
-    "linux_arm64"   = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
-    "windows_amd64" = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
+    "darwin_amd64"  = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
+    "darwin_arm64"  = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
+    "linux_amd64"   = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
+    "linux_arm64"   = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
+    "windows_amd64" = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
   }
   envelope = {
     env   = []
@@ -374,13 +374,13 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T11:25:15Z"
+  resolved_at = "2026-12-02T12:16:30Z"
   checksums = {
-    "darwin_amd64"  = "sha256:00add8b167323653609cc879bfbb8fda4102460de825cc5786af4e680d7ce4fc"
-    "darwin_arm64"  = "sha256:00add8b167323653609cc879bfbb8fda4102460de825cc5786af4e680d7ce4fc"
-    "linux_amd64"   = "sha256:00add8b167323653609cc879bfbb8fda4102460de825cc5786af4e680d7ce4fc"
-    "linux_arm64"   = "sha256:00add8b167323653609cc879bfbb8fda4102460de825cc5786af4e680d7ce4fc"
-    "windows_amd64" = "sha256:00add8b167323653609cc879bfbb8fda4102460de825cc5786af4e680d7ce4fc"
+    "darwin_amd64"  = "sha256:0dce8b1f8cc90ff3bdbc381c21823e2dc424cc445cf1bf467d79de7b619aa90c"
+    "darwin_arm64"  = "sha256:0dce8b1f8cc90ff3bdbc381c21823e2dc424cc445cf1bf467d79de7b619aa90c"
+    "linux_amd64"   = "sha256:0dce8b1f8cc90ff3bdbc381c21823e2dc424cc445cf1bf467d79de7b619aa90c"
+    "linux_arm64"   = "sha256:0dce8b1f8cc90ff3bdbc381c21823e2dc424cc445cf1bf467d79de7b619aa90c"
+    "windows_amd64" = "sha256:0dce8b1f8cc90ff3bdbc381c21823e2dc424cc445cf1bf467d79de7b619aa90c"
   }
   envelope = {
     env   = []
@@ -415,13 +415,13 @@ provider "search" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T11:25:15Z"
+  resolved_at = "2026-12-02T12:16:30Z"
   checksums = {
-    "darwin_amd64"  = "sha256:ae3734f5acac9d58471e502ed72fe56b5f5c4a045047ffee8b6b21ba562292e2"
-    "darwin_arm64"  = "sha256:ae3734f5acac9d58471e502ed72fe56b5f5c4a045047ffee8b6b21ba562292e2"
-    "linux_amd64"   = "sha256:ae3734f5acac9d58471e502ed72fe56b5f5c4a045047ffee8b6b21ba562292e2"
-    "linux_arm64"   = "sha256:ae3734f5acac9d58471e502ed72fe56b5f5c4a045047ffee8b6b21ba562292e2"
-    "windows_amd64" = "sha256:ae3734f5acac9d58471e502ed72fe56b5f5c4a045047ffee8b6b21ba562292e2"
+    "darwin_amd64"  = "sha256:582063ae8da14100346eb4625edfa56a324f099b4ebd957d8e3a5406d6407866"
+    "darwin_arm64"  = "sha256:582063ae8da14100346eb4625edfa56a324f099b4ebd957d8e3a5406d6407866"
+    "linux_amd64"   = "sha256:582063ae8da14100346eb4625edfa56a324f099b4ebd957d8e3a5406d6407866"
+    "linux_arm64"   = "sha256:582063ae8da14100346eb4625edfa56a324f099b4ebd957d8e3a5406d6407866"
+    "windows_amd64" = "sha256:582063ae8da14100346eb4625edfa56a324f099b4ebd957d8e3a5406d6407866"
   }
   envelope = {
     env   = []
@@ -493,13 +493,13 @@ provider "sh" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T11:25:15Z"
+  resolved_at = "2026-12-02T12:16:30Z"
   checksums = {
-    "darwin_amd64"  = "sha256:8bb0d6430446004f6daeb3ba9f9bf17345a29bb991fd08fc26a90368aec7cd9a"
-    "darwin_arm64"  = "sha256:8bb0d6430446004f6daeb3ba9f9bf17345a29bb991fd08fc26a90368aec7cd9a"
-    "linux_amd64"   = "sha256:8bb0d6430446004f6daeb3ba9f9bf17345a29bb991fd08fc26a90368aec7cd9a"
-    "linux_arm64"   = "sha256:8bb0d6430446004f6daeb3ba9f9bf17345a29bb991fd08fc26a90368aec7cd9a"
-    "windows_amd64" = "sha256:8bb0d6430446004f6daeb3ba9f9bf17345a29bb991fd08fc26a90368aec7cd9a"
+    "darwin_amd64"  = "sha256:8f8f515b0a3530b50e38b27fb008e8817863d57e2964897b36bbf8f64560edf7"
+    "darwin_arm64"  = "sha256:8f8f515b0a3530b50e38b27fb008e8817863d57e2964897b36bbf8f64560edf7"
+    "linux_amd64"   = "sha256:8f8f515b0a3530b50e38b27fb008e8817863d57e2964897b36bbf8f64560edf7"
+    "linux_arm64"   = "sha256:8f8f515b0a3530b50e38b27fb008e8817863d57e2964897b36bbf8f64560edf7"
+    "windows_amd64" = "sha256:8f8f515b0a3530b50e38b27fb008e8817863d57e2964897b36bbf8f64560edf7"
   }
   envelope = {
     env   = []
@@ -531,13 +531,13 @@ provider "tasks" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T11:25:15Z"
+  resolved_at = "2026-12-02T12:16:30Z"
   checksums = {
-    "darwin_amd64"  = "sha256:878bbff1422b8142a0635dc6ab98c9b39291b73756ae891cfa9b0b551b0b5caa"
-    "darwin_arm64"  = "sha256:878bbff1422b8142a0635dc6ab98c9b39291b73756ae891cfa9b0b551b0b5caa"
-    "linux_amd64"   = "sha256:878bbff1422b8142a0635dc6ab98c9b39291b73756ae891cfa9b0b551b0b5caa"
-    "linux_arm64"   = "sha256:878bbff1422b8142a0635dc6ab98c9b39291b73756ae891cfa9b0b551b0b5caa"
-    "windows_amd64" = "sha256:878bbff1422b8142a0635dc6ab98c9b39291b73756ae891cfa9b0b551b0b5caa"
+    "darwin_amd64"  = "sha256:166b0c14b4212e1fcf1476b5f5d2d73d103aa5542011117ee8ec518434480697"
+    "darwin_arm64"  = "sha256:166b0c14b4212e1fcf1476b5f5d2d73d103aa5542011117ee8ec518434480697"
+    "linux_amd64"   = "sha256:166b0c14b4212e1fcf1476b5f5d2d73d103aa5542011117ee8ec518434480697"
+    "linux_arm64"   = "sha256:166b0c14b4212e1fcf1476b5f5d2d73d103aa5542011117ee8ec518434480697"
+    "windows_amd64" = "sha256:166b0c14b4212e1fcf1476b5f5d2d73d103aa5542011117ee8ec518434480697"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T11:25:19Z"
+  resolved_at = "2026-12-02T12:16:41Z"
   checksums = {
-    "darwin_amd64"  = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
-    "darwin_arm64"  = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
-    "linux_amd64"   = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
-    "linux_arm64"   = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
-    "windows_amd64" = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
+    "darwin_amd64"  = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
+    "darwin_arm64"  = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
+    "linux_amd64"   = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
+    "linux_arm64"   = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
+    "windows_amd64" = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T11:25:19Z"
+  resolved_at = "2026-12-02T12:16:41Z"
   checksums = {
-    "darwin_amd64"  = "sha256:ae3734f5acac9d58471e502ed72fe56b5f5c4a045047ffee8b6b21ba562292e2"
-    "darwin_arm64"  = "sha256:ae3734f5acac9d58471e502ed72fe56b5f5c4a045047ffee8b6b21ba562292e2"
-    "linux_amd64"   = "sha256:ae3734f5acac9d58471e502ed72fe56b5f5c4a045047ffee8b6b21ba562292e2"
-    "linux_arm64"   = "sha256:ae3734f5acac9d58471e502ed72fe56b5f5c4a045047ffee8b6b21ba562292e2"
-    "windows_amd64" = "sha256:ae3734f5acac9d58471e502ed72fe56b5f5c4a045047ffee8b6b21ba562292e2"
+    "darwin_amd64"  = "sha256:582063ae8da14100346eb4625edfa56a324f099b4ebd957d8e3a5406d6407866"
+    "darwin_arm64"  = "sha256:582063ae8da14100346eb4625edfa56a324f099b4ebd957d8e3a5406d6407866"
+    "linux_amd64"   = "sha256:582063ae8da14100346eb4625edfa56a324f099b4ebd957d8e3a5406d6407866"
+    "linux_arm64"   = "sha256:582063ae8da14100346eb4625edfa56a324f099b4ebd957d8e3a5406d6407866"
+    "windows_amd64" = "sha256:582063ae8da14100346eb4625edfa56a324f099b4ebd957d8e3a5406d6407866"
   }
   envelope = {
     env   = []

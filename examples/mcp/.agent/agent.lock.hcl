@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "files" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T11:25:23Z"
+  resolved_at = "2026-12-02T12:16:41Z"
   checksums = {
-    "darwin_amd64"  = "sha256:1fb68c9fd561d32dd9f0f5942dfe5a823da1529bd7d2fb21edd171a6672b121d"
-    "darwin_arm64"  = "sha256:1fb68c9fd561d32dd9f0f5942dfe5a823da1529bd7d2fb21edd171a6672b121d"
-    "linux_amd64"   = "sha256:1fb68c9fd561d32dd9f0f5942dfe5a823da1529bd7d2fb21edd171a6672b121d"
-    "linux_arm64"   = "sha256:1fb68c9fd561d32dd9f0f5942dfe5a823da1529bd7d2fb21edd171a6672b121d"
-    "windows_amd64" = "sha256:1fb68c9fd561d32dd9f0f5942dfe5a823da1529bd7d2fb21edd171a6672b121d"
+    "darwin_amd64"  = "sha256:a5592f45120259a6658b851b8e788e68aaea80f93c7d6c720b5a77552de09d46"
+    "darwin_arm64"  = "sha256:a5592f45120259a6658b851b8e788e68aaea80f93c7d6c720b5a77552de09d46"
+    "linux_amd64"   = "sha256:a5592f45120259a6658b851b8e788e68aaea80f93c7d6c720b5a77552de09d46"
+    "linux_arm64"   = "sha256:a5592f45120259a6658b851b8e788e68aaea80f93c7d6c720b5a77552de09d46"
+    "windows_amd64" = "sha256:a5592f45120259a6658b851b8e788e68aaea80f93c7d6c720b5a77552de09d46"
   }
   envelope = {
     env   = []
@@ -135,13 +135,13 @@ provider "files" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T11:25:23Z"
+  resolved_at = "2026-12-02T12:16:41Z"
   checksums = {
-    "darwin_amd64"  = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
-    "darwin_arm64"  = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
-    "linux_amd64"   = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
-    "linux_arm64"   = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
-    "windows_amd64" = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
+    "darwin_amd64"  = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
+    "darwin_arm64"  = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
+    "linux_amd64"   = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
+    "linux_arm64"   = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
+    "windows_amd64" = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
   }
   envelope = {
     env   = []

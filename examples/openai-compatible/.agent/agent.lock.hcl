@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T12:06:21Z"
+  resolved_at = "2026-12-02T12:16:45Z"
   checksums = {
-    "darwin_amd64"  = "sha256:3326287651e46a5d8cada2a9626f575e21a0bfcbcb6390953195f171a73f0b8c"
-    "darwin_arm64"  = "sha256:3326287651e46a5d8cada2a9626f575e21a0bfcbcb6390953195f171a73f0b8c"
-    "linux_amd64"   = "sha256:3326287651e46a5d8cada2a9626f575e21a0bfcbcb6390953195f171a73f0b8c"
-    "linux_arm64"   = "sha256:3326287651e46a5d8cada2a9626f575e21a0bfcbcb6390953195f171a73f0b8c"
-    "windows_amd64" = "sha256:3326287651e46a5d8cada2a9626f575e21a0bfcbcb6390953195f171a73f0b8c"
+    "darwin_amd64"  = "sha256:4fc3e56f1260bfc18793b103456666960265e40271e3ac1fe3b51862c0ccd05d"
+    "darwin_arm64"  = "sha256:4fc3e56f1260bfc18793b103456666960265e40271e3ac1fe3b51862c0ccd05d"
+    "linux_amd64"   = "sha256:4fc3e56f1260bfc18793b103456666960265e40271e3ac1fe3b51862c0ccd05d"
+    "linux_arm64"   = "sha256:4fc3e56f1260bfc18793b103456666960265e40271e3ac1fe3b51862c0ccd05d"
+    "windows_amd64" = "sha256:4fc3e56f1260bfc18793b103456666960265e40271e3ac1fe3b51862c0ccd05d"
   }
   envelope = {
     env   = []
@@ -57,13 +57,13 @@ provider "fs" {
 provider "local" {
   source      = "builtin/openai"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T12:06:21Z"
+  resolved_at = "2026-12-02T12:16:45Z"
   checksums = {
-    "darwin_amd64"  = "sha256:f20192b405bb74d2c242029ca17e73b5a1ac8f311bdf996d62620f32f03cef2c"
-    "darwin_arm64"  = "sha256:f20192b405bb74d2c242029ca17e73b5a1ac8f311bdf996d62620f32f03cef2c"
-    "linux_amd64"   = "sha256:f20192b405bb74d2c242029ca17e73b5a1ac8f311bdf996d62620f32f03cef2c"
-    "linux_arm64"   = "sha256:f20192b405bb74d2c242029ca17e73b5a1ac8f311bdf996d62620f32f03cef2c"
-    "windows_amd64" = "sha256:f20192b405bb74d2c242029ca17e73b5a1ac8f311bdf996d62620f32f03cef2c"
+    "darwin_amd64"  = "sha256:8bc8eeff4b249f77203972b285751cf1c705c7d4c6d5b45b23feb783bb6bc294"
+    "darwin_arm64"  = "sha256:8bc8eeff4b249f77203972b285751cf1c705c7d4c6d5b45b23feb783bb6bc294"
+    "linux_amd64"   = "sha256:8bc8eeff4b249f77203972b285751cf1c705c7d4c6d5b45b23feb783bb6bc294"
+    "linux_arm64"   = "sha256:8bc8eeff4b249f77203972b285751cf1c705c7d4c6d5b45b23feb783bb6bc294"
+    "windows_amd64" = "sha256:8bc8eeff4b249f77203972b285751cf1c705c7d4c6d5b45b23feb783bb6bc294"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T11:25:34Z"
+  resolved_at = "2026-12-02T12:16:46Z"
   checksums = {
-    "darwin_amd64"  = "sha256:3326287651e46a5d8cada2a9626f575e21a0bfcbcb6390953195f171a73f0b8c"
-    "darwin_arm64"  = "sha256:3326287651e46a5d8cada2a9626f575e21a0bfcbcb6390953195f171a73f0b8c"
-    "linux_amd64"   = "sha256:3326287651e46a5d8cada2a9626f575e21a0bfcbcb6390953195f171a73f0b8c"
-    "linux_arm64"   = "sha256:3326287651e46a5d8cada2a9626f575e21a0bfcbcb6390953195f171a73f0b8c"
-    "windows_amd64" = "sha256:3326287651e46a5d8cada2a9626f575e21a0bfcbcb6390953195f171a73f0b8c"
+    "darwin_amd64"  = "sha256:4fc3e56f1260bfc18793b103456666960265e40271e3ac1fe3b51862c0ccd05d"
+    "darwin_arm64"  = "sha256:4fc3e56f1260bfc18793b103456666960265e40271e3ac1fe3b51862c0ccd05d"
+    "linux_amd64"   = "sha256:4fc3e56f1260bfc18793b103456666960265e40271e3ac1fe3b51862c0ccd05d"
+    "linux_arm64"   = "sha256:4fc3e56f1260bfc18793b103456666960265e40271e3ac1fe3b51862c0ccd05d"
+    "windows_amd64" = "sha256:4fc3e56f1260bfc18793b103456666960265e40271e3ac1fe3b51862c0ccd05d"
   }
   envelope = {
     env   = []
@@ -57,13 +57,13 @@ provider "fs" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T11:25:34Z"
+  resolved_at = "2026-12-02T12:16:46Z"
   checksums = {
-    "darwin_amd64"  = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
-    "darwin_arm64"  = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
-    "linux_amd64"   = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
-    "linux_arm64"   = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
-    "windows_amd64" = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
+    "darwin_amd64"  = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
+    "darwin_arm64"  = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
+    "linux_amd64"   = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
+    "linux_arm64"   = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
+    "windows_amd64" = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T11:25:42Z"
+  resolved_at = "2026-12-02T12:16:47Z"
   checksums = {
-    "darwin_amd64"  = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
-    "darwin_arm64"  = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
-    "linux_amd64"   = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
-    "linux_arm64"   = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
-    "windows_amd64" = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
+    "darwin_amd64"  = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
+    "darwin_arm64"  = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
+    "linux_amd64"   = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
+    "linux_arm64"   = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
+    "windows_amd64" = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T11:25:42Z"
+  resolved_at = "2026-12-02T12:16:47Z"
   checksums = {
-    "darwin_amd64"  = "sha256:8bb0d6430446004f6daeb3ba9f9bf17345a29bb991fd08fc26a90368aec7cd9a"
-    "darwin_arm64"  = "sha256:8bb0d6430446004f6daeb3ba9f9bf17345a29bb991fd08fc26a90368aec7cd9a"
-    "linux_amd64"   = "sha256:8bb0d6430446004f6daeb3ba9f9bf17345a29bb991fd08fc26a90368aec7cd9a"
-    "linux_arm64"   = "sha256:8bb0d6430446004f6daeb3ba9f9bf17345a29bb991fd08fc26a90368aec7cd9a"
-    "windows_amd64" = "sha256:8bb0d6430446004f6daeb3ba9f9bf17345a29bb991fd08fc26a90368aec7cd9a"
+    "darwin_amd64"  = "sha256:8f8f515b0a3530b50e38b27fb008e8817863d57e2964897b36bbf8f64560edf7"
+    "darwin_arm64"  = "sha256:8f8f515b0a3530b50e38b27fb008e8817863d57e2964897b36bbf8f64560edf7"
+    "linux_amd64"   = "sha256:8f8f515b0a3530b50e38b27fb008e8817863d57e2964897b36bbf8f64560edf7"
+    "linux_arm64"   = "sha256:8f8f515b0a3530b50e38b27fb008e8817863d57e2964897b36bbf8f64560edf7"
+    "windows_amd64" = "sha256:8f8f515b0a3530b50e38b27fb008e8817863d57e2964897b36bbf8f64560edf7"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T11:25:46Z"
+  resolved_at = "2026-12-02T12:16:47Z"
   checksums = {
-    "darwin_amd64"  = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
-    "darwin_arm64"  = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
-    "linux_amd64"   = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
-    "linux_arm64"   = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
-    "windows_amd64" = "sha256:e403206e6471b01cd606388235cd16f588cdcaed3e10fc15a2fd8030c6895a17"
+    "darwin_amd64"  = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
+    "darwin_arm64"  = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
+    "linux_amd64"   = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
+    "linux_arm64"   = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
+    "windows_amd64" = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T11:25:46Z"
+  resolved_at = "2026-12-02T12:16:47Z"
   checksums = {
-    "darwin_amd64"  = "sha256:878bbff1422b8142a0635dc6ab98c9b39291b73756ae891cfa9b0b551b0b5caa"
-    "darwin_arm64"  = "sha256:878bbff1422b8142a0635dc6ab98c9b39291b73756ae891cfa9b0b551b0b5caa"
-    "linux_amd64"   = "sha256:878bbff1422b8142a0635dc6ab98c9b39291b73756ae891cfa9b0b551b0b5caa"
-    "linux_arm64"   = "sha256:878bbff1422b8142a0635dc6ab98c9b39291b73756ae891cfa9b0b551b0b5caa"
-    "windows_amd64" = "sha256:878bbff1422b8142a0635dc6ab98c9b39291b73756ae891cfa9b0b551b0b5caa"
+    "darwin_amd64"  = "sha256:166b0c14b4212e1fcf1476b5f5d2d73d103aa5542011117ee8ec518434480697"
+    "darwin_arm64"  = "sha256:166b0c14b4212e1fcf1476b5f5d2d73d103aa5542011117ee8ec518434480697"
+    "linux_amd64"   = "sha256:166b0c14b4212e1fcf1476b5f5d2d73d103aa5542011117ee8ec518434480697"
+    "linux_arm64"   = "sha256:166b0c14b4212e1fcf1476b5f5d2d73d103aa5542011117ee8ec518434480697"
+    "windows_amd64" = "sha256:166b0c14b4212e1fcf1476b5f5d2d73d103aa5542011117ee8ec518434480697"
   }
   envelope = {
     env   = []
