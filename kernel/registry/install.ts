@@ -29,6 +29,7 @@ import {
 } from "../../config/version_constraint.ts";
 import { ArchiveError, type ArchiveFile, readArchive } from "./archive.ts";
 import { checkDenoBundleGraph } from "./bundle_check.ts";
+import { warmForgeCodeCache } from "./_code_cache.ts";
 import {
   ForgeClient,
   ForgeError,
@@ -664,6 +665,9 @@ export async function installForgePlugin(
         await checkDenoBundleGraph(join(tmp, "plugin"), deno, label);
       }
       await Deno.rename(tmp, entry);
+      if (deno !== undefined) {
+        await warmForgeCodeCache(join(entry, "plugin", deno), env);
+      }
     } catch (err) {
       await Deno.remove(tmp, { recursive: true }).catch(() => {});
       if (err instanceof ForgeError) throw err;
