@@ -569,9 +569,26 @@ async function implicitFrontend(
     write: [...caps.write],
     net: [...caps.net],
   }, { version: found.manifest.version, runtime: found.manifest.runtime });
+  // An implicit frontend has no lock entry: its bundle is keyed on the
+  // checksum this package records for it (a build checks the files against
+  // it, so a checkout edited since runs from its module graph).
+  const checksum = builtins!.checksum(name);
+  const manifestUrl = builtins!.manifestUrl(name);
   return {
     provider,
-    found: { manifest: found.manifest, entrypoint: found.entrypoint },
+    found: {
+      manifest: found.manifest,
+      entrypoint: found.entrypoint,
+      ...(checksum !== undefined && manifestUrl.protocol === "file:"
+        ? {
+          bundle: {
+            name,
+            checksum,
+            manifestPath: fileURLToPath(manifestUrl),
+          },
+        }
+        : {}),
+    },
   };
 }
 

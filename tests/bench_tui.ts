@@ -155,7 +155,10 @@ function tuiPid(): number {
     try {
       const cmd = Deno.readTextFileSync(`/proc/${e.name}/cmdline`).split("\0");
       if (
-        cmd[0]?.endsWith("deno") && cmd.at(-2)?.endsWith("plugins/tui/main.ts")
+        cmd[0]?.endsWith("deno") &&
+        // its module graph, or its bundle in the Deno cache
+        /(plugins\/tui\/main\.ts|agent-bundles\/v\d+\/tui\/[^/]+\/main\.js)$/
+          .test(cmd.at(-2) ?? "")
       ) {
         return Number(e.name);
       }

@@ -253,11 +253,42 @@ Deno.test("a builtin runs from its module graph until its bundle is built, then 
         );
       },
     );
+
+    await t.step(
+      "a build lock whose process is gone is taken over; one held by a live process is honoured",
+      async () => {
+        await Deno.remove(`${dir}.failed`).catch(() => {});
+        await Deno.remove(dir, { recursive: true }).catch(() => {});
+        const gone = new Deno.Command("true").spawn();
+        await gone.status;
+        await Deno.writeTextFile(`${dir}.lock`, `${gone.pid}\n`);
+        const built = await bundles.build(source);
+        assert.ok(built, "the dead builder's lock did not block the build");
+        assert.equal(await exists(`${dir}.lock`), false);
+        await Deno.remove(dir, { recursive: true });
+        await Deno.writeTextFile(`${dir}.lock`, `${Deno.pid}\n`);
+        try {
+          assert.equal(await bundles.build(source), undefined);
+        } finally {
+          await Deno.remove(`${dir}.lock`);
+        }
+        await restore();
+      },
+    );
   } finally {
     await Deno.remove(root, { recursive: true });
     await Deno.remove(work, { recursive: true });
   }
 });
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 async function copyDir(from: string, to: string): Promise<void> {
   await Deno.mkdir(to, { recursive: true });

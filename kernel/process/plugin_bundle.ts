@@ -5,7 +5,7 @@
  * started instead of the module graph. A bundled plugin starts with about a
  * quarter less CPU and 7 MiB less memory (README, "Benchmarks").
  *
- * **Where.** `<DENO_DIR>/agent-bundles/v1/<name>/<key>/`, where `<key>`
+ * **Where.** `<DENO_DIR>/agent-bundles/v2/<name>/<key>/`, where `<key>`
  * digests the plugin's lock-file checksum (its manifest and every module
  * of its graph, as `agent lock` records it) and the Deno version. The
  * entry lives in the Deno cache because it is made of it (the npm packages
@@ -44,6 +44,13 @@ import { denoRuntimeEnv } from "../../contract/runtime_env.ts";
 import { denoCacheDir, denoNpmRegistry } from "./_module_cache.ts";
 import { PLUGIN_V8_FLAGS } from "./_v8_flags.ts";
 
+/**
+ * Packages left out of every bundle: optional imports that no builtin
+ * installs. Ink loads `react-devtools-core` only with `DEV=true`, after
+ * checking that it resolves; esbuild would refuse the whole bundle of
+ * builtin/tui for it.
+ */
+const BUNDLE_EXTERNALS: readonly string[] = ["react-devtools-core"];
 /** The format of `bundle.json`. */
 const RECORD_FORMAT = 1;
 /** The record's file name inside an entry. */
@@ -91,7 +98,7 @@ export interface PluginBundlesOptions {
   readonly denoDir: string;
   /**
    * The folder the entries live under.
-   * @default {`<denoDir>/agent-bundles/v1`}
+   * @default {`<denoDir>/agent-bundles/v2`}
    */
   readonly root?: string;
   /**
@@ -178,7 +185,7 @@ export class PluginBundles {
   /** The folder every entry lives under. */
   get root(): string {
     return this.#options.root ??
-      join(this.#options.denoDir, "agent-bundles", "v1");
+      join(this.#options.denoDir, "agent-bundles", "v2");
   }
 
   /**
@@ -353,6 +360,7 @@ export class PluginBundles {
       "--platform",
       "deno",
       "--code-splitting",
+      ...BUNDLE_EXTERNALS.flatMap((name) => ["--external", name]),
       ...(config ? ["--config", config] : ["--no-config"]),
       "--outdir",
       out,
@@ -442,11 +450,30 @@ async function takeLock(path: string): Promise<boolean> {
       if (!(err instanceof Deno.errors.AlreadyExists)) return false;
       const st = await Deno.stat(path).catch(() => undefined);
       const age = Date.now() - (st?.mtime?.getTime() ?? Date.now());
-      if (age < STALE_LOCK_MS) return false;
+      if (age < STALE_LOCK_MS && await holderAlive(path)) return false;
       await Deno.remove(path).catch(() => {});
     }
   }
   return false;
+}
+
+/**
+ * Whether the process that wrote a build lock may still be running: false
+ * only when the lock names a process id that no longer exists on this
+ * machine (a kernel killed mid-build), so its lock is not honoured for
+ * {@linkcode STALE_LOCK_MS}.
+ */
+async function holderAlive(path: string): Promise<boolean> {
+  const pid = Number((await Deno.readTextFile(path).catch(() => "")).trim());
+  if (!Number.isInteger(pid) || pid <= 0 || Deno.build.os !== "linux") {
+    return true;
+  }
+  try {
+    await Deno.stat(`/proc/${pid}`);
+    return true;
+  } catch (err) {
+    return !(err instanceof Deno.errors.NotFound);
+  }
 }
 
 /** The record of a freshly built bundle in `dir`. */
