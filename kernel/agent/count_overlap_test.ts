@@ -1,7 +1,8 @@
 // The history count of a turn overlaps the model call when nothing in the
-// assembly reads it (no context chain, no forced compaction): a provider
-// whose CountTokens is a network round trip (anthropic's count_tokens)
-// no longer delays the request. The fill is still reported, exactly, and
+// assembly reads it (no context chain, no forced compaction): it starts
+// once the answer streams, so neither a provider whose CountTokens is a
+// network round trip (anthropic's count_tokens) nor one that counts in its
+// own process (openai's tokenizer) delays the request. The fill is still reported, exactly, and
 // a band crossing still reaches the model within the same turn.
 import assert from "node:assert/strict";
 import type {
@@ -31,7 +32,9 @@ import type { SessionSpec } from "./session_spec.ts";
  */
 class LateCountModel extends FakeModel {
   readonly order: string[] = [];
-  #started = Promise.withResolvers<void>();
+  #requests = 0;
+  #counts = 0;
+  #requested = Promise.withResolvers<void>();
 
   constructor(script: ScriptedTurn[], contextWindow: bigint) {
     super("llm", script, { specs: [modelSpec("m1", { contextWindow })] });
@@ -40,14 +43,16 @@ class LateCountModel extends FakeModel {
   countTokens(request: CountTokensRequest): Promise<number> {
     this.order.push("count");
     const words = request.messages.length * 1000;
+    // The n-th count answers once the n-th request has been made.
+    const nth = ++this.#counts;
+    const ready = async (): Promise<void> => {
+      while (this.#requests < nth) await this.#requested.promise;
+    };
     let timer: ReturnType<typeof setTimeout> | undefined;
     const guard = new Promise<number>((resolve) => {
       timer = setTimeout(() => resolve(-1), 10_000);
     });
-    return Promise.race([
-      this.#started.promise.then(() => words),
-      guard,
-    ]).finally(() => {
+    return Promise.race([ready().then(() => words), guard]).finally(() => {
       clearTimeout(timer);
     });
   }
@@ -57,8 +62,9 @@ class LateCountModel extends FakeModel {
     options?: EndpointCallOptions,
   ): AsyncGenerator<StreamEvent> {
     this.order.push("request");
-    this.#started.resolve();
-    this.#started = Promise.withResolvers<void>();
+    this.#requests++;
+    this.#requested.resolve();
+    this.#requested = Promise.withResolvers<void>();
     yield* super.streamCompletion(request, options);
   }
 }
@@ -92,11 +98,13 @@ Deno.test("a turn's history count overlaps the model request when no context cha
   }, { prompt: "go" }));
   assert.equal(result.status, "completed");
   assert.equal(result.finalText, "done");
+  // Each count starts once the answer streams: the request goes first, so
+  // a provider that counts in its own process never holds it back.
   assert.deepEqual(model.order, [
-    "count",
     "request",
     "count",
     "request",
+    "count",
   ]);
   const usage = events.flatMap((e) => e.type === "context_usage" ? [e] : []);
   assert.ok(usage.length > 0, "the fill was reported");

@@ -145,6 +145,8 @@ export interface ModelRouterOptions {
 
 /** Callbacks of one {@linkcode ModelRouter.complete} call. */
 export interface CompleteHooks {
+  /** A stream event of an attempt arrived (the answer is streaming). */
+  onEvent?(): void;
   /** A text delta arrived. */
   onTextDelta?(text: string): void;
   /** A thinking delta arrived. */
@@ -490,6 +492,7 @@ export class ModelRouter {
         if (r.done) break;
         const e = r.value.event;
         acc.push(r.value);
+        hooks.onEvent?.();
         if (e.case === "textDelta") hooks.onTextDelta?.(e.value.text);
         else if (e.case === "thinkingDelta") {
           hooks.onThinkingDelta?.(e.value.text);

@@ -309,10 +309,17 @@ export class TurnDriver {
     });
     let response: ModelResponse;
     try {
-      response = await this.#callModel(request, model, turnId, signal);
+      response = await this.#callModel(
+        request,
+        model,
+        turnId,
+        signal,
+        assembled.streaming,
+      );
     } finally {
       // A count that overlapped the call reports the fill now, before the
       // response is acted on (a band crossing still reaches this round).
+      assembled.streaming?.();
       await assembled.usage?.catch(() => {});
     }
     const message = response.message;
@@ -429,7 +436,9 @@ export class TurnDriver {
     turnId: string,
     signal: AbortSignal,
     overlap = false,
-  ): Promise<ContextAssembly & { usage?: Promise<void> }> {
+  ): Promise<
+    ContextAssembly & { usage?: Promise<void>; streaming?: () => void }
+  > {
     const core = this.#core;
     const spec = core.spec;
     const { choice } = model;
@@ -437,11 +446,15 @@ export class TurnDriver {
     const forced = this.#forced;
     this.#forced = [];
     const target = { provider: choice.model.provider, id: choice.model.id };
-    const counting = this.#historyTokens.count(core.deps.models, {
-      provider: target.provider,
-      modelId: target.id,
-      messages: core.history,
-    }, signal);
+    const countHistory = (messages: readonly Message[]) =>
+      this.#historyTokens.count(core.deps.models, {
+        provider: target.provider,
+        modelId: target.id,
+        messages,
+      }, signal);
+    const overlapping = overlap && assembler === passThroughAssembler &&
+      forced.length === 0;
+    const counting = overlapping ? undefined : countHistory(core.history);
     // What every assembly of this round is told besides the history.
     const request = {
       budgetTokens: model.budgetTokens,
@@ -457,28 +470,36 @@ export class TurnDriver {
       filesTouched: [...core.filesTouched],
       signal,
     };
-    if (overlap && assembler === passThroughAssembler && forced.length === 0) {
+    if (overlapping) {
       const assembled = await assembler.assemble({
         history: core.history,
         ...request,
       });
-      const usage = counting.then((before) => {
-        this.#band = reportUsage(core, {
-          turnId,
-          used: before.count +
-            assembled.sections.reduce((n, s) => n + sectionTokens(s), 0),
-          window: Number(choice.spec.contextWindow),
-          exact: before.exact,
-          last: this.#band,
-        });
-      });
+      // The count starts once the model's answer streams (or the call has
+      // ended): a provider that counts in its own process (openai's
+      // tokenizer, whose first count loads its tables) would otherwise
+      // handle the count before the request and hold the request back.
+      const history = [...core.history];
+      const streaming = Promise.withResolvers<void>();
+      const usage = streaming.promise.then(() => countHistory(history)).then(
+        (before) => {
+          this.#band = reportUsage(core, {
+            turnId,
+            used: before.count +
+              assembled.sections.reduce((n, s) => n + sectionTokens(s), 0),
+            window: Number(choice.spec.contextWindow),
+            exact: before.exact,
+            last: this.#band,
+          });
+        },
+      );
       // Settled after the call; a turn that fails first must not leave it
       // unhandled (a rejection here is only a cancelled count).
       usage.catch(() => {});
       this.#emitAssembled(assembled, turnId);
-      return { ...assembled, usage };
+      return { ...assembled, usage, streaming: () => streaming.resolve() };
     }
-    const before = await counting.catch((err) => {
+    const before = await counting!.catch((err) => {
       for (const d of forced) d.reject(err);
       throw err;
     });
@@ -587,6 +608,7 @@ export class TurnDriver {
     model: TurnModel,
     turnId: string,
     signal: AbortSignal,
+    onStreaming?: () => void,
   ): Promise<ModelResponse> {
     const core = this.#core;
     const { choice } = model;
@@ -612,6 +634,7 @@ export class TurnDriver {
         : {}),
       ...traceHeaders(modelSpan),
     }, {
+      ...(onStreaming ? { onEvent: onStreaming } : {}),
       onTextDelta: live
         ? (text) => {
           const shown = live.push(text);
