@@ -42,7 +42,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { denoRuntimeEnv } from "../../contract/runtime_env.ts";
 import { denoCacheDir, denoNpmRegistry } from "./_module_cache.ts";
-import { PLUGIN_V8_FLAGS } from "./_v8_flags.ts";
+import { warmUpArgs, warmUpModule } from "./_compile_only.ts";
 
 /**
  * Packages left out of every bundle: optional imports that no builtin
@@ -398,31 +398,24 @@ export class PluginBundles {
    * Compiles every module of the entry once in a process with the plugins'
    * V8 flags and no permission at all, so that V8's code cache for them
    * is written to the Deno cache (the plugins, which cannot write it, then
-   * read it). The modules are compiled before any of them runs; what runs
-   * stops at its first permission check.
+   * read it). The modules are compiled and none of them runs (the warm-up
+   * module's first import throws).
    */
   async #warm(dir: string): Promise<void> {
     const files: string[] = [];
     for await (const e of Deno.readDir(dir)) {
       if (e.isFile && e.name.endsWith(".js")) files.push(join(dir, e.name));
     }
-    const script = files.map((f) =>
-      `import ${JSON.stringify(pathToFileURL(f).href)};`
-    ).join("\n");
+    const script = warmUpModule(
+      files.map((f) => pathToFileURL(f).href),
+    );
     const tmp = await Deno.makeTempFile({
       prefix: "agent-bundle-warm-",
       suffix: ".mjs",
     });
     try {
       await Deno.writeTextFile(tmp, script);
-      await this.#run([
-        "run",
-        "--cached-only",
-        "--no-prompt",
-        "--no-config",
-        PLUGIN_V8_FLAGS,
-        tmp,
-      ], "code cache warm-up").catch(() => {});
+      await this.#run(warmUpArgs(tmp), "code cache warm-up").catch(() => {});
     } finally {
       await Deno.remove(tmp).catch(() => {});
     }

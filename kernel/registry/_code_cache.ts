@@ -17,32 +17,10 @@
 import { pathToFileURL } from "node:url";
 import { denoRuntimeEnv } from "../../contract/runtime_env.ts";
 import { denoCacheDir } from "../process/_module_cache.ts";
-import { PLUGIN_V8_FLAGS } from "../process/_v8_flags.ts";
+import { warmUpArgs, warmUpModule } from "../process/_compile_only.ts";
 
 /** Bound on the warm-up process. */
 const WARM_TIMEOUT_MS = 60_000;
-
-/**
- * The text of the warm-up module for `modules`: a first import that
- * throws (evaluation stops there), then each module.
- *
- * @example Usage
- * ```ts
- * import { warmUpModule } from "./_code_cache.ts";
- * import assert from "node:assert/strict";
- * const text = warmUpModule(["file:///p/main.js"]);
- * assert.ok(text.indexOf("throw") < text.indexOf("file:///p/main.js"));
- * ```
- *
- * @param modules The file URLs to compile.
- * @returns The module's source.
- */
-export function warmUpModule(modules: readonly string[]): string {
-  return [
-    `import "data:text/javascript,throw%20new%20Error(%22compile%20only%22)";`,
-    ...modules.map((m) => `import ${JSON.stringify(m)};`),
-  ].join("\n") + "\n";
-}
 
 /**
  * Writes V8's code cache for a forge Deno plugin's entry module and every
@@ -69,14 +47,7 @@ export async function warmForgeCodeCache(
   try {
     await Deno.writeTextFile(tmp, warmUpModule(modules));
     const child = new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "--cached-only",
-        "--no-prompt",
-        "--no-config",
-        PLUGIN_V8_FLAGS,
-        tmp,
-      ],
+      args: warmUpArgs(tmp),
       env: {
         ...denoRuntimeEnv(env),
         DENO_DIR: denoDir,
