@@ -87,6 +87,13 @@ export async function zeroConfig(
   return { kind: "default", text: defaultConfigText(choice) };
 }
 
+/** How the CLI opens a project's kernel. */
+interface OpenOptions {
+  locked: boolean;
+  persistAlways?: boolean;
+  prestartFrontend?: OpenKernelOptions["prestartFrontend"];
+}
+
 /**
  * Opens the kernel of `agent` and `agent run` on a project: its own
  * `agent.hcl`, else the built-in default ({@linkcode zeroConfig}), with
@@ -107,12 +114,7 @@ export async function zeroConfig(
 export async function openProjectKernel(
   dir: string,
   io: CliIo,
-  options: {
-    locked: boolean;
-    persistAlways?: boolean;
-    prestartFrontend?: OpenKernelOptions["prestartFrontend"];
-    resume?: string;
-  },
+  options: OpenOptions & { resume?: string },
 ): Promise<
   { kernel: Kernel; claim: SessionClaim | undefined } | { exit: number }
 > {
@@ -136,11 +138,7 @@ export async function openProjectKernel(
 async function open(
   dir: string,
   io: CliIo,
-  options: {
-    locked: boolean;
-    persistAlways?: boolean;
-    prestartFrontend?: OpenKernelOptions["prestartFrontend"];
-  },
+  options: OpenOptions,
   config: Exclude<ZeroConfig, { kind: "exit" }>,
 ): Promise<Kernel> {
   const kernel = await openKernel(dir, {

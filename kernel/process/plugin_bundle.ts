@@ -43,6 +43,7 @@ import { pathToFileURL } from "node:url";
 import { denoRuntimeEnv } from "../../contract/runtime_env.ts";
 import { denoCacheDir, denoNpmRegistry } from "./_module_cache.ts";
 import { warmUpArgs, warmUpModule } from "./_compile_only.ts";
+import { pathExists as exists } from "./_path_exists.ts";
 
 /**
  * Packages left out of every bundle: optional imports that no builtin
@@ -419,15 +420,6 @@ export class PluginBundles {
     } finally {
       await Deno.remove(tmp).catch(() => {});
     }
-  }
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch {
-    return false;
   }
 }
 

@@ -37,6 +37,7 @@ import {
   parseForgeSource,
   type Release,
 } from "./forge_api.ts";
+import { pathExists as exists } from "../process/_path_exists.ts";
 
 export { ForgeError };
 
@@ -515,15 +516,6 @@ function denoEntrypoint(files: readonly ArchiveFile[]): string | undefined {
       : undefined;
   } catch {
     return undefined;
-  }
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch {
-    return false;
   }
 }
 
