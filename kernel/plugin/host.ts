@@ -52,6 +52,7 @@ import {
   sandboxCommand,
   sandboxedProcess,
   type SandboxView,
+  settledSandboxProbe,
 } from "../process/sandbox.ts";
 import {
   DenoCommandLauncher,
@@ -391,7 +392,46 @@ export class PluginHost implements AsyncDisposable {
     const target = this.#target(spec, options);
     // 1. Preflight, and whether the OS sandbox wraps the plugin.
     const effective = await preflight(spec.manifest, spec.grant ?? {}, target);
-    const sandboxed = await this.#sandboxed(target);
+    const sandbox = this.#sandboxKnown(target);
+    const start = (sandboxed: boolean) =>
+      this.#start(
+        spec,
+        target,
+        effective,
+        options,
+        sandboxed,
+        bundled,
+        spawned,
+      );
+    let plugin: Plugin;
+    if (sandbox !== "unprobed") {
+      plugin = await start(sandbox === "on" || await this.#sandboxed(target));
+    } else {
+      // Bubblewrap is not probed yet: the launch itself tries it, and
+      // only a failed launch pays for the probe (a whole `bwrap … true`,
+      // which would otherwise delay every first launch). bwrap fails
+      // before it executes the plugin, so nothing ran unsandboxed.
+      try {
+        plugin = await start(true);
+      } catch (err) {
+        if (options.signal?.aborted || await this.#sandboxed(target)) throw err;
+        plugin = await start(false);
+      }
+    }
+    if (!bundled) this.#buildBundle(spec);
+    return plugin;
+  }
+
+  /** Prepares, spawns and connects one plugin, in or out of the sandbox. */
+  async #start(
+    spec: PluginSpec,
+    target: LaunchTarget,
+    effective: EffectivePermissions,
+    options: LaunchOptions,
+    sandboxed: boolean,
+    bundled: PluginSpec | undefined,
+    spawned: () => void,
+  ): Promise<Plugin> {
     // 2. Environment and command.
     const prepared = await this.#prepare(
       spec,
@@ -404,9 +444,7 @@ export class PluginHost implements AsyncDisposable {
     // 3. Spawn in its own process group.
     const child = await this.#spawn(prepared, target);
     spawned();
-    const plugin = await this.#connect(target, prepared, child, options);
-    if (!bundled) this.#buildBundle(spec);
-    return plugin;
+    return await this.#connect(target, prepared, child, options);
   }
 
   /**
@@ -477,6 +515,25 @@ export class PluginHost implements AsyncDisposable {
         this.#options.startTimeoutMs ??
         DEFAULT_START_TIMEOUT_MS,
     };
+  }
+
+  /**
+   * What is known without waiting of whether the next plugin runs in the
+   * OS sandbox: `off` (the setting), `on` (bubblewrap probed and works),
+   * `probed-off` (probed, does not work: {@linkcode #sandboxed} decides),
+   * or `unprobed`.
+   */
+  #sandboxKnown(
+    target: LaunchTarget,
+  ): "off" | "on" | "probed-off" | "unprobed" {
+    const mode = this.#options.sandbox ?? DEFAULT_SANDBOX_MODE;
+    if (mode === "off") return "off";
+    const probe = settledSandboxProbe(
+      this.#options.bwrap ?? DEFAULT_BWRAP,
+      target.kernelEnv.PATH ?? DEFAULT_PLUGIN_PATH,
+    );
+    if (probe === undefined) return "unprobed";
+    return probe.available ? "on" : "probed-off";
   }
 
   /**

@@ -219,6 +219,7 @@ export interface SandboxProbe {
 }
 
 const probes = new Map<string, Promise<SandboxProbe>>();
+const settled = new Map<string, SandboxProbe>();
 
 /**
  * Checks once per process (and `bwrap` and `PATH`) whether bubblewrap can
@@ -239,8 +240,33 @@ export function probeSandbox(
   if (p === undefined) {
     p = runProbe(bwrap, path);
     probes.set(key, p);
+    p.then((r) => settled.set(key, r), () => {});
   }
   return p;
+}
+
+/**
+ * The outcome of {@linkcode probeSandbox} for this `bwrap` and `PATH`
+ * once it has finished in this process, without starting one: a launch
+ * that finds none tries the sandbox straight away and probes only if it
+ * fails.
+ *
+ * @example Usage
+ * ```ts
+ * import { settledSandboxProbe } from "./sandbox.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(settledSandboxProbe("never-probed-bwrap", "/nowhere"), undefined);
+ * ```
+ *
+ * @param bwrap The `bwrap` executable.
+ * @param path The `PATH` it is looked up on (default: this process's).
+ * @returns The probe's outcome, or `undefined` when none has finished.
+ */
+export function settledSandboxProbe(
+  bwrap: string = DEFAULT_BWRAP,
+  path: string = processPath(),
+): SandboxProbe | undefined {
+  return settled.get(`${bwrap}\0${path}`);
 }
 
 function processPath(): string {
