@@ -66,6 +66,11 @@ const SYSTEM_PATHS = [
   "/etc/ld.so.cache",
   "/etc/ld.so.conf",
   "/etc/ld.so.conf.d",
+  // The time zone (no secret: what `date` shows). Without it, ICU looks
+  // for the zone by comparing every file of /usr/share/zoneinfo with the
+  // missing /etc/localtime (about 5,600 system calls, ~20 ms of CPU, at
+  // every Deno start), and plugins ran in UTC whatever the host's zone.
+  "/etc/localtime",
 ];
 // Name resolution and TLS roots, for a plugin that may use the network.
 const NETWORK_PATHS = [

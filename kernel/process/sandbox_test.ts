@@ -14,6 +14,38 @@ Deno.test("bwrapArgs() unshares every namespace and keeps bubblewrap's init (whi
   assert.ok(!args.includes("--as-pid-1"));
 });
 
+Deno.test({
+  name:
+    "bwrapArgs() shows the host's time zone (/etc/localtime), so that ICU does not search /usr/share/zoneinfo at every start",
+  ignore: Deno.build.os !== "linux",
+  fn: () => {
+    const args = bwrapArgs({
+      readOnly: [],
+      readWrite: [],
+      network: false,
+      cwd: "/",
+    }).join(" ");
+    let st: Deno.FileInfo | undefined;
+    try {
+      st = Deno.lstatSync("/etc/localtime");
+    } catch {
+      // a host without a time zone file: nothing to show
+    }
+    if (st === undefined) {
+      assert.ok(!args.includes("/etc/localtime"), args);
+      return;
+    }
+    assert.ok(
+      args.includes(
+        st.isSymlink
+          ? `--symlink ${Deno.readLinkSync("/etc/localtime")} /etc/localtime`
+          : "--ro-bind /etc/localtime /etc/localtime",
+      ),
+      args,
+    );
+  },
+});
+
 Deno.test("bwrapArgs() binds a private directory over part of a read-only one, after every other bind", () => {
   const args = bwrapArgs({
     readOnly: ["/srv/cache"],

@@ -1,15 +1,19 @@
 /**
+ * What the OS sandbox costs at a plugin's start (README, OS sandbox).
+ *
  * The first sandboxed launch does not wait for the bubblewrap probe: it
  * runs the plugin in `bwrap` at once, and only a failed launch probes
  * (a whole `bwrap … true`, which used to delay every first launch). The
  * fallback must never rerun a plugin outside the sandbox because the
  * plugin itself failed: only when bubblewrap itself does not work, and
  * then exactly as the probe-first launch did (`auto` warns once and runs
- * it unsandboxed, `required` refuses and nothing ran).
+ * it unsandboxed, `required` refuses and nothing ran). Each of these
+ * tests gives its host a `PATH` no other probe in this process used (the
+ * probe is cached per `bwrap` and `PATH`), so that its first launch is
+ * unprobed.
  *
- * Each test gives its host a `PATH` no other probe in this process used
- * (the probe is cached per `bwrap` and `PATH`), so that its first launch
- * is unprobed.
+ * The view holds the host's time zone: without `/etc/localtime`, ICU
+ * compared every file of /usr/share/zoneinfo with it at each Deno start.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -197,4 +201,35 @@ Deno.test('sandbox = "required" with a bwrap that cannot build the sandbox: the 
     );
     await assert.rejects(Deno.stat(join(out, "runs")));
   });
+});
+
+Deno.test({
+  name:
+    "a sandboxed plugin sees the host's time zone file, and still not /etc/passwd",
+  ignore: !available,
+  fn: async () => {
+    const host = await Deno.readFile("/etc/localtime").catch(() => undefined);
+    await withFailingPlugin(async ({ dir, out }, spec) => {
+      const script = spec.entrypoint;
+      await Deno.writeTextFile(
+        script,
+        `#!/bin/sh
+cat /etc/localtime > ${out}/tz 2>/dev/null
+cat /etc/passwd > ${out}/passwd 2>/dev/null
+exit 3
+`,
+      );
+      await using plugins = new PluginHost({
+        cwd: dir,
+        env: { PATH },
+        onWarning: () => {},
+      });
+      await plugins.launch(spec).then(() => assert.fail("exits 3"), () => {});
+      assert.deepEqual(
+        await Deno.readFile(join(out, "tz")),
+        host ?? new Uint8Array(),
+      );
+      assert.equal(await Deno.readTextFile(join(out, "passwd")), "");
+    });
+  },
 });
