@@ -113,6 +113,15 @@ async function main(args: string[]): Promise<number> {
           timeoutMs: 60_000,
           label: layer.label,
         });
+        if (run.code !== 0) {
+          // A layer that did not load (e.g. a package missing from the
+          // Deno cache under --cached-only) has no figures to report.
+          throw new Error(
+            `deno run of a module importing ${layer.label} exited with ${run.code}: ${
+              run.stderr.trim().slice(-1500)
+            }`,
+          );
+        }
         if (counted) results[i]!.push(run);
       }
     }
