@@ -51,9 +51,6 @@ export interface BpeCounterOptions {
 }
 
 const DEFAULT_MEMO_SIZE = 32768;
-// V8 keeps a substring of 13 characters or more as a slice of its parent:
-// a memo key that long would keep a whole counted text alive.
-const SLICE_MIN_LENGTH = 13;
 
 /** Counts tokens of one encoding (see the module doc). */
 export class BpeCounter {
@@ -150,31 +147,68 @@ export class BpeCounter {
     end: number,
     vocab: Vocabulary,
   ): number {
-    const hash = hashOf(text, start, end);
+    // FNV-1a over the UTF-16 code units, which for ASCII is the hash of the
+    // UTF-8 bytes the vocabulary is keyed by; up to 8 characters are also
+    // packed as the vocabulary's slots hold them.
+    const length = end - start;
+    let hash = FNV_OFFSET;
+    let high = 0;
+    if (length <= INLINE_BYTES) {
+      let lo = 0;
+      let hi = 0;
+      for (let k = 0; k < length; k++) {
+        const c = text.charCodeAt(start + k);
+        high |= c;
+        hash = Math.imul(hash ^ c, FNV_PRIME);
+        if (k < 4) lo |= c << (8 * k);
+        else hi |= c << (8 * (k - 4));
+      }
+      if (high < 0x80) {
+        // ASCII: the text is its own byte string. One byte is one part;
+        // two are one token or two parts.
+        if (length === 1) return 1;
+        if (length === 2) return vocab.pairs[lo]! === NONE ? 2 : 1;
+        if (vocab.findPacked(hash, length, lo, hi) >= 0) return 1;
+        return this.#merge(text, start, end, hash);
+      }
+    } else {
+      for (let i = start; i < end; i++) {
+        const c = text.charCodeAt(i);
+        high |= c;
+        hash = Math.imul(hash ^ c, FNV_PRIME);
+      }
+      if (high < 0x80) {
+        if (vocab.find(text, start, end, hash) >= 0) return 1;
+        return this.#merge(text, start, end, hash);
+      }
+    }
     let n = this.#memo.get(text, start, end, hash);
     if (n >= 0) return n;
     const piece = text.slice(start, end);
-    const merger = this.#merger!;
-    const bytes = byteString(piece);
-    if (bytes === undefined) {
-      n = vocab.find(piece, 0, piece.length, hash) >= 0
-        ? 1
-        : merger.count(piece);
-    } else if (bytes === null) {
+    // Not ASCII, so never `undefined`.
+    const bytes = byteString(piece) as string | null;
+    if (bytes === null) {
       // Never a whole token; gpt-tokenizer merges its UTF-8 encoding, in
       // which each lone surrogate became U+FFFD.
-      n = merger.count(byteString(piece, true)!);
+      const replaced = byteString(piece, true)!;
+      n = this.#merger!.count(replaced, 0, replaced.length);
     } else {
       n = vocab.find(bytes, 0, bytes.length, hashOf(bytes, 0, bytes.length)) >=
           0
         ? 1
-        : merger.count(bytes);
+        : this.#merger!.count(bytes, 0, bytes.length);
     }
-    this.#memo.set(
-      piece.length < SLICE_MIN_LENGTH ? piece : [...piece].join(""),
-      hash,
-      n,
-    );
+    this.#memo.set(text, start, end, hash, n);
+    return n;
+  }
+
+  /** The count of an ASCII piece that is not one token, through the memo. */
+  #merge(text: string, start: number, end: number, hash: number): number {
+    let n = this.#memo.get(text, start, end, hash);
+    if (n < 0) {
+      n = this.#merger!.count(text, start, end);
+      this.#memo.set(text, start, end, hash, n);
+    }
     return n;
   }
 }
@@ -207,17 +241,19 @@ function utf8Length(s: string): number {
 }
 
 /**
- * Piece → count, looked up by a range of a text so that a piece seen before
- * costs no substring: open addressing over typed arrays, at most half full.
- * When it holds `limit` pieces it starts over.
+ * Piece → count for pieces that are not one token, looked up by a range of
+ * a text so that a piece seen before costs no substring: open addressing
+ * over one typed array (per slot: hash, where the piece's characters start
+ * in a character arena, its length, its count), at most half full. When it
+ * holds `limit` pieces it starts over.
  */
 class PieceMemo {
   #limit: number;
-  #keys: string[] = [];
-  #hashes: Int32Array;
-  #counts: Int32Array;
-  #slots: Int32Array; // entry index + 1; 0 is empty
+  #size = 0;
+  #slots: Int32Array;
   #mask: number;
+  #chars = new Uint16Array(4096);
+  #used = 0;
 
   constructor(limit: number) {
     if (!Number.isInteger(limit) || limit < 1) {
@@ -228,45 +264,58 @@ class PieceMemo {
     let capacity = 16;
     while (capacity < 2 * limit) capacity *= 2;
     this.#limit = limit;
-    this.#hashes = new Int32Array(limit);
-    this.#counts = new Int32Array(limit);
-    this.#slots = new Int32Array(capacity);
+    this.#slots = new Int32Array(4 * capacity);
     this.#mask = capacity - 1;
   }
 
   /** The count of `text[start..end)`, or -1. */
   get(text: string, start: number, end: number, hash: number): number {
     const slots = this.#slots;
+    const chars = this.#chars;
     const length = end - start;
     for (let slot = hash & this.#mask;; slot = (slot + 1) & this.#mask) {
-      const at = slots[slot]! - 1;
-      if (at < 0) return -1;
-      if (this.#hashes[at] !== hash) continue;
-      const key = this.#keys[at]!;
-      if (key.length !== length) continue;
-      let i = 0;
-      while (i < length && key.charCodeAt(i) === text.charCodeAt(start + i)) {
-        i++;
-      }
-      if (i === length) return this.#counts[at]!;
+      const p = slot << 2;
+      const n = slots[p + 2]!;
+      if (n === 0) return -1;
+      if (slots[p] !== hash || n !== length) continue;
+      const o = slots[p + 1]! - start;
+      let i = start;
+      while (i < end && chars[o + i] === text.charCodeAt(i)) i++;
+      if (i === end) return slots[p + 3]!;
     }
   }
 
   /** Remembers a piece that `get` did not find. */
-  set(key: string, hash: number, count: number): void {
-    if (this.#keys.length >= this.#limit) this.clear();
-    const at = this.#keys.length;
-    this.#keys.push(key);
-    this.#hashes[at] = hash;
-    this.#counts[at] = count;
+  set(text: string, start: number, end: number, hash: number, count: number) {
+    if (this.#size >= this.#limit) this.clear();
+    const length = end - start;
+    if (this.#used + length > this.#chars.length) {
+      let size = 2 * this.#chars.length;
+      while (size < this.#used + length) size *= 2;
+      const chars = new Uint16Array(size);
+      chars.set(this.#chars.subarray(0, this.#used));
+      this.#chars = chars;
+    }
+    const chars = this.#chars;
+    const o = this.#used;
+    for (let i = 0; i < length; i++) chars[o + i] = text.charCodeAt(start + i);
+    this.#used += length;
+    this.#size++;
+    const slots = this.#slots;
     let slot = hash & this.#mask;
-    while (this.#slots[slot] !== 0) slot = (slot + 1) & this.#mask;
-    this.#slots[slot] = at + 1;
+    while (slots[(slot << 2) + 2] !== 0) slot = (slot + 1) & this.#mask;
+    const p = slot << 2;
+    slots[p] = hash;
+    slots[p + 1] = o;
+    slots[p + 2] = length;
+    slots[p + 3] = count;
   }
 
   clear(): void {
-    this.#keys = [];
-    this.#slots.fill(0);
+    if (this.#size > 0) this.#slots.fill(0);
+    this.#size = 0;
+    this.#used = 0;
+    if (this.#chars.length > 1 << 20) this.#chars = new Uint16Array(4096);
   }
 }
 
@@ -355,18 +404,29 @@ function isValidUtf8(bytes: readonly number[]): boolean {
   return true;
 }
 
+// A vocabulary slot is four 32-bit words: the hash of the token's bytes;
+// rank + 1 (0: empty) in the low RANK_BITS bits and the byte length above;
+// then the bytes themselves, little-endian, when there are at most 8 of
+// them, else where they start in the long tokens' byte array.
+const RANK_BITS = 20;
+const RANK_MASK = (1 << RANK_BITS) - 1;
+const MAX_TOKEN_LENGTH = (1 << (31 - RANK_BITS)) - 1;
+const INLINE_BYTES = 8;
+const NONE = 0x7fffffff;
+
 /**
- * The vocabulary keyed by each token's bytes: an open-addressing table of
- * (hash, token) pairs over one array of all tokens' bytes, so that a lookup
- * touches two or three places in memory rather than a `Map`'s chain of
- * string objects, and needs no substring.
+ * The vocabulary keyed by each token's bytes: an open-addressing table
+ * whose 16-byte slots hold a token's hash, rank, length and (up to 8 bytes)
+ * the bytes themselves, so that a lookup by a range of a byte string reads
+ * one cache line, with no substring; longer tokens' bytes are in one
+ * separate array.
  */
 class Vocabulary {
-  #table: Int32Array; // per slot: hash, token index + 1 (0: empty)
+  /** The rank of each two-byte token at first byte | (second << 8), else NONE. */
+  readonly pairs: Int32Array = new Int32Array(1 << 16).fill(NONE);
+  #table: Int32Array;
   #mask: number;
-  #offsets: Int32Array; // token i's bytes are blob[offsets[i], offsets[i + 1])
-  #ranks: Int32Array;
-  #blob: Uint8Array;
+  #long: Uint8Array;
 
   constructor(ranks: BpeRanks) {
     // The tokens stored as text, UTF-8 encoded in one call, then the tokens
@@ -391,6 +451,13 @@ class Vocabulary {
       // text only, so a token stored as valid-UTF-8 bytes is never found:
       // leave it out too.
     }
+    if (ranks.length >= RANK_MASK) {
+      throw new RangeError(
+        `Cannot build a token vocabulary of ${ranks.length} ranks: at most ${
+          RANK_MASK - 1
+        } are supported`,
+      );
+    }
     const encoded = new TextEncoder().encode(texts.join(""));
     const count = texts.length + byteTokens.length;
     const blob = new Uint8Array(encoded.length + byteSize);
@@ -414,23 +481,71 @@ class Vocabulary {
     }
     let slots = 16;
     while (slots < 2 * count) slots *= 2;
-    const table = new Int32Array(2 * slots);
+    const table = new Int32Array(4 * slots);
     const mask = slots - 1;
+    let longSize = 0;
     for (let i = 0; i < count; i++) {
+      const length = offsets[i + 1]! - offsets[i]!;
+      if (length > INLINE_BYTES) longSize += length;
+    }
+    const long = new Uint8Array(longSize);
+    let longAt = 0;
+    for (let i = 0; i < count; i++) {
+      const from = offsets[i]!;
+      const length = offsets[i + 1]! - from;
+      if (length > MAX_TOKEN_LENGTH) {
+        throw new RangeError(
+          `Cannot build the token vocabulary: token ${
+            i < order.length ? order[i] : byteOrder[i - order.length]
+          } is ${length} bytes long, more than ${MAX_TOKEN_LENGTH}`,
+        );
+      }
       let hash = FNV_OFFSET;
-      for (let k = offsets[i]!; k < offsets[i + 1]!; k++) {
+      for (let k = from; k < from + length; k++) {
         hash = Math.imul(hash ^ blob[k]!, FNV_PRIME);
       }
       let slot = hash & mask;
-      while (table[2 * slot + 1] !== 0) slot = (slot + 1) & mask;
-      table[2 * slot] = hash;
-      table[2 * slot + 1] = i + 1;
+      while (table[4 * slot + 1] !== 0) slot = (slot + 1) & mask;
+      const p = 4 * slot;
+      const rank = i < order.length ? order[i]! : byteOrder[i - order.length]!;
+      table[p] = hash;
+      table[p + 1] = (rank + 1) | (length << RANK_BITS);
+      if (length === 2) this.pairs[blob[from]! | (blob[from + 1]! << 8)] = rank;
+      if (length <= INLINE_BYTES) {
+        let lo = 0;
+        let hi = 0;
+        for (let k = 0; k < length; k++) {
+          if (k < 4) lo |= blob[from + k]! << (8 * k);
+          else hi |= blob[from + k]! << (8 * (k - 4));
+        }
+        table[p + 2] = lo;
+        table[p + 3] = hi;
+      } else {
+        long.set(blob.subarray(from, from + length), longAt);
+        table[p + 2] = longAt;
+        longAt += length;
+      }
     }
     this.#table = table;
     this.#mask = mask;
-    this.#offsets = offsets;
-    this.#ranks = Int32Array.from([...order, ...byteOrder]);
-    this.#blob = blob;
+    this.#long = long;
+  }
+
+  /**
+   * The rank of the token of `length` ≤ 8 bytes packed little-endian in
+   * `lo` and `hi`, whose hash is `hash`, or -1.
+   */
+  findPacked(hash: number, length: number, lo: number, hi: number): number {
+    const table = this.#table;
+    for (let slot = hash & this.#mask;; slot = (slot + 1) & this.#mask) {
+      const p = slot << 2;
+      const meta = table[p + 1]!;
+      if (meta === 0) return -1;
+      if (
+        table[p] === hash && meta >>> RANK_BITS === length &&
+        table[p + 2] === lo && table[p + 3] === hi
+      ) return (meta & RANK_MASK) - 1;
+    }
   }
 
   /**
@@ -441,85 +556,73 @@ class Vocabulary {
     const table = this.#table;
     const length = to - from;
     for (let slot = hash & this.#mask;; slot = (slot + 1) & this.#mask) {
-      const at = table[2 * slot + 1]! - 1;
-      if (at < 0) return -1;
-      if (table[2 * slot] !== hash) continue;
-      const o = this.#offsets[at]!;
-      if (this.#offsets[at + 1]! - o !== length) continue;
-      let k = 0;
-      while (k < length && this.#blob[o + k] === bytes.charCodeAt(from + k)) {
-        k++;
+      const p = slot << 2;
+      const meta = table[p + 1]!;
+      if (meta === 0) return -1;
+      if (table[p] !== hash || meta >>> RANK_BITS !== length) continue;
+      if (length <= INLINE_BYTES) {
+        let lo = 0;
+        let hi = 0;
+        for (let k = 0; k < length; k++) {
+          if (k < 4) lo |= bytes.charCodeAt(from + k) << (8 * k);
+          else hi |= bytes.charCodeAt(from + k) << (8 * (k - 4));
+        }
+        if (table[p + 2] === lo && table[p + 3] === hi) {
+          return (meta & RANK_MASK) - 1;
+        }
+        continue;
       }
-      if (k === length) return this.#ranks[at]!;
+      const o = table[p + 2]! - from;
+      const long = this.#long;
+      let k = from;
+      while (k < to && long[o + k] === bytes.charCodeAt(k)) k++;
+      if (k === to) return (meta & RANK_MASK) - 1;
     }
   }
 }
 
-const NONE = 0x7fffffff;
-const PAIR_CACHE_SIZE = 1 << 17;
-
 /**
- * The byte-pair merge, counting the parts it leaves of a piece (its bytes
- * as a Latin-1 string): repeatedly merge the adjacent pair of lowest rank,
- * the leftmost of equals, until no adjacent pair is a token. Each part is a
- * token, so whether two parts join into one is a question about two ranks:
- * the answer is remembered in a pair cache keyed by both, and the
- * vocabulary is asked (a substring and a lookup in 200 000 entries) only
- * the first time a pair occurs.
+ * The byte-pair merge, counting the parts it leaves of a piece (a range of
+ * a byte string, one character a byte): repeatedly merge the adjacent pair
+ * of lowest rank, the leftmost of equals, until no adjacent pair is a
+ * token. Two parts join when their bytes together are a token, so each
+ * candidate is one vocabulary lookup of a range, in typed arrays.
  */
 class Merger {
   #vocab: Vocabulary;
-  #pairs = new Map<number, number>();
-  /** A part's id: the rank of its token (a byte without one: 2^18 + byte). */
-  #byteIds = new Int32Array(256);
   #start = new Int32Array(64);
-  #id = new Int32Array(64);
   #rank = new Int32Array(64);
 
   constructor(vocab: Vocabulary) {
     this.#vocab = vocab;
-    for (let b = 0; b < 256; b++) {
-      const byte = String.fromCharCode(b);
-      const rank = vocab.find(byte, 0, 1, hashOf(byte, 0, 1));
-      this.#byteIds[b] = rank >= 0 ? rank : (1 << 18) + b;
-    }
   }
 
-  /** The rank of parts `a` and `b` joined (bytes `[from, to)`), or NONE. */
-  #join(bytes: string, a: number, b: number, from: number, to: number) {
-    const key = a * (1 << 19) + b;
-    let rank = this.#pairs.get(key);
-    if (rank === undefined) {
-      rank = this.#vocab.find(bytes, from, to, hashOf(bytes, from, to));
-      if (rank < 0) rank = NONE;
-      if (this.#pairs.size >= PAIR_CACHE_SIZE) this.#pairs.clear();
-      this.#pairs.set(key, rank);
-    }
-    return rank;
+  /** The rank of the token `bytes[from, to)`, or NONE. */
+  #join(bytes: string, from: number, to: number): number {
+    const rank = this.#vocab.find(bytes, from, to, hashOf(bytes, from, to));
+    return rank < 0 ? NONE : rank;
   }
 
-  count(bytes: string): number {
-    const n = bytes.length;
+  count(bytes: string, from: number, to: number): number {
+    const n = to - from;
     if (n < 2) return n;
     if (this.#start.length <= n) {
       const size = 2 * (n + 1);
       this.#start = new Int32Array(size);
-      this.#id = new Int32Array(size);
       this.#rank = new Int32Array(size);
     }
-    // Part i is bytes [start[i], start[i + 1]), a token with rank id[i];
-    // rank[i] is the rank of parts i and i + 1 joined (NONE: no token, or
-    // no part i + 1).
+    // Part i is bytes [start[i], start[i + 1]); rank[i] is the rank of
+    // parts i and i + 1 joined (NONE: no token, or no part i + 1).
     const start = this.#start;
-    const id = this.#id;
     const rank = this.#rank;
-    for (let i = 0; i < n; i++) {
-      start[i] = i;
-      id[i] = this.#byteIds[bytes.charCodeAt(i)]!;
-    }
-    start[n] = n;
+    for (let i = 0; i < n; i++) start[i] = from + i;
+    start[n] = to;
+    const pairs = this.#vocab.pairs;
+    let next = bytes.charCodeAt(from);
     for (let i = 0; i < n - 1; i++) {
-      rank[i] = this.#join(bytes, id[i]!, id[i + 1]!, i, i + 2);
+      const c = next;
+      next = bytes.charCodeAt(from + i + 1);
+      rank[i] = pairs[c | (next << 8)]!;
     }
     rank[n - 1] = NONE;
     let parts = n;
@@ -534,32 +637,16 @@ class Merger {
       }
       if (at < 0) break;
       // Parts at and at + 1 become one.
-      id[at] = lowest;
       parts--;
-      for (let i = at + 1; i < parts; i++) {
-        start[i] = start[i + 1]!;
-        id[i] = id[i + 1]!;
-      }
-      start[parts] = n;
+      for (let i = at + 1; i < parts; i++) start[i] = start[i + 1]!;
+      start[parts] = to;
       for (let i = at; i < parts - 1; i++) rank[i] = rank[i + 1]!;
       rank[parts - 1] = NONE;
       if (at + 1 < parts) {
-        rank[at] = this.#join(
-          bytes,
-          id[at]!,
-          id[at + 1]!,
-          start[at]!,
-          start[at + 2]!,
-        );
+        rank[at] = this.#join(bytes, start[at]!, start[at + 2]!);
       }
       if (at > 0) {
-        rank[at - 1] = this.#join(
-          bytes,
-          id[at - 1]!,
-          id[at]!,
-          start[at - 1]!,
-          start[at + 1]!,
-        );
+        rank[at - 1] = this.#join(bytes, start[at - 1]!, start[at + 1]!);
       }
     }
     return parts;
