@@ -147,11 +147,11 @@ export class BpeCounter {
     end: number,
     vocab: Vocabulary,
   ): number {
-    // FNV-1a over the UTF-16 code units, which for ASCII is the hash of the
-    // UTF-8 bytes the vocabulary is keyed by; up to 8 characters are also
-    // packed as the vocabulary's slots hold them.
+    // The hash of the UTF-16 code units as the vocabulary hashes bytes
+    // (the same for ASCII, where a code unit is a byte): up to 8 packed
+    // little-endian into two words and mixed, longer ones by FNV-1a.
     const length = end - start;
-    let hash = FNV_OFFSET;
+    let hash: number;
     let high = 0;
     if (length <= INLINE_BYTES) {
       let lo = 0;
@@ -159,7 +159,6 @@ export class BpeCounter {
       for (let k = 0; k < length; k++) {
         const c = text.charCodeAt(start + k);
         high |= c;
-        hash = Math.imul(hash ^ c, FNV_PRIME);
         if (k < 4) lo |= c << (8 * k);
         else hi |= c << (8 * (k - 4));
       }
@@ -168,17 +167,20 @@ export class BpeCounter {
         // two are one token or two parts.
         if (length === 1) return 1;
         if (length === 2) return vocab.pairs[lo]! === NONE ? 2 : 1;
+        hash = packedHash(lo, hi, length);
         if (vocab.findPacked(hash, length, lo, hi) >= 0) return 1;
         return this.#merge(text, start, end, hash);
       }
+      hash = packedHash(lo, hi, length);
     } else {
+      hash = FNV_OFFSET;
       for (let i = start; i < end; i++) {
         const c = text.charCodeAt(i);
         high |= c;
         hash = Math.imul(hash ^ c, FNV_PRIME);
       }
       if (high < 0x80) {
-        if (vocab.find(text, start, end, hash) >= 0) return 1;
+        if (vocab.findLong(text, start, end, hash) >= 0) return 1;
         return this.#merge(text, start, end, hash);
       }
     }
@@ -193,8 +195,7 @@ export class BpeCounter {
       const replaced = byteString(piece, true)!;
       n = this.#merger!.count(replaced, 0, replaced.length);
     } else {
-      n = vocab.find(bytes, 0, bytes.length, hashOf(bytes, 0, bytes.length)) >=
-          0
+      n = vocab.find(bytes, 0, bytes.length) >= 0
         ? 1
         : this.#merger!.count(bytes, 0, bytes.length);
     }
@@ -216,13 +217,15 @@ export class BpeCounter {
 const FNV_OFFSET = 0x811c9dc5 | 0;
 const FNV_PRIME = 0x01000193;
 
-/** FNV-1a over the UTF-16 code units of `text[start..end)`. */
-function hashOf(text: string, start: number, end: number): number {
-  let h = FNV_OFFSET;
-  for (let i = start; i < end; i++) {
-    h = Math.imul(h ^ text.charCodeAt(i), FNV_PRIME);
-  }
-  return h;
+/**
+ * The hash of up to 8 bytes packed little-endian in `lo` and `hi` (the
+ * unused bytes zero): murmur3's finalizer over both words and the length.
+ */
+function packedHash(lo: number, hi: number, length: number): number {
+  let h = lo ^ Math.imul(hi ^ length, 0x9e3779b1);
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return h ^ (h >>> 16);
 }
 
 /** The length of a well-formed string in UTF-8. */
@@ -500,9 +503,19 @@ class Vocabulary {
           } is ${length} bytes long, more than ${MAX_TOKEN_LENGTH}`,
         );
       }
+      let lo = 0;
+      let hi = 0;
       let hash = FNV_OFFSET;
-      for (let k = from; k < from + length; k++) {
-        hash = Math.imul(hash ^ blob[k]!, FNV_PRIME);
+      if (length <= INLINE_BYTES) {
+        for (let k = 0; k < length; k++) {
+          if (k < 4) lo |= blob[from + k]! << (8 * k);
+          else hi |= blob[from + k]! << (8 * (k - 4));
+        }
+        hash = packedHash(lo, hi, length);
+      } else {
+        for (let k = from; k < from + length; k++) {
+          hash = Math.imul(hash ^ blob[k]!, FNV_PRIME);
+        }
       }
       let slot = hash & mask;
       while (table[4 * slot + 1] !== 0) slot = (slot + 1) & mask;
@@ -512,12 +525,6 @@ class Vocabulary {
       table[p + 1] = (rank + 1) | (length << RANK_BITS);
       if (length === 2) this.pairs[blob[from]! | (blob[from + 1]! << 8)] = rank;
       if (length <= INLINE_BYTES) {
-        let lo = 0;
-        let hi = 0;
-        for (let k = 0; k < length; k++) {
-          if (k < 4) lo |= blob[from + k]! << (8 * k);
-          else hi |= blob[from + k]! << (8 * (k - 4));
-        }
         table[p + 2] = lo;
         table[p + 3] = hi;
       } else {
@@ -533,7 +540,7 @@ class Vocabulary {
 
   /**
    * The rank of the token of `length` ≤ 8 bytes packed little-endian in
-   * `lo` and `hi`, whose hash is `hash`, or -1.
+   * `lo` and `hi`, whose {@linkcode packedHash} is `hash`, or -1.
    */
   findPacked(hash: number, length: number, lo: number, hi: number): number {
     const table = this.#table;
@@ -549,35 +556,42 @@ class Vocabulary {
   }
 
   /**
-   * The rank of the token whose bytes are `bytes[from, to)` (one character
-   * a byte), or -1.
+   * The rank of the token of more than 8 bytes `bytes[from, to)` (one
+   * character a byte), whose FNV-1a hash is `hash`, or -1.
    */
-  find(bytes: string, from: number, to: number, hash: number): number {
+  findLong(bytes: string, from: number, to: number, hash: number): number {
     const table = this.#table;
+    const long = this.#long;
     const length = to - from;
     for (let slot = hash & this.#mask;; slot = (slot + 1) & this.#mask) {
       const p = slot << 2;
       const meta = table[p + 1]!;
       if (meta === 0) return -1;
       if (table[p] !== hash || meta >>> RANK_BITS !== length) continue;
-      if (length <= INLINE_BYTES) {
-        let lo = 0;
-        let hi = 0;
-        for (let k = 0; k < length; k++) {
-          if (k < 4) lo |= bytes.charCodeAt(from + k) << (8 * k);
-          else hi |= bytes.charCodeAt(from + k) << (8 * (k - 4));
-        }
-        if (table[p + 2] === lo && table[p + 3] === hi) {
-          return (meta & RANK_MASK) - 1;
-        }
-        continue;
-      }
       const o = table[p + 2]! - from;
-      const long = this.#long;
       let k = from;
       while (k < to && long[o + k] === bytes.charCodeAt(k)) k++;
       if (k === to) return (meta & RANK_MASK) - 1;
     }
+  }
+
+  /** The rank of the token `bytes[from, to)` (one character a byte), or -1. */
+  find(bytes: string, from: number, to: number): number {
+    const length = to - from;
+    if (length > INLINE_BYTES) {
+      let hash = FNV_OFFSET;
+      for (let k = from; k < to; k++) {
+        hash = Math.imul(hash ^ bytes.charCodeAt(k), FNV_PRIME);
+      }
+      return this.findLong(bytes, from, to, hash);
+    }
+    let lo = 0;
+    let hi = 0;
+    for (let k = 0; k < length; k++) {
+      if (k < 4) lo |= bytes.charCodeAt(from + k) << (8 * k);
+      else hi |= bytes.charCodeAt(from + k) << (8 * (k - 4));
+    }
+    return this.findPacked(packedHash(lo, hi, length), length, lo, hi);
   }
 }
 
@@ -586,20 +600,46 @@ class Vocabulary {
  * a byte string, one character a byte): repeatedly merge the adjacent pair
  * of lowest rank, the leftmost of equals, until no adjacent pair is a
  * token. Two parts join when their bytes together are a token, so each
- * candidate is one vocabulary lookup of a range, in typed arrays.
+ * candidate is one vocabulary lookup; a part of up to 8 bytes is kept
+ * packed as the vocabulary's slots hold it, so that a candidate of up to 8
+ * bytes is looked up without reading the bytes again.
  */
 class Merger {
   #vocab: Vocabulary;
   #start = new Int32Array(64);
   #rank = new Int32Array(64);
+  #lo = new Int32Array(64);
+  #hi = new Int32Array(64);
 
   constructor(vocab: Vocabulary) {
     this.#vocab = vocab;
   }
 
-  /** The rank of the token `bytes[from, to)`, or NONE. */
-  #join(bytes: string, from: number, to: number): number {
-    const rank = this.#vocab.find(bytes, from, to, hashOf(bytes, from, to));
+  /** The rank of parts i and i + 1 joined, or NONE. */
+  #join(bytes: string, i: number): number {
+    const start = this.#start;
+    const from = start[i]!;
+    const middle = start[i + 1]!;
+    const to = start[i + 2]!;
+    const a = middle - from;
+    const length = to - from;
+    let rank: number;
+    if (length <= INLINE_BYTES) {
+      const loB = this.#lo[i + 1]!;
+      let lo: number;
+      let hi: number;
+      if (a >= 4) {
+        lo = this.#lo[i]!;
+        hi = this.#hi[i]! | (loB << (8 * (a - 4)));
+      } else {
+        const shift = 8 * a;
+        lo = this.#lo[i]! | (loB << shift);
+        hi = (loB >>> (32 - shift)) | (this.#hi[i + 1]! << shift);
+      }
+      rank = this.#vocab.findPacked(packedHash(lo, hi, length), length, lo, hi);
+    } else {
+      rank = this.#vocab.find(bytes, from, to);
+    }
     return rank < 0 ? NONE : rank;
   }
 
@@ -610,20 +650,30 @@ class Merger {
       const size = 2 * (n + 1);
       this.#start = new Int32Array(size);
       this.#rank = new Int32Array(size);
+      this.#lo = new Int32Array(size);
+      this.#hi = new Int32Array(size);
     }
-    // Part i is bytes [start[i], start[i + 1]); rank[i] is the rank of
-    // parts i and i + 1 joined (NONE: no token, or no part i + 1).
+    // Part i is bytes [start[i], start[i + 1]), packed in lo[i] and hi[i]
+    // while it has at most 8; rank[i] is the rank of parts i and i + 1
+    // joined (NONE: no token, or no part i + 1).
     const start = this.#start;
     const rank = this.#rank;
-    for (let i = 0; i < n; i++) start[i] = from + i;
-    start[n] = to;
+    const lo = this.#lo;
+    const hi = this.#hi;
     const pairs = this.#vocab.pairs;
     let next = bytes.charCodeAt(from);
     for (let i = 0; i < n - 1; i++) {
       const c = next;
       next = bytes.charCodeAt(from + i + 1);
+      start[i] = from + i;
+      lo[i] = c;
+      hi[i] = 0;
       rank[i] = pairs[c | (next << 8)]!;
     }
+    start[n - 1] = to - 1;
+    lo[n - 1] = next;
+    hi[n - 1] = 0;
+    start[n] = to;
     rank[n - 1] = NONE;
     let parts = n;
     while (parts > 1) {
@@ -637,17 +687,27 @@ class Merger {
       }
       if (at < 0) break;
       // Parts at and at + 1 become one.
+      const a = start[at + 1]! - start[at]!;
+      if (start[at + 2]! - start[at]! <= INLINE_BYTES) {
+        const loB = lo[at + 1]!;
+        if (a >= 4) hi[at] = hi[at]! | (loB << (8 * (a - 4)));
+        else {
+          const shift = 8 * a;
+          hi[at] = (loB >>> (32 - shift)) | (hi[at + 1]! << shift);
+          lo[at] = lo[at]! | (loB << shift);
+        }
+      }
       parts--;
-      for (let i = at + 1; i < parts; i++) start[i] = start[i + 1]!;
+      for (let i = at + 1; i < parts; i++) {
+        start[i] = start[i + 1]!;
+        lo[i] = lo[i + 1]!;
+        hi[i] = hi[i + 1]!;
+      }
       start[parts] = to;
       for (let i = at; i < parts - 1; i++) rank[i] = rank[i + 1]!;
       rank[parts - 1] = NONE;
-      if (at + 1 < parts) {
-        rank[at] = this.#join(bytes, start[at]!, start[at + 2]!);
-      }
-      if (at > 0) {
-        rank[at - 1] = this.#join(bytes, start[at - 1]!, start[at + 1]!);
-      }
+      if (at + 1 < parts) rank[at] = this.#join(bytes, at);
+      if (at > 0) rank[at - 1] = this.#join(bytes, at - 1);
     }
     return parts;
   }
