@@ -12,20 +12,27 @@
  *
  * - its merge decodes every candidate pair with a `TextDecoder` to look it
  *   up (~10 µs a piece): here the vocabulary is keyed by each token's UTF-8
- *   bytes, and whether two tokens join is cached by their two ranks;
+ *   bytes, and a merge keeps its parts in typed arrays;
  * - its vocabulary is a `Map` of 200 000 strings, whose chains of string
- *   objects cost several cache misses a lookup: here it is an
- *   open-addressing table of (hash, token) pairs over one byte array,
- *   looked up by a range of the text with no substring;
- * - a piece seen before (100 KB of code or prose has ~24 000 pieces but
- *   ~3 000 distinct ones) is answered by a bounded memo of piece → count,
- *   also looked up by range, kept across calls in the plugin process;
+ *   objects cost several cache misses a lookup: here it is one
+ *   open-addressing table of 16-byte slots (hash, rank and length, then a
+ *   token of up to 8 bytes itself, packed in two words), so that a lookup
+ *   reads one cache line, by a range of the text with no substring; a
+ *   piece or merge candidate of up to 8 bytes is hashed and compared as its
+ *   two packed words, and a two-byte one is read from a 65 536-entry table;
+ * - a piece that is not one token is merged once: its count is kept in a
+ *   bounded memo (typed arrays and a character arena, looked up by range)
+ *   across calls in the plugin process; a piece that is one token needs no
+ *   memo (its vocabulary lookup is the answer);
  * - `matchAll` allocates a match array per piece: for o200k, ASCII pieces
  *   are cut by {@linkcode o200kAsciiPiece}, a hand-written equivalent of
  *   the regex; elsewhere a sticky copy of the regex runs with `test`.
  *
- * The merge picks the leftmost pair of lowest rank, as gpt-tokenizer's
- * does; `_bpe_count_test.ts` checks the counts against gpt-tokenizer.
+ * The counter learns nothing from its input but the memo: with the memo
+ * cleared ({@linkcode BpeCounter.clearMemo}) a count starts from the
+ * vocabulary alone. The merge picks the leftmost pair of lowest rank, as
+ * gpt-tokenizer's does; `_bpe_count_test.ts` checks the counts against
+ * gpt-tokenizer.
  *
  * @module
  */
@@ -36,7 +43,8 @@ export type BpeRanks = readonly (string | readonly number[])[];
 /** Options for {@linkcode BpeCounter}. */
 export interface BpeCounterOptions {
   /**
-   * Pieces the memo keeps; when it is full it starts over.
+   * Pieces that are not one token the memo keeps; when it is full it
+   * starts over.
    *
    * @default {32768}
    */
@@ -63,10 +71,12 @@ export class BpeCounter {
   #memo: PieceMemo;
 
   /**
+   * A counter whose vocabulary table is built on its first count.
+   *
    * @param ranks The encoding's vocabulary, index = rank.
    * @param split The encoding's pre-tokenizer regex (its flags are kept;
    *   the counter runs its own copies).
-   * @param options Memo size.
+   * @param options Memo size and ASCII splitter.
    */
   constructor(ranks: BpeRanks, split: RegExp, options: BpeCounterOptions = {}) {
     this.#ranks = ranks;
@@ -119,8 +129,8 @@ export class BpeCounter {
   }
 
   /**
-   * Drops the memo, so that the next count sees its text as new (the
-   * vocabulary stays).
+   * Drops the memo, so that the next count sees its text as new: nothing
+   * learned from earlier input is left (the vocabulary stays).
    */
   clearMemo(): void {
     this.#memo.clear();
