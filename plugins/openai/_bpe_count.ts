@@ -12,20 +12,27 @@
  *
  * - its merge decodes every candidate pair with a `TextDecoder` to look it
  *   up (~10 µs a piece): here the vocabulary is keyed by each token's UTF-8
- *   bytes, and whether two tokens join is cached by their two ranks;
+ *   bytes, and a merge keeps its parts in typed arrays;
  * - its vocabulary is a `Map` of 200 000 strings, whose chains of string
- *   objects cost several cache misses a lookup: here it is an
- *   open-addressing table of (hash, token) pairs over one byte array,
- *   looked up by a range of the text with no substring;
- * - a piece seen before (100 KB of code or prose has ~24 000 pieces but
- *   ~3 000 distinct ones) is answered by a bounded memo of piece → count,
- *   also looked up by range, kept across calls in the plugin process;
+ *   objects cost several cache misses a lookup: here it is one
+ *   open-addressing table of 16-byte slots (hash, rank and length, then a
+ *   token of up to 8 bytes itself, packed in two words), so that a lookup
+ *   reads one cache line, by a range of the text with no substring; a
+ *   piece or merge candidate of up to 8 bytes is hashed and compared as its
+ *   two packed words, and a two-byte one is read from a 65 536-entry table;
+ * - a piece that is not one token is merged once: its count is kept in a
+ *   bounded memo (typed arrays and a character arena, looked up by range)
+ *   across calls in the plugin process; a piece that is one token needs no
+ *   memo (its vocabulary lookup is the answer);
  * - `matchAll` allocates a match array per piece: for o200k, ASCII pieces
  *   are cut by {@linkcode o200kAsciiPiece}, a hand-written equivalent of
  *   the regex; elsewhere a sticky copy of the regex runs with `test`.
  *
- * The merge picks the leftmost pair of lowest rank, as gpt-tokenizer's
- * does; `_bpe_count_test.ts` checks the counts against gpt-tokenizer.
+ * The counter learns nothing from its input but the memo: with the memo
+ * cleared ({@linkcode BpeCounter.clearMemo}) a count starts from the
+ * vocabulary alone. The merge picks the leftmost pair of lowest rank, as
+ * gpt-tokenizer's does; `_bpe_count_test.ts` checks the counts against
+ * gpt-tokenizer.
  *
  * @module
  */
@@ -36,7 +43,8 @@ export type BpeRanks = readonly (string | readonly number[])[];
 /** Options for {@linkcode BpeCounter}. */
 export interface BpeCounterOptions {
   /**
-   * Pieces the memo keeps; when it is full it starts over.
+   * Pieces that are not one token the memo keeps; when it is full it
+   * starts over.
    *
    * @default {32768}
    */
@@ -51,9 +59,6 @@ export interface BpeCounterOptions {
 }
 
 const DEFAULT_MEMO_SIZE = 32768;
-// V8 keeps a substring of 13 characters or more as a slice of its parent:
-// a memo key that long would keep a whole counted text alive.
-const SLICE_MIN_LENGTH = 13;
 
 /** Counts tokens of one encoding (see the module doc). */
 export class BpeCounter {
@@ -66,10 +71,12 @@ export class BpeCounter {
   #memo: PieceMemo;
 
   /**
+   * A counter whose vocabulary table is built on its first count.
+   *
    * @param ranks The encoding's vocabulary, index = rank.
    * @param split The encoding's pre-tokenizer regex (its flags are kept;
    *   the counter runs its own copies).
-   * @param options Memo size.
+   * @param options Memo size and ASCII splitter.
    */
   constructor(ranks: BpeRanks, split: RegExp, options: BpeCounterOptions = {}) {
     this.#ranks = ranks;
@@ -122,8 +129,8 @@ export class BpeCounter {
   }
 
   /**
-   * Drops the memo, so that the next count sees its text as new (the
-   * vocabulary stays).
+   * Drops the memo, so that the next count sees its text as new: nothing
+   * learned from earlier input is left (the vocabulary stays).
    */
   clearMemo(): void {
     this.#memo.clear();
@@ -150,31 +157,69 @@ export class BpeCounter {
     end: number,
     vocab: Vocabulary,
   ): number {
-    const hash = hashOf(text, start, end);
+    // The hash of the UTF-16 code units as the vocabulary hashes bytes
+    // (the same for ASCII, where a code unit is a byte): up to 8 packed
+    // little-endian into two words and mixed, longer ones by FNV-1a.
+    const length = end - start;
+    let hash: number;
+    let high = 0;
+    if (length <= INLINE_BYTES) {
+      let lo = 0;
+      let hi = 0;
+      for (let k = 0; k < length; k++) {
+        const c = text.charCodeAt(start + k);
+        high |= c;
+        if (k < 4) lo |= c << (8 * k);
+        else hi |= c << (8 * (k - 4));
+      }
+      if (high < 0x80) {
+        // ASCII: the text is its own byte string. One byte is one part;
+        // two are one token or two parts.
+        if (length === 1) return 1;
+        if (length === 2) return vocab.pairs[lo]! === NONE ? 2 : 1;
+        hash = packedHash(lo, hi, length);
+        if (vocab.findPacked(hash, length, lo, hi) >= 0) return 1;
+        return this.#merge(text, start, end, hash);
+      }
+      hash = packedHash(lo, hi, length);
+    } else {
+      hash = FNV_OFFSET;
+      for (let i = start; i < end; i++) {
+        const c = text.charCodeAt(i);
+        high |= c;
+        hash = Math.imul(hash ^ c, FNV_PRIME);
+      }
+      if (high < 0x80) {
+        if (vocab.findLong(text, start, end, hash) >= 0) return 1;
+        return this.#merge(text, start, end, hash);
+      }
+    }
     let n = this.#memo.get(text, start, end, hash);
     if (n >= 0) return n;
     const piece = text.slice(start, end);
-    const merger = this.#merger!;
-    const bytes = byteString(piece);
-    if (bytes === undefined) {
-      n = vocab.find(piece, 0, piece.length, hash) >= 0
-        ? 1
-        : merger.count(piece);
-    } else if (bytes === null) {
+    // Not ASCII, so never `undefined`.
+    const bytes = byteString(piece) as string | null;
+    if (bytes === null) {
       // Never a whole token; gpt-tokenizer merges its UTF-8 encoding, in
       // which each lone surrogate became U+FFFD.
-      n = merger.count(byteString(piece, true)!);
+      const replaced = byteString(piece, true)!;
+      n = this.#merger!.count(replaced, 0, replaced.length);
     } else {
-      n = vocab.find(bytes, 0, bytes.length, hashOf(bytes, 0, bytes.length)) >=
-          0
+      n = vocab.find(bytes, 0, bytes.length) >= 0
         ? 1
-        : merger.count(bytes);
+        : this.#merger!.count(bytes, 0, bytes.length);
     }
-    this.#memo.set(
-      piece.length < SLICE_MIN_LENGTH ? piece : [...piece].join(""),
-      hash,
-      n,
-    );
+    this.#memo.set(text, start, end, hash, n);
+    return n;
+  }
+
+  /** The count of an ASCII piece that is not one token, through the memo. */
+  #merge(text: string, start: number, end: number, hash: number): number {
+    let n = this.#memo.get(text, start, end, hash);
+    if (n < 0) {
+      n = this.#merger!.count(text, start, end);
+      this.#memo.set(text, start, end, hash, n);
+    }
     return n;
   }
 }
@@ -182,13 +227,15 @@ export class BpeCounter {
 const FNV_OFFSET = 0x811c9dc5 | 0;
 const FNV_PRIME = 0x01000193;
 
-/** FNV-1a over the UTF-16 code units of `text[start..end)`. */
-function hashOf(text: string, start: number, end: number): number {
-  let h = FNV_OFFSET;
-  for (let i = start; i < end; i++) {
-    h = Math.imul(h ^ text.charCodeAt(i), FNV_PRIME);
-  }
-  return h;
+/**
+ * The hash of up to 8 bytes packed little-endian in `lo` and `hi` (the
+ * unused bytes zero): murmur3's finalizer over both words and the length.
+ */
+function packedHash(lo: number, hi: number, length: number): number {
+  let h = lo ^ Math.imul(hi ^ length, 0x9e3779b1);
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return h ^ (h >>> 16);
 }
 
 /** The length of a well-formed string in UTF-8. */
@@ -207,17 +254,19 @@ function utf8Length(s: string): number {
 }
 
 /**
- * Piece → count, looked up by a range of a text so that a piece seen before
- * costs no substring: open addressing over typed arrays, at most half full.
- * When it holds `limit` pieces it starts over.
+ * Piece → count for pieces that are not one token, looked up by a range of
+ * a text so that a piece seen before costs no substring: open addressing
+ * over one typed array (per slot: hash, where the piece's characters start
+ * in a character arena, its length, its count), at most half full. When it
+ * holds `limit` pieces it starts over.
  */
 class PieceMemo {
   #limit: number;
-  #keys: string[] = [];
-  #hashes: Int32Array;
-  #counts: Int32Array;
-  #slots: Int32Array; // entry index + 1; 0 is empty
+  #size = 0;
+  #slots: Int32Array;
   #mask: number;
+  #chars = new Uint16Array(4096);
+  #used = 0;
 
   constructor(limit: number) {
     if (!Number.isInteger(limit) || limit < 1) {
@@ -228,45 +277,58 @@ class PieceMemo {
     let capacity = 16;
     while (capacity < 2 * limit) capacity *= 2;
     this.#limit = limit;
-    this.#hashes = new Int32Array(limit);
-    this.#counts = new Int32Array(limit);
-    this.#slots = new Int32Array(capacity);
+    this.#slots = new Int32Array(4 * capacity);
     this.#mask = capacity - 1;
   }
 
   /** The count of `text[start..end)`, or -1. */
   get(text: string, start: number, end: number, hash: number): number {
     const slots = this.#slots;
+    const chars = this.#chars;
     const length = end - start;
     for (let slot = hash & this.#mask;; slot = (slot + 1) & this.#mask) {
-      const at = slots[slot]! - 1;
-      if (at < 0) return -1;
-      if (this.#hashes[at] !== hash) continue;
-      const key = this.#keys[at]!;
-      if (key.length !== length) continue;
-      let i = 0;
-      while (i < length && key.charCodeAt(i) === text.charCodeAt(start + i)) {
-        i++;
-      }
-      if (i === length) return this.#counts[at]!;
+      const p = slot << 2;
+      const n = slots[p + 2]!;
+      if (n === 0) return -1;
+      if (slots[p] !== hash || n !== length) continue;
+      const o = slots[p + 1]! - start;
+      let i = start;
+      while (i < end && chars[o + i] === text.charCodeAt(i)) i++;
+      if (i === end) return slots[p + 3]!;
     }
   }
 
   /** Remembers a piece that `get` did not find. */
-  set(key: string, hash: number, count: number): void {
-    if (this.#keys.length >= this.#limit) this.clear();
-    const at = this.#keys.length;
-    this.#keys.push(key);
-    this.#hashes[at] = hash;
-    this.#counts[at] = count;
+  set(text: string, start: number, end: number, hash: number, count: number) {
+    if (this.#size >= this.#limit) this.clear();
+    const length = end - start;
+    if (this.#used + length > this.#chars.length) {
+      let size = 2 * this.#chars.length;
+      while (size < this.#used + length) size *= 2;
+      const chars = new Uint16Array(size);
+      chars.set(this.#chars.subarray(0, this.#used));
+      this.#chars = chars;
+    }
+    const chars = this.#chars;
+    const o = this.#used;
+    for (let i = 0; i < length; i++) chars[o + i] = text.charCodeAt(start + i);
+    this.#used += length;
+    this.#size++;
+    const slots = this.#slots;
     let slot = hash & this.#mask;
-    while (this.#slots[slot] !== 0) slot = (slot + 1) & this.#mask;
-    this.#slots[slot] = at + 1;
+    while (slots[(slot << 2) + 2] !== 0) slot = (slot + 1) & this.#mask;
+    const p = slot << 2;
+    slots[p] = hash;
+    slots[p + 1] = o;
+    slots[p + 2] = length;
+    slots[p + 3] = count;
   }
 
   clear(): void {
-    this.#keys = [];
-    this.#slots.fill(0);
+    if (this.#size > 0) this.#slots.fill(0);
+    this.#size = 0;
+    this.#used = 0;
+    if (this.#chars.length > 1 << 20) this.#chars = new Uint16Array(4096);
   }
 }
 
@@ -355,18 +417,29 @@ function isValidUtf8(bytes: readonly number[]): boolean {
   return true;
 }
 
+// A vocabulary slot is four 32-bit words: the hash of the token's bytes;
+// rank + 1 (0: empty) in the low RANK_BITS bits and the byte length above;
+// then the bytes themselves, little-endian, when there are at most 8 of
+// them, else where they start in the long tokens' byte array.
+const RANK_BITS = 20;
+const RANK_MASK = (1 << RANK_BITS) - 1;
+const MAX_TOKEN_LENGTH = (1 << (31 - RANK_BITS)) - 1;
+const INLINE_BYTES = 8;
+const NONE = 0x7fffffff;
+
 /**
- * The vocabulary keyed by each token's bytes: an open-addressing table of
- * (hash, token) pairs over one array of all tokens' bytes, so that a lookup
- * touches two or three places in memory rather than a `Map`'s chain of
- * string objects, and needs no substring.
+ * The vocabulary keyed by each token's bytes: an open-addressing table
+ * whose 16-byte slots hold a token's hash, rank, length and (up to 8 bytes)
+ * the bytes themselves, so that a lookup by a range of a byte string reads
+ * one cache line, with no substring; longer tokens' bytes are in one
+ * separate array.
  */
 class Vocabulary {
-  #table: Int32Array; // per slot: hash, token index + 1 (0: empty)
+  /** The rank of each two-byte token at first byte | (second << 8), else NONE. */
+  readonly pairs: Int32Array = new Int32Array(1 << 16).fill(NONE);
+  #table: Int32Array;
   #mask: number;
-  #offsets: Int32Array; // token i's bytes are blob[offsets[i], offsets[i + 1])
-  #ranks: Int32Array;
-  #blob: Uint8Array;
+  #long: Uint8Array;
 
   constructor(ranks: BpeRanks) {
     // The tokens stored as text, UTF-8 encoded in one call, then the tokens
@@ -391,6 +464,13 @@ class Vocabulary {
       // text only, so a token stored as valid-UTF-8 bytes is never found:
       // leave it out too.
     }
+    if (ranks.length >= RANK_MASK) {
+      throw new RangeError(
+        `Cannot build a token vocabulary of ${ranks.length} ranks: at most ${
+          RANK_MASK - 1
+        } are supported`,
+      );
+    }
     const encoded = new TextEncoder().encode(texts.join(""));
     const count = texts.length + byteTokens.length;
     const blob = new Uint8Array(encoded.length + byteSize);
@@ -414,113 +494,196 @@ class Vocabulary {
     }
     let slots = 16;
     while (slots < 2 * count) slots *= 2;
-    const table = new Int32Array(2 * slots);
+    const table = new Int32Array(4 * slots);
     const mask = slots - 1;
+    let longSize = 0;
     for (let i = 0; i < count; i++) {
+      const length = offsets[i + 1]! - offsets[i]!;
+      if (length > INLINE_BYTES) longSize += length;
+    }
+    const long = new Uint8Array(longSize);
+    let longAt = 0;
+    for (let i = 0; i < count; i++) {
+      const from = offsets[i]!;
+      const length = offsets[i + 1]! - from;
+      if (length > MAX_TOKEN_LENGTH) {
+        throw new RangeError(
+          `Cannot build the token vocabulary: token ${
+            i < order.length ? order[i] : byteOrder[i - order.length]
+          } is ${length} bytes long, more than ${MAX_TOKEN_LENGTH}`,
+        );
+      }
+      let lo = 0;
+      let hi = 0;
       let hash = FNV_OFFSET;
-      for (let k = offsets[i]!; k < offsets[i + 1]!; k++) {
-        hash = Math.imul(hash ^ blob[k]!, FNV_PRIME);
+      if (length <= INLINE_BYTES) {
+        for (let k = 0; k < length; k++) {
+          if (k < 4) lo |= blob[from + k]! << (8 * k);
+          else hi |= blob[from + k]! << (8 * (k - 4));
+        }
+        hash = packedHash(lo, hi, length);
+      } else {
+        for (let k = from; k < from + length; k++) {
+          hash = Math.imul(hash ^ blob[k]!, FNV_PRIME);
+        }
       }
       let slot = hash & mask;
-      while (table[2 * slot + 1] !== 0) slot = (slot + 1) & mask;
-      table[2 * slot] = hash;
-      table[2 * slot + 1] = i + 1;
+      while (table[4 * slot + 1] !== 0) slot = (slot + 1) & mask;
+      const p = 4 * slot;
+      const rank = i < order.length ? order[i]! : byteOrder[i - order.length]!;
+      table[p] = hash;
+      table[p + 1] = (rank + 1) | (length << RANK_BITS);
+      if (length === 2) this.pairs[blob[from]! | (blob[from + 1]! << 8)] = rank;
+      if (length <= INLINE_BYTES) {
+        table[p + 2] = lo;
+        table[p + 3] = hi;
+      } else {
+        long.set(blob.subarray(from, from + length), longAt);
+        table[p + 2] = longAt;
+        longAt += length;
+      }
     }
     this.#table = table;
     this.#mask = mask;
-    this.#offsets = offsets;
-    this.#ranks = Int32Array.from([...order, ...byteOrder]);
-    this.#blob = blob;
+    this.#long = long;
   }
 
   /**
-   * The rank of the token whose bytes are `bytes[from, to)` (one character
-   * a byte), or -1.
+   * The rank of the token of `length` ≤ 8 bytes packed little-endian in
+   * `lo` and `hi`, whose {@linkcode packedHash} is `hash`, or -1.
    */
-  find(bytes: string, from: number, to: number, hash: number): number {
+  findPacked(hash: number, length: number, lo: number, hi: number): number {
     const table = this.#table;
+    for (let slot = hash & this.#mask;; slot = (slot + 1) & this.#mask) {
+      const p = slot << 2;
+      const meta = table[p + 1]!;
+      if (meta === 0) return -1;
+      if (
+        table[p] === hash && meta >>> RANK_BITS === length &&
+        table[p + 2] === lo && table[p + 3] === hi
+      ) return (meta & RANK_MASK) - 1;
+    }
+  }
+
+  /**
+   * The rank of the token of more than 8 bytes `bytes[from, to)` (one
+   * character a byte), whose FNV-1a hash is `hash`, or -1.
+   */
+  findLong(bytes: string, from: number, to: number, hash: number): number {
+    const table = this.#table;
+    const long = this.#long;
     const length = to - from;
     for (let slot = hash & this.#mask;; slot = (slot + 1) & this.#mask) {
-      const at = table[2 * slot + 1]! - 1;
-      if (at < 0) return -1;
-      if (table[2 * slot] !== hash) continue;
-      const o = this.#offsets[at]!;
-      if (this.#offsets[at + 1]! - o !== length) continue;
-      let k = 0;
-      while (k < length && this.#blob[o + k] === bytes.charCodeAt(from + k)) {
-        k++;
-      }
-      if (k === length) return this.#ranks[at]!;
+      const p = slot << 2;
+      const meta = table[p + 1]!;
+      if (meta === 0) return -1;
+      if (table[p] !== hash || meta >>> RANK_BITS !== length) continue;
+      const o = table[p + 2]! - from;
+      let k = from;
+      while (k < to && long[o + k] === bytes.charCodeAt(k)) k++;
+      if (k === to) return (meta & RANK_MASK) - 1;
     }
+  }
+
+  /** The rank of the token `bytes[from, to)` (one character a byte), or -1. */
+  find(bytes: string, from: number, to: number): number {
+    const length = to - from;
+    if (length > INLINE_BYTES) {
+      let hash = FNV_OFFSET;
+      for (let k = from; k < to; k++) {
+        hash = Math.imul(hash ^ bytes.charCodeAt(k), FNV_PRIME);
+      }
+      return this.findLong(bytes, from, to, hash);
+    }
+    let lo = 0;
+    let hi = 0;
+    for (let k = 0; k < length; k++) {
+      if (k < 4) lo |= bytes.charCodeAt(from + k) << (8 * k);
+      else hi |= bytes.charCodeAt(from + k) << (8 * (k - 4));
+    }
+    return this.findPacked(packedHash(lo, hi, length), length, lo, hi);
   }
 }
 
-const NONE = 0x7fffffff;
-const PAIR_CACHE_SIZE = 1 << 17;
-
 /**
- * The byte-pair merge, counting the parts it leaves of a piece (its bytes
- * as a Latin-1 string): repeatedly merge the adjacent pair of lowest rank,
- * the leftmost of equals, until no adjacent pair is a token. Each part is a
- * token, so whether two parts join into one is a question about two ranks:
- * the answer is remembered in a pair cache keyed by both, and the
- * vocabulary is asked (a substring and a lookup in 200 000 entries) only
- * the first time a pair occurs.
+ * The byte-pair merge, counting the parts it leaves of a piece (a range of
+ * a byte string, one character a byte): repeatedly merge the adjacent pair
+ * of lowest rank, the leftmost of equals, until no adjacent pair is a
+ * token. Two parts join when their bytes together are a token, so each
+ * candidate is one vocabulary lookup; a part of up to 8 bytes is kept
+ * packed as the vocabulary's slots hold it, so that a candidate of up to 8
+ * bytes is looked up without reading the bytes again.
  */
 class Merger {
   #vocab: Vocabulary;
-  #pairs = new Map<number, number>();
-  /** A part's id: the rank of its token (a byte without one: 2^18 + byte). */
-  #byteIds = new Int32Array(256);
   #start = new Int32Array(64);
-  #id = new Int32Array(64);
   #rank = new Int32Array(64);
+  #lo = new Int32Array(64);
+  #hi = new Int32Array(64);
 
   constructor(vocab: Vocabulary) {
     this.#vocab = vocab;
-    for (let b = 0; b < 256; b++) {
-      const byte = String.fromCharCode(b);
-      const rank = vocab.find(byte, 0, 1, hashOf(byte, 0, 1));
-      this.#byteIds[b] = rank >= 0 ? rank : (1 << 18) + b;
-    }
   }
 
-  /** The rank of parts `a` and `b` joined (bytes `[from, to)`), or NONE. */
-  #join(bytes: string, a: number, b: number, from: number, to: number) {
-    const key = a * (1 << 19) + b;
-    let rank = this.#pairs.get(key);
-    if (rank === undefined) {
-      rank = this.#vocab.find(bytes, from, to, hashOf(bytes, from, to));
-      if (rank < 0) rank = NONE;
-      if (this.#pairs.size >= PAIR_CACHE_SIZE) this.#pairs.clear();
-      this.#pairs.set(key, rank);
+  /** The rank of parts i and i + 1 joined, or NONE. */
+  #join(bytes: string, i: number): number {
+    const start = this.#start;
+    const from = start[i]!;
+    const middle = start[i + 1]!;
+    const to = start[i + 2]!;
+    const a = middle - from;
+    const length = to - from;
+    let rank: number;
+    if (length <= INLINE_BYTES) {
+      const loB = this.#lo[i + 1]!;
+      let lo: number;
+      let hi: number;
+      if (a >= 4) {
+        lo = this.#lo[i]!;
+        hi = this.#hi[i]! | (loB << (8 * (a - 4)));
+      } else {
+        const shift = 8 * a;
+        lo = this.#lo[i]! | (loB << shift);
+        hi = (loB >>> (32 - shift)) | (this.#hi[i + 1]! << shift);
+      }
+      rank = this.#vocab.findPacked(packedHash(lo, hi, length), length, lo, hi);
+    } else {
+      rank = this.#vocab.find(bytes, from, to);
     }
-    return rank;
+    return rank < 0 ? NONE : rank;
   }
 
-  count(bytes: string): number {
-    const n = bytes.length;
+  count(bytes: string, from: number, to: number): number {
+    const n = to - from;
     if (n < 2) return n;
     if (this.#start.length <= n) {
       const size = 2 * (n + 1);
       this.#start = new Int32Array(size);
-      this.#id = new Int32Array(size);
       this.#rank = new Int32Array(size);
+      this.#lo = new Int32Array(size);
+      this.#hi = new Int32Array(size);
     }
-    // Part i is bytes [start[i], start[i + 1]), a token with rank id[i];
-    // rank[i] is the rank of parts i and i + 1 joined (NONE: no token, or
-    // no part i + 1).
+    // Part i is bytes [start[i], start[i + 1]), packed in lo[i] and hi[i]
+    // while it has at most 8; rank[i] is the rank of parts i and i + 1
+    // joined (NONE: no token, or no part i + 1).
     const start = this.#start;
-    const id = this.#id;
     const rank = this.#rank;
-    for (let i = 0; i < n; i++) {
-      start[i] = i;
-      id[i] = this.#byteIds[bytes.charCodeAt(i)]!;
-    }
-    start[n] = n;
+    const lo = this.#lo;
+    const hi = this.#hi;
+    const pairs = this.#vocab.pairs;
+    let next = bytes.charCodeAt(from);
     for (let i = 0; i < n - 1; i++) {
-      rank[i] = this.#join(bytes, id[i]!, id[i + 1]!, i, i + 2);
+      const c = next;
+      next = bytes.charCodeAt(from + i + 1);
+      start[i] = from + i;
+      lo[i] = c;
+      hi[i] = 0;
+      rank[i] = pairs[c | (next << 8)]!;
     }
+    start[n - 1] = to - 1;
+    lo[n - 1] = next;
+    hi[n - 1] = 0;
+    start[n] = to;
     rank[n - 1] = NONE;
     let parts = n;
     while (parts > 1) {
@@ -534,33 +697,27 @@ class Merger {
       }
       if (at < 0) break;
       // Parts at and at + 1 become one.
-      id[at] = lowest;
+      const a = start[at + 1]! - start[at]!;
+      if (start[at + 2]! - start[at]! <= INLINE_BYTES) {
+        const loB = lo[at + 1]!;
+        if (a >= 4) hi[at] = hi[at]! | (loB << (8 * (a - 4)));
+        else {
+          const shift = 8 * a;
+          hi[at] = (loB >>> (32 - shift)) | (hi[at + 1]! << shift);
+          lo[at] = lo[at]! | (loB << shift);
+        }
+      }
       parts--;
       for (let i = at + 1; i < parts; i++) {
         start[i] = start[i + 1]!;
-        id[i] = id[i + 1]!;
+        lo[i] = lo[i + 1]!;
+        hi[i] = hi[i + 1]!;
       }
-      start[parts] = n;
+      start[parts] = to;
       for (let i = at; i < parts - 1; i++) rank[i] = rank[i + 1]!;
       rank[parts - 1] = NONE;
-      if (at + 1 < parts) {
-        rank[at] = this.#join(
-          bytes,
-          id[at]!,
-          id[at + 1]!,
-          start[at]!,
-          start[at + 2]!,
-        );
-      }
-      if (at > 0) {
-        rank[at - 1] = this.#join(
-          bytes,
-          id[at - 1]!,
-          id[at]!,
-          start[at - 1]!,
-          start[at + 1]!,
-        );
-      }
+      if (at + 1 < parts) rank[at] = this.#join(bytes, at);
+      if (at > 0) rank[at - 1] = this.#join(bytes, at - 1);
     }
     return parts;
   }

@@ -167,6 +167,31 @@ async function repositoryText(): Promise<string> {
   return texts.join("\n");
 }
 
+/**
+ * Words of 1 to 14 letters, with and without a leading space, some with
+ * two-byte letters: pieces of up to 8 bytes are hashed and compared as two
+ * packed words, and merge candidates of up to 8 bytes are joined from
+ * their parts' words, so parts of 1 to 7 bytes join on either side of that
+ * boundary.
+ */
+function packingWords(): string[] {
+  const rand = random(808);
+  const letters = "etaoinshrdlucmfwypvbgkqjxz" + "ETAOIN" + "éèöüßçñ";
+  const words: string[] = [];
+  for (let length = 1; length <= 14; length++) {
+    for (let i = 0; i < 60; i++) {
+      let word = rand() < 0.5 ? " " : "";
+      for (let j = 0; j < length; j++) {
+        word += rand() < 0.1
+          ? letters[32 + Math.floor(rand() * 7)]
+          : letters[Math.floor(rand() * (j === 0 ? 32 : 26))];
+      }
+      words.push(word);
+    }
+  }
+  return words;
+}
+
 Deno.test("BpeCounter counts text exactly as gpt-tokenizer does", async (t) => {
   const repo = await repositoryText();
   const rand = random(17);
@@ -189,6 +214,14 @@ Deno.test("BpeCounter counts text exactly as gpt-tokenizer does", async (t) => {
       for (const text of bytes) {
         assert.equal(enc.mine.count(text), enc.reference(text));
       }
+    });
+    await t.step(`${name}: words around the 8 packed bytes`, () => {
+      const words = packingWords();
+      for (const word of words) {
+        assert.equal(enc.mine.count(word), enc.reference(word), word);
+      }
+      const text = words.join("");
+      assert.equal(enc.mine.count(text), enc.reference(text));
     });
     await t.step(`${name}: this repository's sources and README`, () => {
       for (let at = 0; at < repo.length; at += 50_000) {

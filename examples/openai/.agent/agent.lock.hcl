@@ -57,13 +57,13 @@ provider "fs" {
 provider "openai" {
   source      = "builtin/openai"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T12:16:42Z"
+  resolved_at = "2026-12-02T15:00:41Z"
   checksums = {
-    "darwin_amd64"  = "sha256:8bc8eeff4b249f77203972b285751cf1c705c7d4c6d5b45b23feb783bb6bc294"
-    "darwin_arm64"  = "sha256:8bc8eeff4b249f77203972b285751cf1c705c7d4c6d5b45b23feb783bb6bc294"
-    "linux_amd64"   = "sha256:8bc8eeff4b249f77203972b285751cf1c705c7d4c6d5b45b23feb783bb6bc294"
-    "linux_arm64"   = "sha256:8bc8eeff4b249f77203972b285751cf1c705c7d4c6d5b45b23feb783bb6bc294"
-    "windows_amd64" = "sha256:8bc8eeff4b249f77203972b285751cf1c705c7d4c6d5b45b23feb783bb6bc294"
+    "darwin_amd64"  = "sha256:2c8f1a8992bef9b9ca984034d8a5028ad66248006e7a3f29a34985df6ea1fb48"
+    "darwin_arm64"  = "sha256:2c8f1a8992bef9b9ca984034d8a5028ad66248006e7a3f29a34985df6ea1fb48"
+    "linux_amd64"   = "sha256:2c8f1a8992bef9b9ca984034d8a5028ad66248006e7a3f29a34985df6ea1fb48"
+    "linux_arm64"   = "sha256:2c8f1a8992bef9b9ca984034d8a5028ad66248006e7a3f29a34985df6ea1fb48"
+    "windows_amd64" = "sha256:2c8f1a8992bef9b9ca984034d8a5028ad66248006e7a3f29a34985df6ea1fb48"
   }
   envelope = {
     env   = []
