@@ -121,3 +121,93 @@ Deno.test("a turn's history count overlaps the model request when no context cha
   );
   assert.deepEqual(seen, [false, true]);
 });
+
+/**
+ * A model that answers its second and later requests only once that
+ * request's history count has been asked for: a count that started only
+ * at the answer's first event would never come, so after a guard of 10 s
+ * (never reached when the count starts on send) it answers anyway and
+ * notes the guard.
+ */
+class CountFirstModel extends FakeModel {
+  readonly order: string[] = [];
+  #counts = 0;
+  #counted = Promise.withResolvers<void>();
+
+  constructor(script: ScriptedTurn[]) {
+    super("llm", script, {
+      specs: [modelSpec("m1", { contextWindow: 1_000_000n })],
+    });
+  }
+
+  countTokens(request: CountTokensRequest): Promise<number> {
+    this.order.push("count");
+    this.#counts++;
+    this.#counted.resolve();
+    this.#counted = Promise.withResolvers<void>();
+    return Promise.resolve(request.messages.length * 10);
+  }
+
+  override async *streamCompletion(
+    request: StreamCompletionRequest,
+    options?: EndpointCallOptions,
+  ): AsyncGenerator<StreamEvent> {
+    this.order.push("request");
+    const nth = this.requests.length + 1;
+    if (nth >= 2) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const guard = new Promise<"guard">((resolve) => {
+        timer = setTimeout(() => resolve("guard"), 10_000);
+      });
+      const counted = (async () => {
+        while (this.#counts < nth) await this.#counted.promise;
+        return "counted" as const;
+      })();
+      const how = await Promise.race([counted, guard]).finally(() =>
+        clearTimeout(timer)
+      );
+      if (how === "guard") this.order.push("guard");
+    }
+    yield* super.streamCompletion(request, options);
+  }
+}
+
+Deno.test("once a model's first history count has landed, a later count starts when the request is handed over, before the answer's first event", async () => {
+  const model = new CountFirstModel([
+    { toolCalls: [{ name: "read_file", input: { path: "a" } }] },
+    { toolCalls: [{ name: "read_file", input: { path: "b" } }] },
+    { text: "done" },
+  ]);
+  const tool = new FakeTool("fs", [{
+    schema: op("read_file", ToolKind.DATA_SOURCE, {
+      concurrency: { safe: true },
+    }),
+  }]);
+  const spec: SessionSpec = {
+    profile: "test",
+    models: [{ provider: "llm", id: "m1" }],
+    tools: new Map([["fs", tool.toolSchemas]]),
+    hooks: [],
+    workingDirectory: "/work",
+    controlPlane: { disable: ["time", "permission-context"] },
+  };
+  const { result } = await collect(runSession(spec, {
+    store: memoryStore(),
+    models: new Map([["llm", model]]),
+    tools: new Map([["fs", tool]]),
+    hooks: new Map(),
+    random: () => 0,
+  }, { prompt: "go" }));
+  assert.equal(result.status, "completed");
+  assert.equal(result.finalText, "done");
+  // The request still goes first (a provider that counts in its own
+  // process never holds it back), and no answer waited for the guard.
+  assert.deepEqual(model.order, [
+    "request",
+    "count",
+    "request",
+    "count",
+    "request",
+    "count",
+  ]);
+});

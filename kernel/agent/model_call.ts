@@ -145,6 +145,11 @@ export interface ModelRouterOptions {
 
 /** Callbacks of one {@linkcode ModelRouter.complete} call. */
 export interface CompleteHooks {
+  /**
+   * An attempt's request was handed to the provider (its stream is open;
+   * no event need have arrived).
+   */
+  onSent?(): void;
   /** A stream event of an attempt arrived (the answer is streaming). */
   onEvent?(): void;
   /** A text delta arrived. */
@@ -483,10 +488,16 @@ export class ModelRouter {
       })[
         Symbol.asyncIterator
       ]();
+      let sent = false;
       for (;;) {
         if (signal.aborted) throw new StreamCancelledError(partial());
         const next = it.next();
         next.catch(() => {});
+        if (!sent) {
+          // The first `next()` opened the provider's stream.
+          sent = true;
+          hooks.onSent?.();
+        }
         const r = await Promise.race([next, aborted.promise]);
         if (r === "aborted") throw new StreamCancelledError(partial());
         if (r.done) break;

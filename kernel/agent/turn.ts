@@ -124,6 +124,8 @@ export class TurnDriver {
   #band: UsageBand = "comfortable";
   /** The history's token counts, kept so a turn counts only new messages. */
   #historyTokens = new HistoryTokenCounter();
+  /** The models (`provider\0id`) whose overlapped history count has landed once. */
+  #counted = new Set<string>();
 
   /**
    * Creates the driver of a session.
@@ -315,6 +317,7 @@ export class TurnDriver {
         turnId,
         signal,
         assembled.streaming,
+        assembled.countOnSend,
       );
     } finally {
       // A count that overlapped the call reports the fill now, before the
@@ -429,7 +432,9 @@ export class TurnDriver {
    * awaited: it runs while the model call goes out, and `usage` reports
    * the fill when it lands. A provider's `CountTokens` can be a network
    * round trip (anthropic's `count_tokens`); it is then off the turn's
-   * critical path.
+   * critical path. `countOnSend` says when it starts: as soon as the
+   * request is handed to the provider once a count for this model has
+   * landed before, else once the answer streams.
    */
   async #assemble(
     model: TurnModel,
@@ -437,7 +442,11 @@ export class TurnDriver {
     signal: AbortSignal,
     overlap = false,
   ): Promise<
-    ContextAssembly & { usage?: Promise<void>; streaming?: () => void }
+    ContextAssembly & {
+      usage?: Promise<void>;
+      streaming?: () => void;
+      countOnSend?: boolean;
+    }
   > {
     const core = this.#core;
     const spec = core.spec;
@@ -475,14 +484,22 @@ export class TurnDriver {
         history: core.history,
         ...request,
       });
-      // The count starts once the model's answer streams (or the call has
-      // ended): a provider that counts in its own process (openai's
-      // tokenizer, whose first count loads its tables) would otherwise
-      // handle the count before the request and hold the request back.
+      // The first count of a model starts once the model's answer streams
+      // (or the call has ended): a provider that counts in its own process
+      // (openai's tokenizer, whose first count loads its tables) would
+      // otherwise handle the count before the request and hold the request
+      // back. Later counts (only the messages new since the last one) start
+      // as soon as the request is handed over, behind it on the same
+      // connection: a count that is a network round trip (anthropic's) then
+      // runs beside the request instead of after the answer's first event,
+      // and is back by the time a short answer has been read.
+      const key = `${target.provider}\u0000${target.id}`;
+      const countOnSend = this.#counted.has(key);
       const history = [...core.history];
       const streaming = Promise.withResolvers<void>();
       const usage = streaming.promise.then(() => countHistory(history)).then(
         (before) => {
+          this.#counted.add(key);
           this.#band = reportUsage(core, {
             turnId,
             used: before.count +
@@ -497,7 +514,12 @@ export class TurnDriver {
       // unhandled (a rejection here is only a cancelled count).
       usage.catch(() => {});
       this.#emitAssembled(assembled, turnId);
-      return { ...assembled, usage, streaming: () => streaming.resolve() };
+      return {
+        ...assembled,
+        usage,
+        streaming: () => streaming.resolve(),
+        countOnSend,
+      };
     }
     const before = await counting!.catch((err) => {
       for (const d of forced) d.reject(err);
@@ -609,6 +631,7 @@ export class TurnDriver {
     turnId: string,
     signal: AbortSignal,
     onStreaming?: () => void,
+    onSent = false,
   ): Promise<ModelResponse> {
     const core = this.#core;
     const { choice } = model;
@@ -634,7 +657,9 @@ export class TurnDriver {
         : {}),
       ...traceHeaders(modelSpan),
     }, {
-      ...(onStreaming ? { onEvent: onStreaming } : {}),
+      ...(onStreaming
+        ? onSent ? { onSent: onStreaming } : { onEvent: onStreaming }
+        : {}),
       onTextDelta: live
         ? (text) => {
           const shown = live.push(text);
