@@ -1,6 +1,6 @@
 /**
- * The tests of `plugins/` that start processes (a first-party plugin
- * through the real `PluginHost`, or ripgrep) in one test module, beside
+ * The tests of `plugins/` that start a first-party plugin through the real
+ * `PluginHost` in one test module, beside
  * tests/unit_plugins_test.ts so that the two halves of `plugins/` run on
  * two workers. Why the files run here and not as modules of their own: see
  * tests/unit_config_test.ts.
@@ -11,5 +11,4 @@ import "../plugins/exec/exec_test.ts";
 import "../plugins/filesystem/filesystem_test.ts";
 import "../plugins/filesystem/swap_race_test.ts";
 import "../plugins/scripted/scripted_test.ts";
-import "../plugins/search/_ripgrep_test.ts";
 import "../plugins/search/search_test.ts";
