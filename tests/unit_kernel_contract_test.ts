@@ -10,12 +10,11 @@
  * under its own name, and type-checked as before. Run one file on its own
  * with `deno test -A <file>` as usual.
  *
- * The last test fails when a test file under those folders is missing here.
+ * tests/unit_misc_test.ts fails, naming the file, when a test file under
+ * those folders is imported by no aggregate.
  *
  * @module
  */
-import assert from "node:assert/strict";
-import { relative } from "node:path";
 
 // First: its first test calls the shared ulid() with a fixed time, which
 // a ulid() at the current time, from any test before it, would move on
@@ -65,53 +64,3 @@ import "../kernel/state/keyed_chain_test.ts";
 import "../kernel/state/memory_session_store_test.ts";
 import "../kernel/state/postgres_session_store_test.ts";
 import "../kernel/state/sqlite_session_store_test.ts";
-
-/** The folders whose test files this module runs. */
-const FOLDERS = ["kernel", "contract"];
-
-async function* testFiles(dir: string): AsyncGenerator<string> {
-  for await (const e of Deno.readDir(dir)) {
-    const path = `${dir}/${e.name}`;
-    if (e.isDirectory && e.name !== "testdata") yield* testFiles(path);
-    else if (e.isFile && e.name.endsWith("_test.ts")) yield path;
-  }
-}
-
-Deno.test("every test file under kernel/ and contract/ is imported by tests/unit_kernel_contract_test.ts (the full run skips them there)", async () => {
-  const repo = new URL("..", import.meta.url).pathname;
-  const source = await Deno.readTextFile(new URL(import.meta.url));
-  const imported = new Set(
-    [...source.matchAll(/^import "\.\.\/(.+_test\.ts)";$/gm)].map((m) => m[1]),
-  );
-  const onDisk: string[] = [];
-  for (const folder of FOLDERS) {
-    for await (const f of testFiles(`${repo}${folder}`)) {
-      onDisk.push(relative(repo, f));
-    }
-  }
-  const missing = onDisk.filter((f) => !imported.has(f)).sort();
-  assert.deepEqual(
-    missing,
-    [],
-    `add to tests/unit_kernel_contract_test.ts: ${
-      missing.map((f) => `import "../${f}";`).join(" ")
-    }`,
-  );
-  assert.equal(imported.size, onDisk.length);
-});
-
-Deno.test("deno task test skips the folders this module runs, and still everything deno.json excludes (its --ignore replaces the top-level exclude)", async () => {
-  const config = JSON.parse(
-    await Deno.readTextFile(new URL("../deno.json", import.meta.url)),
-  );
-  const command = String(config.tasks.test.command);
-  const ignore = /--ignore=(\S+)/.exec(command)?.[1]?.split(",") ?? [];
-  assert.deepEqual(
-    [...ignore].sort(),
-    [
-      ...config.exclude,
-      ...FOLDERS.map((f) => `${f}/**/*_test.ts`),
-    ].sort(),
-    command,
-  );
-});
