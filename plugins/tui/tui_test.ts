@@ -14,7 +14,7 @@ import {
 import { plain, wrapLine } from "./lines.ts";
 import { markdownLines } from "./markdown.ts";
 import { appendHistory, loadHistory } from "./history.ts";
-import { settingsOf } from "./main.ts";
+import { settingsOf } from "./plugin.ts";
 import { Transcript } from "./transcript.ts";
 import { create, toBinary } from "@bufbuild/protobuf";
 import {
