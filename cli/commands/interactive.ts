@@ -284,6 +284,7 @@ export async function interactiveCommand(
   // and gone with it, so it is held and printed once the UI has gone.
   const held: string[] = [];
   let holding = false;
+  let painted = false;
   const flushHeld = () => {
     holding = false;
     for (const text of held.splice(0)) io.stderr(text);
@@ -303,7 +304,7 @@ export async function interactiveCommand(
     // start-up, Ink and React for the terminal UI, overlaps theirs).
     prestartFrontend: (plan) => {
       const name = frontendOf(plan);
-      holding = terminal && name === TUI_FRONTEND;
+      holding = painted = terminal && name === TUI_FRONTEND;
       return name
         ? { name, terminal, implicitBuiltin: TUI_FRONTEND }
         : undefined;
@@ -311,6 +312,9 @@ export async function interactiveCommand(
     ...(v.resume !== undefined ? { resume: v.resume } : {}),
   });
   if ("exit" in opened) {
+    // A TUI stopped before its Configure may not have restored the
+    // terminal it painted on (the kernel kills an unconfigured plugin).
+    if (painted) restoreTerminal(io);
     flushHeld();
     return opened.exit;
   }
