@@ -12,6 +12,9 @@
  *   to the pane showing the prompt (the line UI's `> `, the TUI's input
  *   box), polled with `capture-pane` every 5 ms; the baseline is the empty
  *   module's spawn-to-exit;
+ * - **start → full TUI**: the same start to the TUI's status line showing
+ *   the session's model (Ink runs, the session exists and was read: the
+ *   input box is painted before, by the plugin's entry module);
  * - **keystroke → screen**: the TUI's pane output is piped to a file
  *   (`pipe-pane`); per key, from just before `tmux send-keys` to the first
  *   growth of that file after it, 40 keys per run, p50 and p90; the same
@@ -19,7 +22,9 @@
  *   (tmux's client round trip, the pty, tmux's output);
  * - **TUI memory**: `VmRSS` and peak `VmHWM` of the TUI plugin's process
  *   (`/proc/<pid>/status`) after the keys, against the empty module's
- *   process measured the same way (it idles until read).
+ *   process measured the same way (it idles until read); beside them its
+ *   PSS and USS (`/proc/<pid>/smaps_rollup`: the `deno` executable's pages
+ *   are shared with every other Deno process, and RSS counts them whole).
  *
  * Usage: `deno task bench:tui [--runs N] [--json]`.
  *
@@ -90,8 +95,8 @@ async function startUntil(
   dir: string,
   command: string[],
   ready: (screen: string) => boolean,
+  t0: number = performance.now(),
 ): Promise<number> {
-  const t0 = performance.now();
   tmux(
     socket,
     "new-session",
@@ -106,6 +111,15 @@ async function startUntil(
     dir,
     `${quote(command)}; sleep 600`,
   );
+  return await shownAfter(socket, t0, ready);
+}
+
+/** Ms from `t0` until the pane shows what `ready` accepts. */
+async function shownAfter(
+  socket: string,
+  t0: number,
+  ready: (screen: string) => boolean,
+): Promise<number> {
   for (;;) {
     if (ready(tmux(socket, "capture-pane", "-p", "-t", "b"))) {
       return performance.now() - t0;
@@ -142,11 +156,19 @@ async function keyLatencies(socket: string, out: string): Promise<number[]> {
   return lat;
 }
 
-function memoryOf(pid: number): { rss: number; hwm: number } {
+function memoryOf(
+  pid: number,
+): { rss: number; hwm: number; pss: number; uss: number } {
   const status = Deno.readTextFileSync(`/proc/${pid}/status`);
-  const kb = (k: string) =>
-    Number(new RegExp(`${k}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
-  return { rss: kb("VmRSS") / 1024, hwm: kb("VmHWM") / 1024 };
+  const rollup = Deno.readTextFileSync(`/proc/${pid}/smaps_rollup`);
+  const kb = (text: string, k: string) =>
+    Number(new RegExp(`^${k}:\\s+(\\d+)`, "m").exec(text)?.[1] ?? 0);
+  return {
+    rss: kb(status, "VmRSS") / 1024,
+    hwm: kb(status, "VmHWM") / 1024,
+    pss: kb(rollup, "Pss") / 1024,
+    uss: (kb(rollup, "Private_Clean") + kb(rollup, "Private_Dirty")) / 1024,
+  };
 }
 
 function tuiPid(): number {
@@ -209,11 +231,14 @@ const rows: {
   baseline: number;
   line: number;
   tui: number;
+  tuiFull: number;
   keyP50: number;
   keyP90: number;
   catP50: number;
   rss: number;
   hwm: number;
+  pss: number;
+  uss: number;
   baseRss: number;
 }[] = [];
 try {
@@ -253,11 +278,18 @@ try {
         join(dir, `cat-${round}.out`),
       );
       tmux(`${socket}-cat`, "kill-server");
+      const tuiT0 = performance.now();
       const tui = await startUntil(
         socket,
         dir,
         agent,
         (s) => s.includes("type a prompt"),
+        tuiT0,
+      );
+      const tuiFull = await shownAfter(
+        socket,
+        tuiT0,
+        (s) => s.includes("· scripted ·"),
       );
       const lat = await keyLatencies(socket, join(dir, `pane-${round}.out`));
       const mem = memoryOf(tuiPid());
@@ -267,11 +299,14 @@ try {
         baseline,
         line,
         tui,
+        tuiFull,
         keyP50: pct(lat, 0.5),
         keyP90: pct(lat, 0.9),
         catP50: pct(catLat, 0.5),
         rss: mem.rss,
         hwm: mem.hwm,
+        pss: mem.pss,
+        uss: mem.uss,
         baseRss,
       });
     } finally {
@@ -295,6 +330,8 @@ const summary = {
   line_ui_start_ms: m("line"),
   tui_start_ms: m("tui"),
   tui_over_line: m("tui") / m("line"),
+  tui_full_ms: m("tuiFull"),
+  tui_full_over_line: m("tuiFull") / m("line"),
   tui_start_over_baseline: m("tui") / m("baseline"),
   line_start_over_baseline: m("line") / m("baseline"),
   key_p50_ms: m("keyP50"),
@@ -302,6 +339,8 @@ const summary = {
   cat_echo_p50_ms: m("catP50"),
   tui_rss_mb: m("rss"),
   tui_peak_rss_mb: m("hwm"),
+  tui_pss_mb: m("pss"),
+  tui_uss_mb: m("uss"),
   baseline_rss_mb: m("baseRss"),
   tui_rss_over_baseline: m("rss") / m("baseRss"),
 };
@@ -325,6 +364,11 @@ else {
     }x baseline; ${summary.tui_over_line.toFixed(2)}x the line UI)`,
   );
   console.log(
+    `start → full TUI:          ${f(summary.tui_full_ms)} ms (${
+      summary.tui_full_over_line.toFixed(2)
+    }x the line UI; the status line shows the session's model)`,
+  );
+  console.log(
     `keystroke → screen (TUI):  p50 ${f(summary.key_p50_ms)} ms, p90 ${
       f(summary.key_p90_ms)
     } ms (cat's echo, the floor, measured alike: p50 ${
@@ -334,6 +378,8 @@ else {
   console.log(
     `TUI process memory:        RSS ${f(summary.tui_rss_mb)} MB (${
       f(summary.tui_rss_over_baseline)
-    }x baseline), peak ${f(summary.tui_peak_rss_mb)} MB`,
+    }x baseline), peak ${f(summary.tui_peak_rss_mb)} MB; PSS ${
+      f(summary.tui_pss_mb)
+    } MB, USS ${f(summary.tui_uss_mb)} MB`,
   );
 }

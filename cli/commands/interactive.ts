@@ -13,7 +13,7 @@ import type { Approver } from "../../kernel/agent/approval_gate.ts";
 import type { InteractiveAnswerer } from "../../kernel/agent/interactive_gate.ts";
 import type { ApprovalAnswer } from "../../kernel/agent/session_events.ts";
 import { EventRenderer, styleFor } from "../render/events.ts";
-import type { AgentIo } from "./io.ts";
+import type { AgentIo, CliIo } from "./io.ts";
 import {
   EXIT_OK,
   EXIT_PROVIDER,
@@ -278,45 +278,77 @@ export async function interactiveCommand(
         ? undefined
         : byDefault);
   };
-  const opened = await openProjectKernel(dir, io, {
+  // The terminal UI paints its first screen (on the alternate screen) as
+  // soon as its process starts: what is printed while the kernel opens
+  // (warnings, or the error that stops it) would be drawn over that screen
+  // and gone with it, so it is held and printed once the UI has gone.
+  const held: string[] = [];
+  let holding = false;
+  let painted = false;
+  const flushHeld = () => {
+    holding = false;
+    for (const text of held.splice(0)) io.stderr(text);
+  };
+  const openIo: CliIo = {
+    stdout: (text) => io.stdout(text),
+    stderr: (text) => holding ? held.push(text) : io.stderr(text),
+    isTerminal: io.isTerminal,
+    env: io.env,
+    cwd: io.cwd,
+    ...(io.platform !== undefined ? { platform: io.platform } : {}),
+  };
+  const opened = await openProjectKernel(dir, openIo, {
     locked: v.locked === true,
     persistAlways: tty,
     // The frontend's process starts beside the providers (its own
     // start-up, Ink and React for the terminal UI, overlaps theirs).
     prestartFrontend: (plan) => {
       const name = frontendOf(plan);
+      holding = painted = terminal && name === TUI_FRONTEND;
       return name
         ? { name, terminal, implicitBuiltin: TUI_FRONTEND }
         : undefined;
     },
     ...(v.resume !== undefined ? { resume: v.resume } : {}),
   });
-  if ("exit" in opened) return opened.exit;
+  if ("exit" in opened) {
+    // A TUI stopped before its Configure may not have restored the
+    // terminal it painted on (the kernel kills an unconfigured plugin).
+    if (painted) restoreTerminal(io);
+    flushHeld();
+    return opened.exit;
+  }
   await using _claim = opened.claim;
   await using kernel = opened.kernel;
   const style = styleFor(useColor(io));
   const frontend = frontendOf(kernel.plan);
   if (frontend) {
-    return await runFrontend(kernel, frontend, io, {
-      terminal,
-      implicitBuiltin: TUI_FRONTEND,
-      ...(frontend === TUI_FRONTEND
-        ? {
-          config: {
-            ...(v.profile !== undefined ? { profile: v.profile } : {}),
-            ...(v.resume !== undefined ? { resume: v.resume } : {}),
-            ...(v.plan ? { plan: "true" } : {}),
-            profiles_json: profilesForFrontend(kernel),
-            // Tests only: the first terminal UI exits abruptly once it has
-            // drawn its session (the restart path).
-            ...(io.env[TUI_CRASH_ENV] === "1"
-              ? { crash_after_backfill: "true" }
-              : {}),
-          },
-        }
-        : {}),
-    }, frontend === TUI_FRONTEND);
+    // Held output is printed once the frontend has gone.
+    try {
+      return await runFrontend(kernel, frontend, io, {
+        terminal,
+        implicitBuiltin: TUI_FRONTEND,
+        ...(frontend === TUI_FRONTEND
+          ? {
+            config: {
+              ...(v.profile !== undefined ? { profile: v.profile } : {}),
+              ...(v.resume !== undefined ? { resume: v.resume } : {}),
+              ...(v.plan ? { plan: "true" } : {}),
+              profiles_json: profilesForFrontend(kernel),
+              // Tests only: the first terminal UI exits abruptly once it has
+              // drawn its session (the restart path).
+              ...(io.env[TUI_CRASH_ENV] === "1"
+                ? { crash_after_backfill: "true" }
+                : {}),
+            },
+          }
+          : {}),
+      }, frontend === TUI_FRONTEND);
+    } finally {
+      flushHeld();
+    }
   }
+  flushHeld();
   const renderer = new EventRenderer(
     { out: (t) => io.stdout(t), err: (t) => io.stderr(t) },
     style,

@@ -77,6 +77,8 @@ export { SDK_ENV_NAMES } from "./_command_line.ts";
 
 /** Default time from spawn until the plugin is healthy. */
 export const DEFAULT_START_TIMEOUT_MS = 10_000;
+/** glibc's mmap threshold for a frontend on the terminal (its default start). */
+const TERMINAL_MMAP_THRESHOLD = 128 * 1024;
 /** Default drain window of a shutdown before the plugin is killed. */
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 5_000;
 
@@ -657,6 +659,15 @@ export class PluginHost implements AsyncDisposable {
       // thread (up to 8 per core) only keep freed memory resident. One
       // arena measured 5 MB less RSS for builtin/tui (README, Terminal UI).
       env.MALLOC_ARENA_MAX = "1";
+      // A fixed mmap threshold (glibc raises it up to 32 MiB as mapped
+      // chunks are freed): the large, short-lived buffers of the start
+      // (module sources, compile buffers) are mapped and given back
+      // instead of fragmenting the heap. Measured 8–15 MB less RSS for
+      // builtin/tui (README, Terminal UI).
+      env.GLIBC_TUNABLES = [
+        env.GLIBC_TUNABLES,
+        `glibc.malloc.mmap_threshold=${TERMINAL_MMAP_THRESHOLD}`,
+      ].filter(Boolean).join(":");
       command = { ...command, env, terminal: true };
     }
     const cleanup = async () => {

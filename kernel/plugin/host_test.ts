@@ -234,7 +234,7 @@ Deno.test("a child that refuses the magic cookie exits before its handshake and 
   });
 });
 
-Deno.test("a frontend started on the terminal runs with one malloc arena (MALLOC_ARENA_MAX=1), and the same plugin started headless does not", async () => {
+Deno.test("a frontend started on the terminal runs with one malloc arena (MALLOC_ARENA_MAX=1) and a fixed mmap threshold, and the same plugin started headless does not", async () => {
   await withPluginDir(async (dir) => {
     const launcher = new FakeLauncher((child) => child.exit(0));
     await using host = new PluginHost({
@@ -253,7 +253,12 @@ Deno.test("a frontend started on the terminal runs with one malloc arena (MALLOC
     }
     const [onTerminal, headless] = launcher.commands.map(unwrapSandbox);
     assert.equal(onTerminal!.env.MALLOC_ARENA_MAX, "1");
+    assert.equal(
+      onTerminal!.env.GLIBC_TUNABLES,
+      "glibc.malloc.mmap_threshold=131072",
+    );
     assert.equal(headless!.env.MALLOC_ARENA_MAX, undefined);
+    assert.equal(headless!.env.GLIBC_TUNABLES, undefined);
   });
 });
 

@@ -57,6 +57,7 @@ import {
   withText,
 } from "./editor.ts";
 import { appendHistory, historyPath, loadHistory } from "./history.ts";
+import { type EarlyScreen, PLACEHOLDER } from "./first_frame.ts";
 import { PLAN_APPROVED_PROMPT } from "../../contract/plan_mode.ts";
 
 const h = React.createElement;
@@ -951,9 +952,7 @@ function App({ session, settings, exit }: AppProps): React.ReactElement {
       ed,
       width,
       color,
-      activeMode.name === "input" && !session.busy
-        ? " type a prompt, / for commands, @ for files"
-        : "",
+      activeMode.name === "input" && !session.busy ? PLACEHOLDER : "",
     );
     if (activeMode.name === "edit" && activeMode.error) {
       boxLines.push(
@@ -1054,12 +1053,16 @@ function App({ session, settings, exit }: AppProps): React.ReactElement {
 }
 
 /**
- * The terminal's keys as the stream Ink reads, fed by `Deno.stdin.read`.
+ * The terminal's keys as the stream Ink reads, fed by `Deno.stdin.read`
+ * (the first screen's reader when the entry module painted it, with the
+ * keys typed before Ink ran first).
  * Ink on Deno's `process.stdin` stopped every other socket of the process
  * from delivering data once raw mode was on (the plugin's gRPC calls to
  * the kernel hung); reading the terminal through Deno's own API does not.
  */
-function terminalKeys(): { stream: Readable; close(): void } {
+function terminalKeys(
+  early?: EarlyScreen,
+): { stream: Readable; close(): void } {
   const stream = new Readable({ read() {} }) as Readable & {
     isTTY: boolean;
     setRawMode(on: boolean): unknown;
@@ -1081,23 +1084,30 @@ function terminalKeys(): { stream: Readable; close(): void } {
   };
   stream.ref = () => {};
   stream.unref = () => {};
-  (async () => {
-    const buf = new Uint8Array(4096);
-    while (!closed) {
-      let n: number | null;
-      try {
-        n = await Deno.stdin.read(buf);
-      } catch {
-        break;
+  if (early) {
+    early.handOver((chunk) => {
+      if (!closed) stream.push(Buffer.from(chunk));
+    }, () => {});
+  } else {
+    (async () => {
+      const buf = new Uint8Array(4096);
+      while (!closed) {
+        let n: number | null;
+        try {
+          n = await Deno.stdin.read(buf);
+        } catch {
+          break;
+        }
+        if (n === null) break;
+        stream.push(Buffer.from(buf.subarray(0, n)));
       }
-      if (n === null) break;
-      stream.push(Buffer.from(buf.subarray(0, n)));
-    }
-  })();
+    })();
+  }
   return {
     stream,
     close: () => {
       closed = true;
+      early?.close();
       stream.setRawMode(false);
     },
   };
@@ -1112,11 +1122,14 @@ let historyWarned = false;
  *
  * @param kernel The callback connection.
  * @param settings The plugin's settings.
+ * @param early The first screen the entry module painted, whose keys
+ * (those typed so far first) the UI then reads.
  * @returns Resolves when the UI has exited and the session is detached.
  */
 export async function runTui(
   kernel: KernelClient,
   settings: TuiSettings,
+  early?: EarlyScreen,
 ): Promise<void> {
   history = loadHistory(historyPath(settings.dir));
   const session = new Session(kernel);
@@ -1140,7 +1153,7 @@ export async function runTui(
     }
   });
   const done = Promise.withResolvers<void>();
-  const keys = terminalKeys();
+  const keys = terminalKeys(early);
   let unmount = () => {};
   const exit = () => {
     unmount();

@@ -12,9 +12,10 @@ import {
   withText,
 } from "./editor.ts";
 import { plain, wrapLine } from "./lines.ts";
+import { firstFrameLines, paintLines, PLACEHOLDER } from "./first_frame.ts";
 import { markdownLines } from "./markdown.ts";
 import { appendHistory, loadHistory } from "./history.ts";
-import { settingsOf } from "./main.ts";
+import { settingsOf } from "./plugin.ts";
 import { Transcript } from "./transcript.ts";
 import { create, toBinary } from "@bufbuild/protobuf";
 import {
@@ -234,4 +235,40 @@ Deno.test("a tool call and result painted by their tool are drawn from its Rende
     ['● fetch({"url":"u"})', "  ⎿ raw body"],
   ]);
   assert.equal(t.next, 5n);
+});
+
+Deno.test("the first screen, painted before Ink loads, is the new session's frame: empty transcript, input box, status line, and typed text echoed", () => {
+  const frame = firstFrameLines(80, 24, false)!.map(plain);
+  assert.equal(frame.length, 24);
+  assert.deepEqual(frame.slice(0, 20), Array(20).fill(""));
+  assert.equal(frame[20], `╭${"─".repeat(78)}╮`);
+  assert.equal(
+    frame[21],
+    `│ > ▏${PLACEHOLDER}`.padEnd(79) + "│",
+  );
+  assert.equal(frame[22], `╰${"─".repeat(78)}╯`);
+  assert.equal(
+    frame[23],
+    " default · … · ctx 0 · $0.0000 · turns 0 · ".padEnd(80),
+  );
+  const typed = firstFrameLines(80, 24, true, "hello")!;
+  assert.equal(plain(typed[21]!), "│ > hello " + " ".repeat(69) + "│");
+  assert.ok(
+    firstFrameLines(80, 24, true)![21]!.some((s) =>
+      s.inverse && s.text === " "
+    ),
+  );
+  // Text longer than the box wraps under the prompt, as in the editor.
+  const long = firstFrameLines(40, 12, false, "x".repeat(50))!.map(plain);
+  assert.equal(long.length, 12);
+  assert.equal(long[8], "│ > " + "x".repeat(34) + " │");
+  assert.equal(long[9], "│   " + "x".repeat(16) + "▏".padEnd(19) + "│");
+  // Too small to draw what the full UI keeps: nothing is painted.
+  assert.equal(firstFrameLines(80, 4, false), undefined);
+  assert.equal(firstFrameLines(10, 24, false), undefined);
+  // Each line is painted on its own row from the left, the rest cleared.
+  assert.equal(
+    paintLines([[{ text: "a", bold: true, color: "cyan" }], []]),
+    "\x1b[1;1H\x1b[1;36ma\x1b[0m\x1b[K\x1b[2;1H\x1b[K",
+  );
 });
