@@ -77,7 +77,7 @@ export function wrapLine(line: Line, width: number, indent: Line = []): Line[] {
   };
   const breakLine = () => {
     const last = cur.at(-1);
-    if (last) last.text = last.text.trimEnd();
+    if (last && !last.inverse) last.text = last.text.trimEnd();
     out.push(cur.filter((s, i) => s.text !== "" || i === 0));
     cur = lineStart ? indent.map((s) => ({ ...s })) : [];
     used = lineStart;
@@ -85,16 +85,19 @@ export function wrapLine(line: Line, width: number, indent: Line = []): Line[] {
   };
   for (const span of line) {
     const text = span.text.replace(/\t/g, "  ");
+    // An inverse blank (the input box's cursor) is visible: it takes its
+    // column and is never trimmed away at a break.
+    const keep = span.inverse === true;
     for (const chunk of text.match(/\S+\s*|\s+/g) ?? []) {
       let rest = chunk;
       while (rest !== "") {
-        const word = widthOf(rest.trimEnd());
+        const word = widthOf(keep ? rest : rest.trimEnd());
         if (used + word <= w) {
           push(span, rest);
           rest = "";
         } else if (used > start && word <= w - lineStart) {
           breakLine();
-          rest = rest.trimStart();
+          if (!keep) rest = rest.trimStart();
         } else {
           const cps = [...rest];
           const room = Math.max(1, w - used);
@@ -106,7 +109,7 @@ export function wrapLine(line: Line, width: number, indent: Line = []): Line[] {
     }
   }
   const last = cur.at(-1);
-  if (last) last.text = last.text.trimEnd();
+  if (last && !last.inverse) last.text = last.text.trimEnd();
   out.push(cur);
   return out;
 }

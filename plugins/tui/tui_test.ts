@@ -111,6 +111,20 @@ Deno.test("lines wrap at spaces, split long words and keep their styles", () => 
   );
 });
 
+Deno.test("the input box's cursor (an inverse blank) after the last character stays on screen, and wraps when the line is full", () => {
+  const cursor = { text: " ", inverse: true };
+  const typed = wrapLine([{ text: "> " }, { text: "hello" }, cursor], 10);
+  assert.deepEqual(typed.map(plain), ["> hello "]);
+  assert.equal(typed[0]!.at(-1)!.inverse, true);
+  const full = wrapLine([{ text: "> " }, { text: "abcdefgh" }, cursor], 10, [
+    { text: "  " },
+  ]);
+  assert.deepEqual(full.map(plain), ["> abcdefgh", "   "]);
+  assert.equal(full[1]!.at(-1)!.inverse, true);
+  // A plain trailing blank is still trimmed.
+  assert.deepEqual(wrapLine([{ text: "hello " }], 10).map(plain), ["hello"]);
+});
+
 Deno.test("markdown becomes styled lines: headings, emphasis, inline code, lists and highlighted code", () => {
   const lines = markdownLines(
     "# Title\n\nSome **bold** and `code`.\n\n- one\n- two\n\n```ts\nconst x = 1; // note\n```",
