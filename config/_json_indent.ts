@@ -12,6 +12,11 @@
 /** Bytes gathered before each call of the sink. */
 const CHUNK = 1 << 16;
 
+/** Strings longer than this (in UTF-16 units) are encoded by TextEncoder. */
+const LONG_STRING = 256;
+
+const ENCODER = new TextEncoder();
+
 /**
  * Writes `compact`, the output of `JSON.stringify(value)` (no gap), as the
  * UTF-8 bytes of `JSON.stringify(value, null, 2)`.
@@ -65,7 +70,40 @@ export function writeIndentedJson(
     let indent = -1;
     if (c === 34) {
       buf[p++] = 34;
-      inString = true;
+      // A long string (a heredoc's text in the plan) is encoded natively,
+      // up to and including its closing quote, instead of a unit at a time.
+      let close = compact.indexOf('"', i + 1);
+      for (;;) {
+        let slashes = 0;
+        while (compact.charCodeAt(close - 1 - slashes) === 92) slashes++;
+        if (slashes % 2 === 0) break;
+        close = compact.indexOf('"', close + 1);
+      }
+      if (close - i <= LONG_STRING) {
+        inString = true;
+        continue;
+      }
+      for (let from = i + 1; from <= close;) {
+        if (p >= CHUNK) {
+          sink(buf.subarray(0, p));
+          p = 0;
+        }
+        // At most 3 bytes per UTF-16 unit; never split a surrogate pair.
+        let to = Math.min(close + 1, from + Math.floor((CHUNK - p) / 3) + 1);
+        const last = compact.charCodeAt(to - 1);
+        if (to <= close && last >= 0xd800 && last <= 0xdbff) to--;
+        if (to <= from) {
+          sink(buf.subarray(0, p));
+          p = 0;
+          continue;
+        }
+        p += ENCODER.encodeInto(
+          compact.slice(from, to),
+          buf.subarray(p, CHUNK + 64),
+        ).written;
+        from = to;
+      }
+      i = close;
     } else if (c === 123 /* { */ || c === 91 /* [ */) {
       buf[p++] = c;
       // `{}` and `[]` stay on one line; `}` is `{` + 2, `]` is `[` + 2.

@@ -110,6 +110,17 @@ Deno.test("writeIndentedJson() writes the bytes of JSON.stringify(value, null, 2
     // Structural characters, escapes and non-ASCII inside strings and keys.
     { "{[:,]}": 'a"b\\c\n\u0001}{', "é😀ü": ["中文", "\ud800", "x\udfff"] },
     { deep: JSON.parse("[".repeat(300) + "]".repeat(300)) },
+    // Long strings (encoded natively, across chunks): quotes, backslashes
+    // (one ending the string), non-ASCII and surrogate pairs at every
+    // offset of a chunk's end.
+    ["x".repeat(300) + "\\", 'q"'.repeat(200) + "\\"],
+    [`${"x".repeat(300)}a"b,{[:]}${"y".repeat(300)}\\",{[:]}${
+      "z".repeat(300)
+    }`],
+    {
+      [`k${"é".repeat(400)}`]: 'ab"c\\é😀中\n'.repeat(30_000),
+      t: ["y😀".repeat(70_000), "z".repeat(200_000) + "\\\\"],
+    },
   ];
   for (const v of values) {
     assert.equal(indented(v).text, JSON.stringify(v, null, 2));
