@@ -130,8 +130,6 @@ export function checkBody(
   const attrs = new Map<string, Attribute>();
   const blocks = new Map<string, Block[]>();
   const firstByKey = new Map<string, Block>();
-  const attrNames = Object.keys(schema.attributes);
-  const blockNames = Object.keys(schema.blocks);
   const inWhere = where === "" ? "here" : `in ${where}`;
   for (const item of body.items) {
     if (item.kind === "attribute") {
@@ -143,6 +141,7 @@ export function checkBody(
       if (Object.hasOwn(schema.blocks, item.name)) {
         detail = `"${item.name}" is a block: write it as ${item.name} { ... }.`;
       } else {
+        const attrNames = Object.keys(schema.attributes);
         const hint = didYouMean(item.name, attrNames);
         detail = hint
           ? `Did you mean "${hint}"?`
@@ -167,6 +166,7 @@ export function checkBody(
       else if (Object.hasOwn(schema.attributes, item.type)) {
         detail = `"${item.type}" is an attribute: write ${item.type} = ...`;
       } else {
+        const blockNames = Object.keys(schema.blocks);
         const hint = didYouMean(item.type, blockNames);
         detail = hint
           ? `Did you mean "${hint}"?`
@@ -238,8 +238,8 @@ export function checkBody(
     list.push(item);
     blocks.set(item.type, list);
   }
-  for (const [name, spec] of Object.entries(schema.attributes)) {
-    if (spec.required && !attrs.has(name)) {
+  for (const name of requiredAttributes(schema)) {
+    if (!attrs.has(name)) {
       diagnostics.push(diag(
         "error",
         E_MISSING_ATTR,
@@ -250,6 +250,21 @@ export function checkBody(
     }
   }
   return { attrs, blocks };
+}
+
+/** Each schema's required attribute names, in declaration order. */
+const REQUIRED = new WeakMap<BodySchema, readonly string[]>();
+
+/** The required attribute names of a schema, listed once per schema. */
+function requiredAttributes(schema: BodySchema): readonly string[] {
+  let names = REQUIRED.get(schema);
+  if (names === undefined) {
+    names = Object.entries(schema.attributes).filter(([, spec]) =>
+      spec.required
+    ).map(([name]) => name);
+    REQUIRED.set(schema, names);
+  }
+  return names;
 }
 
 /** Capitalises the first letter. */
@@ -429,6 +444,11 @@ export function keyRanges(expr: Expr): Record<string, SourceRange> {
     const key = item.keyName ??
       (item.key.kind === "string" ? item.key.value : undefined);
     if (key !== undefined && !Object.hasOwn(out, key)) {
+      // Assigned (no descriptor per key), except the `__proto__` setter.
+      if (key !== "__proto__") {
+        out[key] = item.range;
+        continue;
+      }
       Object.defineProperty(out, key, {
         value: item.range,
         enumerable: true,

@@ -419,7 +419,12 @@ export function decodeProviderBody(
   return { config: ok ? out : undefined, diagnostics };
 }
 
+/** Sets an own property of a new plain object, even `__proto__`. */
 function setKey(obj: ObjectValue, key: string, value: Value): void {
+  if (key !== "__proto__") {
+    obj[key] = value;
+    return;
+  }
   Object.defineProperty(obj, key, {
     value,
     enumerable: true,
@@ -644,13 +649,20 @@ function convert(
       const el = spec.type === "list(string)" ? "string" : "number";
       const out: Value[] = [];
       let good = true;
+      const elSpec: ConfigAttributeSpec = {
+        ...spec,
+        type: el,
+        objectAttributes: [],
+      };
       value.forEach((item, i) => {
+        // An element of the right type converts to itself.
+        if (
+          el === "string" ? typeof item === "string" : typeof item === "number"
+        ) {
+          out.push(item);
+          return;
+        }
         const sub = subExpr(expr, i);
-        const elSpec: ConfigAttributeSpec = {
-          ...spec,
-          type: el,
-          objectAttributes: [],
-        };
         if (item === null) {
           good = false;
           diagnostics.push(diag(
@@ -684,12 +696,17 @@ function convert(
       }
       const out: ObjectValue = {};
       let good = true;
+      const elSpec: ConfigAttributeSpec = {
+        ...spec,
+        type: "string",
+        objectAttributes: [],
+      };
       for (const [k, v] of Object.entries(value)) {
-        const elSpec: ConfigAttributeSpec = {
-          ...spec,
-          type: "string",
-          objectAttributes: [],
-        };
+        // A string converts to itself.
+        if (typeof v === "string") {
+          setKey(out, k, v);
+          continue;
+        }
         const sub = subExpr(expr, k);
         if (v === null) {
           good = false;

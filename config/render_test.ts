@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
 import type { Diagnostic } from "../contract/diagnostic.ts";
-import { renderHuman, renderJson, sortDiagnostics } from "./render.ts";
+import {
+  renderHuman,
+  renderJson,
+  sortDiagnostics,
+  writeJson,
+} from "./render.ts";
+import { writeIndentedJson } from "./_json_indent.ts";
 
 const at = (file: string, byte: number) => ({
   file,
@@ -76,4 +82,73 @@ Deno.test("renderJson() writes format_version 1 and no plan when invalid", () =>
       },
     }],
   });
+});
+
+/**
+ * What writeIndentedJson() writes for `value`, each chunk decoded on its
+ * own (a chunk never ends inside a character), and the number of chunks.
+ */
+function indented(value: unknown): { text: string; chunks: number } {
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  let text = "";
+  let chunks = 0;
+  writeIndentedJson(JSON.stringify(value), (b) => {
+    text += decoder.decode(b);
+    chunks++;
+  });
+  return { text, chunks };
+}
+
+Deno.test("writeIndentedJson() writes the bytes of JSON.stringify(value, null, 2)", () => {
+  const values: unknown[] = [
+    {},
+    [],
+    "",
+    0,
+    null,
+    { a: {}, b: [], c: [{}, [[]], { d: [1, -2.5e-7, true, false, null] }] },
+    // Structural characters, escapes and non-ASCII inside strings and keys.
+    { "{[:,]}": 'a"b\\c\n\u0001}{', "é😀ü": ["中文", "\ud800", "x\udfff"] },
+    { deep: JSON.parse("[".repeat(300) + "]".repeat(300)) },
+    // Long strings (encoded natively, across chunks): quotes, backslashes
+    // (one ending the string), non-ASCII and surrogate pairs at every
+    // offset of a chunk's end.
+    ["x".repeat(300) + "\\", 'q"'.repeat(200) + "\\"],
+    [`${"x".repeat(300)}a"b,{[:]}${"y".repeat(300)}\\",{[:]}${
+      "z".repeat(300)
+    }`],
+    {
+      [`k${"é".repeat(400)}`]: 'ab"c\\é😀中\n'.repeat(30_000),
+      t: ["y😀".repeat(70_000), "z".repeat(200_000) + "\\\\"],
+    },
+  ];
+  for (const v of values) {
+    assert.equal(indented(v).text, JSON.stringify(v, null, 2));
+  }
+  // Many chunks, with multi-byte characters throughout.
+  const big = Array.from({ length: 6_000 }, (_, i) => ({
+    name: `p${i}`,
+    text: i % 3 === 0 ? "é😀中".repeat(i % 7) : "plain",
+    list: i % 5 === 0 ? [] : [i, { k: "v" }],
+  }));
+  const { text, chunks } = indented(big);
+  assert.ok(chunks > 5, `${chunks} chunks`);
+  assert.equal(text, JSON.stringify(big, null, 2));
+});
+
+Deno.test("writeJson() writes the bytes of renderJson()", () => {
+  const input = {
+    exitCode: 1 as const,
+    plan: undefined,
+    diagnostics: DS,
+    sources: new Map(),
+  };
+  const parts: Uint8Array[] = [];
+  writeJson(input, (b) => parts.push(b.slice()), undefined, { x: ["é"] });
+  assert.equal(
+    new TextDecoder().decode(
+      new Uint8Array(parts.flatMap((p) => [...p])),
+    ),
+    renderJson(input, undefined, { x: ["é"] }),
+  );
 });

@@ -216,7 +216,7 @@ export async function run(
   }
 
   const { checkConfig } = await import("../../config/check.ts");
-  const { renderHuman, renderJson } = await import("../../config/render.ts");
+  const { renderHuman, writeJson } = await import("../../config/render.ts");
   const result = await checkConfig(dir, {
     builtins: BUILTINS,
     locked: values.locked ?? false,
@@ -329,8 +329,16 @@ export async function run(
   };
   let stdout: string;
   if (values.json) {
-    stdout = renderJson(
+    // As bytes: a large plan's indented text is tens of MB, made faster
+    // without a string, and written without encoding it again.
+    const sink = io.stdoutBytes;
+    const chunks: Uint8Array[] = [];
+    writeJson(
       result,
+      (bytes) => {
+        if (sink) sink(bytes);
+        if (!sink || useCache) chunks.push(bytes.slice());
+      },
       explain,
       sandbox && {
         mode: sandbox.mode,
@@ -339,6 +347,8 @@ export async function run(
         plugins: sandbox.plugins,
       },
     );
+    stdout = chunks.length === 0 ? "" : decodeChunks(chunks);
+    if (!sink) io.stdout(stdout);
   } else {
     stdout = renderHuman(result, {
       color,
@@ -358,7 +368,7 @@ export async function run(
       stdout += "\n(--explain needs a valid configuration.)\n";
     }
   }
-  io.stdout(stdout);
+  if (!values.json) io.stdout(stdout);
   if (useCache && key !== undefined) {
     const fingerprints = [...result.fingerprints];
     await store(key, { exitCode: result.exitCode, stdout, stderr: "" }, {
@@ -367,6 +377,19 @@ export async function run(
     }, io.env);
   }
   return result.exitCode;
+}
+
+/** The UTF-8 text of chunks written in order. */
+function decodeChunks(chunks: readonly Uint8Array[]): string {
+  let size = 0;
+  for (const c of chunks) size += c.length;
+  const all = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    all.set(c, at);
+    at += c.length;
+  }
+  return new TextDecoder().decode(all);
 }
 
 /** False only when `path` certainly does not exist. */

@@ -13,6 +13,13 @@ export interface CliIo {
   stdout(text: string): void;
   /** Writes to standard error. */
   stderr(text: string): void;
+  /**
+   * Writes UTF-8 bytes to standard output, when the stream takes bytes
+   * (check-config's `--json` document is made as bytes); otherwise the
+   * bytes are decoded and given to {@linkcode CliIo.stdout}.
+   * @default {none}
+   */
+  stdoutBytes?: (bytes: Uint8Array) => void;
   /** Whether standard output is a terminal (colour only then). */
   isTerminal: boolean;
   /** The environment (`NO_COLOR`, `XDG_*`, `HOME`, and what `env()` reads). */
@@ -83,6 +90,7 @@ export function processIo(): CliIo {
   };
   return {
     stdout: (t) => write(Deno.stdout, t),
+    stdoutBytes: (b) => writeAll(Deno.stdout, b),
     stderr: (t) => write(Deno.stderr, t),
     isTerminal: Deno.stdout.isTerminal(),
     env: Deno.env.toObject(),
