@@ -198,6 +198,15 @@ function template(binDir: string): Promise<string> {
   return templateDir;
 }
 
+/**
+ * Builds the cached template now, if PostgreSQL is installed (the lock
+ * makes a test file that needs it meanwhile wait for this build instead of
+ * starting its own): `.ci/run` calls it before the tests start.
+ */
+export async function prepareTemplate(): Promise<void> {
+  if (BIN_DIR) await template(BIN_DIR);
+}
+
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 async function buildTemplate(binDir: string): Promise<string> {

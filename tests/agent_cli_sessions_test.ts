@@ -217,17 +217,21 @@ Deno.test("deno task demo runs the quickstart, shows the diff and leaves the rep
     ]);
     assert.equal(lock.code, 0, lock.stderr);
   }
-  const check = await deno([
-    "run",
-    "-A",
-    "main.ts",
-    "check-config",
-    "examples/quickstart",
-    "--locked",
-    "--no-cache",
+  // Two independent processes (the demo runs in a temporary copy), run
+  // side by side.
+  const [check, r] = await Promise.all([
+    deno([
+      "run",
+      "-A",
+      "main.ts",
+      "check-config",
+      "examples/quickstart",
+      "--locked",
+      "--no-cache",
+    ]),
+    deno(["task", "demo"]),
   ]);
   assert.equal(check.code, 0, check.stdout + check.stderr);
-  const r = await deno(["task", "demo"]);
   assert.equal(r.code, 0, r.stdout + r.stderr);
   assert.match(r.stdout, /plan fs\.write_file SUMMARY\.md .* → ask/);
   assert.match(r.stdout, /approved \(once, approval:callback\)/);
