@@ -76,33 +76,60 @@ Deno.test("a bare Deno gRPC server dies when a client closes after 2000 calls (d
   );
 });
 
+/** `promise`, or a failure naming `what` after 60 s without an end. */
+async function within<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`${what} did not end within 60 s`)),
+          60_000,
+        );
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 Deno.test("a plugin closing a busy callback connection cannot take the kernel down", async () => {
   const root = await Deno.makeTempDir({ prefix: "ph-agent-goaway-" });
   const callbacks = await IsolatedCallbackHost.start({ root, env: { PATH } });
+  const host = new PluginHost({
+    env: { PATH },
+    callbackHost: callbacks,
+    runtimeDir: root,
+  });
+  // Every step is bounded: a step that never ends fails the test, naming
+  // itself, instead of holding the whole suite.
   try {
-    await using host = new PluginHost({
-      env: { PATH },
-      callbackHost: callbacks,
-      runtimeDir: root,
-    });
-    const [probe, echo] = await Promise.all([
-      launchProbe(host),
-      launchEcho(host),
-    ]);
+    const [probe, echo] = await within(
+      Promise.all([launchProbe(host), launchEcho(host)]),
+      "launching the two plugins",
+    );
     const gateway = callbacks.gatewayPid;
     // The probe makes 2000 CountTokens calls on its own connection to the
     // kernel's callback endpoint, then closes it (GOAWAY).
-    assert.deepEqual(await invoke(probe, "goaway", { n: 2000 }), { ok: 2000 });
+    assert.deepEqual(
+      await within(invoke(probe, "goaway", { n: 2000 }), "the 2000 calls"),
+      { ok: 2000 },
+    );
     // Whatever that did to the gateway, this process (the kernel) is alive,
     // and callbacks work again for every plugin: the gateway is restarted
     // when it died, and plugins reconnect on their own.
     let echoAnswer, probeAnswer;
     for (let i = 0; i < 75 && !(echoAnswer && probeAnswer); i++) {
-      echoAnswer ??= await invoke(echo, "tokens", { text: "12345678" }).catch(
-        () => undefined,
+      // A call that fails is tried again; one that never answers fails the
+      // test (it would otherwise hold the whole suite).
+      echoAnswer ??= await within(
+        invoke(echo, "tokens", { text: "12345678" }).catch(() => undefined),
+        "the echo plugin's callback",
       );
-      probeAnswer ??= await invoke(probe, "tokens", { text: "1234" }).catch(
-        () => undefined,
+      probeAnswer ??= await within(
+        invoke(probe, "tokens", { text: "1234" }).catch(() => undefined),
+        "the probe plugin's callback",
       );
       if (!(echoAnswer && probeAnswer)) {
         await new Promise((r) => setTimeout(r, 200));
@@ -118,7 +145,8 @@ Deno.test("a plugin closing a busy callback connection cannot take the kernel do
       }; pid ${gateway} -> ${callbacks.gatewayPid}`,
     );
   } finally {
-    await callbacks.close();
+    await within(host[Symbol.asyncDispose](), "stopping the plugins");
+    await within(callbacks.close(), "stopping the callback gateway");
     await Deno.remove(root, { recursive: true }).catch(() => {});
   }
 });
