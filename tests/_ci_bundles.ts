@@ -14,48 +14,26 @@
  *
  * @module
  */
-import { fileURLToPath } from "node:url";
 import { BUILTINS } from "../plugins/builtin.ts";
-import { readManifest } from "../contract/manifest.ts";
-import { computeArtifactChecksum } from "../config/checksum.ts";
+import { bundleBuiltins } from "../cli/commands/lock.ts";
+import { processIo } from "../cli/commands/io.ts";
 import { pluginBundlesOf } from "../kernel/process/plugin_bundle.ts";
 
-if (import.meta.main) {
-  const { bundles } = pluginBundlesOf(Deno.env.toObject());
+if (import.meta.main && pluginBundlesOf(Deno.env.toObject()).bundles) {
+  const io = processIo();
   let failed = 0;
   const t0 = performance.now();
-  for (const name of bundles ? BUILTINS.names : []) {
-    const url = BUILTINS.manifestUrl(name);
-    try {
-      const manifestPath = fileURLToPath(url);
-      const manifest = await readManifest(manifestPath);
-      if (manifest.runtime !== "deno") continue;
-      const { checksum } = await computeArtifactChecksum(
-        manifestPath,
-        manifest,
-      );
-      const source = {
-        name,
-        checksum,
-        manifestPath,
-        entrypoint: fileURLToPath(new URL(manifest.entrypoint, url)),
-      };
-      if (await bundles!.find(source)) continue;
-      await bundles!.build(source, { retry: true });
-    } catch (err) {
-      failed++;
-      console.log(
-        `ci bundles: builtin/${name} not bundled (the kernel tries again): ${
-          err instanceof Error ? err.message : String(err)
-        }`,
-      );
-    }
-  }
-  bundles?.close();
+  await bundleBuiltins(BUILTINS.names.map((name) => `builtin/${name}`), {
+    ...io,
+    stderr: (text: string) => {
+      if (text.startsWith("warning:")) failed++;
+      io.stderr(text);
+    },
+  });
   console.log(
     `ci bundles: ${
       BUILTINS.names.length - failed
-    } of ${BUILTINS.names.length} builtins bundled in ${
+    } of ${BUILTINS.names.length} builtins bundled or already built in ${
       ((performance.now() - t0) / 1000).toFixed(1)
     } s`,
   );

@@ -152,8 +152,13 @@ export async function lockCommand(
  * Builds the missing bundle of each first-party plugin in `sources`
  * (`kernel/process/plugin_bundle.ts`), retrying one that failed before; a
  * failure is a warning (the plugin then runs from its module graph).
+ * `.ci/run` also builds every builtin's bundle through it
+ * (`tests/_ci_bundles.ts`).
+ *
+ * @param sources Provider sources; only `builtin/NAME` ones are bundled.
+ * @param io Where progress and warnings go (`io.env` holds the bundle switch).
  */
-async function bundleBuiltins(
+export async function bundleBuiltins(
   sources: readonly string[],
   io: CliIo,
 ): Promise<void> {
