@@ -21,13 +21,8 @@ import {
 import { type BuiltinCatalog, WEB_UI_FRONTEND } from "../contract/builtins.ts";
 import { type PluginManifest, readManifest } from "../contract/manifest.ts";
 import { manifestNameConflict } from "../contract/plugin_identity.ts";
-import { ContextService } from "../proto/gen/pluggableharness/context/v1/service_pb.ts";
-import { MemoryService } from "../proto/gen/pluggableharness/memory/v1/service_pb.ts";
 import { ModelService } from "../proto/gen/pluggableharness/model/v1/service_pb.ts";
 import { ToolService } from "../proto/gen/pluggableharness/tool/v1/service_pb.ts";
-import { SlashCommandService } from "../proto/gen/pluggableharness/slashcommand/v1/service_pb.ts";
-import { FrontendService } from "../proto/gen/pluggableharness/frontend/v1/service_pb.ts";
-import { WidgetService } from "../proto/gen/pluggableharness/widget/v1/service_pb.ts";
 import { slashCommandEndpointOf } from "./agent/slash_endpoint.ts";
 import type { ToolSchema } from "../proto/gen/pluggableharness/tool/v1/types_pb.ts";
 import { Code, GrpcStatusError } from "../proto/grpc_status.ts";
@@ -231,10 +226,17 @@ export async function chainProviderOf(
   p: PlanProvider,
   config: JsonObject,
 ): Promise<ChainProvider> {
+  // Each category's service descriptors load with its first provider.
   if (p.category === "context") {
+    const { ContextService } = await import(
+      "../proto/gen/pluggableharness/context/v1/service_pb.ts"
+    );
     await plugin.client(ContextService).configure({ config });
     return await contextEndpointOf(plugin, p.name, p.tokenBudget);
   }
+  const { MemoryService } = await import(
+    "../proto/gen/pluggableharness/memory/v1/service_pb.ts"
+  );
   await plugin.client(MemoryService).configure({ config });
   return await memoryEndpointOf(plugin, p.name, p.tokenBudget);
 }
@@ -622,6 +624,9 @@ export async function launchFrontend(
   const { plugin, config } = await (spawned ??
     spawnFrontend(host, dir, plan, name, options));
   try {
+    const { FrontendService } = await import(
+      "../proto/gen/pluggableharness/frontend/v1/service_pb.ts"
+    );
     const r = await plugin.client(FrontendService).configure({
       config: { ...config, ...options.config },
     });
@@ -742,6 +747,9 @@ async function configureProvider(
       break;
     }
     case "slashcommand": {
+      const { SlashCommandService } = await import(
+        "../proto/gen/pluggableharness/slashcommand/v1/service_pb.ts"
+      );
       await plugin.client(SlashCommandService).configure({ config });
       const endpoint = slashCommandEndpointOf(plugin);
       into.slashCommands.set(p.name, {
@@ -750,11 +758,15 @@ async function configureProvider(
       });
       break;
     }
-    case "widget":
+    case "widget": {
       // A widget only publishes metadata blocks through its callback
       // channel (plugins.md §6.6); the kernel configures it and is done.
+      const { WidgetService } = await import(
+        "../proto/gen/pluggableharness/widget/v1/service_pb.ts"
+      );
       await plugin.client(WidgetService).configure({ config });
       break;
+    }
     default:
       if (!hooked.has(p.name)) {
         throw new Error(

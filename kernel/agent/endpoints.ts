@@ -30,9 +30,8 @@ import { ToolService } from "../../proto/gen/pluggableharness/tool/v1/service_pb
 import type { RenderTree } from "../../proto/gen/pluggableharness/render/v1/types_pb.ts";
 import type { DispatchHookRequest } from "../../proto/gen/pluggableharness/hook/v1/rpc_request_pb.ts";
 import type { DispatchHookResponse } from "../../proto/gen/pluggableharness/hook/v1/rpc_response_pb.ts";
-import { HookSubscriberService } from "../../proto/gen/pluggableharness/hook/v1/service_pb.ts";
-import { ContextService } from "../../proto/gen/pluggableharness/context/v1/service_pb.ts";
-import { MemoryService } from "../../proto/gen/pluggableharness/memory/v1/service_pb.ts";
+import type { HookSubscriberService } from "../../proto/gen/pluggableharness/hook/v1/service_pb.ts";
+import type { ServiceClient } from "../../proto/grpc_adapter.ts";
 import type { Plugin } from "../plugin/plugin.ts";
 import type { PluginIdentity } from "../../contract/plugin_identity.ts";
 import { ModelCallError, type ModelErrorCode } from "./errors.ts";
@@ -273,11 +272,22 @@ export function toolEndpointOf(plugin: Plugin): ToolEndpoint {
  * @returns The endpoint.
  */
 export function hookEndpointOf(plugin: Plugin): HookEndpoint {
-  const client = plugin.client(HookSubscriberService);
+  // The service's descriptors load at the first dispatch, not with the
+  // kernel.
+  let connected:
+    | Promise<ServiceClient<typeof HookSubscriberService>>
+    | undefined;
+  const connect = () =>
+    connected ??= import(
+      "../../proto/gen/pluggableharness/hook/v1/service_pb.ts"
+    ).then((m) => plugin.client(m.HookSubscriberService));
   return {
     identity: plugin.identity,
-    dispatchHook(request, options) {
-      return client.dispatchHook(request, callOptions(options));
+    async dispatchHook(request, options) {
+      return await (await connect()).dispatchHook(
+        request,
+        callOptions(options),
+      );
     },
   };
 }
@@ -296,6 +306,11 @@ export async function contextEndpointOf(
   name: string,
   tokenBudget?: number,
 ): Promise<ContextProviderEndpoint> {
+  // The context and memory services' descriptors load with the first
+  // provider of their kind, not with the kernel.
+  const { ContextService } = await import(
+    "../../proto/gen/pluggableharness/context/v1/service_pb.ts"
+  );
   const client = plugin.client(ContextService);
   const caps = (await client.getCapabilities({})).capabilities;
   if (!caps) {
@@ -338,6 +353,9 @@ export async function memoryEndpointOf(
   name: string,
   tokenBudget?: number,
 ): Promise<MemoryProviderEndpoint> {
+  const { MemoryService } = await import(
+    "../../proto/gen/pluggableharness/memory/v1/service_pb.ts"
+  );
   const client = plugin.client(MemoryService);
   const caps = (await client.getCapabilities({})).capabilities;
   if (!caps) {

@@ -34,15 +34,9 @@ import {
   type Message,
   Stability,
 } from "../../proto/gen/pluggableharness/content/v1/types_pb.ts";
-import {
-  type ContextRequest,
-  ContextRequestSchema,
-} from "../../proto/gen/pluggableharness/context/v1/rpc_request_pb.ts";
+import type { ContextRequest } from "../../proto/gen/pluggableharness/context/v1/rpc_request_pb.ts";
 import type { ContextContribution } from "../../proto/gen/pluggableharness/context/v1/rpc_response_pb.ts";
-import {
-  type RecallRequest,
-  RecallRequestSchema,
-} from "../../proto/gen/pluggableharness/memory/v1/rpc_request_pb.ts";
+import type { RecallRequest } from "../../proto/gen/pluggableharness/memory/v1/rpc_request_pb.ts";
 import {
   type MemoryRecord,
   MemoryScope,
@@ -301,6 +295,11 @@ export function providerContextAssembler(
         const call = { signal: input.signal, timeoutMs };
         try {
           if (p.category === "memory") {
+            // Loaded at the first recall: a session without a memory
+            // provider never builds these descriptors.
+            const { RecallRequestSchema } = await import(
+              "../../proto/gen/pluggableharness/memory/v1/rpc_request_pb.ts"
+            );
             const records = await p.recall(
               create(RecallRequestSchema, {
                 sessionId: input.sessionId,
@@ -329,6 +328,9 @@ export function providerContextAssembler(
             continue;
           }
           const prior = chain;
+          const { ContextRequestSchema } = await import(
+            "../../proto/gen/pluggableharness/context/v1/rpc_request_pb.ts"
+          );
           const release = p.compactor && p.identity
             ? options.grant?.(p.identity, input.sessionId)
             : undefined;

@@ -17,11 +17,12 @@ import {
   type ToolSchema,
   ToolSchemaSchema,
 } from "../../proto/gen/pluggableharness/tool/v1/types_pb.ts";
-import { SlashCommandService } from "../../proto/gen/pluggableharness/slashcommand/v1/service_pb.ts";
+import type { SlashCommandService } from "../../proto/gen/pluggableharness/slashcommand/v1/service_pb.ts";
 import type { SlashCommandSpec } from "../../proto/gen/pluggableharness/slashcommand/v1/types_pb.ts";
 import type { SlashCommandEvent } from "../../proto/gen/pluggableharness/slashcommand/v1/events_pb.ts";
 import type { RenderTree } from "../../proto/gen/pluggableharness/render/v1/types_pb.ts";
 import { Code, GrpcStatusError } from "../../proto/grpc_status.ts";
+import type { ServiceClient } from "../../proto/grpc_adapter.ts";
 import type { Plugin } from "../plugin/plugin.ts";
 import type { EndpointCallOptions, ToolEndpoint } from "./endpoints.ts";
 
@@ -122,14 +123,24 @@ function grpcOptions(options: EndpointCallOptions | undefined): {
  * @returns The endpoint.
  */
 export function slashCommandEndpointOf(plugin: Plugin): ToolEndpoint {
-  const client = plugin.client(SlashCommandService);
+  // The service's descriptors load at the endpoint's first call, so a
+  // kernel without slash-command plugins never builds them.
+  let connected:
+    | Promise<ServiceClient<typeof SlashCommandService>>
+    | undefined;
+  const connect = () =>
+    connected ??= import(
+      "../../proto/gen/pluggableharness/slashcommand/v1/service_pb.ts"
+    ).then((m) => plugin.client(m.SlashCommandService));
   return {
     identity: plugin.identity,
     async schemas(options) {
+      const client = await connect();
       const caps = await client.getCapabilities({}, grpcOptions(options));
       return caps.commands.map(toolSchemaOfSlash);
     },
     async *invoke(call, options) {
+      const client = await connect();
       const stream = client.invoke({
         call: {
           id: call.id,
@@ -144,6 +155,7 @@ export function slashCommandEndpointOf(plugin: Plugin): ToolEndpoint {
       }
     },
     async preview(call, options): Promise<RenderTree | undefined> {
+      const client = await connect();
       try {
         return (await client.preview({
           call: {

@@ -29,8 +29,9 @@ import {
 } from "../../proto/gen/pluggableharness/render/v1/types_pb.ts";
 import { ModelService } from "../../proto/gen/pluggableharness/model/v1/service_pb.ts";
 import { ToolService } from "../../proto/gen/pluggableharness/tool/v1/service_pb.ts";
-import { ContextService } from "../../proto/gen/pluggableharness/context/v1/service_pb.ts";
-import { MemoryService } from "../../proto/gen/pluggableharness/memory/v1/service_pb.ts";
+import type { ContextService } from "../../proto/gen/pluggableharness/context/v1/service_pb.ts";
+import type { MemoryService } from "../../proto/gen/pluggableharness/memory/v1/service_pb.ts";
+import type { ServiceClient } from "../../proto/grpc_adapter.ts";
 import { Code, GrpcStatusError } from "../../proto/grpc_status.ts";
 import type { Plugin } from "../plugin/plugin.ts";
 import { eventKindInfo } from "../state/event_kinds.ts";
@@ -309,13 +310,25 @@ export function rendererOf(plugin: Plugin): RenderFn | undefined {
       const c = plugin.client(ToolService);
       return (p, v, s) => call((q, o) => c.render(q, o), p, v, s);
     }
+    // The context and memory services' descriptors load at the first
+    // render, not with the kernel.
     case "context": {
-      const c = plugin.client(ContextService);
-      return (p, v, s) => call((q, o) => c.render(q, o), p, v, s);
+      let c: Promise<ServiceClient<typeof ContextService>> | undefined;
+      const client = () =>
+        c ??= import(
+          "../../proto/gen/pluggableharness/context/v1/service_pb.ts"
+        ).then((m) => plugin.client(m.ContextService));
+      return (p, v, s) =>
+        call(async (q, o) => (await client()).render(q, o), p, v, s);
     }
     case "memory": {
-      const c = plugin.client(MemoryService);
-      return (p, v, s) => call((q, o) => c.render(q, o), p, v, s);
+      let c: Promise<ServiceClient<typeof MemoryService>> | undefined;
+      const client = () =>
+        c ??= import(
+          "../../proto/gen/pluggableharness/memory/v1/service_pb.ts"
+        ).then((m) => plugin.client(m.MemoryService));
+      return (p, v, s) =>
+        call(async (q, o) => (await client()).render(q, o), p, v, s);
     }
     default:
       return undefined;
