@@ -5,9 +5,13 @@
  * with an empty module measured the same way. The layers, each alone:
  * Node compatibility (`node:process`, `node:http2`, the module grpc-js
  * serves HTTP/2 with), protobuf-es (`@bufbuild/protobuf` and its
- * `codegenv2`, what the generated descriptors use), the generated
- * descriptors of every package (`proto/mod.ts`), `@grpc/grpc-js`, and the
- * whole plugin SDK (`plugins/sdk/mod.ts`: all of these plus the SDK).
+ * `codegenv2`, what the generated descriptors use), the gRPC adapter
+ * (`proto/mod.ts`: grpc-js and protobuf-es, no generated descriptor),
+ * `@grpc/grpc-js`, the generated descriptors of every package (every
+ * `*_pb.ts` under `proto/gen/`), those the kernel's static module graph reaches
+ * (from `main.ts`, by `deno info`), and the whole plugin SDK
+ * (`plugins/sdk/mod.ts`: the adapter, the descriptors `serve` needs and the
+ * SDK).
  *
  * Per layer, medians over the runs of the whole process (tests/_bench_tree.ts
  * measures them as `deno task bench:e2e` does): CPU (user + sys), peak RSS
@@ -32,18 +36,82 @@ interface Layer {
   readonly imports: readonly string[];
 }
 
-const LAYERS: readonly Layer[] = [
-  { label: "empty module", imports: [] },
-  { label: "node:process", imports: ["node:process"] },
-  { label: "node:http2", imports: ["node:http2"] },
-  {
-    label: "@bufbuild/protobuf",
-    imports: ["@bufbuild/protobuf", "@bufbuild/protobuf/codegenv2"],
-  },
-  { label: "proto/mod.ts (descriptors)", imports: [`${REPO}/proto/mod.ts`] },
-  { label: "@grpc/grpc-js", imports: ["@grpc/grpc-js"] },
-  { label: "plugins/sdk/mod.ts", imports: [`${REPO}/plugins/sdk/mod.ts`] },
-];
+/** Every generated `*_pb.ts` under `proto/gen/`, sorted. */
+async function generatedFiles(): Promise<string[]> {
+  const out: string[] = [];
+  const walk = async (dir: string): Promise<void> => {
+    for await (const e of Deno.readDir(dir)) {
+      const path = `${dir}/${e.name}`;
+      if (e.isDirectory) await walk(path);
+      else if (e.name.endsWith("_pb.ts")) out.push(path);
+    }
+  };
+  await walk(`${REPO}/proto/gen`);
+  return out.sort();
+}
+
+/**
+ * The generated files the kernel's module graph (`main.ts`) loads before
+ * any `import()` runs: `deno info --json`, static code edges only.
+ */
+async function kernelGeneratedFiles(): Promise<string[]> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json", "--config", `${REPO}/deno.json`, "main.ts"],
+    cwd: REPO,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (!out.success) {
+    throw new Error(
+      `deno info main.ts failed: ${new TextDecoder().decode(out.stderr)}`,
+    );
+  }
+  const info = JSON.parse(new TextDecoder().decode(out.stdout)) as {
+    roots: string[];
+    modules: {
+      specifier: string;
+      dependencies?: { code?: { specifier: string }; isDynamic?: boolean }[];
+    }[];
+  };
+  const bySpecifier = new Map(info.modules.map((m) => [m.specifier, m]));
+  const seen = new Set<string>(info.roots);
+  const queue = [...info.roots];
+  while (queue.length) {
+    for (const d of bySpecifier.get(queue.shift()!)?.dependencies ?? []) {
+      const to = d.code?.specifier;
+      if (!to || d.isDynamic || seen.has(to)) continue;
+      seen.add(to);
+      queue.push(to);
+    }
+  }
+  return [...seen]
+    .filter((s) => s.startsWith("file:") && s.endsWith("_pb.ts"))
+    .map((s) => new URL(s).pathname)
+    .sort();
+}
+
+async function layers(): Promise<Layer[]> {
+  const all = await generatedFiles();
+  const kernel = await kernelGeneratedFiles();
+  const protobuf = ["@bufbuild/protobuf", "@bufbuild/protobuf/codegenv2"];
+  return [
+    { label: "empty module", imports: [] },
+    { label: "node:process", imports: ["node:process"] },
+    { label: "node:http2", imports: ["node:http2"] },
+    { label: "@bufbuild/protobuf", imports: protobuf },
+    { label: "proto/mod.ts (adapter)", imports: [`${REPO}/proto/mod.ts`] },
+    { label: "@grpc/grpc-js", imports: ["@grpc/grpc-js"] },
+    {
+      label: `every descriptor (${all.length} files)`,
+      imports: [...protobuf, ...all],
+    },
+    {
+      label: `the kernel's descriptors (${kernel.length} files)`,
+      imports: [...protobuf, ...kernel],
+    },
+    { label: "plugins/sdk/mod.ts", imports: [`${REPO}/plugins/sdk/mod.ts`] },
+  ];
+}
 
 function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -71,6 +139,7 @@ async function main(args: string[]): Promise<number> {
   });
   const runs = Math.max(1, positiveInt(values.runs, "--runs"));
   const warmup = positiveInt(values.warmup, "--warmup");
+  const LAYERS = await layers();
   const dir = await Deno.makeTempDir({ prefix: "ph-plugin-stack-" });
   try {
     const modules = await Promise.all(LAYERS.map(async (layer, i) => {
@@ -134,7 +203,7 @@ async function main(args: string[]): Promise<number> {
     const sign = (x: number, digits: number) =>
       `${x >= 0 ? "+" : ""}${x.toFixed(digits)}`;
     console.log(
-      `layer (median of ${runs})`.padEnd(30) +
+      `layer (median of ${runs})`.padEnd(40) +
         "CPU (user+sys)        peak RSS              peak PSS",
     );
     for (const [i, layer] of LAYERS.entries()) {
@@ -153,7 +222,7 @@ async function main(args: string[]): Promise<number> {
           `${pss.toFixed(1)} MiB (${sign(pss - base.pss, 1)})`,
         ];
       console.log(
-        (layer.label.padEnd(30) + row.map((c) => c.padEnd(22)).join(""))
+        (layer.label.padEnd(40) + row.map((c) => c.padEnd(22)).join(""))
           .trimEnd(),
       );
     }
