@@ -193,3 +193,61 @@ Deno.test("KernelCallbackService has every callback RPC", () => {
     );
   }
 });
+
+/**
+ * The generated files `entry` loads before any `import()` runs: the
+ * closure of its static code imports (type-only and dynamic ones left
+ * out), from `deno info --json`, as paths relative to `proto/gen/`.
+ */
+async function staticGeneratedFiles(entry: string): Promise<string[]> {
+  const root = fileURLToPath(new URL("../", import.meta.url));
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json", "--no-npm", "--no-remote", "--no-lock", entry],
+    cwd: root,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.ok(out.success, new TextDecoder().decode(out.stderr));
+  const info: {
+    roots: string[];
+    modules: {
+      specifier: string;
+      dependencies?: { code?: { specifier?: string }; isDynamic?: boolean }[];
+    }[];
+  } = JSON.parse(new TextDecoder().decode(out.stdout));
+  const modules = new Map(info.modules.map((m) => [m.specifier, m]));
+  const seen = new Set(info.roots);
+  const queue = [...info.roots];
+  while (queue.length > 0) {
+    for (const d of modules.get(queue.shift()!)?.dependencies ?? []) {
+      const to = d.code?.specifier;
+      if (to === undefined || d.isDynamic || seen.has(to)) continue;
+      seen.add(to);
+      queue.push(to);
+    }
+  }
+  return [...seen]
+    .filter((s) => s.startsWith("file:"))
+    .map((s) => relative(GEN_DIR, fileURLToPath(s)).split(sep).join("/"))
+    .filter((p) => !p.startsWith(".."))
+    .sort();
+}
+
+Deno.test("the kernel's static module graph holds no descriptor of the context, memory, slash-command, frontend, widget or hook-subscriber services: they load with the first plugin of their kind", async () => {
+  const loaded = await staticGeneratedFiles("main.ts");
+  // What a session with a model and tool plugins needs is there...
+  for (
+    const f of [
+      "pluggableharness/model/v1/service_pb.ts",
+      "pluggableharness/tool/v1/service_pb.ts",
+      "grpc/health/v1/health_pb.ts",
+    ]
+  ) assert.ok(loaded.includes(f), `${f} is not in the kernel's graph`);
+  // ...and the other services' descriptors are not.
+  const deferred = loaded.filter((f) =>
+    /^pluggableharness\/(context|memory|slashcommand|frontend|widget)\/v1\/(service|rpc_request|rpc_response)_pb\.ts$/
+      .test(f) || f === "pluggableharness/hook/v1/service_pb.ts"
+  );
+  assert.deepEqual(deferred, []);
+});
