@@ -99,7 +99,7 @@ async function layers(): Promise<Layer[]> {
     { label: "node:process", imports: ["node:process"] },
     { label: "node:http2", imports: ["node:http2"] },
     { label: "@bufbuild/protobuf", imports: protobuf },
-    { label: "proto/mod.ts (adapter)", imports: [`${REPO}/proto/mod.ts`] },
+    { label: "proto/mod.ts (the adapter)", imports: [`${REPO}/proto/mod.ts`] },
     { label: "@grpc/grpc-js", imports: ["@grpc/grpc-js"] },
     {
       label: `every descriptor (${all.length} files)`,
