@@ -931,7 +931,7 @@ function heapPop(heap: Float64Array, size: number): number {
   return size;
 }
 
-// Character classes of ASCII for the o200k split regex.
+// Character classes of ASCII for the o200k and cl100k split regexes.
 const LOWER = 1;
 const UPPER = 2;
 const DIGIT = 4;
@@ -1051,6 +1051,106 @@ function letters(bytes: Uint8Array, from: number, n: number): number {
       (a === 0x6c && b === 0x6c) || (a === 0x76 && b === 0x65) ||
       (a === 0x72 && b === 0x65)
     ) return e + 3;
+  }
+  return e;
+}
+
+/**
+ * The cl100k_base split regex for ASCII text (see
+ * {@linkcode BpeCounterOptions.asciiPiece}). The regex, alternative by
+ * alternative (the first that matches wins):
+ *
+ * 1. `'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE])`
+ * 2. `[^\r\n\p{L}\p{N}]?\p{L}+`
+ * 3. `\p{N}{1,3}`
+ * 4. ` ?[^\s\p{L}\p{N}]+[\r\n]*`
+ * 5. `\s+$`
+ * 6. `\s*[\r\n]`
+ * 7. `\s+(?!\S)`
+ * 8. `\s`
+ *
+ * In ASCII: a contraction stands alone; a word may take one character
+ * before it that is no letter, digit or newline; a whitespace run that
+ * ends the text is one piece, else it ends after its last newline, else
+ * it leaves its last character to the next piece unless it has only one.
+ *
+ * @param bytes The text in UTF-8.
+ * @param start Where the piece starts.
+ * @param n Where the text ends (`bytes` may go on).
+ * @returns Where it ends, or -1 when a byte that decides is not ASCII.
+ */
+export function cl100kAsciiPiece(
+  bytes: Uint8Array,
+  start: number,
+  n: number,
+): number {
+  const c = bytes[start]!;
+  if (c >= 0x80) return -1;
+  const kind = ASCII_CLASS[c]!;
+  if (c === APOSTROPHE && start + 1 < n) {
+    const a = bytes[start + 1]! | 0x20;
+    if (a === 0x73 || a === 0x64 || a === 0x6d || a === 0x74) return start + 2;
+    if (start + 2 < n) {
+      const b = bytes[start + 2]! | 0x20;
+      if (
+        (a === 0x6c && b === 0x6c) || (a === 0x76 && b === 0x65) ||
+        (a === 0x72 && b === 0x65)
+      ) return start + 3;
+    }
+  }
+  if (kind & (LOWER | UPPER)) return asciiLetters(bytes, start + 1, n);
+  if (kind & DIGIT) {
+    let e = start + 1;
+    for (; e < n && e < start + 3; e++) {
+      const d = bytes[e]!;
+      if (d >= 0x80) return -1;
+      if (!(ASCII_CLASS[d]! & DIGIT)) break;
+    }
+    return e;
+  }
+  const next = start + 1 < n ? bytes[start + 1]! : -1;
+  if (next >= 0x80) return -1;
+  const nextKind = next < 0 ? 0 : ASCII_CLASS[next]!;
+  // c may prefix a word unless it is a newline.
+  if (!(kind & NEWLINE) && nextKind & (LOWER | UPPER)) {
+    return asciiLetters(bytes, start + 2, n);
+  }
+  if (kind & OTHER || (c === 0x20 && nextKind & OTHER)) {
+    let e = kind & OTHER ? start + 1 : start + 2;
+    for (; e < n; e++) {
+      const d = bytes[e]!;
+      if (d >= 0x80) return -1;
+      if (!(ASCII_CLASS[d]! & OTHER)) break;
+    }
+    for (; e < n; e++) {
+      const d = bytes[e]!;
+      if (d !== 0x0a && d !== 0x0d) break;
+    }
+    return e;
+  }
+  // Whitespace: alternatives 5 to 8.
+  let e = start;
+  let lastNewline = -1;
+  for (; e < n; e++) {
+    const d = bytes[e]!;
+    if (d >= 0x80) return -1;
+    const k = ASCII_CLASS[d]!;
+    if (!(k & SPACE)) break;
+    if (k & NEWLINE) lastNewline = e;
+  }
+  if (e === n) return e;
+  if (lastNewline >= 0) return lastNewline + 1;
+  if (e - start === 1) return e;
+  return e - 1;
+}
+
+/** The end of a run of letters that goes on at `from` (cl100k). */
+function asciiLetters(bytes: Uint8Array, from: number, n: number): number {
+  let e = from;
+  for (; e < n; e++) {
+    const d = bytes[e]!;
+    if (d >= 0x80) return -1;
+    if (!(ASCII_CLASS[d]! & (LOWER | UPPER))) break;
   }
   return e;
 }

@@ -15,7 +15,7 @@ import {
   SchemaType,
 } from "../../proto/gen/pluggableharness/schema/v1/types_pb.ts";
 import { ToolDeclarationSchema } from "../../proto/gen/pluggableharness/model/v1/types_pb.ts";
-import { BpeCounter, o200kAsciiPiece } from "./_bpe_count.ts";
+import { BpeCounter, cl100kAsciiPiece, o200kAsciiPiece } from "./_bpe_count.ts";
 import { chatMessagesOf, countRequestTokens } from "./tokens.ts";
 import { jsonSchemaOf } from "./translate.ts";
 
@@ -49,7 +49,7 @@ async function encoding(
     name,
     mine: new BpeCounter(ranks.default, split, {
       ...(memoSize === undefined ? {} : { memoSize }),
-      ...(name === "o200k_base" ? { asciiPiece: o200kAsciiPiece } : {}),
+      asciiPiece: name === "o200k_base" ? o200kAsciiPiece : cl100kAsciiPiece,
     }),
     reference: (text) => api.countTokens(text, noSpecial),
   };
@@ -348,8 +348,22 @@ Deno.test("BpeCounter counts text exactly as gpt-tokenizer does", async (t) => {
   }
 });
 
-Deno.test("o200kAsciiPiece() ends each piece where the o200k regex does", () => {
-  const sticky = new RegExp(O200K_TOKEN_SPLIT_REGEX.source, "uy");
+for (
+  const [name, scanner, split] of [
+    ["o200kAsciiPiece", o200kAsciiPiece, O200K_TOKEN_SPLIT_REGEX],
+    ["cl100kAsciiPiece", cl100kAsciiPiece, CL100K_TOKEN_SPLIT_REGEX],
+  ] as const
+) {
+  Deno.test(`${name}() ends each piece where its regex does`, () => {
+    scansAsTheRegex(scanner, split);
+  });
+}
+
+function scansAsTheRegex(
+  scanner: (bytes: Uint8Array, start: number, end: number) => number,
+  split: RegExp,
+): void {
+  const sticky = new RegExp(split.source, "uy");
   const rand = random(4242);
   // Every ASCII character, weighted to the ones the regex tells apart, and
   // a few others where the scanner must leave the decision to the regex.
@@ -376,7 +390,7 @@ Deno.test("o200kAsciiPiece() ends each piece where the o200k regex does", () => 
       byteAt.push(last + size);
     }
     for (let at = 0; at < text.length; at++) {
-      const end = o200kAsciiPiece(bytes, byteAt[at]!, bytes.length);
+      const end = scanner(bytes, byteAt[at]!, bytes.length);
       if (end < 0) continue;
       decided++;
       sticky.lastIndex = at;
@@ -389,7 +403,7 @@ Deno.test("o200kAsciiPiece() ends each piece where the o200k regex does", () => 
     }
   }
   assert.ok(decided > 100_000, `only ${decided} pieces decided`);
-});
+}
 
 Deno.test("BpeCounter refuses a split regex without the u or v flag", async () => {
   const ranks = await import("gpt-tokenizer/bpeRanks/o200k_base");
