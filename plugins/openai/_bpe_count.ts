@@ -71,6 +71,8 @@ export interface BpeCounterOptions {
 const DEFAULT_MEMO_SIZE = 32768;
 /** The UTF-8 buffer a counter keeps between counts, at most (bytes). */
 const KEPT_BUFFER_BYTES = 1 << 20;
+/** The longest piece whose merge arrays a counter keeps between merges. */
+const KEPT_MERGE_PARTS = 8192;
 /** Pieces longer than this are merged with a heap rather than by scans. */
 const SCAN_MERGE_MAX = 24;
 
@@ -753,10 +755,17 @@ class Merger {
   count(bytes: Uint8Array, from: number, to: number): number {
     const n = to - from;
     if (n < 2) return n;
+    if (n <= SCAN_MERGE_MAX) {
+      if (this.#start.length <= n) this.#grow(n);
+      return this.#countByScan(bytes, from, to);
+    }
     if (this.#start.length <= n) this.#grow(n);
-    return n > SCAN_MERGE_MAX
-      ? this.#countByHeap(bytes, from, to)
-      : this.#countByScan(bytes, from, to);
+    try {
+      return this.#countByHeap(bytes, from, to);
+    } finally {
+      // ~100 bytes a byte of the piece: let go of what a huge one took.
+      if (this.#start.length > KEPT_MERGE_PARTS) this.#grow(31);
+    }
   }
 
   #countByScan(bytes: Uint8Array, from: number, to: number): number {

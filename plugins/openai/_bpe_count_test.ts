@@ -207,6 +207,8 @@ function longPieces(rand: () => number): string[] {
     out.push("\t".repeat(length >> 2) + "\n".repeat(length >> 3));
   }
   out.push(" " + "-".repeat(447), " ".repeat(440), "|-".repeat(150));
+  // Longer than the merge arrays a counter keeps, then short again.
+  out.push(" " + "-".repeat(9000), "-".repeat(30));
   const pick = (alphabet: string, length: number) =>
     Array.from(
       { length },
