@@ -51,6 +51,7 @@ import { countRequestTokens as countOpenAI } from "../../plugins/openai/tokens.t
 import { countRequestTokens as countScripted } from "../../plugins/scripted/_tokenizer.ts";
 import {
   BpeCounter,
+  cl100kAsciiPiece,
   o200kAsciiPiece,
 } from "../../plugins/openai/_bpe_count.ts";
 import {
@@ -198,15 +199,11 @@ const windows = Array.from(
 for (
   const [name, ranks, split, api, asciiPiece] of [
     ["o200k", o200kRanks, O200K_TOKEN_SPLIT_REGEX, o200k, o200kAsciiPiece],
-    ["cl100k", cl100kRanks, CL100K_TOKEN_SPLIT_REGEX, cl100k, undefined],
+    ["cl100k", cl100kRanks, CL100K_TOKEN_SPLIT_REGEX, cl100k, cl100kAsciiPiece],
   ] as const
 ) {
   const group = `count a fresh 100 KB, ${name}`;
-  const counter = new BpeCounter(
-    ranks,
-    split,
-    asciiPiece ? { asciiPiece } : {},
-  );
+  const counter = new BpeCounter(ranks, split, { asciiPiece });
   counter.count(windows[0]!); // builds the vocabulary
   let at = 0;
   const next = () => windows[at++ % WINDOWS]!;

@@ -11,22 +11,31 @@
  * its time on a 100 KB it has not seen:
  *
  * - its merge decodes every candidate pair with a `TextDecoder` to look it
- *   up (~10 µs a piece): here the vocabulary is keyed by each token's UTF-8
- *   bytes, and a merge keeps its parts in typed arrays;
+ *   up (~10 µs a piece), and it encodes each piece to UTF-8 on its own:
+ *   here the whole text is encoded once (`encodeInto` a kept buffer) and a
+ *   piece, a part and a candidate are ranges of those bytes; the
+ *   vocabulary is keyed by each token's UTF-8 bytes;
  * - its vocabulary is a `Map` of 200 000 strings, whose chains of string
  *   objects cost several cache misses a lookup: here it is one
  *   open-addressing table of 16-byte slots (hash, rank and length, then a
  *   token of up to 8 bytes itself, packed in two words), so that a lookup
- *   reads one cache line, by a range of the text with no substring; a
- *   piece or merge candidate of up to 8 bytes is hashed and compared as its
- *   two packed words, and a two-byte one is read from a 65 536-entry table;
+ *   reads one cache line with no substring; a piece of 3 to 8 bytes is
+ *   read as two words of the buffer, hashed and compared as such, a
+ *   two-byte one is read from a 65 536-entry table, and a longer one is
+ *   hashed by a polynomial hash that the merge joins from its parts'
+ *   hashes without reading their bytes again;
+ * - its merge scans the ranks of all adjacent pairs for the lowest after
+ *   each merge, O(n²) on a long piece (a rule of dashes, a run of spaces):
+ *   here a piece of up to 24 bytes is scanned the same way (in typed
+ *   arrays), a longer one keeps its pairs in a heap, O(n log n);
  * - a piece that is not one token is merged once: its count is kept in a
- *   bounded memo (typed arrays and a character arena, looked up by range)
+ *   bounded memo (typed arrays and a byte arena, looked up by range)
  *   across calls in the plugin process; a piece that is one token needs no
  *   memo (its vocabulary lookup is the answer);
  * - `matchAll` allocates a match array per piece: for o200k, ASCII pieces
- *   are cut by {@linkcode o200kAsciiPiece}, a hand-written equivalent of
- *   the regex; elsewhere a sticky copy of the regex runs with `test`.
+ *   are cut from the bytes by {@linkcode o200kAsciiPiece}, a hand-written
+ *   equivalent of the regex; elsewhere a sticky copy of the regex runs
+ *   with `test` on the text.
  *
  * The counter learns nothing from its input but the memo: with the memo
  * cleared ({@linkcode BpeCounter.clearMemo}) a count starts from the
@@ -51,14 +60,21 @@ export interface BpeCounterOptions {
   memoSize?: number;
   /**
    * A hand-written equivalent of the split regex for pieces made of ASCII
-   * only: the end of the piece that starts at `start`, or -1 when a
-   * character it would have to look at is not ASCII (the regex decides).
-   * Without it, the regex splits every piece.
+   * only, over the text's UTF-8 bytes: the end of the piece that starts at
+   * byte `start` (`end` is where the bytes end), or -1 when a byte it
+   * would have to look at is not ASCII (the regex decides). Without it,
+   * the regex splits every piece.
    */
-  asciiPiece?: (text: string, start: number) => number;
+  asciiPiece?: (bytes: Uint8Array, start: number, end: number) => number;
 }
 
 const DEFAULT_MEMO_SIZE = 32768;
+/** The UTF-8 buffer a counter keeps between counts, at most (bytes). */
+const KEPT_BUFFER_BYTES = 1 << 20;
+/** The longest piece whose merge arrays a counter keeps between merges. */
+const KEPT_MERGE_PARTS = 8192;
+/** Pieces longer than this are merged with a heap rather than by scans. */
+const SCAN_MERGE_MAX = 24;
 
 /** Counts tokens of one encoding (see the module doc). */
 export class BpeCounter {
@@ -67,18 +83,31 @@ export class BpeCounter {
   #merger: Merger | undefined;
   #split: RegExp;
   #pattern: RegExp;
-  #asciiPiece: ((text: string, start: number) => number) | undefined;
+  #asciiPiece:
+    | ((bytes: Uint8Array, start: number, end: number) => number)
+    | undefined;
   #memo: PieceMemo;
+  #encoder = new TextEncoder();
+  /** The UTF-8 bytes of the text being counted (8 bytes of slack). */
+  #bytes = new Uint8Array(0);
+  #view = new DataView(this.#bytes.buffer);
+  /** Set by {@linkcode BpeCounter.#utf8End}: the range has a lone surrogate. */
+  #lone = false;
 
   /**
    * A counter whose vocabulary table is built on its first count.
    *
    * @param ranks The encoding's vocabulary, index = rank.
-   * @param split The encoding's pre-tokenizer regex (its flags are kept;
-   *   the counter runs its own copies).
+   * @param split The encoding's pre-tokenizer regex, with the `u` or `v`
+   *   flag (its flags are kept; the counter runs its own copies).
    * @param options Memo size and ASCII splitter.
    */
   constructor(ranks: BpeRanks, split: RegExp, options: BpeCounterOptions = {}) {
+    if (!split.unicode && !split.unicodeSets) {
+      throw new TypeError(
+        `Cannot count tokens with the split regex /${split.source}/${split.flags}: it needs the u or v flag, so that no piece ends inside a surrogate pair`,
+      );
+    }
     this.#ranks = ranks;
     const flags = split.flags.replace(/[gy]/g, "");
     this.#split = new RegExp(split.source, flags + "y");
@@ -106,126 +135,174 @@ export class BpeCounter {
    */
   count(text: string): number {
     const vocab = this.#vocab();
-    const re = this.#split;
-    const ascii = this.#asciiPiece;
-    const end = text.length;
-    let total = 0;
-    let start = 0;
-    while (start < end) {
-      let stop = ascii === undefined ? -1 : ascii(text, start);
-      if (stop < 0) {
-        re.lastIndex = start;
-        if (!re.test(text) || re.lastIndex <= start) {
+    const n = text.length;
+    if (n === 0) return 0;
+    // The whole text in UTF-8 at once (each lone surrogate as U+FFFD, as
+    // gpt-tokenizer's TextEncoder writes it); pieces are ranges of it.
+    if (this.#bytes.length < 3 * n + 8) {
+      this.#bytes = new Uint8Array(3 * n + 8);
+      this.#view = new DataView(this.#bytes.buffer);
+    }
+    const bytes = this.#bytes;
+    try {
+      const size = this.#encoder.encodeInto(text, bytes).written;
+      const re = this.#split;
+      const ascii = this.#asciiPiece;
+      let total = 0;
+      let at = 0; // in the text
+      let b = 0; // in its bytes
+      while (b < size) {
+        const e = ascii === undefined ? -1 : ascii(bytes, b, size);
+        if (e >= 0) {
+          total += this.#countPiece(vocab, b, e, true);
+          at += e - b;
+          b = e;
+          continue;
+        }
+        re.lastIndex = at;
+        if (!re.test(text) || re.lastIndex <= at) {
           // No piece starts here (the regexes here have none such): count
           // the rest as `matchAll` would, skipping what no piece covers.
-          return total + this.#countRest(text, start, vocab);
+          return total + this.#countRest(vocab, text, at, b);
         }
-        stop = re.lastIndex;
+        const stop = re.lastIndex;
+        const e2 = this.#utf8End(text, at, stop, b);
+        total += this.#countPiece(vocab, b, e2, !this.#lone);
+        at = stop;
+        b = e2;
       }
-      total += this.#countPiece(text, start, stop, vocab);
-      start = stop;
+      return total;
+    } finally {
+      if (bytes.length > KEPT_BUFFER_BYTES) {
+        this.#bytes = new Uint8Array(0);
+        this.#view = new DataView(this.#bytes.buffer);
+      }
     }
-    return total;
   }
 
   /**
    * Drops the memo, so that the next count sees its text as new: nothing
-   * learned from earlier input is left (the vocabulary stays).
+   * learned from earlier input is left (the vocabulary stays; the UTF-8
+   * buffer is overwritten by each count and never read beyond it).
    */
   clearMemo(): void {
     this.#memo.clear();
   }
 
-  #countRest(text: string, from: number, vocab: Vocabulary): number {
+  /**
+   * Where the UTF-8 bytes of `text[from, to)` end when they start at byte
+   * `b`; sets `#lone` when the range has a lone surrogate.
+   */
+  #utf8End(text: string, from: number, to: number, b: number): number {
+    let lone = false;
+    for (let k = from; k < to; k++) {
+      const c = text.charCodeAt(k);
+      if (c < 0x80) b += 1;
+      else if (c < 0x800) b += 2;
+      else if ((c & 0xfc00) === 0xd800) {
+        const d = k + 1 < to ? text.charCodeAt(k + 1) : 0;
+        if ((d & 0xfc00) === 0xdc00) {
+          b += 4;
+          k++;
+        } else {
+          b += 3;
+          lone = true;
+        }
+      } else {
+        if ((c & 0xfc00) === 0xdc00) lone = true;
+        b += 3;
+      }
+    }
+    this.#lone = lone;
+    return b;
+  }
+
+  #countRest(vocab: Vocabulary, text: string, from: number, b: number): number {
     const re = this.#pattern;
     re.lastIndex = from;
     let total = 0;
+    let at = from;
     let m: RegExpExecArray | null;
     while ((m = re.exec(text)) !== null) {
       if (m[0] === "") {
         re.lastIndex++;
         continue;
       }
-      total += this.#countPiece(text, m.index, m.index + m[0].length, vocab);
+      b = this.#utf8End(text, at, m.index, b);
+      at = m.index + m[0].length;
+      const e = this.#utf8End(text, m.index, at, b);
+      total += this.#countPiece(vocab, b, e, !this.#lone);
+      b = e;
     }
     return total;
   }
 
+  /**
+   * The count of the piece `#bytes[start, end)`. `whole`: the piece may be
+   * one token (false when it has a lone surrogate: gpt-tokenizer looks the
+   * piece up by its text, which no token has, and merges its bytes).
+   */
   #countPiece(
-    text: string,
+    vocab: Vocabulary,
     start: number,
     end: number,
-    vocab: Vocabulary,
+    whole: boolean,
   ): number {
-    // The hash of the UTF-16 code units as the vocabulary hashes bytes
-    // (the same for ASCII, where a code unit is a byte): up to 8 packed
-    // little-endian into two words and mixed, longer ones by FNV-1a.
     const length = end - start;
+    const bytes = this.#bytes;
     let hash: number;
-    let high = 0;
     if (length <= INLINE_BYTES) {
-      let lo = 0;
+      // One byte is one token; two are one token or two.
+      if (length === 1) return 1;
+      if (length === 2) {
+        return vocab.pairs[bytes[start]! | (bytes[end - 1]! << 8)]! === NONE
+          ? 2
+          : 1;
+      }
+      // Up to 8 bytes packed little-endian in two words, the rest zero.
+      const view = this.#view;
+      let lo = view.getInt32(start, true);
       let hi = 0;
-      for (let k = 0; k < length; k++) {
-        const c = text.charCodeAt(start + k);
-        high |= c;
-        if (k < 4) lo |= c << (8 * k);
-        else hi |= c << (8 * (k - 4));
-      }
-      if (high < 0x80) {
-        // ASCII: the text is its own byte string. One byte is one part;
-        // two are one token or two parts.
-        if (length === 1) return 1;
-        if (length === 2) return vocab.pairs[lo]! === NONE ? 2 : 1;
-        hash = packedHash(lo, hi, length);
-        if (vocab.findPacked(hash, length, lo, hi) >= 0) return 1;
-        return this.#merge(text, start, end, hash);
-      }
+      if (length < 4) lo &= 0xffffff;
+      else if (length < 8) {
+        hi = view.getInt32(start + 4, true) & LOW_BYTES[length - 4]!;
+      } else hi = view.getInt32(start + 4, true);
       hash = packedHash(lo, hi, length);
+      if (whole && vocab.findPacked(hash, length, lo, hi) >= 0) return 1;
     } else {
-      hash = FNV_OFFSET;
+      let raw = 0;
       for (let i = start; i < end; i++) {
-        const c = text.charCodeAt(i);
-        high |= c;
-        hash = Math.imul(hash ^ c, FNV_PRIME);
+        raw = (Math.imul(raw, POLY) + bytes[i]!) | 0;
       }
-      if (high < 0x80) {
-        if (vocab.findLong(text, start, end, hash) >= 0) return 1;
-        return this.#merge(text, start, end, hash);
-      }
+      hash = longHash(raw, length);
+      if (whole && vocab.findLong(bytes, start, end, hash) >= 0) return 1;
     }
-    let n = this.#memo.get(text, start, end, hash);
-    if (n >= 0) return n;
-    const piece = text.slice(start, end);
-    // Not ASCII, so never `undefined`.
-    const bytes = byteString(piece) as string | null;
-    if (bytes === null) {
-      // Never a whole token; gpt-tokenizer merges its UTF-8 encoding, in
-      // which each lone surrogate became U+FFFD.
-      const replaced = byteString(piece, true)!;
-      n = this.#merger!.count(replaced, 0, replaced.length);
-    } else {
-      n = vocab.find(bytes, 0, bytes.length) >= 0
-        ? 1
-        : this.#merger!.count(bytes, 0, bytes.length);
-    }
-    this.#memo.set(text, start, end, hash, n);
-    return n;
-  }
-
-  /** The count of an ASCII piece that is not one token, through the memo. */
-  #merge(text: string, start: number, end: number, hash: number): number {
-    let n = this.#memo.get(text, start, end, hash);
+    // Not one token: its merge, the same for any piece of these bytes.
+    let n = this.#memo.get(bytes, start, end, hash);
     if (n < 0) {
-      n = this.#merger!.count(text, start, end);
-      this.#memo.set(text, start, end, hash, n);
+      n = this.#merger!.count(bytes, start, end);
+      this.#memo.set(bytes, start, end, hash, n);
     }
     return n;
   }
 }
 
-const FNV_OFFSET = 0x811c9dc5 | 0;
-const FNV_PRIME = 0x01000193;
+/** The low 0 to 3 bytes of a word, for a packed tail of 4 + i bytes. */
+const LOW_BYTES = new Int32Array([0, 0xff, 0xffff, 0xffffff]);
+/**
+ * The multiplier of the polynomial hash of more than 8 bytes: raw(s) =
+ * Σ s[i]·POLY^(n-1-i) mod 2^32, so that raw(a + b) = raw(a)·POLY^|b| +
+ * raw(b) joins two parts' hashes without reading their bytes.
+ */
+const POLY = 0x01000193;
+
+/** The hash of more than 8 bytes whose polynomial hash is `raw`. */
+function longHash(raw: number, length: number): number {
+  let h = raw ^ Math.imul(length, 0x9e3779b1);
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return h ^ (h >>> 16);
+}
 
 /**
  * The hash of up to 8 bytes packed little-endian in `lo` and `hi` (the
@@ -254,18 +331,18 @@ function utf8Length(s: string): number {
 }
 
 /**
- * Piece → count for pieces that are not one token, looked up by a range of
- * a text so that a piece seen before costs no substring: open addressing
- * over one typed array (per slot: hash, where the piece's characters start
- * in a character arena, its length, its count), at most half full. When it
- * holds `limit` pieces it starts over.
+ * Bytes → merge count for pieces that are not one token, looked up by a
+ * range of the text's bytes so that a piece seen before costs no copy:
+ * open addressing over one typed array (per slot: hash, where the piece's
+ * bytes start in a byte arena, its length, its count), at most half full.
+ * When it holds `limit` pieces it starts over.
  */
 class PieceMemo {
   #limit: number;
   #size = 0;
   #slots: Int32Array;
   #mask: number;
-  #chars = new Uint16Array(4096);
+  #arena = new Uint8Array(8192);
   #used = 0;
 
   constructor(limit: number) {
@@ -281,10 +358,10 @@ class PieceMemo {
     this.#mask = capacity - 1;
   }
 
-  /** The count of `text[start..end)`, or -1. */
-  get(text: string, start: number, end: number, hash: number): number {
+  /** The count of `bytes[start..end)`, or -1. */
+  get(bytes: Uint8Array, start: number, end: number, hash: number): number {
     const slots = this.#slots;
-    const chars = this.#chars;
+    const arena = this.#arena;
     const length = end - start;
     for (let slot = hash & this.#mask;; slot = (slot + 1) & this.#mask) {
       const p = slot << 2;
@@ -293,25 +370,31 @@ class PieceMemo {
       if (slots[p] !== hash || n !== length) continue;
       const o = slots[p + 1]! - start;
       let i = start;
-      while (i < end && chars[o + i] === text.charCodeAt(i)) i++;
+      while (i < end && arena[o + i] === bytes[i]) i++;
       if (i === end) return slots[p + 3]!;
     }
   }
 
   /** Remembers a piece that `get` did not find. */
-  set(text: string, start: number, end: number, hash: number, count: number) {
+  set(
+    bytes: Uint8Array,
+    start: number,
+    end: number,
+    hash: number,
+    count: number,
+  ): void {
     if (this.#size >= this.#limit) this.clear();
     const length = end - start;
-    if (this.#used + length > this.#chars.length) {
-      let size = 2 * this.#chars.length;
+    if (this.#used + length > this.#arena.length) {
+      let size = 2 * this.#arena.length;
       while (size < this.#used + length) size *= 2;
-      const chars = new Uint16Array(size);
-      chars.set(this.#chars.subarray(0, this.#used));
-      this.#chars = chars;
+      const arena = new Uint8Array(size);
+      arena.set(this.#arena.subarray(0, this.#used));
+      this.#arena = arena;
     }
-    const chars = this.#chars;
     const o = this.#used;
-    for (let i = 0; i < length; i++) chars[o + i] = text.charCodeAt(start + i);
+    const arena = this.#arena;
+    for (let i = 0; i < length; i++) arena[o + i] = bytes[start + i]!;
     this.#used += length;
     this.#size++;
     const slots = this.#slots;
@@ -328,52 +411,8 @@ class PieceMemo {
     if (this.#size > 0) this.#slots.fill(0);
     this.#size = 0;
     this.#used = 0;
-    if (this.#chars.length > 1 << 20) this.#chars = new Uint16Array(4096);
+    if (this.#arena.length > 1 << 21) this.#arena = new Uint8Array(8192);
   }
-}
-
-/**
- * A string's UTF-8 bytes as a Latin-1 string (one character per byte), or
- * `undefined` when the string is ASCII (it is its own byte string). With a
- * lone surrogate, `null` unless `replace` asks for the bytes of U+FFFD in
- * its place, as `TextEncoder` writes.
- */
-function byteString(s: string, replace = false): string | undefined | null {
-  let i = 0;
-  const n = s.length;
-  while (i < n && s.charCodeAt(i) < 0x80) i++;
-  if (i === n) return undefined;
-  let out = s.slice(0, i);
-  for (; i < n; i++) {
-    let c = s.charCodeAt(i);
-    if (c < 0x80) out += s[i];
-    else if (c < 0x800) {
-      out += String.fromCharCode(0xc0 | (c >> 6), 0x80 | (c & 0x3f));
-    } else {
-      if (c >= 0xd800 && c <= 0xdfff) {
-        const d = i + 1 < n ? s.charCodeAt(i + 1) : 0;
-        if (c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff) {
-          c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
-          i++;
-          out += String.fromCharCode(
-            0xf0 | (c >> 18),
-            0x80 | ((c >> 12) & 0x3f),
-            0x80 | ((c >> 6) & 0x3f),
-            0x80 | (c & 0x3f),
-          );
-          continue;
-        }
-        if (!replace) return null;
-        c = 0xfffd;
-      }
-      out += String.fromCharCode(
-        0xe0 | (c >> 12),
-        0x80 | ((c >> 6) & 0x3f),
-        0x80 | (c & 0x3f),
-      );
-    }
-  }
-  return out;
 }
 
 /**
@@ -437,6 +476,8 @@ const NONE = 0x7fffffff;
 class Vocabulary {
   /** The rank of each two-byte token at first byte | (second << 8), else NONE. */
   readonly pairs: Int32Array = new Int32Array(1 << 16).fill(NONE);
+  /** The length of the longest token, in bytes. */
+  readonly maxLength: number;
   #table: Int32Array;
   #mask: number;
   #long: Uint8Array;
@@ -497,10 +538,13 @@ class Vocabulary {
     const table = new Int32Array(4 * slots);
     const mask = slots - 1;
     let longSize = 0;
+    let maxLength = 0;
     for (let i = 0; i < count; i++) {
       const length = offsets[i + 1]! - offsets[i]!;
       if (length > INLINE_BYTES) longSize += length;
+      if (length > maxLength) maxLength = length;
     }
+    this.maxLength = maxLength;
     const long = new Uint8Array(longSize);
     let longAt = 0;
     for (let i = 0; i < count; i++) {
@@ -515,7 +559,7 @@ class Vocabulary {
       }
       let lo = 0;
       let hi = 0;
-      let hash = FNV_OFFSET;
+      let hash: number;
       if (length <= INLINE_BYTES) {
         for (let k = 0; k < length; k++) {
           if (k < 4) lo |= blob[from + k]! << (8 * k);
@@ -523,9 +567,11 @@ class Vocabulary {
         }
         hash = packedHash(lo, hi, length);
       } else {
+        let raw = 0;
         for (let k = from; k < from + length; k++) {
-          hash = Math.imul(hash ^ blob[k]!, FNV_PRIME);
+          raw = (Math.imul(raw, POLY) + blob[k]!) | 0;
         }
+        hash = longHash(raw, length);
       }
       let slot = hash & mask;
       while (table[4 * slot + 1] !== 0) slot = (slot + 1) & mask;
@@ -566,10 +612,10 @@ class Vocabulary {
   }
 
   /**
-   * The rank of the token of more than 8 bytes `bytes[from, to)` (one
-   * character a byte), whose FNV-1a hash is `hash`, or -1.
+   * The rank of the token of more than 8 bytes `bytes[from, to)`, whose
+   * {@linkcode longHash} is `hash`, or -1.
    */
-  findLong(bytes: string, from: number, to: number, hash: number): number {
+  findLong(bytes: Uint8Array, from: number, to: number, hash: number): number {
     const table = this.#table;
     const long = this.#long;
     const length = to - from;
@@ -580,26 +626,26 @@ class Vocabulary {
       if (table[p] !== hash || meta >>> RANK_BITS !== length) continue;
       const o = table[p + 2]! - from;
       let k = from;
-      while (k < to && long[o + k] === bytes.charCodeAt(k)) k++;
+      while (k < to && long[o + k] === bytes[k]) k++;
       if (k === to) return (meta & RANK_MASK) - 1;
     }
   }
 
-  /** The rank of the token `bytes[from, to)` (one character a byte), or -1. */
-  find(bytes: string, from: number, to: number): number {
+  /** The rank of the token `bytes[from, to)`, or -1. */
+  find(bytes: Uint8Array, from: number, to: number): number {
     const length = to - from;
     if (length > INLINE_BYTES) {
-      let hash = FNV_OFFSET;
+      let raw = 0;
       for (let k = from; k < to; k++) {
-        hash = Math.imul(hash ^ bytes.charCodeAt(k), FNV_PRIME);
+        raw = (Math.imul(raw, POLY) + bytes[k]!) | 0;
       }
-      return this.findLong(bytes, from, to, hash);
+      return this.findLong(bytes, from, to, longHash(raw, length));
     }
     let lo = 0;
     let hi = 0;
     for (let k = 0; k < length; k++) {
-      if (k < 4) lo |= bytes.charCodeAt(from + k) << (8 * k);
-      else hi |= bytes.charCodeAt(from + k) << (8 * (k - 4));
+      if (k < 4) lo |= bytes[from + k]! << (8 * k);
+      else hi |= bytes[from + k]! << (8 * (k - 4));
     }
     return this.findPacked(packedHash(lo, hi, length), length, lo, hi);
   }
@@ -607,35 +653,68 @@ class Vocabulary {
 
 /**
  * The byte-pair merge, counting the parts it leaves of a piece (a range of
- * a byte string, one character a byte): repeatedly merge the adjacent pair
- * of lowest rank, the leftmost of equals, until no adjacent pair is a
- * token. Two parts join when their bytes together are a token, so each
- * candidate is one vocabulary lookup; a part of up to 8 bytes is kept
- * packed as the vocabulary's slots hold it, so that a candidate of up to 8
- * bytes is looked up without reading the bytes again.
+ * the text's UTF-8 bytes): repeatedly merge the adjacent pair of lowest
+ * rank, the leftmost of equals, until no adjacent pair is a token. Two
+ * parts join when their bytes together are a token, so each candidate is
+ * one vocabulary lookup; a part of up to 8 bytes is kept packed as the
+ * vocabulary's slots hold it, so that a candidate of up to 8 bytes is
+ * looked up without reading the bytes again. The rank of each adjacent
+ * pair is kept, and a merge looks up only the two pairs it changes.
+ *
+ * A piece of up to {@linkcode SCAN_MERGE_MAX} bytes finds its lowest pair
+ * by a scan of the ranks; a longer one (a rule of dashes, a run of
+ * spaces) keeps its pairs in a heap ordered by rank, then position, which
+ * pops the same pair the scan would find in O(log n) rather than O(n).
  */
 class Merger {
   #vocab: Vocabulary;
+  // Per part (scan: index; heap: the part's first byte): where it starts
+  // (scan) or the next part (heap), the rank of it and the next part
+  // joined, its bytes packed while it has at most 8.
   #start = new Int32Array(64);
   #rank = new Int32Array(64);
   #lo = new Int32Array(64);
   #hi = new Int32Array(64);
+  #raw = new Int32Array(64);
+  #prev = new Int32Array(64);
+  #heap = new Float64Array(192);
+  /** POLY^k mod 2^32 at k. */
+  #pow = powers(64);
 
   constructor(vocab: Vocabulary) {
     this.#vocab = vocab;
   }
 
-  /** The rank of parts i and i + 1 joined, or NONE. */
-  #join(bytes: string, i: number): number {
-    const start = this.#start;
-    const from = start[i]!;
-    const middle = start[i + 1]!;
-    const to = start[i + 2]!;
-    const a = middle - from;
+  #grow(n: number): void {
+    const size = 2 * (n + 1);
+    this.#start = new Int32Array(size);
+    this.#rank = new Int32Array(size);
+    this.#lo = new Int32Array(size);
+    this.#hi = new Int32Array(size);
+    this.#raw = new Int32Array(size);
+    this.#prev = new Int32Array(size);
+    this.#pow = powers(size);
+    this.#heap = new Float64Array(3 * size);
+  }
+
+  /**
+   * The rank of the token made of part i, bytes [from, middle), and part
+   * j, bytes [middle, to), or NONE: from their packed words when the two
+   * have up to 8 bytes, else from their polynomial hashes.
+   */
+  #join(
+    bytes: Uint8Array,
+    from: number,
+    middle: number,
+    to: number,
+    i: number,
+    j: number,
+  ): number {
     const length = to - from;
     let rank: number;
     if (length <= INLINE_BYTES) {
-      const loB = this.#lo[i + 1]!;
+      const a = middle - from;
+      const loB = this.#lo[j]!;
       let lo: number;
       let hi: number;
       if (a >= 4) {
@@ -644,25 +723,53 @@ class Merger {
       } else {
         const shift = 8 * a;
         lo = this.#lo[i]! | (loB << shift);
-        hi = (loB >>> (32 - shift)) | (this.#hi[i + 1]! << shift);
+        hi = (loB >>> (32 - shift)) | (this.#hi[j]! << shift);
       }
       rank = this.#vocab.findPacked(packedHash(lo, hi, length), length, lo, hi);
     } else {
-      rank = this.#vocab.find(bytes, from, to);
+      if (length > this.#vocab.maxLength) return NONE;
+      const raw = (Math.imul(this.#raw[i]!, this.#pow[to - middle]!) +
+        this.#raw[j]!) | 0;
+      rank = this.#vocab.findLong(bytes, from, to, longHash(raw, length));
     }
     return rank < 0 ? NONE : rank;
   }
 
-  count(bytes: string, from: number, to: number): number {
+  /** Joins part j (bytes [middle, to)) onto part i (bytes [from, middle)). */
+  #pack(from: number, middle: number, to: number, i: number, j: number) {
+    this.#raw[i] = (Math.imul(this.#raw[i]!, this.#pow[to - middle]!) +
+      this.#raw[j]!) | 0;
+    if (to - from > INLINE_BYTES) return;
+    const lo = this.#lo;
+    const hi = this.#hi;
+    const a = middle - from;
+    const loB = lo[j]!;
+    if (a >= 4) hi[i] = hi[i]! | (loB << (8 * (a - 4)));
+    else {
+      const shift = 8 * a;
+      hi[i] = (loB >>> (32 - shift)) | (hi[j]! << shift);
+      lo[i] = lo[i]! | (loB << shift);
+    }
+  }
+
+  count(bytes: Uint8Array, from: number, to: number): number {
     const n = to - from;
     if (n < 2) return n;
-    if (this.#start.length <= n) {
-      const size = 2 * (n + 1);
-      this.#start = new Int32Array(size);
-      this.#rank = new Int32Array(size);
-      this.#lo = new Int32Array(size);
-      this.#hi = new Int32Array(size);
+    if (n <= SCAN_MERGE_MAX) {
+      if (this.#start.length <= n) this.#grow(n);
+      return this.#countByScan(bytes, from, to);
     }
+    if (this.#start.length <= n) this.#grow(n);
+    try {
+      return this.#countByHeap(bytes, from, to);
+    } finally {
+      // ~100 bytes a byte of the piece: let go of what a huge one took.
+      if (this.#start.length > KEPT_MERGE_PARTS) this.#grow(31);
+    }
+  }
+
+  #countByScan(bytes: Uint8Array, from: number, to: number): number {
+    const n = to - from;
     // Part i is bytes [start[i], start[i + 1]), packed in lo[i] and hi[i]
     // while it has at most 8; rank[i] is the rank of parts i and i + 1
     // joined (NONE: no token, or no part i + 1).
@@ -670,19 +777,22 @@ class Merger {
     const rank = this.#rank;
     const lo = this.#lo;
     const hi = this.#hi;
+    const raw = this.#raw;
     const pairs = this.#vocab.pairs;
-    let next = bytes.charCodeAt(from);
+    let next = bytes[from]!;
     for (let i = 0; i < n - 1; i++) {
       const c = next;
-      next = bytes.charCodeAt(from + i + 1);
+      next = bytes[from + i + 1]!;
       start[i] = from + i;
       lo[i] = c;
       hi[i] = 0;
+      raw[i] = c;
       rank[i] = pairs[c | (next << 8)]!;
     }
     start[n - 1] = to - 1;
     lo[n - 1] = next;
     hi[n - 1] = 0;
+    raw[n - 1] = next;
     start[n] = to;
     rank[n - 1] = NONE;
     let parts = n;
@@ -697,33 +807,140 @@ class Merger {
       }
       if (at < 0) break;
       // Parts at and at + 1 become one.
-      const a = start[at + 1]! - start[at]!;
-      if (start[at + 2]! - start[at]! <= INLINE_BYTES) {
-        const loB = lo[at + 1]!;
-        if (a >= 4) hi[at] = hi[at]! | (loB << (8 * (a - 4)));
-        else {
-          const shift = 8 * a;
-          hi[at] = (loB >>> (32 - shift)) | (hi[at + 1]! << shift);
-          lo[at] = lo[at]! | (loB << shift);
-        }
-      }
+      this.#pack(start[at]!, start[at + 1]!, start[at + 2]!, at, at + 1);
       parts--;
       for (let i = at + 1; i < parts; i++) {
         start[i] = start[i + 1]!;
         lo[i] = lo[i + 1]!;
         hi[i] = hi[i + 1]!;
+        raw[i] = raw[i + 1]!;
       }
       start[parts] = to;
       for (let i = at; i < parts - 1; i++) rank[i] = rank[i + 1]!;
       rank[parts - 1] = NONE;
-      if (at + 1 < parts) rank[at] = this.#join(bytes, at);
-      if (at > 0) rank[at - 1] = this.#join(bytes, at - 1);
+      if (at + 1 < parts) {
+        rank[at] = this.#join(
+          bytes,
+          start[at]!,
+          start[at + 1]!,
+          start[at + 2]!,
+          at,
+          at + 1,
+        );
+      }
+      if (at > 0) {
+        rank[at - 1] = this.#join(
+          bytes,
+          start[at - 1]!,
+          start[at]!,
+          start[at + 1]!,
+          at - 1,
+          at,
+        );
+      }
+    }
+    return parts;
+  }
+
+  #countByHeap(bytes: Uint8Array, from: number, to: number): number {
+    const n = to - from;
+    // A part is named by its first byte's index i (from 0): it is bytes
+    // [i, next[i]) of the piece, next[i] = -1 once merged into the part
+    // before it; prev[i] the part before; rank[i] the rank of i and the
+    // next part joined (NONE: no token, or no next part). The heap holds
+    // rank * 2^32 + i for each rank computed; an entry whose rank is no
+    // longer the part's is stale and skipped when popped.
+    const next = this.#start;
+    const prev = this.#prev;
+    const rank = this.#rank;
+    const lo = this.#lo;
+    const hi = this.#hi;
+    const raw = this.#raw;
+    const heap = this.#heap;
+    const pairs = this.#vocab.pairs;
+    let size = 0;
+    for (let i = 0; i < n; i++) {
+      next[i] = i + 1;
+      prev[i] = i - 1;
+      lo[i] = bytes[from + i]!;
+      hi[i] = 0;
+      raw[i] = bytes[from + i]!;
+      const r = i + 1 < n
+        ? pairs[bytes[from + i]! | (bytes[from + i + 1]! << 8)]!
+        : NONE;
+      rank[i] = r;
+      if (r !== NONE) size = heapPush(heap, size, r * 4294967296 + i);
+    }
+    let parts = n;
+    while (size > 0) {
+      const key = heap[0]!;
+      size = heapPop(heap, size);
+      const r = Math.floor(key / 4294967296);
+      const i = key - r * 4294967296;
+      if (next[i] === -1 || rank[i] !== r) continue;
+      // Parts i and j become one, ending at k.
+      const j = next[i]!;
+      const k = next[j]!;
+      this.#pack(i, j, k, i, j);
+      next[i] = k;
+      next[j] = -1;
+      if (k < n) prev[k] = i;
+      parts--;
+      if (k < n) {
+        const r2 = this.#join(bytes, from + i, from + k, from + next[k]!, i, k);
+        rank[i] = r2;
+        if (r2 !== NONE) size = heapPush(heap, size, r2 * 4294967296 + i);
+      } else rank[i] = NONE;
+      const h = prev[i]!;
+      if (h >= 0) {
+        const r2 = this.#join(bytes, from + h, from + i, from + k, h, i);
+        rank[h] = r2;
+        if (r2 !== NONE) size = heapPush(heap, size, r2 * 4294967296 + h);
+      }
     }
     return parts;
   }
 }
 
-// Character classes of ASCII for the o200k split regex.
+/** POLY^k mod 2^32 for k < size. */
+function powers(size: number): Int32Array {
+  const pow = new Int32Array(size);
+  pow[0] = 1;
+  for (let k = 1; k < size; k++) pow[k] = Math.imul(pow[k - 1]!, POLY);
+  return pow;
+}
+
+/** Adds `key` to the binary min-heap of `size` keys; the new size. */
+function heapPush(heap: Float64Array, size: number, key: number): number {
+  let i = size;
+  while (i > 0) {
+    const parent = (i - 1) >> 1;
+    const p = heap[parent]!;
+    if (p <= key) break;
+    heap[i] = p;
+    i = parent;
+  }
+  heap[i] = key;
+  return size + 1;
+}
+
+/** Removes the least key of the binary min-heap of `size`; the new size. */
+function heapPop(heap: Float64Array, size: number): number {
+  const last = heap[--size]!;
+  let i = 0;
+  for (;;) {
+    let child = 2 * i + 1;
+    if (child >= size) break;
+    if (child + 1 < size && heap[child + 1]! < heap[child]!) child++;
+    if (heap[child]! >= last) break;
+    heap[i] = heap[child]!;
+    i = child;
+  }
+  heap[i] = last;
+  return size;
+}
+
+// Character classes of ASCII for the o200k and cl100k split regexes.
 const LOWER = 1;
 const UPPER = 2;
 const DIGIT = 4;
@@ -760,42 +977,46 @@ const SLASH = 0x2f;
  * whitespace run; 6 leaves the run's last character to the next piece
  * unless the run ends the text.
  *
- * @param text The text.
+ * @param bytes The text in UTF-8.
  * @param start Where the piece starts.
- * @returns Where it ends, or -1 when a character that decides is not ASCII.
+ * @param n Where the text ends (`bytes` may go on).
+ * @returns Where it ends, or -1 when a byte that decides is not ASCII.
  */
-export function o200kAsciiPiece(text: string, start: number): number {
-  const n = text.length;
-  const c = text.charCodeAt(start);
+export function o200kAsciiPiece(
+  bytes: Uint8Array,
+  start: number,
+  n: number,
+): number {
+  const c = bytes[start]!;
   if (c >= 0x80) return -1;
   const kind = ASCII_CLASS[c]!;
-  if (kind & (LOWER | UPPER)) return letters(text, start);
+  if (kind & (LOWER | UPPER)) return letters(bytes, start, n);
   if (kind & DIGIT) {
     let e = start + 1;
     for (; e < n && e < start + 3; e++) {
-      const d = text.charCodeAt(e);
+      const d = bytes[e]!;
       if (d >= 0x80) return -1;
       if (!(ASCII_CLASS[d]! & DIGIT)) break;
     }
     return e;
   }
   // c may prefix a word (alternatives 1 and 2) unless it is a newline.
-  const next = start + 1 < n ? text.charCodeAt(start + 1) : -1;
+  const next = start + 1 < n ? bytes[start + 1]! : -1;
   if (next >= 0x80) return -1;
   const nextKind = next < 0 ? 0 : ASCII_CLASS[next]!;
   if (!(kind & NEWLINE) && nextKind & (LOWER | UPPER)) {
-    return letters(text, start + 1);
+    return letters(bytes, start + 1, n);
   }
   if (kind & OTHER || (c === 0x20 && nextKind & OTHER)) {
     let e = kind & OTHER ? start + 1 : start + 2;
     for (; e < n; e++) {
-      const d = text.charCodeAt(e);
+      const d = bytes[e]!;
       if (d >= 0x80) return -1;
       if (!(ASCII_CLASS[d]! & OTHER)) break;
     }
     // [\r\n/]*: a slash after a newline is taken too.
     for (; e < n; e++) {
-      const d = text.charCodeAt(e);
+      const d = bytes[e]!;
       if (d !== 0x0a && d !== 0x0d && d !== SLASH) break;
     }
     return e;
@@ -804,7 +1025,7 @@ export function o200kAsciiPiece(text: string, start: number): number {
   let e = start;
   let lastNewline = -1;
   for (; e < n; e++) {
-    const d = text.charCodeAt(e);
+    const d = bytes[e]!;
     if (d >= 0x80) return -1;
     const k = ASCII_CLASS[d]!;
     if (!(k & SPACE)) break;
@@ -816,29 +1037,129 @@ export function o200kAsciiPiece(text: string, start: number): number {
 }
 
 /** A run of capitals, a run of small letters, a contraction (o200k). */
-function letters(text: string, from: number): number {
-  const n = text.length;
+function letters(bytes: Uint8Array, from: number, n: number): number {
   let e = from;
   let d = 0;
   for (; e < n; e++) {
-    d = text.charCodeAt(e);
+    d = bytes[e]!;
     if (d >= 0x80) return -1;
     if (!(ASCII_CLASS[d]! & UPPER)) break;
   }
   for (; e < n; e++) {
-    d = text.charCodeAt(e);
+    d = bytes[e]!;
     if (d >= 0x80) return -1;
     if (!(ASCII_CLASS[d]! & LOWER)) break;
   }
   if (e < n && d === APOSTROPHE) {
     // 's 'd 'm 't 'll 've 're, either case.
-    const a = text.charCodeAt(e + 1) | 0x20;
-    const b = text.charCodeAt(e + 2) | 0x20;
+    // (A byte past n reads as 0, or as a byte of no ASCII letter.)
+    const a = (e + 1 < n ? bytes[e + 1]! : 0) | 0x20;
+    const b = (e + 2 < n ? bytes[e + 2]! : 0) | 0x20;
     if (a === 0x73 || a === 0x64 || a === 0x6d || a === 0x74) return e + 2;
     if (
       (a === 0x6c && b === 0x6c) || (a === 0x76 && b === 0x65) ||
       (a === 0x72 && b === 0x65)
     ) return e + 3;
+  }
+  return e;
+}
+
+/**
+ * The cl100k_base split regex for ASCII text (see
+ * {@linkcode BpeCounterOptions.asciiPiece}). The regex, alternative by
+ * alternative (the first that matches wins):
+ *
+ * 1. `'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE])`
+ * 2. `[^\r\n\p{L}\p{N}]?\p{L}+`
+ * 3. `\p{N}{1,3}`
+ * 4. ` ?[^\s\p{L}\p{N}]+[\r\n]*`
+ * 5. `\s+$`
+ * 6. `\s*[\r\n]`
+ * 7. `\s+(?!\S)`
+ * 8. `\s`
+ *
+ * In ASCII: a contraction stands alone; a word may take one character
+ * before it that is no letter, digit or newline; a whitespace run that
+ * ends the text is one piece, else it ends after its last newline, else
+ * it leaves its last character to the next piece unless it has only one.
+ *
+ * @param bytes The text in UTF-8.
+ * @param start Where the piece starts.
+ * @param n Where the text ends (`bytes` may go on).
+ * @returns Where it ends, or -1 when a byte that decides is not ASCII.
+ */
+export function cl100kAsciiPiece(
+  bytes: Uint8Array,
+  start: number,
+  n: number,
+): number {
+  const c = bytes[start]!;
+  if (c >= 0x80) return -1;
+  const kind = ASCII_CLASS[c]!;
+  if (c === APOSTROPHE && start + 1 < n) {
+    const a = bytes[start + 1]! | 0x20;
+    if (a === 0x73 || a === 0x64 || a === 0x6d || a === 0x74) return start + 2;
+    if (start + 2 < n) {
+      const b = bytes[start + 2]! | 0x20;
+      if (
+        (a === 0x6c && b === 0x6c) || (a === 0x76 && b === 0x65) ||
+        (a === 0x72 && b === 0x65)
+      ) return start + 3;
+    }
+  }
+  if (kind & (LOWER | UPPER)) return asciiLetters(bytes, start + 1, n);
+  if (kind & DIGIT) {
+    let e = start + 1;
+    for (; e < n && e < start + 3; e++) {
+      const d = bytes[e]!;
+      if (d >= 0x80) return -1;
+      if (!(ASCII_CLASS[d]! & DIGIT)) break;
+    }
+    return e;
+  }
+  const next = start + 1 < n ? bytes[start + 1]! : -1;
+  if (next >= 0x80) return -1;
+  const nextKind = next < 0 ? 0 : ASCII_CLASS[next]!;
+  // c may prefix a word unless it is a newline.
+  if (!(kind & NEWLINE) && nextKind & (LOWER | UPPER)) {
+    return asciiLetters(bytes, start + 2, n);
+  }
+  if (kind & OTHER || (c === 0x20 && nextKind & OTHER)) {
+    let e = kind & OTHER ? start + 1 : start + 2;
+    for (; e < n; e++) {
+      const d = bytes[e]!;
+      if (d >= 0x80) return -1;
+      if (!(ASCII_CLASS[d]! & OTHER)) break;
+    }
+    for (; e < n; e++) {
+      const d = bytes[e]!;
+      if (d !== 0x0a && d !== 0x0d) break;
+    }
+    return e;
+  }
+  // Whitespace: alternatives 5 to 8.
+  let e = start;
+  let lastNewline = -1;
+  for (; e < n; e++) {
+    const d = bytes[e]!;
+    if (d >= 0x80) return -1;
+    const k = ASCII_CLASS[d]!;
+    if (!(k & SPACE)) break;
+    if (k & NEWLINE) lastNewline = e;
+  }
+  if (e === n) return e;
+  if (lastNewline >= 0) return lastNewline + 1;
+  if (e - start === 1) return e;
+  return e - 1;
+}
+
+/** The end of a run of letters that goes on at `from` (cl100k). */
+function asciiLetters(bytes: Uint8Array, from: number, n: number): number {
+  let e = from;
+  for (; e < n; e++) {
+    const d = bytes[e]!;
+    if (d >= 0x80) return -1;
+    if (!(ASCII_CLASS[d]! & (LOWER | UPPER))) break;
   }
   return e;
 }

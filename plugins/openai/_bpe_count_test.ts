@@ -15,7 +15,7 @@ import {
   SchemaType,
 } from "../../proto/gen/pluggableharness/schema/v1/types_pb.ts";
 import { ToolDeclarationSchema } from "../../proto/gen/pluggableharness/model/v1/types_pb.ts";
-import { BpeCounter, o200kAsciiPiece } from "./_bpe_count.ts";
+import { BpeCounter, cl100kAsciiPiece, o200kAsciiPiece } from "./_bpe_count.ts";
 import { chatMessagesOf, countRequestTokens } from "./tokens.ts";
 import { jsonSchemaOf } from "./translate.ts";
 
@@ -49,7 +49,7 @@ async function encoding(
     name,
     mine: new BpeCounter(ranks.default, split, {
       ...(memoSize === undefined ? {} : { memoSize }),
-      ...(name === "o200k_base" ? { asciiPiece: o200kAsciiPiece } : {}),
+      asciiPiece: name === "o200k_base" ? o200kAsciiPiece : cl100kAsciiPiece,
     }),
     reference: (text) => api.countTokens(text, noSpecial),
   };
@@ -192,6 +192,64 @@ function packingWords(): string[] {
   return words;
 }
 
+/**
+ * Pieces of 20 to 450 bytes: rules of dashes and equals signs (with the
+ * leading space and trailing newlines the split regexes keep), runs of
+ * spaces, tabs and newlines, long words in Latin, CJK and Cyrillic letters,
+ * long runs of punctuation.
+ */
+function longPieces(rand: () => number): string[] {
+  const out: string[] = [];
+  for (let length = 20; length <= 140; length += 3) {
+    out.push(" " + "-".repeat(length) + "\n\n");
+    out.push("=".repeat(length + 7));
+    out.push(" ".repeat(length) + "x");
+    out.push("\t".repeat(length >> 2) + "\n".repeat(length >> 3));
+  }
+  out.push(" " + "-".repeat(447), " ".repeat(440), "|-".repeat(150));
+  // Longer than the merge arrays a counter keeps, then short again.
+  out.push(" " + "-".repeat(9000), "-".repeat(30));
+  const pick = (alphabet: string, length: number) =>
+    Array.from(
+      { length },
+      () => alphabet[Math.floor(rand() * alphabet.length)],
+    ).join("");
+  for (let i = 0; i < 60; i++) {
+    const length = 20 + Math.floor(rand() * 100);
+    out.push(pick("etaoinshrdlu", length));
+    out.push(" " + pick("abcdefghijklmnopqrstuvwxyz", length));
+    out.push(pick("机器学习人工智能数据", length >> 1));
+    out.push(pick("абвгдеёжзийклмн", length));
+    out.push(pick("-=*#~_.", length));
+  }
+  return out;
+}
+
+/**
+ * A text of about `size` characters mixing what a session holds: code,
+ * prose, JSON, CJK, emoji, long digit runs, whitespace runs, lone
+ * surrogates, and random characters of every class.
+ */
+function variedCorpus(rand: () => number, size: number): string {
+  const samples = Object.values(SAMPLES);
+  let out = "";
+  while (out.length < size) {
+    const pick = rand();
+    if (pick < 0.5) out += samples[Math.floor(rand() * samples.length)];
+    else if (pick < 0.6) {
+      out += String(Math.floor(rand() * 1e15)).repeat(
+        1 + Math.floor(rand() * 5),
+      );
+    } else if (pick < 0.7) {
+      out += " \t\n\r\u00a0".charAt(Math.floor(rand() * 5)).repeat(
+        1 + Math.floor(rand() * 40),
+      );
+    } else if (pick < 0.75) out += longPieces(rand)[Math.floor(rand() * 50)];
+    else out += randomText(rand, 1 + Math.floor(rand() * 200));
+  }
+  return out;
+}
+
 Deno.test("BpeCounter counts text exactly as gpt-tokenizer does", async (t) => {
   const repo = await repositoryText();
   const rand = random(17);
@@ -229,6 +287,55 @@ Deno.test("BpeCounter counts text exactly as gpt-tokenizer does", async (t) => {
         assert.equal(enc.mine.count(text), enc.reference(text));
       }
     });
+    await t.step(`${name}: long pieces, merged by the heap`, () => {
+      // Pieces of more than 24 bytes are merged with a heap, others by
+      // scans: both sides of that length, and runs whose pairs all have
+      // the same rank (the leftmost must win).
+      const rand = random(name.length * 31);
+      for (const text of longPieces(rand)) {
+        assert.equal(
+          enc.mine.count(text),
+          enc.reference(text),
+          JSON.stringify(text.slice(0, 40)) + ` (${text.length})`,
+        );
+      }
+    });
+    await t.step(`${name}: a varied corpus of 100 KB`, () => {
+      const text = variedCorpus(random(name.length * 101), 100_000);
+      assert.equal(enc.mine.count(text), enc.reference(text));
+      const part = text.slice(33_333, 66_666);
+      assert.equal(enc.mine.count(part), enc.reference(part));
+    });
+    await t.step(
+      `${name}: a text of over 1 MB in UTF-8, then a small one`,
+      () => {
+        // The counter lets go of a UTF-8 buffer of over 1 MB after the count;
+        // the next count makes a new one.
+        const text = "a b\u00e9 ".repeat(80_000);
+        assert.equal(enc.mine.count(text), enc.reference(text));
+        assert.equal(
+          enc.mine.count(SAMPLES.code!),
+          enc.reference(SAMPLES.code!),
+        );
+      },
+    );
+    await t.step(`${name}: lone surrogates beside U+FFFD`, () => {
+      // A lone surrogate is U+FFFD in the UTF-8 the counter cuts, yet such
+      // a piece is never one token; a memo keyed by bytes must not mix the
+      // two.
+      for (
+        const text of [
+          "\ufffd \ud800 \ufffd\ufffd \ud800\ud800 \udc00\ufffd",
+          "\ud800\ud800 \ufffd\ufffd \ud800 \ufffd",
+          "x\ud83d\ude00\ud83d y\ude00\ud83d\ude00 \ud83d\ud83d\ude00\ude00",
+          "abc\udfffdef \ud800'll \ud800123 \ud800\n\n \ud800 ",
+        ]
+      ) {
+        enc.mine.clearMemo();
+        assert.equal(enc.mine.count(text), enc.reference(text), text);
+        assert.equal(enc.mine.count(text), enc.reference(text), text);
+      }
+    });
     await t.step(`${name}: 1500 seeded random strings`, () => {
       const rand = random(name.length * 7919);
       for (let i = 0; i < 1500; i++) {
@@ -243,14 +350,28 @@ Deno.test("BpeCounter counts text exactly as gpt-tokenizer does", async (t) => {
   }
 });
 
-Deno.test("o200kAsciiPiece() ends each piece where the o200k regex does", () => {
-  const sticky = new RegExp(O200K_TOKEN_SPLIT_REGEX.source, "uy");
+for (
+  const [name, scanner, split] of [
+    ["o200kAsciiPiece", o200kAsciiPiece, O200K_TOKEN_SPLIT_REGEX],
+    ["cl100kAsciiPiece", cl100kAsciiPiece, CL100K_TOKEN_SPLIT_REGEX],
+  ] as const
+) {
+  Deno.test(`${name}() ends each piece where its regex does`, () => {
+    scansAsTheRegex(scanner, split);
+  });
+}
+
+function scansAsTheRegex(
+  scanner: (bytes: Uint8Array, start: number, end: number) => number,
+  split: RegExp,
+): void {
+  const sticky = new RegExp(split.source, "uy");
   const rand = random(4242);
   // Every ASCII character, weighted to the ones the regex tells apart, and
   // a few others where the scanner must leave the decision to the regex.
   const pool = Array.from({ length: 128 }, (_, c) => String.fromCharCode(c))
     .join("") + "  \t\n\r\r\n'''sSdDtTlLvVeErRmM09aZ/.-  ";
-  const others = "é\u00a0\u0301ǅ١";
+  const others = "é\u00a0\u0301ǅ١😀\u3000";
   let decided = 0;
   for (let i = 0; i < 10_000; i++) {
     let text = "";
@@ -260,16 +381,40 @@ Deno.test("o200kAsciiPiece() ends each piece where the o200k regex does", () => 
         ? others.charAt(Math.floor(rand() * others.length))
         : pool.charAt(Math.floor(rand() * pool.length));
     }
+    // The scanner reads the UTF-8 bytes: byteAt[i] is where character i
+    // starts in them.
+    const bytes = new TextEncoder().encode(text);
+    const byteAt = [0];
+    for (const c of text) {
+      const last = byteAt[byteAt.length - 1]!;
+      const size = new TextEncoder().encode(c).length;
+      if (c.length === 2) byteAt.push(last + size / 2);
+      byteAt.push(last + size);
+    }
     for (let at = 0; at < text.length; at++) {
-      const end = o200kAsciiPiece(text, at);
+      const end = scanner(bytes, byteAt[at]!, bytes.length);
       if (end < 0) continue;
       decided++;
       sticky.lastIndex = at;
       assert.ok(sticky.test(text));
-      assert.equal(end, sticky.lastIndex, `${JSON.stringify(text)} at ${at}`);
+      assert.equal(
+        end,
+        byteAt[sticky.lastIndex],
+        `${JSON.stringify(text)} at ${at}`,
+      );
     }
   }
   assert.ok(decided > 100_000, `only ${decided} pieces decided`);
+}
+
+Deno.test("BpeCounter refuses a split regex without the u or v flag", async () => {
+  const ranks = await import("gpt-tokenizer/bpeRanks/o200k_base");
+  assert.throws(
+    () => new BpeCounter(ranks.default, /\w+|\s+/g),
+    (e: unknown) =>
+      e instanceof TypeError && /\/\\w\+\|\\s\+\/g/.test(e.message) &&
+      /u or v flag/.test(e.message),
+  );
 });
 
 Deno.test("BpeCounter gives the same counts when its memo keeps few pieces", async () => {

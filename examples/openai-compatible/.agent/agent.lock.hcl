@@ -57,13 +57,13 @@ provider "fs" {
 provider "local" {
   source      = "builtin/openai"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T15:02:15Z"
+  resolved_at = "2026-12-02T17:45:45Z"
   checksums = {
-    "darwin_amd64"  = "sha256:2c8f1a8992bef9b9ca984034d8a5028ad66248006e7a3f29a34985df6ea1fb48"
-    "darwin_arm64"  = "sha256:2c8f1a8992bef9b9ca984034d8a5028ad66248006e7a3f29a34985df6ea1fb48"
-    "linux_amd64"   = "sha256:2c8f1a8992bef9b9ca984034d8a5028ad66248006e7a3f29a34985df6ea1fb48"
-    "linux_arm64"   = "sha256:2c8f1a8992bef9b9ca984034d8a5028ad66248006e7a3f29a34985df6ea1fb48"
-    "windows_amd64" = "sha256:2c8f1a8992bef9b9ca984034d8a5028ad66248006e7a3f29a34985df6ea1fb48"
+    "darwin_amd64"  = "sha256:4e300989f1c53bb1e61e300f9e9583f4a4c2dbfce39a2787adc62d466fcd3d34"
+    "darwin_arm64"  = "sha256:4e300989f1c53bb1e61e300f9e9583f4a4c2dbfce39a2787adc62d466fcd3d34"
+    "linux_amd64"   = "sha256:4e300989f1c53bb1e61e300f9e9583f4a4c2dbfce39a2787adc62d466fcd3d34"
+    "linux_arm64"   = "sha256:4e300989f1c53bb1e61e300f9e9583f4a4c2dbfce39a2787adc62d466fcd3d34"
+    "windows_amd64" = "sha256:4e300989f1c53bb1e61e300f9e9583f4a4c2dbfce39a2787adc62d466fcd3d34"
   }
   envelope = {
     env   = []
