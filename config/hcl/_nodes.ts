@@ -49,7 +49,7 @@ import type {
   UnaryOp,
   VariableExpr,
 } from "./ast.ts";
-import { SourceMap, Span } from "./_source.ts";
+import { type SourceMap, Span } from "./_source.ts";
 
 /**
  * A node with a main range `[start, end)` of its file and, in subclasses,
