@@ -51,16 +51,19 @@ import type {
 } from "./ast.ts";
 import { type SourceMap, Span } from "./_source.ts";
 
+/** Ranges a caller assigned to nodes, by node and field (almost never). */
+const ASSIGNED = new WeakMap<Ranged, Record<string, SourceRange>>();
+
 /**
  * A node with a main range `[start, end)` of its file and, in subclasses,
- * more ranges kept as offsets. A range a caller assigns is kept as it is.
+ * more ranges kept as offsets. A range a caller assigns is kept as it is,
+ * beside the tree: the node's end offset is then stored as `~end`
+ * (negative), which tells the getters to look there first.
  */
 class Ranged {
   #map: SourceMap;
   #start: number;
   #end: number;
-  /** Ranges assigned by a caller, by field name (almost always none). */
-  #set: Record<string, SourceRange> | undefined;
 
   constructor(map: SourceMap, start: number, end: number) {
     this.#map = map;
@@ -70,7 +73,9 @@ class Ranged {
 
   /** Where the node is. */
   get range(): SourceRange {
-    return this.#set?.range ?? new Span(this.#map, this.#start, this.#end);
+    const end = this.#end;
+    if (end >= 0) return new Span(this.#map, this.#start, end);
+    return ASSIGNED.get(this)!.range ?? new Span(this.#map, this.#start, ~end);
   }
   set range(range: SourceRange) {
     Ranged.assign(this, "range", range);
@@ -83,7 +88,11 @@ class Ranged {
     start: number,
     end: number,
   ): SourceRange {
-    return node.#set?.[field] ?? new Span(node.#map, start, end);
+    if (node.#end < 0) {
+      const set = ASSIGNED.get(node)![field];
+      if (set !== undefined) return set;
+    }
+    return new Span(node.#map, start, end);
   }
 
   /** Assigns a range of `node`. */
@@ -94,19 +103,24 @@ class Ranged {
       range.toOffset(node.#map, range.endOffset) instanceof Span
     ) {
       // A span of this file: keep its offsets.
-      node.#start = range.offset;
-      node.#end = range.endOffset;
-      if (node.#set !== undefined) delete node.#set.range;
+      Ranged.move(node, range.offset, range.endOffset);
       return;
     }
-    (node.#set ??= {})[field] = range;
+    let set = ASSIGNED.get(node);
+    if (set === undefined) ASSIGNED.set(node, set = {});
+    set[field] = range;
+    if (node.#end >= 0) node.#end = ~node.#end;
   }
 
   /** Sets the main range's offsets. */
   static move(node: Ranged, start: number, end: number): void {
     node.#start = start;
-    node.#end = end;
-    if (node.#set !== undefined) delete node.#set.range;
+    if (node.#end >= 0) {
+      node.#end = end;
+      return;
+    }
+    node.#end = ~end;
+    delete ASSIGNED.get(node)!.range;
   }
 
   /** The main range's offsets as made, whatever was assigned since. */
@@ -116,17 +130,21 @@ class Ranged {
 
   /** See {@linkcode Ranged.ownStart}. */
   static ownEnd(node: Ranged): number {
-    return node.#end;
+    const end = node.#end;
+    return end >= 0 ? end : ~end;
   }
 
   /** The main range's start offset, `NaN` once one was assigned. */
   static startOf(node: Ranged): number {
-    return node.#set?.range === undefined ? node.#start : NaN;
+    if (node.#end < 0 && ASSIGNED.get(node)!.range !== undefined) return NaN;
+    return node.#start;
   }
 
   /** The main range's end offset, `NaN` once one was assigned. */
   static endOf(node: Ranged): number {
-    return node.#set?.range === undefined ? node.#end : NaN;
+    const end = node.#end;
+    if (end >= 0) return end;
+    return ASSIGNED.get(node)!.range !== undefined ? NaN : ~end;
   }
 }
 
@@ -182,7 +200,7 @@ export function moveRange(node: BodyNode, start: number, end: number): void {
 /** {@linkcode Body}. */
 export class BodyNode extends Ranged implements Body {
   /** Discriminant. */
-  kind: "body" = "body";
+  declare kind: "body";
   /** Attributes in source order. */
   attributes: Attribute[];
   /** Nested blocks in source order. */
@@ -208,7 +226,7 @@ export class BodyNode extends Ranged implements Body {
 /** {@linkcode Attribute}: `range` runs from the name to the value's end. */
 export class AttributeNode extends Ranged implements Attribute {
   /** Discriminant. */
-  kind: "attribute" = "attribute";
+  declare kind: "attribute";
   /** The attribute's name. */
   name: string;
   /** The unevaluated value. */
@@ -257,7 +275,7 @@ export interface BlockOffsets {
 /** {@linkcode Block}: `range` runs from the type name. */
 export class BlockNode extends Ranged implements Block {
   /** Discriminant. */
-  kind: "block" = "block";
+  declare kind: "block";
   /** The block type. */
   type: string;
   /** The labels, in order. */
@@ -341,7 +359,7 @@ export class BlockLabelNode extends Ranged implements BlockLabel {
 /** {@linkcode StringExpr}. */
 export class StringNode extends Ranged implements StringExpr {
   /** Discriminant. */
-  kind: "string" = "string";
+  declare kind: "string";
   /** The value. */
   value: string;
   /** Set for a heredoc. */
@@ -356,7 +374,7 @@ export class StringNode extends Ranged implements StringExpr {
 /** {@linkcode NumberExpr}. */
 export class NumberNode extends Ranged implements NumberExpr {
   /** Discriminant. */
-  kind: "number" = "number";
+  declare kind: "number";
   /** The value. */
   value: number;
   /** The literal as written. */
@@ -378,7 +396,7 @@ export class NumberNode extends Ranged implements NumberExpr {
 /** {@linkcode BoolExpr}. */
 export class BoolNode extends Ranged implements BoolExpr {
   /** Discriminant. */
-  kind: "bool" = "bool";
+  declare kind: "bool";
   /** The value. */
   value: boolean;
 
@@ -391,13 +409,13 @@ export class BoolNode extends Ranged implements BoolExpr {
 /** {@linkcode NullExpr}. */
 export class NullNode extends Ranged implements NullExpr {
   /** Discriminant. */
-  kind: "null" = "null";
+  declare kind: "null";
 }
 
 /** {@linkcode VariableExpr}. */
 export class VariableNode extends Ranged implements VariableExpr {
   /** Discriminant. */
-  kind: "variable" = "variable";
+  declare kind: "variable";
   /** The name. */
   name: string;
 
@@ -410,7 +428,7 @@ export class VariableNode extends Ranged implements VariableExpr {
 /** {@linkcode TupleExpr}. */
 export class TupleNode extends Ranged implements TupleExpr {
   /** Discriminant. */
-  kind: "tuple" = "tuple";
+  declare kind: "tuple";
   /** The elements. */
   items: Expr[];
 
@@ -423,7 +441,7 @@ export class TupleNode extends Ranged implements TupleExpr {
 /** {@linkcode ObjectExpr}. */
 export class ObjectNode extends Ranged implements ObjectExpr {
   /** Discriminant. */
-  kind: "object" = "object";
+  declare kind: "object";
   /** The items. */
   items: ObjectItem[];
 
@@ -460,10 +478,28 @@ export class ObjectItemNode extends Ranged implements ObjectItem {
   }
 }
 
+/** An {@linkcode ObjectItem} whose key is a literal name. */
+export class NamedObjectItemNode extends ObjectItemNode {
+  /** The key as a literal name. */
+  override keyName: string;
+
+  constructor(
+    map: SourceMap,
+    key: Expr,
+    keyName: string,
+    value: Expr,
+    start: number,
+    end: number,
+  ) {
+    super(map, key, value, start, end);
+    this.keyName = keyName;
+  }
+}
+
 /** {@linkcode TemplateLiteral}. */
 export class TemplateLiteralNode extends Ranged implements TemplateLiteral {
   /** Discriminant. */
-  kind: "literal" = "literal";
+  declare kind: "literal";
   /** The text. */
   value: string;
 
@@ -476,7 +512,7 @@ export class TemplateLiteralNode extends Ranged implements TemplateLiteral {
 /** {@linkcode TemplateInterp}. */
 export class TemplateInterpNode extends Ranged implements TemplateInterp {
   /** Discriminant. */
-  kind: "interp" = "interp";
+  declare kind: "interp";
   /** The interpolated expression. */
   expr: Expr;
 
@@ -489,7 +525,7 @@ export class TemplateInterpNode extends Ranged implements TemplateInterp {
 /** {@linkcode TemplateExpr}. */
 export class TemplateNode extends Ranged implements TemplateExpr {
   /** Discriminant. */
-  kind: "template" = "template";
+  declare kind: "template";
   /** The parts. */
   parts: TemplatePart[];
   /** Exactly one interpolation. */
@@ -513,7 +549,7 @@ export class TemplateNode extends Ranged implements TemplateExpr {
 /** {@linkcode TemplateIf}. */
 export class TemplateIfNode extends Ranged implements TemplateIf {
   /** Discriminant. */
-  kind: "if" = "if";
+  declare kind: "if";
   /** The condition. */
   condition: Expr;
   /** Parts used when the condition holds. */
@@ -539,7 +575,7 @@ export class TemplateIfNode extends Ranged implements TemplateIf {
 /** {@linkcode ConditionalExpr}. */
 export class ConditionalNode extends Ranged implements ConditionalExpr {
   /** Discriminant. */
-  kind: "conditional" = "conditional";
+  declare kind: "conditional";
   /** The condition. */
   condition: Expr;
   /** Value when the condition holds. */
@@ -565,7 +601,7 @@ export class ConditionalNode extends Ranged implements ConditionalExpr {
 /** {@linkcode BinaryExpr}. */
 export class BinaryNode extends Ranged implements BinaryExpr {
   /** Discriminant. */
-  kind: "binary" = "binary";
+  declare kind: "binary";
   /** The operator. */
   op: BinaryOp;
   /** Left operand. */
@@ -591,7 +627,7 @@ export class BinaryNode extends Ranged implements BinaryExpr {
 /** {@linkcode UnaryExpr}. */
 export class UnaryNode extends Ranged implements UnaryExpr {
   /** Discriminant. */
-  kind: "unary" = "unary";
+  declare kind: "unary";
   /** The operator. */
   op: UnaryOp;
   /** The operand. */
@@ -613,7 +649,7 @@ export class UnaryNode extends Ranged implements UnaryExpr {
 /** {@linkcode ParensExpr}. */
 export class ParensNode extends Ranged implements ParensExpr {
   /** Discriminant. */
-  kind: "parens" = "parens";
+  declare kind: "parens";
   /** The wrapped expression. */
   expr: Expr;
 
@@ -626,7 +662,7 @@ export class ParensNode extends Ranged implements ParensExpr {
 /** {@linkcode IndexExpr}. */
 export class IndexNode extends Ranged implements IndexExpr {
   /** Discriminant. */
-  kind: "index" = "index";
+  declare kind: "index";
   /** What is indexed. */
   target: Expr;
   /** The key. */
@@ -648,7 +684,7 @@ export class IndexNode extends Ranged implements IndexExpr {
 /** {@linkcode GetAttrExpr}: `nameRange` runs from the dot. */
 export class GetAttrNode extends Ranged implements GetAttrExpr {
   /** Discriminant. */
-  kind: "getattr" = "getattr";
+  declare kind: "getattr";
   /** What is accessed. */
   target: Expr;
   /** The attribute's name. */
@@ -686,7 +722,7 @@ export class GetAttrNode extends Ranged implements GetAttrExpr {
 /** {@linkcode CallExpr}: `nameRange` runs from the expression's start. */
 export class CallNode extends Ranged implements CallExpr {
   /** Discriminant. */
-  kind: "call" = "call";
+  declare kind: "call";
   /** The function's name. */
   name: string;
   /** The arguments. */
@@ -723,4 +759,42 @@ export class CallNode extends Ranged implements CallExpr {
   set nameRange(range: SourceRange) {
     Ranged.assign(this, "nameRange", range);
   }
+}
+
+/**
+ * Puts each class's `kind` on its prototype: the same value for every node
+ * of a class need not be a field of each (writable, so that assigning one
+ * still works as on a plain object).
+ */
+for (
+  const [node, kind] of [
+    [BodyNode, "body"],
+    [AttributeNode, "attribute"],
+    [BlockNode, "block"],
+    [StringNode, "string"],
+    [NumberNode, "number"],
+    [BoolNode, "bool"],
+    [NullNode, "null"],
+    [VariableNode, "variable"],
+    [TupleNode, "tuple"],
+    [ObjectNode, "object"],
+    [TemplateLiteralNode, "literal"],
+    [TemplateInterpNode, "interp"],
+    [TemplateNode, "template"],
+    [TemplateIfNode, "if"],
+    [ConditionalNode, "conditional"],
+    [BinaryNode, "binary"],
+    [UnaryNode, "unary"],
+    [ParensNode, "parens"],
+    [IndexNode, "index"],
+    [GetAttrNode, "getattr"],
+    [CallNode, "call"],
+  ] as const
+) {
+  Object.defineProperty(node.prototype, "kind", {
+    value: kind,
+    writable: true,
+    enumerable: false,
+    configurable: true,
+  });
 }

@@ -62,6 +62,7 @@ import {
   GetAttrNode,
   IndexNode,
   moveRange,
+  NamedObjectItemNode,
   NullNode,
   NumberNode,
   ObjectItemNode,
@@ -184,7 +185,7 @@ function internalFailure(
     range: { file: src.file, start: all.start, end: all.start },
   });
   return {
-    body: new BodyNode(src, [], [], [], 0, src.text.length),
+    body: new BodyNode(src, NONE, NONE, NONE, 0, src.text.length),
     diagnostics: diags,
   };
 }
@@ -227,8 +228,15 @@ const MAX_INTERNED_NAMES = 4096;
  * hundreds of thousands of one- and two-element arrays.
  */
 function exact<T>(items: T[]): T[] {
-  return items.length === 0 || items.length > 16 ? items : items.slice();
+  if (items.length === 0) return NONE;
+  return items.length > 16 ? items : items.slice();
 }
+
+/**
+ * The one empty list of every tree (most bodies have no nested block):
+ * frozen, since nothing changes a tree once it is parsed.
+ */
+const NONE: never[] = Object.freeze([]) as unknown as never[];
 
 /** A flat template token, before directives are nested. */
 type Part =
@@ -625,11 +633,14 @@ class Parser {
         : [];
       this.recoverAfterBodyItem(open);
     }
+    // Attributes only (or blocks only): the same list serves as `items`.
+    const attrs = exact(attributes);
+    const blks = exact(blocks);
     return new BodyNode(
       this.src,
-      exact(attributes),
-      exact(blocks),
-      exact(items),
+      attrs,
+      blks,
+      blks.length === 0 ? attrs : attrs.length === 0 ? blks : exact(items),
       startTok.start,
       Math.max(startTok.start, endTok.end),
     );
@@ -800,7 +811,7 @@ class Parser {
         src,
         type,
         labels,
-        new BodyNode(src, [], [], [], typeStart, typeEnd),
+        new BodyNode(src, NONE, NONE, NONE, typeStart, typeEnd),
         typeStart,
         Math.max(prev.start, prev.end),
         {
@@ -825,9 +836,9 @@ class Parser {
         labels,
         new BodyNode(
           src,
-          [],
-          [],
-          [],
+          NONE,
+          NONE,
+          NONE,
           oBrace.start,
           Math.max(oBrace.start, close.end),
         ),
@@ -914,9 +925,9 @@ class Parser {
     const closeEnd = Math.max(cBrace.start, cBrace.end);
     let bodyNode: Body;
     if (body === undefined) {
-      bodyNode = new BodyNode(src, [], [], [], oBrace.start, closeEnd);
+      bodyNode = new BodyNode(src, NONE, NONE, NONE, oBrace.start, closeEnd);
     } else if (Array.isArray(body)) {
-      bodyNode = new BodyNode(src, body, [], [body[0]], oBrace.start, closeEnd);
+      bodyNode = new BodyNode(src, body, NONE, body, oBrace.start, closeEnd);
     } else {
       bodyNode = body;
       moveRange(body as BodyNode, oBrace.start, closeEnd);
@@ -1623,15 +1634,20 @@ class Parser {
           else if (key.kind === "bool") keyName = String(key.value);
           else if (key.kind === "null") keyName = "null";
         }
-        const item: ObjectItem = new ObjectItemNode(
-          this.src,
-          key,
-          value,
-          startOf(key, this.src),
-          endOf(value, this.src),
+        const start = startOf(key, this.src);
+        const end = endOf(value, this.src);
+        items.push(
+          keyName === undefined
+            ? new ObjectItemNode(this.src, key, value, start, end)
+            : new NamedObjectItemNode(
+              this.src,
+              key,
+              keyName,
+              value,
+              start,
+              end,
+            ),
         );
-        if (keyName !== undefined) item.keyName = keyName;
-        items.push(item);
         const after = this.peek();
         if (after.type === T.CBrace) {
           close = this.read();
