@@ -182,31 +182,38 @@ export class SourceMap {
   }
 }
 
+/** A range whose positions a setter replaced (see {@linkcode Span}). */
+interface FixedRange {
+  file: string;
+  start: Pos;
+  end: Pos;
+}
+
 /**
- * A {@linkcode SourceRange} that keeps the two UTF-16 offsets and computes
- * each {@linkcode Pos} on first read: a large file's syntax tree has
- * millions of ranges, and making three objects (and two line look-ups) for
- * each was a third of the parse, most of which no diagnostic ever prints.
+ * A {@linkcode SourceRange} that keeps the two UTF-16 offsets and its
+ * file's {@linkcode SourceMap}, and computes each {@linkcode Pos} when it
+ * is read: a large file's syntax tree has millions of ranges, and making
+ * three objects (and two line look-ups) for each was a third of the parse,
+ * most of which no diagnostic ever prints. Three fields and no cache: every
+ * one of those ranges stays alive until the plan is built, so each field is
+ * paid for millions of times in the collector's copying and marking, and a
+ * position look-up is a binary search over the line table.
  *
- * It reads like a plain range: `start` and `end` are getters, `toJSON()`
- * gives the plain form, and {@linkcode plainRange} copies it into one (for
- * a diagnostic, whose consumers may spread or compare it).
+ * It reads like a plain range: `file`, `start` and `end` are getters,
+ * `toJSON()` gives the plain form, and {@linkcode plainRange} copies it into
+ * one (for a diagnostic, whose consumers may spread or compare it).
  */
 export class Span implements SourceRange {
-  /** The file's path as shown to the user. */
-  file: string;
   /**
    * Start offset (inclusive) in the file, `NaN` once a setter replaced a
    * position. An own enumerable field, so that `assert.deepEqual` of two
-   * spans compares where they are, not only their file.
+   * spans compares where they are.
    */
   offset: number;
   /** End offset (exclusive), `NaN` once a setter replaced a position. */
   endOffset: number;
-  /** Unset once a setter replaced a position (the offsets then say nothing). */
-  #map: SourceMap | undefined;
-  #start: Pos | undefined;
-  #end: Pos | undefined;
+  /** The file's position table, or the plain range a setter made. */
+  #src: SourceMap | FixedRange;
 
   /**
    * @param map The file's position table.
@@ -214,32 +221,45 @@ export class Span implements SourceRange {
    * @param end End offset (exclusive).
    */
   constructor(map: SourceMap, start: number, end: number) {
-    this.file = map.file;
-    this.#map = map;
+    this.#src = map;
     this.offset = start;
     this.endOffset = end;
   }
 
+  /** The file's path as shown to the user. */
+  get file(): string {
+    return this.#src.file;
+  }
+  set file(file: string) {
+    this.#fix().file = file;
+  }
+
   /** Where the span starts. */
   get start(): Pos {
-    return this.#start ??= this.#map!.pos(this.offset);
+    const src = this.#src;
+    return src instanceof SourceMap ? src.pos(this.offset) : src.start;
   }
   set start(pos: Pos) {
-    this.#end = this.end;
-    this.#start = pos;
-    this.#map = undefined;
-    this.offset = this.endOffset = NaN;
+    this.#fix().start = pos;
   }
 
   /** Where it ends (exclusive). */
   get end(): Pos {
-    return this.#end ??= this.#map!.pos(this.endOffset);
+    const src = this.#src;
+    return src instanceof SourceMap ? src.pos(this.endOffset) : src.end;
   }
   set end(pos: Pos) {
-    this.#start = this.start;
-    this.#end = pos;
-    this.#map = undefined;
+    this.#fix().end = pos;
+  }
+
+  /** Turns this span into a plain range that setters may change. */
+  #fix(): FixedRange {
+    const src = this.#src;
+    if (!(src instanceof SourceMap)) return src;
+    const fixed = { file: src.file, start: this.start, end: this.end };
+    this.#src = fixed;
     this.offset = this.endOffset = NaN;
+    return fixed;
   }
 
   /**
@@ -250,8 +270,10 @@ export class Span implements SourceRange {
    * @returns The joined range.
    */
   to(other: SourceRange): SourceRange {
-    const map = this.#map;
-    if (map !== undefined && other instanceof Span && other.#map === map) {
+    const map = this.#src;
+    if (
+      map instanceof SourceMap && other instanceof Span && other.#src === map
+    ) {
       return new Span(map, this.offset, other.endOffset);
     }
     return { file: this.file, start: this.start, end: other.end };
@@ -265,9 +287,7 @@ export class Span implements SourceRange {
    * @returns The extended range.
    */
   toOffset(map: SourceMap, end: number): SourceRange {
-    if (map === this.#map) {
-      return new Span(map, this.offset, end);
-    }
+    if (map === this.#src) return new Span(map, this.offset, end);
     return { file: this.file, start: this.start, end: map.pos(end) };
   }
 

@@ -49,6 +49,35 @@ import {
   type TokenType,
 } from "./_lexer.ts";
 import { joinRanges, SourceMap } from "./_source.ts";
+import {
+  AttributeNode,
+  BinaryNode,
+  BlockLabelNode,
+  BlockNode,
+  BodyNode,
+  BoolNode,
+  CallNode,
+  ConditionalNode,
+  endOf,
+  GetAttrNode,
+  IndexNode,
+  moveRange,
+  NamedObjectItemNode,
+  NullNode,
+  NumberNode,
+  ObjectItemNode,
+  ObjectNode,
+  ParensNode,
+  startOf,
+  StringNode,
+  TemplateIfNode,
+  TemplateInterpNode,
+  TemplateLiteralNode,
+  TemplateNode,
+  TupleNode,
+  UnaryNode,
+  VariableNode,
+} from "./_nodes.ts";
 import { unescapeLiteral } from "./_strings.ts";
 
 /** The result of {@linkcode parseHcl}. */
@@ -119,8 +148,19 @@ export function parseHcl(text: string, file: string): ParseResult {
   const diagnostics = parser.lexDiags.concat(
     parser.diags.filter((d) => !parser.suppressed.has(d)),
   );
-  diagnostics.sort((a, b) => a.range!.start.byte - b.range!.start.byte);
-  return { body, diagnostics };
+  return { body, diagnostics: sortByStart(diagnostics) };
+}
+
+/**
+ * The diagnostics in order of their start byte, stably: each start is
+ * looked up once (a span computes its position on every read).
+ */
+function sortByStart(diagnostics: Diagnostic[]): Diagnostic[] {
+  if (diagnostics.length < 2) return diagnostics;
+  const bytes = diagnostics.map((d) => d.range!.start.byte);
+  const order = bytes.map((_, i) => i);
+  order.sort((a, b) => bytes[a]! - bytes[b]! || a - b);
+  return order.map((i) => diagnostics[i]!);
 }
 
 function internalFailure(
@@ -145,13 +185,7 @@ function internalFailure(
     range: { file: src.file, start: all.start, end: all.start },
   });
   return {
-    body: {
-      kind: "body",
-      attributes: [],
-      blocks: [],
-      items: [],
-      range: all,
-    },
+    body: new BodyNode(src, NONE, NONE, NONE, 0, src.text.length),
     diagnostics: diags,
   };
 }
@@ -194,8 +228,15 @@ const MAX_INTERNED_NAMES = 4096;
  * hundreds of thousands of one- and two-element arrays.
  */
 function exact<T>(items: T[]): T[] {
-  return items.length === 0 || items.length > 16 ? items : items.slice();
+  if (items.length === 0) return NONE;
+  return items.length > 16 ? items : items.slice();
 }
+
+/**
+ * The one empty list of every tree (most bodies have no nested block):
+ * frozen, since nothing changes a tree once it is parsed.
+ */
+const NONE: never[] = Object.freeze([]) as unknown as never[];
 
 /** A flat template token, before directives are nested. */
 type Part =
@@ -492,7 +533,7 @@ class Parser {
 
   parseFile(): Body {
     const body = this.parseBody(T.EOF);
-    body.range = this.src.range(0, this.text.length);
+    moveRange(body as BodyNode, 0, this.text.length);
     return body;
   }
 
@@ -592,13 +633,17 @@ class Parser {
         : [];
       this.recoverAfterBodyItem(open);
     }
-    return {
-      kind: "body",
-      attributes: exact(attributes),
-      blocks: exact(blocks),
-      items: exact(items),
-      range: this.rangeOf(startTok, endTok),
-    };
+    // Attributes only (or blocks only): the same list serves as `items`.
+    const attrs = exact(attributes);
+    const blks = exact(blocks);
+    return new BodyNode(
+      this.src,
+      attrs,
+      blks,
+      blks.length === 0 ? attrs : attrs.length === 0 ? blks : exact(items),
+      startTok.start,
+      Math.max(startTok.start, endTok.end),
+    );
   }
 
   parseBodyItem(): Attribute | Block | undefined {
@@ -663,14 +708,14 @@ class Parser {
         this.read(); // the newline
       }
     }
-    const nameRange = this.rangeOf(ident);
-    return {
-      kind: "attribute",
-      name: this.name(ident),
-      nameRange,
+    return new AttributeNode(
+      this.src,
+      this.name(ident),
+      ident.start,
+      Math.max(ident.start, ident.end),
       expr,
-      range: this.between(nameRange, expr.range),
-    };
+      endOf(expr, this.src),
+    );
   }
 
   parseSingleAttrBody(): Attribute | undefined {
@@ -715,7 +760,9 @@ class Parser {
   finishBlock(ident: Token): Block {
     const type = this.name(ident);
     const labels: BlockLabel[] = [];
-    const typeRange = this.rangeOf(ident);
+    const src = this.src;
+    const typeStart = ident.start;
+    const typeEnd = Math.max(ident.start, ident.end);
     let oBrace: Token | undefined;
     for (;;) {
       const tok = this.peek();
@@ -729,7 +776,14 @@ class Parser {
       }
       if (tok.type === T.Ident) {
         this.read();
-        labels.push({ value: this.textOf(tok), range: this.rangeOf(tok) });
+        labels.push(
+          new BlockLabelNode(
+            src,
+            this.textOf(tok),
+            tok.start,
+            Math.max(tok.start, tok.end),
+          ),
+        );
         continue;
       }
       if (tok.type === T.Equal) {
@@ -752,46 +806,52 @@ class Parser {
         );
       }
       this.recoverAfterBodyItem();
-      return {
-        kind: "block",
+      const prev = this.prev();
+      return new BlockNode(
+        src,
         type,
-        typeRange,
         labels,
-        body: {
-          kind: "body",
-          attributes: [],
-          blocks: [],
-          items: [],
-          range: typeRange,
+        new BodyNode(src, NONE, NONE, NONE, typeStart, typeEnd),
+        typeStart,
+        Math.max(prev.start, prev.end),
+        {
+          typeEnd,
+          openStart: typeStart,
+          openEnd: typeEnd,
+          closeStart: typeStart,
+          closeEnd: typeEnd,
         },
-        range: this.rangeTo(typeRange, this.prev()),
-        openBraceRange: typeRange,
-        closeBraceRange: typeRange,
-      };
+      );
     }
 
-    let body: Body | undefined;
+    // The body, or a single-line block's one attribute.
+    let body: Body | [Attribute] | undefined;
     let atNewLine = false;
     if (this.bodyDepth >= MAX_NESTING) {
       this.#nestingError(oBrace);
       const close = this.recover(T.CBrace);
-      const openBraceRange = this.rangeOf(oBrace);
-      return {
-        kind: "block",
+      return new BlockNode(
+        src,
         type,
-        typeRange,
         labels,
-        body: {
-          kind: "body",
-          attributes: [],
-          blocks: [],
-          items: [],
-          range: this.rangeOf(oBrace, close),
+        new BodyNode(
+          src,
+          NONE,
+          NONE,
+          NONE,
+          oBrace.start,
+          Math.max(oBrace.start, close.end),
+        ),
+        typeStart,
+        Math.max(close.start, close.end),
+        {
+          typeEnd,
+          openStart: oBrace.start,
+          openEnd: Math.max(oBrace.start, oBrace.end),
+          closeStart: close.start,
+          closeEnd: Math.max(close.start, close.end),
         },
-        range: this.rangeTo(typeRange, close),
-        openBraceRange,
-        closeBraceRange: this.rangeOf(close),
-      };
+      );
     }
     this.bodyDepth++;
     const next = this.peek();
@@ -807,23 +867,9 @@ class Parser {
         // on it (which closes this block).
         atNewLine = this.prev().type === T.Newline;
         if (!atNewLine && this.peek().type === T.CBrace) this.read();
-        if (attr !== undefined) {
-          body = {
-            kind: "body",
-            attributes: [attr],
-            blocks: [],
-            items: [attr],
-            range: this.between(this.rangeOf(oBrace), attr.range),
-          };
-        }
+        if (attr !== undefined) body = [attr];
       } else {
-        body = {
-          kind: "body",
-          attributes: [attr],
-          blocks: [],
-          items: [attr],
-          range: this.between(this.rangeOf(oBrace), attr.range),
-        };
+        body = [attr];
         const after = this.peek();
         if (after.type === T.CBrace) {
           this.read();
@@ -876,29 +922,31 @@ class Parser {
         this.recoverAfterBodyItem();
       }
     }
-    const openBraceRange = this.rangeOf(oBrace);
-    const closeBraceRange = this.rangeOf(cBrace);
+    const closeEnd = Math.max(cBrace.start, cBrace.end);
+    let bodyNode: Body;
     if (body === undefined) {
-      body = {
-        kind: "body",
-        attributes: [],
-        blocks: [],
-        items: [],
-        range: this.between(openBraceRange, closeBraceRange),
-      };
+      bodyNode = new BodyNode(src, NONE, NONE, NONE, oBrace.start, closeEnd);
+    } else if (Array.isArray(body)) {
+      bodyNode = new BodyNode(src, body, NONE, body, oBrace.start, closeEnd);
     } else {
-      body.range = this.between(openBraceRange, closeBraceRange);
+      bodyNode = body;
+      moveRange(body as BodyNode, oBrace.start, closeEnd);
     }
-    return {
-      kind: "block",
+    return new BlockNode(
+      src,
       type,
-      typeRange,
-      labels: exact(labels),
-      body,
-      range: this.between(typeRange, closeBraceRange),
-      openBraceRange,
-      closeBraceRange,
-    };
+      exact(labels),
+      bodyNode,
+      typeStart,
+      closeEnd,
+      {
+        typeEnd,
+        openStart: oBrace.start,
+        openEnd: Math.max(oBrace.start, oBrace.end),
+        closeStart: cBrace.start,
+        closeEnd,
+      },
+    );
   }
 
   #nestingError(tok: Token): void {
@@ -972,7 +1020,12 @@ class Parser {
       endTok = tok;
       break;
     }
-    return { value, range: this.rangeOf(oQuote, endTok) };
+    return new BlockLabelNode(
+      this.src,
+      value,
+      oQuote.start,
+      Math.max(oQuote.start, endTok.end),
+    );
   }
 
   // --- expressions --------------------------------------------------------
@@ -1004,13 +1057,14 @@ class Parser {
     this.read();
     const [elseExpr, elseErr] = this.#parseExpr();
     if (this.recovery && elseErr) return cond;
-    return {
-      kind: "conditional",
-      condition: cond,
-      then: thenExpr,
-      else: elseExpr,
-      range: this.between(cond.range, elseExpr.range),
-    };
+    return new ConditionalNode(
+      this.src,
+      cond,
+      thenExpr,
+      elseExpr,
+      startOf(cond, this.src),
+      endOf(elseExpr, this.src),
+    );
   }
 
   #parseBinary(level: number): Expr {
@@ -1026,13 +1080,14 @@ class Parser {
       const newOp = BINARY_OPS[row + next.type];
       if (newOp === undefined) break;
       if (op !== undefined && rhs !== undefined) {
-        lhs = {
-          kind: "binary",
+        lhs = new BinaryNode(
+          this.src,
           op,
-          left: lhs,
-          right: rhs,
-          range: this.between(lhs.range, rhs.range),
-        };
+          lhs,
+          rhs,
+          startOf(lhs, this.src),
+          endOf(rhs, this.src),
+        );
       }
       op = newOp;
       this.read();
@@ -1041,13 +1096,14 @@ class Parser {
       if (this.recovery && this.diags.length > rb) return lhs;
     }
     if (op === undefined || rhs === undefined) return lhs;
-    return {
-      kind: "binary",
+    return new BinaryNode(
+      this.src,
       op,
-      left: lhs,
-      right: rhs,
-      range: this.between(lhs.range, rhs.range),
-    };
+      lhs,
+      rhs,
+      startOf(lhs, this.src),
+      endOf(rhs, this.src),
+    );
   }
 
   #parseWithTraversals(): Expr {
@@ -1064,13 +1120,14 @@ class Parser {
         const attrTok = this.peek();
         if (attrTok.type === T.Ident) {
           this.read();
-          ret = {
-            kind: "getattr",
-            target: ret,
-            name: this.name(attrTok),
-            nameRange: this.rangeOf(dot, attrTok),
-            range: this.rangeTo(ret.range, attrTok),
-          };
+          ret = new GetAttrNode(
+            this.src,
+            ret,
+            this.name(attrTok),
+            dot.start,
+            startOf(ret, this.src),
+            Math.max(attrTok.start, attrTok.end),
+          );
         } else if (attrTok.type === T.NumberLit) {
           // Legacy index syntax: foo.0
           this.read();
@@ -1083,12 +1140,13 @@ class Parser {
               attrTok,
             );
           }
-          ret = {
-            kind: "index",
-            target: ret,
-            key: this.#numberLit(attrTok),
-            range: this.rangeTo(ret.range, attrTok),
-          };
+          ret = new IndexNode(
+            this.src,
+            ret,
+            this.#numberLit(attrTok),
+            startOf(ret, this.src),
+            Math.max(attrTok.start, attrTok.end),
+          );
         } else if (attrTok.type === T.Star) {
           // Attribute-only splat: foo.*.bar
           const marker = this.read();
@@ -1217,12 +1275,13 @@ class Parser {
           }
         }
         this.popNewlines();
-        ret = {
-          kind: "index",
-          target: ret,
+        ret = new IndexNode(
+          this.src,
+          ret,
           key,
-          range: this.rangeTo(from.range, close),
-        };
+          startOf(from, this.src),
+          Math.max(close.start, close.end),
+        );
         continue;
       }
       return ret;
@@ -1240,7 +1299,13 @@ class Parser {
       );
       return { kind: "invalid", range: this.rangeOf(tok) };
     }
-    return { kind: "number", value, raw, range: this.rangeOf(tok) };
+    return new NumberNode(
+      this.src,
+      value,
+      raw,
+      tok.start,
+      Math.max(tok.start, tok.end),
+    );
   }
 
   #parseTerm(): Expr {
@@ -1286,11 +1351,12 @@ class Parser {
           closeTok = this.read();
         }
         this.popNewlines();
-        return {
-          kind: "parens",
+        return new ParensNode(
+          this.src,
           expr,
-          range: this.rangeOf(open, closeTok),
-        };
+          open.start,
+          Math.max(open.start, closeTok.end),
+        );
       }
       case T.NumberLit:
         this.read();
@@ -1299,11 +1365,13 @@ class Parser {
         this.read();
         if (this.peek().type === T.OParen) return this.#finishCall(start);
         const name = this.name(start);
-        const range = this.rangeOf(start);
-        if (name === "true") return { kind: "bool", value: true, range };
-        if (name === "false") return { kind: "bool", value: false, range };
-        if (name === "null") return { kind: "null", range };
-        return { kind: "variable", name, range };
+        const src = this.src;
+        const s = start.start;
+        const e = Math.max(s, start.end);
+        if (name === "true") return new BoolNode(src, true, s, e);
+        if (name === "false") return new BoolNode(src, false, s, e);
+        if (name === "null") return new NullNode(src, s, e);
+        return new VariableNode(src, name, s, e);
       }
       case T.OQuote:
       case T.OHeredoc:
@@ -1312,12 +1380,13 @@ class Parser {
       case T.Bang: {
         this.read();
         const operand = this.#parseWithTraversals();
-        return {
-          kind: "unary",
-          op: start.type === T.Minus ? "-" : "!",
+        return new UnaryNode(
+          this.src,
+          start.type === T.Minus ? "-" : "!",
           operand,
-          range: this.between(this.rangeOf(start), operand.range),
-        };
+          start.start,
+          endOf(operand, this.src),
+        );
       }
       case T.OBrack:
         return this.#parseTuple();
@@ -1411,15 +1480,15 @@ class Parser {
       }
     }
     this.popNewlines();
-    const nameRange = this.rangeOf(name);
-    return {
-      kind: "call",
-      name: this.textOf(name),
-      nameRange,
+    return new CallNode(
+      this.src,
+      this.textOf(name),
       args,
       expandFinal,
-      range: this.rangeTo(nameRange, close),
-    };
+      Math.max(name.start, name.end),
+      name.start,
+      Math.max(close.start, close.end),
+    );
   }
 
   /**
@@ -1477,11 +1546,12 @@ class Parser {
         }
         this.read(); // comma
       }
-      return {
-        kind: "tuple",
-        items: exact(items),
-        range: this.rangeOf(open, close),
-      };
+      return new TupleNode(
+        this.src,
+        exact(items),
+        open.start,
+        Math.max(open.start, close.end),
+      );
     } finally {
       this.popNewlines();
     }
@@ -1564,13 +1634,20 @@ class Parser {
           else if (key.kind === "bool") keyName = String(key.value);
           else if (key.kind === "null") keyName = "null";
         }
-        const item: ObjectItem = {
-          key,
-          value,
-          range: this.between(key.range, value.range),
-        };
-        if (keyName !== undefined) item.keyName = keyName;
-        items.push(item);
+        const start = startOf(key, this.src);
+        const end = endOf(value, this.src);
+        items.push(
+          keyName === undefined
+            ? new ObjectItemNode(this.src, key, value, start, end)
+            : new NamedObjectItemNode(
+              this.src,
+              key,
+              keyName,
+              value,
+              start,
+              end,
+            ),
+        );
         const after = this.peek();
         if (after.type === T.CBrace) {
           close = this.read();
@@ -1588,11 +1665,12 @@ class Parser {
         }
         this.read(); // comma or newline
       }
-      return {
-        kind: "object",
-        items: exact(items),
-        range: this.rangeOf(open, close),
-      };
+      return new ObjectNode(
+        this.src,
+        exact(items),
+        open.start,
+        Math.max(open.start, close.end),
+      );
     } finally {
       this.popNewlines();
     }
@@ -1742,21 +1820,38 @@ class Parser {
     if (heredoc?.flush) flushHeredoc(parts);
     meldLiterals(parts);
     const closeTok = this.prev();
-    const range = this.rangeOf(open, closeTok);
+    const rangeEnd = Math.max(open.start, closeTok.end);
     const isWrap = parts.length === 2 && parts[0]!.t === "interp";
     const tp = new TemplateTreeBuilder(this, parts);
     const tree = tp.parseRoot();
     if (isWrap) {
-      const expr: Expr = { kind: "template", parts: tree, wrap: true, range };
+      const expr = new TemplateNode(
+        this.src,
+        tree,
+        true,
+        open.start,
+        rangeEnd,
+      );
       if (heredoc) expr.heredoc = heredoc;
       return expr;
     }
     if (tree.length === 1 && tree[0]!.kind === "literal") {
-      const expr: Expr = { kind: "string", value: tree[0]!.value, range };
+      const expr = new StringNode(
+        this.src,
+        tree[0]!.value,
+        open.start,
+        rangeEnd,
+      );
       if (heredoc) expr.heredoc = heredoc;
       return expr;
     }
-    const expr: Expr = { kind: "template", parts: tree, wrap: false, range };
+    const expr = new TemplateNode(
+      this.src,
+      tree,
+      false,
+      open.start,
+      rangeEnd,
+    );
     if (heredoc) expr.heredoc = heredoc;
     return expr;
   }
@@ -1787,11 +1882,12 @@ class Parser {
       }
     }
     this.next = i + 2;
-    return {
-      kind: "string",
-      value: text.slice(start, end),
-      range: this.src.range(open.start, Math.max(open.start, ends[i + 1]!)),
-    };
+    return new StringNode(
+      this.src,
+      text.slice(start, end),
+      open.start,
+      Math.max(open.start, ends[i + 1]!),
+    );
   }
 
   #parseTemplateParts(end: TokenType, open: Token): Part[] {
@@ -2137,18 +2233,20 @@ class TemplateTreeBuilder {
     switch (part.t) {
       case "lit":
         this.#read();
-        return {
-          kind: "literal",
-          value: part.value,
-          range: this.#range(part.start, part.end),
-        };
+        return new TemplateLiteralNode(
+          this.#p.src,
+          part.value,
+          part.start,
+          part.end,
+        );
       case "interp":
         this.#read();
-        return {
-          kind: "interp",
-          expr: part.expr,
-          range: this.#range(part.start, part.end),
-        };
+        return new TemplateInterpNode(
+          this.#p.src,
+          part.expr,
+          part.start,
+          part.end,
+        );
       case "if":
       case "for": {
         if (this.#depth >= MAX_NESTING) {
@@ -2238,13 +2336,14 @@ class TemplateTreeBuilder {
       }
       current.push(this.#parseOne());
     }
-    return {
-      kind: "if",
-      condition: open.cond,
-      then: thenParts,
-      else: elseParts,
-      range: this.#range(open.start, endifEnd),
-    };
+    return new TemplateIfNode(
+      this.#p.src,
+      open.cond,
+      thenParts,
+      elseParts,
+      open.start,
+      endifEnd,
+    );
   }
 
   #parseFor(): TemplatePart {

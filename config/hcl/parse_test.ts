@@ -298,11 +298,11 @@ Deno.test("parseHcl() parses template directives and strip markers", () => {
   const [dir, bang] = e.parts;
   assert.ok(dir!.kind === "if");
   if (dir!.kind !== "if") return;
-  assert.deepEqual(dir.then, [{
-    kind: "literal",
-    value: "yes",
-    range: dir.then[0]!.range,
-  }]);
+  assert.deepEqual(
+    dir.then.map((p) => [p.kind, p.kind === "literal" && p.value]),
+    [["literal", "yes"]],
+  );
+  assert.deepEqual(at(dir.then[0]!.range), [[1, 16, 15], [1, 23, 22]]);
   assert.equal(dir.else[0]!.kind === "literal" && dir.else[0]!.value, "no");
   assert.equal(bang!.kind === "literal" && bang!.value, "!");
   const f = expr('a = "%{ for i, v in xs }${v}%{ endfor }"\n');
@@ -430,4 +430,48 @@ Deno.test("parseHcl() never throws, even on hostile input", async (t) => {
     "t.hcl",
   );
   assert.deepEqual(fine.diagnostics, []);
+});
+
+Deno.test("parseHcl() nodes read like plain objects: kind, fields and ranges read, assigned and read back", () => {
+  const body = ok('b "l" {\n  k = x.y\n}\nf = g(1)\n');
+  const block = body.blocks[0]!;
+  const attr = block.body.attributes[0]!;
+  assert.equal(block.kind, "block");
+  assert.equal(attr.kind, "attribute");
+  assert.deepEqual(at(block.range), [[1, 1, 0], [3, 2, 19]]);
+  assert.deepEqual(at(block.typeRange), [[1, 1, 0], [1, 2, 1]]);
+  assert.deepEqual(at(block.openBraceRange), [[1, 7, 6], [1, 8, 7]]);
+  assert.deepEqual(at(block.closeBraceRange), [[3, 1, 18], [3, 2, 19]]);
+  assert.deepEqual(at(attr.nameRange), [[2, 3, 10], [2, 4, 11]]);
+  assert.deepEqual(at(attr.range), [[2, 3, 10], [2, 10, 17]]);
+  const get = attr.expr;
+  assert.ok(get.kind === "getattr");
+  assert.deepEqual(at(get.nameRange), [[2, 8, 15], [2, 10, 17]]);
+  const call = body.attributes[0]!.expr;
+  assert.ok(call.kind === "call");
+  assert.deepEqual(at(call.nameRange), [[4, 5, 24], [4, 6, 25]]);
+  assert.deepEqual(at(call.range), [[4, 5, 24], [4, 9, 28]]);
+
+  // A plain range assigned replaces that range only; a span of the same
+  // file is taken by its offsets; the kind can be assigned too.
+  const plain: SourceRange = {
+    file: "other.hcl",
+    start: { line: 9, column: 1, byte: 90 },
+    end: { line: 9, column: 2, byte: 91 },
+  };
+  block.typeRange = plain;
+  assert.equal(block.typeRange, plain);
+  assert.deepEqual(at(block.openBraceRange), [[1, 7, 6], [1, 8, 7]]);
+  assert.deepEqual(at(block.range), [[1, 1, 0], [3, 2, 19]]);
+  block.range = plain;
+  assert.equal(block.range, plain);
+  block.range = attr.range;
+  assert.deepEqual(at(block.range), [[2, 3, 10], [2, 10, 17]]);
+  assert.equal(block.typeRange, plain);
+  call.nameRange = plain;
+  assert.equal(call.nameRange, plain);
+  assert.deepEqual(at(call.range), [[4, 5, 24], [4, 9, 28]]);
+  attr.kind = "attribute";
+  assert.equal(attr.kind, "attribute");
+  assert.equal(body.attributes[0]!.kind, "attribute");
 });
