@@ -28,9 +28,9 @@
 import denoJson from "../deno.json" with { type: "json" };
 import { type AgentIo, type CliIo, processAgentIo } from "./commands/io.ts";
 import { usageError } from "./commands/_common.ts";
-// `agent run` is the hot path and loads statically; every other command
-// loads when it is named, so that `run` does not pay for their modules.
-import { runCommand } from "./commands/run.ts";
+// Every command's module loads when the command is named (a literal
+// specifier, so the package's module graph still holds it): `check-config`
+// does not pay for the kernel that `run` loads, nor `run` for the others.
 
 export type { AgentIo, CliIo };
 
@@ -121,8 +121,10 @@ export async function run(
 ): Promise<number> {
   const [command, ...rest] = args;
   switch (command) {
-    case "run":
+    case "run": {
+      const { runCommand } = await import("./commands/run.ts");
       return await runCommand(rest, io);
+    }
     case "sessions": {
       const { sessionsCommand } = await import("./commands/sessions.ts");
       return await sessionsCommand(rest, io);

@@ -337,6 +337,9 @@ function decodeRequiredProviders(
   config: AgentConfig,
   diagnostics: Diagnostic[],
 ): void {
+  // Thousands of providers repeat a few version strings: each valid one is
+  // parsed and checked once.
+  const constraints = new Map<string, ValidConstraint>();
   for (const item of block.body.items) {
     if (item.kind === "block") {
       diagnostics.push(diag(
@@ -349,14 +352,21 @@ function decodeRequiredProviders(
       continue;
     }
     config.declaredNames.add(item.name);
-    const entry = decodeRequiredProvider(item, diagnostics);
+    const entry = decodeRequiredProvider(item, diagnostics, constraints);
     if (entry !== undefined) config.requiredProviders.push(entry);
   }
+}
+
+/** A version string that parsed without a problem and can be met. */
+interface ValidConstraint {
+  constraint: VersionConstraint;
+  text: string;
 }
 
 function decodeRequiredProvider(
   attr: Attribute,
   diagnostics: Diagnostic[],
+  constraints: Map<string, ValidConstraint>,
 ): RequiredProvider | undefined {
   const name = attr.name;
   const where = `required_providers`;
@@ -424,7 +434,12 @@ function decodeRequiredProvider(
     }
   }
   let constraint: VersionConstraint | undefined;
-  if (version !== undefined) {
+  let constraintText: string | undefined;
+  const known = version === undefined ? undefined : constraints.get(version);
+  if (known !== undefined) {
+    constraint = known.constraint;
+    constraintText = known.text;
+  } else if (version !== undefined) {
     const r = parseVersionConstraint(version, versionRange);
     for (const each of r.diagnostics) diagnostics.push(each);
     constraint = r.constraint;
@@ -440,10 +455,14 @@ function decodeRequiredProvider(
       ));
       constraint = undefined;
     }
+    if (constraint !== undefined) {
+      constraintText = formatVersionConstraint(constraint);
+      constraints.set(version, { constraint, text: constraintText });
+    }
   }
   if (
     !ok || source === undefined || kind === undefined ||
-    constraint === undefined
+    constraint === undefined || constraintText === undefined
   ) {
     return undefined;
   }
@@ -452,7 +471,7 @@ function decodeRequiredProvider(
     source,
     sourceKind: kind,
     constraint,
-    constraintText: formatVersionConstraint(constraint),
+    constraintText,
     range: attr.range,
     sourceRange,
     versionRange,

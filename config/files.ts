@@ -526,8 +526,14 @@ export async function loadConfigInputs(
   const globalBody = inputs.global === undefined
     ? undefined
     : parseHcl(inputs.global.text, inputs.global.path).body;
-  if (agentBody) envNamesIn(agentBody, names);
-  if (globalBody) envNamesIn(globalBody, names);
+  // An env() call is written with the identifier `env`: a text without
+  // those three letters has none, and its syntax tree is not walked.
+  if (agentBody && inputs.agent?.text.includes("env")) {
+    envNamesIn(agentBody, names);
+  }
+  if (globalBody && inputs.global?.text.includes("env")) {
+    envNamesIn(globalBody, names);
+  }
   const envValues: Record<string, string | undefined> = {};
   for (const n of [...names].sort()) envValues[n] = env[n];
   inputs.env = envValues;

@@ -509,8 +509,16 @@ function formatCondition(c: VersionCondition): string {
 const compiled = new Map<string, (v: SemVerLike) => boolean>();
 const MAX_COMPILED = 1024;
 
+/** The test of each constraint object already compiled (shared by providers). */
+const compiledByObject = new WeakMap<
+  VersionConstraint,
+  (v: SemVerLike) => boolean
+>();
+
 // Compiles a constraint into a test, building each npm range once.
 function compile(constraint: VersionConstraint): (v: SemVerLike) => boolean {
+  const known = compiledByObject.get(constraint);
+  if (known !== undefined) return known;
   const key = constraint.conditions.map((c) =>
     `${c.operator} ${c.version} ${c.segments}`
   ).join(",");
@@ -520,6 +528,7 @@ function compile(constraint: VersionConstraint): (v: SemVerLike) => boolean {
     if (compiled.size >= MAX_COMPILED) compiled.clear();
     compiled.set(key, test);
   }
+  compiledByObject.set(constraint, test);
   return test;
 }
 

@@ -187,8 +187,14 @@ export function didYouMean(
   let best: string | undefined;
   let bestDist = Infinity;
   const limit = Math.min(3, Math.max(1, Math.floor(name.length / 3)));
+  const lower = name.toLowerCase();
   for (const cand of candidates) {
-    const dist = levenshtein(name.toLowerCase(), cand.toLowerCase());
+    // The distance is at least the difference in length: a candidate
+    // beyond the limit that way can be neither returned nor preferred to
+    // one within it, so its distance is not computed.
+    const candLower = cand.toLowerCase();
+    if (Math.abs(candLower.length - lower.length) > limit) continue;
+    const dist = levenshtein(lower, candLower);
     if (
       dist < bestDist ||
       (dist === bestDist && best !== undefined && cand < best)
