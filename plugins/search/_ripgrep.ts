@@ -293,3 +293,142 @@ export function canRun(program: string): boolean {
     return false;
   }
 }
+
+/**
+ * The flags that make `rg`'s walk the walk of `_walk.ts`: hidden files
+ * searched; `.gitignore` files applied in every directory (inside a git
+ * repository or not), each below its own directory, and none above the
+ * start (the caller checks there is none between the root and the
+ * start); no `.ignore`/`.rgignore`, `.git/info/exclude` or global
+ * excludes; `.git` directories skipped; links not followed (`rg`'s
+ * default: a linked directory is not entered and a linked file met in a
+ * walk is not searched); no configuration file.
+ */
+export const RG_WALK_FLAGS: readonly string[] = [
+  "--no-config",
+  "--hidden",
+  "--no-ignore-dot",
+  "--no-ignore-exclude",
+  "--no-ignore-global",
+  "--no-ignore-parent",
+  "--no-require-git",
+  "--glob",
+  "!.git/",
+  "--no-messages",
+  "--null",
+];
+
+/**
+ * Walk order, on paths relative to the start (`/`-separated): depth
+ * first, a directory's files before its subdirectories, names compared by
+ * UTF-16 code units (the order `walk` of `_walk.ts` yields).
+ *
+ * @param a A relative path.
+ * @param b Another.
+ * @returns Negative when `a` comes first, positive when `b` does, 0 when
+ * equal.
+ */
+export function compareWalkOrder(a: string, b: string): number {
+  let i = 0;
+  for (;;) {
+    const ea = a.indexOf("/", i);
+    const eb = b.indexOf("/", i);
+    const sa = ea === -1 ? a.slice(i) : a.slice(i, ea);
+    const sb = eb === -1 ? b.slice(i) : b.slice(i, eb);
+    if (sa !== sb) {
+      // A file of this directory comes before its subdirectories.
+      if ((ea === -1) !== (eb === -1)) return ea === -1 ? -1 : 1;
+      return sa < sb ? -1 : 1;
+    }
+    if (ea === -1 || eb === -1) return ea === eb ? 0 : ea === -1 ? -1 : 1;
+    i = ea + 1;
+  }
+}
+
+/** Options of {@linkcode ripgrepWalk}. */
+export interface RipgrepWalkOptions {
+  /** The `rg` program (a name on `PATH` or a path). */
+  program: string;
+  /** The directory to walk: an absolute real path. */
+  start: string;
+  /**
+   * From {@linkcode requiredLiterals}: only files holding one of them
+   * (raw bytes, binary files included); absent: every file.
+   */
+  literals?: readonly string[];
+  /** Match the literals case-insensitively. */
+  caseInsensitive?: boolean;
+  /** Kills `rg`. */
+  signal?: AbortSignal;
+}
+
+/**
+ * `rg` walks `start` as `walk` of `_walk.ts` would (see
+ * {@linkcode RG_WALK_FLAGS}) and lists its files, or only those holding a
+ * literal.
+ *
+ * What comes back is only a list of names: the caller opens, verifies
+ * (real path inside a root, not a link) and searches each itself, so
+ * nothing `rg` read is ever returned as such, and a name `rg` reached
+ * through a directory swapped for a link during its walk is refused then.
+ *
+ * @param options The program, the start, the literals and the signal.
+ * @returns The files, relative to `start` and in walk order; undefined
+ * when `rg` could not answer (not installed, not granted, killed, or any
+ * error on the way, after which its answer may be incomplete).
+ */
+export async function ripgrepWalk(
+  options: RipgrepWalkOptions,
+): Promise<string[] | undefined> {
+  const o = options;
+  const args = [
+    ...RG_WALK_FLAGS,
+    ...(o.literals
+      ? [
+        "--files-with-matches",
+        "--text",
+        "--encoding",
+        "none",
+        "--fixed-strings",
+        ...(o.caseInsensitive ? ["--ignore-case"] : ["--case-sensitive"]),
+        ...o.literals.flatMap((l) => ["-e", l]),
+      ]
+      : ["--files"]),
+    "--",
+    o.start,
+  ];
+  let out: Deno.CommandOutput;
+  try {
+    out = await new Deno.Command(o.program, {
+      args,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "null",
+      ...(o.signal ? { signal: o.signal } : {}),
+    }).output();
+  } catch {
+    return undefined;
+  }
+  // 0: some found; 1: none; anything else: an error or a signal.
+  if (out.code === 1) return [];
+  if (out.code !== 0) return undefined;
+  const prefix = o.start.endsWith("/") ? o.start : `${o.start}/`;
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  const rels: string[] = [];
+  const bytes = out.stdout;
+  for (let from = 0; from < bytes.length;) {
+    let end = bytes.indexOf(0, from);
+    if (end === -1) end = bytes.length;
+    let path: string | undefined;
+    try {
+      path = decoder.decode(bytes.subarray(from, end));
+    } catch {
+      // Not UTF-8: Deno cannot name the file, and the walk skips it too.
+    }
+    from = end + 1;
+    if (path === undefined) continue;
+    if (!path.startsWith(prefix)) return undefined; // not rg's own answer
+    rels.push(path.slice(prefix.length));
+  }
+  return rels.sort(compareWalkOrder);
+}
