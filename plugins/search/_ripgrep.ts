@@ -1,11 +1,15 @@
 /**
- * `grep`'s ripgrep prefilter: when the plugin may run `rg` (the optional
- * `run` grant `"rg?"` of its manifest, `allow_run = ["rg"]`), `rg` tells
- * which of the files the walk chose can contain a match, and only those
- * are opened, verified and searched by the JavaScript path. Every result
- * is still produced by that path, on the same walk, so ordering, ignore
- * rules, confinement, binary and size limits, decoding and the output
- * bounds are identical by construction; `rg` can only skip files.
+ * `grep`'s use of ripgrep: when the plugin may run `rg` (the optional
+ * `run` grant `"rg?"` of its manifest, `allow_run = ["rg"]`), `rg` walks
+ * the start directory as `walk` of `_walk.ts` would ({@linkcode RG_WALK_FLAGS},
+ * {@linkcode ripgrepWalk}) and names the files that can contain a match;
+ * only those are opened, verified and searched by the JavaScript path.
+ * Where `rg` cannot walk for the walk (a `.gitignore` between the root
+ * and the start), the walk chooses the files and `rg` only rules some out
+ * ({@linkcode RipgrepFilter}). Either way every result is produced by the
+ * JavaScript path, so matching, binary and size limits, decoding and the
+ * output bounds are identical by construction, and `rg`'s answer, a list
+ * of names, is verified name by name before anything is read.
  *
  * A file may be skipped only when no match is possible in it, so `rg`
  * searches for what every match must contain: {@linkcode requiredLiterals}
@@ -16,14 +20,14 @@
  * case-insensitively only for ASCII literals (JavaScript's `i` without `u`
  * folds only ASCII with ASCII). A literal holding U+FFFD, a lone
  * surrogate, NUL or a line break is not used (U+FFFD also stands for
- * invalid bytes after decoding). A pattern with no such literal (`\d+`,
- * `a|.b`) is searched by the JavaScript path alone, and so is every call
- * where `rg` fails to start or reports an error.
+ * invalid bytes after decoding). `rg` is never given the regular
+ * expression itself. A pattern with no such literal (`\d+`, `a|.b`) makes
+ * `rg` list every file; as a prefilter, it is not run.
  *
- * The files go to `rg` as arguments, in batches of at most
- * {@linkcode RG_BATCH_BYTES}, each started as soon as the walk has filled it,
- * so `rg` (its own process, on another core) searches while the walk goes
- * on.
+ * The prefilter passes the files to `rg` as arguments, in batches of at
+ * most {@linkcode RG_BATCH_BYTES}, each started as soon as the walk has
+ * filled it, so `rg` (its own process, on another core) searches while
+ * the walk goes on.
  *
  * @module
  */
@@ -358,6 +362,8 @@ export interface RipgrepWalkOptions {
   literals?: readonly string[];
   /** Match the literals case-insensitively. */
   caseInsensitive?: boolean;
+  /** Leave out files larger than this many bytes (the caller skips them). */
+  maxFileBytes?: number;
   /** Kills `rg`. */
   signal?: AbortSignal;
 }
@@ -383,6 +389,9 @@ export async function ripgrepWalk(
   const o = options;
   const args = [
     ...RG_WALK_FLAGS,
+    ...(o.maxFileBytes !== undefined
+      ? ["--max-filesize", String(o.maxFileBytes)]
+      : []),
     ...(o.literals
       ? [
         "--files-with-matches",

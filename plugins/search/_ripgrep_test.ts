@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { compareWalkOrder, requiredLiterals } from "./_ripgrep.ts";
+import { compareWalkOrder, requiredLiterals, ripgrepWalk } from "./_ripgrep.ts";
 import { grepFiles, type GrepResult, type SearchInput } from "./_search.ts";
 import { makeTree } from "./_testing.ts";
 
@@ -341,6 +341,46 @@ Deno.test({
       input({ pattern: "needle" }, `${dir}/no-such-rg`),
     );
     assert.deepEqual(missing, await grepFiles(input({ pattern: "needle" })));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test({
+  name:
+    "ripgrepWalk: files in walk order relative to the start, only those holding a literal, none over maxFileBytes; undefined when rg fails",
+  ignore: !hasRg,
+}, async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir());
+  try {
+    await Deno.mkdir(`${dir}/b`);
+    await Deno.writeTextFile(`${dir}/b/x.txt`, "0123456789"); // 10 bytes
+    await Deno.writeTextFile(`${dir}/c.txt`, "0123456789a"); // 11 bytes
+    await Deno.writeTextFile(`${dir}/z.txt`, "01");
+    assert.deepEqual(
+      await ripgrepWalk({ program: "rg", start: dir }),
+      ["c.txt", "z.txt", "b/x.txt"],
+    );
+    assert.deepEqual(
+      await ripgrepWalk({ program: "rg", start: dir, maxFileBytes: 10 }),
+      ["z.txt", "b/x.txt"],
+    );
+    assert.deepEqual(
+      await ripgrepWalk({ program: "rg", start: dir, literals: ["89"] }),
+      ["c.txt", "b/x.txt"],
+    );
+    assert.deepEqual(
+      await ripgrepWalk({ program: "rg", start: dir, literals: ["nowhere"] }),
+      [],
+    );
+    assert.equal(
+      await ripgrepWalk({ program: `${dir}/no-such-rg`, start: dir }),
+      undefined,
+    );
+    assert.equal(
+      await ripgrepWalk({ program: "rg", start: `${dir}/missing` }),
+      undefined,
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -679,6 +679,7 @@ export async function grepFiles(input: SearchInput): Promise<GrepResult> {
         start: from.target.real,
         ...(literals ? { literals } : {}),
         caseInsensitive: args.case_insensitive === true,
+        maxFileBytes: MAX_FILE_BYTES,
         ...(signal ? { signal } : {}),
       });
       if (rels) {
