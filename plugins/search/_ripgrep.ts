@@ -364,6 +364,12 @@ export interface RipgrepWalkOptions {
   caseInsensitive?: boolean;
   /** Leave out files larger than this many bytes (the caller skips them). */
   maxFileBytes?: number;
+  /**
+   * Called with each file (relative to `start`) as soon as `rg` names it,
+   * in `rg`'s order, so the caller can work while `rg` walks on; the
+   * answer still decides (a file named before `rg` fails is not in it).
+   */
+  onFile?: (rel: string) => void;
   /** Kills `rg`. */
   signal?: AbortSignal;
 }
@@ -406,38 +412,57 @@ export async function ripgrepWalk(
     "--",
     o.start,
   ];
-  let out: Deno.CommandOutput;
+  const prefix = o.start.endsWith("/") ? o.start : `${o.start}/`;
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  const rels: string[] = [];
+  let foreign = false;
+  /** One NUL-terminated name. */
+  const take = (bytes: Uint8Array): void => {
+    let path: string;
+    try {
+      path = decoder.decode(bytes);
+    } catch {
+      return; // not UTF-8: Deno cannot name the file, the walk skips it too
+    }
+    if (!path.startsWith(prefix)) {
+      foreign = true; // not rg's own answer
+      return;
+    }
+    const rel = path.slice(prefix.length);
+    rels.push(rel);
+    o.onFile?.(rel);
+  };
+  let status: Deno.CommandStatus;
   try {
-    out = await new Deno.Command(o.program, {
+    const child = new Deno.Command(o.program, {
       args,
       stdin: "null",
       stdout: "piped",
       stderr: "null",
       ...(o.signal ? { signal: o.signal } : {}),
-    }).output();
+    }).spawn();
+    let rest: Uint8Array = new Uint8Array(0);
+    for await (const chunk of child.stdout) {
+      let data = chunk;
+      if (rest.length > 0) {
+        data = new Uint8Array(rest.length + chunk.length);
+        data.set(rest);
+        data.set(chunk, rest.length);
+      }
+      let from = 0;
+      for (let end = data.indexOf(0); end !== -1; end = data.indexOf(0, from)) {
+        take(data.subarray(from, end));
+        from = end + 1;
+      }
+      rest = data.slice(from);
+    }
+    if (rest.length > 0) take(rest);
+    status = await child.status;
   } catch {
-    return undefined;
+    return undefined; // not installed, not granted, or killed
   }
   // 0: some found; 1: none; anything else: an error or a signal.
-  if (out.code === 1) return [];
-  if (out.code !== 0) return undefined;
-  const prefix = o.start.endsWith("/") ? o.start : `${o.start}/`;
-  const decoder = new TextDecoder("utf-8", { fatal: true });
-  const rels: string[] = [];
-  const bytes = out.stdout;
-  for (let from = 0; from < bytes.length;) {
-    let end = bytes.indexOf(0, from);
-    if (end === -1) end = bytes.length;
-    let path: string | undefined;
-    try {
-      path = decoder.decode(bytes.subarray(from, end));
-    } catch {
-      // Not UTF-8: Deno cannot name the file, and the walk skips it too.
-    }
-    from = end + 1;
-    if (path === undefined) continue;
-    if (!path.startsWith(prefix)) return undefined; // not rg's own answer
-    rels.push(path.slice(prefix.length));
-  }
+  if (status.code === 1) return [];
+  if (status.code !== 0 || foreign) return undefined;
   return rels.sort(compareWalkOrder);
 }

@@ -662,6 +662,22 @@ export async function grepFiles(input: SearchInput): Promise<GrepResult> {
   };
 
   /**
+   * A result kept for later: in content mode, only the lines it can show
+   * (matches and their context), so that waiting results never hold
+   * whole files.
+   */
+  const trim = (m: FileMatch | undefined): FileMatch | undefined => {
+    if (!m?.lines) return m;
+    const all = m.lines;
+    const kept: string[] = new Array(all.length);
+    for (const l of m.matched) {
+      const last = Math.min(all.length - 1, l + after);
+      for (let c = Math.max(0, l - before); c <= last; c++) kept[c] = all[c]!;
+    }
+    return { ...m, lines: kept };
+  };
+
+  /**
    * With `rg`: `rg` walks (as the walk would) and names the files holding
    * a required literal, or every file when the pattern has none; the
    * JavaScript path then opens, verifies and searches only those. When
@@ -669,23 +685,31 @@ export async function grepFiles(input: SearchInput): Promise<GrepResult> {
    * fails, the walk's files, of which only those `rg` finds a required
    * literal in are searched (all of them when `rg` cannot answer).
    */
+  const early = new Map<string, Promise<FileMatch | undefined>>();
   const candidates = async (): Promise<Iterable<string>> => {
     const literals = input.ripgrep && from.isDir
       ? requiredLiterals(source, args.case_insensitive === true)
       : undefined;
     if (input.ripgrep && from.isDir && !hasIgnoreFilesAbove(from)) {
+      const base = from.target.real === "/" ? "" : from.target.real;
+      // Each file is searched as soon as rg names it (while rg walks on);
+      // the results wait, trimmed to what they can show, until rg's
+      // whole answer puts them in walk order.
       const rels = await ripgrepWalk({
         program: input.ripgrep,
         start: from.target.real,
         ...(literals ? { literals } : {}),
         caseInsensitive: args.case_insensitive === true,
         maxFileBytes: MAX_FILE_BYTES,
+        onFile: (rel) => {
+          if (!wanted(rel)) return;
+          const path = `${base}/${rel}`;
+          early.set(path, search(path).then(trim));
+        },
         ...(signal ? { signal } : {}),
       });
-      if (rels) {
-        const base = from.target.real === "/" ? "" : from.target.real;
-        return rels.filter(wanted).map((rel) => `${base}/${rel}`);
-      }
+      if (rels) return rels.filter(wanted).map((rel) => `${base}/${rel}`);
+      early.clear(); // rg failed: nothing it named counts
     }
     if (!literals) return files();
     const filter = new RipgrepFilter({
@@ -713,7 +737,8 @@ export async function grepFiles(input: SearchInput): Promise<GrepResult> {
   let leftFiles = 0;
   try {
     const paths = await candidates();
-    for await (const m of mapOrdered(paths, READ_CONCURRENCY, search)) {
+    const found = (path: string) => early.get(path) ?? search(path);
+    for await (const m of mapOrdered(paths, READ_CONCURRENCY, found)) {
       if (signal?.aborted) break;
       if (!m || m.matched.length === 0) continue;
       fileCount++;
