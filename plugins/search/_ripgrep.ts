@@ -1,11 +1,15 @@
 /**
- * `grep`'s ripgrep prefilter: when the plugin may run `rg` (the optional
- * `run` grant `"rg?"` of its manifest, `allow_run = ["rg"]`), `rg` tells
- * which of the files the walk chose can contain a match, and only those
- * are opened, verified and searched by the JavaScript path. Every result
- * is still produced by that path, on the same walk, so ordering, ignore
- * rules, confinement, binary and size limits, decoding and the output
- * bounds are identical by construction; `rg` can only skip files.
+ * `grep`'s use of ripgrep: when the plugin may run `rg` (the optional
+ * `run` grant `"rg?"` of its manifest, `allow_run = ["rg"]`), `rg` walks
+ * the start directory as `walk` of `_walk.ts` would ({@linkcode RG_WALK_FLAGS},
+ * {@linkcode ripgrepWalk}) and names the files that can contain a match;
+ * only those are opened, verified and searched by the JavaScript path.
+ * Where `rg` cannot walk for the walk (a `.gitignore` between the root
+ * and the start), the walk chooses the files and `rg` only rules some out
+ * ({@linkcode RipgrepFilter}). Either way every result is produced by the
+ * JavaScript path, so matching, binary and size limits, decoding and the
+ * output bounds are identical by construction, and `rg`'s answer, a list
+ * of names, is verified name by name before anything is read.
  *
  * A file may be skipped only when no match is possible in it, so `rg`
  * searches for what every match must contain: {@linkcode requiredLiterals}
@@ -16,14 +20,14 @@
  * case-insensitively only for ASCII literals (JavaScript's `i` without `u`
  * folds only ASCII with ASCII). A literal holding U+FFFD, a lone
  * surrogate, NUL or a line break is not used (U+FFFD also stands for
- * invalid bytes after decoding). A pattern with no such literal (`\d+`,
- * `a|.b`) is searched by the JavaScript path alone, and so is every call
- * where `rg` fails to start or reports an error.
+ * invalid bytes after decoding). `rg` is never given the regular
+ * expression itself. A pattern with no such literal (`\d+`, `a|.b`) makes
+ * `rg` list every file; as a prefilter, it is not run.
  *
- * The files go to `rg` as arguments, in batches of at most
- * {@linkcode RG_BATCH_BYTES}, each started as soon as the walk has filled it,
- * so `rg` (its own process, on another core) searches while the walk goes
- * on.
+ * The prefilter passes the files to `rg` as arguments, in batches of at
+ * most {@linkcode RG_BATCH_BYTES}, each started as soon as the walk has
+ * filled it, so `rg` (its own process, on another core) searches while
+ * the walk goes on.
  *
  * @module
  */
@@ -292,4 +296,173 @@ export function canRun(program: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The flags that make `rg`'s walk the walk of `_walk.ts`: hidden files
+ * searched; `.gitignore` files applied in every directory (inside a git
+ * repository or not), each below its own directory, and none above the
+ * start (the caller checks there is none between the root and the
+ * start); no `.ignore`/`.rgignore`, `.git/info/exclude` or global
+ * excludes; `.git` directories skipped; links not followed (`rg`'s
+ * default: a linked directory is not entered and a linked file met in a
+ * walk is not searched); no configuration file.
+ */
+export const RG_WALK_FLAGS: readonly string[] = [
+  "--no-config",
+  "--hidden",
+  "--no-ignore-dot",
+  "--no-ignore-exclude",
+  "--no-ignore-global",
+  "--no-ignore-parent",
+  "--no-require-git",
+  "--glob",
+  "!.git/",
+  "--no-messages",
+  "--null",
+];
+
+/**
+ * Walk order, on paths relative to the start (`/`-separated): depth
+ * first, a directory's files before its subdirectories, names compared by
+ * UTF-16 code units (the order `walk` of `_walk.ts` yields).
+ *
+ * @param a A relative path.
+ * @param b Another.
+ * @returns Negative when `a` comes first, positive when `b` does, 0 when
+ * equal.
+ */
+export function compareWalkOrder(a: string, b: string): number {
+  let i = 0;
+  for (;;) {
+    const ea = a.indexOf("/", i);
+    const eb = b.indexOf("/", i);
+    const sa = ea === -1 ? a.slice(i) : a.slice(i, ea);
+    const sb = eb === -1 ? b.slice(i) : b.slice(i, eb);
+    if (sa !== sb) {
+      // A file of this directory comes before its subdirectories.
+      if ((ea === -1) !== (eb === -1)) return ea === -1 ? -1 : 1;
+      return sa < sb ? -1 : 1;
+    }
+    if (ea === -1 || eb === -1) return ea === eb ? 0 : ea === -1 ? -1 : 1;
+    i = ea + 1;
+  }
+}
+
+/** Options of {@linkcode ripgrepWalk}. */
+export interface RipgrepWalkOptions {
+  /** The `rg` program (a name on `PATH` or a path). */
+  program: string;
+  /** The directory to walk: an absolute real path. */
+  start: string;
+  /**
+   * From {@linkcode requiredLiterals}: only files holding one of them
+   * (raw bytes, binary files included); absent: every file.
+   */
+  literals?: readonly string[];
+  /** Match the literals case-insensitively. */
+  caseInsensitive?: boolean;
+  /** Leave out files larger than this many bytes (the caller skips them). */
+  maxFileBytes?: number;
+  /**
+   * Called with each file (relative to `start`) as soon as `rg` names it,
+   * in `rg`'s order, so the caller can work while `rg` walks on; the
+   * answer still decides (a file named before `rg` fails is not in it).
+   */
+  onFile?: (rel: string) => void;
+  /** Kills `rg`. */
+  signal?: AbortSignal;
+}
+
+/**
+ * `rg` walks `start` as `walk` of `_walk.ts` would (see
+ * {@linkcode RG_WALK_FLAGS}) and lists its files, or only those holding a
+ * literal.
+ *
+ * What comes back is only a list of names: the caller opens, verifies
+ * (real path inside a root, not a link) and searches each itself, so
+ * nothing `rg` read is ever returned as such, and a name `rg` reached
+ * through a directory swapped for a link during its walk is refused then.
+ *
+ * @param options The program, the start, the literals and the signal.
+ * @returns The files, relative to `start` and in walk order; undefined
+ * when `rg` could not answer (not installed, not granted, killed, or any
+ * error on the way, after which its answer may be incomplete).
+ */
+export async function ripgrepWalk(
+  options: RipgrepWalkOptions,
+): Promise<string[] | undefined> {
+  const o = options;
+  const args = [
+    ...RG_WALK_FLAGS,
+    ...(o.maxFileBytes !== undefined
+      ? ["--max-filesize", String(o.maxFileBytes)]
+      : []),
+    ...(o.literals
+      ? [
+        "--files-with-matches",
+        "--text",
+        "--encoding",
+        "none",
+        "--fixed-strings",
+        ...(o.caseInsensitive ? ["--ignore-case"] : ["--case-sensitive"]),
+        ...o.literals.flatMap((l) => ["-e", l]),
+      ]
+      : ["--files"]),
+    "--",
+    o.start,
+  ];
+  const prefix = o.start.endsWith("/") ? o.start : `${o.start}/`;
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  const rels: string[] = [];
+  let foreign = false;
+  /** One NUL-terminated name. */
+  const take = (bytes: Uint8Array): void => {
+    let path: string;
+    try {
+      path = decoder.decode(bytes);
+    } catch {
+      return; // not UTF-8: Deno cannot name the file, the walk skips it too
+    }
+    if (!path.startsWith(prefix)) {
+      foreign = true; // not rg's own answer
+      return;
+    }
+    const rel = path.slice(prefix.length);
+    rels.push(rel);
+    o.onFile?.(rel);
+  };
+  let status: Deno.CommandStatus;
+  try {
+    const child = new Deno.Command(o.program, {
+      args,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "null",
+      ...(o.signal ? { signal: o.signal } : {}),
+    }).spawn();
+    let rest: Uint8Array = new Uint8Array(0);
+    for await (const chunk of child.stdout) {
+      let data = chunk;
+      if (rest.length > 0) {
+        data = new Uint8Array(rest.length + chunk.length);
+        data.set(rest);
+        data.set(chunk, rest.length);
+      }
+      let from = 0;
+      for (let end = data.indexOf(0); end !== -1; end = data.indexOf(0, from)) {
+        take(data.subarray(from, end));
+        from = end + 1;
+      }
+      rest = data.slice(from);
+    }
+    if (rest.length > 0) take(rest);
+    status = await child.status;
+  } catch {
+    return undefined; // not installed, not granted, or killed
+  }
+  // 0: some found; 1: none; anything else: an error or a signal.
+  if (status.code === 1) return [];
+  if (status.code !== 0 || foreign) return undefined;
+  return rels.sort(compareWalkOrder);
 }

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { isAbsolute, relative } from "node:path";
+import { dirname, isAbsolute, relative } from "node:path";
 import {
   closeFile,
   openVerified,
@@ -30,7 +30,7 @@ import {
 } from "../sdk/tool_failure.ts";
 import { compileGlob, type Glob, GlobError, globMatches } from "./_glob.ts";
 import { mapOrdered, Slicer, walk } from "./_walk.ts";
-import { requiredLiterals, RipgrepFilter } from "./_ripgrep.ts";
+import { requiredLiterals, RipgrepFilter, ripgrepWalk } from "./_ripgrep.ts";
 
 /** Paths `glob` returns when no `limit` is given. */
 export const GLOB_DEFAULT_LIMIT = 1000;
@@ -249,6 +249,25 @@ async function start(input: SearchInput, action: string): Promise<Start> {
   const root = roots.filter((r) => isInside(r.real, target.real))
     .sort((a, b) => a.real.length - b.real.length)[0]!;
   return { target, isDir, root: root.real, roots };
+}
+
+/**
+ * Whether a `.gitignore` file lies in a directory between the root and
+ * the start (the start excluded): the walk applies those, `rg` does not
+ * read them.
+ */
+function hasIgnoreFilesAbove(start: Start): boolean {
+  const rel = relative(start.root, start.target.real);
+  if (rel === "" || rel.startsWith("..")) return false;
+  for (let d = dirname(start.target.real);; d = dirname(d)) {
+    try {
+      Deno.lstatSync(`${d}/.gitignore`);
+      return true;
+    } catch {
+      // none here
+    }
+    if (d === start.root || dirname(d) === d) return false;
+  }
 }
 
 /** A path as the model sees it: relative to the working directory when inside it. */
@@ -643,13 +662,55 @@ export async function grepFiles(input: SearchInput): Promise<GrepResult> {
   };
 
   /**
-   * With `rg`: the walk's files, of which only those `rg` finds a required
+   * A result kept for later: in content mode, only the lines it can show
+   * (matches and their context), so that waiting results never hold
+   * whole files.
+   */
+  const trim = (m: FileMatch | undefined): FileMatch | undefined => {
+    if (!m?.lines) return m;
+    const all = m.lines;
+    const kept: string[] = new Array(all.length);
+    for (const l of m.matched) {
+      const last = Math.min(all.length - 1, l + after);
+      for (let c = Math.max(0, l - before); c <= last; c++) kept[c] = all[c]!;
+    }
+    return { ...m, lines: kept };
+  };
+
+  /**
+   * With `rg`: `rg` walks (as the walk would) and names the files holding
+   * a required literal, or every file when the pattern has none; the
+   * JavaScript path then opens, verifies and searches only those. When
+   * `rg` cannot walk for the walk (`.gitignore` files above the start) or
+   * fails, the walk's files, of which only those `rg` finds a required
    * literal in are searched (all of them when `rg` cannot answer).
    */
+  const early = new Map<string, Promise<FileMatch | undefined>>();
   const candidates = async (): Promise<Iterable<string>> => {
     const literals = input.ripgrep && from.isDir
       ? requiredLiterals(source, args.case_insensitive === true)
       : undefined;
+    if (input.ripgrep && from.isDir && !hasIgnoreFilesAbove(from)) {
+      const base = from.target.real === "/" ? "" : from.target.real;
+      // Each file is searched as soon as rg names it (while rg walks on);
+      // the results wait, trimmed to what they can show, until rg's
+      // whole answer puts them in walk order.
+      const rels = await ripgrepWalk({
+        program: input.ripgrep,
+        start: from.target.real,
+        ...(literals ? { literals } : {}),
+        caseInsensitive: args.case_insensitive === true,
+        maxFileBytes: MAX_FILE_BYTES,
+        onFile: (rel) => {
+          if (!wanted(rel)) return;
+          const path = `${base}/${rel}`;
+          early.set(path, search(path).then(trim));
+        },
+        ...(signal ? { signal } : {}),
+      });
+      if (rels) return rels.filter(wanted).map((rel) => `${base}/${rel}`);
+      early.clear(); // rg failed: nothing it named counts
+    }
     if (!literals) return files();
     const filter = new RipgrepFilter({
       program: input.ripgrep!,
@@ -676,7 +737,8 @@ export async function grepFiles(input: SearchInput): Promise<GrepResult> {
   let leftFiles = 0;
   try {
     const paths = await candidates();
-    for await (const m of mapOrdered(paths, READ_CONCURRENCY, search)) {
+    const found = (path: string) => early.get(path) ?? search(path);
+    for await (const m of mapOrdered(paths, READ_CONCURRENCY, found)) {
       if (signal?.aborted) break;
       if (!m || m.matched.length === 0) continue;
       fileCount++;

@@ -14,6 +14,9 @@
  *   directories between the granted root and the walk's start apply too,
  *   unless they ignore the start itself: a directory named on purpose is
  *   searched (its own `.gitignore` files still apply).
+ * - A directory holding a `.git` entry (a nested repository or submodule)
+ *   starts over, as git and `rg` do: the `.gitignore` files above it no
+ *   longer apply inside it (its own and deeper ones do).
  * - Symbolic links are neither followed nor reported, so a walk never
  *   leaves the directory it started in.
  * - At the time of use too: the start must be a real path (no symbolic
@@ -101,6 +104,19 @@ function loadIgnore(
   return { dir, ig: ignore({ allowRelativePaths: true }).add(text) };
 }
 
+/**
+ * Whether `dir` holds a `.git` entry of any kind (directory, file or
+ * link): the top of a repository.
+ */
+function hasGitEntry(dir: string): boolean {
+  try {
+    Deno.lstatSync(`${dir}/.git`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The real path of `dir`, or undefined when it cannot be resolved. */
 function realPathOf(dir: string): string | undefined {
   try {
@@ -160,6 +176,7 @@ export function* walk(
       }
     }
     for (const d of chain) {
+      if (hasGitEntry(d)) base.length = 0; // a repository of its own
       const level = loadIgnore(d, roots);
       if (level) base.push(level);
     }
@@ -181,11 +198,13 @@ export function* walk(
     let levels = frame.levels;
     const names: { name: string; isDir: boolean }[] = [];
     let hasIgnoreFile = false;
+    let hasGit = false;
     // Every directory the walk builds is a real path; one that no longer
     // resolves to itself was swapped (or a link was put on its way).
     if (realPathOf(frame.dir) !== frame.dir) continue;
     try {
       for (const e of Deno.readDirSync(frame.dir)) {
+        if (e.name === ".git") hasGit = true;
         if (e.isSymlink) continue;
         if (e.isDirectory) {
           if (e.name === ".git") continue;
@@ -205,6 +224,8 @@ export function* walk(
       throw err;
     }
     if (realPathOf(frame.dir) !== frame.dir) continue; // swapped meanwhile
+    // A repository's top: the rules of the directories above it stop here.
+    if (hasGit) levels = [];
     if (useIgnore && hasIgnoreFile) {
       const own = loadIgnore(frame.dir, roots);
       if (own) levels = [...levels, own];

@@ -4,6 +4,7 @@
  * and a `.gitignore` swapped for a symbolic link is not read.
  */
 import assert from "node:assert/strict";
+import { dirname } from "node:path";
 import { walk } from "./_walk.ts";
 
 Deno.test("defect 5: a directory swapped for a symbolic link to outside after the walk listed its parent is skipped, not listed", async () => {
@@ -63,6 +64,51 @@ Deno.test("defect 5: a .gitignore between the root and the start that is a symbo
     assert.deepEqual(
       [...walk(start, { ignoreFrom: root, roots })].map((e) => e.rel),
       ["a.txt"],
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("walk: a directory holding .git (a nested repository or a worktree's .git file) is not subject to the .gitignore files above it", async () => {
+  const dir = await Deno.realPath(
+    await Deno.makeTempDir({ prefix: "ph-walk-nested-" }),
+  );
+  try {
+    const files: Record<string, string> = {
+      ".gitignore": "*.log\n",
+      "top.log": "",
+      "plain/p.log": "",
+      "repo/.git/HEAD": "",
+      "repo/.gitignore": "*.md\n",
+      "repo/r.log": "",
+      "repo/r.md": "",
+      "repo/deep/d.log": "",
+      "wt/.git": "gitdir: elsewhere\n",
+      "wt/w.log": "",
+    };
+    for (const [path, text] of Object.entries(files)) {
+      await Deno.mkdir(dirname(`${dir}/${path}`), { recursive: true });
+      await Deno.writeTextFile(`${dir}/${path}`, text);
+    }
+    const roots = [{ absolute: dir, real: dir }];
+    assert.deepEqual(
+      [...walk(dir, { ignoreFrom: dir, roots })].map((e) => e.rel),
+      [
+        ".gitignore",
+        "repo/.gitignore",
+        "repo/r.log",
+        "repo/deep/d.log",
+        "wt/.git",
+        "wt/w.log",
+      ],
+    );
+    // Started inside the nested repository: the outer rules stop too.
+    assert.deepEqual(
+      [...walk(`${dir}/repo/deep`, { ignoreFrom: dir, roots })].map((e) =>
+        e.rel
+      ),
+      ["d.log"],
     );
   } finally {
     await Deno.remove(dir, { recursive: true });

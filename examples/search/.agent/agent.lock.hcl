@@ -93,13 +93,13 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T12:16:46Z"
+  resolved_at = "2026-12-02T17:59:57Z"
   checksums = {
-    "darwin_amd64"  = "sha256:0dce8b1f8cc90ff3bdbc381c21823e2dc424cc445cf1bf467d79de7b619aa90c"
-    "darwin_arm64"  = "sha256:0dce8b1f8cc90ff3bdbc381c21823e2dc424cc445cf1bf467d79de7b619aa90c"
-    "linux_amd64"   = "sha256:0dce8b1f8cc90ff3bdbc381c21823e2dc424cc445cf1bf467d79de7b619aa90c"
-    "linux_arm64"   = "sha256:0dce8b1f8cc90ff3bdbc381c21823e2dc424cc445cf1bf467d79de7b619aa90c"
-    "windows_amd64" = "sha256:0dce8b1f8cc90ff3bdbc381c21823e2dc424cc445cf1bf467d79de7b619aa90c"
+    "darwin_amd64"  = "sha256:7b2001777d7c45b4e0afa22fd63bbeeb81ef8fa9e7de0cd3eba1df62ce5c7aae"
+    "darwin_arm64"  = "sha256:7b2001777d7c45b4e0afa22fd63bbeeb81ef8fa9e7de0cd3eba1df62ce5c7aae"
+    "linux_amd64"   = "sha256:7b2001777d7c45b4e0afa22fd63bbeeb81ef8fa9e7de0cd3eba1df62ce5c7aae"
+    "linux_arm64"   = "sha256:7b2001777d7c45b4e0afa22fd63bbeeb81ef8fa9e7de0cd3eba1df62ce5c7aae"
+    "windows_amd64" = "sha256:7b2001777d7c45b4e0afa22fd63bbeeb81ef8fa9e7de0cd3eba1df62ce5c7aae"
   }
   envelope = {
     env   = []
