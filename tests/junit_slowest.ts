@@ -1,6 +1,6 @@
 /**
  * Where a full run's time goes, from its JUnit report
- * (`deno test -A --parallel --doc --junit-path=run.xml`): the slowest test
+ * (`deno test -A --parallel --junit-path=run.xml`): the slowest test
  * files and tests, and the sum of the per-test times against the run's
  * wall time (with `--parallel` on N workers the wall is at least sum / N;
  * the rest is module loading outside the tests, waiting and the tail).

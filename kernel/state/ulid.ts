@@ -149,10 +149,10 @@ export function isUlid(value: string): boolean {
  *
  * @example Usage
  * ```ts
- * import { ulid, ulidTime } from "@ph/agent/kernel";
+ * import { ulidTime } from "@ph/agent/kernel";
  * import assert from "node:assert/strict";
  *
- * assert.equal(ulidTime(ulid(1_700_000_000_123)), 1_700_000_000_123);
+ * assert.equal(ulidTime("01ARZ3NDEKTSV4RRFFQ69G5FAV"), 1_469_922_850_259);
  * ```
  *
  * @param id A canonical ULID.
