@@ -41,11 +41,7 @@ import {
   RUN_DIR,
   startControlEndpoint,
 } from "./control/control_endpoint.ts";
-import {
-  type DueTimer,
-  dueTimersOf,
-  lastTimerFirings,
-} from "./control/due_timers.ts";
+import { type DueTimer, storedDueTimers } from "./control/due_timers.ts";
 import { EventQueue } from "./agent/_async.ts";
 import type { SessionEvent } from "./agent/session_events.ts";
 import type {
@@ -649,26 +645,11 @@ class KernelImpl implements Kernel {
     }, outcomeOf);
   }
 
-  async dueTimers(
+  dueTimers(
     sessionId: string,
     options: { readonly now?: number; readonly profile?: string } = {},
   ): Promise<DueTimer[]> {
-    const log = await this.#store.open(sessionId);
-    try {
-      const info = await log.info();
-      const name = options.profile ?? info.profile;
-      const timers = this.plan.profiles.find((p) => p.name === name)
-        ?.controlPlane?.timers ?? [];
-      if (timers.length === 0) return [];
-      return dueTimersOf(
-        timers,
-        await lastTimerFirings(log),
-        Date.parse(info.startedAt),
-        options.now ?? Date.now(),
-      );
-    } finally {
-      await log.close();
-    }
+    return storedDueTimers(this.#store, this.plan.profiles, sessionId, options);
   }
 
   slashCommandNames(profile: string): string[] {

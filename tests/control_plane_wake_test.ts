@@ -299,10 +299,20 @@ Deno.test("event-trigger: agent trigger --due fires a stored session's due contr
   const first = await agent(p, ["run", "hello", "--json"]);
   assert.equal(first.code, 0, first.err);
   const id = jsonLines(first.out)[0]!.sessionId as string;
-  // Not due yet: nothing runs (the script has no turn for it).
+  // Not due yet: nothing runs, and no plugin is launched — not even the
+  // model provider, whose script is broken meanwhile (Configure fails).
+  const script = await Deno.readTextFile(`${p.dir}/script.json`);
+  await Deno.writeTextFile(`${p.dir}/script.json`, "not a script");
   const early = await agent(p, ["trigger", "--due", id, "--json"]);
   assert.equal(early.code, 0, early.err);
   assert.equal(jsonLines(early.out)[0]!.status, "not_due");
+  const unknown = "01JZZZZZZZZZZZZZZZZZZZZZZZ";
+  const missing = await agent(p, ["trigger", "--due", unknown, id, "--json"]);
+  assert.notEqual(missing.code, 0);
+  assert.match(missing.err, new RegExp(unknown));
+  assert.doesNotMatch(missing.err, /script/);
+  assert.equal(jsonLines(missing.out)[0]!.status, "not_due");
+  await Deno.writeTextFile(`${p.dir}/script.json`, script);
   // An hour and a bit later (as cron would run it).
   const later = new Date(Date.now() + 3_700_000).toISOString();
   const due = await spawnAgent(p, [

@@ -171,6 +171,118 @@ test("postgres: a database restart under load loses no acknowledged event; write
   await s.close();
 });
 
+test("postgres: a connection closed under a commit's transaction or under a bus notification rejects its queries, never an uncaught TypeError from npm:postgres: the commit retries and the notification is sent once more", async () => {
+  const { url } = await sharedCluster();
+  const schema = freshSchema();
+  const busA = new EventBus();
+  const busB = new EventBus();
+  await using a = new PostgresSessionStore({
+    url,
+    schema,
+    key: KEY,
+    bus: busA,
+  });
+  await using b = new PostgresSessionStore({
+    url,
+    schema,
+    key: KEY,
+    bus: busB,
+  });
+  const bridgeA = await a.startBusBridge();
+  await b.startBusBridge();
+  const sub = busB.subscribe(["plugin.*"], { bound: Infinity });
+  const { default: postgres } = await import("postgres");
+  const killer = postgres(url, {
+    max: 3,
+    onnotice: () => {},
+    connection: { search_path: schema, application_name: "killer" },
+  });
+  /** Waits for a backend of the stores blocked on a lock where `where`. */
+  const blocked = async (where: string) => {
+    for (;;) {
+      const [row] = await killer.unsafe(
+        `SELECT pid FROM pg_stat_activity WHERE application_name = 'agent'
+          AND wait_event_type = 'Lock' AND ${where}`,
+      );
+      if (row) return row.pid as number;
+    }
+  };
+  /** Terminates a backend and waits until it is gone. */
+  const terminate = async (pid: number) => {
+    await killer`SELECT pg_terminate_backend(${pid})`;
+    while (
+      (await killer`SELECT 1 FROM pg_stat_activity WHERE pid = ${pid}`).length
+    );
+  };
+  /** Holds a lock in a transaction of the killer until `release()`. */
+  const hold = async (lock: string) => {
+    const locked = Promise.withResolvers<void>();
+    const released = Promise.withResolvers<void>();
+    const tx = killer.begin(async (t) => {
+      await t.unsafe(lock);
+      locked.resolve();
+      await released.promise;
+    });
+    tx.catch(locked.reject);
+    await locked.promise;
+    return async () => {
+      released.resolve();
+      await tx;
+    };
+  };
+  const releases: (() => Promise<void>)[] = [];
+  try {
+    // A commit's transaction loses its connection while it waits on a lock.
+    const s = await a.create({ profile: "default" });
+    await s.emit(toolCall(1));
+    releases.push(
+      await hold(
+        `SELECT 1 FROM sessions WHERE session_id = '${s.sessionId}' FOR UPDATE`,
+      ),
+    );
+    const write = s.emit(toolCall(2));
+    const commit = "query LIKE '%FOR UPDATE'";
+    const first = await blocked(commit);
+    await terminate(first);
+    // The commit retries on another connection and waits on the lock again.
+    await blocked(`${commit} AND pid <> ${first}`);
+    await releases.pop()!();
+    assert.equal((await write).sequence, 2);
+    assert.equal((await s.verify()).ok, true);
+    await s.close();
+
+    // A notification's connection is lost while its payload (stored by
+    // reference) waits on a lock; two more notifications follow.
+    releases.push(await hold("LOCK TABLE bus_payloads IN EXCLUSIVE MODE"));
+    const publish = (payload: Uint8Array) =>
+      busA.publishPlugin({ category: "tool", name: "ci" }, {
+        eventType: "progress",
+        payload,
+        payloadType: "text/plain",
+        schemaVersion: "1",
+      });
+    publish(new Uint8Array(20_000).fill(1));
+    await terminate(await blocked("query LIKE 'INSERT INTO bus_payloads%'"));
+    publish(new Uint8Array([2]));
+    publish(new Uint8Array([3]));
+    await releases.pop()!();
+    await bridgeA.flush();
+    const got = [];
+    for (let i = 0; i < 3; i++) got.push((await sub.next()).value!.payload);
+    assert.deepEqual(got.map((p) => [p.length, p[0]]), [
+      [20_000, 1],
+      [1, 2],
+      [1, 3],
+    ]);
+  } finally {
+    for (const release of releases) await release().catch(() => {});
+    sub.close();
+    await killer.end({ timeout: 1 });
+    busA.close();
+    busB.close();
+  }
+});
+
 test("postgres: writes queued past the bound wait (the session pauses), none is dropped", async () => {
   const cluster = await sharedCluster();
   await using store = storeAt(cluster.url, freshSchema(), { maxQueued: 10 });

@@ -90,6 +90,8 @@ export async function zeroConfig(
 /** How the CLI opens a project's kernel. */
 interface OpenOptions {
   locked: boolean;
+  /** What {@linkcode zeroConfig} decided already (its notice printed). */
+  config?: Exclude<ZeroConfig, { kind: "exit" }>;
   persistAlways?: boolean;
   prestartFrontend?: OpenKernelOptions["prestartFrontend"];
 }
@@ -123,7 +125,8 @@ export async function openProjectKernel(
     if (options.resume !== undefined) {
       claim = await claimForResume(join(dir, RUN_DIR), options.resume);
     }
-    const config = await zeroConfig(dir, io, { locked: options.locked });
+    const config = options.config ??
+      await zeroConfig(dir, io, { locked: options.locked });
     if (config.kind === "exit") {
       await claim?.release();
       return { exit: config.code };

@@ -34,7 +34,13 @@ import {
 } from "./exit_codes.ts";
 import { parseOptions, usageError, useColor } from "./_common.ts";
 import { reportError } from "./_report_error.ts";
-import { openProjectKernel } from "./_zero_config.ts";
+import {
+  openProjectKernel,
+  type ZeroConfig,
+  zeroConfig,
+} from "./_zero_config.ts";
+import { checkDueTimers, type DueCheck } from "../../kernel/due_sessions.ts";
+import { BUILTINS } from "../../plugins/builtin.ts";
 
 /** The `--help` text of `agent trigger`. */
 export const TRIGGER_HELP: string =
@@ -63,6 +69,7 @@ has passed since they last fired (or since the session started), one
 <cp:event-trigger source="timer:NAME"> each and one wake turn per session:
 what cron runs for sessions no process holds. A session a live process
 holds is skipped (its timers run there); so is one without a due timer.
+When no session has a due timer, no plugin is started.
 
 Options:
   --name N        The trigger's name, recorded as its provenance
@@ -325,12 +332,7 @@ async function dueCommand(
   }
   const dir = resolve(io.cwd, v.dir ?? ".");
   const runDir = join(dir, RUN_DIR);
-  const opened = await openProjectKernel(dir, io, {
-    locked: v.locked === true,
-  });
-  if ("exit" in opened) return opened.exit;
-  await using kernel = opened.kernel;
-  let worst = EXIT_OK;
+  const locked = v.locked === true;
   const note = (id: string, status: string, text: string) => {
     if (v.json === true) {
       io.stdout(
@@ -338,6 +340,39 @@ async function dueCommand(
       );
     } else io.stderr(`${id}: ${text}\n`);
   };
+  // What is due is decided first, without launching a plugin: with nothing
+  // due (cron's usual case) no kernel is opened.
+  let config: Exclude<ZeroConfig, { kind: "exit" }>;
+  let checks: DueCheck[];
+  try {
+    const decided = await zeroConfig(dir, io, { locked });
+    if (decided.kind === "exit") return decided.code;
+    config = decided;
+    checks = await checkDueTimers(dir, ids, {
+      env: io.env,
+      builtins: BUILTINS,
+      locked,
+      now,
+      ...(config.kind === "default" ? { defaultConfig: config.text } : {}),
+      ...(v.profile !== undefined ? { profile: v.profile } : {}),
+    });
+  } catch (err) {
+    return reportError(io, err);
+  }
+  if (!checks.some((c) => "timers" in c && c.timers.length > 0)) {
+    let worst = EXIT_OK;
+    for (const c of checks) {
+      if ("error" in c) {
+        const code = reportError(io, c.error);
+        if (worst === EXIT_OK) worst = code;
+      } else note(c.sessionId, "not_due", "no timer is due");
+    }
+    return worst;
+  }
+  const opened = await openProjectKernel(dir, io, { locked, config });
+  if ("exit" in opened) return opened.exit;
+  await using kernel = opened.kernel;
+  let worst = EXIT_OK;
   for (const id of ids) {
     let code: number;
     try {

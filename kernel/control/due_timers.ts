@@ -14,7 +14,7 @@
 import { fromBinary } from "@bufbuild/protobuf";
 import { ControlEventSchema } from "../../proto/gen/pluggableharness/event/v1/events_pb.ts";
 import { EventKind } from "../../proto/gen/pluggableharness/kernel/v1/types_pb.ts";
-import type { SessionLog } from "../state/session_store.ts";
+import type { SessionLog, SessionStore } from "../state/session_store.ts";
 import type { ControlTimerSpec } from "./session_sources.ts";
 
 /** A `control_plane` timer of a stored session that is due. */
@@ -76,4 +76,52 @@ export function dueTimersOf(
   return timers
     .filter((t) => nowMs >= (last.get(t.name) ?? startedAtMs) + t.everyS * 1000)
     .map((t) => ({ name: t.name, text: t.text }));
+}
+
+/** A profile as {@linkcode storedDueTimers} reads it: its name and timers. */
+export interface TimedProfile {
+  /** The profile's name. */
+  readonly name: string;
+  /** Its control plane, if any. */
+  readonly controlPlane?: {
+    /** The profile's timers. */
+    readonly timers: readonly ControlTimerSpec[];
+  };
+}
+
+/**
+ * The due timers of a stored session: its profile's (or `profile`'s)
+ * timers, against when each last fired in its log.
+ *
+ * @param store The session store.
+ * @param profiles The plan's profiles.
+ * @param sessionId The stored session.
+ * @param options `now` (epoch ms, default the clock) and the profile
+ * (default: the session's own).
+ * @returns The due timers; none for a profile without timers.
+ * @throws {Error} What opening or reading the session threw (e.g.
+ * `SessionNotFoundError`).
+ */
+export async function storedDueTimers(
+  store: SessionStore,
+  profiles: readonly TimedProfile[],
+  sessionId: string,
+  options: { readonly now?: number; readonly profile?: string } = {},
+): Promise<DueTimer[]> {
+  const log = await store.open(sessionId);
+  try {
+    const info = await log.info();
+    const name = options.profile ?? info.profile;
+    const timers = profiles.find((p) => p.name === name)?.controlPlane
+      ?.timers ?? [];
+    if (timers.length === 0) return [];
+    return dueTimersOf(
+      timers,
+      await lastTimerFirings(log),
+      Date.parse(info.startedAt),
+      options.now ?? Date.now(),
+    );
+  } finally {
+    await log.close();
+  }
 }

@@ -10,8 +10,15 @@
  * A notification is JSON; when it would pass NOTIFY's 8000-byte limit the
  * event is stored in `bus_payloads` and the notification carries its row
  * id (payload by reference; rows older than five minutes are deleted as
- * new ones are written). Notifications are sent on one reserved connection,
- * so other kernels receive them in publish order; `LISTEN` runs on its own
+ * new ones are written). Notifications are sent one at a time, each
+ * after the previous one committed, so other kernels receive them in
+ * publish order (PostgreSQL delivers notifications in commit order); one
+ * that failed because its connection closed (a restart,
+ * `pg_terminate_backend`) is sent once more, on another connection. They
+ * go through the pool rather than one reserved connection: npm:postgres
+ * 3.4.9 crashes the process on the next query of a reserved connection
+ * that closed, and can lose a reservation asked for while another
+ * connection closes (kernel/state/_postgres_guard.ts). `LISTEN` runs on its own
  * connection, which the client re-establishes after a drop (events sent
  * meanwhile are not replayed: the log has them, by sequence).
  *
@@ -25,7 +32,7 @@
  *
  * @module
  */
-import type { ReservedSql, Sql } from "postgres";
+import type { Sql } from "postgres";
 import { create } from "@bufbuild/protobuf";
 import { getLogger } from "@logtape/logtape";
 import {
@@ -33,6 +40,7 @@ import {
   BusEventSchema,
 } from "../../proto/gen/pluggableharness/kernel/v1/events_pb.ts";
 import type { EventBus } from "../bus/event_bus.ts";
+import { isConnectionError } from "./_postgres_guard.ts";
 
 const log = getLogger(["ph-agent", "kernel", "state", "postgres", "bus"]);
 
@@ -154,7 +162,6 @@ export class PostgresBusBridge {
   readonly #bus: EventBus;
   readonly #sql: Sql;
   readonly #channel: string;
-  #sender: ReservedSql | undefined;
   #unlisten: (() => Promise<void>) | undefined;
   #stopLocal: (() => void) | undefined;
   #chain: Promise<void> = Promise.resolve();
@@ -195,7 +202,6 @@ export class PostgresBusBridge {
       },
     );
     bridge.#unlisten = unlisten;
-    bridge.#sender = await sql.reserve();
     bridge.#stopLocal = bus.listen(
       options.topics ?? BRIDGED_TOPICS,
       (event, sessionId) => {
@@ -220,35 +226,45 @@ export class PostgresBusBridge {
       ...(sessionId !== undefined ? { i: sessionId } : {}),
     };
     const text = JSON.stringify(wire);
-    // In publish order, on one connection.
+    // In publish order: each once the previous one committed.
     this.#chain = this.#chain.then(async () => {
-      const sender = this.#sender;
-      if (!sender || this.#closed) return;
-      try {
-        let body = text;
-        if (new TextEncoder().encode(text).length > NOTIFY_INLINE_LIMIT) {
-          const [row] = await sender`INSERT INTO bus_payloads (body)
-            VALUES (${new TextEncoder().encode(text)}) RETURNING id`;
-          body = JSON.stringify({ o: this.origin, r: String(row.id) });
-          this.stats.byReference++;
-          if (++this.#sinceCleanup >= 100) {
-            this.#sinceCleanup = 0;
-            await sender`DELETE FROM bus_payloads
-              WHERE created_at < now() - interval '5 minutes'`;
-          }
+      for (let attempt = 1;; attempt++) {
+        if (this.#closed) return;
+        try {
+          await this.#notify(text);
+          this.stats.sent++;
+          return;
+        } catch (error) {
+          // Its connection closed: once more, on another one.
+          if (attempt === 1 && isConnectionError(error)) continue;
+          log.warn(
+            "Cannot send {topic} to the other kernels: {error}",
+            {
+              topic: event.topic,
+              error: error instanceof Error ? error.message : String(error),
+            },
+          );
+          return;
         }
-        await sender`SELECT pg_notify(${this.#channel}, ${body})`;
-        this.stats.sent++;
-      } catch (error) {
-        log.warn(
-          "Cannot send {topic} to the other kernels: {error}",
-          {
-            topic: event.topic,
-            error: error instanceof Error ? error.message : String(error),
-          },
-        );
       }
     });
+  }
+
+  async #notify(text: string): Promise<void> {
+    const sql = this.#sql;
+    let body = text;
+    if (new TextEncoder().encode(text).length > NOTIFY_INLINE_LIMIT) {
+      const [row] = await sql`INSERT INTO bus_payloads (body)
+        VALUES (${new TextEncoder().encode(text)}) RETURNING id`;
+      body = JSON.stringify({ o: this.origin, r: String(row.id) });
+      this.stats.byReference++;
+      if (++this.#sinceCleanup >= 100) {
+        this.#sinceCleanup = 0;
+        await sql`DELETE FROM bus_payloads
+          WHERE created_at < now() - interval '5 minutes'`;
+      }
+    }
+    await sql`SELECT pg_notify(${this.#channel}, ${body})`;
   }
 
   async #receive(text: string): Promise<void> {
@@ -362,8 +378,6 @@ export class PostgresBusBridge {
     this.#stopLocal?.();
     await this.#chain;
     this.#closed = true;
-    this.#sender?.release();
-    this.#sender = undefined;
     await this.#unlisten?.().catch(() => {});
     await this.#received;
   }

@@ -84,6 +84,7 @@ import {
 } from "./installation_key.ts";
 import { currentOwner, isOwnerGone } from "./_owner.ts";
 import { ensurePgSchema, PG_SCHEMA_NAME_REGEXP } from "./_postgres_schema.ts";
+import { guardPool, isConnectionError } from "./_postgres_guard.ts";
 import {
   canChangeStatus,
   type ChainScheme,
@@ -174,18 +175,6 @@ const CATEGORIES = new Set<string>(CATEGORY_NAMES);
 const STATUS_BY_TEXT = new Map<string, SessionStatus>(
   Object.entries(SESSION_STATUS_TEXT).map(([k, v]) => [v, Number(k)]),
 );
-
-/** The connection-level failures worth retrying (not a refused statement). */
-function isConnectionError(error: unknown): boolean {
-  const code = (error as { code?: unknown })?.code;
-  if (typeof code !== "string") {
-    return error instanceof Deno.errors.ConnectionRefused ||
-      error instanceof Deno.errors.ConnectionReset ||
-      error instanceof Deno.errors.BrokenPipe;
-  }
-  return /^(CONNECTION_|CONNECT_TIMEOUT|ECONN|EPIPE|ENOTFOUND|ETIMEDOUT|08|57P0[123])/
-    .test(code);
-}
 
 /** Where the store is, for messages: host, port, database, schema; never the password. */
 function describe(url: string, schema: string): string {
@@ -934,12 +923,14 @@ export class PostgresSessionStore implements SessionStore {
         this.#options.keyPath ?? defaultInstallationKeyPath(),
       );
       const { default: postgres } = await import("postgres");
-      const sql = postgres(this.#options.url, {
+      // Guarded: a transaction whose connection closed rejects instead
+      // of crashing the process (kernel/state/_postgres_guard.ts).
+      const sql = guardPool(postgres(this.#options.url, {
         max: this.#options.maxConnections ?? 4,
         onnotice: () => {},
         connection: { search_path: this.schema, application_name: "agent" },
         connect_timeout: 10,
-      });
+      }));
       try {
         await ensurePgSchema(sql, this.schema, this.#where);
       } catch (error) {
