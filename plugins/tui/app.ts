@@ -472,6 +472,9 @@ function metadataLines(
 
 const Lines = React.memo(LinesOf);
 
+/** No lines (one array, so that React skips an empty part). */
+const NO_LINES: Line[] = [];
+
 function LinesOf(
   props: { lines: readonly Line[]; color: boolean },
 ): React.ReactElement {
@@ -880,9 +883,21 @@ function App({ session, settings, exit }: AppProps): React.ReactElement {
 
   // ----- layout, bottom up: status, panel, input or dialog, transcript
   const color = settings.color;
-  const status = statusLine(session.status, bounds, session.busy, width);
-  const panel = metadataLines(session.metadata, width);
-  let bottom: Line[] = [];
+  // A key redraws the input box: the status line, the panel and the hint
+  // keep their lines (React then skips them) until what they show changes.
+  const status = React.useMemo(
+    () => [statusLine(session.status, bounds, session.busy, width)],
+    [session.status, bounds, session.busy, width],
+  );
+  const panel = React.useMemo(
+    () => metadataLines(session.metadata, width),
+    [session.metadata, width],
+  );
+  const hintLines = React.useMemo(
+    (): Line[] => hint ? [[{ text: `  ${hint}`, dim: true }]] : NO_LINES,
+    [hint],
+  );
+  let bottom: Line[] = NO_LINES;
   let boxTitle = "";
   let boxLines: Line[] = [];
   if (activeMode.name === "carry") {
@@ -976,7 +991,7 @@ function App({ session, settings, exit }: AppProps): React.ReactElement {
         }  (Tab)`,
         dim: true,
       }], width).slice(0, 1);
-    } else if (hint) bottom = [[{ text: `  ${hint}`, dim: true }]];
+    } else bottom = hintLines;
   }
   const boxHeight = boxLines.length + 2 + (boxTitle ? 1 : 0);
   const transcriptHeight = Math.max(
@@ -1048,7 +1063,7 @@ function App({ session, settings, exit }: AppProps): React.ReactElement {
     ),
     h(Lines, { lines: bottom, color }),
     h(Lines, { lines: panel, color }),
-    h(Lines, { lines: [status], color }),
+    h(Lines, { lines: status, color }),
   );
 }
 
