@@ -20,10 +20,6 @@
  *   growth of that file after it, 40 keys per run, p50 and p90; the same
  *   measured on `cat` in a pane (the terminal's own echo) is the floor
  *   (tmux's client round trip, the pty, tmux's output);
- * - **TUI CPU per key**: the TUI process's CPU time (all its threads,
- *   `/proc/<pid>/task/<tid>/schedstat`) over the keys, less its idle rate
- *   (the status poll) measured for 2 s before them, per key; it depends far
- *   less on the machine's load than the latency does;
  * - **TUI memory**: `VmRSS` and peak `VmHWM` of the TUI plugin's process
  *   (`/proc/<pid>/status`) after the keys, against the empty module's
  *   process measured the same way (it idles until read); beside them its
@@ -195,22 +191,6 @@ function tuiPid(): number {
   throw new Error("the TUI's process was not found");
 }
 
-/** CPU time in ms of every thread of `pid` so far. */
-function cpuMs(pid: number): number {
-  let ns = 0;
-  for (const t of Deno.readDirSync(`/proc/${pid}/task`)) {
-    try {
-      ns += Number(
-        Deno.readTextFileSync(`/proc/${pid}/task/${t.name}/schedstat`)
-          .split(" ")[0],
-      );
-    } catch {
-      // the thread ended
-    }
-  }
-  return ns / 1e6;
-}
-
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor((s.length - 1) / 2)]!;
@@ -255,7 +235,6 @@ const rows: {
   keyP50: number;
   keyP90: number;
   catP50: number;
-  keyCpu: number;
   rss: number;
   hwm: number;
   pss: number;
@@ -312,17 +291,8 @@ try {
         tuiT0,
         (s) => s.includes("· scripted ·"),
       );
-      const pid = tuiPid();
-      const idle0 = cpuMs(pid);
-      const i0 = performance.now();
-      await sleep(2000);
-      const idleRate = (cpuMs(pid) - idle0) / (performance.now() - i0);
-      const k0 = performance.now();
-      const cpu0 = cpuMs(pid);
       const lat = await keyLatencies(socket, join(dir, `pane-${round}.out`));
-      const keyCpu = (cpuMs(pid) - cpu0 - idleRate * (performance.now() - k0)) /
-        lat.length;
-      const mem = memoryOf(pid);
+      const mem = memoryOf(tuiPid());
       tmux(socket, "kill-server");
       if (round === 0) continue; // warmup
       rows.push({
@@ -333,7 +303,6 @@ try {
         keyP50: pct(lat, 0.5),
         keyP90: pct(lat, 0.9),
         catP50: pct(catLat, 0.5),
-        keyCpu,
         rss: mem.rss,
         hwm: mem.hwm,
         pss: mem.pss,
@@ -368,8 +337,6 @@ const summary = {
   key_p50_ms: m("keyP50"),
   key_p90_ms: m("keyP90"),
   cat_echo_p50_ms: m("catP50"),
-  key_over_cat: m("keyP50") / m("catP50"),
-  tui_cpu_ms_per_key: m("keyCpu"),
   tui_rss_mb: m("rss"),
   tui_peak_rss_mb: m("hwm"),
   tui_pss_mb: m("pss"),
@@ -406,12 +373,7 @@ else {
       f(summary.key_p90_ms)
     } ms (cat's echo, the floor, measured alike: p50 ${
       f(summary.cat_echo_p50_ms)
-    } ms; ${summary.key_over_cat.toFixed(2)}x the floor)`,
-  );
-  console.log(
-    `TUI CPU per key:           ${
-      summary.tui_cpu_ms_per_key.toFixed(2)
-    } ms (all its threads, less its idle rate)`,
+    } ms)`,
   );
   console.log(
     `TUI process memory:        RSS ${f(summary.tui_rss_mb)} MB (${
