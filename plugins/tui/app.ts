@@ -57,7 +57,7 @@ import {
   withText,
 } from "./editor.ts";
 import { appendHistory, historyPath, loadHistory } from "./history.ts";
-import { type EarlyScreen, PLACEHOLDER } from "./first_frame.ts";
+import { PLACEHOLDER, type TerminalKeys } from "./first_frame.ts";
 import { PLAN_APPROVED_PROMPT } from "../../contract/plan_mode.ts";
 
 const h = React.createElement;
@@ -472,6 +472,9 @@ function metadataLines(
 
 const Lines = React.memo(LinesOf);
 
+/** No lines (one array, so that React skips an empty part). */
+const NO_LINES: Line[] = [];
+
 function LinesOf(
   props: { lines: readonly Line[]; color: boolean },
 ): React.ReactElement {
@@ -880,9 +883,21 @@ function App({ session, settings, exit }: AppProps): React.ReactElement {
 
   // ----- layout, bottom up: status, panel, input or dialog, transcript
   const color = settings.color;
-  const status = statusLine(session.status, bounds, session.busy, width);
-  const panel = metadataLines(session.metadata, width);
-  let bottom: Line[] = [];
+  // A key redraws the input box: the status line, the panel and the hint
+  // keep their lines (React then skips them) until what they show changes.
+  const status = React.useMemo(
+    () => [statusLine(session.status, bounds, session.busy, width)],
+    [session.status, bounds, session.busy, width],
+  );
+  const panel = React.useMemo(
+    () => metadataLines(session.metadata, width),
+    [session.metadata, width],
+  );
+  const hintLines = React.useMemo(
+    (): Line[] => hint ? [[{ text: `  ${hint}`, dim: true }]] : NO_LINES,
+    [hint],
+  );
+  let bottom: Line[] = NO_LINES;
   let boxTitle = "";
   let boxLines: Line[] = [];
   if (activeMode.name === "carry") {
@@ -976,7 +991,7 @@ function App({ session, settings, exit }: AppProps): React.ReactElement {
         }  (Tab)`,
         dim: true,
       }], width).slice(0, 1);
-    } else if (hint) bottom = [[{ text: `  ${hint}`, dim: true }]];
+    } else bottom = hintLines;
   }
   const boxHeight = boxLines.length + 2 + (boxTitle ? 1 : 0);
   const transcriptHeight = Math.max(
@@ -1048,21 +1063,22 @@ function App({ session, settings, exit }: AppProps): React.ReactElement {
     ),
     h(Lines, { lines: bottom, color }),
     h(Lines, { lines: panel, color }),
-    h(Lines, { lines: [status], color }),
+    h(Lines, { lines: status, color }),
   );
 }
 
 /**
- * The terminal's keys as the stream Ink reads, fed by `Deno.stdin.read`
- * (the first screen's reader when the entry module painted it, with the
- * keys typed before Ink ran first).
+ * The terminal's keys as the stream Ink reads, fed by the terminal's one
+ * reader, which the entry module started (`first_frame.ts`): the keys
+ * typed before Ink ran first, in order, then each chunk as it is read.
  * Ink on Deno's `process.stdin` stopped every other socket of the process
  * from delivering data once raw mode was on (the plugin's gRPC calls to
  * the kernel hung); reading the terminal through Deno's own API does not.
+ * Raw mode is the reader's: on from the first screen until close (a Ctrl-C
+ * typed while the UI winds down must not become a SIGINT to the kernel's
+ * process group), so Ink's switches are no-ops.
  */
-function terminalKeys(
-  early?: EarlyScreen,
-): { stream: Readable; close(): void } {
+function inkStdin(keys: TerminalKeys): Readable {
   const stream = new Readable({ read() {} }) as Readable & {
     isTTY: boolean;
     setRawMode(on: boolean): unknown;
@@ -1070,47 +1086,15 @@ function terminalKeys(
     unref(): void;
   };
   stream.isTTY = true;
-  let closed = false;
-  stream.setRawMode = (on: boolean) => {
-    // Raw mode stays on until close: a Ctrl-C typed while the UI winds
-    // down must not become a SIGINT to the kernel's process group.
-    if (!on && !closed) return stream;
-    try {
-      Deno.stdin.setRaw(on, { cbreak: false });
-    } catch {
-      // not a terminal any more
-    }
-    return stream;
-  };
+  stream.setRawMode = () => stream;
   stream.ref = () => {};
   stream.unref = () => {};
-  if (early) {
-    early.handOver((chunk) => {
-      if (!closed) stream.push(Buffer.from(chunk));
-    }, () => {});
-  } else {
-    (async () => {
-      const buf = new Uint8Array(4096);
-      while (!closed) {
-        let n: number | null;
-        try {
-          n = await Deno.stdin.read(buf);
-        } catch {
-          break;
-        }
-        if (n === null) break;
-        stream.push(Buffer.from(buf.subarray(0, n)));
-      }
-    })();
-  }
-  return {
-    stream,
-    close: () => {
-      closed = true;
-      early?.close();
-      stream.setRawMode(false);
-    },
-  };
+  keys.handOver(
+    (chunk) =>
+      stream.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length)),
+    () => {},
+  );
+  return stream;
 }
 
 let history: string[] = [];
@@ -1122,14 +1106,14 @@ let historyWarned = false;
  *
  * @param kernel The callback connection.
  * @param settings The plugin's settings.
- * @param early The first screen the entry module painted, whose keys
- * (those typed so far first) the UI then reads.
+ * @param keys The terminal's keys, from the reader the entry module
+ * started (those typed so far first).
  * @returns Resolves when the UI has exited and the session is detached.
  */
 export async function runTui(
   kernel: KernelClient,
   settings: TuiSettings,
-  early?: EarlyScreen,
+  keys: TerminalKeys,
 ): Promise<void> {
   history = loadHistory(historyPath(settings.dir));
   const session = new Session(kernel);
@@ -1153,7 +1137,7 @@ export async function runTui(
     }
   });
   const done = Promise.withResolvers<void>();
-  const keys = terminalKeys(early);
+  const stdin = inkStdin(keys);
   let unmount = () => {};
   const exit = () => {
     unmount();
@@ -1161,7 +1145,7 @@ export async function runTui(
   };
   const instance: Instance = render(h(App, { session, settings, exit }), {
     stdout: process.stderr as unknown as NodeJS.WriteStream,
-    stdin: keys.stream as unknown as NodeJS.ReadStream,
+    stdin: stdin as unknown as NodeJS.ReadStream,
     exitOnCtrlC: false,
     patchConsole: false,
     interactive: true,

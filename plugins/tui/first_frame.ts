@@ -8,11 +8,13 @@
  * frame replaces it without a visible change.
  *
  * From the paint on, the terminal is in raw mode and its keys are read
- * here: they are kept, in order, for Ink (which then edits, sends or
- * interrupts exactly as if it had read them itself), and plain typed text
- * is echoed into the input box meanwhile. {@linkcode EarlyScreen.handOver}
- * gives the keys to Ink; a process that ends before (the kernel failed to
- * start, or shut the plugin down) leaves the terminal as it found it.
+ * here, by the one reader of the terminal for the life of the process:
+ * they are kept, in order, for Ink (which then edits, sends or interrupts
+ * exactly as if it had read them itself), and plain typed text is echoed
+ * into the input box meanwhile. {@linkcode TerminalKeys.handOver} gives
+ * the keys to Ink, those kept first, then each one as it is read; a
+ * process that ends before (the kernel failed to start, or shut the
+ * plugin down) leaves the terminal as it found it.
  *
  * No npm package and no other module than `lines.ts` is imported here:
  * this module is the whole of what runs before the first paint.
@@ -128,89 +130,145 @@ export function paintLines(lines: readonly Line[]): string {
   return out;
 }
 
-/** The first screen and the keys read while it shows. */
-export interface EarlyScreen {
+/**
+ * The terminal as the entry module opened it: the first screen (when the
+ * window was large enough to paint it) and the one reader of its keys for
+ * the life of the process. Before the hand-over it keeps every chunk read;
+ * after, it passes each one on as it is read.
+ */
+export interface TerminalKeys {
   /**
    * Gives the terminal's keys to the full UI: every chunk read so far, in
-   * order, then each one as it comes; the echo stops. Call once.
+   * order, then each one as it is read; the echo into the first screen
+   * stops. Call once.
    *
-   * @param onData Called with each chunk of bytes read from the terminal.
-   * @param onEnd Called when the terminal's input ends.
+   * @param onData Called with each chunk of bytes read from the terminal
+   * (a chunk of its own: the receiver may keep it).
+   * @param onEnd Called once when the terminal's input ends.
    */
   handOver(onData: (chunk: Uint8Array) => void, onEnd: () => void): void;
-  /** Stops reading the terminal (the full UI has exited). */
+  /** Stops reading and puts the terminal back in cooked mode (the full UI has exited). */
   close(): void;
 }
 
-function consoleSize(): { columns: number; rows: number } | undefined {
-  try {
-    return Deno.consoleSize();
-  } catch {
-    return undefined;
-  }
+/** The terminal device the keys are read from and the first screen drawn on. */
+export interface TerminalDevice {
+  /** Reads bytes into `buf`: how many, or `null` at the end of input. */
+  read(buf: Uint8Array): Promise<number | null>;
+  /** Writes text to the screen, whole (errors are swallowed). */
+  write(text: string): void;
+  /** Switches raw mode (throws when the device is not a terminal). */
+  setRaw(on: boolean): void;
+  /** The window's size, or `undefined` when it is unknown. */
+  size(): { columns: number; rows: number } | undefined;
+}
+
+/** This process's terminal: stdin for keys, stderr for the screen. */
+function denoTerminal(): TerminalDevice {
+  const encoder = new TextEncoder();
+  return {
+    read: (buf) => Deno.stdin.read(buf),
+    write(text) {
+      try {
+        const bytes = encoder.encode(text);
+        let off = 0;
+        while (off < bytes.length) {
+          off += Deno.stderr.writeSync(bytes.subarray(off));
+        }
+      } catch {
+        // the terminal is gone
+      }
+    },
+    setRaw: (on) => Deno.stdin.setRaw(on, { cbreak: false }),
+    size() {
+      try {
+        return Deno.consoleSize();
+      } catch {
+        return undefined;
+      }
+    },
+  };
+}
+
+/** How {@linkcode openTerminal} finds its terminal (tests give their own). */
+export interface OpenTerminalOptions {
+  /**
+   * The device; when given, stdin and stderr are not checked and no
+   * signal or unload listener is added.
+   *
+   * @default stdin and stderr of this process
+   */
+  device?: TerminalDevice;
 }
 
 /**
- * Paints the first screen on stderr (the alternate screen, cursor hidden),
- * puts the terminal in raw mode and starts reading its keys.
+ * Opens the terminal for the UI: puts it in raw mode, paints the first
+ * screen on stderr (the alternate screen, cursor hidden) when the window
+ * is large enough, and starts the one reader of its keys, which keeps them
+ * until {@linkcode TerminalKeys.handOver}. Plain text typed meanwhile is
+ * echoed into the first screen's input box.
  *
  * @param color Whether colours are drawn.
- * @returns The screen, or `undefined` when stdin and stderr are not both
- * a terminal, or the window is too small (the full UI paints then).
+ * @param options The device (tests).
+ * @returns The terminal's keys, or `undefined` when stdin and stderr are
+ * not both a terminal.
  */
-export function paintFirstFrame(color: boolean): EarlyScreen | undefined {
-  if (!Deno.stdin.isTerminal() || !Deno.stderr.isTerminal()) return undefined;
-  const size = consoleSize();
-  if (!size || !firstFrameLines(size.columns, size.rows, color)) {
+export function openTerminal(
+  color: boolean,
+  options: OpenTerminalOptions = {},
+): TerminalKeys | undefined {
+  const own = options.device === undefined;
+  if (own && (!Deno.stdin.isTerminal() || !Deno.stderr.isTerminal())) {
     return undefined;
   }
-  const encoder = new TextEncoder();
-  const write = (text: string) => {
-    try {
-      const bytes = encoder.encode(text);
-      let off = 0;
-      while (off < bytes.length) {
-        off += Deno.stderr.writeSync(bytes.subarray(off));
-      }
-    } catch {
-      // the terminal is gone
-    }
-  };
+  const device = options.device ?? denoTerminal();
+  let raw = true;
   try {
-    Deno.stdin.setRaw(true, { cbreak: false });
+    device.setRaw(true);
   } catch {
-    return undefined;
+    raw = false; // the full UI reads what the terminal gives
   }
+  const size = device.size();
+  // Painted only in raw mode (cooked mode echoes by itself) and in a
+  // window the full UI would draw the same frame in.
+  let echoing = raw && size !== undefined &&
+    firstFrameLines(size.columns, size.rows, color) !== undefined;
   let typed = "";
-  let echoing = true;
   const paint = () => {
-    const s = consoleSize() ?? size;
+    const s = device.size() ?? size!;
     const lines = firstFrameLines(s.columns, s.rows, color, typed);
-    if (lines) write("\x1b[?25l\x1b[H\x1b[2J" + paintLines(lines));
+    if (lines) device.write("\x1b[?25l\x1b[H\x1b[2J" + paintLines(lines));
   };
-  write("\x1b[?1049h");
-  paint();
   // Until the hand-over: a process that ends (the kernel shut the plugin
   // down before configuring it) restores the terminal.
   let restoring = true;
+  const painted = echoing;
   const restore = () => {
     if (!restoring) return;
     restoring = false;
-    write("\x1b[?1049l\x1b[?25h");
+    if (painted) device.write("\x1b[?1049l\x1b[?25h");
     try {
-      Deno.stdin.setRaw(false);
+      if (raw) device.setRaw(false);
     } catch {
       // not a terminal any more
     }
   };
-  globalThis.addEventListener("unload", restore);
   const onResize = () => {
     if (echoing) paint();
   };
-  try {
-    Deno.addSignalListener("SIGWINCH", onResize);
-  } catch {
-    // no resize signal: the full UI follows the size once it runs
+  if (echoing) {
+    device.write("\x1b[?1049h");
+    paint();
+  }
+  if (own) {
+    globalThis.addEventListener("unload", restore);
+    if (echoing) {
+      try {
+        Deno.addSignalListener("SIGWINCH", onResize);
+      } catch {
+        // no resize signal: the full UI follows the size once it runs
+      }
+    }
   }
   const kept: Uint8Array[] = [];
   let sink: ((chunk: Uint8Array) => void) | undefined;
@@ -218,20 +276,22 @@ export function paintFirstFrame(color: boolean): EarlyScreen | undefined {
   let isEnded = false;
   let closed = false;
   (async () => {
-    const buf = new Uint8Array(4096);
     while (!closed) {
+      // A buffer per read: the chunk is handed on without a copy.
+      const buf = new Uint8Array(4096);
       let n: number | null;
       try {
-        n = await Deno.stdin.read(buf);
+        n = await device.read(buf);
       } catch {
         n = null;
       }
+      if (closed) return;
       if (n === null) {
         isEnded = true;
         ended?.();
         return;
       }
-      const chunk = buf.slice(0, n);
+      const chunk = buf.subarray(0, n);
       if (sink) {
         sink(chunk);
         continue;
@@ -246,26 +306,39 @@ export function paintFirstFrame(color: boolean): EarlyScreen | undefined {
       } else echoing = false;
     }
   })();
+  let handedOver = false;
   return {
     handOver(onData, onEnd) {
-      echoing = false;
-      try {
-        Deno.removeSignalListener("SIGWINCH", onResize);
-      } catch {
-        // never added
+      if (handedOver) {
+        throw new Error("the terminal's keys were handed over already");
       }
-      globalThis.removeEventListener("unload", restore);
+      handedOver = true;
+      echoing = false;
+      if (own) {
+        try {
+          Deno.removeSignalListener("SIGWINCH", onResize);
+        } catch {
+          // never added
+        }
+        globalThis.removeEventListener("unload", restore);
+      }
       restoring = false;
       // The full UI draws its frame, the same one, from the top-left
       // corner (a clear screen first would show blank for a moment).
-      write("\x1b[H");
+      if (painted) device.write("\x1b[H");
       for (const c of kept.splice(0)) onData(c);
       sink = onData;
       ended = onEnd;
       if (isEnded) onEnd();
     },
     close() {
+      if (closed) return;
       closed = true;
+      try {
+        if (raw) device.setRaw(false);
+      } catch {
+        // not a terminal any more
+      }
     },
   };
 }

@@ -7,14 +7,15 @@
  * sandbox with only its declared grants. Ink draws on stderr.
  *
  * This entry module imports nothing but the first screen's painter: on a
- * terminal it paints the input box (and keeps the keys typed meanwhile)
- * before it loads the plugin half (`plugin.ts`: the plugin SDK, then Ink
+ * terminal it paints the input box and starts the terminal's one key
+ * reader (which keeps the keys typed until Ink takes them) before it
+ * loads the plugin half (`plugin.ts`: the plugin SDK, then Ink
  * and React), whose load and the kernel's own start it would otherwise
  * wait for.
  *
  * @module
  */
-import { paintFirstFrame } from "./first_frame.ts";
+import { openTerminal } from "./first_frame.ts";
 
 function envOf(name: string): string | undefined {
   try {
@@ -48,7 +49,7 @@ if (import.meta.main) {
   } catch {
     // not granted: the development build, slower but the same screens
   }
-  const early = hasTerminal ? paintFirstFrame(color) : undefined;
+  const keys = hasTerminal ? openTerminal(color) : undefined;
   const { startPlugin } = await import("./plugin.ts");
-  await startPlugin({ hasTerminal, color, ...(early ? { early } : {}) });
+  await startPlugin({ color, ...(keys ? { keys } : {}) });
 }

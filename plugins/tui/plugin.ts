@@ -15,7 +15,7 @@ import { Code, GrpcStatusError, serve, service } from "../sdk/mod.ts";
 import { Category } from "../../proto/gen/pluggableharness/common/v1/types_pb.ts";
 import { FrontendService } from "../../proto/gen/pluggableharness/frontend/v1/service_pb.ts";
 import type { TuiSettings } from "./app.ts";
-import type { EarlyScreen } from "./first_frame.ts";
+import type { TerminalKeys } from "./first_frame.ts";
 import manifest from "./plugin.json" with { type: "json" };
 
 /**
@@ -86,14 +86,16 @@ export function settingsOf(
   };
 }
 
-/** What the entry module found and painted. */
+/** What the entry module found and opened. */
 export interface StartOptions {
-  /** stdin and stderr are both a terminal. */
-  readonly hasTerminal: boolean;
   /** Colours are drawn. */
   readonly color: boolean;
-  /** The first screen, when the entry module painted it. */
-  readonly early?: EarlyScreen;
+  /**
+   * The terminal's keys (the entry module opened the terminal, and painted
+   * the first screen when the window was large enough); absent when stdin
+   * and stderr are not both a terminal.
+   */
+  readonly keys?: TerminalKeys;
 }
 
 let started = false;
@@ -106,7 +108,7 @@ let started = false;
  * the UI exits or the kernel shuts it down).
  */
 export async function startPlugin(options: StartOptions): Promise<void> {
-  const { hasTerminal, color, early } = options;
+  const { color, keys } = options;
   // Ink and React are the cost: loaded once the kernel has checked our
   // health and opened the broker (so that the import, which blocks this
   // event loop for a while, cannot push the health check past the start
@@ -132,7 +134,7 @@ export async function startPlugin(options: StartOptions): Promise<void> {
       service(FrontendService, {
         getCapabilities: () => ({ capabilities: {} }),
         configure: (req) => {
-          if (!hasTerminal) {
+          if (!keys) {
             throw new GrpcStatusError(
               Code.FAILED_PRECONDITION,
               "builtin/tui needs a terminal on its stdin and stderr: run agent in a terminal, or pass --no-tui for the line UI",
@@ -143,7 +145,7 @@ export async function startPlugin(options: StartOptions): Promise<void> {
             started = true;
             setTimeout(() => {
               Promise.all([ctx.kernel(), loadApp()]).then(([kernel, m]) =>
-                m.runTui(kernel, settings, early)
+                m.runTui(kernel, settings, keys)
               ).then(
                 () => Deno.exit(0),
                 (err) => {
@@ -172,7 +174,7 @@ export async function startPlugin(options: StartOptions): Promise<void> {
       }),
     ],
   });
-  if (hasTerminal) {
+  if (keys) {
     server.context.hostConnected.then(loadApp); // else at Configure
   }
 }

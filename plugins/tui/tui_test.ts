@@ -12,7 +12,13 @@ import {
   withText,
 } from "./editor.ts";
 import { plain, wrapLine } from "./lines.ts";
-import { firstFrameLines, paintLines, PLACEHOLDER } from "./first_frame.ts";
+import {
+  firstFrameLines,
+  openTerminal,
+  paintLines,
+  PLACEHOLDER,
+  type TerminalDevice,
+} from "./first_frame.ts";
 import { markdownLines } from "./markdown.ts";
 import { appendHistory, loadHistory } from "./history.ts";
 import { settingsOf } from "./plugin.ts";
@@ -285,4 +291,85 @@ Deno.test("the first screen, painted before Ink loads, is the new session's fram
     paintLines([[{ text: "a", bold: true, color: "cyan" }], []]),
     "\x1b[1;1H\x1b[1;36ma\x1b[0m\x1b[K\x1b[2;1H\x1b[K",
   );
+});
+
+/** A terminal whose keys the test types; what is written is kept. */
+function fakeTerminal(columns: number, rows: number) {
+  const typed: (Uint8Array | null)[] = [];
+  let waiting: (() => void) | undefined;
+  const log: string[] = [];
+  const device: TerminalDevice = {
+    async read(buf) {
+      while (typed.length === 0) {
+        await new Promise<void>((r) => waiting = r);
+      }
+      const chunk = typed.shift()!;
+      if (chunk === null) return null;
+      buf.set(chunk);
+      return chunk.length;
+    },
+    write: (text) => void log.push(text),
+    setRaw: (on) => void log.push(on ? "<raw>" : "<cooked>"),
+    size: () => ({ columns, rows }),
+  };
+  return {
+    device,
+    log,
+    type(chunk: string | null) {
+      typed.push(chunk === null ? null : new TextEncoder().encode(chunk));
+      waiting?.();
+    },
+  };
+}
+
+/** Lets the reader's pending reads run. */
+const settle = () => new Promise((r) => setTimeout(r, 0));
+
+Deno.test("the terminal's one reader keeps the keys typed before Ink, then hands each key to Ink once and in order, and restores cooked mode on close", async () => {
+  const t = fakeTerminal(80, 24);
+  const keys = openTerminal(false, { device: t.device })!;
+  assert.deepEqual(t.log.slice(0, 2), ["<raw>", "\x1b[?1049h"]);
+  t.type("Summ");
+  await settle();
+  t.type("arize");
+  await settle();
+  // Echoed into the first screen while Ink loads.
+  assert.match(t.log.at(-1)!, /│ .*> .*Summarize▏ +│/);
+  t.type("\r");
+  await settle();
+  const got: string[] = [];
+  let ends = 0;
+  const decoder = new TextDecoder();
+  keys.handOver((c) => got.push(decoder.decode(c)), () => ends++);
+  // The kept chunks, each once, in the order typed.
+  assert.deepEqual(got, ["Summ", "arize", "\r"]);
+  t.type(" notes");
+  await settle();
+  t.type("\x03");
+  await settle();
+  assert.deepEqual(got, ["Summ", "arize", "\r", " notes", "\x03"]);
+  // No echo after the hand-over: Ink draws.
+  assert.ok(!t.log.some((l) => l.includes("notes")));
+  assert.throws(() => keys.handOver(() => {}, () => {}), /handed over/);
+  t.type(null);
+  await settle();
+  assert.equal(ends, 1);
+  keys.close();
+  assert.equal(t.log.at(-1), "<cooked>");
+});
+
+Deno.test("a window too small for the first screen paints nothing, but its keys are still read once and kept for Ink", async () => {
+  const t = fakeTerminal(10, 3);
+  const keys = openTerminal(false, { device: t.device })!;
+  t.type("ab");
+  await settle();
+  assert.deepEqual(t.log, ["<raw>"]);
+  const got: string[] = [];
+  keys.handOver((c) => got.push(new TextDecoder().decode(c)), () => {});
+  t.type("c");
+  await settle();
+  assert.deepEqual(got, ["ab", "c"]);
+  t.type(null);
+  await settle();
+  keys.close();
 });
