@@ -113,9 +113,12 @@ test("postgres: a second kernel cannot write a session another drives, and takes
     assert.match(e.message, /another kernel \(pid 1 on kernel-a\.invalid\)/);
     return true;
   });
-  // A kill -9 stops the renewals: stand for it by stopping them.
+  // A kill -9 stops the renewals: stand for it by expiring the lease under a
+  // token no kernel holds, so a's renewals (every 100 ms, which match on its
+  // own token) cannot extend it again before b looks.
   const sql = await a.sql();
-  await sql`UPDATE sessions SET lease_expires_at = now() - interval '1 second'`;
+  await sql`UPDATE sessions SET lease_expires_at = now() - interval '1 second',
+    lease_token = 'killed-kernel'`;
   const again = await b.open(sa.sessionId);
   await sb.close();
   // b's lease now; a's renewals no longer touch it (token differs).
