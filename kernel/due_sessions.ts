@@ -8,7 +8,7 @@
  * @module
  */
 import { resolve } from "node:path";
-import { compileConfig, ConfigError, hasErrors } from "../config/mod.ts";
+import { compilePlan } from "./_compile_plan.ts";
 import type { OpenKernelOptions } from "./api.ts";
 import { type DueTimer, storedDueTimers } from "./control/due_timers.ts";
 import { stateLocationsOf } from "./open_sessions.ts";
@@ -58,15 +58,7 @@ export async function checkDueTimers(
   options: CheckDueTimersOptions = {},
 ): Promise<DueCheck[]> {
   const env = options.env ?? Deno.env.toObject();
-  const { plan, diagnostics } = await compileConfig(resolve(dir), {
-    env,
-    locked: options.locked ?? false,
-    ...(options.builtins ? { builtins: options.builtins } : {}),
-    ...(options.defaultConfig !== undefined
-      ? { defaultConfig: options.defaultConfig }
-      : {}),
-  });
-  if (hasErrors(diagnostics)) throw new ConfigError(diagnostics);
+  const { plan } = await compilePlan(resolve(dir), env, options);
   const where = stateLocationsOf(env, options.sessionsDir);
   let store: SessionStore;
   if (plan.state?.backend === "postgres") {

@@ -26,11 +26,9 @@
 import { join, resolve } from "node:path";
 import {
   appendPolicyRule,
-  compileConfig,
   CONFIG_FILE_NAME,
   ConfigError,
   type Diagnostic,
-  hasErrors,
   type Plan,
 } from "../config/mod.ts";
 import type { ToolSchema } from "../proto/gen/pluggableharness/tool/v1/types_pb.ts";
@@ -116,6 +114,7 @@ import {
   spawnFrontend,
 } from "./_providers.ts";
 import { stateLocationsOf } from "./open_sessions.ts";
+import { compilePlan } from "./_compile_plan.ts";
 import {
   JudgedSends,
   judgeLoop,
@@ -873,24 +872,6 @@ interface Prestarted {
   readonly terminal: boolean;
   readonly implicitBuiltin: string | undefined;
   readonly spawned: Promise<SpawnedFrontend>;
-}
-
-/** Compiles `root/agent.hcl`; any error diagnostic is thrown. */
-async function compilePlan(
-  root: string,
-  env: Readonly<Record<string, string | undefined>>,
-  options: OpenKernelOptions,
-): Promise<{ plan: Plan; diagnostics: Diagnostic[] }> {
-  const { plan, diagnostics } = await compileConfig(root, {
-    env,
-    locked: options.locked ?? false,
-    ...(options.builtins ? { builtins: options.builtins } : {}),
-    ...(options.defaultConfig !== undefined
-      ? { defaultConfig: options.defaultConfig }
-      : {}),
-  });
-  if (hasErrors(diagnostics)) throw new ConfigError(diagnostics);
-  return { plan, diagnostics };
 }
 
 /** What the kernel runs besides its plugins, and the host they run on. */
