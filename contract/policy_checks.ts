@@ -325,9 +325,7 @@ export function shadowedDenyWarnings(
       `Allow rules that narrow a deny with a command override it. The check compares each allow only with the denies it could narrow, and stopped after ${
         plural(examined, "such pair")
       }; it found ${plural(found, "overriding pair")}${
-        more > 0
-          ? ` (${more.toLocaleString("en-US")} not shown one by one)`
-          : ""
+        more > 0 ? ` (${thousands(more)} not shown one by one)` : ""
       }, and more may exist from policy "${stoppedAt.name}"${
         where(stoppedAt)
       } on. Fewer, more distinct command patterns keep the check complete.`,
@@ -343,7 +341,7 @@ export function shadowedDenyWarnings(
       `Only the first ${
         plural(maxWarnings, "pair")
       } of an allow rule overriding a command deny are shown one by one; ${
-        more.toLocaleString("en-US")
+        thousands(more)
       } more exist, the first of them at policy "${firstUnshown!.name}"${
         where(firstUnshown!)
       }.`,
@@ -354,7 +352,13 @@ export function shadowedDenyWarnings(
 }
 
 function plural(n: number, word: string): string {
-  return `${n.toLocaleString("en-US")} ${word}${n === 1 ? "" : "s"}`;
+  return `${thousands(n)} ${word}${n === 1 ? "" : "s"}`;
+}
+
+// 12,345: what toLocaleString("en-US") gives, without loading the locale
+// data (about 0.1 s of CPU on its first call).
+function thousands(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 }
 
 function shadowWarning(allow: PolicyRule, deny: PolicyRule): Diagnostic {
