@@ -288,13 +288,23 @@ export function isCommandPatternWithin(inner: string, outer: string): boolean {
 export function literalAffixes(
   pattern: string,
 ): { prefix: string; suffix: string } {
-  const tokens = globTokens(pattern);
-  const lit = (t: GlobToken) => typeof t === "object" ? t.lit : "";
-  let p = 0;
-  while (p < tokens.length && typeof tokens[p] === "object") p++;
-  const prefix = tokens.slice(0, p).map(lit).join("");
-  if (p === tokens.length) return { prefix, suffix: prefix };
-  let s = tokens.length;
-  while (s > 0 && typeof tokens[s - 1] === "object") s--;
-  return { prefix, suffix: tokens.slice(s).map(lit).join("") };
+  // One scan, no tokens: the same text `globTokens` gives (an escape's
+  // character is literal, a trailing backslash is itself).
+  if (!pattern.includes("\\")) {
+    const first = pattern.search(/[*?]/);
+    if (first < 0) return { prefix: pattern, suffix: pattern };
+    const last = Math.max(pattern.lastIndexOf("*"), pattern.lastIndexOf("?"));
+    return { prefix: pattern.slice(0, first), suffix: pattern.slice(last + 1) };
+  }
+  let prefix: string | undefined;
+  let run = "";
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === "\\" && i + 1 < pattern.length) run += pattern[++i];
+    else if (c === "*" || c === "?") {
+      prefix ??= run;
+      run = "";
+    } else run += c;
+  }
+  return { prefix: prefix ?? run, suffix: run };
 }

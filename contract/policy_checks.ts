@@ -175,6 +175,15 @@ interface DenyBucket {
   readonly byPrefix: Map<string, DenyEntry[]>;
   readonly bySuffix: Map<string, DenyEntry[]>;
   readonly floating: DenyEntry[];
+  /** The lengths of the keys of `byPrefix` (`bySuffix`), ascending. */
+  prefixLengths: number[];
+  suffixLengths: number[];
+}
+
+function keyLengths(map: Map<string, unknown>): number[] {
+  return [...new Set([...map.keys()].map((k) => k.length))].sort((a, b) =>
+    a - b
+  );
 }
 
 function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
@@ -238,10 +247,11 @@ export function shadowedDenyWarnings(
   // (`literalAffixes` says why). Within a bucket a deny is filed under its
   // longer anchor (prefix, else suffix; the first or last ANCHOR_KEY code
   // units of it), and an allow looks up each leading (trailing) slice of
-  // its own anchor up to that length; denies whose command starts and ends
-  // with a glob are compared with every allow of their bucket. Every pair
-  // the index skips fails (1) or (2), so the warnings are those of the
-  // comparison of every pair; only the count of pairs examined changes.
+  // its own anchor of a length some key has; denies whose command starts
+  // and ends with a glob are compared with every allow of their bucket.
+  // Every pair the index skips fails (1) or (2), so the warnings are those
+  // of the comparison of every pair; only the count of pairs examined
+  // changes.
   const buckets = new Map<string, DenyBucket>();
   for (let index = 0; index < rules.length; index++) {
     const rule = rules[index]!;
@@ -253,7 +263,13 @@ export function shadowedDenyWarnings(
     const key = keysOf(rule.match, fields);
     let bucket = buckets.get(key);
     if (bucket === undefined) {
-      bucket = { byPrefix: new Map(), bySuffix: new Map(), floating: [] };
+      bucket = {
+        byPrefix: new Map(),
+        bySuffix: new Map(),
+        floating: [],
+        prefixLengths: [],
+        suffixLengths: [],
+      };
       buckets.set(key, bucket);
     }
     const { prefix, suffix } = literalAffixes(rule.match.command);
@@ -262,6 +278,10 @@ export function shadowedDenyWarnings(
     else if (prefix.length >= suffix.length) {
       push(bucket.byPrefix, prefix.slice(0, ANCHOR_KEY), entry);
     } else push(bucket.bySuffix, suffix.slice(-ANCHOR_KEY), entry);
+  }
+  for (const bucket of buckets.values()) {
+    bucket.prefixLengths = keyLengths(bucket.byPrefix);
+    bucket.suffixLengths = keyLengths(bucket.bySuffix);
   }
   const out: Diagnostic[] = [];
   let found = 0;
@@ -283,12 +303,14 @@ export function shadowedDenyWarnings(
     for (let fields = own;; fields = (fields - 1) & own) {
       const bucket = buckets.get(keysOf(allow.match, fields));
       if (bucket !== undefined) {
-        for (let n = 0; n <= Math.min(prefix.length, ANCHOR_KEY); n++) {
+        for (const n of bucket.prefixLengths) {
+          if (n > prefix.length) break;
           const list = bucket.byPrefix.get(prefix.slice(0, n));
           if (list !== undefined) candidates.push(...list);
         }
-        for (let n = 1; n <= Math.min(suffix.length, ANCHOR_KEY); n++) {
-          const list = bucket.bySuffix.get(suffix.slice(-n));
+        for (const n of bucket.suffixLengths) {
+          if (n > suffix.length) break;
+          const list = bucket.bySuffix.get(suffix.slice(suffix.length - n));
           if (list !== undefined) candidates.push(...list);
         }
         candidates.push(...bucket.floating);

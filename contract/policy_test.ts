@@ -27,6 +27,7 @@ import {
 import {
   checkCommandPattern,
   isCommandPatternWithin,
+  literalAffixes,
   matchesCommandPattern,
 } from "./command_pattern.ts";
 
@@ -1392,22 +1393,24 @@ function lcg(seed: number): () => number {
 
 // The recursive, memoized `isCommandPatternWithin` this module had before
 // its table became two rows: the reference the rewrite must agree with.
+// The tokens of a glob, as command_pattern.ts reads them.
+function refTokens(p: string): ("*" | "?" | { lit: string })[] {
+  const out: ("*" | "?" | { lit: string })[] = [];
+  const cs = Array.from(p);
+  for (let i = 0; i < cs.length; i++) {
+    const c = cs[i]!;
+    if (c === "\\" && i + 1 < cs.length) out.push({ lit: cs[++i]! });
+    else if (c === "*") {
+      if (out.at(-1) !== "*") out.push("*");
+    } else if (c === "?") out.push("?");
+    else out.push({ lit: c });
+  }
+  return out;
+}
+
 function withinReference(inner: string, outer: string): boolean {
-  const tokens = (p: string) => {
-    const out: ("*" | "?" | { lit: string })[] = [];
-    const cs = Array.from(p);
-    for (let i = 0; i < cs.length; i++) {
-      const c = cs[i]!;
-      if (c === "\\" && i + 1 < cs.length) out.push({ lit: cs[++i]! });
-      else if (c === "*") {
-        if (out.at(-1) !== "*") out.push("*");
-      } else if (c === "?") out.push("?");
-      else out.push({ lit: c });
-    }
-    return out;
-  };
-  const a = tokens(outer);
-  const b = tokens(inner);
+  const a = refTokens(outer);
+  const b = refTokens(inner);
   const memo = new Map<string, boolean>();
   const covers = (i: number, j: number): boolean => {
     const key = `${i},${j}`;
@@ -1469,6 +1472,22 @@ Deno.test("isCommandPatternWithin() agrees with the recursive reference on rando
       withinReference(inner, outer),
       `${JSON.stringify(inner)} within ${JSON.stringify(outer)}`,
     );
+  }
+});
+
+Deno.test("literalAffixes() gives the literal tokens before the first glob and after the last", () => {
+  const next = lcg(11);
+  const lit = (ts: ReturnType<typeof refTokens>) =>
+    ts.map((t) => typeof t === "object" ? t.lit : "").join("");
+  for (let k = 0; k < 2000; k++) {
+    const p = tinyGlob(next) + (next() < 0.1 ? "\\" : "");
+    const ts = refTokens(p);
+    const first = ts.findIndex((t) => typeof t !== "object");
+    let last = ts.length;
+    while (last > 0 && typeof ts[last - 1] === "object") last--;
+    const prefix = lit(first < 0 ? ts : ts.slice(0, first));
+    const suffix = first < 0 ? prefix : lit(ts.slice(last));
+    assert.deepEqual(literalAffixes(p), { prefix, suffix }, JSON.stringify(p));
   }
 });
 
