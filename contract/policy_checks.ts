@@ -351,7 +351,7 @@ export function shadowedDenyWarnings(
       }, and more may exist from policy "${stoppedAt.name}"${
         where(stoppedAt)
       } on. Fewer, more distinct command patterns keep the check complete.`,
-      stoppedAt.range,
+      out[0]?.range ?? stoppedAt.range, // see below
     ));
   } else if (more > 0) {
     out.push(diag(
@@ -367,7 +367,9 @@ export function shadowedDenyWarnings(
       } more exist, the first of them at policy "${firstUnshown!.name}"${
         where(firstUnshown!)
       }.`,
-      firstUnshown!.range,
+      // At the first allow shown, not the first left out: a list sorted
+      // in file order and cut at 100 (check-config) still shows this one.
+      out[0]?.range,
     ));
   }
   return out;
