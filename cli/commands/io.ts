@@ -97,7 +97,8 @@ function writeAll(stream: typeof Deno.stdout, bytes: Uint8Array): void {
     if (!(e instanceof Deno.errors.BrokenPipe)) throw e;
     closedStreams.add(stream);
     if (stream === Deno.stdout) {
-      for (const callback of stdoutClosedCallbacks) callback();
+      // Later, not inside the write its caller is still making.
+      for (const callback of stdoutClosedCallbacks) queueMicrotask(callback);
     }
   }
 }
