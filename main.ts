@@ -12,8 +12,8 @@ export {
   processAgentIo,
   run,
 } from "./cli/mod.ts";
-import { run } from "./cli/mod.ts";
+import { processExitCode, run } from "./cli/mod.ts";
 
 if (import.meta.main) {
-  Deno.exit(await run(Deno.args));
+  Deno.exit(processExitCode(await run(Deno.args)));
 }

@@ -26,7 +26,12 @@
  */
 
 import denoJson from "../deno.json" with { type: "json" };
-import { type AgentIo, type CliIo, processAgentIo } from "./commands/io.ts";
+import {
+  type AgentIo,
+  type CliIo,
+  processAgentIo,
+  processExitCode,
+} from "./commands/io.ts";
 import { usageError } from "./commands/_common.ts";
 // Every command's module loads when the command is named (a literal
 // specifier, so the package's module graph still holds it): `check-config`
@@ -196,5 +201,5 @@ async function interactive(
 }
 
 if (import.meta.main) {
-  Deno.exit(await run(Deno.args));
+  Deno.exit(processExitCode(await run(Deno.args)));
 }

@@ -41,7 +41,9 @@ export { AGENT_HELP, run } from "./main.ts";
 export {
   type AgentIo,
   type CliIo,
+  EXIT_PIPE_CLOSED,
   processAgentIo,
+  processExitCode,
   processIo,
 } from "./commands/io.ts";
 export {

@@ -112,6 +112,28 @@ export function largeConfigs(bytes: number): LargeConfig[] {
       `  action = "maybe_${i}"\n}\n`,
   ).join("");
 
+  // Allow rules and deny rules with a `command` (issue 21: 2,000 of each,
+  // 290 KB, took over 120 s in the allow-overrides-deny warning): every
+  // tenth allow narrows its deny, so there are many warnings to bound.
+  const tools = ["git", "rm", "curl", "npm", "docker", "kubectl", "ssh"];
+  const commandRules = fill(bytes, (i) => {
+    const tool = tools[i % tools.length];
+    const deny = i % 3 === 0
+      ? `command = "${tool} op${i} *"`
+      : i % 3 === 1
+      ? `command = "*--target-${i}"`
+      : `provider = "sh", command = "${tool} op${i} * --force"`;
+    const allow = i % 10 === 0
+      ? `command = "${tool} op${i} --dry-run *"`
+      : i % 10 === 1
+      ? `command = "${tool} x --target-${i}"`
+      : i % 10 === 2
+      ? `provider = "sh", command = "${tool} op${i} --dry-run * --force"`
+      : `command = "${tool} status${i} *"`;
+    return `policy "deny_${i}" {\n  match  = { ${deny} }\n  action = "deny"\n}\n` +
+      `policy "allow_${i}" {\n  match  = { ${allow} }\n  action = "allow"\n}\n`;
+  }).join("");
+
   return [
     { shape: "one heredoc", text: heredoc, valid: true },
     { shape: "policy blocks", text: policies, valid: true },
@@ -121,5 +143,6 @@ export function largeConfigs(bytes: number): LargeConfig[] {
     { shape: "providers", text: manyProviders, valid: true },
     { shape: "profiles", text: profiles, valid: true },
     { shape: "an error per block", text: errors, valid: false },
+    { shape: "allow and command deny rules", text: commandRules, valid: true },
   ];
 }

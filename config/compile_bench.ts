@@ -10,7 +10,7 @@
  * - 5 MB of `agent.hcl` (issue 21: "5 MB checked in ≤ 1 s") in each shape
  *   of `_large_configs.ts` (one heredoc, policy blocks, a map, nested
  *   expressions, a long template, providers, profiles, an error per
- *   block): `parseHcl()` and `compile()` warm, and `check-config --json`
+ *   block, allow rules against command denies): `parseHcl()` and `compile()` warm, and `check-config --json`
  *   from process start to exit, against an empty `deno run` in the same
  *   group for the ratio.
  *
@@ -113,8 +113,9 @@ globalThis.addEventListener("unload", () => {
 // 5 MB of agent.hcl in each shape of config/_large_configs.ts: one
 // heredoc (the lexer's long-token path), many small policy blocks, a large
 // map, nested expressions, a long template, many providers, many profiles
-// (the parser's and compiler's per-node costs) and an error in every block
-// (the diagnostics path). The valid shapes compile without error, so every
+// (the parser's and compiler's per-node costs), an error in every block
+// (the diagnostics path) and allow rules against command denies (the
+// allow-overrides-deny check). The valid shapes compile without error, so every
 // stage runs to the end.
 const FIVE_MB = 5 * 1024 * 1024;
 const emptyModule = await Deno.makeTempFile({

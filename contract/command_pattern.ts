@@ -239,29 +239,72 @@ export function literalLength(pattern: string): number {
 export function isCommandPatternWithin(inner: string, outer: string): boolean {
   const a = globTokens(outer);
   const b = globTokens(inner);
-  // within[i][j]: outer tokens from i cover inner tokens from j
-  const memo = new Map<number, boolean>();
-  const width = b.length + 1;
-  const covers = (i: number, j: number): boolean => {
-    const key = i * width + j;
-    const known = memo.get(key);
-    if (known !== undefined) return known;
-    let result: boolean;
-    const o = a[i];
-    const n = b[j];
-    if (o === undefined) result = n === undefined;
-    else if (o === "*") {
-      // `*` covers nothing more, or one more inner token of any kind
-      result = covers(i + 1, j) || (n !== undefined && covers(i, j + 1));
-    } else if (n === undefined || n === "*") result = false;
-    else if (o === "?") result = covers(i + 1, j + 1);
-    else result = n !== "?" && n.lit === o.lit && covers(i + 1, j + 1);
-    memo.set(key, result);
-    return result;
-  };
-  // iterate from the end to keep the recursion depth small on long patterns
-  for (let i = a.length; i >= 0; i--) {
-    for (let j = b.length; j >= 0; j--) covers(i, j);
+  // covers(i, j): outer tokens from i cover inner tokens from j. Filled
+  // bottom-up, one row of outer at a time (row i needs only row i + 1), so
+  // the memory is linear in the inner pattern and there is no recursion.
+  let below = new Uint8Array(b.length + 1); // row i + 1
+  let row = new Uint8Array(b.length + 1); // row i
+  below[b.length] = 1; // past the end of both: covered
+  for (let i = a.length - 1; i >= 0; i--) {
+    const o = a[i]!;
+    for (let j = b.length; j >= 0; j--) {
+      const n = b[j];
+      let result: boolean;
+      if (o === "*") {
+        // `*` covers nothing more, or one more inner token of any kind
+        result = below[j] === 1 || (n !== undefined && row[j + 1] === 1);
+      } else if (n === undefined || n === "*") result = false;
+      else if (o === "?") result = below[j + 1] === 1;
+      else result = n !== "?" && n.lit === o.lit && below[j + 1] === 1;
+      row[j] = result ? 1 : 0;
+    }
+    [below, row] = [row, below];
   }
-  return covers(0, 0);
+  return below[0] === 1;
+}
+
+/**
+ * The literal text a glob starts and ends with: the characters before its
+ * first `*` or `?` and after its last one, escapes resolved (`\*` is a
+ * literal star). A pattern without globs is all prefix and all suffix.
+ * When `inner` is within `outer` ({@linkcode isCommandPatternWithin}),
+ * `outer`'s prefix is a prefix of `inner`'s and `outer`'s suffix a suffix
+ * of `inner`'s: a literal token of `outer` only ever covers the same
+ * literal token of `inner`, and before `outer`'s first glob (after its
+ * last) nothing else can consume `inner`'s tokens.
+ *
+ * @example Usage
+ * ```ts
+ * import { literalAffixes } from "./command_pattern.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.deepEqual(literalAffixes("rm -i *.txt"), { prefix: "rm -i ", suffix: ".txt" });
+ * assert.deepEqual(literalAffixes("ls"), { prefix: "ls", suffix: "ls" });
+ * ```
+ *
+ * @param pattern A `command` pattern.
+ * @returns Its literal prefix and suffix.
+ */
+export function literalAffixes(
+  pattern: string,
+): { prefix: string; suffix: string } {
+  // One scan, no tokens: the same text `globTokens` gives (an escape's
+  // character is literal, a trailing backslash is itself).
+  if (!pattern.includes("\\")) {
+    const first = pattern.search(/[*?]/);
+    if (first < 0) return { prefix: pattern, suffix: pattern };
+    const last = Math.max(pattern.lastIndexOf("*"), pattern.lastIndexOf("?"));
+    return { prefix: pattern.slice(0, first), suffix: pattern.slice(last + 1) };
+  }
+  let prefix: string | undefined;
+  let run = "";
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === "\\" && i + 1 < pattern.length) run += pattern[++i];
+    else if (c === "*" || c === "?") {
+      prefix ??= run;
+      run = "";
+    } else run += c;
+  }
+  return { prefix: prefix ?? run, suffix: run };
 }

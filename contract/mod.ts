@@ -131,12 +131,16 @@ export {
   checkPolicies,
   detectConflicts,
   emptyMatchWarnings,
+  MAX_SHADOW_COMPARISONS,
+  MAX_SHADOW_WARNINGS,
+  type ShadowedDenyOptions,
   shadowedDenyWarnings,
 } from "./policy_checks.ts";
 export {
   checkCommandPattern,
   type CommandPatternCheck,
   isCommandPatternWithin,
+  literalAffixes,
   matchesCommandPattern,
 } from "./command_pattern.ts";
 export {

@@ -7,7 +7,12 @@
  * @module
  */
 import type { Diagnostic } from "./diagnostic.ts";
-import { formatPolicyMatch, type PolicyRule } from "./policy.ts";
+import { literalAffixes } from "./command_pattern.ts";
+import {
+  formatPolicyMatch,
+  type PolicyMatch,
+  type PolicyRule,
+} from "./policy.ts";
 import { isNarrowerMatch, specificity } from "./policy_specificity.ts";
 import { policyDiagnostic as diag } from "./_policy_syntax.ts";
 
@@ -110,6 +115,84 @@ function where(rule: PolicyRule): string {
 }
 
 /**
+ * How many `W_POLICY_ALLOW_SHADOWS_DENY` warnings
+ * {@linkcode shadowedDenyWarnings} gives one by one, by default; the
+ * pairs past them are counted in one more warning.
+ */
+export const MAX_SHADOW_WARNINGS = 100;
+
+/**
+ * How many (allow, deny) pairs {@linkcode shadowedDenyWarnings} examines at
+ * most, by default, after its index has set aside the pairs that cannot
+ * be narrower. Realistic policy sets stay far below it; a hostile one gets
+ * a warning that the check stopped.
+ */
+export const MAX_SHADOW_COMPARISONS = 200_000;
+
+/** Options for {@linkcode shadowedDenyWarnings}. */
+export interface ShadowedDenyOptions {
+  /**
+   * Give at most this many pair warnings; one more warning counts the rest.
+   * @default {MAX_SHADOW_WARNINGS}
+   */
+  maxWarnings?: number;
+  /**
+   * Examine at most this many candidate pairs; past it, one warning says the
+   * check stopped and how many pairs it found.
+   * @default {MAX_SHADOW_COMPARISONS}
+   */
+  maxComparisons?: number;
+  /**
+   * The narrowing relation (tests pass a counting wrapper).
+   * @default {isNarrowerMatch}
+   */
+  isNarrower?: (narrow: PolicyMatch, broad: PolicyMatch) => boolean;
+}
+
+const KEY_FIELDS = ["toolName", "provider", "risk", "kind"] as const;
+
+function keysOf(match: PolicyMatch, fields: number): string {
+  let key = "";
+  for (let f = 0; f < KEY_FIELDS.length; f++) {
+    key += (fields & (1 << f)) !== 0 ? matchKey(match[KEY_FIELDS[f]!]) : "-";
+  }
+  return key;
+}
+
+// Anchors longer than this are indexed by their first (last) ANCHOR_KEY
+// code units and checked in full with startsWith (endsWith).
+const ANCHOR_KEY = 16;
+
+interface DenyEntry {
+  readonly index: number;
+  readonly rule: PolicyRule;
+  readonly prefix: string;
+  readonly suffix: string;
+}
+
+/** The command denies of one key bucket, indexed by literal anchor. */
+interface DenyBucket {
+  readonly byPrefix: Map<string, DenyEntry[]>;
+  readonly bySuffix: Map<string, DenyEntry[]>;
+  readonly floating: DenyEntry[];
+  /** The lengths of the keys of `byPrefix` (`bySuffix`), ascending. */
+  prefixLengths: number[];
+  suffixLengths: number[];
+}
+
+function keyLengths(map: Map<string, unknown>): number[] {
+  return [...new Set([...map.keys()].map((k) => k.length))].sort((a, b) =>
+    a - b
+  );
+}
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list === undefined) map.set(key, [value]);
+  else list.push(value);
+}
+
+/**
  * Warns about each `allow` rule that overrides a `deny` rule with a
  * `command` for some command lines (`W_POLICY_ALLOW_SHADOWS_DENY`): the
  * allow is strictly narrower on the deny's keys
@@ -118,6 +201,12 @@ function where(rule: PolicyRule): string {
  * `{ command = "rm *" }` (deny). The warning points at the allow rule and
  * names both rules with their `file:line:col`. An allow that is not
  * narrower never overrides the deny, and gets no warning.
+ *
+ * The first `maxWarnings` pairs get a warning each; one more warning
+ * counts the rest. The work is bounded: an allow is compared only with the
+ * denies it could narrow (see the index below), and at most
+ * `maxComparisons` pairs are examined; past that, a warning says the
+ * check stopped.
  *
  * @example Usage
  * ```ts
@@ -136,35 +225,180 @@ function where(rule: PolicyRule): string {
  * ```
  *
  * @param rules The rules in declaration order.
- * @returns One warning per (allow, deny) pair, in the allow rules' order.
+ * @param options Output and work bounds.
+ * @returns One warning per (allow, deny) pair, in the allow rules' order
+ * (denies in declaration order for each), up to `maxWarnings`, then at
+ * most one warning counting the rest or saying the check stopped.
  */
 export function shadowedDenyWarnings(
   rules: readonly PolicyRule[],
+  options: ShadowedDenyOptions = {},
 ): Diagnostic[] {
-  const denies = rules.filter((r) =>
-    r.action === "deny" && r.match.command !== undefined
-  );
+  const maxWarnings = options.maxWarnings ?? MAX_SHADOW_WARNINGS;
+  const maxComparisons = options.maxComparisons ?? MAX_SHADOW_COMPARISONS;
+  const isNarrower = options.isNarrower ?? isNarrowerMatch;
+  // The index. `isNarrowerMatch(allow, deny)` with a deny `command` holds
+  // only when (1) the allow sets every key (tool_name, provider, risk,
+  // kind) the deny sets, to the same value: the denies are bucketed by the
+  // keys they set and their values, and an allow looks only in the buckets
+  // of the subsets of its own keys; and (2) the allow has a command within
+  // the deny's (`isCommandPatternWithin`), so the deny's literal prefix is
+  // a prefix of the allow's and its literal suffix a suffix of the allow's
+  // (`literalAffixes` says why). Within a bucket a deny is filed under its
+  // longer anchor (prefix, else suffix; the first or last ANCHOR_KEY code
+  // units of it), and an allow looks up each leading (trailing) slice of
+  // its own anchor of a length some key has; denies whose command starts
+  // and ends with a glob are compared with every allow of their bucket.
+  // Every pair the index skips fails (1) or (2), so the warnings are those
+  // of the comparison of every pair; only the count of pairs examined
+  // changes.
+  const buckets = new Map<string, DenyBucket>();
+  for (let index = 0; index < rules.length; index++) {
+    const rule = rules[index]!;
+    if (rule.action !== "deny" || rule.match.command === undefined) continue;
+    let fields = 0;
+    for (let f = 0; f < KEY_FIELDS.length; f++) {
+      if (rule.match[KEY_FIELDS[f]!] !== undefined) fields |= 1 << f;
+    }
+    const key = keysOf(rule.match, fields);
+    let bucket = buckets.get(key);
+    if (bucket === undefined) {
+      bucket = {
+        byPrefix: new Map(),
+        bySuffix: new Map(),
+        floating: [],
+        prefixLengths: [],
+        suffixLengths: [],
+      };
+      buckets.set(key, bucket);
+    }
+    const { prefix, suffix } = literalAffixes(rule.match.command);
+    const entry = { index, rule, prefix, suffix };
+    if (prefix === "" && suffix === "") bucket.floating.push(entry);
+    else if (prefix.length >= suffix.length) {
+      push(bucket.byPrefix, prefix.slice(0, ANCHOR_KEY), entry);
+    } else push(bucket.bySuffix, suffix.slice(-ANCHOR_KEY), entry);
+  }
+  for (const bucket of buckets.values()) {
+    bucket.prefixLengths = keyLengths(bucket.byPrefix);
+    bucket.suffixLengths = keyLengths(bucket.bySuffix);
+  }
   const out: Diagnostic[] = [];
-  for (const allow of rules) {
-    if (allow.action !== "allow") continue;
-    for (const deny of denies) {
-      if (!isNarrowerMatch(allow.match, deny.match)) continue;
-      out.push(diag(
-        "warning",
-        "W_POLICY_ALLOW_SHADOWS_DENY",
-        `Policy "${allow.name}" allows commands that policy "${deny.name}" denies`,
-        `Policy "${allow.name}"${where(allow)} ${
-          formatPolicyMatch(allow.match)
-        } is narrower than policy "${deny.name}"${where(deny)} ${
-          formatPolicyMatch(deny.match)
-        }, so it overrides that deny for every command segment it matches (${
-          JSON.stringify(allow.match.command)
-        }). If that exception is intended, nothing needs to change; otherwise remove "${allow.name}" or narrow it so that it no longer matches what "${deny.name}" denies.`,
-        allow.range,
-      ));
+  let found = 0;
+  let examined = 0;
+  let stoppedAt: PolicyRule | undefined;
+  let firstUnshown: PolicyRule | undefined;
+  rules: for (const allow of rules) {
+    if (allow.action !== "allow" || allow.match.command === undefined) {
+      continue; // narrows no command deny
+    }
+    if (buckets.size === 0) break;
+    let own = 0;
+    for (let f = 0; f < KEY_FIELDS.length; f++) {
+      if (allow.match[KEY_FIELDS[f]!] !== undefined) own |= 1 << f;
+    }
+    const { prefix, suffix } = literalAffixes(allow.match.command);
+    const candidates: DenyEntry[] = [];
+    // every subset of the allow's own keys
+    for (let fields = own;; fields = (fields - 1) & own) {
+      const bucket = buckets.get(keysOf(allow.match, fields));
+      if (bucket !== undefined) {
+        for (const n of bucket.prefixLengths) {
+          if (n > prefix.length) break;
+          const list = bucket.byPrefix.get(prefix.slice(0, n));
+          if (list !== undefined) candidates.push(...list);
+        }
+        for (const n of bucket.suffixLengths) {
+          if (n > suffix.length) break;
+          const list = bucket.bySuffix.get(suffix.slice(suffix.length - n));
+          if (list !== undefined) candidates.push(...list);
+        }
+        candidates.push(...bucket.floating);
+      }
+      if (fields === 0) break;
+    }
+    candidates.sort((x, y) => x.index - y.index);
+    for (const deny of candidates) {
+      if (!prefix.startsWith(deny.prefix) || !suffix.endsWith(deny.suffix)) {
+        continue;
+      }
+      if (examined === maxComparisons) {
+        stoppedAt = allow;
+        break rules;
+      }
+      examined++;
+      if (!isNarrower(allow.match, deny.rule.match)) continue;
+      found++;
+      if (found > maxWarnings) {
+        firstUnshown ??= allow;
+        continue;
+      }
+      out.push(shadowWarning(allow, deny.rule));
     }
   }
+  const more = found - Math.min(found, maxWarnings);
+  if (stoppedAt !== undefined) {
+    out.push(diag(
+      "warning",
+      "W_POLICY_ALLOW_SHADOWS_DENY",
+      `Too many allow rules to compare with command denies: stopped after ${
+        plural(examined, "pair")
+      }`,
+      `Allow rules that narrow a deny with a command override it. The check compares each allow only with the denies it could narrow, and stopped after ${
+        plural(examined, "such pair")
+      }; it found ${plural(found, "overriding pair")}${
+        more > 0 ? ` (${thousands(more)} not shown one by one)` : ""
+      }, and more may exist from policy "${stoppedAt.name}"${
+        where(stoppedAt)
+      } on. Fewer, more distinct command patterns keep the check complete.`,
+      out[0]?.range ?? stoppedAt.range, // see below
+    ));
+  } else if (more > 0) {
+    out.push(diag(
+      "warning",
+      "W_POLICY_ALLOW_SHADOWS_DENY",
+      `${
+        plural(more, "more allow/deny pair")
+      } where the allow overrides the deny`,
+      `Only the first ${
+        plural(maxWarnings, "pair")
+      } of an allow rule overriding a command deny are shown one by one; ${
+        thousands(more)
+      } more exist, the first of them at policy "${firstUnshown!.name}"${
+        where(firstUnshown!)
+      }.`,
+      // At the first allow shown, not the first left out: a list sorted
+      // in file order and cut at 100 (check-config) still shows this one.
+      out[0]?.range,
+    ));
+  }
   return out;
+}
+
+function plural(n: number, word: string): string {
+  return `${thousands(n)} ${word}${n === 1 ? "" : "s"}`;
+}
+
+// 12,345: what toLocaleString("en-US") gives, without loading the locale
+// data (about 0.1 s of CPU on its first call).
+function thousands(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+
+function shadowWarning(allow: PolicyRule, deny: PolicyRule): Diagnostic {
+  return diag(
+    "warning",
+    "W_POLICY_ALLOW_SHADOWS_DENY",
+    `Policy "${allow.name}" allows commands that policy "${deny.name}" denies`,
+    `Policy "${allow.name}"${where(allow)} ${
+      formatPolicyMatch(allow.match)
+    } is narrower than policy "${deny.name}"${where(deny)} ${
+      formatPolicyMatch(deny.match)
+    }, so it overrides that deny for every command segment it matches (${
+      JSON.stringify(allow.match.command)
+    }). If that exception is intended, nothing needs to change; otherwise remove "${allow.name}" or narrow it so that it no longer matches what "${deny.name}" denies.`,
+    allow.range,
+  );
 }
 
 /**

@@ -27,6 +27,7 @@ import {
 import {
   checkCommandPattern,
   isCommandPatternWithin,
+  literalAffixes,
   matchesCommandPattern,
 } from "./command_pattern.ts";
 
@@ -1379,4 +1380,250 @@ Deno.test("defect 3: check-config warns when an allow rule overrides a command d
     checkPolicies(rules).map((d) => d.code),
     ["W_POLICY_ALLOW_SHADOWS_DENY"],
   );
+});
+
+// A small deterministic generator (no Math.random: failures reproduce).
+function lcg(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+// The recursive, memoized `isCommandPatternWithin` this module had before
+// its table became two rows: the reference the rewrite must agree with.
+// The tokens of a glob, as command_pattern.ts reads them.
+function refTokens(p: string): ("*" | "?" | { lit: string })[] {
+  const out: ("*" | "?" | { lit: string })[] = [];
+  const cs = Array.from(p);
+  for (let i = 0; i < cs.length; i++) {
+    const c = cs[i]!;
+    if (c === "\\" && i + 1 < cs.length) out.push({ lit: cs[++i]! });
+    else if (c === "*") {
+      if (out.at(-1) !== "*") out.push("*");
+    } else if (c === "?") out.push("?");
+    else out.push({ lit: c });
+  }
+  return out;
+}
+
+function withinReference(inner: string, outer: string): boolean {
+  const a = refTokens(outer);
+  const b = refTokens(inner);
+  const memo = new Map<string, boolean>();
+  const covers = (i: number, j: number): boolean => {
+    const key = `${i},${j}`;
+    const known = memo.get(key);
+    if (known !== undefined) return known;
+    const o = a[i];
+    const n = b[j];
+    let r: boolean;
+    if (o === undefined) r = n === undefined;
+    else if (o === "*") {
+      r = covers(i + 1, j) || (n !== undefined && covers(i, j + 1));
+    } else if (n === undefined || n === "*") r = false;
+    else if (o === "?") r = covers(i + 1, j + 1);
+    else r = n !== "?" && n.lit === o.lit && covers(i + 1, j + 1);
+    memo.set(key, r);
+    return r;
+  };
+  return covers(0, 0);
+}
+
+// Globs over a tiny alphabet, so that many pairs overlap: escapes,
+// leading and trailing globs, all-literal patterns.
+function tinyGlob(next: () => number): string {
+  const parts = ["a", "b", " ", "*", "?", "\\*", "ab", "a b"];
+  let p = "";
+  const n = 1 + Math.floor(next() * 5);
+  for (let i = 0; i < n; i++) p += parts[Math.floor(next() * parts.length)];
+  return p;
+}
+
+function tinyRules(seed: number, count: number): PolicyRule[] {
+  const next = lcg(seed);
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(next() * xs.length)];
+  const rules: PolicyRule[] = [];
+  for (let i = 0; i < count; i++) {
+    const match: PolicyMatch = {};
+    if (next() < 0.9) match.command = tinyGlob(next);
+    if (next() < 0.3) match.provider = pick(["sh", "fs"]);
+    if (next() < 0.2) match.toolName = pick(["bash", "exec"]);
+    if (next() < 0.2) match.risk = pick(["low", "high"] as const);
+    if (next() < 0.1) match.kind = "resource";
+    rules.push({
+      name: `r${i}`,
+      match,
+      action: pick(["allow", "deny", "ask"] as const)!,
+      range: at(i + 1),
+    });
+  }
+  return rules;
+}
+
+Deno.test("isCommandPatternWithin() agrees with the recursive reference on random globs", () => {
+  const next = lcg(7);
+  for (let k = 0; k < 3000; k++) {
+    const inner = tinyGlob(next);
+    const outer = tinyGlob(next);
+    assert.equal(
+      isCommandPatternWithin(inner, outer),
+      withinReference(inner, outer),
+      `${JSON.stringify(inner)} within ${JSON.stringify(outer)}`,
+    );
+  }
+});
+
+Deno.test("literalAffixes() gives the literal tokens before the first glob and after the last", () => {
+  const next = lcg(11);
+  const lit = (ts: ReturnType<typeof refTokens>) =>
+    ts.map((t) => typeof t === "object" ? t.lit : "").join("");
+  for (let k = 0; k < 2000; k++) {
+    const p = tinyGlob(next) + (next() < 0.1 ? "\\" : "");
+    const ts = refTokens(p);
+    const first = ts.findIndex((t) => typeof t !== "object");
+    let last = ts.length;
+    while (last > 0 && typeof ts[last - 1] === "object") last--;
+    const prefix = lit(first < 0 ? ts : ts.slice(0, first));
+    const suffix = first < 0 ? prefix : lit(ts.slice(last));
+    assert.deepEqual(literalAffixes(p), { prefix, suffix }, JSON.stringify(p));
+  }
+});
+
+Deno.test("shadowedDenyWarnings() gives the same warnings as comparing every allow with every deny", () => {
+  for (const seed of [1, 2, 3]) {
+    const rules = tinyRules(seed, 300);
+    const expected: string[] = [];
+    for (const allow of rules) {
+      if (allow.action !== "allow") continue;
+      for (const deny of rules) {
+        if (deny.action !== "deny" || deny.match.command === undefined) {
+          continue;
+        }
+        if (!isNarrowerMatch(allow.match, deny.match)) continue;
+        expected.push(
+          `Policy "${allow.name}" allows commands that policy "${deny.name}" denies`,
+        );
+      }
+    }
+    assert.ok(expected.length > 20, `seed ${seed}: ${expected.length} pairs`);
+    const got = shadowedDenyWarnings(rules, { maxWarnings: Infinity });
+    assert.deepEqual(got.map((w) => w.summary), expected, `seed ${seed}`);
+  }
+});
+
+// The shape of issue 21: 2,000 allow rules and 2,000 command denies with
+// realistic globs, every tenth allow narrowing one deny.
+function manyCommandRules(n: number): PolicyRule[] {
+  const tools = ["git", "rm", "curl", "npm", "docker", "kubectl", "ssh"];
+  const rules: PolicyRule[] = [];
+  for (let i = 0; i < n; i++) {
+    const tool = tools[i % tools.length];
+    rules.push({
+      name: `deny_${i}`,
+      match: i % 3 === 0
+        ? { command: `${tool} op${i} *` }
+        : i % 3 === 1
+        ? { command: `*--target-${i}` }
+        : { provider: "sh", command: `${tool} op${i} * --force` },
+      action: "deny",
+      range: at(2 * i + 1),
+    });
+    rules.push({
+      name: `allow_${i}`,
+      match: i % 10 === 0
+        ? { command: `${tool} op${i} --dry-run *` }
+        : i % 10 === 1
+        ? { command: `${tool} x --target-${i}` }
+        : i % 10 === 2
+        ? { provider: "sh", command: `${tool} op${i} --dry-run * --force` }
+        : { command: `${tool} status${i} *` },
+      action: "allow",
+      range: at(2 * i + 2),
+    });
+  }
+  return rules;
+}
+
+Deno.test("shadowedDenyWarnings() compares 2,000 allows with 2,000 command denies in work linear in the rules", () => {
+  const rules = manyCommandRules(2000);
+  let calls = 0;
+  const counting = (narrow: PolicyMatch, broad: PolicyMatch) => {
+    calls++;
+    return isNarrowerMatch(narrow, broad);
+  };
+  const warnings = shadowedDenyWarnings(rules, { isNarrower: counting });
+  // every pair compared would be 4,000,000 calls; the index leaves the
+  // pairs whose literal prefix and suffix agree
+  assert.ok(calls <= 2 * 2000, `${calls} comparisons`);
+  // allow i narrows deny i: a `--dry-run` allow narrows an `op` deny
+  // (also the provider-bound one when it sets the provider), a target
+  // allow narrows its target deny
+  let pairs = 0;
+  for (let i = 0; i < 2000; i++) {
+    if (i % 10 === 0 && i % 3 === 0) pairs++;
+    if (i % 10 === 1 && i % 3 === 1) pairs++;
+    if (i % 10 === 2 && i % 3 !== 1) pairs++;
+  }
+  const all = shadowedDenyWarnings(rules, { maxWarnings: Infinity });
+  assert.equal(all.length, pairs);
+  assert.equal(warnings.length, 101);
+  // the same first 100 as an unbounded run, then one counting the rest
+  assert.deepEqual(warnings.slice(0, 100), all.slice(0, 100));
+  assert.equal(
+    warnings[100]!.summary,
+    `${pairs - 100} more allow/deny pairs where the allow overrides the deny`,
+  );
+  // placed at the first pair, so that a list cut at 100 in file order
+  // keeps it; it names the first pair left out
+  assert.deepEqual(warnings[100]!.range, all[0]!.range);
+  assert.match(
+    warnings[100]!.detail!,
+    new RegExp(
+      `the first of them at policy "${
+        all[100]!.summary.match(/^Policy "([^"]+)"/)![1]
+      }" \\(agent\\.hcl:`,
+    ),
+  );
+});
+
+Deno.test("shadowedDenyWarnings() stops after maxComparisons pairs and says so", () => {
+  // every allow narrows every deny: the pairs, not the index, are the work
+  const rules: PolicyRule[] = [];
+  for (let i = 0; i < 50; i++) {
+    rules.push({
+      name: `d${i}`,
+      match: { command: `*${"*".repeat(i)}` },
+      action: "deny",
+      range: at(i + 1),
+    });
+  }
+  for (let i = 0; i < 50; i++) {
+    rules.push({
+      name: `a${i}`,
+      match: { command: `cmd ${i}` },
+      action: "allow",
+      range: at(100 + i),
+    });
+  }
+  let calls = 0;
+  const warnings = shadowedDenyWarnings(rules, {
+    maxComparisons: 1000,
+    isNarrower: (n, b) => (calls++, isNarrowerMatch(n, b)),
+  });
+  assert.equal(calls, 1000);
+  assert.equal(warnings.length, 101);
+  const last = warnings[100]!;
+  assert.equal(last.code, "W_POLICY_ALLOW_SHADOWS_DENY");
+  assert.equal(
+    last.summary,
+    "Too many allow rules to compare with command denies: stopped after 1,000 pairs",
+  );
+  assert.match(
+    last.detail!,
+    /found 1,000 overriding pairs \(900 not shown one by one\)/,
+  );
+  assert.match(last.detail!, /from policy "a20" \(agent\.hcl:120:1\) on/);
+  assert.equal(last.range?.start.line, 100);
 });

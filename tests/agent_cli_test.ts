@@ -1,5 +1,6 @@
 /** The `agent` command line (main.ts): subcommands, help, version, usage errors. */
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { AGENT_HELP, run } from "../main.ts";
 import { LOCK_HELP } from "../cli/commands/lock.ts";
 import { WEB_HELP } from "../cli/commands/web.ts";
@@ -93,5 +94,46 @@ Deno.test("agent web: --help prints its help; a bad --port or an extra argument 
     const u = io();
     assert.equal(await run(args, u), 3, args.join(" "));
     assert.match(u.err(), message);
+  }
+});
+
+Deno.test("agent writing into a pipe its reader closed exits 141 quietly, with no stack trace", async () => {
+  // A 2 MB tool_name makes a 2 MB --json document: far more than a pipe
+  // holds, so the writer is still writing when the reader goes away.
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(
+      join(dir, "agent.hcl"),
+      `policy "big" {\n  match  = { tool_name = "${
+        "x".repeat(2_000_000)
+      }" }\n  action = "deny"\n}\n`,
+    );
+    const child = new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-A",
+        join(REPO, "main.ts"),
+        "check-config",
+        "--json",
+        "--no-cache",
+        dir,
+      ],
+      env: { HOME: "/nonexistent-home", NO_COLOR: "1" },
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const stderr = new Response(child.stderr).text();
+    const reader = child.stdout.getReader();
+    const first = await reader.read(); // like `head -c 300`: some bytes…
+    await reader.cancel(); // …then the pipe is closed
+    assert.match(new TextDecoder().decode(first.value), /^\{/);
+    const status = await child.status;
+    const err = await stderr;
+    // Deno itself may report a first download on stderr; nothing else.
+    assert.doesNotMatch(err, /BrokenPipe|Uncaught|error|^\s+at /im, err);
+    assert.equal(status.code, 141, err);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });

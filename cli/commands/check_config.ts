@@ -26,7 +26,7 @@ import { isAbsolute, join, relative, resolve } from "node:path";
 import { computeCacheKey, lookup, store } from "./_check_config_cache.ts";
 import { globalConfigPath } from "../../config/_xdg.ts";
 import { BUILTINS } from "../../plugins/builtin.ts";
-import { type CliIo, processIo } from "./io.ts";
+import { type CliIo, processExitCode, processIo } from "./io.ts";
 import { errorText, parseOptions, usageError, useColor } from "./_common.ts";
 import { EXIT_USAGE } from "./exit_codes.ts";
 
@@ -403,5 +403,5 @@ async function mayExist(path: string): Promise<boolean> {
 }
 
 if (import.meta.main) {
-  Deno.exit(await run(Deno.args));
+  Deno.exit(processExitCode(await run(Deno.args)));
 }

@@ -37,7 +37,8 @@ const COMPILE_TESTDATA =
  * `MAX_EXPR_DEPTH`, volumes shrink twentyfold. Then the large
  * configurations of the 5 MB benchmark (`config/_large_configs.ts`: many
  * small blocks, a large map, nested expressions, a long template, many
- * providers and profiles, an error per block) at 1 MB, or 50 KB when
+ * providers and profiles, an error per block, allow rules against
+ * command denies) at 1 MB, or 50 KB when
  * small; `valid` says what check-config must answer for those.
  */
 function hostileCorpus(

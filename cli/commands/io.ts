@@ -62,16 +62,56 @@ export type InterruptSignal = "SIGINT" | "SIGTERM";
 const WRITE_CHUNK = 1 << 18;
 
 /**
- * The process's own streams, environment and directory.
+ * The exit status of a process whose standard output was closed by its
+ * reader (`agent ... | head`): 128 + SIGPIPE, what a shell reports for
+ * `git log | head` under `set -o pipefail`.
+ */
+export const EXIT_PIPE_CLOSED = 141;
+
+// The process's streams whose reader has gone (a write met EPIPE): later
+// writes to them are dropped, and the callbacks hear of standard output's.
+const closedStreams = new Set<unknown>();
+const stdoutClosedCallbacks = new Set<() => void>();
+
+/**
+ * The exit status for the process: `code`, or
+ * {@linkcode EXIT_PIPE_CLOSED} once a write to standard output found the
+ * reader gone (the output was cut short, so the command's own status would
+ * claim too much).
+ *
+ * @param code The status the command returned.
+ * @returns The status to exit with.
+ */
+export function processExitCode(code: number): number {
+  return closedStreams.has(Deno.stdout) ? EXIT_PIPE_CLOSED : code;
+}
+
+function writeAll(stream: typeof Deno.stdout, bytes: Uint8Array): void {
+  if (closedStreams.has(stream)) return;
+  try {
+    let off = 0;
+    while (off < bytes.length) off += stream.writeSync(bytes.subarray(off));
+  } catch (e) {
+    // The reader closed the pipe (`| head -c 300`): like a command killed
+    // by SIGPIPE, say nothing more (no stack trace) and write nothing more.
+    if (!(e instanceof Deno.errors.BrokenPipe)) throw e;
+    closedStreams.add(stream);
+    if (stream === Deno.stdout) {
+      // Later, not inside the write its caller is still making.
+      for (const callback of stdoutClosedCallbacks) queueMicrotask(callback);
+    }
+  }
+}
+
+/**
+ * The process's own streams, environment and directory. A write to a pipe
+ * whose reader has gone is dropped silently, as are all later writes to
+ * that stream (see {@linkcode processExitCode}).
  *
  * @returns An {@linkcode CliIo} for a real run.
  */
 export function processIo(): CliIo {
   const enc = new TextEncoder();
-  const writeAll = (stream: typeof Deno.stdout, bytes: Uint8Array) => {
-    let off = 0;
-    while (off < bytes.length) off += stream.writeSync(bytes.subarray(off));
-  };
   // Long text (check-config's --json plan can be tens of MB) is encoded a
   // slice at a time into one buffer instead of into one copy of it all.
   let buffer: Uint8Array | undefined;
@@ -99,7 +139,10 @@ export function processIo(): CliIo {
 }
 
 /**
- * The process's own streams, with standard input and Ctrl-C.
+ * The process's own streams, with standard input and Ctrl-C. When the
+ * reader of standard output goes away, the interrupt handlers hear
+ * `SIGTERM`: a session nobody reads any more ends as cancelled, cleanly,
+ * where SIGPIPE would have killed it.
  *
  * @returns An {@linkcode AgentIo} for a real run.
  */
@@ -118,7 +161,9 @@ export function processAgentIo(): AgentIo {
       // Without a listener SIGTERM kills the process at once: no
       // session_ended, the session left "running", temp dirs behind.
       Deno.addSignalListener("SIGTERM", onTerm);
+      stdoutClosedCallbacks.add(onTerm);
       return () => {
+        stdoutClosedCallbacks.delete(onTerm);
         Deno.removeSignalListener("SIGINT", onInt);
         Deno.removeSignalListener("SIGTERM", onTerm);
       };
