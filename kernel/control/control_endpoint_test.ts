@@ -156,6 +156,32 @@ Deno.test("tryClaimSession() lets one claimant in, and takes over the claim of a
   }
 });
 
+Deno.test("tryClaimSession() claims although another process's cleanup removes the empty run directory between its mkdir and its write", async () => {
+  const root = await Deno.makeTempDir();
+  const dir = join(root, "run");
+  const write = Deno.writeTextFile;
+  let removed = 0;
+  // Stand for the other process: its cleanup removes the (still empty) run
+  // directory just before this process writes its temporary claim file.
+  Deno.writeTextFile = (async (...args: Parameters<typeof write>) => {
+    if (String(args[0]).endsWith(".tmp") && removed === 0) {
+      removed++;
+      await Deno.remove(dir);
+    }
+    return await write(...args);
+  }) as typeof write;
+  try {
+    const outcome = await tryClaimSession(dir, ID);
+    assert.equal(removed, 1);
+    assert.equal(outcome.claimed, true);
+    if (outcome.claimed) await outcome.claim.release();
+    assert.deepEqual(entries(root), []);
+  } finally {
+    Deno.writeTextFile = write;
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
 Deno.test("claimForResume() refuses a session a live kernel of the project holds, naming its pid, and claims a stored one", async () => {
   const dir = await Deno.makeTempDir();
   const runDir = join(dir, ".agent", "run");

@@ -50,13 +50,18 @@ export async function tryClaimSession(
       }: a session id has only letters and digits`,
     );
   }
-  const cleanup = await ensureRunDir(runDir);
+  let cleanup = await ensureRunDir(runDir);
   const path = join(runDir, `${sessionId}.claim`);
   const me = currentOwner();
   const text = JSON.stringify(me);
   for (let attempt = 0; attempt < 3; attempt++) {
     const temp = `${path}.${Deno.pid}.${attempt}.tmp`;
-    await Deno.writeTextFile(temp, text, { mode: 0o600 });
+    await writeInRunDir(temp, text, async () => {
+      // Another process's cleanup removed the empty directory between our
+      // mkdir and this write: make it again. Once the temporary file is in
+      // it, the directory is not empty and nobody's cleanup can remove it.
+      cleanup = await ensureRunDir(runDir);
+    });
     try {
       await Deno.link(temp, path);
       return { claimed: true, claim: claimOf(path, text, cleanup) };
@@ -80,6 +85,23 @@ export async function tryClaimSession(
     claimed: false,
     holder: holder ?? { pid: 0, host: "", startTime: "" },
   };
+}
+
+/** Writes `temp`, making the run directory again (at most twice) if it went. */
+async function writeInRunDir(
+  temp: string,
+  text: string,
+  remake: () => Promise<void>,
+): Promise<void> {
+  for (let attempt = 0;; attempt++) {
+    try {
+      await Deno.writeTextFile(temp, text, { mode: 0o600 });
+      return;
+    } catch (err) {
+      if (!(err instanceof Deno.errors.NotFound) || attempt >= 2) throw err;
+      await remake();
+    }
+  }
 }
 
 async function readClaim(path: string): Promise<SessionOwner | undefined> {
