@@ -169,6 +169,13 @@ Deno.test("external-trigger: agent trigger from another process wakes the idle i
   // The wake turn runs in the interactive process.
   await live.waitFor(/Woken by CI\./);
   assert.match(live.err, /cp:external-trigger name=ci .*\(woke the session\)/);
+  // The wake turn's text is on screen before the turn ends, and `/exit`
+  // ends the session at once, cancelling a wake turn still running: wait
+  // until the turn is stored (another process may read the log).
+  while ((await assistantTexts(p, id)).length < 2) {
+    if (g.signal.aborted) throw new Error("the wake turn was never stored");
+    await new Promise((r) => setTimeout(r, 50));
+  }
   await live.write("/exit\n");
   assert.equal(await live.end(), 0, live.err);
   // One session log, both turns, written by one process; no socket, no
