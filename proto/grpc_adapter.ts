@@ -27,16 +27,34 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import {
-  create,
   type DescMessage,
-  type DescMethod,
   type DescService,
   fromBinary,
-  type MessageInitShape,
   type MessageShape,
   toBinary,
 } from "@bufbuild/protobuf";
+import {
+  type BidiCall,
+  type CallOptions as RpcCallOptions,
+  type HandlerContext as RpcHandlerContext,
+  type Init,
+  methodPath,
+  type ServiceClient,
+  type ServiceImpl,
+  toMessage,
+} from "./rpc.ts";
 
+export {
+  type BidiCall,
+  type CallMetadata,
+  type ClientMethodFor,
+  type HandlerFor,
+  type Init,
+  methodPath,
+  type ServiceClient,
+  type ServiceImpl,
+  toMessage,
+} from "./rpc.ts";
 export {
   Code,
   codeName,
@@ -53,116 +71,21 @@ import {
   STATUS_DETAILS_KEY,
 } from "./_status_details.ts";
 
-/** What a handler learns about the call it serves. */
-export interface HandlerContext {
-  /** Aborts when the client cancels the call or its deadline passes. */
-  readonly signal: AbortSignal;
+/** What a handler learns about the call it serves (grpc-js metadata). */
+export interface HandlerContext extends RpcHandlerContext {
   /** The request metadata (gRPC headers). */
   readonly metadata: grpc.Metadata;
 }
 
-/** A message, or an init object to create it from. */
-export type Init<M extends DescMessage> = MessageInitShape<M> | MessageShape<M>;
-
-/** The handler type of one method, by its kind. */
-export type HandlerFor<M> = M extends {
-  methodKind: "unary";
-  input: infer I extends DescMessage;
-  output: infer O extends DescMessage;
-} ? (req: MessageShape<I>, ctx: HandlerContext) => Promise<Init<O>> | Init<O>
-  : M extends {
-    methodKind: "server_streaming";
-    input: infer I extends DescMessage;
-    output: infer O extends DescMessage;
-  } ? (req: MessageShape<I>, ctx: HandlerContext) => AsyncIterable<Init<O>>
-  : M extends {
-    methodKind: "bidi_streaming";
-    input: infer I extends DescMessage;
-    output: infer O extends DescMessage;
-  } ? (
-      reqs: AsyncIterable<MessageShape<I>>,
-      ctx: HandlerContext,
-    ) => AsyncIterable<Init<O>>
-  : never;
-
-/** Handlers for every method of a service, keyed by the method's local name. */
-export type ServiceImpl<S extends DescService> = {
-  [K in keyof S["method"]]: HandlerFor<S["method"][K]>;
-};
-
 /** Per-call options for client methods. */
-export interface CallOptions {
-  /** Cancels the call when aborted. */
-  signal?: AbortSignal;
-  /** Milliseconds until the call fails with `DEADLINE_EXCEEDED`. */
-  timeoutMs?: number;
-  /** Extra request metadata. */
-  metadata?: grpc.Metadata;
-  /** Extra request metadata as plain ASCII headers (added to `metadata`). */
-  headers?: Readonly<Record<string, string>>;
-}
+export type CallOptions = RpcCallOptions;
 
 function metadataOf(options: CallOptions | undefined): grpc.Metadata {
-  const md = options?.metadata?.clone() ?? new grpc.Metadata();
+  const md = options?.metadata instanceof grpc.Metadata
+    ? options.metadata.clone()
+    : new grpc.Metadata();
   for (const [k, v] of Object.entries(options?.headers ?? {})) md.set(k, v);
   return md;
-}
-
-/** A live bidirectional call: write requests, read responses. */
-export interface BidiCall<I extends DescMessage, O extends DescMessage> {
-  /** Sends one request message. */
-  send(msg: Init<I>): void;
-  /** Half-closes the request side. */
-  end(): void;
-  /** Cancels the call. */
-  cancel(): void;
-  /** The response messages, ending when the server ends the call. */
-  readonly responses: AsyncIterable<MessageShape<O>>;
-}
-
-/** The client method type of one method, by its kind. */
-export type ClientMethodFor<M> = M extends {
-  methodKind: "unary";
-  input: infer I extends DescMessage;
-  output: infer O extends DescMessage;
-} ? (req: Init<I>, options?: CallOptions) => Promise<MessageShape<O>>
-  : M extends {
-    methodKind: "server_streaming";
-    input: infer I extends DescMessage;
-    output: infer O extends DescMessage;
-  } ? (req: Init<I>, options?: CallOptions) => AsyncIterable<MessageShape<O>>
-  : M extends {
-    methodKind: "bidi_streaming";
-    input: infer I extends DescMessage;
-    output: infer O extends DescMessage;
-  } ? (options?: CallOptions) => BidiCall<I, O>
-  : never;
-
-/** A typed client for a service, keyed by the method's local name. */
-export type ServiceClient<S extends DescService> = {
-  [K in keyof S["method"]]: ClientMethodFor<S["method"][K]>;
-};
-
-/** Returns the gRPC path of a method, e.g. `/plugin.GRPCController/Shutdown`. */
-export function methodPath(method: DescMethod): string {
-  return `/${method.parent.typeName}/${method.name}`;
-}
-
-/**
- * Returns `value` as a message of `schema`, creating it from an init object
- * when it is not one already.
- *
- * @param schema The message schema.
- * @param value A message or an init object.
- * @returns The message.
- */
-export function toMessage<M extends DescMessage>(
-  schema: M,
-  value: MessageInitShape<M> | MessageShape<M>,
-): MessageShape<M> {
-  return (value as { $typeName?: string }).$typeName === schema.typeName
-    ? value as MessageShape<M>
-    : create(schema, value as MessageInitShape<M>);
 }
 
 function serializer<M extends DescMessage>(schema: M) {

@@ -11,7 +11,7 @@ import {
   type Plugin,
   PluginHost,
 } from "../kernel/mod.ts";
-import { Code, GrpcStatusError } from "../proto/grpc_adapter.ts";
+import { Code, GrpcStatusError } from "../proto/grpc_status.ts";
 import { Category } from "../proto/gen/pluggableharness/common/v1/types_pb.ts";
 import {
   type ContextSection,

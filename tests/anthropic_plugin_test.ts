@@ -18,7 +18,7 @@ import {
 import { configure, type LogRecord, reset } from "@logtape/logtape";
 import { PluginHost } from "../kernel/mod.ts";
 import { StreamAccumulator } from "../kernel/agent/stream_accumulator.ts";
-import { Code, GrpcStatusError } from "../proto/grpc_adapter.ts";
+import { Code, GrpcStatusError } from "../proto/grpc_status.ts";
 import { Category } from "../proto/gen/pluggableharness/common/v1/types_pb.ts";
 import {
   type ContentBlock,

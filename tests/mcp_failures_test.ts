@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { type Plugin, PluginHost } from "../kernel/mod.ts";
 import { readManifest } from "../plugins/sdk/mod.ts";
-import { Code, GrpcStatusError } from "../proto/grpc_adapter.ts";
+import { Code, GrpcStatusError } from "../proto/grpc_status.ts";
 import { SchemaType } from "../proto/gen/pluggableharness/schema/v1/types_pb.ts";
 import { ToolErrorCategory } from "../proto/gen/pluggableharness/tool/v1/errors_pb.ts";
 import type { ToolEvent } from "../proto/gen/pluggableharness/tool/v1/events_pb.ts";

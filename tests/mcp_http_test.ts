@@ -12,7 +12,7 @@ import assert from "node:assert/strict";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { type Plugin, PluginHost } from "../kernel/mod.ts";
 import { parseManifest, readManifest } from "../plugins/sdk/mod.ts";
-import { Code, GrpcStatusError } from "../proto/grpc_adapter.ts";
+import { Code, GrpcStatusError } from "../proto/grpc_status.ts";
 import { ToolErrorCategory } from "../proto/gen/pluggableharness/tool/v1/errors_pb.ts";
 import type { ToolEvent } from "../proto/gen/pluggableharness/tool/v1/events_pb.ts";
 import { ToolService } from "../proto/gen/pluggableharness/tool/v1/service_pb.ts";

@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { type Plugin, PluginHost } from "../kernel/mod.ts";
 import { readManifest } from "../plugins/sdk/mod.ts";
-import { Code, GrpcStatusError } from "../proto/grpc_adapter.ts";
+import { Code, GrpcStatusError } from "../proto/grpc_status.ts";
 import {
   type Schema,
   SchemaType,

@@ -16,7 +16,7 @@ import {
   SessionRegistry,
   SqliteSessionStore,
 } from "../kernel/mod.ts";
-import { Code, GrpcStatusError } from "../proto/grpc_adapter.ts";
+import { Code, GrpcStatusError } from "../proto/grpc_status.ts";
 import {
   Category,
   HookPoint,

@@ -16,7 +16,7 @@ import { countChatCompletionTokens } from "gpt-tokenizer/model/gpt-5.4";
 import { type Plugin, PluginHost } from "../kernel/mod.ts";
 import { StreamAccumulator } from "../kernel/agent/stream_accumulator.ts";
 import { computeCostUsd } from "../contract/cost.ts";
-import { Code, GrpcStatusError } from "../proto/grpc_adapter.ts";
+import { Code, GrpcStatusError } from "../proto/grpc_status.ts";
 import { Category } from "../proto/gen/pluggableharness/common/v1/types_pb.ts";
 import { AttrType } from "../proto/gen/pluggableharness/config/v1/types_pb.ts";
 import {

@@ -13,7 +13,7 @@ import {
   SessionRegistry,
   SqliteSessionStore,
 } from "../kernel/mod.ts";
-import { Code, GrpcStatusError } from "../proto/grpc_adapter.ts";
+import { Code, GrpcStatusError } from "../proto/grpc_status.ts";
 import { Category } from "../proto/gen/pluggableharness/common/v1/types_pb.ts";
 import { MemoryMutationEventSchema } from "../proto/gen/pluggableharness/event/v1/events_pb.ts";
 import { EventKind } from "../proto/gen/pluggableharness/kernel/v1/types_pb.ts";

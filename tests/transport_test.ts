@@ -4,7 +4,7 @@
  * isolated gateway.
  */
 import assert from "node:assert/strict";
-import { Code, GrpcStatusError } from "../proto/grpc_adapter.ts";
+import { Code, GrpcStatusError } from "../proto/grpc_status.ts";
 import { ToolService } from "../proto/gen/pluggableharness/tool/v1/service_pb.ts";
 import { Category } from "../proto/gen/pluggableharness/common/v1/types_pb.ts";
 import {

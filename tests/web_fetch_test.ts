@@ -13,7 +13,7 @@ import assert from "node:assert/strict";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { type Plugin, PluginHost } from "../kernel/mod.ts";
 import { parseManifest, readManifest } from "../plugins/sdk/mod.ts";
-import { Code, GrpcStatusError } from "../proto/grpc_adapter.ts";
+import { Code, GrpcStatusError } from "../proto/grpc_status.ts";
 import { Category } from "../proto/gen/pluggableharness/common/v1/types_pb.ts";
 import {
   type Schema,

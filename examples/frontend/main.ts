@@ -37,7 +37,7 @@ import {
   FrontendErrorSchema,
 } from "../../proto/gen/pluggableharness/frontend/v1/errors_pb.ts";
 import { type KernelClient, serve, service } from "../../plugins/sdk/mod.ts";
-import { Code, GrpcStatusError } from "../../proto/grpc_adapter.ts";
+import { Code, GrpcStatusError } from "../../proto/grpc_status.ts";
 import { Category } from "../../proto/gen/pluggableharness/common/v1/types_pb.ts";
 import { FrontendService } from "../../proto/gen/pluggableharness/frontend/v1/service_pb.ts";
 import { EventKind } from "../../proto/gen/pluggableharness/kernel/v1/types_pb.ts";

@@ -31,7 +31,7 @@ import type { RenderTree } from "../../proto/gen/pluggableharness/render/v1/type
 import type { DispatchHookRequest } from "../../proto/gen/pluggableharness/hook/v1/rpc_request_pb.ts";
 import type { DispatchHookResponse } from "../../proto/gen/pluggableharness/hook/v1/rpc_response_pb.ts";
 import type { HookSubscriberService } from "../../proto/gen/pluggableharness/hook/v1/service_pb.ts";
-import type { ServiceClient } from "../../proto/grpc_adapter.ts";
+import type { ServiceClient } from "../../proto/rpc.ts";
 import type { Plugin } from "../plugin/plugin.ts";
 import type { PluginIdentity } from "../../contract/plugin_identity.ts";
 import { ModelCallError, type ModelErrorCode } from "./errors.ts";

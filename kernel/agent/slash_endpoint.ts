@@ -22,7 +22,7 @@ import type { SlashCommandSpec } from "../../proto/gen/pluggableharness/slashcom
 import type { SlashCommandEvent } from "../../proto/gen/pluggableharness/slashcommand/v1/events_pb.ts";
 import type { RenderTree } from "../../proto/gen/pluggableharness/render/v1/types_pb.ts";
 import { Code, GrpcStatusError } from "../../proto/grpc_status.ts";
-import type { ServiceClient } from "../../proto/grpc_adapter.ts";
+import type { ServiceClient } from "../../proto/rpc.ts";
 import type { Plugin } from "../plugin/plugin.ts";
 import type { EndpointCallOptions, ToolEndpoint } from "./endpoints.ts";
 

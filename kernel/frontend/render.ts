@@ -31,7 +31,7 @@ import { ModelService } from "../../proto/gen/pluggableharness/model/v1/service_
 import { ToolService } from "../../proto/gen/pluggableharness/tool/v1/service_pb.ts";
 import type { ContextService } from "../../proto/gen/pluggableharness/context/v1/service_pb.ts";
 import type { MemoryService } from "../../proto/gen/pluggableharness/memory/v1/service_pb.ts";
-import type { ServiceClient } from "../../proto/grpc_adapter.ts";
+import type { ServiceClient } from "../../proto/rpc.ts";
 import { Code, GrpcStatusError } from "../../proto/grpc_status.ts";
 import type { Plugin } from "../plugin/plugin.ts";
 import { eventKindInfo } from "../state/event_kinds.ts";

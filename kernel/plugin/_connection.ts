@@ -9,7 +9,7 @@
 import type * as grpc from "@grpc/grpc-js";
 import type { Logger } from "@logtape/logtape";
 import { getLogger } from "@logtape/logtape";
-import type { BidiCall } from "../../proto/grpc_adapter.ts";
+import type { BidiCall } from "../../proto/rpc.ts";
 import {
   CALLBACK_BROKER_ID,
   CALLBACK_ON_DEMAND_SERVICE,

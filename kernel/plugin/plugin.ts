@@ -9,7 +9,7 @@
 import type * as grpc from "@grpc/grpc-js";
 import type { DescService } from "@bufbuild/protobuf";
 import { getLogger } from "@logtape/logtape";
-import type { ServiceClient } from "../../proto/grpc_adapter.ts";
+import type { ServiceClient } from "../../proto/rpc.ts";
 import { Code, GrpcStatusError } from "../../proto/grpc_status.ts";
 import { GRPCController } from "../../proto/gen/plugin/grpc_controller_pb.ts";
 import type { EffectivePermissions } from "../../contract/permissions.ts";

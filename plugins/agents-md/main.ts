@@ -24,7 +24,7 @@
  */
 import type { JsonObject, MessageInitShape } from "@bufbuild/protobuf";
 import { isAbsolute, resolve } from "node:path";
-import { Code, GrpcStatusError } from "../../proto/grpc_adapter.ts";
+import { Code, GrpcStatusError } from "../../proto/grpc_status.ts";
 import {
   type ContextSectionSchema,
   Stability,

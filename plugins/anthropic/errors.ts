@@ -25,7 +25,7 @@ import {
   ModelErrorCategory,
   type ModelErrorSchema,
 } from "../../proto/gen/pluggableharness/model/v1/errors_pb.ts";
-import { Code } from "../../proto/grpc_adapter.ts";
+import { Code } from "../../proto/grpc_status.ts";
 
 /** A classified failure (init shape of `model.v1.ModelError`). */
 export type ModelErrorInit = MessageInitShape<typeof ModelErrorSchema>;

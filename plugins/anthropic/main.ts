@@ -22,7 +22,7 @@
  *
  * @module
  */
-import { Code, GrpcStatusError } from "../../proto/grpc_adapter.ts";
+import { Code, GrpcStatusError } from "../../proto/grpc_status.ts";
 import { ModelService } from "../../proto/gen/pluggableharness/model/v1/service_pb.ts";
 import { ModelErrorCategory } from "../../proto/gen/pluggableharness/model/v1/errors_pb.ts";
 import {

@@ -58,7 +58,7 @@ import {
   ToolResultEventSchema,
 } from "../../proto/gen/pluggableharness/event/v1/events_pb.ts";
 import { Role } from "../../proto/gen/pluggableharness/content/v1/types_pb.ts";
-import { Code, GrpcStatusError } from "../../proto/grpc_adapter.ts";
+import { Code, GrpcStatusError } from "../../proto/grpc_status.ts";
 import {
   describeResponse,
   type KernelClient,

@@ -20,7 +20,7 @@
  * @module
  */
 import type { JsonObject } from "@bufbuild/protobuf";
-import { Code, GrpcStatusError } from "../../proto/grpc_adapter.ts";
+import { Code, GrpcStatusError } from "../../proto/grpc_status.ts";
 import { Stability } from "../../proto/gen/pluggableharness/content/v1/types_pb.ts";
 import { ContextService } from "../../proto/gen/pluggableharness/context/v1/service_pb.ts";
 import { SessionStatus } from "../../proto/gen/pluggableharness/session/v1/types_pb.ts";

@@ -13,7 +13,7 @@
  * @module
  */
 import { ToolErrorCategory } from "../../proto/gen/pluggableharness/tool/v1/errors_pb.ts";
-import { Code, GrpcStatusError } from "../../proto/grpc_adapter.ts";
+import { Code, GrpcStatusError } from "../../proto/grpc_status.ts";
 import { SchemaType } from "../../proto/gen/pluggableharness/schema/v1/types_pb.ts";
 import {
   RiskClass,

@@ -6,7 +6,7 @@
  */
 import type { JsonObject } from "@bufbuild/protobuf";
 import { resolve } from "node:path";
-import { Code, GrpcStatusError } from "../../proto/grpc_adapter.ts";
+import { Code, GrpcStatusError } from "../../proto/grpc_status.ts";
 
 /** The largest `max_timeout_s` a provider block may set. */
 export const TIMEOUT_CEILING_S = 3600;

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { EventBus, PluginHost, PluginStartError } from "../../kernel/mod.ts";
-import { Code, GrpcStatusError } from "../../proto/grpc_adapter.ts";
+import { Code, GrpcStatusError } from "../../proto/grpc_status.ts";
 import { Category } from "../../proto/gen/pluggableharness/common/v1/types_pb.ts";
 import {
   type Schema,

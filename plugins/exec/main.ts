@@ -31,7 +31,7 @@
  * @module
  */
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import { Code, GrpcStatusError } from "../../proto/grpc_adapter.ts";
+import { Code, GrpcStatusError } from "../../proto/grpc_status.ts";
 import type { InvokeResponseSchema } from "../../proto/gen/pluggableharness/tool/v1/rpc_response_pb.ts";
 import { ToolService } from "../../proto/gen/pluggableharness/tool/v1/service_pb.ts";
 import {

@@ -22,7 +22,7 @@
  */
 import type { JsonObject } from "@bufbuild/protobuf";
 import { extname, isAbsolute, relative, resolve } from "node:path";
-import { Code, GrpcStatusError } from "../../proto/grpc_adapter.ts";
+import { Code, GrpcStatusError } from "../../proto/grpc_status.ts";
 import { Stability } from "../../proto/gen/pluggableharness/content/v1/types_pb.ts";
 import { ContextService } from "../../proto/gen/pluggableharness/context/v1/service_pb.ts";
 import { HookSubscriberService } from "../../proto/gen/pluggableharness/hook/v1/service_pb.ts";

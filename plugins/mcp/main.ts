@@ -20,7 +20,7 @@
  */
 import type { JsonObject, MessageInitShape } from "@bufbuild/protobuf";
 import { isAbsolute, resolve } from "node:path";
-import { Code, GrpcStatusError } from "../../proto/grpc_adapter.ts";
+import { Code, GrpcStatusError } from "../../proto/grpc_status.ts";
 import { ToolErrorCategory } from "../../proto/gen/pluggableharness/tool/v1/errors_pb.ts";
 import type {
   GetSchemaResponseSchema,

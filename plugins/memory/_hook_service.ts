@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { Code, GrpcStatusError } from "../../proto/grpc_adapter.ts";
+import { Code, GrpcStatusError } from "../../proto/grpc_status.ts";
 import { HookSubscriberService } from "../../proto/gen/pluggableharness/hook/v1/service_pb.ts";
 import { HookMode } from "../../proto/gen/pluggableharness/hook/v1/types_pb.ts";
 import { SessionStatus } from "../../proto/gen/pluggableharness/session/v1/types_pb.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 import { fromBinary, type MessageInitShape } from "@bufbuild/protobuf";
-import { Code, GrpcStatusError } from "../../proto/grpc_adapter.ts";
+import { Code, GrpcStatusError } from "../../proto/grpc_status.ts";
 import { MemoryMutationEventSchema } from "../../proto/gen/pluggableharness/event/v1/events_pb.ts";
 import {
   type RenderTreeSchema,

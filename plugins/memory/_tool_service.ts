@@ -4,7 +4,7 @@
  * @module
  */
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import { Code, GrpcStatusError } from "../../proto/grpc_adapter.ts";
+import { Code, GrpcStatusError } from "../../proto/grpc_status.ts";
 import { Category } from "../../proto/gen/pluggableharness/common/v1/types_pb.ts";
 import { ToolErrorCategory } from "../../proto/gen/pluggableharness/tool/v1/errors_pb.ts";
 import type {

@@ -7,8 +7,8 @@
  */
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
-import type { Metadata } from "@grpc/grpc-js";
-import { Code, GrpcStatusError } from "../../proto/grpc_adapter.ts";
+import type { CallMetadata as Metadata } from "../../proto/rpc.ts";
+import { Code, GrpcStatusError } from "../../proto/grpc_status.ts";
 import type { ContentBlock } from "../../proto/gen/pluggableharness/content/v1/types_pb.ts";
 import {
   type MemoryRecordSchema,

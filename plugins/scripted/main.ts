@@ -28,7 +28,7 @@
  * @module
  */
 import type { JsonObject } from "@bufbuild/protobuf";
-import { Code, GrpcStatusError } from "../../proto/grpc_adapter.ts";
+import { Code, GrpcStatusError } from "../../proto/grpc_status.ts";
 import { ModelService } from "../../proto/gen/pluggableharness/model/v1/service_pb.ts";
 import { StopReason } from "../../proto/gen/pluggableharness/model/v1/types_pb.ts";
 import {

@@ -13,7 +13,7 @@ import {
 } from "@bufbuild/protobuf";
 import { configure, type LogRecord, reset } from "@logtape/logtape";
 import { PluginHost } from "../../kernel/mod.ts";
-import { Code, GrpcStatusError } from "../../proto/grpc_adapter.ts";
+import { Code, GrpcStatusError } from "../../proto/grpc_status.ts";
 import { Category } from "../../proto/gen/pluggableharness/common/v1/types_pb.ts";
 import { AttrType } from "../../proto/gen/pluggableharness/config/v1/types_pb.ts";
 import {

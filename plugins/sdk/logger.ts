@@ -8,7 +8,7 @@ import type { JsonObject } from "@bufbuild/protobuf";
 import { timestampNow } from "@bufbuild/protobuf/wkt";
 import { LogLevel } from "../../proto/gen/pluggableharness/log/v1/types_pb.ts";
 import type { KernelCallbackService } from "../../proto/gen/pluggableharness/kernel/v1/service_pb.ts";
-import type { ServiceClient } from "../../proto/grpc_adapter.ts";
+import type { ServiceClient } from "../../proto/rpc.ts";
 
 /** Options of one log call. */
 export interface LogOptions {

@@ -82,12 +82,12 @@ export {
   type PluginRuntime,
   readManifest,
 } from "../../contract/manifest.ts";
+export { Code, GrpcStatusError } from "../../proto/grpc_status.ts";
 export {
-  Code,
-  GrpcStatusError,
+  type CallMetadata,
   type HandlerContext,
   type ServiceImpl,
-} from "../../proto/grpc_adapter.ts";
+} from "../../proto/rpc.ts";
 export {
   confine,
   type ConfinedPath,

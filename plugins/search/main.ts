@@ -25,7 +25,7 @@
  * @module
  */
 import type { JsonObject, MessageInitShape } from "@bufbuild/protobuf";
-import { Code, GrpcStatusError } from "../../proto/grpc_adapter.ts";
+import { Code, GrpcStatusError } from "../../proto/grpc_status.ts";
 import {
   type SchemaSchema,
   SchemaType,

@@ -9,7 +9,7 @@ import { conforms, walkSchema } from "../../tests/_schema_assert.ts";
 import { fileURLToPath } from "node:url";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { PluginHost } from "../../kernel/mod.ts";
-import { Code, GrpcStatusError } from "../../proto/grpc_adapter.ts";
+import { Code, GrpcStatusError } from "../../proto/grpc_status.ts";
 import { Category } from "../../proto/gen/pluggableharness/common/v1/types_pb.ts";
 import { AttrType } from "../../proto/gen/pluggableharness/config/v1/types_pb.ts";
 import { ToolErrorCategory } from "../../proto/gen/pluggableharness/tool/v1/errors_pb.ts";

@@ -32,7 +32,7 @@ import {
   type MessageInitShape,
   toBinary,
 } from "@bufbuild/protobuf";
-import { Code, GrpcStatusError } from "../../proto/grpc_adapter.ts";
+import { Code, GrpcStatusError } from "../../proto/grpc_status.ts";
 import { Category } from "../../proto/gen/pluggableharness/common/v1/types_pb.ts";
 import { MemoryMutationEventSchema } from "../../proto/gen/pluggableharness/event/v1/events_pb.ts";
 import { EventKind } from "../../proto/gen/pluggableharness/kernel/v1/types_pb.ts";

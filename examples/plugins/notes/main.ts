@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { Code, GrpcStatusError } from "../../../proto/grpc_adapter.ts";
+import { Code, GrpcStatusError } from "../../../proto/grpc_status.ts";
 import { Category } from "../../../proto/gen/pluggableharness/common/v1/types_pb.ts";
 import { SchemaType } from "../../../proto/gen/pluggableharness/schema/v1/types_pb.ts";
 import {
