@@ -34,7 +34,6 @@ import {
   toBinary,
 } from "@bufbuild/protobuf";
 import {
-  type BidiCall,
   type CallOptions as RpcCallOptions,
   type HandlerContext as RpcHandlerContext,
   type Init,
