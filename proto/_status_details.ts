@@ -65,3 +65,26 @@ export function decodeStatusDetails(bytes: Uint8Array): StatusDetail[] {
   }
   return out;
 }
+
+/**
+ * Decodes a whole `google.rpc.Status`.
+ *
+ * @param bytes The binary message.
+ * @returns Its code, message and details.
+ * @throws {Error} When the bytes are not a protobuf message.
+ */
+export function decodeStatus(
+  bytes: Uint8Array,
+): { code: number; message: string; details: StatusDetail[] } {
+  const r = new BinaryReader(bytes);
+  let code = 0;
+  let message = "";
+  while (r.pos < r.len) {
+    const [field, type] = r.tag();
+    if (field === 1 && type === WireType.Varint) code = r.int32();
+    else if (field === 2 && type === WireType.LengthDelimited) {
+      message = r.string();
+    } else r.skip(type);
+  }
+  return { code, message, details: decodeStatusDetails(bytes) };
+}

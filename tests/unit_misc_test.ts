@@ -31,6 +31,7 @@ import "./provider_http_test.ts";
 import "./state_bus_overflow_test.ts";
 import "./state_corruption_test.ts";
 import "../cli/render/events_test.ts";
+import "../proto/frame_test.ts";
 import "../proto/gen_test.ts";
 import "../proto/handshake_test.ts";
 import "../tools/layering_test.ts";
