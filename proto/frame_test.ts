@@ -368,6 +368,7 @@ Deno.test("FrameConnection closes on a malformed frame with an error naming the 
         health({
           async *watch() {
             await new Promise(() => {});
+            yield { status: SERVING };
           },
         }),
       );
