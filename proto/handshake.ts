@@ -67,6 +67,18 @@ export const HANDSHAKE_ENV = {
   multiplexGrpc: "PLUGIN_MULTIPLEX_GRPC",
 } as const;
 
+/**
+ * The transports besides gRPC that the host offers its plugin
+ * (comma-separated; today only `frame`, the framed protocol of
+ * `proto/frame.ts`, on unix sockets). A plugin that knows one answers with
+ * its name as the handshake line's protocol field; every other plugin
+ * ignores the variable and answers `grpc`.
+ */
+export const TRANSPORTS_ENV = "PLUGGABLEHARNESS_TRANSPORTS";
+
+/** The protocols a handshake line may name. */
+export type HandshakeProtocol = "grpc" | "frame";
+
 /** A parsed handshake line. */
 export interface Handshake {
   /** Core protocol version (always 1). */
@@ -77,8 +89,11 @@ export interface Handshake {
   network: "unix" | "tcp";
   /** Socket path, or `127.0.0.1:PORT`. */
   address: string;
-  /** Always `grpc` here; netrpc is refused. */
-  protocol: "grpc";
+  /**
+   * `grpc`, or `frame` when the host offered it and the network is
+   * `unix`; netrpc is refused.
+   */
+  protocol: HandshakeProtocol;
   /** Base64 DER server certificate, when the plugin enabled TLS. */
   serverCert?: string;
 }
@@ -111,16 +126,19 @@ function quote(s: string, max = 120): string {
 
 /**
  * Parses a go-plugin handshake line strictly, the way a go-plugin host does:
- * `CORE|APP|NETWORK|ADDR|grpc[|CERT]`.
+ * `CORE|APP|NETWORK|ADDR|grpc[|CERT]` (or `frame` in the fifth field, when
+ * `protocols` allows it, on a unix socket).
  *
  * @param line The first stdout line of the plugin (newline optional).
  * @param appVersions Application protocol versions this host accepts.
+ * @param protocols The protocols this host offered.
  * @returns The parsed handshake.
  * @throws {HandshakeError} If any field is missing or not acceptable.
  */
 export function parseHandshakeLine(
   line: string,
   appVersions: readonly number[] = [APP_PROTOCOL_VERSION],
+  protocols: readonly HandshakeProtocol[] = ["grpc"],
 ): Handshake {
   const parts = line.trim().split("|");
   if (parts.length < 4) {
@@ -177,10 +195,18 @@ export function parseHandshakeLine(
     );
   }
   const proto = protocol === undefined || protocol === "" ? "netrpc" : protocol;
-  if (proto !== "grpc") {
+  if (!(protocols as readonly string[]).includes(proto)) {
     throw new HandshakeError(
       "handshake_protocol",
-      `unsupported plugin protocol ${quote(proto)}: only "grpc" is allowed`,
+      `unsupported plugin protocol ${quote(proto)}: only ${
+        protocols.map((p) => `"${p}"`).join(" or ")
+      } is allowed`,
+    );
+  }
+  if (proto === "frame" && network !== "unix") {
+    throw new HandshakeError(
+      "handshake_protocol",
+      `the "frame" protocol needs a unix socket, not ${quote(network)}`,
     );
   }
   // go-plugin treats field 6 as a certificate only when it is longer than 50.
@@ -195,7 +221,7 @@ export function parseHandshakeLine(
     appVersion: Number(app),
     network,
     address,
-    protocol: "grpc",
+    protocol: proto as HandshakeProtocol,
   };
 }
 
@@ -207,9 +233,13 @@ export function parseHandshakeLine(
  * @returns The line without its trailing newline.
  */
 export function formatHandshakeLine(
-  hs: Pick<Handshake, "appVersion" | "network" | "address">,
+  hs:
+    & Pick<Handshake, "appVersion" | "network" | "address">
+    & Partial<Pick<Handshake, "protocol">>,
 ): string {
-  return `${CORE_PROTOCOL_VERSION}|${hs.appVersion}|${hs.network}|${hs.address}|grpc|`;
+  return `${CORE_PROTOCOL_VERSION}|${hs.appVersion}|${hs.network}|${hs.address}|${
+    hs.protocol ?? "grpc"
+  }|`;
 }
 
 /**

@@ -117,3 +117,41 @@ Deno.test("negotiateAppVersion() picks the highest common version, else the lowe
   assert.equal(negotiateAppVersion("5", [1, 2]), 1);
   assert.equal(negotiateAppVersion(undefined, [2, 3]), 2);
 });
+
+Deno.test("parseHandshakeLine() accepts frame as the fifth field only when offered, and only on a unix socket", () => {
+  const line = "1|1|unix|/tmp/p|frame|";
+  assert.equal(
+    parseHandshakeLine(line, [1], ["grpc", "frame"]).protocol,
+    "frame",
+  );
+  assert.equal(
+    parseHandshakeLine("1|1|unix|/tmp/p|grpc|", [1], ["grpc", "frame"])
+      .protocol,
+    "grpc",
+  );
+  assert.throws(
+    () => parseHandshakeLine(line),
+    (err: unknown) =>
+      err instanceof HandshakeError && err.code === "handshake_protocol" &&
+      /unsupported plugin protocol "frame": only "grpc"/.test(err.message),
+  );
+  assert.throws(
+    () =>
+      parseHandshakeLine("1|1|tcp|127.0.0.1:1|frame|", [1], ["grpc", "frame"]),
+    (err: unknown) =>
+      err instanceof HandshakeError && err.code === "handshake_protocol" &&
+      /needs a unix socket/.test(err.message),
+  );
+});
+
+Deno.test("formatHandshakeLine() names the protocol a plugin chose", () => {
+  assert.equal(
+    formatHandshakeLine({
+      appVersion: 1,
+      network: "unix",
+      address: "/tmp/x",
+      protocol: "frame",
+    }),
+    "1|1|unix|/tmp/x|frame|",
+  );
+});

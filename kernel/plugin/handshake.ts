@@ -26,6 +26,11 @@ export interface AwaitHandshakeOptions {
   exited: Promise<ExitInfo>;
   /** Receives every stdout chunk after the handshake line. */
   afterHandshake: (chunk: Uint8Array) => void;
+  /**
+   * The host offered the framed transport (`frame` in the line is
+   * accepted). @default {false}
+   */
+  frame?: boolean;
 }
 
 /**
@@ -89,7 +94,7 @@ export async function awaitHandshake(
       }`,
     );
   }
-  return acceptHandshakeLine(first.line);
+  return acceptHandshakeLine(first.line, options.frame ?? false);
 }
 
 /**
@@ -97,13 +102,18 @@ export async function awaitHandshake(
  * speaks.
  *
  * @param line The plugin's first stdout line.
+ * @param frame The host offered the framed transport.
  * @returns The accepted handshake.
  * @throws {StartFailure} `plugin_version_mismatch` for another application
  * protocol version, `plugin_handshake_invalid` for anything else refused.
  */
-export function acceptHandshakeLine(line: string): Handshake {
+export function acceptHandshakeLine(line: string, frame = false): Handshake {
   try {
-    return parseHandshakeLine(line, [APP_PROTOCOL_VERSION]);
+    return parseHandshakeLine(
+      line,
+      [APP_PROTOCOL_VERSION],
+      frame ? ["grpc", "frame"] : ["grpc"],
+    );
   } catch (err) {
     const code =
       err instanceof HandshakeError && err.code === "handshake_app_version"
