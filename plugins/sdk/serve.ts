@@ -3,15 +3,9 @@
  *
  * @module
  */
-import * as grpc from "@grpc/grpc-js";
 import type { DescService, MessageInitShape } from "@bufbuild/protobuf";
-import {
-  addService,
-  createClient,
-  dial,
-  type ServiceClient,
-  type ServiceImpl,
-} from "../../proto/grpc_adapter.ts";
+import type { ServiceClient, ServiceImpl } from "../../proto/rpc.ts";
+import type { FrameConnection } from "../../proto/frame.ts";
 import {
   CALLBACK_BROKER_ID,
   CALLBACK_ON_DEMAND_SERVICE,
@@ -23,6 +17,7 @@ import {
   MAGIC_COOKIE_VALUE,
   negotiateAppVersion,
   PLUGIN_SOCKET_NAME,
+  TRANSPORTS_ENV,
 } from "../../proto/handshake.ts";
 import {
   type ConnInfo,
@@ -162,50 +157,46 @@ function fail(message: string): never {
   Deno.exit(1);
 }
 
-function bindServer(server: grpc.Server, target: string): Promise<number> {
-  return new Promise((resolve, reject) =>
-    server.bindAsync(
-      target,
-      grpc.ServerCredentials.createInsecure(),
-      (err, port) => err ? reject(err) : resolve(port),
-    )
-  );
+/** Where the plugin listens. */
+interface Listening {
+  network: "unix" | "tcp";
+  address: string;
+  /** The host's framed connection, when the host took the framed transport. */
+  frame?: Promise<FrameConnection>;
 }
 
-async function listen(
-  server: grpc.Server,
-): Promise<{ network: "unix" | "tcp"; address: string }> {
+/** A unix socket path in the socket directory, or none (Windows). */
+function socketPath(dir: string): string | undefined {
+  if (Deno.build.os === "windows") return undefined;
+  // In a private socket directory the name is fixed, so that the kernel
+  // can grant exactly this socket; in a shared one it is random.
+  const path = `${dir}/${PLUGIN_SOCKET_NAME}`;
+  try {
+    Deno.lstatSync(path);
+    return `${dir}/plugin${crypto.getRandomValues(new Uint32Array(1))[0]}`;
+  } catch {
+    return path; // free: use the fixed name
+  }
+}
+
+async function listen(bindings: readonly ServiceBinding[]): Promise<Listening> {
   const dir = env(HANDSHAKE_ENV.unixSocketDir) ?? env("TMPDIR") ?? "/tmp";
-  if (Deno.build.os !== "windows") {
-    // In a private socket directory the name is fixed, so that the kernel
-    // can grant exactly this socket; in a shared one it is random.
-    let path = `${dir}/${PLUGIN_SOCKET_NAME}`;
-    try {
-      Deno.lstatSync(path);
-      path = `${dir}/plugin${crypto.getRandomValues(new Uint32Array(1))[0]}`;
-    } catch {
-      // free: use the fixed name
-    }
-    try {
-      await bindServer(server, `unix:${path}`);
-      return { network: "unix", address: path };
-    } catch {
-      // fall through to TCP on loopback
-    }
+  const path = socketPath(dir);
+  const offered = (env(TRANSPORTS_ENV) ?? "").split(",").map((t) => t.trim());
+  if (path !== undefined && offered.includes("frame")) {
+    // The framed transport: no grpc-js in this process at all.
+    const { serveFrame } = await import("./_serve_frame.ts");
+    const frame = serveFrame(bindings, path);
+    if (frame) return { network: "unix", address: path, frame: frame.host };
   }
   const min = Number(env(HANDSHAKE_ENV.minPort) ?? 0);
   const max = Number(env(HANDSHAKE_ENV.maxPort) ?? 0);
   if (min > max) {
     fail(`plugin: PLUGIN_MIN_PORT ${min} is above PLUGIN_MAX_PORT ${max}\n`);
   }
-  for (let port = min; port <= max; port++) {
-    try {
-      const bound = await bindServer(server, `127.0.0.1:${port}`);
-      return { network: "tcp", address: `127.0.0.1:${bound}` };
-    } catch {
-      // try the next port
-    }
-  }
+  const { serveGrpc } = await import("./_serve_grpc.ts");
+  const bound = await serveGrpc(bindings, path, { min, max });
+  if (bound) return bound;
   fail(
     `plugin: cannot listen on a unix socket in "${dir}" or on 127.0.0.1 ports ${min}-${max}\n`,
   );
@@ -271,14 +262,21 @@ export async function serve(options: ServeOptions): Promise<PluginServer> {
     send({ serviceId: CALLBACK_BROKER_ID, knock: { knock: true } });
   };
 
+  // Resolves once the plugin listens: with the host's framed connection
+  // when the host took the framed transport (the kernel serves the
+  // callback service on it), else with nothing (gRPC, broker ID 1).
+  const listening = Promise.withResolvers<
+    Promise<FrameConnection> | undefined
+  >();
   const context: PluginContext = {
     kernel: () =>
       kernelClient ??= (async () => {
         let timer: ReturnType<typeof setTimeout> | undefined;
         try {
-          void knock();
-          const info = await Promise.race([
-            callbackAnnounced.promise,
+          const frame = await listening.promise;
+          if (!frame) void knock();
+          const ready = await Promise.race([
+            frame ?? callbackAnnounced.promise,
             new Promise<never>((_, reject) => {
               timer = setTimeout(
                 () =>
@@ -291,10 +289,7 @@ export async function serve(options: ServeOptions): Promise<PluginServer> {
               );
             }),
           ]);
-          return await createKernelClient(
-            info.network === "tcp" ? "tcp" : "unix",
-            info.address,
-          );
+          return await createKernelClient(ready);
         } catch (err) {
           kernelClient = undefined; // let a later call try again
           throw err;
@@ -342,11 +337,8 @@ export async function serve(options: ServeOptions): Promise<PluginServer> {
     }
   };
 
-  const server = new grpc.Server({
-    "grpc.max_receive_message_length": 256 * 1024 * 1024,
-    "grpc.max_send_message_length": 256 * 1024 * 1024,
-  });
-  addService(server, Health, {
+  const bindings: ServiceBinding[] = [];
+  bindings.push(service(Health, {
     check: (req) => {
       if (req.service === "" || req.service === HEALTH_SERVICE_NAME) {
         return { status: HealthCheckResponse_ServingStatus.SERVING };
@@ -367,8 +359,8 @@ export async function serve(options: ServeOptions): Promise<PluginServer> {
         ctx.signal.addEventListener("abort", r, { once: true })
       );
     },
-  });
-  addService(server, GRPCBroker, {
+  }));
+  bindings.push(service(GRPCBroker, {
     async *startStream(reqs) {
       // The host is connected (it opens the broker right after dialing):
       // unlink our socket now, so that nothing is left behind even if this
@@ -410,23 +402,21 @@ export async function serve(options: ServeOptions): Promise<PluginServer> {
         wake = undefined;
       }
     },
-  });
-  addService(server, GRPCController, {
+  }));
+  bindings.push(service(GRPCController, {
     shutdown: async () => {
       // Exit before replying: the host ignores the error, and Deno's HTTP/2
       // server never sees the host's GOAWAY on a busy connection.
       await exit(0);
       return {};
     },
-  });
-  addService(server, GRPCStdio, {
+  }));
+  bindings.push(service(GRPCStdio, {
     // Deno plugins do not capture their own stdio; end the stream at once,
     // which go-plugin hosts accept as "mirroring off".
     async *streamStdio() {},
-  });
-  for (const b of options.services(context)) {
-    addService(server, b.service, b.impl as ServiceImpl<DescService>);
-  }
+  }));
+  bindings.push(...options.services(context));
 
   // Orphan guard: if the host dies before (or without) closing the broker
   // stream, this process is re-parented; exit instead of lingering.
@@ -436,10 +426,16 @@ export async function serve(options: ServeOptions): Promise<PluginServer> {
   }, 500);
   Deno.unrefTimer(watchdog);
 
-  const { network, address } = await listen(server);
+  const { network, address, frame } = await listen(bindings);
+  listening.resolve(frame);
   if (network === "unix") socketPath = address;
   const line = new TextEncoder().encode(
-    formatHandshakeLine({ appVersion, network, address }) + "\n",
+    formatHandshakeLine({
+      appVersion,
+      network,
+      address,
+      protocol: frame ? "frame" : "grpc",
+    }) + "\n",
   );
   let written = 0;
   while (written < line.length) {
@@ -449,13 +445,18 @@ export async function serve(options: ServeOptions): Promise<PluginServer> {
 }
 
 async function createKernelClient(
-  network: "unix" | "tcp",
-  address: string,
+  via: FrameConnection | ConnInfo,
 ): Promise<KernelClient> {
   // Loaded on first use: the kernel service's descriptors pull in every
   // package, which need not delay the handshake.
   const { KernelCallbackService } = await import(
     "../../proto/gen/pluggableharness/kernel/v1/service_pb.ts"
   );
-  return createClient(KernelCallbackService, dial(network, address));
+  if (!("serviceId" in via)) return via.client(KernelCallbackService);
+  const { grpcKernelClient } = await import("./_serve_grpc.ts");
+  return grpcKernelClient(
+    KernelCallbackService,
+    via.network === "tcp" ? "tcp" : "unix",
+    via.address,
+  );
 }
