@@ -267,6 +267,7 @@ Deno.test("a plugin's callback channel (and the gateway behind it) opens at its 
       env: { PATH },
       callbackHost: counting,
       runtimeDir: root,
+      frame: false, // the gateway serves gRPC plugins only
     });
     const echo = await launchEcho(host);
     assert.deepEqual(await invoke(echo, "echo", { text: "hi" }), {
@@ -295,6 +296,7 @@ Deno.test("the callback gateway is restarted after it dies, and plugins reconnec
       env: { PATH },
       callbackHost: callbacks,
       runtimeDir: root,
+      frame: false, // the gateway serves gRPC plugins only
     });
     const echo = await launchEcho(host);
     assert.deepEqual(await invoke(echo, "tokens", { text: "abcd" }), {

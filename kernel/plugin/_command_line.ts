@@ -16,6 +16,7 @@ import {
   MAGIC_COOKIE_KEY,
   MAGIC_COOKIE_VALUE,
   PLUGIN_SOCKET_NAME,
+  TRANSPORTS_ENV,
 } from "../../proto/handshake.ts";
 import type { PluginRuntime } from "../../contract/manifest.ts";
 import {
@@ -45,6 +46,7 @@ export const SDK_ENV_NAMES: readonly string[] = [
   MAGIC_COOKIE_KEY,
   ...Object.values(HANDSHAKE_ENV),
   LOG_LEVEL_ENV,
+  TRANSPORTS_ENV,
   "TMPDIR",
   "OTEL_RESOURCE_ATTRIBUTES",
   ...GRPC_JS_ENV,
@@ -60,6 +62,11 @@ export interface PluginTransport {
   dir: string;
   /** The callback endpoint's address (a socket path, or `host:port`). */
   callbackAddress: string;
+  /**
+   * Offer the framed transport (`PLUGGABLEHARNESS_TRANSPORTS=frame`; unix
+   * sockets only). @default {false}
+   */
+  frame?: boolean;
 }
 
 /** The `PATH` a plugin gets when the kernel's environment has none. */
@@ -133,6 +140,7 @@ export function pluginEnv(
   if (!tcp) {
     env[HANDSHAKE_ENV.unixSocketDir] = dir;
     env.TMPDIR = dir;
+    if (options.transport.frame) env[TRANSPORTS_ENV] = "frame";
   }
   for (const v of options.effective.env) {
     if (v.endsWith("*")) continue;

@@ -6,7 +6,6 @@
  *
  * @module
  */
-import type * as grpc from "@grpc/grpc-js";
 import type { Logger } from "@logtape/logtape";
 import { getLogger } from "@logtape/logtape";
 import type { BidiCall } from "../../proto/rpc.ts";
@@ -28,7 +27,7 @@ import {
 } from "../../proto/gen/grpc/health/v1/health_pb.ts";
 import type { CallbackEndpoint } from "../callback/host.ts";
 import { describeExit, type ExitInfo } from "./errors.ts";
-import type { GrpcAdapter } from "./_grpc.ts";
+import type { PluginChannel } from "./_channel.ts";
 import { StartFailure } from "./_start_failure.ts";
 
 /** Interval at which the callback ConnInfo is re-announced. */
@@ -50,7 +49,6 @@ export interface HealthResult {
  * Checks the plugin's health within the time left of its start and, in
  * the same round trip, whether it asks for its callback channel itself.
  *
- * @param grpc The gRPC adapter.
  * @param channel The connection to the plugin.
  * @param hs Its handshake (named in the error).
  * @param exited Resolves when the plugin has exited.
@@ -60,13 +58,12 @@ export interface HealthResult {
  * SERVING in time or exits.
  */
 export async function checkHealth(
-  grpc: GrpcAdapter,
-  channel: grpc.Client,
+  channel: PluginChannel,
   hs: Handshake,
   exited: Promise<ExitInfo>,
   timeoutMs: number,
 ): Promise<HealthResult> {
-  const health = grpc.createClient(Health, channel);
+  const health = channel.client(Health);
   // Any answer but SERVING (go-plugin's health server: NOT_FOUND) means
   // the plugin waits for the announcement, as go-plugin peers do.
   const onDemand = health.check({ service: CALLBACK_ON_DEMAND_SERVICE }, {
@@ -114,26 +111,26 @@ export interface CallbackAnnouncer {
  * at once, or with `onDemand` when the plugin first knocks for broker ID
  * 1 on the stream (a plugin that never calls back never gets one).
  *
- * @param grpc The gRPC adapter.
  * @param channel The connection to the plugin.
  * @param open Opens the plugin's callback endpoint (once; later calls
- * return the same endpoint).
+ * return the same endpoint); `undefined` when the kernel serves the
+ * callback service on the channel itself (the framed transport), so that
+ * nothing is announced.
  * @param onDemand Open it at the plugin's knock, not at once.
  * @param exited Resolves when the plugin has exited.
  * @param name The plugin's name (for the log).
  * @returns A handle that stops the announcements.
  */
 export function announceCallbacks(
-  grpc: GrpcAdapter,
-  channel: grpc.Client,
-  open: () => Promise<CallbackEndpoint>,
+  channel: PluginChannel,
+  open: (() => Promise<CallbackEndpoint>) | undefined,
   onDemand: boolean,
   exited: Promise<ExitInfo>,
   name: string,
 ): CallbackAnnouncer {
   let stopped = false;
-  const broker: BidiCall<typeof ConnInfoSchema, typeof ConnInfoSchema> = grpc
-    .createClient(GRPCBroker, channel).startStream();
+  const broker: BidiCall<typeof ConnInfoSchema, typeof ConnInfoSchema> = channel
+    .client(GRPCBroker).startStream();
   const knocked = Promise.withResolvers<void>();
   void (async () => {
     try {
@@ -148,6 +145,14 @@ export function announceCallbacks(
     }
   })();
   let reannounce: ReturnType<typeof setInterval> | undefined;
+  const stop = {
+    stop() {
+      stopped = true;
+      clearInterval(reannounce);
+      broker.cancel();
+    },
+  };
+  if (!open) return stop;
   const endpoint = onDemand ? knocked.promise.then(open) : open();
   endpoint.then((ep) => {
     if (stopped) return;
@@ -167,32 +172,24 @@ export function announceCallbacks(
       "Cannot serve the callback channel of plugin {plugin}: {error}",
       { plugin: name, error: (err as Error).message },
     ));
-  return {
-    stop() {
-      stopped = true;
-      clearInterval(reannounce);
-      broker.cancel();
-    },
-  };
+  return stop;
 }
 
 /**
  * Drains go-plugin's stdio stream into the plugin's log when the plugin
  * offers it (a Go plugin needs this); ends quietly otherwise.
  *
- * @param grpc The gRPC adapter.
  * @param channel The connection to the plugin.
  * @param pluginLog The plugin's logger.
  */
 export function relayStdio(
-  grpc: GrpcAdapter,
-  channel: grpc.Client,
+  channel: PluginChannel,
   pluginLog: Logger,
 ): void {
   void (async () => {
     try {
       for await (
-        const d of grpc.createClient(GRPCStdio, channel).streamStdio({})
+        const d of channel.client(GRPCStdio).streamStdio({})
       ) {
         const text = new TextDecoder().decode(d.data);
         pluginLog.debug("{message}", {

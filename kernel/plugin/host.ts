@@ -68,6 +68,8 @@ import {
 import { DEFAULT_PLUGIN_PATH, pluginCommand } from "./_command_line.ts";
 import { announceCallbacks, checkHealth, relayStdio } from "./_connection.ts";
 import { loadGrpcAdapter } from "./_grpc.ts";
+import { connectPlugin, type PluginChannel } from "./_channel.ts";
+import { KernelCallbackService } from "../../proto/gen/pluggableharness/kernel/v1/service_pb.ts";
 import { awaitHandshake } from "./handshake.ts";
 import { watchOutput } from "./_output.ts";
 import { Plugin } from "./plugin.ts";
@@ -248,6 +250,15 @@ export interface PluginHostOptions {
    */
   onWarning?: (message: string) => void;
   /**
+   * Offer plugins the framed transport (`proto/frame.ts`) on unix sockets:
+   * a plugin built on our SDK takes it, and its callbacks are served on the
+   * same connection (no callback gateway); any other plugin answers
+   * `grpc`. `AGENT_PLUGIN_FRAME=off` in {@linkcode PluginHostOptions.env}
+   * turns it off as well.
+   * @default {true}
+   */
+  frame?: boolean;
+  /**
    * The bundle cache of first-party plugins: a spec with `bundle` runs
    * from its verified bundle, or from its module graph while its bundle is
    * built after the launch ({@linkcode PluginHost.close} waits for the
@@ -269,6 +280,8 @@ const DEFAULT_LAUNCHER: ProcessLauncher = new DenoCommandLauncher();
 
 /** A plugin's callback endpoint, opened on first use. */
 interface CallbackChannel {
+  /** The handlers, bound to the plugin's identity. */
+  impl: CallbackImpl;
   open(): Promise<CallbackEndpoint>;
   close(): Promise<void>;
 }
@@ -305,6 +318,7 @@ export class PluginHost implements AsyncDisposable {
   #ownsCallbackHost = false;
   #warned = false;
   #builds = new Map<string, Promise<void>>();
+  #needsGrpc = false;
   #onUnload = () => this.killAllNow();
 
   /**
@@ -368,14 +382,18 @@ export class PluginHost implements AsyncDisposable {
    */
   async launch(spec: PluginSpec, options: LaunchOptions = {}): Promise<Plugin> {
     this.#preSpawn++;
+    if (!this.#offersFrame(options, this.#options.env ?? Deno.env.toObject())) {
+      this.#needsGrpc = true;
+    }
     let pending = true;
     const spawned = () => {
       if (!pending) return;
       pending = false;
       if (--this.#preSpawn > 0) return;
       // Every launch in flight has its process booting (~100 ms): load the
-      // gRPC stack meanwhile, not before a spawn (which it would delay).
-      void loadGrpcAdapter().catch(() => {});
+      // gRPC stack meanwhile, not before a spawn (which it would delay),
+      // when a plugin is not offered the framed transport.
+      if (this.#needsGrpc) void loadGrpcAdapter().catch(() => {});
       this.#options.onSpawn?.();
     };
     try {
@@ -423,6 +441,12 @@ export class PluginHost implements AsyncDisposable {
     }
     if (!bundled) this.#buildBundle(spec);
     return plugin;
+  }
+
+  /** Whether a launch offers the framed transport. */
+  #offersFrame(options: LaunchOptions, env: Record<string, string>): boolean {
+    return this.#options.frame !== false && !options.tcp &&
+      env.AGENT_PLUGIN_FRAME !== "off" && Deno.build.os !== "windows";
   }
 
   /** Prepares, spawns and connects one plugin, in or out of the sandbox. */
@@ -645,7 +669,13 @@ export class PluginHost implements AsyncDisposable {
       effective,
       kernelEnv: target.kernelEnv,
       cwd: target.cwd,
-      transport: { tcp, port, dir, callbackAddress },
+      transport: {
+        tcp,
+        port,
+        dir,
+        callbackAddress,
+        frame: this.#offersFrame(options, target.kernelEnv),
+      },
       hidden,
       ...this.#logLevel(),
     });
@@ -765,7 +795,7 @@ export class PluginHost implements AsyncDisposable {
     const close = async (): Promise<void> => {
       await endpointReady?.then((e) => e.close(), () => {});
     };
-    return { open, close };
+    return { impl, open, close };
   }
 
   /** Starts the process through the launcher. */
@@ -819,19 +849,29 @@ export class PluginHost implements AsyncDisposable {
         timeoutMs: target.startTimeoutMs,
         exited,
         afterHandshake: (chunk) => output.stdout.push(chunk),
+        frame: this.#offersFrame(options, target.kernelEnv),
         ...(options.signal ? { signal: options.signal } : {}),
       });
-      // 5. Connect and check health within the remaining start time. The
-      // gRPC library loads here, while the plugin started, not before.
-      const grpc = await loadGrpcAdapter();
-      const channel = grpc.dial(hs.network, hs.address);
+      // 5. Connect and check health within the remaining start time.
+      let channel: PluginChannel;
+      try {
+        channel = await connectPlugin(hs);
+      } catch (err) {
+        throw new StartFailure(
+          "plugin_health_failed",
+          `cannot connect to ${hs.network}:${hs.address}: ${
+            err instanceof Error ? err.message : err
+          }`,
+          { cause: err },
+        );
+      }
       const remaining = Math.max(
         1,
         target.startTimeoutMs - (Date.now() - started),
       );
       try {
-        const health = await checkHealth(grpc, channel, hs, exited, remaining);
-        connected = { grpc, channel, hs, health };
+        const health = await checkHealth(channel, hs, exited, remaining);
+        connected = { channel, hs, health };
       } catch (err) {
         channel.close();
         throw err;
@@ -849,23 +889,25 @@ export class PluginHost implements AsyncDisposable {
         err.cause,
       );
     }
-    const { grpc, channel, hs, health } = connected;
+    const { channel, hs, health } = connected;
+    // Over the framed transport the kernel serves the plugin's callbacks
+    // on the same connection: no endpoint, no gateway, no announcement.
+    channel.frame?.serve(KernelCallbackService, prepared.callbacks.impl);
     // 6. Broker stream and the callback channel on broker ID 1: opened now,
     // or at the plugin's knock when it asks for it itself. A frontend
     // drives sessions through it at once: opened now, so that the gateway
     // starts while it loads, not after its first callback.
     const announcer = announceCallbacks(
-      grpc,
       channel,
-      prepared.callbacks.open,
+      channel.frame ? undefined : prepared.callbacks.open,
       health.callbacksOnDemand && prepared.identity.category !== "frontend",
       exited,
       target.name,
     );
     // 7. Stdio: drain it when the plugin offers it (a Go plugin needs this).
-    relayStdio(grpc, channel, output.log);
+    // (Our SDK, the only framed peer, captures none.)
+    if (!channel.frame) relayStdio(channel, output.log);
     const plugin = new Plugin({
-      grpc,
       identity: prepared.identity,
       process: child,
       channel,

@@ -6,7 +6,6 @@
  *
  * @module
  */
-import type * as grpc from "@grpc/grpc-js";
 import type { DescService } from "@bufbuild/protobuf";
 import { getLogger } from "@logtape/logtape";
 import type { ServiceClient } from "../../proto/rpc.ts";
@@ -17,7 +16,7 @@ import type { PluginIdentity } from "../../contract/plugin_identity.ts";
 import type { LaunchedProcess } from "../process/launcher.ts";
 import type { TailBuffer } from "../process/_process_output.ts";
 import { describeExit, type ExitInfo, PluginCrashedError } from "./errors.ts";
-import type { GrpcAdapter } from "./_grpc.ts";
+import type { PluginChannel } from "./_channel.ts";
 
 const log = getLogger(["ph-agent", "kernel", "plugin-host"]);
 
@@ -38,9 +37,10 @@ export class Plugin {
   readonly path: string;
   /** Resolves when the process has exited, for any reason. */
   readonly exited: Promise<ExitInfo>;
+  /** The transport its handshake chose: `grpc`, or `frame` (our SDK). */
+  readonly transport: "grpc" | "frame";
 
-  #channel: grpc.Client;
-  #grpc: GrpcAdapter;
+  #channel: PluginChannel;
   #process: LaunchedProcess;
   #stderr: TailBuffer;
   #exit: ExitInfo | undefined;
@@ -54,8 +54,7 @@ export class Plugin {
   constructor(init: {
     identity: PluginIdentity;
     process: LaunchedProcess;
-    channel: grpc.Client;
-    grpc: GrpcAdapter;
+    channel: PluginChannel;
     stderr: TailBuffer;
     exited: Promise<ExitInfo>;
     protocolVersion: number;
@@ -71,7 +70,7 @@ export class Plugin {
     this.path = init.path;
     this.#process = init.process;
     this.#channel = init.channel;
-    this.#grpc = init.grpc;
+    this.transport = init.channel.protocol;
     this.#stderr = init.stderr;
     this.#cleanup = init.cleanup;
     this.#shutdownTimeoutMs = init.shutdownTimeoutMs;
@@ -172,7 +171,7 @@ export class Plugin {
    * @returns The client.
    */
   client<S extends DescService>(service: S): ServiceClient<S> {
-    const raw = this.#grpc.createClient(service, this.#channel) as Record<
+    const raw = this.#channel.client(service) as Record<
       string,
       unknown
     >;
@@ -226,10 +225,7 @@ export class Plugin {
     this.#closing = true;
     const deadline = Date.now() + this.#shutdownTimeoutMs;
     if (this.#exit === undefined) {
-      const controller = this.#grpc.createClient(
-        GRPCController,
-        this.#channel,
-      );
+      const controller = this.#channel.client(GRPCController);
       const shutdown = controller.shutdown({}, {
         timeoutMs: Math.min(2000, this.#shutdownTimeoutMs),
       }).catch(() => {});
