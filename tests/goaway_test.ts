@@ -101,6 +101,7 @@ Deno.test("a plugin closing a busy callback connection cannot take the kernel do
     env: { PATH },
     callbackHost: callbacks,
     runtimeDir: root,
+    frame: false, // the gateway (and HTTP/2) serve gRPC plugins only
   });
   // Every step is bounded: a step that never ends fails the test, naming
   // itself, instead of holding the whole suite.

@@ -38,7 +38,10 @@ Deno.test("a kernel loaded from a remote URL launches a builtin plugin with --ca
     // The plugin's own modules came from the remote origin, not the checkout.
     assert.ok(served.includes("/plugins/echo/main.ts"));
     assert.ok(served.includes("/plugins/sdk/serve.ts"));
-    assert.ok(served.includes("/kernel/callback/_gateway_main.ts"));
+    // The plugin took the framed transport (its module came from the
+    // remote origin too), so its callback needed no gateway process.
+    assert.ok(served.includes("/proto/frame.ts"));
+    assert.ok(!served.includes("/kernel/callback/_gateway_main.ts"));
   } finally {
     await Deno.remove(cwd, { recursive: true });
   }
