@@ -132,7 +132,7 @@ Deno.test("a netrpc plugin is refused", async () => {
   await expectStartError(
     'echo "1|1|unix|/tmp/nowhere|netrpc|"; sleep 30',
     "plugin_handshake_invalid",
-    /unsupported plugin protocol "netrpc": only "grpc" is allowed/,
+    /unsupported plugin protocol "netrpc": only "grpc" or "frame" is allowed/,
   );
 });
 
