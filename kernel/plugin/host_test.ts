@@ -425,6 +425,7 @@ Deno.test("a Deno plugin's command line has no -A, exactly the granted flags, an
         "PATH",
         "PLUGGABLEHARNESS_AGENT_PLUGIN",
         "PLUGGABLEHARNESS_LOG_LEVEL",
+        "PLUGGABLEHARNESS_TRANSPORTS",
         "PLUGIN_MAX_PORT",
         "PLUGIN_MIN_PORT",
         "PLUGIN_PROTOCOL_VERSIONS",
@@ -437,5 +438,7 @@ Deno.test("a Deno plugin's command line has no -A, exactly the granted flags, an
     // The kernel's Log floor (default handlers, default telemetry: info).
     assert.equal(command.env.PLUGGABLEHARNESS_LOG_LEVEL, "info");
     assert.equal(command.env.PLUGIN_UNIX_SOCKET_DIR, sockets);
+    // The framed transport is offered on unix sockets.
+    assert.equal(command.env.PLUGGABLEHARNESS_TRANSPORTS, "frame");
   });
 });
