@@ -140,8 +140,8 @@ interface Call {
   done: boolean;
   /** The peer cancelled (server side) or the connection closed. */
   onAbort(reason: GrpcStatusError): void;
-  /** The server side waits for HEADERS only once. */
-  serving?: boolean;
+  /** The caller's side: the trailers arrived (its timers can go). */
+  onTrailers?: () => void;
 }
 
 /** Request headers as {@linkcode CallMetadata}. */
@@ -401,6 +401,7 @@ export class FrameConnection {
         const status = parseStatus(id, payload);
         this.#calls.delete(id);
         call.done = true;
+        call.onTrailers?.();
         call.inbox.end(status);
         this.#wakeWindow(call);
         break;
@@ -476,6 +477,7 @@ export class FrameConnection {
       cleanup();
       call.inbox.end(reason);
     });
+    call.onTrailers = cleanup;
     const giveUp = (status: GrpcStatusError) => {
       if (call.done) return;
       cleanup();
