@@ -23,6 +23,7 @@ import "../plugins/mcp/_schema_test.ts";
 import "../plugins/openai/_bpe_count_test.ts";
 import "../plugins/openai/config_test.ts";
 import "../plugins/scripted/script_test.ts";
+import "../plugins/sdk/_posix_path_test.ts";
 import "../plugins/sdk/confined_fs_test.ts";
 import "../plugins/sdk/logger_test.ts";
 import "../plugins/search/_glob_test.ts";

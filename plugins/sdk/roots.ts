@@ -23,7 +23,7 @@ import {
   join,
   relative,
   resolve,
-} from "node:path";
+} from "./_posix_path.ts";
 
 /** Why a path was refused: a ToolError category and a message. */
 export class PathError extends Error {
