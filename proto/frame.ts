@@ -154,6 +154,17 @@ function metadataOf(headers: Record<string, string> | undefined): CallMetadata {
   };
 }
 
+/** The ASCII values of a grpc-js `Metadata` (its `getMap()`), as headers. */
+function metadataHeaders(md: CallMetadata | undefined): Record<string, string> {
+  const map = (md as { getMap?: () => Record<string, unknown> } | undefined)
+    ?.getMap?.() ?? {};
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(map)) {
+    if (typeof v === "string") out[k.toLowerCase()] = v;
+  }
+  return out;
+}
+
 /** Maps a thrown value to a status (never `UNKNOWN`), as grpc_adapter does. */
 function statusOf(err: unknown): GrpcStatusError {
   if (err instanceof GrpcStatusError) {
@@ -514,7 +525,11 @@ export class FrameConnection {
     }
     const head: CallHead = { path };
     if (options?.timeoutMs !== undefined) head.timeoutMs = options.timeoutMs;
-    if (options?.headers) head.headers = { ...options.headers };
+    const headers = {
+      ...metadataHeaders(options?.metadata),
+      ...options?.headers,
+    };
+    if (Object.keys(headers).length > 0) head.headers = headers;
     this.#writer.send(
       id,
       FrameType.HEADERS,

@@ -391,3 +391,27 @@ Deno.test("FrameConnection closes on a malformed frame with an error naming the 
     });
   }
 });
+
+Deno.test("FrameConnection sends the ASCII values of a grpc-js Metadata as request headers", async () => {
+  await using p = await pair();
+  p.server.serve(
+    Health,
+    health({
+      check: (_req, ctx) => ({
+        status: ctx.metadata.get("ph-session-id")[0] === "s1" &&
+            ctx.metadata.get("x-h")[0] === "h"
+          ? SERVING
+          : HealthCheckResponse_ServingStatus.NOT_SERVING,
+      }),
+    }),
+  );
+  const md = {
+    get: () => [],
+    getMap: () => ({ "ph-session-id": "s1", "bin-bin": new Uint8Array([1]) }),
+  };
+  const res = await p.client.client(Health).check({}, {
+    metadata: md,
+    headers: { "x-h": "h" },
+  });
+  assert.equal(res.status, SERVING);
+});

@@ -68,8 +68,9 @@ export interface CallOptions {
   /** Milliseconds until the call fails with `DEADLINE_EXCEEDED`. */
   timeoutMs?: number;
   /**
-   * Extra request metadata: a grpc-js `Metadata`, read by the gRPC
-   * transport only (use `headers` for both).
+   * Extra request metadata: a grpc-js `Metadata` (the framed transport
+   * takes its ASCII values, through its `getMap()`; binary ones are gRPC
+   * only). `headers` is the plain form both transports read.
    */
   metadata?: CallMetadata;
   /** Extra request metadata as plain ASCII headers. */
