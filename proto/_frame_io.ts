@@ -32,6 +32,8 @@ export type FrameType = typeof FrameType[keyof typeof FrameType];
 export const FRAME_HEADER_BYTES = 9;
 /** The largest payload accepted (gRPC's limit on our connections). */
 export const MAX_FRAME_BYTES: number = 256 * 1024 * 1024;
+/** The largest payload of a frame that carries no message or status. */
+export const MAX_CONTROL_FRAME_BYTES: number = 64 * 1024;
 /**
  * Bytes of MESSAGE payload a sender may have unacknowledged on one call
  * before it waits for a WINDOW frame (a larger message goes alone).
@@ -111,6 +113,14 @@ export class FrameReader {
     if (header.length > MAX_FRAME_BYTES) {
       throw new Error(
         `frame of ${header.length} bytes on call ${header.callId} is above the limit of ${MAX_FRAME_BYTES}`,
+      );
+    }
+    if (
+      header.type !== FrameType.MESSAGE && header.type !== FrameType.TRAILERS &&
+      header.length > MAX_CONTROL_FRAME_BYTES
+    ) {
+      throw new Error(
+        `frame of type ${header.type} and ${header.length} bytes on call ${header.callId} is above the limit of ${MAX_CONTROL_FRAME_BYTES} for frames without a message`,
       );
     }
     const payload = new Uint8Array(header.length);

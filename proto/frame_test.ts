@@ -322,6 +322,11 @@ Deno.test("FrameConnection closes on a malformed frame with an error naming the 
       /above the limit/,
     ],
     [
+      "HEADERS above the limit of a control frame",
+      () => [encodeHeader(1, FrameType.HEADERS, 64 * 1024 + 1)],
+      /above the limit of 65536 for frames without a message/,
+    ],
+    [
       "a WINDOW of the wrong size",
       () => {
         const b = new TextEncoder().encode(
