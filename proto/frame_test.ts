@@ -193,7 +193,10 @@ Deno.test("FrameConnection cancels: the handler's signal aborts and the caller s
     health({
       async *watch(_req, ctx) {
         ctx.signal.addEventListener("abort", () => again.resolve());
-        while (true) yield { status: SERVING };
+        while (true) {
+          yield { status: SERVING };
+          await new Promise((r) => setTimeout(r, 1));
+        }
       },
     }),
   );
