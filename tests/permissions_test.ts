@@ -58,6 +58,7 @@ Deno.test("the plugin's environment holds only the handshake variables, PATH and
     "PATH",
     "PLUGGABLEHARNESS_AGENT_PLUGIN",
     "PLUGGABLEHARNESS_LOG_LEVEL",
+    "PLUGGABLEHARNESS_TRANSPORTS",
     "PLUGIN_MAX_PORT",
     "PLUGIN_MIN_PORT",
     "PLUGIN_PROTOCOL_VERSIONS",

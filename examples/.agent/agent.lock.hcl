@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "echo" {
   source      = "builtin/echo"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T12:16:26Z"
+  resolved_at = "2026-12-03T04:04:48Z"
   checksums = {
-    "darwin_amd64"  = "sha256:b7289ac0518cfda2c12f263604f8eabeec813ac0d0a7b844205883d1f51b2591"
-    "darwin_arm64"  = "sha256:b7289ac0518cfda2c12f263604f8eabeec813ac0d0a7b844205883d1f51b2591"
-    "linux_amd64"   = "sha256:b7289ac0518cfda2c12f263604f8eabeec813ac0d0a7b844205883d1f51b2591"
-    "linux_arm64"   = "sha256:b7289ac0518cfda2c12f263604f8eabeec813ac0d0a7b844205883d1f51b2591"
-    "windows_amd64" = "sha256:b7289ac0518cfda2c12f263604f8eabeec813ac0d0a7b844205883d1f51b2591"
+    "darwin_amd64"  = "sha256:0eb2cf1ee82d554fc1a27d8962ea3b84621baad65f69bcaf37c04069faf89531"
+    "darwin_arm64"  = "sha256:0eb2cf1ee82d554fc1a27d8962ea3b84621baad65f69bcaf37c04069faf89531"
+    "linux_amd64"   = "sha256:0eb2cf1ee82d554fc1a27d8962ea3b84621baad65f69bcaf37c04069faf89531"
+    "linux_arm64"   = "sha256:0eb2cf1ee82d554fc1a27d8962ea3b84621baad65f69bcaf37c04069faf89531"
+    "windows_amd64" = "sha256:0eb2cf1ee82d554fc1a27d8962ea3b84621baad65f69bcaf37c04069faf89531"
   }
   envelope = {
     env   = []
@@ -36,13 +36,13 @@ provider "echo" {
 provider "notes" {
   source      = "./plugins/notes"
   version     = "0.2.0"
-  resolved_at = "2026-12-02T12:16:26Z"
+  resolved_at = "2026-12-03T04:04:48Z"
   checksums = {
-    "darwin_amd64"  = "sha256:d8cfaffbc7406de966598a9c20887bcb4ca5811216cc03f8e2765623386e61e7"
-    "darwin_arm64"  = "sha256:d8cfaffbc7406de966598a9c20887bcb4ca5811216cc03f8e2765623386e61e7"
-    "linux_amd64"   = "sha256:d8cfaffbc7406de966598a9c20887bcb4ca5811216cc03f8e2765623386e61e7"
-    "linux_arm64"   = "sha256:d8cfaffbc7406de966598a9c20887bcb4ca5811216cc03f8e2765623386e61e7"
-    "windows_amd64" = "sha256:d8cfaffbc7406de966598a9c20887bcb4ca5811216cc03f8e2765623386e61e7"
+    "darwin_amd64"  = "sha256:da05069c149ad0b790bf04a807b470f68db29fc5b2fd7dc715f97b7b2d8c6ea7"
+    "darwin_arm64"  = "sha256:da05069c149ad0b790bf04a807b470f68db29fc5b2fd7dc715f97b7b2d8c6ea7"
+    "linux_amd64"   = "sha256:da05069c149ad0b790bf04a807b470f68db29fc5b2fd7dc715f97b7b2d8c6ea7"
+    "linux_arm64"   = "sha256:da05069c149ad0b790bf04a807b470f68db29fc5b2fd7dc715f97b7b2d8c6ea7"
+    "windows_amd64" = "sha256:da05069c149ad0b790bf04a807b470f68db29fc5b2fd7dc715f97b7b2d8c6ea7"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "claude" {
   source      = "builtin/anthropic"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T12:16:27Z"
+  resolved_at = "2026-12-03T04:04:49Z"
   checksums = {
-    "darwin_amd64"  = "sha256:ca61bb8b422e398c2f392c7add718dec76d5c18510752f56ff23836f710bde14"
-    "darwin_arm64"  = "sha256:ca61bb8b422e398c2f392c7add718dec76d5c18510752f56ff23836f710bde14"
-    "linux_amd64"   = "sha256:ca61bb8b422e398c2f392c7add718dec76d5c18510752f56ff23836f710bde14"
-    "linux_arm64"   = "sha256:ca61bb8b422e398c2f392c7add718dec76d5c18510752f56ff23836f710bde14"
-    "windows_amd64" = "sha256:ca61bb8b422e398c2f392c7add718dec76d5c18510752f56ff23836f710bde14"
+    "darwin_amd64"  = "sha256:43a88645c8fc0683edba81a92fa642f5c566b5a1eb3e787f02f8d17076998ec1"
+    "darwin_arm64"  = "sha256:43a88645c8fc0683edba81a92fa642f5c566b5a1eb3e787f02f8d17076998ec1"
+    "linux_amd64"   = "sha256:43a88645c8fc0683edba81a92fa642f5c566b5a1eb3e787f02f8d17076998ec1"
+    "linux_arm64"   = "sha256:43a88645c8fc0683edba81a92fa642f5c566b5a1eb3e787f02f8d17076998ec1"
+    "windows_amd64" = "sha256:43a88645c8fc0683edba81a92fa642f5c566b5a1eb3e787f02f8d17076998ec1"
   }
   envelope = {
     env   = []
@@ -59,13 +59,13 @@ provider "claude" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T12:16:27Z"
+  resolved_at = "2026-12-03T04:04:49Z"
   checksums = {
-    "darwin_amd64"  = "sha256:4fc3e56f1260bfc18793b103456666960265e40271e3ac1fe3b51862c0ccd05d"
-    "darwin_arm64"  = "sha256:4fc3e56f1260bfc18793b103456666960265e40271e3ac1fe3b51862c0ccd05d"
-    "linux_amd64"   = "sha256:4fc3e56f1260bfc18793b103456666960265e40271e3ac1fe3b51862c0ccd05d"
-    "linux_arm64"   = "sha256:4fc3e56f1260bfc18793b103456666960265e40271e3ac1fe3b51862c0ccd05d"
-    "windows_amd64" = "sha256:4fc3e56f1260bfc18793b103456666960265e40271e3ac1fe3b51862c0ccd05d"
+    "darwin_amd64"  = "sha256:2f7288ceb8253f8d3e8c7180a1f1d262a32d3385cd5651e01801b43c13f69820"
+    "darwin_arm64"  = "sha256:2f7288ceb8253f8d3e8c7180a1f1d262a32d3385cd5651e01801b43c13f69820"
+    "linux_amd64"   = "sha256:2f7288ceb8253f8d3e8c7180a1f1d262a32d3385cd5651e01801b43c13f69820"
+    "linux_arm64"   = "sha256:2f7288ceb8253f8d3e8c7180a1f1d262a32d3385cd5651e01801b43c13f69820"
+    "windows_amd64" = "sha256:2f7288ceb8253f8d3e8c7180a1f1d262a32d3385cd5651e01801b43c13f69820"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "ask" {
   source      = "builtin/user"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T12:16:30Z"
+  resolved_at = "2026-12-03T04:04:50Z"
   checksums = {
-    "darwin_amd64"  = "sha256:75bdc422f53d9db1388bcbea70ed2a7a1e6315d63838725a347b826ebf44f040"
-    "darwin_arm64"  = "sha256:75bdc422f53d9db1388bcbea70ed2a7a1e6315d63838725a347b826ebf44f040"
-    "linux_amd64"   = "sha256:75bdc422f53d9db1388bcbea70ed2a7a1e6315d63838725a347b826ebf44f040"
-    "linux_arm64"   = "sha256:75bdc422f53d9db1388bcbea70ed2a7a1e6315d63838725a347b826ebf44f040"
-    "windows_amd64" = "sha256:75bdc422f53d9db1388bcbea70ed2a7a1e6315d63838725a347b826ebf44f040"
+    "darwin_amd64"  = "sha256:e21ea4072bc84d55a6f739a6ea111a9235fbb55c43d3bb13e66db8ebd6c28b8d"
+    "darwin_arm64"  = "sha256:e21ea4072bc84d55a6f739a6ea111a9235fbb55c43d3bb13e66db8ebd6c28b8d"
+    "linux_amd64"   = "sha256:e21ea4072bc84d55a6f739a6ea111a9235fbb55c43d3bb13e66db8ebd6c28b8d"
+    "linux_arm64"   = "sha256:e21ea4072bc84d55a6f739a6ea111a9235fbb55c43d3bb13e66db8ebd6c28b8d"
+    "windows_amd64" = "sha256:e21ea4072bc84d55a6f739a6ea111a9235fbb55c43d3bb13e66db8ebd6c28b8d"
   }
   envelope = {
     env   = []
@@ -34,13 +34,13 @@ provider "ask" {
 provider "docs" {
   source      = "builtin/agents-md"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T12:16:30Z"
+  resolved_at = "2026-12-03T04:04:50Z"
   checksums = {
-    "darwin_amd64"  = "sha256:c039c385fbd9481302b03f0b0c7a562a490945bc4b60ae2aa81ced550dc38b2b"
-    "darwin_arm64"  = "sha256:c039c385fbd9481302b03f0b0c7a562a490945bc4b60ae2aa81ced550dc38b2b"
-    "linux_amd64"   = "sha256:c039c385fbd9481302b03f0b0c7a562a490945bc4b60ae2aa81ced550dc38b2b"
-    "linux_arm64"   = "sha256:c039c385fbd9481302b03f0b0c7a562a490945bc4b60ae2aa81ced550dc38b2b"
-    "windows_amd64" = "sha256:c039c385fbd9481302b03f0b0c7a562a490945bc4b60ae2aa81ced550dc38b2b"
+    "darwin_amd64"  = "sha256:21e0b0bb91b7a0e12ea17234e271f9874332bcc1ee8520cad8c11ef3545c9c47"
+    "darwin_arm64"  = "sha256:21e0b0bb91b7a0e12ea17234e271f9874332bcc1ee8520cad8c11ef3545c9c47"
+    "linux_amd64"   = "sha256:21e0b0bb91b7a0e12ea17234e271f9874332bcc1ee8520cad8c11ef3545c9c47"
+    "linux_arm64"   = "sha256:21e0b0bb91b7a0e12ea17234e271f9874332bcc1ee8520cad8c11ef3545c9c47"
+    "windows_amd64" = "sha256:21e0b0bb91b7a0e12ea17234e271f9874332bcc1ee8520cad8c11ef3545c9c47"
   }
   envelope = {
     env   = []
@@ -79,13 +79,13 @@ provider "docs" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T12:16:30Z"
+  resolved_at = "2026-12-03T04:04:50Z"
   checksums = {
-    "darwin_amd64"  = "sha256:4fc3e56f1260bfc18793b103456666960265e40271e3ac1fe3b51862c0ccd05d"
-    "darwin_arm64"  = "sha256:4fc3e56f1260bfc18793b103456666960265e40271e3ac1fe3b51862c0ccd05d"
-    "linux_amd64"   = "sha256:4fc3e56f1260bfc18793b103456666960265e40271e3ac1fe3b51862c0ccd05d"
-    "linux_arm64"   = "sha256:4fc3e56f1260bfc18793b103456666960265e40271e3ac1fe3b51862c0ccd05d"
-    "windows_amd64" = "sha256:4fc3e56f1260bfc18793b103456666960265e40271e3ac1fe3b51862c0ccd05d"
+    "darwin_amd64"  = "sha256:2f7288ceb8253f8d3e8c7180a1f1d262a32d3385cd5651e01801b43c13f69820"
+    "darwin_arm64"  = "sha256:2f7288ceb8253f8d3e8c7180a1f1d262a32d3385cd5651e01801b43c13f69820"
+    "linux_amd64"   = "sha256:2f7288ceb8253f8d3e8c7180a1f1d262a32d3385cd5651e01801b43c13f69820"
+    "linux_arm64"   = "sha256:2f7288ceb8253f8d3e8c7180a1f1d262a32d3385cd5651e01801b43c13f69820"
+    "windows_amd64" = "sha256:2f7288ceb8253f8d3e8c7180a1f1d262a32d3385cd5651e01801b43c13f69820"
   }
   envelope = {
     env   = []
@@ -130,13 +130,13 @@ provider "fs" {
 provider "graph" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T12:16:30Z"
+  resolved_at = "2026-12-03T04:04:50Z"
   checksums = {
-    "darwin_amd64"  = "sha256:a5592f45120259a6658b851b8e788e68aaea80f93c7d6c720b5a77552de09d46"
-    "darwin_arm64"  = "sha256:a5592f45120259a6658b851b8e788e68aaea80f93c7d6c720b5a77552de09d46"
-    "linux_amd64"   = "sha256:a5592f45120259a6658b851b8e788e68aaea80f93c7d6c720b5a77552de09d46"
-    "linux_arm64"   = "sha256:a5592f45120259a6658b851b8e788e68aaea80f93c7d6c720b5a77552de09d46"
-    "windows_amd64" = "sha256:a5592f45120259a6658b851b8e788e68aaea80f93c7d6c720b5a77552de09d46"
+    "darwin_amd64"  = "sha256:8120a1ed2540e01cfd4b3060e087cea6b83dd32f28d6ff0c906f0ca471e3c328"
+    "darwin_arm64"  = "sha256:8120a1ed2540e01cfd4b3060e087cea6b83dd32f28d6ff0c906f0ca471e3c328"
+    "linux_amd64"   = "sha256:8120a1ed2540e01cfd4b3060e087cea6b83dd32f28d6ff0c906f0ca471e3c328"
+    "linux_arm64"   = "sha256:8120a1ed2540e01cfd4b3060e087cea6b83dd32f28d6ff0c906f0ca471e3c328"
+    "windows_amd64" = "sha256:8120a1ed2540e01cfd4b3060e087cea6b83dd32f28d6ff0c906f0ca471e3c328"
   }
   envelope = {
     env   = []
@@ -259,13 +259,13 @@ provider "graph" {
 provider "memory" {
   source      = "builtin/memory"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T12:16:30Z"
+  resolved_at = "2026-12-03T04:04:50Z"
   checksums = {
-    "darwin_amd64"  = "sha256:87a0d8eea08bf2efffb0ff007622a9355afb8ef961ab10a13a69220572652fdb"
-    "darwin_arm64"  = "sha256:87a0d8eea08bf2efffb0ff007622a9355afb8ef961ab10a13a69220572652fdb"
-    "linux_amd64"   = "sha256:87a0d8eea08bf2efffb0ff007622a9355afb8ef961ab10a13a69220572652fdb"
-    "linux_arm64"   = "sha256:87a0d8eea08bf2efffb0ff007622a9355afb8ef961ab10a13a69220572652fdb"
-    "windows_amd64" = "sha256:87a0d8eea08bf2efffb0ff007622a9355afb8ef961ab10a13a69220572652fdb"
+    "darwin_amd64"  = "sha256:2e12d79d407a0fecb9ea9f908b30bbbe7ca9544e99e4fd43f9c216e537ac143b"
+    "darwin_arm64"  = "sha256:2e12d79d407a0fecb9ea9f908b30bbbe7ca9544e99e4fd43f9c216e537ac143b"
+    "linux_amd64"   = "sha256:2e12d79d407a0fecb9ea9f908b30bbbe7ca9544e99e4fd43f9c216e537ac143b"
+    "linux_arm64"   = "sha256:2e12d79d407a0fecb9ea9f908b30bbbe7ca9544e99e4fd43f9c216e537ac143b"
+    "windows_amd64" = "sha256:2e12d79d407a0fecb9ea9f908b30bbbe7ca9544e99e4fd43f9c216e537ac143b"
   }
   envelope = {
     env   = ["HOME", "XDG_DATA_HOME"]
@@ -338,13 +338,13 @@ provider "memory" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T12:16:30Z"
+  resolved_at = "2026-12-03T04:04:50Z"
   checksums = {
-    "darwin_amd64"  = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
-    "darwin_arm64"  = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
-    "linux_amd64"   = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
-    "linux_arm64"   = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
-    "windows_amd64" = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
+    "darwin_amd64"  = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
+    "darwin_arm64"  = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
+    "linux_amd64"   = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
+    "linux_arm64"   = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
+    "windows_amd64" = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
   }
   envelope = {
     env   = []
@@ -374,13 +374,13 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T17:59:34Z"
+  resolved_at = "2026-12-03T04:04:50Z"
   checksums = {
-    "darwin_amd64"  = "sha256:7b2001777d7c45b4e0afa22fd63bbeeb81ef8fa9e7de0cd3eba1df62ce5c7aae"
-    "darwin_arm64"  = "sha256:7b2001777d7c45b4e0afa22fd63bbeeb81ef8fa9e7de0cd3eba1df62ce5c7aae"
-    "linux_amd64"   = "sha256:7b2001777d7c45b4e0afa22fd63bbeeb81ef8fa9e7de0cd3eba1df62ce5c7aae"
-    "linux_arm64"   = "sha256:7b2001777d7c45b4e0afa22fd63bbeeb81ef8fa9e7de0cd3eba1df62ce5c7aae"
-    "windows_amd64" = "sha256:7b2001777d7c45b4e0afa22fd63bbeeb81ef8fa9e7de0cd3eba1df62ce5c7aae"
+    "darwin_amd64"  = "sha256:5b73f4da6e97ab495639a39012f006aedbfbbaede40702460274618d6c276fdc"
+    "darwin_arm64"  = "sha256:5b73f4da6e97ab495639a39012f006aedbfbbaede40702460274618d6c276fdc"
+    "linux_amd64"   = "sha256:5b73f4da6e97ab495639a39012f006aedbfbbaede40702460274618d6c276fdc"
+    "linux_arm64"   = "sha256:5b73f4da6e97ab495639a39012f006aedbfbbaede40702460274618d6c276fdc"
+    "windows_amd64" = "sha256:5b73f4da6e97ab495639a39012f006aedbfbbaede40702460274618d6c276fdc"
   }
   envelope = {
     env   = []
@@ -415,13 +415,13 @@ provider "search" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T12:16:30Z"
+  resolved_at = "2026-12-03T04:04:50Z"
   checksums = {
-    "darwin_amd64"  = "sha256:582063ae8da14100346eb4625edfa56a324f099b4ebd957d8e3a5406d6407866"
-    "darwin_arm64"  = "sha256:582063ae8da14100346eb4625edfa56a324f099b4ebd957d8e3a5406d6407866"
-    "linux_amd64"   = "sha256:582063ae8da14100346eb4625edfa56a324f099b4ebd957d8e3a5406d6407866"
-    "linux_arm64"   = "sha256:582063ae8da14100346eb4625edfa56a324f099b4ebd957d8e3a5406d6407866"
-    "windows_amd64" = "sha256:582063ae8da14100346eb4625edfa56a324f099b4ebd957d8e3a5406d6407866"
+    "darwin_amd64"  = "sha256:e472fb3b4baa2015cbba78e5a732b37f89cea2da9bca6be6738f9391a84b5f3d"
+    "darwin_arm64"  = "sha256:e472fb3b4baa2015cbba78e5a732b37f89cea2da9bca6be6738f9391a84b5f3d"
+    "linux_amd64"   = "sha256:e472fb3b4baa2015cbba78e5a732b37f89cea2da9bca6be6738f9391a84b5f3d"
+    "linux_arm64"   = "sha256:e472fb3b4baa2015cbba78e5a732b37f89cea2da9bca6be6738f9391a84b5f3d"
+    "windows_amd64" = "sha256:e472fb3b4baa2015cbba78e5a732b37f89cea2da9bca6be6738f9391a84b5f3d"
   }
   envelope = {
     env   = []
@@ -493,13 +493,13 @@ provider "sh" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T12:16:30Z"
+  resolved_at = "2026-12-03T04:04:50Z"
   checksums = {
-    "darwin_amd64"  = "sha256:8f8f515b0a3530b50e38b27fb008e8817863d57e2964897b36bbf8f64560edf7"
-    "darwin_arm64"  = "sha256:8f8f515b0a3530b50e38b27fb008e8817863d57e2964897b36bbf8f64560edf7"
-    "linux_amd64"   = "sha256:8f8f515b0a3530b50e38b27fb008e8817863d57e2964897b36bbf8f64560edf7"
-    "linux_arm64"   = "sha256:8f8f515b0a3530b50e38b27fb008e8817863d57e2964897b36bbf8f64560edf7"
-    "windows_amd64" = "sha256:8f8f515b0a3530b50e38b27fb008e8817863d57e2964897b36bbf8f64560edf7"
+    "darwin_amd64"  = "sha256:ee159aa705ebbf997ca0f623ffb9c2e5dc2fc88b2e2f418d7eb91133c7293cbf"
+    "darwin_arm64"  = "sha256:ee159aa705ebbf997ca0f623ffb9c2e5dc2fc88b2e2f418d7eb91133c7293cbf"
+    "linux_amd64"   = "sha256:ee159aa705ebbf997ca0f623ffb9c2e5dc2fc88b2e2f418d7eb91133c7293cbf"
+    "linux_arm64"   = "sha256:ee159aa705ebbf997ca0f623ffb9c2e5dc2fc88b2e2f418d7eb91133c7293cbf"
+    "windows_amd64" = "sha256:ee159aa705ebbf997ca0f623ffb9c2e5dc2fc88b2e2f418d7eb91133c7293cbf"
   }
   envelope = {
     env   = []
@@ -531,13 +531,13 @@ provider "tasks" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T12:16:30Z"
+  resolved_at = "2026-12-03T04:04:50Z"
   checksums = {
-    "darwin_amd64"  = "sha256:166b0c14b4212e1fcf1476b5f5d2d73d103aa5542011117ee8ec518434480697"
-    "darwin_arm64"  = "sha256:166b0c14b4212e1fcf1476b5f5d2d73d103aa5542011117ee8ec518434480697"
-    "linux_amd64"   = "sha256:166b0c14b4212e1fcf1476b5f5d2d73d103aa5542011117ee8ec518434480697"
-    "linux_arm64"   = "sha256:166b0c14b4212e1fcf1476b5f5d2d73d103aa5542011117ee8ec518434480697"
-    "windows_amd64" = "sha256:166b0c14b4212e1fcf1476b5f5d2d73d103aa5542011117ee8ec518434480697"
+    "darwin_amd64"  = "sha256:17e9ba1f331edc71d3b860f9b67bd7a75330575c3ce73ace870860f77ca2f9a0"
+    "darwin_arm64"  = "sha256:17e9ba1f331edc71d3b860f9b67bd7a75330575c3ce73ace870860f77ca2f9a0"
+    "linux_amd64"   = "sha256:17e9ba1f331edc71d3b860f9b67bd7a75330575c3ce73ace870860f77ca2f9a0"
+    "linux_arm64"   = "sha256:17e9ba1f331edc71d3b860f9b67bd7a75330575c3ce73ace870860f77ca2f9a0"
+    "windows_amd64" = "sha256:17e9ba1f331edc71d3b860f9b67bd7a75330575c3ce73ace870860f77ca2f9a0"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T12:16:41Z"
+  resolved_at = "2026-12-03T04:04:55Z"
   checksums = {
-    "darwin_amd64"  = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
-    "darwin_arm64"  = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
-    "linux_amd64"   = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
-    "linux_arm64"   = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
-    "windows_amd64" = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
+    "darwin_amd64"  = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
+    "darwin_arm64"  = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
+    "linux_amd64"   = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
+    "linux_arm64"   = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
+    "windows_amd64" = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T12:16:41Z"
+  resolved_at = "2026-12-03T04:04:55Z"
   checksums = {
-    "darwin_amd64"  = "sha256:582063ae8da14100346eb4625edfa56a324f099b4ebd957d8e3a5406d6407866"
-    "darwin_arm64"  = "sha256:582063ae8da14100346eb4625edfa56a324f099b4ebd957d8e3a5406d6407866"
-    "linux_amd64"   = "sha256:582063ae8da14100346eb4625edfa56a324f099b4ebd957d8e3a5406d6407866"
-    "linux_arm64"   = "sha256:582063ae8da14100346eb4625edfa56a324f099b4ebd957d8e3a5406d6407866"
-    "windows_amd64" = "sha256:582063ae8da14100346eb4625edfa56a324f099b4ebd957d8e3a5406d6407866"
+    "darwin_amd64"  = "sha256:e472fb3b4baa2015cbba78e5a732b37f89cea2da9bca6be6738f9391a84b5f3d"
+    "darwin_arm64"  = "sha256:e472fb3b4baa2015cbba78e5a732b37f89cea2da9bca6be6738f9391a84b5f3d"
+    "linux_amd64"   = "sha256:e472fb3b4baa2015cbba78e5a732b37f89cea2da9bca6be6738f9391a84b5f3d"
+    "linux_arm64"   = "sha256:e472fb3b4baa2015cbba78e5a732b37f89cea2da9bca6be6738f9391a84b5f3d"
+    "windows_amd64" = "sha256:e472fb3b4baa2015cbba78e5a732b37f89cea2da9bca6be6738f9391a84b5f3d"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "files" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T12:16:41Z"
+  resolved_at = "2026-12-03T04:04:57Z"
   checksums = {
-    "darwin_amd64"  = "sha256:a5592f45120259a6658b851b8e788e68aaea80f93c7d6c720b5a77552de09d46"
-    "darwin_arm64"  = "sha256:a5592f45120259a6658b851b8e788e68aaea80f93c7d6c720b5a77552de09d46"
-    "linux_amd64"   = "sha256:a5592f45120259a6658b851b8e788e68aaea80f93c7d6c720b5a77552de09d46"
-    "linux_arm64"   = "sha256:a5592f45120259a6658b851b8e788e68aaea80f93c7d6c720b5a77552de09d46"
-    "windows_amd64" = "sha256:a5592f45120259a6658b851b8e788e68aaea80f93c7d6c720b5a77552de09d46"
+    "darwin_amd64"  = "sha256:8120a1ed2540e01cfd4b3060e087cea6b83dd32f28d6ff0c906f0ca471e3c328"
+    "darwin_arm64"  = "sha256:8120a1ed2540e01cfd4b3060e087cea6b83dd32f28d6ff0c906f0ca471e3c328"
+    "linux_amd64"   = "sha256:8120a1ed2540e01cfd4b3060e087cea6b83dd32f28d6ff0c906f0ca471e3c328"
+    "linux_arm64"   = "sha256:8120a1ed2540e01cfd4b3060e087cea6b83dd32f28d6ff0c906f0ca471e3c328"
+    "windows_amd64" = "sha256:8120a1ed2540e01cfd4b3060e087cea6b83dd32f28d6ff0c906f0ca471e3c328"
   }
   envelope = {
     env   = []
@@ -135,13 +135,13 @@ provider "files" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T12:16:41Z"
+  resolved_at = "2026-12-03T04:04:57Z"
   checksums = {
-    "darwin_amd64"  = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
-    "darwin_arm64"  = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
-    "linux_amd64"   = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
-    "linux_arm64"   = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
-    "windows_amd64" = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
+    "darwin_amd64"  = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
+    "darwin_arm64"  = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
+    "linux_amd64"   = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
+    "linux_arm64"   = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
+    "windows_amd64" = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
   }
   envelope = {
     env   = []

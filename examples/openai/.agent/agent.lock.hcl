@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T12:16:42Z"
+  resolved_at = "2026-12-03T04:04:58Z"
   checksums = {
-    "darwin_amd64"  = "sha256:4fc3e56f1260bfc18793b103456666960265e40271e3ac1fe3b51862c0ccd05d"
-    "darwin_arm64"  = "sha256:4fc3e56f1260bfc18793b103456666960265e40271e3ac1fe3b51862c0ccd05d"
-    "linux_amd64"   = "sha256:4fc3e56f1260bfc18793b103456666960265e40271e3ac1fe3b51862c0ccd05d"
-    "linux_arm64"   = "sha256:4fc3e56f1260bfc18793b103456666960265e40271e3ac1fe3b51862c0ccd05d"
-    "windows_amd64" = "sha256:4fc3e56f1260bfc18793b103456666960265e40271e3ac1fe3b51862c0ccd05d"
+    "darwin_amd64"  = "sha256:2f7288ceb8253f8d3e8c7180a1f1d262a32d3385cd5651e01801b43c13f69820"
+    "darwin_arm64"  = "sha256:2f7288ceb8253f8d3e8c7180a1f1d262a32d3385cd5651e01801b43c13f69820"
+    "linux_amd64"   = "sha256:2f7288ceb8253f8d3e8c7180a1f1d262a32d3385cd5651e01801b43c13f69820"
+    "linux_arm64"   = "sha256:2f7288ceb8253f8d3e8c7180a1f1d262a32d3385cd5651e01801b43c13f69820"
+    "windows_amd64" = "sha256:2f7288ceb8253f8d3e8c7180a1f1d262a32d3385cd5651e01801b43c13f69820"
   }
   envelope = {
     env   = []
@@ -57,13 +57,13 @@ provider "fs" {
 provider "openai" {
   source      = "builtin/openai"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T17:45:14Z"
+  resolved_at = "2026-12-03T04:04:58Z"
   checksums = {
-    "darwin_amd64"  = "sha256:4e300989f1c53bb1e61e300f9e9583f4a4c2dbfce39a2787adc62d466fcd3d34"
-    "darwin_arm64"  = "sha256:4e300989f1c53bb1e61e300f9e9583f4a4c2dbfce39a2787adc62d466fcd3d34"
-    "linux_amd64"   = "sha256:4e300989f1c53bb1e61e300f9e9583f4a4c2dbfce39a2787adc62d466fcd3d34"
-    "linux_arm64"   = "sha256:4e300989f1c53bb1e61e300f9e9583f4a4c2dbfce39a2787adc62d466fcd3d34"
-    "windows_amd64" = "sha256:4e300989f1c53bb1e61e300f9e9583f4a4c2dbfce39a2787adc62d466fcd3d34"
+    "darwin_amd64"  = "sha256:339c31035d383b4ee2b7276f595744e5d48e951647754b04b434e09f99543e0d"
+    "darwin_arm64"  = "sha256:339c31035d383b4ee2b7276f595744e5d48e951647754b04b434e09f99543e0d"
+    "linux_amd64"   = "sha256:339c31035d383b4ee2b7276f595744e5d48e951647754b04b434e09f99543e0d"
+    "linux_arm64"   = "sha256:339c31035d383b4ee2b7276f595744e5d48e951647754b04b434e09f99543e0d"
+    "windows_amd64" = "sha256:339c31035d383b4ee2b7276f595744e5d48e951647754b04b434e09f99543e0d"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T12:16:47Z"
+  resolved_at = "2026-12-03T04:05:03Z"
   checksums = {
-    "darwin_amd64"  = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
-    "darwin_arm64"  = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
-    "linux_amd64"   = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
-    "linux_arm64"   = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
-    "windows_amd64" = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
+    "darwin_amd64"  = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
+    "darwin_arm64"  = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
+    "linux_amd64"   = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
+    "linux_arm64"   = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
+    "windows_amd64" = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T12:16:47Z"
+  resolved_at = "2026-12-03T04:05:03Z"
   checksums = {
-    "darwin_amd64"  = "sha256:8f8f515b0a3530b50e38b27fb008e8817863d57e2964897b36bbf8f64560edf7"
-    "darwin_arm64"  = "sha256:8f8f515b0a3530b50e38b27fb008e8817863d57e2964897b36bbf8f64560edf7"
-    "linux_amd64"   = "sha256:8f8f515b0a3530b50e38b27fb008e8817863d57e2964897b36bbf8f64560edf7"
-    "linux_arm64"   = "sha256:8f8f515b0a3530b50e38b27fb008e8817863d57e2964897b36bbf8f64560edf7"
-    "windows_amd64" = "sha256:8f8f515b0a3530b50e38b27fb008e8817863d57e2964897b36bbf8f64560edf7"
+    "darwin_amd64"  = "sha256:ee159aa705ebbf997ca0f623ffb9c2e5dc2fc88b2e2f418d7eb91133c7293cbf"
+    "darwin_arm64"  = "sha256:ee159aa705ebbf997ca0f623ffb9c2e5dc2fc88b2e2f418d7eb91133c7293cbf"
+    "linux_amd64"   = "sha256:ee159aa705ebbf997ca0f623ffb9c2e5dc2fc88b2e2f418d7eb91133c7293cbf"
+    "linux_arm64"   = "sha256:ee159aa705ebbf997ca0f623ffb9c2e5dc2fc88b2e2f418d7eb91133c7293cbf"
+    "windows_amd64" = "sha256:ee159aa705ebbf997ca0f623ffb9c2e5dc2fc88b2e2f418d7eb91133c7293cbf"
   }
   envelope = {
     env   = []

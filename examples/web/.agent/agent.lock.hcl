@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T12:16:47Z"
+  resolved_at = "2026-12-03T04:05:05Z"
   checksums = {
-    "darwin_amd64"  = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
-    "darwin_arm64"  = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
-    "linux_amd64"   = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
-    "linux_arm64"   = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
-    "windows_amd64" = "sha256:481fc726ae9cd086f67d269f4bf58a1ff5a44dcf88dd42328f4d94a4fb3438e0"
+    "darwin_amd64"  = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
+    "darwin_arm64"  = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
+    "linux_amd64"   = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
+    "linux_arm64"   = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
+    "windows_amd64" = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T12:16:47Z"
+  resolved_at = "2026-12-03T04:05:05Z"
   checksums = {
-    "darwin_amd64"  = "sha256:166b0c14b4212e1fcf1476b5f5d2d73d103aa5542011117ee8ec518434480697"
-    "darwin_arm64"  = "sha256:166b0c14b4212e1fcf1476b5f5d2d73d103aa5542011117ee8ec518434480697"
-    "linux_amd64"   = "sha256:166b0c14b4212e1fcf1476b5f5d2d73d103aa5542011117ee8ec518434480697"
-    "linux_arm64"   = "sha256:166b0c14b4212e1fcf1476b5f5d2d73d103aa5542011117ee8ec518434480697"
-    "windows_amd64" = "sha256:166b0c14b4212e1fcf1476b5f5d2d73d103aa5542011117ee8ec518434480697"
+    "darwin_amd64"  = "sha256:17e9ba1f331edc71d3b860f9b67bd7a75330575c3ce73ace870860f77ca2f9a0"
+    "darwin_arm64"  = "sha256:17e9ba1f331edc71d3b860f9b67bd7a75330575c3ce73ace870860f77ca2f9a0"
+    "linux_amd64"   = "sha256:17e9ba1f331edc71d3b860f9b67bd7a75330575c3ce73ace870860f77ca2f9a0"
+    "linux_arm64"   = "sha256:17e9ba1f331edc71d3b860f9b67bd7a75330575c3ce73ace870860f77ca2f9a0"
+    "windows_amd64" = "sha256:17e9ba1f331edc71d3b860f9b67bd7a75330575c3ce73ace870860f77ca2f9a0"
   }
   envelope = {
     env   = []
