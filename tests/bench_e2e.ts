@@ -34,6 +34,10 @@
  * - **peak RSS / PSS**: peaks of the tree's summed `Rss` and `Pss`
  *   (`/proc/<pid>/smaps_rollup`, sampled every few ms).
  *
+ * The baseline lives 15 ms on a fast machine, too short for that sampling:
+ * it is started with `posix_spawn`, reaped with `wait4` (its own CPU) and
+ * its memory read every millisecond (tests/_bench_lone.ts).
+ *
  * Ratios: start → first request and wall over the baseline's wall, CPU over
  * its CPU, RSS and PSS over its RSS and PSS (medians). Turn gaps and the
  * exit tail have no baseline counterpart and are absolute.
@@ -54,6 +58,7 @@ import {
   startBenchModel,
 } from "./_bench_models.ts";
 import { descendants, measureTree, type TreeRun } from "./_bench_tree.ts";
+import { measureLone } from "./_bench_lone.ts";
 
 const REPO = new URL("../", import.meta.url).pathname.replace(/\/$/, "");
 const MAIN = `${REPO}/main.ts`;
@@ -524,7 +529,7 @@ export async function runBench(
         ? `run ${round - options.warmup + 1}/${options.runs}`
         : `warmup ${round + 1}/${options.warmup}`;
       progress(`${name}: deno run of an empty module`);
-      const b = await measureTree({
+      const b = await measureLone({
         command: Deno.execPath(),
         args: ["run", "-A", empty],
         env: { ...baseEnv, HOME: root },

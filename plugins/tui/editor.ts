@@ -263,3 +263,50 @@ export function applyCompletion(s: EditorState, c: Completion): EditorState {
   lines[s.row] = before + replacement + after;
   return { ...s, lines, col: c.start + cps(replacement).length };
 }
+
+/** One key of a chunk of keys typed ahead. */
+export interface TypedKey {
+  /** The text, or the letter of a control key (`"u"` for Ctrl-U). */
+  input: string;
+  /** Whether it is a control key (Ctrl and the letter). */
+  ctrl: boolean;
+}
+
+/**
+ * Control characters a chunk may hold that Ink does not split out of it:
+ * Ctrl-A … Ctrl-Z but Tab, Ctrl-J and Enter (which stay in the text, as
+ * Ink keeps them, for the input box's type-ahead handling) and Ctrl-H and
+ * Ctrl-C (which Ink already splits).
+ */
+// deno-lint-ignore no-control-regex
+const TYPED_CONTROL = /[\x01\x02\x04-\x07\x0b\x0c\x0e-\x1a]/;
+
+/**
+ * Splits keys typed faster than the terminal is read. Ink hands a chunk of
+ * stdin to its input handler as one `input` (so a paste is one insert) and
+ * splits only Backspace, Delete and Ctrl-C out of it, so Ctrl-U followed at
+ * once by `/cos` arrived as the text `"\x15/cos"` and the Ctrl-U was lost
+ * (inserted as an invisible character). Each control key becomes its own
+ * key; the text between them stays whole.
+ *
+ * @param input A chunk as Ink passed it.
+ * @returns Its keys in order, or `undefined` when it holds no control key
+ * to split out (the chunk is then handled as it is).
+ */
+export function splitTypedKeys(input: string): TypedKey[] | undefined {
+  if (input.length < 2 || !TYPED_CONTROL.test(input)) return undefined;
+  const keys: TypedKey[] = [];
+  let text = "";
+  for (const ch of input) {
+    if (TYPED_CONTROL.test(ch)) {
+      if (text) keys.push({ input: text, ctrl: false });
+      text = "";
+      keys.push({
+        input: String.fromCharCode(ch.charCodeAt(0) + 96),
+        ctrl: true,
+      });
+    } else text += ch;
+  }
+  if (text) keys.push({ input: text, ctrl: false });
+  return keys;
+}
