@@ -1159,6 +1159,7 @@ export async function runTui(
   unmount = () => {
     if (unmounted) return;
     unmounted = true;
+    screen.close();
     instance.unmount();
     stdout.close();
     writeTerminal("\x1b[?1049l\x1b[?25h");

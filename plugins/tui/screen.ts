@@ -281,6 +281,7 @@ export class Screen {
    * @returns How many rows were written.
    */
   paint(frame: Frame): number {
+    if (this.#closed) return 0;
     const rows = layout(frame);
     const size = `${frame.width}x${frame.height}`;
     let out = "";
@@ -318,12 +319,23 @@ export class Screen {
   paintSoon(frame: Frame): void {
     if (this.#pending === undefined) {
       queueMicrotask(() => {
-        const f = this.#pending!;
+        const f = this.#pending;
         this.#pending = undefined;
-        this.paint(f);
+        if (f) this.paint(f);
       });
     }
     this.#pending = frame;
+  }
+
+  #closed = false;
+
+  /**
+   * Stops painting (the UI leaves the alternate screen): a frame still
+   * pending, or given later, is not painted.
+   */
+  close(): void {
+    this.#closed = true;
+    this.#pending = undefined;
   }
 
   /** Forgets what is on the screen: the next paint writes every row. */

@@ -202,7 +202,7 @@ for (const [name, frame] of Object.entries(FRAMES)) {
   });
 }
 
-Deno.test("the screen writes only the rows that changed, erases only after a shorter row, and repaints every row on a resize", () => {
+Deno.test("the screen writes only the rows that changed, erases only after a shorter row, repaints every row on a resize, paints the last of the frames given in one turn, and nothing once closed", async () => {
   let written: string[] = [];
   const screen = new Screen((t) => written.push(t));
   const frame = (typed: string, width = 30): Frame => ({
@@ -244,6 +244,18 @@ Deno.test("the screen writes only the rows that changed, erases only after a sho
   assert.equal(written.length, 0);
   assert.equal(screen.paint(frame("ab", 40)), 8);
   assert.ok(written[0]!.startsWith("\x1b[?2026h\x1b[H\x1b[2J"));
+  // Frames given in one turn paint once, the last; none once closed.
+  written = [];
+  screen.paintSoon(frame("abc", 40));
+  screen.paintSoon(frame("abcd", 40));
+  await Promise.resolve();
+  assert.equal(written.length, 1);
+  assert.match(written[0]!, / > abcd\x1b/);
+  screen.paintSoon(frame("abcde", 40));
+  screen.close();
+  await Promise.resolve();
+  assert.equal(screen.paint(frame("x", 40)), 0);
+  assert.equal(written.length, 1);
 });
 
 Deno.test("a frame taller than the window keeps its bottom rows; controls in a span's text do not reach the terminal", () => {
