@@ -1,6 +1,7 @@
 /**
- * The terminal UI itself (Ink + React, drawn on the terminal the kernel
- * handed over: keys from stdin, the screen on stderr). It drives one
+ * The terminal UI itself (React state, keys read by Ink, frames painted by
+ * `screen.ts` on the terminal the kernel handed over: keys from stdin, the
+ * screen on stderr). It drives one
  * session through the plugin's callback connection: CreateSession (or
  * ResumeSession / AttachSession), StreamDeltas for the live text,
  * RenderEvents for the stored transcript (tool calls and results drawn
