@@ -17,8 +17,9 @@
  */
 import process from "node:process";
 import { readdirSync } from "node:fs";
-import { Buffer } from "node:buffer";
-import { Readable, Writable } from "node:stream";
+import { Writable } from "node:stream";
+import { EventEmitter } from "node:events";
+import { setImmediate } from "node:timers";
 import type { JsonObject } from "@bufbuild/protobuf";
 // @ts-types="@types/react"
 import React from "react";
@@ -1034,23 +1035,116 @@ function App(
  * Raw mode is the reader's: on from the first screen until close (a Ctrl-C
  * typed while the UI winds down must not become a SIGINT to the kernel's
  * process group), so Ink's switches are no-ops.
+ *
+ * It is the part of a readable stream Ink uses ('readable', then `read()`
+ * until `null`). Keys typed while the UI was busy arrive together, and a
+ * Node `Readable` joins whatever is buffered into one read, which Ink's
+ * parser splits only at Backspace, Ctrl-C and escape sequences: Ctrl-U
+ * then "/cos" was the text "\x15/cos". Here each other control key
+ * (0x00–0x1a but Tab, Enter and Ctrl-J) is a read of its own, the text
+ * between them one read, and one read per turn of the event loop, so that
+ * React has committed the previous key's state before the next key runs.
  */
-function inkStdin(keys: TerminalKeys): Readable {
-  const stream = new Readable({ read() {} }) as Readable & {
-    isTTY: boolean;
-    setRawMode(on: boolean): unknown;
-    ref(): void;
-    unref(): void;
-  };
-  stream.isTTY = true;
-  stream.setRawMode = () => stream;
-  stream.ref = () => {};
-  stream.unref = () => {};
-  keys.handOver(
-    (chunk) =>
-      stream.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length)),
-    () => {},
-  );
+export class InkKeys extends EventEmitter {
+  /** Ink checks that its stdin is a terminal. */
+  readonly isTTY = true;
+  #text = "";
+  #decoder = new TextDecoder();
+  #signalled = false;
+  #waiting = false;
+
+  /**
+   * Takes a chunk read from the terminal.
+   *
+   * @param chunk The bytes read.
+   */
+  add(chunk: Uint8Array): void {
+    this.#text += this.#decoder.decode(chunk, { stream: true });
+    this.#signal();
+  }
+
+  /** @returns The next key or run of text, or `null` (none, or not yet). */
+  read(): string | null {
+    if (this.#waiting || this.#text === "") return null;
+    const piece = keyPiece(this.#text);
+    this.#text = this.#text.slice(piece.length);
+    if (this.#text !== "") {
+      this.#waiting = true;
+      setImmediate(() => {
+        this.#waiting = false;
+        this.#signal();
+      });
+    }
+    return piece;
+  }
+
+  /** Raw mode is the terminal reader's: a no-op. */
+  setRawMode(_on: boolean): this {
+    return this;
+  }
+
+  /** Pieces are text already: a no-op. */
+  setEncoding(_encoding: string): this {
+    return this;
+  }
+
+  /** A no-op (the terminal reader keeps the process alive). */
+  ref(): this {
+    return this;
+  }
+
+  /** A no-op. */
+  unref(): this {
+    return this;
+  }
+
+  override addListener(
+    event: string | symbol,
+    listener: (...args: unknown[]) => void,
+  ): this {
+    super.addListener(event, listener);
+    if (event === "readable") this.#signal();
+    return this;
+  }
+
+  override on(
+    event: string | symbol,
+    listener: (...args: unknown[]) => void,
+  ): this {
+    return this.addListener(event, listener);
+  }
+
+  /** 'readable', once per turn, when text waits and someone listens. */
+  #signal(): void {
+    if (
+      this.#signalled || this.#waiting || this.#text === "" ||
+      this.listenerCount("readable") === 0
+    ) return;
+    this.#signalled = true;
+    process.nextTick(() => {
+      this.#signalled = false;
+      if (this.#text !== "" && !this.#waiting) this.emit("readable");
+    });
+  }
+}
+
+/** A control key Ink's parser does not split out of text. */
+function isControlKey(code: number): boolean {
+  return code <= 0x1a && code !== 0x09 && code !== 0x0a && code !== 0x0d;
+}
+
+/** The first piece of `text`: one control key, or the text before the next. */
+function keyPiece(text: string): string {
+  if (isControlKey(text.charCodeAt(0))) return text[0]!;
+  for (let i = 1; i < text.length; i++) {
+    if (isControlKey(text.charCodeAt(i))) return text.slice(0, i);
+  }
+  return text;
+}
+
+function inkStdin(keys: TerminalKeys): InkKeys {
+  const stream = new InkKeys();
+  keys.handOver((chunk) => stream.add(chunk), () => {});
   return stream;
 }
 
