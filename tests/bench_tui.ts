@@ -171,25 +171,76 @@ function memoryOf(
   };
 }
 
-function tuiPid(): number {
+/** The parent of each running process. */
+function parents(): Map<number, number> {
+  const out = new Map<number, number>();
   for (const e of Deno.readDirSync("/proc")) {
     if (!/^\d+$/.test(e.name)) continue;
     try {
-      const cmd = Deno.readTextFileSync(`/proc/${e.name}/cmdline`).split("\0");
+      const stat = Deno.readTextFileSync(`/proc/${e.name}/stat`);
+      // pid (comm) state ppid …: comm may hold spaces and parentheses.
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      out.set(Number(e.name), ppid);
+    } catch {
+      // gone
+    }
+  }
+  return out;
+}
+
+/**
+ * The TUI plugin's process under this server's pane (other TUIs may run on
+ * the machine: another engineer's benchmark, a test).
+ */
+function tuiPid(socket: string): number {
+  const pane = Number(
+    tmux(socket, "list-panes", "-t", "b", "-F", "#{pane_pid}").trim(),
+  );
+  const parent = parents();
+  const under = (pid: number): boolean => {
+    for (let p = pid, hops = 0; p > 1 && hops < 64; hops++) {
+      if (p === pane) return true;
+      p = parent.get(p) ?? 0;
+    }
+    return false;
+  };
+  for (const pid of parent.keys()) {
+    try {
+      const cmd = Deno.readTextFileSync(`/proc/${pid}/cmdline`).split("\0");
       if (
         cmd[0]?.endsWith("deno") &&
         // its module graph, or its bundle in the Deno cache
         /(plugins\/tui\/main\.ts|agent-bundles\/v\d+\/tui\/[^/]+\/main\.js)$/
-          .test(cmd.at(-2) ?? "")
+          .test(cmd.at(-2) ?? "") &&
+        under(pid)
       ) {
-        return Number(e.name);
+        return pid;
       }
     } catch {
       // gone
     }
   }
-  throw new Error("the TUI's process was not found");
+  throw new Error(`the TUI's process was not found under pane ${pane}`);
 }
+
+/** CPU time of a process, all its threads, in ms (`/proc/<pid>/stat`). */
+function cpuMs(pid: number): number {
+  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // utime and stime, fields 14 and 15 (11 and 12 after the state)
+  return ((Number(f[11]) + Number(f[12])) * 1000) / CLOCK_TICKS;
+}
+
+/** The kernel's clock ticks per second (`getconf CLK_TCK`). */
+const CLOCK_TICKS = (() => {
+  try {
+    const out = new Deno.Command("getconf", { args: ["CLK_TCK"] }).outputSync();
+    const n = Number(new TextDecoder().decode(out.stdout).trim());
+    return Number.isFinite(n) && n > 0 ? n : 100;
+  } catch {
+    return 100;
+  }
+})();
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -234,6 +285,7 @@ const rows: {
   tuiFull: number;
   keyP50: number;
   keyP90: number;
+  cpuPerKey: number;
   catP50: number;
   rss: number;
   hwm: number;
@@ -291,8 +343,11 @@ try {
         tuiT0,
         (s) => s.includes("· scripted ·"),
       );
+      const pid = tuiPid(socket);
+      const cpu0 = cpuMs(pid);
       const lat = await keyLatencies(socket, join(dir, `pane-${round}.out`));
-      const mem = memoryOf(tuiPid());
+      const cpuPerKey = (cpuMs(pid) - cpu0) / lat.length;
+      const mem = memoryOf(pid);
       tmux(socket, "kill-server");
       if (round === 0) continue; // warmup
       rows.push({
@@ -302,6 +357,7 @@ try {
         tuiFull,
         keyP50: pct(lat, 0.5),
         keyP90: pct(lat, 0.9),
+        cpuPerKey,
         catP50: pct(catLat, 0.5),
         rss: mem.rss,
         hwm: mem.hwm,
@@ -336,6 +392,8 @@ const summary = {
   line_start_over_baseline: m("line") / m("baseline"),
   key_p50_ms: m("keyP50"),
   key_p90_ms: m("keyP90"),
+  key_p50_over_cat: m("keyP50") / m("catP50"),
+  tui_cpu_per_key_ms: m("cpuPerKey"),
   cat_echo_p50_ms: m("catP50"),
   tui_rss_mb: m("rss"),
   tui_peak_rss_mb: m("hwm"),
@@ -373,7 +431,12 @@ else {
       f(summary.key_p90_ms)
     } ms (cat's echo, the floor, measured alike: p50 ${
       f(summary.cat_echo_p50_ms)
-    } ms)`,
+    } ms; ${summary.key_p50_over_cat.toFixed(2)}x the floor)`,
+  );
+  console.log(
+    `TUI CPU per key:           ${
+      f(summary.tui_cpu_per_key_ms)
+    } ms (its threads over the 40 keys, idle polls included)`,
   );
   console.log(
     `TUI process memory:        RSS ${f(summary.tui_rss_mb)} MB (${

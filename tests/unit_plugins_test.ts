@@ -30,5 +30,6 @@ import "../plugins/search/_glob_test.ts";
 import "../plugins/search/_ripgrep_test.ts";
 import "../plugins/search/_search_test.ts";
 import "../plugins/search/_walk_test.ts";
+import "../plugins/tui/screen_test.ts";
 import "../plugins/tui/tui_test.ts";
 import "../plugins/web/_fetch_test.ts";

@@ -45,7 +45,6 @@ import {
   isRemoteSpecifier,
 } from "../process/_module_cache.ts";
 import type { PluginBundles } from "../process/plugin_bundle.ts";
-import { PLUGIN_V8_FLAGS, TERMINAL_V8_FLAGS } from "../process/_v8_flags.ts";
 import {
   DEFAULT_BWRAP,
   probeSandbox,
@@ -699,11 +698,7 @@ export class PluginHost implements AsyncDisposable {
         env.GLIBC_TUNABLES,
         `glibc.malloc.mmap_threshold=${TERMINAL_MMAP_THRESHOLD}`,
       ].filter(Boolean).join(":");
-      // A larger young generation: a terminal UI allocates a frame per key.
-      const args = command.args.map((a) =>
-        a === PLUGIN_V8_FLAGS ? TERMINAL_V8_FLAGS : a
-      );
-      command = { ...command, args, env, terminal: true };
+      command = { ...command, env, terminal: true };
     }
     const cleanup = async () => {
       await callbacks.close();

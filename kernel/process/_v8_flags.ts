@@ -15,15 +15,3 @@
  */
 export const PLUGIN_V8_FLAGS: string =
   "--v8-flags=--max-semi-space-size=1,--no-sparkplug,--no-maglev";
-
-/**
- * V8 flags for a frontend started on the terminal (builtin/tui): those of
- * every plugin with a 2 MB young generation instead of 1 MB. Ink draws
- * each keystroke as a whole new frame, about 0.85 MB of short-lived
- * objects at 80×24: with 1 MB about six keys in ten ran a scavenge, with
- * 2 MB about one in three, for 15–25% less CPU per key and 0.3–1.9 MB
- * more RSS after 40 keys (4 MB: 3.6–6 MB more; README, Terminal UI). V8 accepts a code cache made under another
- * heap size, so the bundles' warmed cache still serves.
- */
-export const TERMINAL_V8_FLAGS: string =
-  "--v8-flags=--max-semi-space-size=2,--no-sparkplug,--no-maglev";

@@ -1,6 +1,7 @@
 /**
- * The terminal UI itself (Ink + React, drawn on the terminal the kernel
- * handed over: keys from stdin, the screen on stderr). It drives one
+ * The terminal UI itself (React state, keys read by Ink, frames painted by
+ * `screen.ts` on the terminal the kernel handed over: keys from stdin, the
+ * screen on stderr). It drives one
  * session through the plugin's callback connection: CreateSession (or
  * ResumeSession / AttachSession), StreamDeltas for the live text,
  * RenderEvents for the stored transcript (tool calls and results drawn
@@ -16,18 +17,16 @@
  */
 import process from "node:process";
 import { readdirSync } from "node:fs";
-import { Buffer } from "node:buffer";
-import { Readable } from "node:stream";
+import { Writable } from "node:stream";
+import { EventEmitter } from "node:events";
+import { setImmediate } from "node:timers";
 import type { JsonObject } from "@bufbuild/protobuf";
 // @ts-types="@types/react"
 import React from "react";
 import {
-  Box,
   type Instance,
   type Key,
   render,
-  Text,
-  type TextProps,
   useInput,
   usePaste,
   useWindowSize,
@@ -39,7 +38,8 @@ import {
 } from "../../proto/gen/pluggableharness/plan/v1/types_pb.ts";
 import type { MetadataBlock } from "../../proto/gen/pluggableharness/metadata/v1/types_pb.ts";
 import { type Entry, type PendingAsk, Transcript } from "./transcript.ts";
-import { type Line, type Span, textLines, widthOf, wrapLine } from "./lines.ts";
+import { type Line, textLines, widthOf, wrapLine } from "./lines.ts";
+import { type Frame, Screen } from "./screen.ts";
 import { renderTreeLines } from "./render_tree.ts";
 import { toolLines } from "./tool_lines.ts";
 import {
@@ -471,40 +471,8 @@ function metadataLines(
 
 // ------------------------------------------------------------ components
 
-const Lines = React.memo(LinesOf);
-
-/** No lines (one array, so that React skips an empty part). */
+/** No lines (one array, so that a part that stays empty keeps its rows). */
 const NO_LINES: Line[] = [];
-
-function LinesOf(
-  props: { lines: readonly Line[]; color: boolean },
-): React.ReactElement {
-  return h(
-    Box,
-    { flexDirection: "column" },
-    ...props.lines.map((l, i) =>
-      h(
-        Text,
-        { key: i, wrap: "truncate-end" },
-        l.length === 0
-          ? " "
-          : l.map((s, j) => h(Text, spanProps(s, j, props.color), s.text)),
-      )
-    ),
-  );
-}
-
-function spanProps(s: Span, key: number, color: boolean): TextProps {
-  if (!color) return { key } as TextProps;
-  const p: Record<string, unknown> = { key };
-  if (s.bold) p.bold = true;
-  if (s.dim) p.dimColor = true;
-  if (s.italic) p.italic = true;
-  if (s.underline) p.underline = true;
-  if (s.inverse) p.inverse = true;
-  if (s.color) p.color = s.color;
-  return p as TextProps;
-}
 
 /** The input box: the buffer with its cursor. */
 function inputLines(
@@ -540,6 +508,8 @@ interface AppProps {
   session: Session;
   settings: TuiSettings;
   exit: () => void;
+  /** The painter the frame is drawn with (Ink draws nothing). */
+  screen: Screen;
 }
 
 type Mode =
@@ -548,7 +518,9 @@ type Mode =
   | { name: "ask"; scroll: number; error: string }
   | { name: "edit"; ask: PendingAsk; error: string };
 
-function App({ session, settings, exit }: AppProps): React.ReactElement {
+function App(
+  { session, settings, exit, screen }: AppProps,
+): React.ReactElement | null {
   const { columns, rows } = useWindowSize();
   const width = Math.max(20, columns);
   const height = Math.max(8, rows);
@@ -894,7 +866,8 @@ function App({ session, settings, exit }: AppProps): React.ReactElement {
   // ----- layout, bottom up: status, panel, input or dialog, transcript
   const color = settings.color;
   // A key redraws the input box: the status line, the panel and the hint
-  // keep their lines (React then skips them) until what they show changes.
+  // keep their lines (the painter then reuses their rows) until what they
+  // show changes.
   const status = React.useMemo(
     () => [statusLine(session.status, bounds, session.busy, width)],
     [session.status, bounds, session.busy, width],
@@ -1008,7 +981,7 @@ function App({ session, settings, exit }: AppProps): React.ReactElement {
     1,
     height - boxHeight - bottom.length - panel.length - 1,
   );
-  // Typing re-renders only the input box: the transcript's lines are
+  // Typing redraws only the input box: the transcript's lines are
   // recomputed when the transcript, the size or the scroll changes.
   const version = session.transcript.version;
   const visible = React.useMemo(() => {
@@ -1035,46 +1008,31 @@ function App({ session, settings, exit }: AppProps): React.ReactElement {
     return lines;
   }, [version, width, showThinking, transcriptHeight, scroll, session]);
 
-  return h(
-    Box,
-    { flexDirection: "column", width, height },
-    h(Lines, { lines: visible, color }),
-    h(
-      Box,
-      {
-        flexDirection: "column",
-        borderStyle: "round",
-        ...(color
-          ? {
-            borderColor: activeMode.name === "ask" ||
-                activeMode.name === "carry"
-              ? "yellow"
-              : activeMode.name === "edit"
-              ? "yellow"
-              : "gray",
-          }
-          : {}),
-        paddingLeft: 1,
-        width,
-      },
+  const frame: Frame = {
+    width,
+    height,
+    color,
+    transcript: visible,
+    box: {
       ...(boxTitle
-        ? [h(Lines, {
-          key: "title",
-          lines: [
-            wrapLine(
-              [{ text: boxTitle, bold: true, color: "yellow" }],
-              width - 4,
-            )[0]!,
-          ],
-          color,
-        })]
-        : []),
-      h(Lines, { key: "body", lines: boxLines, color }),
-    ),
-    h(Lines, { lines: bottom, color }),
-    h(Lines, { lines: panel, color }),
-    h(Lines, { lines: status, color }),
-  );
+        ? {
+          title: wrapLine(
+            [{ text: boxTitle, bold: true, color: "yellow" }],
+            width - 4,
+          )[0]!,
+        }
+        : {}),
+      lines: boxLines,
+      border: activeMode.name === "input" ? "gray" : "yellow",
+    },
+    bottom,
+    panel,
+    status,
+  };
+  // Painted once React has committed (several commits in one turn of the
+  // event loop paint once); Ink is given nothing to draw.
+  React.useLayoutEffect(() => screen.paintSoon(frame));
+  return null;
 }
 
 /**
@@ -1087,24 +1045,157 @@ function App({ session, settings, exit }: AppProps): React.ReactElement {
  * Raw mode is the reader's: on from the first screen until close (a Ctrl-C
  * typed while the UI winds down must not become a SIGINT to the kernel's
  * process group), so Ink's switches are no-ops.
+ *
+ * It is the part of a readable stream Ink uses ('readable', then `read()`
+ * until `null`). Keys typed while the UI was busy arrive together, and a
+ * Node `Readable` joins whatever is buffered into one read, which Ink's
+ * parser splits only at Backspace, Ctrl-C and escape sequences: Ctrl-U
+ * then "/cos" was the text "\x15/cos". Here each other control key
+ * (0x00–0x1a but Tab, Enter and Ctrl-J) is a read of its own, the text
+ * between them one read, and one read per turn of the event loop, so that
+ * React has committed the previous key's state before the next key runs.
  */
-function inkStdin(keys: TerminalKeys): Readable {
-  const stream = new Readable({ read() {} }) as Readable & {
-    isTTY: boolean;
-    setRawMode(on: boolean): unknown;
-    ref(): void;
-    unref(): void;
-  };
-  stream.isTTY = true;
-  stream.setRawMode = () => stream;
-  stream.ref = () => {};
-  stream.unref = () => {};
-  keys.handOver(
-    (chunk) =>
-      stream.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length)),
-    () => {},
-  );
+export class InkKeys extends EventEmitter {
+  /** Ink checks that its stdin is a terminal. */
+  readonly isTTY = true;
+  #text = "";
+  #decoder = new TextDecoder();
+  #signalled = false;
+  #waiting = false;
+
+  /**
+   * Takes a chunk read from the terminal.
+   *
+   * @param chunk The bytes read.
+   */
+  add(chunk: Uint8Array): void {
+    this.#text += this.#decoder.decode(chunk, { stream: true });
+    this.#signal();
+  }
+
+  /** @returns The next key or run of text, or `null` (none, or not yet). */
+  read(): string | null {
+    if (this.#waiting || this.#text === "") return null;
+    const piece = keyPiece(this.#text);
+    this.#text = this.#text.slice(piece.length);
+    if (this.#text !== "") {
+      this.#waiting = true;
+      setImmediate(() => {
+        this.#waiting = false;
+        this.#signal();
+      });
+    }
+    return piece;
+  }
+
+  /** Raw mode is the terminal reader's: a no-op. */
+  setRawMode(_on: boolean): this {
+    return this;
+  }
+
+  /** Pieces are text already: a no-op. */
+  setEncoding(_encoding: string): this {
+    return this;
+  }
+
+  /** A no-op (the terminal reader keeps the process alive). */
+  ref(): this {
+    return this;
+  }
+
+  /** A no-op. */
+  unref(): this {
+    return this;
+  }
+
+  override addListener(
+    event: string | symbol,
+    listener: (...args: unknown[]) => void,
+  ): this {
+    super.addListener(event, listener);
+    if (event === "readable") this.#signal();
+    return this;
+  }
+
+  override on(
+    event: string | symbol,
+    listener: (...args: unknown[]) => void,
+  ): this {
+    return this.addListener(event, listener);
+  }
+
+  /** 'readable', once per turn, when text waits and someone listens. */
+  #signal(): void {
+    if (
+      this.#signalled || this.#waiting || this.#text === "" ||
+      this.listenerCount("readable") === 0
+    ) return;
+    this.#signalled = true;
+    process.nextTick(() => {
+      this.#signalled = false;
+      if (this.#text !== "" && !this.#waiting) this.emit("readable");
+    });
+  }
+}
+
+/** A control key Ink's parser does not split out of text. */
+function isControlKey(code: number): boolean {
+  return code <= 0x1a && code !== 0x09 && code !== 0x0a && code !== 0x0d;
+}
+
+/** The first piece of `text`: one control key, or the text before the next. */
+function keyPiece(text: string): string {
+  if (isControlKey(text.charCodeAt(0))) return text[0]!;
+  for (let i = 1; i < text.length; i++) {
+    if (isControlKey(text.charCodeAt(i))) return text.slice(0, i);
+  }
+  return text;
+}
+
+function inkStdin(keys: TerminalKeys): InkKeys {
+  const stream = new InkKeys();
+  keys.handOver((chunk) => stream.add(chunk), () => {});
   return stream;
+}
+
+/** Writes to the terminal (stderr), whole; a terminal gone is ignored. */
+function writeTerminal(text: string): void {
+  try {
+    const bytes = new TextEncoder().encode(text);
+    let off = 0;
+    while (off < bytes.length) {
+      off += Deno.stderr.writeSync(bytes.subarray(off));
+    }
+  } catch {
+    // the terminal is gone
+  }
+}
+
+/**
+ * The stream Ink takes as its output: the window's size and resizes of the
+ * terminal (stderr), and nothing of what Ink writes reaches the terminal
+ * but the bracketed paste switches (`usePaste`): the screen is the
+ * painter's (`screen.ts`), and Ink's tree is empty.
+ */
+function inkStdout(): { stream: Writable; close(): void } {
+  const stream = new Writable({
+    decodeStrings: false,
+    write(chunk, _encoding, done) {
+      const text = String(chunk);
+      if (text === "\x1b[?2004h" || text === "\x1b[?2004l") {
+        writeTerminal(text);
+      }
+      done();
+    },
+  }) as Writable & { isTTY: boolean; columns: number; rows: number };
+  stream.isTTY = true;
+  Object.defineProperties(stream, {
+    columns: { get: () => process.stderr.columns },
+    rows: { get: () => process.stderr.rows },
+  });
+  const onResize = () => stream.emit("resize");
+  process.stderr.on("resize", onResize);
+  return { stream, close: () => process.stderr.off("resize", onResize) };
 }
 
 let history: string[] = [];
@@ -1148,22 +1239,36 @@ export async function runTui(
   });
   const done = Promise.withResolvers<void>();
   const stdin = inkStdin(keys);
+  const stdout = inkStdout();
+  // The alternate screen (the entry module's first screen is there
+  // already), the cursor hidden: what Ink's render did.
+  writeTerminal("\x1b[?1049h\x1b[?25l");
+  const screen = new Screen(writeTerminal);
   let unmount = () => {};
   const exit = () => {
     unmount();
     done.resolve();
   };
-  const instance: Instance = render(h(App, { session, settings, exit }), {
-    stdout: process.stderr as unknown as NodeJS.WriteStream,
-    stdin: stdin as unknown as NodeJS.ReadStream,
-    exitOnCtrlC: false,
-    patchConsole: false,
-    interactive: true,
-    alternateScreen: true,
-    maxFps: 60,
-    incrementalRendering: true,
-  });
-  unmount = () => instance.unmount();
+  const instance: Instance = render(
+    h(App, { session, settings, exit, screen }),
+    {
+      stdout: stdout.stream as unknown as NodeJS.WriteStream,
+      stdin: stdin as unknown as NodeJS.ReadStream,
+      exitOnCtrlC: false,
+      patchConsole: false,
+      interactive: true,
+      alternateScreen: false,
+    },
+  );
+  let unmounted = false;
+  unmount = () => {
+    if (unmounted) return;
+    unmounted = true;
+    screen.close();
+    instance.unmount();
+    stdout.close();
+    writeTerminal("\x1b[?1049l\x1b[?25h");
+  };
   // Drawn first, then the session opens: the prompt is on screen while
   // the kernel creates (or resumes, or re-attaches) it.
   let sessionId: string;
@@ -1183,7 +1288,7 @@ export async function runTui(
       })).info!.sessionId;
     }
   } catch (err) {
-    instance.unmount();
+    unmount();
     keys.close();
     throw err;
   }

@@ -3,9 +3,9 @@
  * before anything else loads: the plugin SDK (gRPC), Ink, React and Yoga
  * take most of a second of CPU on a busy machine, and the kernel only
  * configures the plugin once its other providers run. The frame is the one
- * Ink draws for a new session (an empty transcript, the input box with its
- * placeholder, the status line before the first snapshot), so Ink's first
- * frame replaces it without a visible change.
+ * the full UI draws for a new session (an empty transcript, the input box
+ * with its placeholder, the status line before the first snapshot), so the
+ * full UI's first frame replaces it without a visible change.
  *
  * From the paint on, the terminal is in raw mode and its keys are read
  * here, by the one reader of the terminal for the life of the process:

@@ -4,7 +4,8 @@
  * kernel running on a terminal starts it with that terminal as its stdin
  * and stderr (stdout carries the go-plugin handshake, as for every
  * plugin), in the terminal's foreground process group and inside the OS
- * sandbox with only its declared grants. Ink draws on stderr.
+ * sandbox with only its declared grants. It draws on stderr (its own
+ * painter, `screen.ts`; Ink reads the keys).
  *
  * This entry module imports nothing but the first screen's painter: on a
  * terminal it paints the input box and starts the terminal's one key

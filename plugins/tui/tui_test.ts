@@ -393,3 +393,41 @@ Deno.test("a window too small for the first screen paints nothing, but its keys 
   await settle();
   keys.close();
 });
+
+Deno.test("keys typed ahead in one chunk reach Ink's useInput one by one: Ctrl-U, then the text after it, also when typed before Ink reads", async () => {
+  const bytes = (t: string) => new TextEncoder().encode(t);
+  const React = (await import("react")).default;
+  const { render, useInput } = await import("ink");
+  const { Writable } = await import("node:stream");
+  const { InkKeys } = await import("./app.ts");
+  // Typed before Ink reads (replayed at once), then after.
+  const stdin = new InkKeys();
+  stdin.add(bytes("x\x15/co"));
+  const stdout = Object.assign(
+    new Writable({ write: (_c, _e, done) => done() }),
+    { isTTY: true, columns: 80, rows: 24 },
+  );
+  const seen: string[] = [];
+  const done = Promise.withResolvers<void>();
+  function Keys(): null {
+    useInput((input, key) => {
+      seen.push(key.ctrl ? `C-${input}` : input);
+      if (input.endsWith("s")) done.resolve();
+    });
+    return null;
+  }
+  const app = render(React.createElement(Keys), {
+    stdin: stdin as unknown as NodeJS.ReadStream,
+    stdout: stdout as unknown as NodeJS.WriteStream,
+    patchConsole: false,
+    exitOnCtrlC: false,
+  });
+  try {
+    await new Promise((r) => setTimeout(r, 0));
+    stdin.add(bytes("\x01s"));
+    await done.promise;
+    assert.deepEqual(seen, ["x", "C-u", "/co", "C-a", "s"]);
+  } finally {
+    app.unmount();
+  }
+});
