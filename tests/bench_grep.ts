@@ -1,0 +1,335 @@
+/**
+ * `grep` of the search plugin against `grep -r` on a generated tree of
+ * 10,000 files (issue 20: at most 1.3× `grep -r`, content and files mode).
+ *
+ * The tree is `plugins/search/search_bench.ts`'s: 500 directories of 20
+ * TypeScript files, 40 lines each, 104 files holding `needle`. Each round
+ * runs, in an order rotated from round to round so that no command always
+ * follows the same one:
+ *
+ * - `grep -rl needle DIR` and `grep -rn needle DIR`, spawned;
+ * - `rg` alone, spawned with the flags the plugin gives it (the floor of
+ *   any `rg`-based answer);
+ * - `grepFiles` of `plugins/search/_search.ts`, in this process, with
+ *   `rg` granted: `{pattern: "needle"}` (files with matches) and
+ *   `{pattern: "needle", output_mode: "content"}`;
+ * - with `--js`, the same two without `rg` (the JavaScript walk).
+ *
+ * For each it takes the wall time and the CPU time (user + sys) of this
+ * process and of every child it reaped (`getrusage` of `RUSAGE_SELF` and
+ * `RUSAGE_CHILDREN`, through `Deno.dlopen` of libc: a spawned command's
+ * CPU is all in its children's figure, an in-process call's is this
+ * process's plus `rg`'s). Each figure is then divided by the `grep -r`
+ * figure of the same round (files mode by `grep -rl`, content by
+ * `grep -rn`), and the median, minimum and maximum of those per-round
+ * ratios are printed, so the figures compare across machines and loads.
+ * Every answer is checked first: the tool, with and without `rg`, must
+ * name exactly the files (and lines) `grep -r` names.
+ *
+ * Run: `./denow run -A tests/bench_grep.ts [--rounds N] [--js] [--json]`
+ * (default 15 rounds after 2 warm-up rounds). Linux only.
+ *
+ * @module
+ */
+import { grepFiles, type SearchInput } from "../plugins/search/_search.ts";
+
+const FILES = 10_000;
+const WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta"];
+
+/** Options from the command line. */
+interface Options {
+  rounds: number;
+  warmup: number;
+  js: boolean;
+  json: boolean;
+}
+
+function parseArgs(argv: readonly string[]): Options {
+  const o: Options = { rounds: 15, warmup: 2, js: false, json: false };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === "--js") o.js = true;
+    else if (a === "--json") o.json = true;
+    else if (a === "--rounds" || a === "--warmup") {
+      const n = Number(argv[++i]);
+      if (!Number.isInteger(n) || n < (a === "--rounds" ? 1 : 0) || n > 1000) {
+        throw new Error(`${a} needs an integer from 1 to 1000`);
+      }
+      if (a === "--rounds") o.rounds = n;
+      else o.warmup = n;
+    } else {
+      throw new Error(
+        `Unknown argument "${a}": bench_grep [--rounds N] [--warmup N] [--js] [--json]`,
+      );
+    }
+  }
+  return o;
+}
+
+/** Writes the 10k-file tree below `dir`. */
+function makeTree(dir: string): void {
+  for (let i = 0, d = 0; i < FILES; d++) {
+    const sub = `${dir}/pkg${d % 50}/mod${Math.floor(d / 50)}`;
+    Deno.mkdirSync(sub, { recursive: true });
+    for (let f = 0; f < 20 && i < FILES; f++, i++) {
+      const lines: string[] = [];
+      for (let l = 0; l < 40; l++) {
+        lines.push(
+          `export const v${l} = "${WORDS[(i + l) % 7]} ${
+            i * 31 + l
+          }"; // line ${l}`,
+        );
+      }
+      if (i % 97 === 0) lines.push("// TODO: needle here");
+      Deno.writeTextFileSync(`${sub}/file${f}.ts`, `${lines.join("\n")}\n`);
+    }
+  }
+}
+
+const RUSAGE_SELF = 0;
+const RUSAGE_CHILDREN = -1;
+let libc:
+  | Deno.DynamicLibrary<
+    { getrusage: { parameters: ["i32", "buffer"]; result: "i32" } }
+  >
+  | undefined;
+
+/** User + sys µs of this process plus every child it reaped. */
+function cpuUs(): number {
+  libc ??= Deno.dlopen("libc.so.6", {
+    getrusage: { parameters: ["i32", "buffer"], result: "i32" },
+  });
+  let total = 0;
+  for (const who of [RUSAGE_SELF, RUSAGE_CHILDREN]) {
+    // struct rusage starts with ru_utime, ru_stime: { long sec; long usec }.
+    const buf = new BigInt64Array(18);
+    if (libc.symbols.getrusage(who, buf) !== 0) {
+      throw new Error("Cannot read the CPU time: getrusage failed");
+    }
+    total += Number(
+      buf[0]! * 1_000_000n + buf[1]! + buf[2]! * 1_000_000n + buf[3]!,
+    );
+  }
+  return total;
+}
+
+/** One measured figure: wall and CPU, ms. */
+interface Sample {
+  wall: number;
+  cpu: number;
+}
+
+async function measure(fn: () => Promise<unknown>): Promise<Sample> {
+  const c0 = cpuUs();
+  const t0 = performance.now();
+  await fn();
+  const wall = performance.now() - t0;
+  return { wall, cpu: (cpuUs() - c0) / 1000 };
+}
+
+async function spawn(cmd: string, args: string[]): Promise<string> {
+  const out = await new Deno.Command(cmd, {
+    args,
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  if (out.code > 1) throw new Error(`${cmd} ${args.join(" ")}: ${out.code}`);
+  return new TextDecoder().decode(out.stdout);
+}
+
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+async function main(): Promise<void> {
+  const o = parseArgs(Deno.args);
+  if (Deno.build.os !== "linux") {
+    throw new Error("bench_grep measures CPU with getrusage: Linux only");
+  }
+  const hasRg = await new Deno.Command("rg", { args: ["--version"] }).output()
+    .then((r) => r.success, () => false);
+  if (!hasRg) throw new Error("bench_grep needs rg on PATH");
+  const dir = Deno.realPathSync(
+    Deno.makeTempDirSync({ prefix: "ph-bench-grep-" }),
+  );
+  const cleanup = () => {
+    try {
+      Deno.removeSync(dir, { recursive: true });
+    } catch {
+      // already gone
+    }
+  };
+  const onSignal = () => {
+    cleanup();
+    Deno.exit(130);
+  };
+  Deno.addSignalListener("SIGINT", onSignal);
+  try {
+    makeTree(dir);
+    const input = (
+      args: Record<string, unknown>,
+      ripgrep?: string,
+    ): SearchInput => ({
+      roots: [dir],
+      args: { ...args, limit: 10_000 },
+      workingDirectory: dir,
+      ...(ripgrep ? { ripgrep } : {}),
+    });
+    const filesArgs = { pattern: "needle" };
+    const contentArgs = { pattern: "needle", output_mode: "content" };
+
+    // The same answers as grep -r, so that the comparison is fair.
+    const rl = (await spawn("grep", ["-rl", "needle", dir])).trim().split("\n")
+      .map((p) => p.slice(dir.length + 1)).sort();
+    const rn = (await spawn("grep", ["-rn", "needle", dir])).trim().split("\n")
+      .map((p) => p.slice(dir.length + 1)).sort();
+    if (rl.length !== 104) throw new Error(`grep -rl found ${rl.length} files`);
+    for (const rg of ["rg", undefined]) {
+      const f = await grepFiles(input(filesArgs, rg));
+      const c = await grepFiles(input(contentArgs, rg));
+      const fl = f.content.split("\n").sort();
+      const cl = c.content.split("\n").sort();
+      if (JSON.stringify(fl) !== JSON.stringify(rl)) {
+        throw new Error(`grep (rg: ${!!rg}) files differ from grep -rl`);
+      }
+      if (JSON.stringify(cl) !== JSON.stringify(rn)) {
+        throw new Error(`grep (rg: ${!!rg}) content differs from grep -rn`);
+      }
+    }
+
+    const RG_ALONE = [
+      "--no-config",
+      "--hidden",
+      "--no-ignore-dot",
+      "--no-ignore-exclude",
+      "--no-ignore-global",
+      "--no-ignore-parent",
+      "--no-require-git",
+      "--glob",
+      "!.git/",
+      "--no-messages",
+      "--null",
+      "--files-with-matches",
+      "--text",
+      "--encoding",
+      "none",
+      "--fixed-strings",
+      "--case-sensitive",
+      "-e",
+      "needle",
+      "--",
+      dir,
+    ];
+    type Entry = { name: string; vs: "rl" | "rn"; run: () => Promise<unknown> };
+    const entries: Entry[] = [
+      {
+        name: "grep -rl",
+        vs: "rl",
+        run: () => spawn("grep", ["-rl", "needle", dir]),
+      },
+      {
+        name: "grep -rn",
+        vs: "rn",
+        run: () => spawn("grep", ["-rn", "needle", dir]),
+      },
+      {
+        name: "rg alone (the plugin's flags)",
+        vs: "rl",
+        run: () => spawn("rg", RG_ALONE),
+      },
+      {
+        name: "grep files, rg",
+        vs: "rl",
+        run: () => grepFiles(input(filesArgs, "rg")),
+      },
+      {
+        name: "grep content, rg",
+        vs: "rn",
+        run: () => grepFiles(input(contentArgs, "rg")),
+      },
+    ];
+    if (o.js) {
+      entries.push(
+        {
+          name: "grep files, JS walk",
+          vs: "rl",
+          run: () => grepFiles(input(filesArgs)),
+        },
+        {
+          name: "grep content, JS walk",
+          vs: "rn",
+          run: () => grepFiles(input(contentArgs)),
+        },
+      );
+    }
+    const samples = new Map<string, Sample[]>(entries.map((e) => [e.name, []]));
+    for (let r = 0; r < o.warmup + o.rounds; r++) {
+      const round = new Map<string, Sample>();
+      for (let k = 0; k < entries.length; k++) {
+        const e = entries[(k + r) % entries.length]!;
+        round.set(e.name, await measure(e.run));
+      }
+      if (r < o.warmup) continue;
+      for (const [name, s] of round) samples.get(name)!.push(s);
+    }
+    const rows = entries.map((e) => {
+      const own = samples.get(e.name)!;
+      const base = samples.get(e.vs === "rl" ? "grep -rl" : "grep -rn")!;
+      const ratio = (k: keyof Sample) => {
+        const rs = own.map((s, i) => s[k] / base[i]![k]);
+        return {
+          median: median(rs),
+          min: Math.min(...rs),
+          max: Math.max(...rs),
+        };
+      };
+      return {
+        name: e.name,
+        vs: e.vs === "rl" ? "grep -rl" : "grep -rn",
+        wall_ms: median(own.map((s) => s.wall)),
+        cpu_ms: median(own.map((s) => s.cpu)),
+        wall_ratio: ratio("wall"),
+        cpu_ratio: ratio("cpu"),
+      };
+    });
+    const load = Deno.loadavg();
+    if (o.json) {
+      console.log(JSON.stringify(
+        {
+          format_version: "1",
+          rounds: o.rounds,
+          loadavg: load,
+          files: FILES,
+          rows,
+        },
+        null,
+        2,
+      ));
+      return;
+    }
+    const f = (x: number) => x.toFixed(2);
+    console.log(
+      `grep over ${FILES} files, ${o.rounds} rounds (+${o.warmup} warm-up), load ${
+        load.map((x) => x.toFixed(1)).join(" ")
+      }; per-round ratios to grep -r, median (min–max)`,
+    );
+    for (const r of rows) {
+      console.log(
+        `${r.name.padEnd(32)} ÷ ${r.vs}  wall ${f(r.wall_ratio.median)} (${
+          f(r.wall_ratio.min)
+        }–${f(r.wall_ratio.max)})  cpu ${f(r.cpu_ratio.median)} (${
+          f(r.cpu_ratio.min)
+        }–${f(r.cpu_ratio.max)})  [${r.wall_ms.toFixed(1)} ms wall, ${
+          r.cpu_ms.toFixed(1)
+        } ms cpu]`,
+      );
+    }
+  } finally {
+    Deno.removeSignalListener("SIGINT", onSignal);
+    cleanup();
+  }
+}
+
+if (import.meta.main) await main();
