@@ -26,18 +26,19 @@
  * Every answer is checked first: the tool, with and without `rg`, must
  * name exactly the files (and lines) `grep -r` names.
  *
- * Run: `./denow run -A tests/bench_grep.ts [--rounds N] [--js] [--json]`
- * (default 15 rounds after 2 warm-up rounds). Linux only.
+ * Run: `./denow task bench:grep [--rounds N] [--warmup N] [--js] [--json]`
+ * (default 15 rounds after 2 warm-up rounds; `--files N` makes a smaller
+ * or larger tree of the same shape). Linux only.
  *
  * @module
  */
 import { grepFiles, type SearchInput } from "../plugins/search/_search.ts";
 
-const FILES = 10_000;
 const WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta"];
 
 /** Options from the command line. */
 interface Options {
+  files: number;
   rounds: number;
   warmup: number;
   js: boolean;
@@ -45,33 +46,46 @@ interface Options {
 }
 
 function parseArgs(argv: readonly string[]): Options {
-  const o: Options = { rounds: 15, warmup: 2, js: false, json: false };
+  const o: Options = {
+    files: 10_000,
+    rounds: 15,
+    warmup: 2,
+    js: false,
+    json: false,
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === "--js") o.js = true;
     else if (a === "--json") o.json = true;
-    else if (a === "--rounds" || a === "--warmup") {
+    else if (a === "--rounds" || a === "--warmup" || a === "--files") {
       const n = Number(argv[++i]);
-      if (!Number.isInteger(n) || n < (a === "--rounds" ? 1 : 0) || n > 1000) {
-        throw new Error(`${a} needs an integer from 1 to 1000`);
+      const [min, max] = a === "--files"
+        ? [100, 100_000]
+        : [a === "--rounds" ? 1 : 0, 1000];
+      if (!Number.isInteger(n) || n < min || n > max) {
+        throw new Error(`${a} needs an integer from ${min} to ${max}`);
       }
       if (a === "--rounds") o.rounds = n;
-      else o.warmup = n;
+      else if (a === "--warmup") o.warmup = n;
+      else o.files = n;
     } else {
       throw new Error(
-        `Unknown argument "${a}": bench_grep [--rounds N] [--warmup N] [--js] [--json]`,
+        `Unknown argument "${a}": bench_grep [--rounds N] [--warmup N] [--files N] [--js] [--json]`,
       );
     }
   }
   return o;
 }
 
-/** Writes the 10k-file tree below `dir`. */
-function makeTree(dir: string): void {
-  for (let i = 0, d = 0; i < FILES; d++) {
+/**
+ * Writes the tree below `dir`: `files` files, 20 a directory, every 97th
+ * holding `needle`.
+ */
+function makeTree(dir: string, files: number): void {
+  for (let i = 0, d = 0; i < files; d++) {
     const sub = `${dir}/pkg${d % 50}/mod${Math.floor(d / 50)}`;
     Deno.mkdirSync(sub, { recursive: true });
-    for (let f = 0; f < 20 && i < FILES; f++, i++) {
+    for (let f = 0; f < 20 && i < files; f++, i++) {
       const lines: string[] = [];
       for (let l = 0; l < 40; l++) {
         lines.push(
@@ -167,7 +181,7 @@ async function main(): Promise<void> {
   };
   Deno.addSignalListener("SIGINT", onSignal);
   try {
-    makeTree(dir);
+    makeTree(dir, o.files);
     const input = (
       args: Record<string, unknown>,
       ripgrep?: string,
@@ -185,7 +199,10 @@ async function main(): Promise<void> {
       .map((p) => p.slice(dir.length + 1)).sort();
     const rn = (await spawn("grep", ["-rn", "needle", dir])).trim().split("\n")
       .map((p) => p.slice(dir.length + 1)).sort();
-    if (rl.length !== 104) throw new Error(`grep -rl found ${rl.length} files`);
+    const expected = Math.ceil(o.files / 97);
+    if (rl.length !== expected) {
+      throw new Error(`grep -rl found ${rl.length} files, not ${expected}`);
+    }
     for (const rg of ["rg", undefined]) {
       const f = await grepFiles(input(filesArgs, rg));
       const c = await grepFiles(input(contentArgs, rg));
@@ -301,7 +318,7 @@ async function main(): Promise<void> {
           format_version: "1",
           rounds: o.rounds,
           loadavg: load,
-          files: FILES,
+          files: o.files,
           rows,
         },
         null,
@@ -311,7 +328,7 @@ async function main(): Promise<void> {
     }
     const f = (x: number) => x.toFixed(2);
     console.log(
-      `grep over ${FILES} files, ${o.rounds} rounds (+${o.warmup} warm-up), load ${
+      `grep over ${o.files} files, ${o.rounds} rounds (+${o.warmup} warm-up), load ${
         load.map((x) => x.toFixed(1)).join(" ")
       }; per-round ratios to grep -r, median (min–max)`,
     );
