@@ -13,20 +13,26 @@
  * - `grepFiles` of `plugins/search/_search.ts`, in this process, with
  *   `rg` granted: `{pattern: "needle"}` (files with matches) and
  *   `{pattern: "needle", output_mode: "content"}`;
- * - with `--js`, the same two without `rg` (the JavaScript walk).
+ * - with `--js`, the same two without `rg` (the JavaScript walk);
+ * - with `--transport`, the same two with `rg` through the transport: a
+ *   real plugin subprocess (`plugins/search/main.ts`, granted
+ *   `read = [DIR]` and `run = ["rg"]`, in the OS sandbox where there is
+ *   one), called as the kernel calls it.
  *
  * For each it takes the wall time and the CPU time (user + sys) of this
  * process and of every child it reaped (`getrusage` of `RUSAGE_SELF` and
  * `RUSAGE_CHILDREN`, through `Deno.dlopen` of libc: a spawned command's
  * CPU is all in its children's figure, an in-process call's is this
- * process's plus `rg`'s). Each figure is then divided by the `grep -r`
+ * process's plus `rg`'s; through the transport, this process's plus
+ * the plugin's process tree's, `rg` included, read from `/proc` in clock
+ * ticks, 10 ms each, so that CPU figure is coarse per round). Each figure is then divided by the `grep -r`
  * figure of the same round (files mode by `grep -rl`, content by
  * `grep -rn`), and the median, minimum and maximum of those per-round
  * ratios are printed, so the figures compare across machines and loads.
  * Every answer is checked first: the tool, with and without `rg`, must
  * name exactly the files (and lines) `grep -r` names.
  *
- * Run: `./denow task bench:grep [--rounds N] [--warmup N] [--js] [--json]`
+ * Run: `./denow task bench:grep [--rounds N] [--warmup N] [--js] [--transport] [--json]`
  * (default 15 rounds after 2 warm-up rounds; `--files N` makes a smaller
  * or larger tree of the same shape). Linux only.
  *
@@ -42,6 +48,7 @@ interface Options {
   rounds: number;
   warmup: number;
   js: boolean;
+  transport: boolean;
   json: boolean;
 }
 
@@ -51,11 +58,13 @@ function parseArgs(argv: readonly string[]): Options {
     rounds: 15,
     warmup: 2,
     js: false,
+    transport: false,
     json: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === "--js") o.js = true;
+    else if (a === "--transport") o.transport = true;
     else if (a === "--json") o.json = true;
     else if (a === "--rounds" || a === "--warmup" || a === "--files") {
       const n = Number(argv[++i]);
@@ -70,7 +79,7 @@ function parseArgs(argv: readonly string[]): Options {
       else o.files = n;
     } else {
       throw new Error(
-        `Unknown argument "${a}": bench_grep [--rounds N] [--warmup N] [--files N] [--js] [--json]`,
+        `Unknown argument "${a}": bench_grep [--rounds N] [--warmup N] [--files N] [--js] [--transport] [--json]`,
       );
     }
   }
@@ -133,12 +142,120 @@ interface Sample {
   cpu: number;
 }
 
-async function measure(fn: () => Promise<unknown>): Promise<Sample> {
-  const c0 = cpuUs();
+async function measure(
+  fn: () => Promise<unknown>,
+  elsewhere: () => number = () => 0,
+): Promise<Sample> {
+  const c0 = cpuUs() + elsewhere();
   const t0 = performance.now();
   await fn();
   const wall = performance.now() - t0;
-  return { wall, cpu: (cpuUs() - c0) / 1000 };
+  return { wall, cpu: (cpuUs() + elsewhere() - c0) / 1000 };
+}
+
+/** The pids below `pid` (from `/proc/<pid>/task/<tid>/children`). */
+function descendants(pid: number): number[] {
+  const out: number[] = [];
+  const todo = [pid];
+  while (todo.length > 0) {
+    const p = todo.pop()!;
+    let tasks: string[] = [];
+    try {
+      tasks = [...Deno.readDirSync(`/proc/${p}/task`)].map((t) => t.name);
+    } catch {
+      continue; // gone
+    }
+    for (const t of tasks) {
+      let kids = "";
+      try {
+        kids = Deno.readTextFileSync(`/proc/${p}/task/${t}/children`);
+      } catch {
+        continue;
+      }
+      for (const k of kids.split(" ")) {
+        if (k.trim() !== "") {
+          out.push(Number(k));
+          todo.push(Number(k));
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * User + sys µs of a process and of its children it reaped (`/proc/<pid>/stat`
+ * utime, stime, cutime, cstime; clock ticks of 10 ms), 0 once it is gone.
+ */
+function procCpuUs(pid: number): number {
+  let stat: string;
+  try {
+    stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+  } catch {
+    return 0;
+  }
+  // Fields after the command name, which is in parentheses.
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // utime is field 14 of the line, the 12th after the name (index 11).
+  const ticks = Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+  return ticks * 10_000;
+}
+
+/** A search plugin launched through the kernel's plugin host, granted rg. */
+interface Plugin {
+  grep(args: Record<string, unknown>): Promise<unknown>;
+  /** CPU µs of the plugin's process tree so far. */
+  cpuUs(): number;
+  close(): Promise<void>;
+}
+
+async function launchPlugin(dir: string): Promise<Plugin> {
+  const { PluginHost } = await import("../kernel/mod.ts");
+  const { ToolService } = await import(
+    "../proto/gen/pluggableharness/tool/v1/service_pb.ts"
+  );
+  const { readManifest } = await import("../plugins/sdk/mod.ts");
+  const host = new PluginHost({
+    env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" },
+    cwd: dir,
+  });
+  const before = new Set(descendants(Deno.pid));
+  const plugin = await host.launch({
+    manifest: await readManifest(
+      new URL("../plugins/search/plugin.json", import.meta.url),
+    ),
+    entrypoint: new URL("../plugins/search/main.ts", import.meta.url).pathname,
+    grant: { read: [dir], run: ["rg"] },
+  });
+  // The processes the launch started (bubblewrap and what runs in it).
+  const tree = descendants(Deno.pid).filter((p) => !before.has(p));
+  const tool = plugin.client(ToolService);
+  await tool.configure({ config: { roots: [dir] } });
+  return {
+    async grep(args) {
+      for await (
+        const r of tool.invoke({
+          call: {
+            id: "bench",
+            toolName: "grep",
+            arguments: { ...args, limit: 10_000 },
+            callContext: {
+              sessionId: "01S",
+              turnId: "01T",
+              workingDirectory: dir,
+            },
+          },
+        })
+      ) {
+        const e = r.event?.event;
+        if (e?.case === "result") return e.value.payload ?? {};
+        if (e?.case === "error") throw new Error(e.value.message);
+      }
+      throw new Error("grep ended without a result");
+    },
+    cpuUs: () => tree.reduce((sum, p) => sum + procCpuUs(p), 0),
+    close: () => host.close(),
+  };
 }
 
 async function spawn(cmd: string, args: string[]): Promise<string> {
@@ -175,7 +292,11 @@ async function main(): Promise<void> {
       // already gone
     }
   };
-  const onSignal = () => {
+  const closers: (() => Promise<void>)[] = [];
+  const closeAll = () =>
+    Promise.all(closers.splice(0).map((c) => c().catch(() => {})));
+  const onSignal = async () => {
+    await closeAll();
     cleanup();
     Deno.exit(130);
   };
@@ -239,7 +360,13 @@ async function main(): Promise<void> {
       "--",
       dir,
     ];
-    type Entry = { name: string; vs: "rl" | "rn"; run: () => Promise<unknown> };
+    type Entry = {
+      name: string;
+      vs: "rl" | "rn";
+      run: () => Promise<unknown>;
+      /** The CPU µs of other processes than this one and its reaped children. */
+      cpuElsewhere?: () => number;
+    };
     const entries: Entry[] = [
       {
         name: "grep -rl",
@@ -281,12 +408,37 @@ async function main(): Promise<void> {
         },
       );
     }
+    if (o.transport) {
+      const plugin = await launchPlugin(dir);
+      closers.push(plugin.close);
+      const check = JSON.parse(
+        JSON.stringify(await plugin.grep(contentArgs)),
+      ) as { content: string };
+      const cl = check.content.split("\n").sort();
+      if (JSON.stringify(cl) !== JSON.stringify(rn)) {
+        throw new Error("grep through the transport differs from grep -rn");
+      }
+      entries.push(
+        {
+          name: "grep files, rg, transport",
+          vs: "rl",
+          run: () => plugin.grep(filesArgs),
+          cpuElsewhere: plugin.cpuUs,
+        },
+        {
+          name: "grep content, rg, transport",
+          vs: "rn",
+          run: () => plugin.grep(contentArgs),
+          cpuElsewhere: plugin.cpuUs,
+        },
+      );
+    }
     const samples = new Map<string, Sample[]>(entries.map((e) => [e.name, []]));
     for (let r = 0; r < o.warmup + o.rounds; r++) {
       const round = new Map<string, Sample>();
       for (let k = 0; k < entries.length; k++) {
         const e = entries[(k + r) % entries.length]!;
-        round.set(e.name, await measure(e.run));
+        round.set(e.name, await measure(e.run, e.cpuElsewhere));
       }
       if (r < o.warmup) continue;
       for (const [name, s] of round) samples.get(name)!.push(s);
@@ -345,6 +497,7 @@ async function main(): Promise<void> {
     }
   } finally {
     Deno.removeSignalListener("SIGINT", onSignal);
+    await closeAll();
     cleanup();
   }
 }

@@ -1,7 +1,7 @@
 /**
  * Keeps `deno task bench:grep` (tests/bench_grep.ts) from rotting: one
- * round as a real subprocess, which first checks that `grep` (with `rg`
- * and, with `--js`, without it) names exactly the files and lines
+ * round as a real subprocess, which first checks that `grep` (with `rg`,
+ * without it, and through the transport) names exactly the files and lines
  * `grep -r` names on a 500-file tree of the benchmark's shape; asserts that every figure is there
  * and positive (never a timing), that the temporary tree is removed, and
  * that a bad command line is refused by name.
@@ -32,6 +32,7 @@ Deno.test({
       "--files",
       "500",
       "--js",
+      "--transport",
       "--json",
     ], { env: { TMPDIR: tmp } });
     assert.equal(r.code, 0, r.stderr);
@@ -48,6 +49,8 @@ Deno.test({
       "grep content, rg",
       "grep files, JS walk",
       "grep content, JS walk",
+      "grep files, rg, transport",
+      "grep content, rg, transport",
     ]);
     for (const row of report.rows) {
       for (const k of ["wall_ms", "cpu_ms"]) {
