@@ -187,22 +187,27 @@ export function openVerified(
 
 /**
  * Opens many files below one directory (a search's start), with the
- * guarantees of {@linkcode openVerified} at a fraction of its cost: a
- * `realpath` costs several times an `lstat` (every component, through
- * Deno's permission check), and {@linkcode openVerified} makes two per
- * file.
+ * guarantees of {@linkcode openVerified} for less when files share
+ * directories: {@linkcode openVerified} makes two `realpath` calls per
+ * file (about three `lstat` calls each: every component, through Deno's
+ * permission check), this three `lstat` calls per file and two more per
+ * directory. Measured: 19% less CPU than {@linkcode openVerified} for 200
+ * files in 10 directories, the same for 104 files in 104 directories.
  *
  * The start is verified once as {@linkcode verifyDirectory} does (its real
- * path is itself, inside a root). Every other directory is verified the
- * first time a file below it is opened, from its verified parent down:
- * `lstat` of the parent gives the parent's verified identity (device and
- * inode), `lstat` of the directory a directory (not a link), and both
- * again the same. A file is then opened without following a link at the final
- * component (`O_NOFOLLOW`, and `O_NONBLOCK` for a FIFO swapped in), its
- * handle must be a regular file (`fstat`), and then `lstat` of its
- * directory must give that directory's verified identity, `lstat` of the
- * file the handle's identity, and `lstat` of the directory its identity
- * again. A directory on the way swapped for a link to somewhere else,
+ * path is itself, inside a root); every other directory is verified from
+ * its verified parent down, and its identity (device and inode) kept. A
+ * file is opened without following a link at the final component
+ * (`O_NOFOLLOW`, and `O_NONBLOCK` for a FIFO swapped in), its handle must
+ * be a regular file (`fstat`), and then `lstat` of its directory must give
+ * that directory's verified identity, `lstat` of the file the handle's
+ * identity, and `lstat` of the directory its identity again. A directory
+ * met for the first time is verified with its first file: `lstat` of its
+ * parent gives the parent's identity before the open and again after the
+ * file's check, and the directory's identity is the one `lstat` gives
+ * after the open (a directory, not a link), kept once the whole check
+ * passed. A directory above that, not yet verified, is checked alone the
+ * same way (parent, directory, parent, directory). A directory on the way swapped for a link to somewhere else,
  * before or during the open, makes the directory resolve to another
  * inode, or the file to another file, and the open is refused; fooling it
  * takes a swap in place for the open, undone for the first check, in place
@@ -264,10 +269,21 @@ export class VerifiedTree {
         `Cannot open "${shown}": not a file path below "${this.start}"`,
       );
     }
+    // A directory met for the first time is verified with its first file
+    // (its parent's identity around it), not before it: one check fewer.
+    let identity = this.#dirs.get(dir);
+    let parent: string | undefined;
+    let above: FileIdentity | undefined;
     let fd: number;
-    let identity: FileIdentity;
     try {
-      identity = this.#directory(dir, shown);
+      if (!identity) {
+        const up = dir.lastIndexOf("/");
+        parent = up === 0 ? "/" : dir.slice(0, up);
+        above = this.#directory(parent, shown);
+        if (!sameDirectory(parent, above)) {
+          throw swapped(shown, `"${parent}" is not the directory verified`);
+        }
+      }
       fd = fs.openSync(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
     } catch (err) {
       throw translate(err, shown);
@@ -286,8 +302,16 @@ export class VerifiedTree {
           `Cannot open "${shown}": it is not a regular file`,
         );
       }
-      if (!sameDirectory(dir, identity)) {
-        throw swapped(shown, "its directory is not the one verified");
+      if (identity) {
+        if (!sameDirectory(dir, identity)) {
+          throw swapped(shown, "its directory is not the one verified");
+        }
+      } else {
+        const info = Deno.lstatSync(dir);
+        if (!info.isDirectory) {
+          throw swapped(shown, `"${dir}" is not a directory`);
+        }
+        identity = { dev: info.dev!, ino: info.ino! };
       }
       const entry = Deno.lstatSync(path);
       if (
@@ -295,9 +319,13 @@ export class VerifiedTree {
       ) {
         throw swapped(shown, "the file opened is not the file at its path");
       }
+      if (parent !== undefined && !sameDirectory(parent, above!)) {
+        throw swapped(shown, `"${parent}" changed while it was being checked`);
+      }
       if (!sameDirectory(dir, identity)) {
         throw swapped(shown, "its directory changed while it was opened");
       }
+      this.#dirs.set(dir, identity);
       return {
         fd,
         real: path,
