@@ -79,13 +79,13 @@ provider "docs" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T12:16:30Z"
+  resolved_at = "2026-12-03T03:59:45Z"
   checksums = {
-    "darwin_amd64"  = "sha256:4fc3e56f1260bfc18793b103456666960265e40271e3ac1fe3b51862c0ccd05d"
-    "darwin_arm64"  = "sha256:4fc3e56f1260bfc18793b103456666960265e40271e3ac1fe3b51862c0ccd05d"
-    "linux_amd64"   = "sha256:4fc3e56f1260bfc18793b103456666960265e40271e3ac1fe3b51862c0ccd05d"
-    "linux_arm64"   = "sha256:4fc3e56f1260bfc18793b103456666960265e40271e3ac1fe3b51862c0ccd05d"
-    "windows_amd64" = "sha256:4fc3e56f1260bfc18793b103456666960265e40271e3ac1fe3b51862c0ccd05d"
+    "darwin_amd64"  = "sha256:aa58af2276295d029a8d1b7dc7e47dac8f49fba79116bdf79a942c98889066a3"
+    "darwin_arm64"  = "sha256:aa58af2276295d029a8d1b7dc7e47dac8f49fba79116bdf79a942c98889066a3"
+    "linux_amd64"   = "sha256:aa58af2276295d029a8d1b7dc7e47dac8f49fba79116bdf79a942c98889066a3"
+    "linux_arm64"   = "sha256:aa58af2276295d029a8d1b7dc7e47dac8f49fba79116bdf79a942c98889066a3"
+    "windows_amd64" = "sha256:aa58af2276295d029a8d1b7dc7e47dac8f49fba79116bdf79a942c98889066a3"
   }
   envelope = {
     env   = []
@@ -374,13 +374,13 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T17:59:34Z"
+  resolved_at = "2026-12-03T03:59:45Z"
   checksums = {
-    "darwin_amd64"  = "sha256:7b2001777d7c45b4e0afa22fd63bbeeb81ef8fa9e7de0cd3eba1df62ce5c7aae"
-    "darwin_arm64"  = "sha256:7b2001777d7c45b4e0afa22fd63bbeeb81ef8fa9e7de0cd3eba1df62ce5c7aae"
-    "linux_amd64"   = "sha256:7b2001777d7c45b4e0afa22fd63bbeeb81ef8fa9e7de0cd3eba1df62ce5c7aae"
-    "linux_arm64"   = "sha256:7b2001777d7c45b4e0afa22fd63bbeeb81ef8fa9e7de0cd3eba1df62ce5c7aae"
-    "windows_amd64" = "sha256:7b2001777d7c45b4e0afa22fd63bbeeb81ef8fa9e7de0cd3eba1df62ce5c7aae"
+    "darwin_amd64"  = "sha256:692d704a3a027c27d77f36116fa351347c1be20a02629e7e10662367bbe2cc60"
+    "darwin_arm64"  = "sha256:692d704a3a027c27d77f36116fa351347c1be20a02629e7e10662367bbe2cc60"
+    "linux_amd64"   = "sha256:692d704a3a027c27d77f36116fa351347c1be20a02629e7e10662367bbe2cc60"
+    "linux_arm64"   = "sha256:692d704a3a027c27d77f36116fa351347c1be20a02629e7e10662367bbe2cc60"
+    "windows_amd64" = "sha256:692d704a3a027c27d77f36116fa351347c1be20a02629e7e10662367bbe2cc60"
   }
   envelope = {
     env   = []

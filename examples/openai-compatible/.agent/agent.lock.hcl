@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-02T12:16:45Z"
+  resolved_at = "2026-12-03T03:59:48Z"
   checksums = {
-    "darwin_amd64"  = "sha256:4fc3e56f1260bfc18793b103456666960265e40271e3ac1fe3b51862c0ccd05d"
-    "darwin_arm64"  = "sha256:4fc3e56f1260bfc18793b103456666960265e40271e3ac1fe3b51862c0ccd05d"
-    "linux_amd64"   = "sha256:4fc3e56f1260bfc18793b103456666960265e40271e3ac1fe3b51862c0ccd05d"
-    "linux_arm64"   = "sha256:4fc3e56f1260bfc18793b103456666960265e40271e3ac1fe3b51862c0ccd05d"
-    "windows_amd64" = "sha256:4fc3e56f1260bfc18793b103456666960265e40271e3ac1fe3b51862c0ccd05d"
+    "darwin_amd64"  = "sha256:aa58af2276295d029a8d1b7dc7e47dac8f49fba79116bdf79a942c98889066a3"
+    "darwin_arm64"  = "sha256:aa58af2276295d029a8d1b7dc7e47dac8f49fba79116bdf79a942c98889066a3"
+    "linux_amd64"   = "sha256:aa58af2276295d029a8d1b7dc7e47dac8f49fba79116bdf79a942c98889066a3"
+    "linux_arm64"   = "sha256:aa58af2276295d029a8d1b7dc7e47dac8f49fba79116bdf79a942c98889066a3"
+    "windows_amd64" = "sha256:aa58af2276295d029a8d1b7dc7e47dac8f49fba79116bdf79a942c98889066a3"
   }
   envelope = {
     env   = []
