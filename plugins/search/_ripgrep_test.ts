@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { compareWalkOrder, requiredLiterals, ripgrepWalk } from "./_ripgrep.ts";
-import { grepFiles, type GrepResult, type SearchInput } from "./_search.ts";
+import {
+  grepFiles,
+  type GrepResult,
+  MAX_FILE_BYTES,
+  type SearchInput,
+} from "./_search.ts";
 import { makeTree } from "./_testing.ts";
 
 Deno.test("requiredLiterals: the longest literal run every match contains, per top-level alternative", () => {
@@ -380,6 +385,48 @@ Deno.test({
     assert.equal(
       await ripgrepWalk({ program: "rg", start: `${dir}/missing` }),
       undefined,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test({
+  name:
+    "grep skips a file over MAX_FILE_BYTES with rg walking as without it (rg names it, the size of the open handle rules it out), in every mode",
+  ignore: !hasRg,
+}, async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir());
+  try {
+    const line = new TextEncoder().encode("needle in a large file\n");
+    const fill = (size: number) => {
+      const data = new Uint8Array(size).fill(0x61); // "a", no line break
+      data.set(line, 0);
+      data[size - 1] = 0x0a;
+      return data;
+    };
+    await Deno.writeFile(`${dir}/at-limit.txt`, fill(MAX_FILE_BYTES));
+    await Deno.writeFile(`${dir}/over-limit.txt`, fill(MAX_FILE_BYTES + 1));
+    await Deno.writeTextFile(`${dir}/small.txt`, "a needle\n");
+    for (
+      const mode of ["files_with_matches", "content", "count"] as const
+    ) {
+      const input = (ripgrep?: string): SearchInput => ({
+        roots: [dir],
+        args: { pattern: "needle", output_mode: mode },
+        workingDirectory: dir,
+        ...(ripgrep ? { ripgrep } : {}),
+      });
+      const js = await grepFiles(input());
+      assert.equal(js.files, 2, mode);
+      assert.doesNotMatch(js.content, /over-limit/, mode);
+      assert.match(js.content, /at-limit\.txt/, mode);
+      assert.deepEqual(await grepFiles(input("rg")), js, mode);
+    }
+    // rg itself names the large file: only the plugin's bound leaves it out.
+    assert.deepEqual(
+      await ripgrepWalk({ program: "rg", start: dir, literals: ["needle"] }),
+      ["at-limit.txt", "over-limit.txt", "small.txt"],
     );
   } finally {
     await Deno.remove(dir, { recursive: true });

@@ -13,6 +13,7 @@ import {
   openVerified,
   readAllSync,
   type VerifiedFile,
+  VerifiedTree,
   verifyDirectory,
 } from "../sdk/confined_fs.ts";
 import {
@@ -566,6 +567,22 @@ export async function grepFiles(input: SearchInput): Promise<GrepResult> {
   const action = `Cannot grep for ${JSON.stringify(source)}`;
   const from = await start(input, action);
   const signal = input.signal;
+  // Every file searched below a directory start is opened through one
+  // tree: each directory verified once, each file against it (lstat calls
+  // instead of two realpath calls per file: less CPU where files share a
+  // directory, as many where each lies in its own).
+  let tree: VerifiedTree | undefined;
+  if (from.isDir) {
+    try {
+      tree = new VerifiedTree(
+        from.target.real,
+        from.roots,
+        from.target.absolute,
+      );
+    } catch (err) {
+      throw classify(err, `${action}: "${from.target.absolute}"`);
+    }
+  }
 
   const wanted = (rel: string): boolean => {
     if (extensions) {
@@ -604,11 +621,11 @@ export async function grepFiles(input: SearchInput): Promise<GrepResult> {
     let bytes: Uint8Array | undefined;
     let file: VerifiedFile | undefined;
     try {
-      // Opened, then verified to be a regular file at a real path inside a
-      // root, and read only through the handle: a file (or a directory on
-      // its way) swapped for a symbolic link to outside after the walk
-      // listed it is refused here, never read.
-      file = openVerified(path, from.roots, path);
+      // Opened, then verified to be a regular file in a verified directory
+      // inside a root, and read only through the handle: a file (or a
+      // directory on its way) swapped for a symbolic link to outside after
+      // the walk listed it is refused here, never read.
+      file = tree ? tree.open(path) : openVerified(path, from.roots, path);
       if (file.size > MAX_FILE_BYTES) return undefined;
       // Synchronous: measured faster than a read through the event loop
       // for many small files.
@@ -700,7 +717,11 @@ export async function grepFiles(input: SearchInput): Promise<GrepResult> {
         start: from.target.real,
         ...(literals ? { literals } : {}),
         caseInsensitive: args.case_insensitive === true,
-        maxFileBytes: MAX_FILE_BYTES,
+        // No maxFileBytes: rg's --max-filesize costs a stat of every file
+        // of the tree (30% more CPU for rg on 10k small files), while the
+        // bound is kept anyway where a file is read: search() skips a file
+        // over MAX_FILE_BYTES by the size of its open handle, before
+        // reading it, and readAllSync stops past it.
         onFile: (rel) => {
           if (!wanted(rel)) return;
           const path = `${base}/${rel}`;
