@@ -42,10 +42,47 @@ export function writeJsonValue(
   new JsonWriter(sink).write(value);
 }
 
+/**
+ * A JSON array whose elements are made one at a time as
+ * {@linkcode writeJsonValue} writes them, each dead once written: a large
+ * plan's document (tens of MB of small objects) then never lives whole, so
+ * the garbage collector neither copies nor marks it. Anything else sees an
+ * ordinary array through `toJSON` (`JSON.stringify` gives the same text).
+ */
+export class LazyJsonList<T> {
+  readonly #items: readonly T[];
+  readonly #make: (item: T) => unknown;
+
+  /**
+   * @param items The source items.
+   * @param make Makes an item's JSON value (called again on each write).
+   */
+  constructor(items: readonly T[], make: (item: T) => unknown) {
+    this.#items = items;
+    this.#make = make;
+  }
+
+  /** How many elements there are. */
+  get length(): number {
+    return this.#items.length;
+  }
+
+  /** The element at `i` (`0 <= i < length`), made now. */
+  at(i: number): unknown {
+    return this.#make(this.#items[i]!);
+  }
+
+  /** The elements, as an array (for `JSON.stringify`). */
+  toJSON(): unknown[] {
+    return this.#items.map((item) => this.#make(item));
+  }
+}
+
 /** `value.toJSON(key)` when `value` is an object with that method. */
 function toJson(value: unknown, key: string | number): unknown {
   if (
     value !== null && typeof value === "object" &&
+    !(value instanceof LazyJsonList) &&
     typeof (value as { toJSON?: unknown }).toJSON === "function"
   ) {
     return (value as { toJSON: (key: string) => unknown }).toJSON(String(key));
@@ -123,15 +160,20 @@ class JsonWriter {
         return false;
       case "object":
         if (value === null) this.#ascii("null");
-        else if (Array.isArray(value)) this.#array(value, depth);
-        else this.#object(value as Record<string, unknown>, depth);
+        else if (Array.isArray(value) || value instanceof LazyJsonList) {
+          this.#array(value, depth);
+        } else this.#object(value as Record<string, unknown>, depth);
         return true;
       default:
         return false;
     }
   }
 
-  #array(list: readonly unknown[], depth: number): void {
+  #array(
+    list: readonly unknown[] | LazyJsonList<unknown>,
+    depth: number,
+  ): void {
+    const lazy = list instanceof LazyJsonList ? list : undefined;
     this.#room(2);
     const n = list.length;
     if (n === 0) {
@@ -146,7 +188,8 @@ class JsonWriter {
         this.#buf[this.#p++] = 44;
       }
       this.#newline(depth + 1);
-      if (!this.#value(toJson(list[i], i), depth + 1)) this.#ascii("null");
+      const item = lazy ? lazy.at(i) : (list as readonly unknown[])[i];
+      if (!this.#value(toJson(item, i), depth + 1)) this.#ascii("null");
     }
     this.#newline(depth);
     this.#room(1);

@@ -13,7 +13,7 @@ import {
 } from "../contract/diagnostic.ts";
 import type { JsonValue } from "./hcl/mod.ts";
 import { LOCK_FILE_PATH } from "./lock_file.ts";
-import { type Plan, planToJson } from "./plan.ts";
+import { type Plan, planToStreamedJson } from "./plan.ts";
 import type { ExplainReport } from "./explain.ts";
 import type { CheckExitCode, SuppressedCounts } from "./check.ts";
 import { E_TOO_MANY_DIAGNOSTICS, W_TOO_MANY_DIAGNOSTICS } from "./codes.ts";
@@ -301,7 +301,9 @@ function jsonDocument(
     warning_count: warnings,
     diagnostics: sorted.map(diagnosticToJson),
   };
-  if (input.plan && input.exitCode === 0) doc.plan = planToJson(input.plan);
+  if (input.plan && input.exitCode === 0) {
+    doc.plan = planToStreamedJson(input.plan);
+  }
   if (sandbox !== undefined && input.exitCode === 0) doc.sandbox = sandbox;
   if (explain) doc.explain = JSON.parse(JSON.stringify(explain));
   return doc;

@@ -6,7 +6,7 @@ import {
   sortDiagnostics,
   writeJson,
 } from "./render.ts";
-import { writeJsonValue } from "./_json_indent.ts";
+import { LazyJsonList, writeJsonValue } from "./_json_indent.ts";
 
 const at = (file: string, byte: number) => ({
   file,
@@ -153,6 +153,24 @@ Deno.test("writeJsonValue() writes the bytes of JSON.stringify(value, null, 2)",
   const { text, chunks } = indented(big);
   assert.ok(chunks > 5, `${chunks} chunks`);
   assert.equal(text, JSON.stringify(big, null, 2));
+});
+
+Deno.test("writeJsonValue() writes a LazyJsonList as JSON.stringify writes its toJSON()", () => {
+  let made = 0;
+  const make = (n: number) => {
+    made++;
+    return n % 3 === 0 ? undefined : { n, list: [n, "é"], empty: [] };
+  };
+  const doc = {
+    empty: new LazyJsonList([], make),
+    items: new LazyJsonList([1, 2, 3, 4], make),
+    nested: [new LazyJsonList([5], (n) => new LazyJsonList([n, n], make))],
+  };
+  assert.equal(indented(doc).text, JSON.stringify(doc, null, 2));
+  // Each element is made on each write, never kept.
+  made = 0;
+  indented(doc);
+  assert.equal(made, 6);
 });
 
 Deno.test("writeJson() writes the bytes of renderJson()", () => {
