@@ -1,10 +1,11 @@
 /**
- * Writes compact JSON text, re-indented as `JSON.stringify(value, null, 2)`
- * would write it, as UTF-8 bytes a chunk at a time. For `check-config
- * --json`: V8 writes compact JSON several times faster than indented JSON
- * (its fast path takes no gap), and the indented text of a large plan (tens
- * of MB) then never exists as a string, nor is it encoded again on the way
- * to standard output. Not part of the API.
+ * Writes JSON data as the UTF-8 bytes of `JSON.stringify(value, null, 2)`,
+ * a chunk at a time. For `check-config --json`: V8 has no fast path for an
+ * indented `JSON.stringify`, and the indented text of a large plan (tens of
+ * MB) then never exists as a string, nor is it encoded again on the way to
+ * standard output; nor is a compact text made first and re-indented (the
+ * previous way: the walk here takes about 0.6 of that time on the
+ * providers' 43 MB document). Not part of the API.
  *
  * @module
  */
@@ -17,129 +18,297 @@ const LONG_STRING = 256;
 
 const ENCODER = new TextEncoder();
 
+/** `0`–`9`, `a`–`f`: the digits of a `\u00XX` escape. */
+const HEX = "0123456789abcdef";
+
 /**
- * Writes `compact`, the output of `JSON.stringify(value)` (no gap), as the
- * UTF-8 bytes of `JSON.stringify(value, null, 2)`.
+ * Writes `value` as the UTF-8 bytes of `JSON.stringify(value, null, 2)`, a
+ * chunk at a time, without making any of its text: neither the compact nor
+ * the indented document exists as a string. For `check-config --json`'s
+ * plan, plain JSON data (objects, arrays, strings, finite numbers, booleans,
+ * `null`): what `JSON.stringify` leaves out (an `undefined` or function
+ * value of a key) is left out, an array's becomes `null`, and a `toJSON`
+ * method is called, as `JSON.stringify` does.
  *
- * The text must be what `JSON.stringify` makes: no white space outside
- * strings, and well-formed UTF-16 (it escapes lone surrogates).
- *
- * @param compact Compact JSON text.
+ * @param value Plain JSON data.
  * @param sink Called with each chunk of bytes, in order; a chunk never ends
  * inside a character. The array is reused for the next chunk: consume or
  * copy it before returning.
  */
-export function writeIndentedJson(
-  compact: string,
+export function writeJsonValue(
+  value: unknown,
   sink: (bytes: Uint8Array) => void,
 ): void {
-  const buf = new Uint8Array(CHUNK + 64);
-  let p = 0;
-  let depth = 0;
-  let inString = false;
-  const n = compact.length;
-  for (let i = 0; i < n; i++) {
-    if (p >= CHUNK) {
-      sink(buf.subarray(0, p));
-      p = 0;
+  new JsonWriter(sink).write(value);
+}
+
+/**
+ * A JSON array whose elements are made one at a time as
+ * {@linkcode writeJsonValue} writes them, each dead once written: a large
+ * plan's document (tens of MB of small objects) then never lives whole, so
+ * the garbage collector neither copies nor marks it. Anything else sees an
+ * ordinary array through `toJSON` (`JSON.stringify` gives the same text).
+ */
+export class LazyJsonList<T> {
+  readonly #items: readonly T[];
+  readonly #make: (item: T) => unknown;
+
+  /**
+   * @param items The source items.
+   * @param make Makes an item's JSON value (called again on each write).
+   */
+  constructor(items: readonly T[], make: (item: T) => unknown) {
+    this.#items = items;
+    this.#make = make;
+  }
+
+  /** How many elements there are. */
+  get length(): number {
+    return this.#items.length;
+  }
+
+  /** The element at `i` (`0 <= i < length`), made now. */
+  at(i: number): unknown {
+    return this.#make(this.#items[i]!);
+  }
+
+  /** The elements, as an array (for `JSON.stringify`). */
+  toJSON(): unknown[] {
+    return this.#items.map((item) => this.#make(item));
+  }
+}
+
+/** `value.toJSON(key)` when `value` is an object with that method. */
+function toJson(value: unknown, key: string | number): unknown {
+  if (
+    value !== null && typeof value === "object" &&
+    !(value instanceof LazyJsonList) &&
+    typeof (value as { toJSON?: unknown }).toJSON === "function"
+  ) {
+    return (value as { toJSON: (key: string) => unknown }).toJSON(String(key));
+  }
+  return value;
+}
+
+/** The state of one {@linkcode writeJsonValue}. */
+class JsonWriter {
+  readonly #sink: (bytes: Uint8Array) => void;
+  readonly #buf = new Uint8Array(CHUNK + 64);
+  #p = 0;
+
+  constructor(sink: (bytes: Uint8Array) => void) {
+    this.#sink = sink;
+  }
+
+  write(value: unknown): void {
+    // JSON.stringify writes nothing for a top-level undefined.
+    if (this.#value(toJson(value, ""), 0)) {
+      if (this.#p > 0) this.#sink(this.#buf.subarray(0, this.#p));
     }
-    const c = compact.charCodeAt(i);
-    if (inString) {
-      if (c < 0x80) {
+  }
+
+  /** Makes room for `n` more bytes (n ≤ 64), flushing the chunk. */
+  #room(n: number): void {
+    if (this.#p + n > CHUNK) {
+      this.#sink(this.#buf.subarray(0, this.#p));
+      this.#p = 0;
+    }
+  }
+
+  /** A new line and the indentation of `depth`. */
+  #newline(depth: number): void {
+    this.#room(1);
+    this.#buf[this.#p++] = 10;
+    for (let k = 2 * depth; k > 0;) {
+      this.#room(1);
+      const m = Math.min(k, CHUNK - this.#p);
+      this.#buf.fill(32, this.#p, this.#p + m);
+      this.#p += m;
+      k -= m;
+    }
+  }
+
+  /** Writes one ASCII text (a number, `null`, `true`, `false`). */
+  #ascii(s: string): void {
+    this.#room(s.length);
+    const buf = this.#buf;
+    let p = this.#p;
+    for (let i = 0; i < s.length; i++) buf[p++] = s.charCodeAt(i);
+    this.#p = p;
+  }
+
+  /**
+   * Writes `value` (its `toJSON` already called) at `depth`.
+   *
+   * @returns Whether it wrote anything (not for an `undefined`, a function
+   * or a symbol, which an object leaves out).
+   */
+  #value(value: unknown, depth: number): boolean {
+    switch (typeof value) {
+      case "string":
+        this.#string(value);
+        return true;
+      case "number":
+        this.#ascii(Number.isFinite(value) ? String(value) : "null");
+        return true;
+      case "boolean":
+        this.#ascii(value ? "true" : "false");
+        return true;
+      case "bigint":
+        // As JSON.stringify: a TypeError.
+        JSON.stringify(value);
+        return false;
+      case "object":
+        if (value === null) this.#ascii("null");
+        else if (Array.isArray(value) || value instanceof LazyJsonList) {
+          this.#array(value, depth);
+        } else this.#object(value as Record<string, unknown>, depth);
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  #array(
+    list: readonly unknown[] | LazyJsonList<unknown>,
+    depth: number,
+  ): void {
+    const lazy = list instanceof LazyJsonList ? list : undefined;
+    this.#room(2);
+    const n = list.length;
+    if (n === 0) {
+      this.#buf[this.#p++] = 91;
+      this.#buf[this.#p++] = 93;
+      return;
+    }
+    this.#buf[this.#p++] = 91;
+    for (let i = 0; i < n; i++) {
+      if (i > 0) {
+        this.#room(1);
+        this.#buf[this.#p++] = 44;
+      }
+      this.#newline(depth + 1);
+      const item = lazy ? lazy.at(i) : (list as readonly unknown[])[i];
+      if (!this.#value(toJson(item, i), depth + 1)) this.#ascii("null");
+    }
+    this.#newline(depth);
+    this.#room(1);
+    this.#buf[this.#p++] = 93;
+  }
+
+  #object(obj: Record<string, unknown>, depth: number): void {
+    this.#room(1);
+    this.#buf[this.#p++] = 123;
+    let first = true;
+    for (const key of Object.keys(obj)) {
+      const v = toJson(obj[key], key);
+      const t = typeof v;
+      if (t === "undefined" || t === "function" || t === "symbol") continue;
+      if (!first) {
+        this.#room(1);
+        this.#buf[this.#p++] = 44;
+      }
+      first = false;
+      this.#newline(depth + 1);
+      this.#string(key);
+      this.#room(2);
+      this.#buf[this.#p++] = 58;
+      this.#buf[this.#p++] = 32;
+      this.#value(v, depth + 1);
+    }
+    if (first) {
+      this.#room(1);
+      this.#buf[this.#p++] = 125;
+      return;
+    }
+    this.#newline(depth);
+    this.#room(1);
+    this.#buf[this.#p++] = 125;
+  }
+
+  /** A quoted, escaped string, as JSON.stringify writes it. */
+  #string(s: string): void {
+    const n = s.length;
+    if (n > LONG_STRING) {
+      this.#long(JSON.stringify(s));
+      return;
+    }
+    // At most 6 bytes per unit (`\u001f`), and the two quotes.
+    this.#room(6 * n + 2);
+    const buf = this.#buf;
+    let p = this.#p;
+    buf[p++] = 34;
+    for (let i = 0; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0x20 && c < 0x80) {
+        if (c === 34 || c === 92) buf[p++] = 92;
         buf[p++] = c;
-        if (c === 34 /* " */) inString = false;
-        else if (c === 92 /* \ */) buf[p++] = compact.charCodeAt(++i);
+      } else if (c < 0x20) {
+        buf[p++] = 92;
+        if (c === 8) buf[p++] = 98; // b
+        else if (c === 9) buf[p++] = 116; // t
+        else if (c === 10) buf[p++] = 110; // n
+        else if (c === 12) buf[p++] = 102; // f
+        else if (c === 13) buf[p++] = 114; // r
+        else {
+          buf[p++] = 117; // u
+          buf[p++] = 48;
+          buf[p++] = 48;
+          buf[p++] = HEX.charCodeAt(c >> 4);
+          buf[p++] = HEX.charCodeAt(c & 15);
+        }
       } else if (c < 0x800) {
         buf[p++] = 0xc0 | (c >> 6);
         buf[p++] = 0x80 | (c & 63);
-      } else if (c >= 0xd800 && c <= 0xdbff) {
-        // JSON.stringify escapes a lone surrogate: this one has its pair.
-        const cp = 0x10000 + ((c - 0xd800) << 10) +
-          (compact.charCodeAt(++i) - 0xdc00);
-        buf[p++] = 0xf0 | (cp >> 18);
-        buf[p++] = 0x80 | ((cp >> 12) & 63);
-        buf[p++] = 0x80 | ((cp >> 6) & 63);
-        buf[p++] = 0x80 | (cp & 63);
+      } else if (c >= 0xd800 && c <= 0xdfff) {
+        const d = c <= 0xdbff ? s.charCodeAt(i + 1) : 0;
+        if (d >= 0xdc00 && d <= 0xdfff) {
+          const cp = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+          buf[p++] = 0xf0 | (cp >> 18);
+          buf[p++] = 0x80 | ((cp >> 12) & 63);
+          buf[p++] = 0x80 | ((cp >> 6) & 63);
+          buf[p++] = 0x80 | (cp & 63);
+          i++;
+        } else {
+          // A lone surrogate: escaped, in lower case.
+          buf[p++] = 92;
+          buf[p++] = 117;
+          for (let shift = 12; shift >= 0; shift -= 4) {
+            buf[p++] = HEX.charCodeAt((c >> shift) & 15);
+          }
+        }
       } else {
         buf[p++] = 0xe0 | (c >> 12);
         buf[p++] = 0x80 | ((c >> 6) & 63);
         buf[p++] = 0x80 | (c & 63);
       }
-      continue;
     }
-    let indent = -1;
-    if (c === 34) {
-      buf[p++] = 34;
-      // A long string (a heredoc's text in the plan) is encoded natively,
-      // up to and including its closing quote, instead of a unit at a time.
-      let close = compact.indexOf('"', i + 1);
-      for (;;) {
-        let slashes = 0;
-        while (compact.charCodeAt(close - 1 - slashes) === 92) slashes++;
-        if (slashes % 2 === 0) break;
-        close = compact.indexOf('"', close + 1);
-      }
-      if (close - i <= LONG_STRING) {
-        inString = true;
+    buf[p++] = 34;
+    this.#p = p;
+  }
+
+  /**
+   * Writes a long text (a quoted string as JSON.stringify made it: no lone
+   * surrogates) through TextEncoder, across chunks.
+   */
+  #long(text: string): void {
+    const close = text.length;
+    for (let from = 0; from < close;) {
+      this.#room(64);
+      // At most 3 bytes per UTF-16 unit; never split a surrogate pair.
+      let to = Math.min(close, from + Math.floor((CHUNK - this.#p) / 3) + 1);
+      const last = text.charCodeAt(to - 1);
+      if (to < close && last >= 0xd800 && last <= 0xdbff) to--;
+      if (to <= from) {
+        this.#sink(this.#buf.subarray(0, this.#p));
+        this.#p = 0;
         continue;
       }
-      for (let from = i + 1; from <= close;) {
-        if (p >= CHUNK) {
-          sink(buf.subarray(0, p));
-          p = 0;
-        }
-        // At most 3 bytes per UTF-16 unit; never split a surrogate pair.
-        let to = Math.min(close + 1, from + Math.floor((CHUNK - p) / 3) + 1);
-        const last = compact.charCodeAt(to - 1);
-        if (to <= close && last >= 0xd800 && last <= 0xdbff) to--;
-        if (to <= from) {
-          sink(buf.subarray(0, p));
-          p = 0;
-          continue;
-        }
-        p += ENCODER.encodeInto(
-          compact.slice(from, to),
-          buf.subarray(p, CHUNK + 64),
-        ).written;
-        from = to;
-      }
-      i = close;
-    } else if (c === 123 /* { */ || c === 91 /* [ */) {
-      buf[p++] = c;
-      // `{}` and `[]` stay on one line; `}` is `{` + 2, `]` is `[` + 2.
-      if (compact.charCodeAt(i + 1) === c + 2) {
-        buf[p++] = c + 2;
-        i++;
-      } else indent = ++depth;
-    } else if (c === 125 /* } */ || c === 93 /* ] */) {
-      indent = --depth;
-    } else if (c === 44 /* , */) {
-      buf[p++] = 44;
-      indent = depth;
-    } else if (c === 58 /* : */) {
-      buf[p++] = 58;
-      buf[p++] = 32;
-    } else buf[p++] = c;
-    if (indent >= 0) {
-      buf[p++] = 10;
-      for (let k = 2 * indent; k > 0;) {
-        if (p >= CHUNK) {
-          sink(buf.subarray(0, p));
-          p = 0;
-        }
-        const m = Math.min(k, CHUNK - p);
-        buf.fill(32, p, p + m);
-        p += m;
-        k -= m;
-      }
-      if (c === 125 || c === 93) {
-        if (p >= CHUNK) {
-          sink(buf.subarray(0, p));
-          p = 0;
-        }
-        buf[p++] = c;
-      }
+      this.#p += ENCODER.encodeInto(
+        text.slice(from, to),
+        this.#buf.subarray(this.#p, CHUNK + 64),
+      ).written;
+      from = to;
     }
   }
-  if (p > 0) sink(buf.subarray(0, p));
 }

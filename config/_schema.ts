@@ -238,8 +238,12 @@ export function checkBody(
     list.push(item);
     blocks.set(item.type, list);
   }
-  for (const name of requiredAttributes(schema)) {
-    if (!attrs.has(name)) {
+  // Straight from the schema, nothing cached: most schemas are literals
+  // made per block (a policy's, a profile's), and a cache keyed by schema
+  // (a WeakMap) took an entry per block, which made the collector slow.
+  const specs = schema.attributes;
+  for (const name in specs) {
+    if (specs[name]!.required && !attrs.has(name)) {
       diagnostics.push(diag(
         "error",
         E_MISSING_ATTR,
@@ -250,21 +254,6 @@ export function checkBody(
     }
   }
   return { attrs, blocks };
-}
-
-/** Each schema's required attribute names, in declaration order. */
-const REQUIRED = new WeakMap<BodySchema, readonly string[]>();
-
-/** The required attribute names of a schema, listed once per schema. */
-function requiredAttributes(schema: BodySchema): readonly string[] {
-  let names = REQUIRED.get(schema);
-  if (names === undefined) {
-    names = Object.entries(schema.attributes).filter(([, spec]) =>
-      spec.required
-    ).map(([name]) => name);
-    REQUIRED.set(schema, names);
-  }
-  return names;
 }
 
 /** Capitalises the first letter. */

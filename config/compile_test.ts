@@ -12,7 +12,8 @@ import {
 } from "./_compile_testing.ts";
 import { compile } from "./compile.ts";
 import { loadConfigInputs } from "./files.ts";
-import { planToJson } from "./plan.ts";
+import { planToJson, planToStreamedJson } from "./plan.ts";
+import { renderJson, writeJson } from "./render.ts";
 import { explainPlan, formatExplain } from "./explain.ts";
 import { BUILTINS } from "../plugins/builtin.ts";
 
@@ -66,6 +67,42 @@ Deno.test("compile() gives byte-identical plan JSON for the same inputs", async 
   );
   assert.equal(a, b);
   assert.ok(a.length > 1000);
+});
+
+Deno.test("the streamed plan document and writeJson() give the text of planToJson() and renderJson()", async () => {
+  const inputs = await loadConfigInputs(
+    join(COMPILE_FIXTURES, "valid", "full"),
+    {
+      builtins: BUILTINS,
+      env: FIXTURE_ENV,
+      globalConfig: null,
+    },
+  );
+  const result = compile(inputs, { platform: FIXTURE_PLATFORM });
+  const plan = result.plan!;
+  assert.ok(plan.providers.length > 0 && plan.policies.length > 0);
+  assert.ok(plan.profiles.length > 0);
+  assert.equal(
+    JSON.stringify(planToStreamedJson(plan), null, 2),
+    JSON.stringify(planToJson(plan), null, 2),
+  );
+  const input = {
+    exitCode: 0 as const,
+    plan,
+    diagnostics: result.diagnostics,
+    sources: new Map(),
+  };
+  const parts: Uint8Array[] = [];
+  writeJson(input, (b) => parts.push(b.slice()));
+  const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    bytes.set(p, at);
+    at += p.length;
+  }
+  const text = renderJson(input);
+  assert.ok(text.includes('"providers": [\n'));
+  assert.equal(new TextDecoder().decode(bytes), text);
 });
 
 Deno.test("compile() resolves effective permissions as declared ∩ granted, paths relative to the project", () => {

@@ -35,6 +35,7 @@ import type {
 import type { ProfileBounds } from "./profile_bounds.ts";
 import type { ToolScopeEntry } from "./tool_scope.ts";
 import { type GlobalConfig, globalConfigToJson } from "./global_config.ts";
+import { LazyJsonList } from "./_json_indent.ts";
 
 /** How a provider's `source` is resolved. */
 export type SourceKind = "builtin" | "path" | "forge";
@@ -436,12 +437,39 @@ function boundsJson(b: ProfileBounds): JsonValue {
  * @returns Plain JSON data.
  */
 export function planToJson(plan: Plan): JsonValue {
+  return planJson(plan, (items, make) => items.map((item) => make(item)));
+}
+
+/** Makes the JSON list of `items`: an array, or one made as it is written. */
+type ListOf = <T>(
+  items: readonly T[],
+  make: (item: T) => JsonValue,
+) => JsonValue;
+
+/**
+ * {@linkcode planToJson} for `writeJsonValue`: the providers, policies,
+ * agents, profiles and hooks are {@linkcode LazyJsonList}s, each entry made
+ * as it is written and dead right after, so a large plan's document never
+ * lives whole (the same text through `JSON.stringify`, by `toJSON`). Not
+ * part of the API.
+ *
+ * @param plan The plan.
+ * @returns The document, for `writeJsonValue` or `JSON.stringify`.
+ */
+export function planToStreamedJson(plan: Plan): JsonValue {
+  return planJson(
+    plan,
+    (items, make) => new LazyJsonList(items, make) as unknown as JsonValue,
+  );
+}
+
+function planJson(plan: Plan, list: ListOf): JsonValue {
   const s = plan.settings;
   const o = s.observability;
   return {
     source_file: plan.sourceFile,
     locked: plan.locked,
-    providers: plan.providers.map((p) => {
+    providers: list(plan.providers, (p) => {
       const out: { [key: string]: JsonValue } = {
         name: p.name,
         source: p.source,
@@ -482,7 +510,7 @@ export function planToJson(plan: Plan): JsonValue {
       };
       return out;
     }),
-    policies: plan.policies.map((r) => ({
+    policies: list(plan.policies, (r) => ({
       name: r.name,
       match: {
         ...(r.match.command !== undefined ? { command: r.match.command } : {}),
@@ -501,7 +529,7 @@ export function planToJson(plan: Plan): JsonValue {
     })),
     ...(plan.agents?.length
       ? {
-        agents: plan.agents.map((a) => ({
+        agents: list(plan.agents, (a) => ({
           name: a.name,
           profile: a.profile,
           description: a.description,
@@ -509,7 +537,7 @@ export function planToJson(plan: Plan): JsonValue {
         })),
       }
       : {}),
-    profiles: plan.profiles.map((p) => ({
+    profiles: list(plan.profiles, (p) => ({
       name: p.name,
       model: p.model
         ? {
@@ -560,7 +588,7 @@ export function planToJson(plan: Plan): JsonValue {
         : {}),
       declared_at: where(p.range),
     })),
-    hooks: plan.hooks.map((h) => ({
+    hooks: list(plan.hooks, (h) => ({
       point: h.point,
       provider: h.provider,
       mode: h.mode,

@@ -13,11 +13,11 @@ import {
 } from "../contract/diagnostic.ts";
 import type { JsonValue } from "./hcl/mod.ts";
 import { LOCK_FILE_PATH } from "./lock_file.ts";
-import { type Plan, planToJson } from "./plan.ts";
+import { type Plan, planToStreamedJson } from "./plan.ts";
 import type { ExplainReport } from "./explain.ts";
 import type { CheckExitCode, SuppressedCounts } from "./check.ts";
 import { E_TOO_MANY_DIAGNOSTICS, W_TOO_MANY_DIAGNOSTICS } from "./codes.ts";
-import { writeIndentedJson } from "./_json_indent.ts";
+import { writeJsonValue } from "./_json_indent.ts";
 
 /** The `format_version` of the `--json` document. */
 export const JSON_FORMAT_VERSION = "1";
@@ -266,8 +266,7 @@ export function renderJson(
 /**
  * Writes the `--json` document of {@linkcode renderJson} as UTF-8 bytes, a
  * chunk at a time, without making its text: the same bytes as encoding
- * `renderJson()`'s result, at a fraction of the cost for a large plan (the
- * compact text is re-indented on the way out).
+ * `renderJson()`'s result, at a fraction of the cost for a large plan.
  *
  * @param input The check's outcome.
  * @param sink Called with each chunk, in order; the array is reused for
@@ -281,10 +280,7 @@ export function writeJson(
   explain?: ExplainReport,
   sandbox?: JsonValue,
 ): void {
-  writeIndentedJson(
-    JSON.stringify(jsonDocument(input, explain, sandbox)),
-    sink,
-  );
+  writeJsonValue(jsonDocument(input, explain, sandbox), sink);
   sink(NEWLINE);
 }
 
@@ -305,7 +301,9 @@ function jsonDocument(
     warning_count: warnings,
     diagnostics: sorted.map(diagnosticToJson),
   };
-  if (input.plan && input.exitCode === 0) doc.plan = planToJson(input.plan);
+  if (input.plan && input.exitCode === 0) {
+    doc.plan = planToStreamedJson(input.plan);
+  }
   if (sandbox !== undefined && input.exitCode === 0) doc.sandbox = sandbox;
   if (explain) doc.explain = JSON.parse(JSON.stringify(explain));
   return doc;

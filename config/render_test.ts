@@ -6,7 +6,7 @@ import {
   sortDiagnostics,
   writeJson,
 } from "./render.ts";
-import { writeIndentedJson } from "./_json_indent.ts";
+import { LazyJsonList, writeJsonValue } from "./_json_indent.ts";
 
 const at = (file: string, byte: number) => ({
   file,
@@ -85,21 +85,21 @@ Deno.test("renderJson() writes format_version 1 and no plan when invalid", () =>
 });
 
 /**
- * What writeIndentedJson() writes for `value`, each chunk decoded on its
+ * What writeJsonValue() writes for `value`, each chunk decoded on its
  * own (a chunk never ends inside a character), and the number of chunks.
  */
 function indented(value: unknown): { text: string; chunks: number } {
   const decoder = new TextDecoder("utf-8", { fatal: true });
   let text = "";
   let chunks = 0;
-  writeIndentedJson(JSON.stringify(value), (b) => {
+  writeJsonValue(value, (b) => {
     text += decoder.decode(b);
     chunks++;
   });
   return { text, chunks };
 }
 
-Deno.test("writeIndentedJson() writes the bytes of JSON.stringify(value, null, 2)", () => {
+Deno.test("writeJsonValue() writes the bytes of JSON.stringify(value, null, 2)", () => {
   const values: unknown[] = [
     {},
     [],
@@ -110,6 +110,25 @@ Deno.test("writeIndentedJson() writes the bytes of JSON.stringify(value, null, 2
     // Structural characters, escapes and non-ASCII inside strings and keys.
     { "{[:,]}": 'a"b\\c\n\u0001}{', "é😀ü": ["中文", "\ud800", "x\udfff"] },
     { deep: JSON.parse("[".repeat(300) + "]".repeat(300)) },
+    // What JSON.stringify leaves out, turns into null or asks toJSON for.
+    {
+      u: undefined,
+      f: () => 1,
+      s: Symbol("s"),
+      list: [undefined, () => 1, Symbol("t"), NaN, -Infinity, -0, 1e21, 5e-324],
+      date: new Date(0),
+      to: { toJSON: (key: string) => ({ key, inner: [1] }) },
+      gone: { toJSON: () => undefined },
+      in: [{ toJSON: (key: string) => key }, { toJSON: () => undefined }],
+      nested: { a: undefined, b: { c: undefined } },
+    },
+    // Control characters, quotes, backslashes and lone surrogates, short
+    // and long, in keys and values.
+    {
+      "\u0000\u001f\b\t\n\f\r\u007f": "\u0000\u0001\u001f\u007f\u0080",
+      "a\udc00b\ud800": ["\ud83d", "\ude00x", "x\ud83d", "\ud83d\ude00\udc00"],
+      long: '\u0000\t\ud800\\"é😀'.repeat(100),
+    },
     // Long strings (encoded natively, across chunks): quotes, backslashes
     // (one ending the string), non-ASCII and surrogate pairs at every
     // offset of a chunk's end.
@@ -134,6 +153,24 @@ Deno.test("writeIndentedJson() writes the bytes of JSON.stringify(value, null, 2
   const { text, chunks } = indented(big);
   assert.ok(chunks > 5, `${chunks} chunks`);
   assert.equal(text, JSON.stringify(big, null, 2));
+});
+
+Deno.test("writeJsonValue() writes a LazyJsonList as JSON.stringify writes its toJSON()", () => {
+  let made = 0;
+  const make = (n: number) => {
+    made++;
+    return n % 3 === 0 ? undefined : { n, list: [n, "é"], empty: [] };
+  };
+  const doc = {
+    empty: new LazyJsonList([], make),
+    items: new LazyJsonList([1, 2, 3, 4], make),
+    nested: [new LazyJsonList([5], (n) => new LazyJsonList([n, n], make))],
+  };
+  assert.equal(indented(doc).text, JSON.stringify(doc, null, 2));
+  // Each element is made on each write, never kept.
+  made = 0;
+  indented(doc);
+  assert.equal(made, 6);
 });
 
 Deno.test("writeJson() writes the bytes of renderJson()", () => {
