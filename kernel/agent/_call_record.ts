@@ -112,4 +112,11 @@ export interface ToolTurn {
   readonly signal: AbortSignal;
   /** Each call's outcome by `tool_use` id, as it settles (step 15 reads it). */
   readonly outcomes: Map<string, StoredOutcome>;
+  /**
+   * Set when the dispatcher left the `tool_result` of the turn's only call
+   * to be committed with the round's time stamps (one transaction instead
+   * of two): resolves once it is stored and its `tool_result` session
+   * event is out. The session awaits it with the stamps' writes.
+   */
+  written?: Promise<void>;
 }

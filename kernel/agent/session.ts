@@ -999,7 +999,8 @@ export class AgentSession implements AsyncDisposable {
         turnId = undefined;
         last = turn.message;
         this.#lastFinal = last;
-        if (control) await this.#stampToolResults(turn.message);
+        if (control) await this.#stampToolResults(turn.message, turn.written);
+        else await turn.written;
         if (finalTurn) {
           await this.#end(BOUND_STATUS[bound!], undefined);
           return result("bound");
@@ -1141,10 +1142,14 @@ export class AgentSession implements AsyncDisposable {
   }
 
   /** `time` on each tool result of a round, in `tool_use` order. */
-  async #stampToolResults(message: Message): Promise<void> {
+  async #stampToolResults(
+    message: Message,
+    written?: Promise<void>,
+  ): Promise<void> {
     const control = this.#control!;
     const blocks: string[] = [];
-    const writes: Promise<void>[] = [];
+    // A tool result left to commit with the stamps (TurnOutcome.written).
+    const writes: Promise<void>[] = written ? [written] : [];
     for (const b of message.content) {
       if (b.block.case !== "toolUse") continue;
       const ms = this.#toolDurations.get(b.block.value.id);

@@ -82,6 +82,8 @@ export class ToolDispatcher implements CallExecutor {
   readonly #crashed = new Set<string>();
   /** When each running call of the session started (for `time`). */
   readonly #started = new Map<string, number>();
+  /** The call whose tool_result is committed with the round's stamps. */
+  #deferFor: CallRecord | undefined;
 
   /**
    * Creates the dispatcher of a session.
@@ -133,6 +135,17 @@ export class ToolDispatcher implements CallExecutor {
     }));
     for (const r of records) await this.#identify(t, r, invalidArguments);
     await this.#preToolCall(t, records);
+    // The only call of the turn, a data source, with nothing to observe its
+    // result before the round's time stamp is written (no post-tool-call
+    // subscriber): its tool_result is committed with that stamp, in the
+    // same order, one transaction instead of two (see #finishCall).
+    const only = records.length === 1 ? records[0] : undefined;
+    this.#deferFor = only?.call && !only.outcome &&
+        only.entry!.schema.kind === ToolKind.DATA_SOURCE &&
+        this.#core.control?.isEnabled("time") === true &&
+        !this.#core.hooks.has("post-tool-call")
+      ? only
+      : undefined;
 
     // Step 8: split by kind.
     const pending = (kind: ToolKind) =>
@@ -395,11 +408,15 @@ export class ToolDispatcher implements CallExecutor {
     outcome = await boundOutcome(outcome, this.#boundOptions(r));
     this.#setOutcome(t, r, outcome, deniedBy);
     this.#core.spans.endTool(r, outcome, deniedBy);
-    await this.#core.writer.toolResult(
+    const defer = this.#deferFor === r;
+    if (defer) this.#deferFor = undefined;
+    const written = this.#core.writer.toolResult(
       r.toolUse.id,
       outcome,
       entry.endpoint.identity,
+      defer,
     );
+    if (!defer) await written;
     if (this.#core.control) {
       const started = this.#started.get(r.toolUse.id);
       if (started !== undefined) {
@@ -434,21 +451,28 @@ export class ToolDispatcher implements CallExecutor {
           : { result: outcome.result }),
       });
     }
-    this.#core.emit({
-      type: "tool_result",
-      turnId: t.turnId,
-      callId: r.toolUse.id,
-      provider: entry.provider,
-      tool: entry.schema.name,
-      isError: "error" in outcome,
-      ...("result" in outcome
-        ? { result: outcome.result, text: JSON.stringify(outcome.result) }
-        : {
-          error: toolErrorView(outcome.error),
-          text: toolErrorText(outcome.error),
-        }),
-      ...(deniedBy !== undefined ? { deniedBy } : {}),
-    });
+    const announce = () =>
+      this.#core.emit({
+        type: "tool_result",
+        turnId: t.turnId,
+        callId: r.toolUse.id,
+        provider: entry.provider,
+        tool: entry.schema.name,
+        isError: "error" in outcome,
+        ...("result" in outcome
+          ? { result: outcome.result, text: JSON.stringify(outcome.result) }
+          : {
+            error: toolErrorView(outcome.error),
+            text: toolErrorText(outcome.error),
+          }),
+        ...(deniedBy !== undefined ? { deniedBy } : {}),
+      });
+    if (!defer) return announce();
+    // Announced once stored, as the others; a failed write fails the round
+    // where the session awaits it (a turn that ends first leaves it to the
+    // log: nothing else waits for it).
+    t.written = written.then(announce);
+    t.written.catch(() => {});
   }
 
   #now(): number {

@@ -75,6 +75,11 @@ export interface TurnOutcome {
   readonly done: boolean;
   /** The turn's assistant message. */
   readonly message: Message;
+  /**
+   * The write of a `tool_result` left to commit with the round's time
+   * stamps ({@linkcode ToolTurn.written}); await it with them.
+   */
+  readonly written?: Promise<void>;
 }
 
 /** What a {@linkcode TurnDriver} needs besides the session. */
@@ -372,7 +377,9 @@ export class TurnDriver {
     );
     // Step 15: the tool results, in tool_use order.
     core.history.push(toolResultsMessage(message, this.#outcomes)!);
-    return { done, message };
+    return t.written
+      ? { done, message, written: t.written }
+      : { done, message };
   }
 
   /**
