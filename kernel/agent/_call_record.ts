@@ -119,4 +119,10 @@ export interface ToolTurn {
    * event is out. The session awaits it with the stamps' writes.
    */
   written?: Promise<void>;
+  /**
+   * The write of the turn's assistant message when it was left to commit
+   * with the first `tool_call` (see `TurnDriver`): awaited after that
+   * write, before anything runs.
+   */
+  readonly messageStored?: Promise<void>;
 }

@@ -307,8 +307,8 @@ export class AgentSession implements AsyncDisposable {
       emit: (e) => this.#emit(e),
       dispatchQuiet: (point, payload, signal) =>
         this.#dispatchQuiet(point, payload, signal),
-      recordAssistant: (message, spend, turnId, stopReason) =>
-        this.#recordAssistant(message, spend, turnId, stopReason),
+      recordAssistant: (message, spend, turnId, stopReason, defer) =>
+        this.#recordAssistant(message, spend, turnId, stopReason, defer),
     };
     this.#dispatcher = new ToolDispatcher(core, {
       gate: this.#gate,
@@ -1225,7 +1225,8 @@ export class AgentSession implements AsyncDisposable {
     r: ModelSpend,
     turnId?: string,
     stopReason?: string,
-  ): Promise<void> {
+    defer = false,
+  ): Promise<{ stored?: Promise<void> }> {
     let malformed: unknown;
     if (this.#control) {
       try {
@@ -1234,20 +1235,32 @@ export class AgentSession implements AsyncDisposable {
         malformed = err; // stored first, then the hard stop
       }
     }
-    await this.#writer.assistantMessage(message, r);
+    const later = defer && malformed === undefined;
+    const written = this.#writer.assistantMessage(message, r, later);
+    if (!later) await written;
     // Debit once per model call, in memory (never re-summed from storage).
     this.#budget.debit(r.costUsd);
     if (this.#live) {
       this.#live.remainingCostBudgetUsd = this.#budget.remainingUsd;
     }
-    this.#emit(messageEventOf(message, {
-      ...(turnId !== undefined ? { turnId } : {}),
-      model: { provider: r.model.provider, id: r.model.id },
-      usage: r.usage,
-      costUsd: r.costUsd,
-      ...(stopReason !== undefined ? { stopReason } : {}),
-    }));
+    const announce = () =>
+      this.#emit(messageEventOf(message, {
+        ...(turnId !== undefined ? { turnId } : {}),
+        model: { provider: r.model.provider, id: r.model.id },
+        usage: r.usage,
+        costUsd: r.costUsd,
+        ...(stopReason !== undefined ? { stopReason } : {}),
+      }));
+    if (later) {
+      // Announced once stored, as before; the turn awaits it before any
+      // tool runs.
+      const stored = written.then(announce);
+      stored.catch(() => {});
+      return { stored };
+    }
+    announce();
     if (malformed !== undefined) throw malformed;
+    return {};
   }
 
   async #recordHookError(f: HookFailure): Promise<void> {

@@ -85,8 +85,14 @@ export class SessionLogWriter {
    *
    * @param message The message.
    * @param r The model call's usage, cost and model.
+   * @param defer Commit it with the next write (see
+   * {@linkcode SessionLog.emit}).
    */
-  async assistantMessage(message: Message, r: ModelSpend): Promise<void> {
+  async assistantMessage(
+    message: Message,
+    r: ModelSpend,
+    defer = false,
+  ): Promise<void> {
     await this.#log.emit({
       kind: EventKind.MESSAGE,
       producer: producerOf(r.identity),
@@ -110,7 +116,7 @@ export class SessionLogWriter {
         cacheReadTokens: r.usage.cacheReadTokens ?? 0n,
         costUsd: r.costUsd,
       },
-    });
+    }, defer ? DEFER : undefined);
   }
 
   /**

@@ -268,6 +268,8 @@ export class ToolDispatcher implements CallExecutor {
       producerCategory: entry.producerCategory ?? Category.TOOL,
     });
     await this.#core.writer.toolCall(r.call, entry.endpoint.identity);
+    // A deferred assistant message was committed with it (or before).
+    if (t.messageStored) await t.messageStored;
     this.#core.emit({
       type: "tool_call",
       turnId: t.turnId,
