@@ -115,8 +115,8 @@ export interface ToolTurn {
   /**
    * Set when the dispatcher left the `tool_result` of the turn's only call
    * to be committed with the round's time stamps (one transaction instead
-   * of two): resolves once it is stored and its `tool_result` session
-   * event is out. The session awaits it with the stamps' writes.
+   * of two): resolves once it is stored. The session awaits it with the
+   * stamps' writes.
    */
   written?: Promise<void>;
   /**

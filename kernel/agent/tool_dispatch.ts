@@ -453,28 +453,29 @@ export class ToolDispatcher implements CallExecutor {
           : { result: outcome.result }),
       });
     }
-    const announce = () =>
-      this.#core.emit({
-        type: "tool_result",
-        turnId: t.turnId,
-        callId: r.toolUse.id,
-        provider: entry.provider,
-        tool: entry.schema.name,
-        isError: "error" in outcome,
-        ...("result" in outcome
-          ? { result: outcome.result, text: JSON.stringify(outcome.result) }
-          : {
-            error: toolErrorView(outcome.error),
-            text: toolErrorText(outcome.error),
-          }),
-        ...(deniedBy !== undefined ? { deniedBy } : {}),
-      });
-    if (!defer) return announce();
-    // Announced once stored, as the others; a failed write fails the round
-    // where the session awaits it (a turn that ends first leaves it to the
-    // log: nothing else waits for it).
-    t.written = written.then(announce);
-    t.written.catch(() => {});
+    this.#core.emit({
+      type: "tool_result",
+      turnId: t.turnId,
+      callId: r.toolUse.id,
+      provider: entry.provider,
+      tool: entry.schema.name,
+      isError: "error" in outcome,
+      ...("result" in outcome
+        ? { result: outcome.result, text: JSON.stringify(outcome.result) }
+        : {
+          error: toolErrorView(outcome.error),
+          text: toolErrorText(outcome.error),
+        }),
+      ...(deniedBy !== undefined ? { deniedBy } : {}),
+    });
+    if (defer) {
+      // Announced as before, ahead of the round's stamp (whose control
+      // event goes out when it is queued, as every control event); stored
+      // with that stamp. A failed write fails the round where the session
+      // awaits it with the stamp's.
+      t.written = written;
+      written.catch(() => {});
+    }
   }
 
   #now(): number {
