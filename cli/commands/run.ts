@@ -201,19 +201,57 @@ export async function runCommand(
       { out: (t) => io.stdout(t), err: (t) => io.stderr(t) },
       styleFor(useColor(io)),
     );
+    const lines = json ? new LineBatch((t) => io.stdout(t)) : undefined;
     try {
       for await (const event of run) {
-        if (json) io.stdout(`${JSON.stringify(event)}\n`);
+        if (lines) lines.push(JSON.stringify(event));
         else renderer.render(event);
       }
+      lines?.flush();
       const outcome = await run.result;
       // SIGTERM ends the session like Ctrl-C (cancelled, session_ended);
       // the plugins stop and temp dirs go when the kernel is disposed.
       return terminated ? EXIT_TERMINATED : sessionExitCode(outcome);
     } catch (err) {
+      lines?.flush();
       return reportError(io, err);
     }
   } finally {
     unsubscribe?.();
+  }
+}
+
+/**
+ * The `--json` lines, written together once the events of one burst are
+ * out: a line is queued, and the queue goes to standard output in one
+ * write in the next macrotask (or at {@linkcode LineBatch.flush}). A turn
+ * emits its events (`message`, `tool_call`, `tool_result`,
+ * `turn_started`, …) from one chain of microtasks on the way to the next
+ * model request; a write per line made that chain wait for each system
+ * call. The lines, their order and their content are unchanged.
+ */
+class LineBatch {
+  readonly #write: (text: string) => void;
+  #lines: string[] = [];
+  #timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(write: (text: string) => void) {
+    this.#write = write;
+  }
+
+  /** Queues one line (without its newline). */
+  push(line: string): void {
+    this.#lines.push(line);
+    this.#timer ??= setTimeout(() => this.flush(), 0);
+  }
+
+  /** Writes the queued lines now. */
+  flush(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (this.#lines.length === 0) return;
+    const text = this.#lines.join("\n") + "\n";
+    this.#lines = [];
+    this.#write(text);
   }
 }

@@ -112,4 +112,17 @@ export interface ToolTurn {
   readonly signal: AbortSignal;
   /** Each call's outcome by `tool_use` id, as it settles (step 15 reads it). */
   readonly outcomes: Map<string, StoredOutcome>;
+  /**
+   * Set when the dispatcher left the `tool_result` of the turn's only call
+   * to be committed with the round's time stamps (one transaction instead
+   * of two): resolves once it is stored. The session awaits it with the
+   * stamps' writes.
+   */
+  written?: Promise<void>;
+  /**
+   * The write of the turn's assistant message when it was left to commit
+   * with the first `tool_call` (see `TurnDriver`): awaited after that
+   * write, before anything runs.
+   */
+  readonly messageStored?: Promise<void>;
 }

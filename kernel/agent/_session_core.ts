@@ -53,12 +53,16 @@ export interface SessionCore {
   ): Promise<void>;
   /**
    * Persists an assistant message with its cost, debits the budget once,
-   * and emits the `message` event.
+   * and emits the `message` event. With `defer`, the write is committed
+   * with the next one (the turn's first `tool_call`) and the call returns
+   * before: `stored` then resolves once it is stored and the `message`
+   * event is out.
    */
   recordAssistant(
     message: Message,
     spend: ModelSpend,
     turnId?: string,
     stopReason?: string,
-  ): Promise<void>;
+    defer?: boolean,
+  ): Promise<{ stored?: Promise<void> }>;
 }

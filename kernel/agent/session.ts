@@ -307,8 +307,8 @@ export class AgentSession implements AsyncDisposable {
       emit: (e) => this.#emit(e),
       dispatchQuiet: (point, payload, signal) =>
         this.#dispatchQuiet(point, payload, signal),
-      recordAssistant: (message, spend, turnId, stopReason) =>
-        this.#recordAssistant(message, spend, turnId, stopReason),
+      recordAssistant: (message, spend, turnId, stopReason, defer) =>
+        this.#recordAssistant(message, spend, turnId, stopReason, defer),
     };
     this.#dispatcher = new ToolDispatcher(core, {
       gate: this.#gate,
@@ -999,7 +999,8 @@ export class AgentSession implements AsyncDisposable {
         turnId = undefined;
         last = turn.message;
         this.#lastFinal = last;
-        if (control) await this.#stampToolResults(turn.message);
+        if (control) await this.#stampToolResults(turn.message, turn.written);
+        else await turn.written;
         if (finalTurn) {
           await this.#end(BOUND_STATUS[bound!], undefined);
           return result("bound");
@@ -1141,10 +1142,14 @@ export class AgentSession implements AsyncDisposable {
   }
 
   /** `time` on each tool result of a round, in `tool_use` order. */
-  async #stampToolResults(message: Message): Promise<void> {
+  async #stampToolResults(
+    message: Message,
+    written?: Promise<void>,
+  ): Promise<void> {
     const control = this.#control!;
     const blocks: string[] = [];
-    const writes: Promise<void>[] = [];
+    // A tool result left to commit with the stamps (TurnOutcome.written).
+    const writes: Promise<void>[] = written ? [written] : [];
     for (const b of message.content) {
       if (b.block.case !== "toolUse") continue;
       const ms = this.#toolDurations.get(b.block.value.id);
@@ -1220,7 +1225,8 @@ export class AgentSession implements AsyncDisposable {
     r: ModelSpend,
     turnId?: string,
     stopReason?: string,
-  ): Promise<void> {
+    defer = false,
+  ): Promise<{ stored?: Promise<void> }> {
     let malformed: unknown;
     if (this.#control) {
       try {
@@ -1229,20 +1235,32 @@ export class AgentSession implements AsyncDisposable {
         malformed = err; // stored first, then the hard stop
       }
     }
-    await this.#writer.assistantMessage(message, r);
+    const later = defer && malformed === undefined;
+    const written = this.#writer.assistantMessage(message, r, later);
+    if (!later) await written;
     // Debit once per model call, in memory (never re-summed from storage).
     this.#budget.debit(r.costUsd);
     if (this.#live) {
       this.#live.remainingCostBudgetUsd = this.#budget.remainingUsd;
     }
-    this.#emit(messageEventOf(message, {
-      ...(turnId !== undefined ? { turnId } : {}),
-      model: { provider: r.model.provider, id: r.model.id },
-      usage: r.usage,
-      costUsd: r.costUsd,
-      ...(stopReason !== undefined ? { stopReason } : {}),
-    }));
+    const announce = () =>
+      this.#emit(messageEventOf(message, {
+        ...(turnId !== undefined ? { turnId } : {}),
+        model: { provider: r.model.provider, id: r.model.id },
+        usage: r.usage,
+        costUsd: r.costUsd,
+        ...(stopReason !== undefined ? { stopReason } : {}),
+      }));
+    if (later) {
+      // Announced once stored, as before; the turn awaits it before any
+      // tool runs.
+      const stored = written.then(announce);
+      stored.catch(() => {});
+      return { stored };
+    }
+    announce();
     if (malformed !== undefined) throw malformed;
+    return {};
   }
 
   async #recordHookError(f: HookFailure): Promise<void> {

@@ -31,6 +31,8 @@ import type { StoredOutcome } from "./history.ts";
 import type { HookFailure } from "./hook_dispatch.ts";
 import type { ModelResponse } from "./model_call.ts";
 
+const DEFER = { defer: true } as const;
+
 /** What a model call produced besides its message: usage, cost, model. */
 export interface ModelSpend {
   /** Token usage. */
@@ -83,8 +85,14 @@ export class SessionLogWriter {
    *
    * @param message The message.
    * @param r The model call's usage, cost and model.
+   * @param defer Commit it with the next write (see
+   * {@linkcode SessionLog.emit}).
    */
-  async assistantMessage(message: Message, r: ModelSpend): Promise<void> {
+  async assistantMessage(
+    message: Message,
+    r: ModelSpend,
+    defer = false,
+  ): Promise<void> {
     await this.#log.emit({
       kind: EventKind.MESSAGE,
       producer: producerOf(r.identity),
@@ -108,7 +116,7 @@ export class SessionLogWriter {
         cacheReadTokens: r.usage.cacheReadTokens ?? 0n,
         costUsd: r.costUsd,
       },
-    });
+    }, defer ? DEFER : undefined);
   }
 
   /**
@@ -152,11 +160,14 @@ export class SessionLogWriter {
    * @param toolCallId The call.
    * @param outcome Its result or error.
    * @param identity The tool plugin.
+   * @param defer Commit it with the next write (see
+   * {@linkcode SessionLog.emit}).
    */
   async toolResult(
     toolCallId: string,
     outcome: StoredOutcome,
     identity: PluginIdentity,
+    defer = false,
   ): Promise<void> {
     await this.#log.emit({
       kind: EventKind.TOOL_RESULT,
@@ -171,7 +182,7 @@ export class SessionLogWriter {
             : { case: "error", value: outcome.error },
         }),
       ),
-    });
+    }, defer ? DEFER : undefined);
   }
 
   /**

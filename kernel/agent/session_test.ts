@@ -17,6 +17,11 @@ import type { PolicyRule } from "../../contract/policy.ts";
 import { eventKindInfo } from "../state/event_kinds.ts";
 import { SessionRegistry } from "../state/session_registry.ts";
 import type { MemorySessionStore } from "../state/memory_session_store.ts";
+import type {
+  EmitInput,
+  EmitOptions,
+  SessionLog,
+} from "../state/session_store.ts";
 import { toolError } from "./_proto.ts";
 import { SchemaType } from "../../proto/gen/pluggableharness/schema/v1/types_pb.ts";
 import {
@@ -261,6 +266,110 @@ Deno.test("§6.9-1 the turn's steps run in the documented order", async () => {
     "r1",
     "w1",
   ]);
+});
+
+/**
+ * The store of `h` with a record of the writes the session deferred
+ * (`SessionLog.emit`'s `defer`), by kind.
+ */
+function deferralsOf(store: MemorySessionStore): {
+  store: MemorySessionStore;
+  deferred: string[];
+} {
+  const deferred: string[] = [];
+  const wrap = (log: SessionLog): SessionLog =>
+    new Proxy(log, {
+      get(target, key) {
+        if (key === "emit") {
+          return (input: EmitInput, options?: EmitOptions) => {
+            if (options?.defer) deferred.push(eventKindInfo(input.kind).text);
+            return target.emit(input, options);
+          };
+        }
+        const v = Reflect.get(target, key, target);
+        return typeof v === "function" ? v.bind(target) : v;
+      },
+    });
+  const proxy = new Proxy(store, {
+    get(target, key) {
+      if (key === "create" || key === "open") {
+        return async (arg: never) => wrap(await target[key](arg));
+      }
+      const v = Reflect.get(target, key, target);
+      return typeof v === "function" ? v.bind(target) : v;
+    },
+  });
+  return { store: proxy, deferred };
+}
+
+Deno.test("a read turn's message commits with its tool_call and its tool_result with the round's stamp, events and order unchanged", async () => {
+  const script: ScriptedTurn[] = [
+    { text: "One.", toolCalls: [{ name: "read_file", input: { path: "a" } }] },
+    { text: "Two.", toolCalls: [{ name: "read_file", input: { path: "b" } }] },
+    { text: "Done." },
+  ];
+  const base = setup({ script, spec: { controlPlane: {} } });
+  const { store, deferred } = deferralsOf(base.store);
+  const h = setup({ script, spec: { controlPlane: {} }, deps: { store } });
+  const { events, result } = await h.run();
+  assert.equal(result.status, "completed");
+  // Deferred: each read turn's message (it joins the tool_call's commit)
+  // and its only tool_result (it joins the time stamp's).
+  assert.deepEqual(deferred, [
+    "message",
+    "tool_result",
+    "message",
+    "tool_result",
+  ]);
+  const types = events.map((e) => e.type);
+  const first = types.indexOf("tool_call");
+  assert.deepEqual(types.slice(first - 1, first + 4), [
+    "message",
+    "tool_call",
+    "tool_result",
+    "control",
+    "turn_started",
+  ]);
+  const s = await stored(base.store, result.sessionId);
+  const from = s.kinds.indexOf("tool_call");
+  assert.deepEqual(s.kinds.slice(from - 1, from + 4), [
+    "message",
+    "tool_call",
+    "tool_result",
+    "control",
+    "message",
+  ]);
+  assert.equal((await base.store.verify(result.sessionId)).ok, true);
+});
+
+Deno.test("a post-tool-call subscriber keeps the tool_result's own commit, a pre-tool-call subscriber the message's", async () => {
+  const script: ScriptedTurn[] = [
+    { text: "One.", toolCalls: [{ name: "read_file", input: { path: "a" } }] },
+    { text: "Done." },
+  ];
+  for (const point of ["post-tool-call", "pre-tool-call"] as const) {
+    const base = setup({ script });
+    const { store, deferred } = deferralsOf(base.store);
+    const hook = new FakeHook("h", ack);
+    const h = setup({
+      script,
+      spec: { controlPlane: {} },
+      deps: { store },
+      hooks: [{
+        provider: "h",
+        point,
+        mode: point === "pre-tool-call" ? "veto" : "observe",
+        hook,
+      }],
+    });
+    const { result } = await h.run();
+    assert.equal(result.status, "completed", point);
+    assert.deepEqual(
+      deferred,
+      point === "post-tool-call" ? ["message"] : ["tool_result"],
+      point,
+    );
+  }
 });
 
 Deno.test("§6.9-2 max_turns is configurable and ends through the final-answer turn", async () => {

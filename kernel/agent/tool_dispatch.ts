@@ -82,6 +82,8 @@ export class ToolDispatcher implements CallExecutor {
   readonly #crashed = new Set<string>();
   /** When each running call of the session started (for `time`). */
   readonly #started = new Map<string, number>();
+  /** The call whose tool_result is committed with the round's stamps. */
+  #deferFor: CallRecord | undefined;
 
   /**
    * Creates the dispatcher of a session.
@@ -133,6 +135,17 @@ export class ToolDispatcher implements CallExecutor {
     }));
     for (const r of records) await this.#identify(t, r, invalidArguments);
     await this.#preToolCall(t, records);
+    // The only call of the turn, a data source, with nothing to observe its
+    // result before the round's time stamp is written (no post-tool-call
+    // subscriber): its tool_result is committed with that stamp, in the
+    // same order, one transaction instead of two (see #finishCall).
+    const only = records.length === 1 ? records[0] : undefined;
+    this.#deferFor = only?.call && !only.outcome &&
+        only.entry!.schema.kind === ToolKind.DATA_SOURCE &&
+        this.#core.control?.isEnabled("time") === true &&
+        !this.#core.hooks.has("post-tool-call")
+      ? only
+      : undefined;
 
     // Step 8: split by kind.
     const pending = (kind: ToolKind) =>
@@ -255,6 +268,8 @@ export class ToolDispatcher implements CallExecutor {
       producerCategory: entry.producerCategory ?? Category.TOOL,
     });
     await this.#core.writer.toolCall(r.call, entry.endpoint.identity);
+    // A deferred assistant message was committed with it (or before).
+    if (t.messageStored) await t.messageStored;
     this.#core.emit({
       type: "tool_call",
       turnId: t.turnId,
@@ -395,11 +410,15 @@ export class ToolDispatcher implements CallExecutor {
     outcome = await boundOutcome(outcome, this.#boundOptions(r));
     this.#setOutcome(t, r, outcome, deniedBy);
     this.#core.spans.endTool(r, outcome, deniedBy);
-    await this.#core.writer.toolResult(
+    const defer = this.#deferFor === r;
+    if (defer) this.#deferFor = undefined;
+    const written = this.#core.writer.toolResult(
       r.toolUse.id,
       outcome,
       entry.endpoint.identity,
+      defer,
     );
+    if (!defer) await written;
     if (this.#core.control) {
       const started = this.#started.get(r.toolUse.id);
       if (started !== undefined) {
@@ -449,6 +468,14 @@ export class ToolDispatcher implements CallExecutor {
         }),
       ...(deniedBy !== undefined ? { deniedBy } : {}),
     });
+    if (defer) {
+      // Announced as before, ahead of the round's stamp (whose control
+      // event goes out when it is queued, as every control event); stored
+      // with that stamp. A failed write fails the round where the session
+      // awaits it with the stamp's.
+      t.written = written;
+      written.catch(() => {});
+    }
   }
 
   #now(): number {

@@ -28,6 +28,7 @@ import type {
 } from "../../proto/gen/pluggableharness/model/v1/types_pb.ts";
 import { ToolErrorCategory } from "../../proto/gen/pluggableharness/tool/v1/errors_pb.ts";
 import {
+  ToolKind,
   type ToolSchema,
   ToolSchemaSchema,
 } from "../../proto/gen/pluggableharness/tool/v1/types_pb.ts";
@@ -75,6 +76,11 @@ export interface TurnOutcome {
   readonly done: boolean;
   /** The turn's assistant message. */
   readonly message: Message;
+  /**
+   * The write of a `tool_result` left to commit with the round's time
+   * stamps ({@linkcode ToolTurn.written}); await it with them.
+   */
+  readonly written?: Promise<void>;
 }
 
 /** What a {@linkcode TurnDriver} needs besides the session. */
@@ -126,6 +132,8 @@ export class TurnDriver {
   #historyTokens = new HistoryTokenCounter();
   /** The models (`provider\0id`) whose overlapped history count has landed once. */
   #counted = new Set<string>();
+  /** The write of this turn's assistant message, when it was deferred. */
+  #stored: Promise<void> | undefined;
 
   /**
    * Creates the driver of a session.
@@ -326,8 +334,11 @@ export class TurnDriver {
       await assembled.usage?.catch(() => {});
     }
     const message = response.message;
+    const stored = this.#stored;
+    this.#stored = undefined;
 
-    // Step 5: post-model-response (after the message is persisted).
+    // Step 5: post-model-response (after the message is persisted; it has
+    // no subscriber when the write was deferred).
     await core.dispatchQuiet(
       "post-model-response",
       create(HookPayloadSchema, {
@@ -363,16 +374,24 @@ export class TurnDriver {
       return { done: false, message };
     }
 
-    const t: ToolTurn = { turnId, signal, outcomes: this.#outcomes };
+    const t: ToolTurn = {
+      turnId,
+      signal,
+      outcomes: this.#outcomes,
+      ...(stored ? { messageStored: stored } : {}),
+    };
     const done = await this.#dispatcher.run(
       t,
       this.#tools,
       uses,
       response.invalidArguments,
     );
+    await stored;
     // Step 15: the tool results, in tool_use order.
     core.history.push(toolResultsMessage(message, this.#outcomes)!);
-    return { done, message };
+    return t.written
+      ? { done, message, written: t.written }
+      : { done, message };
   }
 
   /**
@@ -686,7 +705,7 @@ export class TurnDriver {
     }).catch(fail);
     const rest = live?.flush();
     if (rest) core.emit({ type: "text_delta", turnId, text: rest });
-    await core.recordAssistant(
+    const { stored } = await core.recordAssistant(
       response.message,
       {
         usage: response.usage,
@@ -696,9 +715,35 @@ export class TurnDriver {
       },
       turnId,
       stopReasonText(response.stopReason),
+      this.#canDefer(response.message),
     ).catch(fail);
+    this.#stored = stored;
     endModelSpan(modelSpan, response);
     return response;
+  }
+
+  /**
+   * Whether an assistant message's write may wait for the turn's first
+   * `tool_call` write, to be committed with it in one transaction: every
+   * `tool_use` names a tool in scope (each then gets its `tool_call` write
+   * before anything else is emitted or run), and no `post-model-response`
+   * or `pre-tool-call` subscriber could look at the session first. The
+   * dispatcher awaits the message's write before any tool runs, so the
+   * log, its order and what is durable before a tool runs do not change.
+   */
+  #canDefer(message: Message): boolean {
+    const hooks = this.#core.hooks;
+    if (hooks.has("post-model-response") || hooks.has("pre-tool-call")) {
+      return false;
+    }
+    let uses = 0;
+    for (const b of message.content) {
+      if (b.block.case !== "toolUse") continue;
+      const entry = this.#tools.lookup(b.block.value.name);
+      if (!entry || entry.schema.kind === ToolKind.UNSPECIFIED) return false;
+      uses++;
+    }
+    return uses > 0;
   }
 
   /**

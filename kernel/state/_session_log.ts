@@ -17,6 +17,7 @@ import {
   type CostLedgerEntry,
   type CostLedgerRecord,
   type EmitInput,
+  type EmitOptions,
   type EmittedEvent,
   type EventRecord,
   KERNEL_PRODUCER,
@@ -410,6 +411,8 @@ export class SessionCore<B extends SessionBackend = SessionBackend> {
   #queue: Pending[] = [];
   #head = 0;
   #scheduled = false;
+  /** The timer that commits deferred emits nothing else has committed. */
+  #deferred: ReturnType<typeof setTimeout> | undefined;
   #idle: PromiseWithResolvers<void> | undefined;
   #refs = 0;
   #closed = false;
@@ -477,13 +480,21 @@ export class SessionCore<B extends SessionBackend = SessionBackend> {
 
   /** Resolves once the queue is empty. */
   drain(): Promise<void> {
-    if (!this.#scheduled) return Promise.resolve();
+    if (!this.#scheduled) {
+      if (this.#queue.length === this.#head) return Promise.resolve();
+      // Deferred emits only: commit them now.
+      this.#scheduled = true;
+      queueMicrotask(() => this.#flush());
+    }
     this.#idle ??= Promise.withResolvers<void>();
     return this.#idle.promise;
   }
 
-  /** Queues an emit; resolves after its commit and republish. */
-  emit(input: EmitInput): Promise<EmittedEvent> {
+  /**
+   * Queues an emit; resolves after its commit and republish. A deferred
+   * one waits for the next write that starts a commit, or a macrotask.
+   */
+  emit(input: EmitInput, options?: EmitOptions): Promise<EmittedEvent> {
     let op: EmitOp;
     try {
       const now = this.#now();
@@ -495,7 +506,9 @@ export class SessionCore<B extends SessionBackend = SessionBackend> {
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.#enqueue(op) as Promise<EmittedEvent>;
+    return this.#enqueue(op, options?.defer === true) as Promise<
+      EmittedEvent
+    >;
   }
 
   /** Queues a status change; resolves with the updated record. */
@@ -559,7 +572,7 @@ export class SessionCore<B extends SessionBackend = SessionBackend> {
     }
   }
 
-  #enqueue(op: WriteOp): Promise<EmittedEvent | number> {
+  #enqueue(op: WriteOp, defer = false): Promise<EmittedEvent | number> {
     if (this.#closed) {
       return Promise.reject(new SessionClosedError(this.sessionId));
     }
@@ -577,6 +590,17 @@ export class SessionCore<B extends SessionBackend = SessionBackend> {
     }
     this.#queue.push(pending);
     if (!this.#scheduled) {
+      if (defer) {
+        // Committed with the next write that starts a commit, else by
+        // this timer; a commit that starts first clears it.
+        this.#deferred ??= setTimeout(() => {
+          this.#deferred = undefined;
+          if (this.#scheduled || this.#queue.length === this.#head) return;
+          this.#scheduled = true;
+          this.#flush();
+        }, 0);
+        return promise;
+      }
       this.#scheduled = true;
       queueMicrotask(() => this.#flush());
     }
@@ -591,6 +615,10 @@ export class SessionCore<B extends SessionBackend = SessionBackend> {
    * subscriber).
    */
   #flush(): void {
+    if (this.#deferred !== undefined) {
+      clearTimeout(this.#deferred);
+      this.#deferred = undefined;
+    }
     const queued = this.#queue;
     const end = Math.min(queued.length, this.#head + this.#maxBatch);
     const batch = queued.slice(this.#head, end);
@@ -705,11 +733,11 @@ class SessionHandle implements SessionLog {
     }
   }
 
-  emit(input: EmitInput): Promise<EmittedEvent> {
+  emit(input: EmitInput, options?: EmitOptions): Promise<EmittedEvent> {
     if (this.#closed) {
       return Promise.reject(new SessionClosedError(this.sessionId));
     }
-    return this.#core.emit(input);
+    return this.#core.emit(input, options);
   }
 
   readEvents(

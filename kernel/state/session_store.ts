@@ -356,6 +356,16 @@ export interface RecoveryReport {
   readonly lost: Readonly<Record<string, number>>;
 }
 
+/** Options of {@linkcode SessionLog.emit}. */
+export interface EmitOptions {
+  /**
+   * Commit with the next write that starts a commit (or a macrotask
+   * later), instead of starting one.
+   * @default {false}
+   */
+  readonly defer?: boolean;
+}
+
 /**
  * One open session: its write queue (the sole writer) and its reads. Get one
  * from {@linkcode SessionStore.create} or {@linkcode SessionStore.open};
@@ -370,10 +380,19 @@ export interface SessionLog extends AsyncDisposable {
    * Appends one event with its companion rows in one transaction. Emits
    * queued together are committed together (group commit) in queue order.
    *
+   * With `defer`, the emit does not start a commit of its own: it is
+   * committed together with the next write that does (in queue order, in
+   * one transaction), or by itself once the current task has run (a
+   * macrotask later). The kernel defers an event that another write
+   * always follows soon (a tool result before the round's time stamp), so
+   * that both cost one commit; it is durable, as any emit, when its
+   * promise resolves.
+   *
    * @param input The event.
+   * @param options `defer`: commit with the next write.
    * @returns The assigned id, sequence and timestamp, once committed.
    */
-  emit(input: EmitInput): Promise<EmittedEvent>;
+  emit(input: EmitInput, options?: EmitOptions): Promise<EmittedEvent>;
   /**
    * Streams stored events in `sequence` order (never by time).
    *

@@ -201,6 +201,30 @@ export function runSessionStoreContract(name: string, make: MakeStore): void {
     assert.equal((await session.verify()).ok, true);
   });
 
+  test("a deferred emit waits for the next write that commits, in queue order", async ({ store, session }) => {
+    let stored = false;
+    const deferred = session.emit(toolCall(1), { defer: true }).then((a) => {
+      stored = true;
+      return a;
+    });
+    for (let i = 0; i < 20; i++) await Promise.resolve();
+    assert.equal(stored, false);
+    const [a, b] = await Promise.all([deferred, session.emit(toolCall(2))]);
+    assert.deepEqual([a.sequence, b.sequence], [1, 2]);
+    // Alone, it is committed once the current task is done.
+    const c = await session.emit(toolCall(3), { defer: true });
+    assert.equal(c.sequence, 3);
+    // Closing commits one still queued.
+    void session.emit(toolCall(4), { defer: true });
+    await session.close();
+    await using reader = await store.open(session.sessionId);
+    const events = await collect(reader.readEvents());
+    assert.deepEqual(
+      events.map((e) => new TextDecoder().decode(e.payload)),
+      ["call 1", "call 2", "call 3", "call 4"],
+    );
+  });
+
   test("a caller-supplied id is kept; a duplicate fails alone and leaves no gap", async ({ session }) => {
     const id = ulid();
     const first = await session.emit({ ...toolCall(1), id });
