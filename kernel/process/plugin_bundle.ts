@@ -42,7 +42,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { denoRuntimeEnv } from "../../contract/runtime_env.ts";
 import { denoCacheDir, denoNpmRegistry } from "./_module_cache.ts";
-import { warmUpArgs, warmUpModule } from "./_compile_only.ts";
+import { warmUpArgs, warmUpFailure, warmUpModule } from "./_compile_only.ts";
 import { pathExists as exists } from "./_path_exists.ts";
 
 /**
@@ -284,7 +284,7 @@ export class PluginBundles {
     } finally {
       await Deno.remove(lockPath).catch(() => {});
     }
-    await this.#warm(dir);
+    await this.#warm(dir, source.name);
     return { dir, entry: join(dir, BUNDLE_ENTRY) };
   }
 
@@ -400,27 +400,58 @@ export class PluginBundles {
    * V8 flags and no permission at all, so that V8's code cache for them
    * is written to the Deno cache (the plugins, which cannot write it, then
    * read it). The modules are compiled and none of them runs (the warm-up
-   * module's first import throws).
+   * module's first import throws). The bundle's externals
+   * ({@linkcode BUNDLE_EXTERNALS}) resolve to an empty module here: they
+   * are installed nowhere, and one import that does not resolve stops
+   * Deno before it compiles anything (it left builtin/tui without any code
+   * cache, so each start compiled its 13 files again). A warm-up that does
+   * not stop at its first import is reported through `onWarning`.
    */
-  async #warm(dir: string): Promise<void> {
+  async #warm(dir: string, name: string): Promise<void> {
     const files: string[] = [];
     for await (const e of Deno.readDir(dir)) {
       if (e.isFile && e.name.endsWith(".js")) files.push(join(dir, e.name));
     }
-    const script = warmUpModule(
-      files.map((f) => pathToFileURL(f).href),
-    );
-    const tmp = await Deno.makeTempFile({
-      prefix: "agent-bundle-warm-",
-      suffix: ".mjs",
-    });
+    files.sort();
+    const tmp = await Deno.makeTempDir({ prefix: "agent-bundle-warm-" });
+    let why: string | undefined;
     try {
-      await Deno.writeTextFile(tmp, script);
-      await this.#run(warmUpArgs(tmp), "code cache warm-up").catch(() => {});
+      const script = join(tmp, "warm.mjs");
+      const importMap = join(tmp, "import_map.json");
+      await Deno.writeTextFile(
+        script,
+        warmUpModule(files.map((f) => pathToFileURL(f).href)),
+      );
+      await Deno.writeTextFile(importMap, JSON.stringify(warmUpImportMap()));
+      const out = await this.#run(
+        warmUpArgs(script, importMap),
+        "code cache warm-up",
+      );
+      why = warmUpFailure(out);
+    } catch (err) {
+      why = err instanceof Error ? err.message : String(err);
     } finally {
-      await Deno.remove(tmp).catch(() => {});
+      await Deno.remove(tmp, { recursive: true }).catch(() => {});
+    }
+    if (why !== undefined && !this.#closed) {
+      this.#options.onWarning?.(
+        `The V8 code cache of builtin/${name}'s bundle at ${dir} was not written (${why}); the plugin compiles its bundle at every start`,
+      );
     }
   }
+}
+
+/**
+ * The warm-up's import map: each bundle external resolves to an empty
+ * module with a default export (the warm-up never evaluates it).
+ */
+function warmUpImportMap(): { imports: Record<string, string> } {
+  const empty = `data:text/javascript,${
+    encodeURIComponent("export default undefined;")
+  }`;
+  return {
+    imports: Object.fromEntries(BUNDLE_EXTERNALS.map((n) => [n, empty])),
+  };
 }
 
 /** Creates the lock file exclusively; a stale one is taken over. */
