@@ -387,6 +387,43 @@ Deno.test("a warm-up that cannot compile the bundle is reported", async () => {
   }
 });
 
+Deno.test("a build whose download fails is not recorded as failed for good", async () => {
+  const root = await Deno.makeTempDir({ prefix: "ph-bundles-fetch-" });
+  const work = await Deno.makeTempDir({ prefix: "ph-bundles-fetch-run-" });
+  try {
+    const fake = join(work, "deno");
+    await Deno.writeTextFile(
+      fake,
+      `#!/bin/sh\nif [ "$1" = bundle ]; then printf 'error: Failed loading https://npm.invalid/x for package "x"\\n\\nCaused by:\\n    error sending request for url (https://npm.invalid/x): client error (Connect)\\n' >&2; exit 1; fi\nexec "${Deno.execPath()}" "$@"\n`,
+    );
+    await Deno.chmod(fake, 0o755);
+    const bundles = new PluginBundles({
+      denoDir: denoCacheDir(),
+      root,
+      deno: fake,
+    });
+    const manifest = await readManifest(MANIFEST);
+    const { checksum } = await computeArtifactChecksum(MANIFEST, manifest);
+    const source: BundleSource = {
+      name: "echo",
+      checksum,
+      manifestPath: MANIFEST,
+      entrypoint: ENTRY,
+    };
+    await assert.rejects(
+      bundles.build(source),
+      (err: unknown) =>
+        err instanceof BundleBuildError && !err.final &&
+        /deno bundle exited 1: error: Failed loading https:\/\/npm.invalid\/x for package "x" error sending request/
+          .test(err.message),
+    );
+    assert.equal(await exists(`${bundles.entryDir(source)}.failed`), false);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+    await Deno.remove(work, { recursive: true });
+  }
+});
+
 async function exists(path: string): Promise<boolean> {
   try {
     await Deno.lstat(path);

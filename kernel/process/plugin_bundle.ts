@@ -52,6 +52,9 @@ import { pathExists as exists } from "./_path_exists.ts";
  * builtin/tui for it.
  */
 const BUNDLE_EXTERNALS: readonly string[] = ["react-devtools-core"];
+/** What `deno bundle` prints when a download failed (not a final failure). */
+const NOT_FINAL_BUNDLE_ERROR =
+  /error sending request|Failed (?:loading|fetching|downloading) https?:/i;
 /** The format of `bundle.json`. */
 const RECORD_FORMAT = 1;
 /** The record's file name inside an entry. */
@@ -368,15 +371,22 @@ export class PluginBundles {
       source.entrypoint,
     ], `deno bundle of builtin/${source.name}`);
     if (!result.success) {
-      const err = new TextDecoder().decode(result.stderr).split("\n")
-        .map((l) => l.trim()).filter((l) => l && !l.includes("experimental"))
+      const text = new TextDecoder().decode(result.stderr);
+      const err = text.split("\n")
+        .map((l) => l.trim())
+        .filter((l) => l && !l.includes("experimental") && l !== "Caused by:")
         .slice(0, 2).join(" ");
-      // Killed (timeout, close) is not final; an exit with an error is.
+      // Killed (timeout, close) is not final, nor is a download that failed
+      // (esbuild is fetched into the Deno cache on first use: a kernel
+      // whose environment lacks the TLS roots or the proxy of the shell
+      // that ran `agent lock` would otherwise mark the bundle failed for
+      // good in a fresh cache); any other exit with an error is.
+      const fetching = NOT_FINAL_BUNDLE_ERROR.test(text);
       throw new BundleBuildError(
         result.signal !== null
           ? `deno bundle was killed (${result.signal})`
           : `deno bundle exited ${result.code}${err ? `: ${err}` : ""}`,
-        { final: result.signal === null && !this.#closed },
+        { final: result.signal === null && !this.#closed && !fetching },
       );
     }
     let mains = 0;
