@@ -114,7 +114,10 @@ Deno.test("parseBenchArgs() takes --runs, BENCH_E2E_RUNS and the defaults", () =
     true,
     0,
   ]);
+  // The kernel runs as deno task agent runs it.
   assert.deepEqual(d.kernelFlags, [KERNEL_V8_FLAGS]);
+  const tasks = JSON.parse(Deno.readTextFileSync(`${REPO}/deno.json`)).tasks;
+  assert.equal(tasks.agent.command, `deno run -A ${KERNEL_V8_FLAGS} main.ts`);
   assert.deepEqual(parseBenchArgs(["--kernel-flags", ""], {}).kernelFlags, []);
   assert.deepEqual(
     parseBenchArgs(["--kernel-flags", " --a  --b=1 "], {}).kernelFlags,
