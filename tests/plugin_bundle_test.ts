@@ -387,7 +387,7 @@ Deno.test("a warm-up that cannot compile the bundle is reported", async () => {
   }
 });
 
-Deno.test("a build whose download fails is not recorded as failed for good", async () => {
+Deno.test("a build whose download fails is not recorded as failed for good, and launches skip it for an hour", async () => {
   const root = await Deno.makeTempDir({ prefix: "ph-bundles-fetch-" });
   const work = await Deno.makeTempDir({ prefix: "ph-bundles-fetch-run-" });
   try {
@@ -413,11 +413,21 @@ Deno.test("a build whose download fails is not recorded as failed for good", asy
     await assert.rejects(
       bundles.build(source),
       (err: unknown) =>
-        err instanceof BundleBuildError && !err.final &&
+        err instanceof BundleBuildError && !err.final && err.download &&
         /deno bundle exited 1: error: Failed loading https:\/\/npm.invalid\/x for package "x" error sending request/
           .test(err.message),
     );
-    assert.equal(await exists(`${bundles.entryDir(source)}.failed`), false);
+    const dir = bundles.entryDir(source);
+    assert.equal(await exists(`${dir}.failed`), false);
+    // Launches skip the build for an hour, then try again; agent lock at once.
+    assert.equal(await bundles.build(source), undefined);
+    const hourAgo = new Date(Date.now() - 61 * 60_000);
+    await Deno.utime(`${dir}.offline`, hourAgo, hourAgo);
+    await assert.rejects(bundles.build(source), BundleBuildError);
+    await assert.rejects(
+      bundles.build(source, { retry: true }),
+      BundleBuildError,
+    );
   } finally {
     await Deno.remove(root, { recursive: true });
     await Deno.remove(work, { recursive: true });

@@ -29,10 +29,13 @@
  * absent), under a lock file (created exclusively; a second builder skips
  * instead of waiting). A build that fails for good (`deno bundle` exits with
  * an error, or the bundle is refused) is recorded beside the entry
- * (`<key>.failed`) and tried again only with `retry` (`agent lock`). It then compiles the bundle once, with the plugins'
- * V8 flags, so that V8's code cache for it is in the Deno cache before the
- * first sandboxed start (a plugin cannot write the cache; V8 refuses a code
- * cache made with other flags).
+ * (`<key>.failed`) and tried again only with `retry` (`agent lock`); one
+ * whose download failed (esbuild, fetched on first use) is recorded as
+ * `<key>.offline` and tried again by a launch an hour later. It then
+ * compiles the bundle once, with the plugins' V8 flags, so that V8's code
+ * cache for it is in the Deno cache before the first sandboxed start (a
+ * plugin cannot write the cache; V8 refuses a code cache made with other
+ * flags); a warm-up that compiles nothing is reported.
  *
  * @module
  */
@@ -55,6 +58,8 @@ const BUNDLE_EXTERNALS: readonly string[] = ["react-devtools-core"];
 /** What `deno bundle` prints when a download failed (not a final failure). */
 const NOT_FINAL_BUNDLE_ERROR =
   /error sending request|Failed (?:loading|fetching|downloading) https?:/i;
+/** How long launches skip a build whose download failed (`<key>.offline`). */
+const OFFLINE_RETRY_MS = 60 * 60_000;
 /** The format of `bundle.json`. */
 const RECORD_FORMAT = 1;
 /** The record's file name inside an entry. */
@@ -134,15 +139,25 @@ export class BundleBuildError extends Error {
    */
   readonly final: boolean;
   /**
+   * True when a download failed (`deno bundle` fetches esbuild into the
+   * Deno cache on first use): not final, but launches skip the build for
+   * {@linkcode OFFLINE_RETRY_MS} instead of trying at every close.
+   */
+  readonly download: boolean;
+  /**
    * Creates the error.
    *
    * @param message What failed.
    * @param options The cause, and whether the failure is final.
    */
-  constructor(message: string, options?: ErrorOptions & { final?: boolean }) {
+  constructor(
+    message: string,
+    options?: ErrorOptions & { final?: boolean; download?: boolean },
+  ) {
     super(message, options);
     this.name = "BundleBuildError";
     this.final = options?.final ?? false;
+    this.download = options?.download ?? false;
   }
 }
 
@@ -248,8 +263,13 @@ export class PluginBundles {
     if (existing) return existing;
     const dir = this.entryDir(source);
     const failedPath = `${dir}.failed`;
-    if (options.retry) await Deno.remove(failedPath).catch(() => {});
-    else if (await exists(failedPath)) return undefined;
+    const offlinePath = `${dir}.offline`;
+    if (options.retry) {
+      await Deno.remove(failedPath).catch(() => {});
+      await Deno.remove(offlinePath).catch(() => {});
+    } else if (
+      await exists(failedPath) || await recentlyOffline(offlinePath)
+    ) return undefined;
     const parent = join(dir, "..");
     await Deno.mkdir(parent, { recursive: true });
     const lockPath = `${dir}.lock`;
@@ -280,6 +300,10 @@ export class PluginBundles {
         );
       if (error.final) {
         await Deno.writeTextFile(failedPath, error.message + "\n").catch(
+          () => {},
+        );
+      } else if (error.download) {
+        await Deno.writeTextFile(offlinePath, error.message + "\n").catch(
           () => {},
         );
       }
@@ -386,7 +410,10 @@ export class PluginBundles {
         result.signal !== null
           ? `deno bundle was killed (${result.signal})`
           : `deno bundle exited ${result.code}${err ? `: ${err}` : ""}`,
-        { final: result.signal === null && !this.#closed && !fetching },
+        {
+          final: result.signal === null && !this.#closed && !fetching,
+          download: result.signal === null && fetching,
+        },
       );
     }
     let mains = 0;
@@ -462,6 +489,13 @@ function warmUpImportMap(): { imports: Record<string, string> } {
   return {
     imports: Object.fromEntries(BUNDLE_EXTERNALS.map((n) => [n, empty])),
   };
+}
+
+/** Whether a download failed for this entry less than {@linkcode OFFLINE_RETRY_MS} ago. */
+async function recentlyOffline(path: string): Promise<boolean> {
+  const st = await Deno.stat(path).catch(() => undefined);
+  const at = st?.mtime?.getTime();
+  return at !== undefined && Date.now() - at < OFFLINE_RETRY_MS;
 }
 
 /** Creates the lock file exclusively; a stale one is taken over. */
