@@ -208,6 +208,9 @@ export async function computeArtifactChecksum(
   const paths = new Set<string>([resolve(manifestPath)]);
   const modules = new Set<string>();
   const entry = resolve(root, manifest.entrypoint);
+  // Each file is read and hashed once per call: the cached module graph is
+  // validated with the same bytes (and hashes) that go into the digest.
+  const reads = new FileReads();
   if (manifest.runtime === "executable") {
     paths.add(entry);
   } else {
@@ -215,6 +218,7 @@ export async function computeArtifactChecksum(
       entry,
       root,
       options.deno ?? Deno.execPath(),
+      reads,
     );
     const roots = pluginModuleRoots(root);
     for (const p of graph.files) {
@@ -233,23 +237,22 @@ export async function computeArtifactChecksum(
   }
   const files: DigestedFile[] = [];
   const contents = new Map<string, Uint8Array>();
-  for (const path of paths) {
-    let bytes: Uint8Array;
+  // Read and hashed side by side; the order of `paths` does not matter,
+  // the files are sorted below.
+  const read = await Promise.all([...paths].map(async (path) => {
     try {
-      bytes = await Deno.readFile(path);
+      return { path, ...await reads.get(path) };
     } catch (err) {
       throw new ArtifactError(
         `Cannot read "${path}": ${err instanceof Error ? err.message : err}`,
         { cause: err },
       );
     }
+  }));
+  for (const { path, bytes, sha256 } of read) {
     const rel = relative(root, path).split(sep).join("/");
     contents.set(rel, bytes);
-    files.push({
-      path,
-      relative: rel,
-      sha256: await sha256Hex(bytes),
-    });
+    files.push({ path, relative: rel, sha256 });
   }
   files.sort((
     a,
@@ -361,11 +364,33 @@ async function graphCachePath(key: string): Promise<string | undefined> {
   return join(base, "ph-agent", "module-graphs", `${name}.json`);
 }
 
-async function hashFile(path: string): Promise<string | undefined> {
-  try {
-    return await sha256Hex(await Deno.readFile(path));
-  } catch {
-    return undefined;
+/**
+ * The files one checksum reads: each read and hashed at most once, so the
+ * bytes that validate a cached module graph are the bytes digested.
+ */
+class FileReads {
+  #reads = new Map<string, Promise<{ bytes: Uint8Array; sha256: string }>>();
+
+  /** The file's bytes and SHA-256 (rejects when it cannot be read). */
+  get(path: string): Promise<{ bytes: Uint8Array; sha256: string }> {
+    let r = this.#reads.get(path);
+    if (r === undefined) {
+      r = Deno.readFile(path).then(async (bytes) => ({
+        bytes,
+        sha256: await sha256Hex(bytes),
+      }));
+      this.#reads.set(path, r);
+    }
+    return r;
+  }
+
+  /** The file's SHA-256, or `undefined` when it cannot be read. */
+  async hash(path: string): Promise<string | undefined> {
+    try {
+      return (await this.get(path)).sha256;
+    } catch {
+      return undefined;
+    }
   }
 }
 
@@ -395,6 +420,7 @@ async function moduleGraph(
   entry: string,
   root: string,
   deno: string,
+  reads: FileReads = new FileReads(),
 ): Promise<Graph> {
   const key = `${Deno.version.deno}\0${deno}\0${entry}\0${root}`;
   const cachePath = await graphCachePath(key);
@@ -405,7 +431,7 @@ async function moduleGraph(
       ) as CachedGraph;
       if (cached.key === key) {
         const hashes = await Promise.all(
-          cached.inputs.map((i) => hashFile(i.path)),
+          cached.inputs.map((i) => reads.hash(i.path)),
         );
         if (hashes.every((h, i) => h === cached.inputs[i]!.sha256)) {
           return {
@@ -427,7 +453,7 @@ async function moduleGraph(
       ];
       const inputs = [];
       for (const path of inputPaths) {
-        const sha256 = await hashFile(path);
+        const sha256 = await reads.hash(path);
         if (sha256) inputs.push({ path, sha256 });
       }
       const entryOut: CachedGraph = {

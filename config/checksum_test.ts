@@ -101,3 +101,58 @@ Deno.test("computeArtifactChecksum() hashes an executable's binary and manifest,
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("computeArtifactChecksum() from a cached module graph equals the one from a fresh graph, also after an import was added", async () => {
+  const files = {
+    "plugin.json": "{}",
+    "main.ts": 'import "./lib/a.ts";\n',
+    "lib/a.ts": "export const a = 1;\n",
+  };
+  const dir = await tempProject(files);
+  // The same plugin in another folder: the graph cache is keyed on the
+  // entry's path, so its graph is listed afresh.
+  const other = await tempProject(files);
+  try {
+    const m = manifest("deno", "main.ts");
+    const sum = (at: string) =>
+      computeArtifactChecksum(join(at, "plugin.json"), m);
+    const digestOf = (d: Awaited<ReturnType<typeof sum>>) => ({
+      checksum: d.checksum,
+      files: d.files.map((f) => [f.relative, f.sha256]),
+      modules: d.modules,
+    });
+    const cold = await sum(dir);
+    const warm = await sum(dir); // the graph from the cache, validated
+    assert.deepEqual(warm, cold);
+    for (const f of warm.files) {
+      const bytes = await Deno.readFile(f.path);
+      const hex = Array.from(
+        new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)),
+        (b) => b.toString(16).padStart(2, "0"),
+      ).join("");
+      assert.equal(f.sha256, hex, f.relative);
+    }
+    // lib/a.ts now imports a new file: the cached graph no longer
+    // validates, and the digest covers the new file as a fresh graph does.
+    for (const d of [dir, other]) {
+      await Deno.writeTextFile(join(d, "lib/c.ts"), "export const c = 1;\n");
+      await Deno.writeTextFile(
+        join(d, "lib/a.ts"),
+        'import "./c.ts";\nexport const a = 1;\n',
+      );
+    }
+    const changed = await sum(dir);
+    assert.deepEqual(changed.files.map((f) => f.relative), [
+      "lib/a.ts",
+      "lib/c.ts",
+      "main.ts",
+      "plugin.json",
+    ]);
+    assert.notEqual(changed.checksum, cold.checksum);
+    assert.deepEqual(digestOf(await sum(other)), digestOf(changed));
+    assert.deepEqual(await sum(dir), changed);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+    await Deno.remove(other, { recursive: true });
+  }
+});

@@ -253,6 +253,11 @@ export async function measureLone(cmd: TreeCommand): Promise<TreeRun> {
     processes: 1,
     strays: 0,
     code,
+    root: {
+      cpuMs: cpuUs / 1000,
+      peakRssBytes: peakRssKb * 1024,
+      peakPssBytes: peakPssKb * 1024,
+    },
     stdout: "",
     stderr,
   };

@@ -44,6 +44,13 @@
  * reports the CPU this process spent meanwhile (the sampler, and the fake
  * servers it hosts), i.e. the load competing with the tree.
  *
+ * **The root's own figures.** The command's own process (the kernel, for
+ * `agent run`) is reported apart as well: its peak RSS and PSS from the
+ * same samples, and its own CPU (user + sys, not its children's) from
+ * `/proc/<pid>/stat`, read at each listing of the tree: the last reading
+ * before its exit, so it misses up to {@linkcode LIST_MS} ms of its CPU
+ * (its exit path) and has the clock tick's resolution (10 ms).
+ *
  * The RSS sum counts pages shared by several processes (the `deno`
  * executable) once per process; the PSS sum splits them between the
  * processes that map them, so it is the memory the tree costs the machine.
@@ -68,6 +75,7 @@ const RUSAGE_SELF = 0;
 const RUSAGE_CHILDREN = -1;
 const WNOHANG = 1;
 const SC_PAGESIZE = 30;
+const SC_CLK_TCK = 2;
 
 let libc:
   | Deno.DynamicLibrary<{
@@ -293,10 +301,33 @@ export interface TreeRun {
   strays: number;
   /** The child's exit code. */
   code: number;
+  /** The child's own figures (its descendants left out). */
+  root: RootFigures;
   /** Its standard output. */
   stdout: string;
   /** Its standard error. */
   stderr: string;
+}
+
+/** The figures of the command's own process (see the module doc). */
+export interface RootFigures {
+  /** Its own user + sys time, ms (sampled: see the module doc). */
+  cpuMs: number;
+  /** Its peak `Rss`, bytes. */
+  peakRssBytes: number;
+  /** Its peak `Pss`, bytes. */
+  peakPssBytes: number;
+}
+
+/** User + sys ticks of a process from its `/proc/<pid>/stat` text. */
+function ownTicks(stat: string): number | undefined {
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // Fields 14 and 15 of proc(5), counted from the state (field 3).
+  const utime = Number(fields[11]);
+  const stime = Number(fields[12]);
+  return Number.isFinite(utime) && Number.isFinite(stime)
+    ? utime + stime
+    : undefined;
 }
 
 /**
@@ -333,7 +364,12 @@ export async function measureTree(cmd: TreeCommand): Promise<TreeRun> {
   let peakPss = 0;
   let processes = 0;
   const pageBytes = Number(lib().symbols.sysconf(SC_PAGESIZE));
+  const tickMs = 1000 / Number(lib().symbols.sysconf(SC_CLK_TCK));
   const probes = new Map<number, MemoryProbe>();
+  const rootStat = new ProcFile(`/proc/${child.pid}/stat`, 1024);
+  let rootTicks = 0;
+  let rootRss = 0;
+  let rootPss = 0;
   let listedAt = -Infinity;
   let pssAt = -Infinity;
   const sample = () => {
@@ -345,13 +381,16 @@ export async function measureTree(cmd: TreeCommand): Promise<TreeRun> {
       for (const pid of [child.pid, ...descendants(child.pid)]) {
         if (!probes.has(pid)) probes.set(pid, new MemoryProbe(pid));
       }
+      const ticks = ownTicks(rootStat.read());
+      if (ticks !== undefined) rootTicks = Math.max(rootTicks, ticks);
     }
     let rss = 0;
     let alive = 0;
-    for (const p of probes.values()) {
+    for (const [pid, p] of probes) {
       const pages = p.residentPages();
       rss += pages * pageBytes;
       if (pages > 0) alive++;
+      if (pid === child.pid) rootRss = Math.max(rootRss, pages * pageBytes);
     }
     // A lone process (the empty-module baseline, or a kernel before its
     // plugins) is cheap to read and may live less than PSS_MS: read it at
@@ -360,10 +399,14 @@ export async function measureTree(cmd: TreeCommand): Promise<TreeRun> {
       pssAt = now;
       let pssKb = 0;
       let rssKb = 0;
-      for (const p of probes.values()) {
+      for (const [pid, p] of probes) {
         const m = p.smapsKb();
         pssKb += m.pss;
         rssKb += m.rss;
+        if (pid === child.pid) {
+          rootPss = Math.max(rootPss, m.pss * 1024);
+          rootRss = Math.max(rootRss, m.rss * 1024);
+        }
       }
       peakPss = Math.max(peakPss, pssKb * 1024);
       rss = Math.max(rss, rssKb * 1024);
@@ -385,6 +428,7 @@ export async function measureTree(cmd: TreeCommand): Promise<TreeRun> {
   clearTimeout(timer);
   clearInterval(sampler);
   for (const p of probes.values()) p.close();
+  rootStat.close();
   const strays = childrenOf("self").filter(isRunning).length;
   await reapStrays();
   const cpuMs = (cpuUs(RUSAGE_CHILDREN) - cpuBefore) / 1000;
@@ -408,6 +452,11 @@ export async function measureTree(cmd: TreeCommand): Promise<TreeRun> {
     processes,
     strays,
     code: s.code,
+    root: {
+      cpuMs: rootTicks * tickMs,
+      peakRssBytes: rootRss,
+      peakPssBytes: rootPss,
+    },
     stdout: out,
     stderr: err,
   };

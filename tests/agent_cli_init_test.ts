@@ -132,7 +132,8 @@ Deno.test("agent init in a deno.json project adds the agent and check-config tas
     ...original,
     tasks: {
       test: "deno test -A",
-      agent: `deno run -A ${PACKAGE_SPECIFIER}`,
+      agent:
+        `deno run -A --v8-flags=--max-semi-space-size=1 ${PACKAGE_SPECIFIER}`,
       "check-config": `deno run -A ${PACKAGE_SPECIFIER} check-config`,
     },
   });

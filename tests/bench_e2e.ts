@@ -32,7 +32,14 @@
  *   (RUSAGE_CHILDREN)` of this process, made a child subreaper so nothing
  *   escapes (tests/_bench_tree.ts says exactly how);
  * - **peak RSS / PSS**: peaks of the tree's summed `Rss` and `Pss`
- *   (`/proc/<pid>/smaps_rollup`, sampled every few ms).
+ *   (`/proc/<pid>/smaps_rollup`, sampled every few ms);
+ * - **kernel CPU, peak RSS / PSS**: the same for the kernel's own process
+ *   alone (its plugins left out; its CPU sampled from `/proc`, so it misses
+ *   its last few ms: tests/_bench_tree.ts).
+ *
+ * The kernel runs as `deno task agent` runs it: `deno run -A` with
+ * {@linkcode KERNEL_V8_FLAGS}; `--kernel-flags` replaces those flags (an
+ * A/B of a kernel flag in one checkout: `--kernel-flags=` for none).
  *
  * The baseline lives 15 ms on a fast machine, too short for that sampling:
  * it is started with `posix_spawn`, reaped with `wait4` (its own CPU) and
@@ -59,6 +66,7 @@ import {
 } from "./_bench_models.ts";
 import { descendants, measureTree, type TreeRun } from "./_bench_tree.ts";
 import { measureLone } from "./_bench_lone.ts";
+import { KERNEL_V8_FLAGS } from "../kernel/process/_v8_flags.ts";
 
 const REPO = new URL("../", import.meta.url).pathname.replace(/\/$/, "");
 const MAIN = `${REPO}/main.ts`;
@@ -75,6 +83,8 @@ Options:
   --provider NAME   anthropic or openai; repeat for several (default: both)
   --reads N         read_file calls before the answer; repeat (default: 1, 20)
   --timeout-ms MS   kill a run that takes longer (default: 120000)
+  --kernel-flags=F  the kernel's deno flags, space-separated, "" for none
+                    (default: those of deno task agent: ${KERNEL_V8_FLAGS})
   --json            print one JSON document instead of the table
   -h, --help        show this help
 `;
@@ -91,6 +101,8 @@ export interface BenchOptions {
   reads: number[];
   /** Per-run time limit, ms. */
   timeoutMs: number;
+  /** The kernel's `deno run` flags after `-A`. */
+  kernelFlags: string[];
   /** Print JSON. */
   json: boolean;
   /** Print the usage. */
@@ -145,6 +157,7 @@ export function parseBenchArgs(
         provider: { type: "string", multiple: true },
         reads: { type: "string", multiple: true },
         "timeout-ms": { type: "string" },
+        "kernel-flags": { type: "string" },
         json: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
       },
@@ -180,9 +193,21 @@ export function parseBenchArgs(
     timeoutMs: v["timeout-ms"] !== undefined
       ? positiveInt(v["timeout-ms"], "--timeout-ms", 1000, 3_600_000)
       : 120_000,
+    kernelFlags: kernelFlags(v["kernel-flags"] ?? KERNEL_V8_FLAGS),
     json: v.json,
     help: v.help,
   };
+}
+
+function kernelFlags(text: string): string[] {
+  const flags = text.split(/\s+/).filter((f) => f);
+  const bad = flags.find((f) => !f.startsWith("--"));
+  if (bad !== undefined) {
+    throw new UsageError(
+      `--kernel-flags takes deno flags (each starting with --): got "${bad}"`,
+    );
+  }
+  return flags;
 }
 
 /** Median, min and max of one figure over the runs. */
@@ -233,6 +258,12 @@ export interface RunFigures extends BaselineFigures {
   turnGapP90Ms: Stat;
   /** Last model response end to exit, ms. */
   exitTailMs: Stat;
+  /** The kernel's own user + sys, ms. */
+  kernelCpuMs: Stat;
+  /** The kernel's own peak RSS, bytes. */
+  kernelPeakRssBytes: Stat;
+  /** The kernel's own peak PSS, bytes. */
+  kernelPeakPssBytes: Stat;
 }
 
 /** One configuration's result. */
@@ -280,6 +311,8 @@ export interface BenchReport {
   warmup: number;
   /** The baseline. */
   baseline: { command: string; figures: BaselineFigures };
+  /** The kernel's command line (the project's paths left out). */
+  kernel: { command: string };
   /** Each configuration. */
   configurations: ConfigResult[];
 }
@@ -361,11 +394,21 @@ function label(c: Config): string {
 async function runAgent(
   c: Config,
   timeoutMs: number,
+  kernelFlags: readonly string[],
 ): Promise<{ tree: TreeRun; timeline: ModelTimeline }> {
   const timeline = c.model.script(c.reads);
   const tree = await measureTree({
     command: Deno.execPath(),
-    args: ["run", "-A", MAIN, "run", PROMPT, "--json", "--approve-all"],
+    args: [
+      "run",
+      "-A",
+      ...kernelFlags,
+      MAIN,
+      "run",
+      PROMPT,
+      "--json",
+      "--approve-all",
+    ],
     env: c.env,
     cwd: c.dir,
     timeoutMs,
@@ -415,6 +458,9 @@ function configResult(c: Config, baseline: BaselineFigures): ConfigResult {
       cpuMs: tree.cpuMs,
       peakRssBytes: tree.peakRssBytes,
       peakPssBytes: tree.peakPssBytes,
+      kernelCpuMs: tree.root.cpuMs,
+      kernelPeakRssBytes: tree.root.peakRssBytes,
+      kernelPeakPssBytes: tree.root.peakPssBytes,
     };
   });
   const of = (k: keyof typeof per[number]) => stat(per.map((p) => p[k]));
@@ -427,6 +473,9 @@ function configResult(c: Config, baseline: BaselineFigures): ConfigResult {
     cpuMs: of("cpuMs"),
     peakRssBytes: of("peakRssBytes"),
     peakPssBytes: of("peakPssBytes"),
+    kernelCpuMs: of("kernelCpuMs"),
+    kernelPeakRssBytes: of("kernelPeakRssBytes"),
+    kernelPeakPssBytes: of("kernelPeakPssBytes"),
   };
   return {
     provider: c.model.provider,
@@ -545,7 +594,7 @@ export async function runBench(
       if (measured) baseline.push(b);
       for (const c of configs) {
         progress(`${name}: ${label(c)}`);
-        const r = await runAgent(c, options.timeoutMs);
+        const r = await runAgent(c, options.timeoutMs, options.kernelFlags);
         if (measured) c.runs.push(r);
       }
     }
@@ -558,6 +607,10 @@ export async function runBench(
       runs: options.runs,
       warmup: options.warmup,
       baseline: { command: "deno run -A <empty module>", figures: base },
+      kernel: {
+        command: ["deno run -A", ...options.kernelFlags, "main.ts run …"]
+          .join(" "),
+      },
       configurations: configs.map((c) => configResult(c, base)),
     };
   } finally {
@@ -620,6 +673,9 @@ export function formatReport(r: BenchReport): string {
     row("", "CPU (user+sys)", f.cpuMs, ms, x(c.ratios.cpuMs, "CPU"));
     row("", "peak RSS", f.peakRssBytes, mib, x(c.ratios.peakRssBytes, "RSS"));
     row("", "peak PSS", f.peakPssBytes, mib, x(c.ratios.peakPssBytes, "PSS"));
+    row("", "kernel CPU", f.kernelCpuMs, ms);
+    row("", "kernel peak RSS", f.kernelPeakRssBytes, mib);
+    row("", "kernel peak PSS", f.kernelPeakPssBytes, mib);
   }
   const widths = rows[0]!.map((_, i) =>
     Math.max(...rows.map((r) => r[i]!.length))
@@ -629,7 +685,7 @@ export function formatReport(r: BenchReport): string {
       .join("  ").trimEnd();
   const strays = r.configurations.reduce((a, c) => a + c.strays, 0);
   return [
-    `agent run end to end: ${r.runs} runs (+${r.warmup} warmup), Deno ${r.deno}, ${r.platform}, ${r.cpus} CPUs`,
+    `agent run end to end: ${r.runs} runs (+${r.warmup} warmup), Deno ${r.deno}, ${r.platform}, ${r.cpus} CPUs; kernel: ${r.kernel.command}`,
     `processes in the tree: ${
       r.configurations.map((c) => `${c.provider}/${c.reads}: ${c.processes}`)
         .join(", ")

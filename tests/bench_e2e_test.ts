@@ -14,6 +14,7 @@ import {
   UsageError,
 } from "./bench_e2e.ts";
 import { REPO, runDeno } from "./_helpers.ts";
+import { KERNEL_V8_FLAGS } from "../kernel/process/_v8_flags.ts";
 
 Deno.test("bench:e2e --json with 1 run measures every figure of the baseline and of an anthropic 1-read run, and leaves no temporary directory", async () => {
   const tmp = await Deno.makeTempDir({ prefix: "ph-bench-e2e-test-" });
@@ -57,6 +58,9 @@ Deno.test("bench:e2e --json with 1 run measures every figure of the baseline and
         "cpuMs",
         "peakRssBytes",
         "peakPssBytes",
+        "kernelCpuMs",
+        "kernelPeakRssBytes",
+        "kernelPeakPssBytes",
       ] as const
     ) {
       const s = c.figures[name];
@@ -65,6 +69,12 @@ Deno.test("bench:e2e --json with 1 run measures every figure of the baseline and
         `${name}: ${JSON.stringify(s)}`,
       );
     }
+    // The kernel is one process of the tree.
+    const f = c.figures;
+    assert.ok(f.kernelCpuMs.median <= f.cpuMs.median, JSON.stringify(f));
+    assert.ok(f.kernelPeakRssBytes.median <= f.peakRssBytes.median);
+    assert.ok(f.kernelPeakPssBytes.median <= f.peakPssBytes.median);
+    assert.match(report.kernel.command, /^deno run -A .*main\.ts run/);
     for (const [name, ratio] of Object.entries(c.ratios)) {
       assert.ok(ratio > 0 && Number.isFinite(ratio), `ratio ${name}: ${ratio}`);
     }
@@ -72,6 +82,7 @@ Deno.test("bench:e2e --json with 1 run measures every figure of the baseline and
     const table = formatReport(report);
     assert.match(table, /empty module\s+wall/);
     assert.match(table, /anthropic, 1 read\s+start → first request/);
+    assert.match(table, /kernel peak RSS/);
     assert.deepEqual(
       [...Deno.readDirSync(tmp)],
       [],
@@ -103,6 +114,15 @@ Deno.test("parseBenchArgs() takes --runs, BENCH_E2E_RUNS and the defaults", () =
     true,
     0,
   ]);
+  // The kernel runs as deno task agent runs it.
+  assert.deepEqual(d.kernelFlags, [KERNEL_V8_FLAGS]);
+  const tasks = JSON.parse(Deno.readTextFileSync(`${REPO}/deno.json`)).tasks;
+  assert.equal(tasks.agent.command, `deno run -A ${KERNEL_V8_FLAGS} main.ts`);
+  assert.deepEqual(parseBenchArgs(["--kernel-flags", ""], {}).kernelFlags, []);
+  assert.deepEqual(
+    parseBenchArgs(["--kernel-flags", " --a  --b=1 "], {}).kernelFlags,
+    ["--a", "--b=1"],
+  );
 });
 
 Deno.test("parseBenchArgs() refuses a bad value, naming the option and the value", () => {
@@ -115,6 +135,7 @@ Deno.test("parseBenchArgs() refuses a bad value, naming the option and the value
     [["--reads", "-1"], {}, /'--reads' argument is ambiguous/],
     [["--timeout-ms", "10"], {}, /--timeout-ms must be .*: got "10"/],
     [["--frobnicate"], {}, /frobnicate/],
+    [["--kernel-flags=-A x"], {}, /--kernel-flags takes deno flags .*"-A"/],
   ];
   for (const [args, env, message] of cases) {
     assert.throws(() => parseBenchArgs(args, env), (e) => {

@@ -9,8 +9,11 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { pathToFileURL } from "node:url";
 import { computeArtifactChecksum } from "../config/checksum.ts";
 import { readManifest } from "../contract/manifest.ts";
+import { denoRuntimeEnv } from "../contract/runtime_env.ts";
 import { PluginHost } from "../kernel/plugin/host.ts";
 import {
   DenoCommandLauncher,
@@ -274,6 +277,156 @@ Deno.test("a builtin runs from its module graph until its bundle is built, then 
         }
         await restore();
       },
+    );
+  } finally {
+    await Deno.remove(root, { recursive: true });
+    await Deno.remove(work, { recursive: true });
+  }
+});
+
+/** What a build needs of this process's environment (TLS roots, proxies). */
+function buildEnv(): Record<string, string> {
+  return { ...denoRuntimeEnv(Deno.env.toObject()) };
+}
+
+/**
+ * The files of `dir` that have no V8 code cache entry in the Deno cache
+ * `denoDir` (Deno 2's `v8_code_cache_v2`, keyed by module specifier).
+ */
+function withoutCodeCache(denoDir: string, dir: string): string[] {
+  const db = new DatabaseSync(join(denoDir, "v8_code_cache_v2"), {
+    readOnly: true,
+  });
+  try {
+    const q = db.prepare("SELECT 1 FROM codecache WHERE specifier = ?");
+    return [...Deno.readDirSync(dir)]
+      .filter((e) => e.isFile && e.name.endsWith(".js"))
+      .map((e) => e.name)
+      .filter((name) => !q.get(pathToFileURL(join(dir, name)).href));
+  } finally {
+    db.close();
+  }
+}
+
+Deno.test("a bundle's build leaves a V8 code cache entry for each of its files, builtin/tui's external included", async () => {
+  // builtin/tui's bundle keeps `react-devtools-core` external: an import
+  // the warm-up could not resolve, so it compiled nothing and every
+  // sandboxed start of the TUI compiled its bundle again.
+  const root = await Deno.makeTempDir({ prefix: "ph-bundles-warm-" });
+  try {
+    const warnings: string[] = [];
+    const bundles = new PluginBundles({
+      denoDir: denoCacheDir(),
+      root,
+      env: buildEnv(),
+      onWarning: (m) => warnings.push(m),
+    });
+    for (const name of ["tui", "echo"]) {
+      const manifestPath = `${REPO}/plugins/${name}/plugin.json`;
+      const manifest = await readManifest(manifestPath);
+      const { checksum } = await computeArtifactChecksum(
+        manifestPath,
+        manifest,
+      );
+      const built = await bundles.build({
+        name,
+        checksum,
+        manifestPath,
+        entrypoint: `${REPO}/plugins/${name}/main.ts`,
+      });
+      assert.ok(built, `builtin/${name} was bundled`);
+      assert.deepEqual(warnings, []);
+      assert.deepEqual(
+        withoutCodeCache(denoCacheDir(), built.dir),
+        [],
+        `files of builtin/${name}'s bundle without a code cache entry`,
+      );
+    }
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("a warm-up that cannot compile the bundle is reported", async () => {
+  const root = await Deno.makeTempDir({ prefix: "ph-bundles-warm-" });
+  const work = await Deno.makeTempDir({ prefix: "ph-bundles-warm-run-" });
+  try {
+    // A deno that bundles, but whose run of the warm-up fails as one that
+    // cannot resolve an import does.
+    const fake = join(work, "deno");
+    await Deno.writeTextFile(
+      fake,
+      `#!/bin/sh\nif [ "$1" = run ]; then echo 'error: Import "x" not a dependency' >&2; exit 1; fi\nexec "${Deno.execPath()}" "$@"\n`,
+    );
+    await Deno.chmod(fake, 0o755);
+    const warnings: string[] = [];
+    const bundles = new PluginBundles({
+      denoDir: denoCacheDir(),
+      root,
+      deno: fake,
+      env: buildEnv(),
+      onWarning: (m) => warnings.push(m),
+    });
+    const manifest = await readManifest(MANIFEST);
+    const { checksum } = await computeArtifactChecksum(MANIFEST, manifest);
+    const built = await bundles.build({
+      name: "echo",
+      checksum,
+      manifestPath: MANIFEST,
+      entrypoint: ENTRY,
+    });
+    assert.ok(built, "the bundle itself is kept");
+    assert.equal(warnings.length, 1, warnings.join("\n"));
+    assert.match(
+      warnings[0]!,
+      /^The V8 code cache of builtin\/echo's bundle at .* was not written \(error: Import "x" not a dependency\); the plugin compiles its bundle at every start$/,
+    );
+  } finally {
+    await Deno.remove(root, { recursive: true });
+    await Deno.remove(work, { recursive: true });
+  }
+});
+
+Deno.test("a build whose download fails is not recorded as failed for good, and launches skip it for an hour", async () => {
+  const root = await Deno.makeTempDir({ prefix: "ph-bundles-fetch-" });
+  const work = await Deno.makeTempDir({ prefix: "ph-bundles-fetch-run-" });
+  try {
+    const fake = join(work, "deno");
+    await Deno.writeTextFile(
+      fake,
+      `#!/bin/sh\nif [ "$1" = bundle ]; then printf 'error: Failed loading https://npm.invalid/x for package "x"\\n\\nCaused by:\\n    error sending request for url (https://npm.invalid/x): client error (Connect)\\n' >&2; exit 1; fi\nexec "${Deno.execPath()}" "$@"\n`,
+    );
+    await Deno.chmod(fake, 0o755);
+    const bundles = new PluginBundles({
+      denoDir: denoCacheDir(),
+      root,
+      deno: fake,
+    });
+    const manifest = await readManifest(MANIFEST);
+    const { checksum } = await computeArtifactChecksum(MANIFEST, manifest);
+    const source: BundleSource = {
+      name: "echo",
+      checksum,
+      manifestPath: MANIFEST,
+      entrypoint: ENTRY,
+    };
+    await assert.rejects(
+      bundles.build(source),
+      (err: unknown) =>
+        err instanceof BundleBuildError && !err.final && err.download &&
+        /deno bundle exited 1: error: Failed loading https:\/\/npm.invalid\/x for package "x" error sending request/
+          .test(err.message),
+    );
+    const dir = bundles.entryDir(source);
+    assert.equal(await exists(`${dir}.failed`), false);
+    // Launches skip the build for an hour, then try again; agent lock at once.
+    assert.equal(await bundles.build(source), undefined);
+    const hourAgo = new Date(Date.now() - 61 * 60_000);
+    await Deno.utime(`${dir}.offline`, hourAgo, hourAgo);
+    await assert.rejects(bundles.build(source), BundleBuildError);
+    await assert.rejects(
+      bundles.build(source, { retry: true }),
+      BundleBuildError,
     );
   } finally {
     await Deno.remove(root, { recursive: true });

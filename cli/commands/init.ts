@@ -21,6 +21,7 @@ import {
 import { CONFIG_FILE_NAME } from "../../config/files.ts";
 import { LOCK_FILE_PATH } from "../../config/lock_file.ts";
 import { BUILTINS } from "../../plugins/builtin.ts";
+import { KERNEL_V8_FLAGS } from "../../kernel/process/_v8_flags.ts";
 import type { AgentIo } from "./io.ts";
 import { errorText, parseOptions, usageError } from "./_common.ts";
 import { EXIT_USAGE } from "./exit_codes.ts";
@@ -62,9 +63,12 @@ export const WORKFLOW_PATH = ".github/workflows/agent-check.yml";
 /** The package specifier the deno.json tasks and the workflow run. */
 export const PACKAGE_SPECIFIER = `jsr:@ph/agent@${denoJson.version}`;
 
-/** The tasks `agent init` adds to `deno.json`. */
+/**
+ * The tasks `agent init` adds to `deno.json`. `agent` runs the kernel with
+ * {@linkcode KERNEL_V8_FLAGS}, which a module cannot set for itself.
+ */
 export const INIT_TASKS: Readonly<Record<string, string>> = {
-  agent: `deno run -A ${PACKAGE_SPECIFIER}`,
+  agent: `deno run -A ${KERNEL_V8_FLAGS} ${PACKAGE_SPECIFIER}`,
   "check-config": `deno run -A ${PACKAGE_SPECIFIER} check-config`,
 };
 

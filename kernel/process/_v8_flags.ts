@@ -1,6 +1,6 @@
 /**
  * The V8 flags of the Deno processes the kernel starts for plugins and for
- * the callback gateway.
+ * the callback gateway, and of the kernel itself.
  *
  * @module
  */
@@ -15,3 +15,12 @@
  */
 export const PLUGIN_V8_FLAGS: string =
   "--v8-flags=--max-semi-space-size=1,--no-sparkplug,--no-maglev";
+
+/**
+ * The `deno run` flags of the kernel's own process, which it cannot set on
+ * itself: `deno task agent`, the tasks `agent init` writes and
+ * `deno task bench:e2e` start it with them. A 1 MB young generation (V8's
+ * default grows it to 16 MB or more). Measured in `deno task bench:e2e`
+ * (README, "Benchmarks").
+ */
+export const KERNEL_V8_FLAGS: string = "--v8-flags=--max-semi-space-size=1";

@@ -29,10 +29,13 @@
  * absent), under a lock file (created exclusively; a second builder skips
  * instead of waiting). A build that fails for good (`deno bundle` exits with
  * an error, or the bundle is refused) is recorded beside the entry
- * (`<key>.failed`) and tried again only with `retry` (`agent lock`). It then compiles the bundle once, with the plugins'
- * V8 flags, so that V8's code cache for it is in the Deno cache before the
- * first sandboxed start (a plugin cannot write the cache; V8 refuses a code
- * cache made with other flags).
+ * (`<key>.failed`) and tried again only with `retry` (`agent lock`); one
+ * whose download failed (esbuild, fetched on first use) is recorded as
+ * `<key>.offline` and tried again by a launch an hour later. It then
+ * compiles the bundle once, with the plugins' V8 flags, so that V8's code
+ * cache for it is in the Deno cache before the first sandboxed start (a
+ * plugin cannot write the cache; V8 refuses a code cache made with other
+ * flags); a warm-up that compiles nothing is reported.
  *
  * @module
  */
@@ -42,7 +45,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { denoRuntimeEnv } from "../../contract/runtime_env.ts";
 import { denoCacheDir, denoNpmRegistry } from "./_module_cache.ts";
-import { warmUpArgs, warmUpModule } from "./_compile_only.ts";
+import { warmUpArgs, warmUpFailure, warmUpModule } from "./_compile_only.ts";
 import { pathExists as exists } from "./_path_exists.ts";
 
 /**
@@ -52,6 +55,11 @@ import { pathExists as exists } from "./_path_exists.ts";
  * builtin/tui for it.
  */
 const BUNDLE_EXTERNALS: readonly string[] = ["react-devtools-core"];
+/** What `deno bundle` prints when a download failed (not a final failure). */
+const NOT_FINAL_BUNDLE_ERROR =
+  /error sending request|Failed (?:loading|fetching|downloading) https?:/i;
+/** How long launches skip a build whose download failed (`<key>.offline`). */
+const OFFLINE_RETRY_MS = 60 * 60_000;
 /** The format of `bundle.json`. */
 const RECORD_FORMAT = 1;
 /** The record's file name inside an entry. */
@@ -131,15 +139,25 @@ export class BundleBuildError extends Error {
    */
   readonly final: boolean;
   /**
+   * True when a download failed (`deno bundle` fetches esbuild into the
+   * Deno cache on first use): not final, but launches skip the build for
+   * {@linkcode OFFLINE_RETRY_MS} instead of trying at every close.
+   */
+  readonly download: boolean;
+  /**
    * Creates the error.
    *
    * @param message What failed.
    * @param options The cause, and whether the failure is final.
    */
-  constructor(message: string, options?: ErrorOptions & { final?: boolean }) {
+  constructor(
+    message: string,
+    options?: ErrorOptions & { final?: boolean; download?: boolean },
+  ) {
     super(message, options);
     this.name = "BundleBuildError";
     this.final = options?.final ?? false;
+    this.download = options?.download ?? false;
   }
 }
 
@@ -245,8 +263,13 @@ export class PluginBundles {
     if (existing) return existing;
     const dir = this.entryDir(source);
     const failedPath = `${dir}.failed`;
-    if (options.retry) await Deno.remove(failedPath).catch(() => {});
-    else if (await exists(failedPath)) return undefined;
+    const offlinePath = `${dir}.offline`;
+    if (options.retry) {
+      await Deno.remove(failedPath).catch(() => {});
+      await Deno.remove(offlinePath).catch(() => {});
+    } else if (
+      await exists(failedPath) || await recentlyOffline(offlinePath)
+    ) return undefined;
     const parent = join(dir, "..");
     await Deno.mkdir(parent, { recursive: true });
     const lockPath = `${dir}.lock`;
@@ -279,12 +302,16 @@ export class PluginBundles {
         await Deno.writeTextFile(failedPath, error.message + "\n").catch(
           () => {},
         );
+      } else if (error.download) {
+        await Deno.writeTextFile(offlinePath, error.message + "\n").catch(
+          () => {},
+        );
       }
       throw error;
     } finally {
       await Deno.remove(lockPath).catch(() => {});
     }
-    await this.#warm(dir);
+    await this.#warm(dir, source.name);
     return { dir, entry: join(dir, BUNDLE_ENTRY) };
   }
 
@@ -368,15 +395,25 @@ export class PluginBundles {
       source.entrypoint,
     ], `deno bundle of builtin/${source.name}`);
     if (!result.success) {
-      const err = new TextDecoder().decode(result.stderr).split("\n")
-        .map((l) => l.trim()).filter((l) => l && !l.includes("experimental"))
+      const text = new TextDecoder().decode(result.stderr);
+      const err = text.split("\n")
+        .map((l) => l.trim())
+        .filter((l) => l && !l.includes("experimental") && l !== "Caused by:")
         .slice(0, 2).join(" ");
-      // Killed (timeout, close) is not final; an exit with an error is.
+      // Killed (timeout, close) is not final, nor is a download that failed
+      // (esbuild is fetched into the Deno cache on first use: a kernel
+      // whose environment lacks the TLS roots or the proxy of the shell
+      // that ran `agent lock` would otherwise mark the bundle failed for
+      // good in a fresh cache); any other exit with an error is.
+      const fetching = NOT_FINAL_BUNDLE_ERROR.test(text);
       throw new BundleBuildError(
         result.signal !== null
           ? `deno bundle was killed (${result.signal})`
           : `deno bundle exited ${result.code}${err ? `: ${err}` : ""}`,
-        { final: result.signal === null && !this.#closed },
+        {
+          final: result.signal === null && !this.#closed && !fetching,
+          download: result.signal === null && fetching,
+        },
       );
     }
     let mains = 0;
@@ -400,27 +437,65 @@ export class PluginBundles {
    * V8 flags and no permission at all, so that V8's code cache for them
    * is written to the Deno cache (the plugins, which cannot write it, then
    * read it). The modules are compiled and none of them runs (the warm-up
-   * module's first import throws).
+   * module's first import throws). The bundle's externals
+   * ({@linkcode BUNDLE_EXTERNALS}) resolve to an empty module here: they
+   * are installed nowhere, and one import that does not resolve stops
+   * Deno before it compiles anything (it left builtin/tui without any code
+   * cache, so each start compiled its 13 files again). A warm-up that does
+   * not stop at its first import is reported through `onWarning`.
    */
-  async #warm(dir: string): Promise<void> {
+  async #warm(dir: string, name: string): Promise<void> {
     const files: string[] = [];
     for await (const e of Deno.readDir(dir)) {
       if (e.isFile && e.name.endsWith(".js")) files.push(join(dir, e.name));
     }
-    const script = warmUpModule(
-      files.map((f) => pathToFileURL(f).href),
-    );
-    const tmp = await Deno.makeTempFile({
-      prefix: "agent-bundle-warm-",
-      suffix: ".mjs",
-    });
+    files.sort();
+    const tmp = await Deno.makeTempDir({ prefix: "agent-bundle-warm-" });
+    let why: string | undefined;
     try {
-      await Deno.writeTextFile(tmp, script);
-      await this.#run(warmUpArgs(tmp), "code cache warm-up").catch(() => {});
+      const script = join(tmp, "warm.mjs");
+      const importMap = join(tmp, "import_map.json");
+      await Deno.writeTextFile(
+        script,
+        warmUpModule(files.map((f) => pathToFileURL(f).href)),
+      );
+      await Deno.writeTextFile(importMap, JSON.stringify(warmUpImportMap()));
+      const out = await this.#run(
+        warmUpArgs(script, importMap),
+        "code cache warm-up",
+      );
+      why = warmUpFailure(out);
+    } catch (err) {
+      why = err instanceof Error ? err.message : String(err);
     } finally {
-      await Deno.remove(tmp).catch(() => {});
+      await Deno.remove(tmp, { recursive: true }).catch(() => {});
+    }
+    if (why !== undefined && !this.#closed) {
+      this.#options.onWarning?.(
+        `The V8 code cache of builtin/${name}'s bundle at ${dir} was not written (${why}); the plugin compiles its bundle at every start`,
+      );
     }
   }
+}
+
+/**
+ * The warm-up's import map: each bundle external resolves to an empty
+ * module with a default export (the warm-up never evaluates it).
+ */
+function warmUpImportMap(): { imports: Record<string, string> } {
+  const empty = `data:text/javascript,${
+    encodeURIComponent("export default undefined;")
+  }`;
+  return {
+    imports: Object.fromEntries(BUNDLE_EXTERNALS.map((n) => [n, empty])),
+  };
+}
+
+/** Whether a download failed for this entry less than {@linkcode OFFLINE_RETRY_MS} ago. */
+async function recentlyOffline(path: string): Promise<boolean> {
+  const st = await Deno.stat(path).catch(() => undefined);
+  const at = st?.mtime?.getTime();
+  return at !== undefined && Date.now() - at < OFFLINE_RETRY_MS;
 }
 
 /** Creates the lock file exclusively; a stale one is taken over. */
