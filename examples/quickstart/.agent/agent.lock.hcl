@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T04:05:00Z"
+  resolved_at = "2026-12-03T05:07:18Z"
   checksums = {
-    "darwin_amd64"  = "sha256:2f7288ceb8253f8d3e8c7180a1f1d262a32d3385cd5651e01801b43c13f69820"
-    "darwin_arm64"  = "sha256:2f7288ceb8253f8d3e8c7180a1f1d262a32d3385cd5651e01801b43c13f69820"
-    "linux_amd64"   = "sha256:2f7288ceb8253f8d3e8c7180a1f1d262a32d3385cd5651e01801b43c13f69820"
-    "linux_arm64"   = "sha256:2f7288ceb8253f8d3e8c7180a1f1d262a32d3385cd5651e01801b43c13f69820"
-    "windows_amd64" = "sha256:2f7288ceb8253f8d3e8c7180a1f1d262a32d3385cd5651e01801b43c13f69820"
+    "darwin_amd64"  = "sha256:9f42abbc37f11c3fd25280549eeb40e608f26682d70601b1803d9a8bb2d464b9"
+    "darwin_arm64"  = "sha256:9f42abbc37f11c3fd25280549eeb40e608f26682d70601b1803d9a8bb2d464b9"
+    "linux_amd64"   = "sha256:9f42abbc37f11c3fd25280549eeb40e608f26682d70601b1803d9a8bb2d464b9"
+    "linux_arm64"   = "sha256:9f42abbc37f11c3fd25280549eeb40e608f26682d70601b1803d9a8bb2d464b9"
+    "windows_amd64" = "sha256:9f42abbc37f11c3fd25280549eeb40e608f26682d70601b1803d9a8bb2d464b9"
   }
   envelope = {
     env   = []
