@@ -53,7 +53,6 @@ import {
   emptyEditor,
   insert,
   move,
-  splitTypedKeys,
   vertical,
   withText,
 } from "./editor.ts";
@@ -721,15 +720,6 @@ function App(
   });
 
   useInput((input: string, key: Key) => {
-    const typed = key.ctrl || key.meta ? undefined : splitTypedKeys(input);
-    if (typed) {
-      for (const k of typed) onKey(k.input, { ...key, ctrl: k.ctrl });
-      return;
-    }
-    onKey(input, key);
-  });
-
-  function onKey(input: string, key: Key): void {
     if (key.ctrl && input === "c") return ctrlC();
     lastCtrlC.current = 0; // another key ends a Ctrl-C streak
     if (key.ctrl && input === "t") {
@@ -861,7 +851,7 @@ function App(
     if (key.ctrl || key.meta || input === "") return;
     setHint("");
     setEd((s) => insert(s, input));
-  }
+  });
 
   // ----- layout, bottom up: status, panel, input or dialog, transcript
   const color = settings.color;

@@ -8,7 +8,6 @@ import {
   emptyEditor,
   insert,
   move,
-  splitTypedKeys,
   vertical,
   withText,
 } from "./editor.ts";
@@ -98,25 +97,6 @@ Deno.test("Tab completes a slash command at the start and an @path anywhere", ()
     editorText(applyCompletion(s, completionAt(s, commands, list)!)),
     "read @src/m",
   );
-});
-
-Deno.test("control keys typed ahead in one chunk are split out of the text, in order", () => {
-  // Ctrl-U then "/cos" as one read: the Ctrl-U used to be inserted.
-  assert.deepEqual(splitTypedKeys("\x15/cos"), [
-    { input: "u", ctrl: true },
-    { input: "/cos", ctrl: false },
-  ]);
-  assert.deepEqual(splitTypedKeys("ab\x01c\x05"), [
-    { input: "ab", ctrl: false },
-    { input: "a", ctrl: true },
-    { input: "c", ctrl: false },
-    { input: "e", ctrl: true },
-  ]);
-  // Nothing to split: one key, plain text, or type-ahead lines and tabs
-  // (the input box submits each line; a tab stays text as in a paste).
-  assert.equal(splitTypedKeys("\x15"), undefined);
-  assert.equal(splitTypedKeys("hello"), undefined);
-  assert.equal(splitTypedKeys("one\rtwo\tthree"), undefined);
 });
 
 Deno.test("lines wrap at spaces, split long words and keep their styles", () => {
