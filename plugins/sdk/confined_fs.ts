@@ -145,19 +145,7 @@ export function openVerified(
     throw translate(err, shown);
   }
   try {
-    const handle = fs.fstatSync(fd);
-    if (handle.isDirectory()) {
-      throw new PathError(
-        "invalid_arguments",
-        `Cannot open "${shown}": it is a directory`,
-      );
-    }
-    if (!handle.isFile()) {
-      throw new PathError(
-        "invalid_arguments",
-        `Cannot open "${shown}": it is not a regular file`,
-      );
-    }
+    const handle = regularFile(fd, shown);
     const first = Deno.realPathSync(real);
     if (!insideSomeRoot(roots, first)) {
       throw swapped(shown, `the file opened is "${first}", outside the roots`);
@@ -289,19 +277,7 @@ export class VerifiedTree {
       throw translate(err, shown);
     }
     try {
-      const handle = fs.fstatSync(fd);
-      if (handle.isDirectory()) {
-        throw new PathError(
-          "invalid_arguments",
-          `Cannot open "${shown}": it is a directory`,
-        );
-      }
-      if (!handle.isFile()) {
-        throw new PathError(
-          "invalid_arguments",
-          `Cannot open "${shown}": it is not a regular file`,
-        );
-      }
+      const handle = regularFile(fd, shown);
       if (identity) {
         if (!sameDirectory(dir, identity)) {
           throw swapped(shown, "its directory is not the one verified");
@@ -788,4 +764,27 @@ export function makeDirectories(
   }
   if (created.length > 0) verifyDirectory(d, roots, shown);
   return created;
+}
+
+/**
+ * The status of an opened file, which must be a regular file.
+ *
+ * @throws {PathError} `invalid_arguments` naming `shown` when it is a
+ * directory or not a regular file.
+ */
+function regularFile(fd: number, shown: string): fs.Stats {
+  const handle = fs.fstatSync(fd);
+  if (handle.isDirectory()) {
+    throw new PathError(
+      "invalid_arguments",
+      `Cannot open "${shown}": it is a directory`,
+    );
+  }
+  if (!handle.isFile()) {
+    throw new PathError(
+      "invalid_arguments",
+      `Cannot open "${shown}": it is not a regular file`,
+    );
+  }
+  return handle;
 }

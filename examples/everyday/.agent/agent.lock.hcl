@@ -79,13 +79,13 @@ provider "docs" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T05:07:16Z"
+  resolved_at = "2026-12-03T05:26:56Z"
   checksums = {
-    "darwin_amd64"  = "sha256:9f42abbc37f11c3fd25280549eeb40e608f26682d70601b1803d9a8bb2d464b9"
-    "darwin_arm64"  = "sha256:9f42abbc37f11c3fd25280549eeb40e608f26682d70601b1803d9a8bb2d464b9"
-    "linux_amd64"   = "sha256:9f42abbc37f11c3fd25280549eeb40e608f26682d70601b1803d9a8bb2d464b9"
-    "linux_arm64"   = "sha256:9f42abbc37f11c3fd25280549eeb40e608f26682d70601b1803d9a8bb2d464b9"
-    "windows_amd64" = "sha256:9f42abbc37f11c3fd25280549eeb40e608f26682d70601b1803d9a8bb2d464b9"
+    "darwin_amd64"  = "sha256:881eea0c8cd7e04d6a7dc1b57bc7c18889b86e1ae9a7af6b1bd0d026581da75b"
+    "darwin_arm64"  = "sha256:881eea0c8cd7e04d6a7dc1b57bc7c18889b86e1ae9a7af6b1bd0d026581da75b"
+    "linux_amd64"   = "sha256:881eea0c8cd7e04d6a7dc1b57bc7c18889b86e1ae9a7af6b1bd0d026581da75b"
+    "linux_arm64"   = "sha256:881eea0c8cd7e04d6a7dc1b57bc7c18889b86e1ae9a7af6b1bd0d026581da75b"
+    "windows_amd64" = "sha256:881eea0c8cd7e04d6a7dc1b57bc7c18889b86e1ae9a7af6b1bd0d026581da75b"
   }
   envelope = {
     env   = []
@@ -374,13 +374,13 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T05:07:16Z"
+  resolved_at = "2026-12-03T05:26:56Z"
   checksums = {
-    "darwin_amd64"  = "sha256:3091d9c0c5ef6153669f5eb791d793cfdd0e4ee835b10977e40245f9a7b91293"
-    "darwin_arm64"  = "sha256:3091d9c0c5ef6153669f5eb791d793cfdd0e4ee835b10977e40245f9a7b91293"
-    "linux_amd64"   = "sha256:3091d9c0c5ef6153669f5eb791d793cfdd0e4ee835b10977e40245f9a7b91293"
-    "linux_arm64"   = "sha256:3091d9c0c5ef6153669f5eb791d793cfdd0e4ee835b10977e40245f9a7b91293"
-    "windows_amd64" = "sha256:3091d9c0c5ef6153669f5eb791d793cfdd0e4ee835b10977e40245f9a7b91293"
+    "darwin_amd64"  = "sha256:d79d5b788c732689452d924989254551493b00760ea0a7a1d74d0861c7e54548"
+    "darwin_arm64"  = "sha256:d79d5b788c732689452d924989254551493b00760ea0a7a1d74d0861c7e54548"
+    "linux_amd64"   = "sha256:d79d5b788c732689452d924989254551493b00760ea0a7a1d74d0861c7e54548"
+    "linux_arm64"   = "sha256:d79d5b788c732689452d924989254551493b00760ea0a7a1d74d0861c7e54548"
+    "windows_amd64" = "sha256:d79d5b788c732689452d924989254551493b00760ea0a7a1d74d0861c7e54548"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T05:07:18Z"
+  resolved_at = "2026-12-03T05:26:58Z"
   checksums = {
-    "darwin_amd64"  = "sha256:9f42abbc37f11c3fd25280549eeb40e608f26682d70601b1803d9a8bb2d464b9"
-    "darwin_arm64"  = "sha256:9f42abbc37f11c3fd25280549eeb40e608f26682d70601b1803d9a8bb2d464b9"
-    "linux_amd64"   = "sha256:9f42abbc37f11c3fd25280549eeb40e608f26682d70601b1803d9a8bb2d464b9"
-    "linux_arm64"   = "sha256:9f42abbc37f11c3fd25280549eeb40e608f26682d70601b1803d9a8bb2d464b9"
-    "windows_amd64" = "sha256:9f42abbc37f11c3fd25280549eeb40e608f26682d70601b1803d9a8bb2d464b9"
+    "darwin_amd64"  = "sha256:881eea0c8cd7e04d6a7dc1b57bc7c18889b86e1ae9a7af6b1bd0d026581da75b"
+    "darwin_arm64"  = "sha256:881eea0c8cd7e04d6a7dc1b57bc7c18889b86e1ae9a7af6b1bd0d026581da75b"
+    "linux_amd64"   = "sha256:881eea0c8cd7e04d6a7dc1b57bc7c18889b86e1ae9a7af6b1bd0d026581da75b"
+    "linux_arm64"   = "sha256:881eea0c8cd7e04d6a7dc1b57bc7c18889b86e1ae9a7af6b1bd0d026581da75b"
+    "windows_amd64" = "sha256:881eea0c8cd7e04d6a7dc1b57bc7c18889b86e1ae9a7af6b1bd0d026581da75b"
   }
   envelope = {
     env   = []
