@@ -39,8 +39,8 @@
  * @module
  */
 import { grepFiles, type SearchInput } from "../plugins/search/_search.ts";
-
-const WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta"];
+import { makeTree } from "../plugins/search/_bench_tree.ts";
+import { RG_WALK_FLAGS } from "../plugins/search/_ripgrep.ts";
 
 /** Options from the command line. */
 interface Options {
@@ -84,29 +84,6 @@ function parseArgs(argv: readonly string[]): Options {
     }
   }
   return o;
-}
-
-/**
- * Writes the tree below `dir`: `files` files, 20 a directory, every 97th
- * holding `needle`.
- */
-function makeTree(dir: string, files: number): void {
-  for (let i = 0, d = 0; i < files; d++) {
-    const sub = `${dir}/pkg${d % 50}/mod${Math.floor(d / 50)}`;
-    Deno.mkdirSync(sub, { recursive: true });
-    for (let f = 0; f < 20 && i < files; f++, i++) {
-      const lines: string[] = [];
-      for (let l = 0; l < 40; l++) {
-        lines.push(
-          `export const v${l} = "${WORDS[(i + l) % 7]} ${
-            i * 31 + l
-          }"; // line ${l}`,
-        );
-      }
-      if (i % 97 === 0) lines.push("// TODO: needle here");
-      Deno.writeTextFileSync(`${sub}/file${f}.ts`, `${lines.join("\n")}\n`);
-    }
-  }
 }
 
 const RUSAGE_SELF = 0;
@@ -338,17 +315,7 @@ async function main(): Promise<void> {
     }
 
     const RG_ALONE = [
-      "--no-config",
-      "--hidden",
-      "--no-ignore-dot",
-      "--no-ignore-exclude",
-      "--no-ignore-global",
-      "--no-ignore-parent",
-      "--no-require-git",
-      "--glob",
-      "!.git/",
-      "--no-messages",
-      "--null",
+      ...RG_WALK_FLAGS,
       "--files-with-matches",
       "--text",
       "--encoding",

@@ -12,6 +12,7 @@ import type { JsonObject } from "@bufbuild/protobuf";
 import { PluginHost } from "../../kernel/mod.ts";
 import { ToolService } from "../../proto/gen/pluggableharness/tool/v1/service_pb.ts";
 import { readManifest } from "../sdk/mod.ts";
+import { makeTree } from "./_bench_tree.ts";
 
 const FILES = 10_000;
 const dir = await Deno.realPath(
@@ -20,23 +21,7 @@ const dir = await Deno.realPath(
 globalThis.addEventListener("unload", () => {
   Deno.removeSync(dir, { recursive: true });
 });
-const WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta"];
-for (let i = 0, d = 0; i < FILES; d++) {
-  const sub = `${dir}/pkg${d % 50}/mod${Math.floor(d / 50)}`;
-  Deno.mkdirSync(sub, { recursive: true });
-  for (let f = 0; f < 20 && i < FILES; f++, i++) {
-    const lines: string[] = [];
-    for (let l = 0; l < 40; l++) {
-      lines.push(
-        `export const v${l} = "${WORDS[(i + l) % 7]} ${
-          i * 31 + l
-        }"; // line ${l}`,
-      );
-    }
-    if (i % 97 === 0) lines.push("// TODO: needle here");
-    Deno.writeTextFileSync(`${sub}/file${f}.ts`, `${lines.join("\n")}\n`);
-  }
-}
+makeTree(dir, FILES);
 
 const host = new PluginHost({
   env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" },
