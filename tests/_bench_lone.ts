@@ -22,7 +22,12 @@
  *
  * @module
  */
-import type { TreeCommand, TreeRun } from "./_bench_tree.ts";
+import {
+  rusageCpuUs,
+  smapsRollupKb,
+  type TreeCommand,
+  type TreeRun,
+} from "./_bench_tree.ts";
 
 const O_WRONLY = 0o1;
 const O_RDONLY = 0o0;
@@ -112,20 +117,6 @@ function cArray(
   return [ptrs, strings];
 }
 
-/** `Rss`/`Pss` of a live process in kB, or undefined once it has gone. */
-function smapsKb(pid: number): { rss: number; pss: number } | undefined {
-  let s: string;
-  try {
-    s = Deno.readTextFileSync(`/proc/${pid}/smaps_rollup`);
-  } catch {
-    return undefined;
-  }
-  return {
-    rss: Number(/^Rss:\s+(\d+) kB/m.exec(s)?.[1] ?? 0),
-    pss: Number(/^Pss:\s+(\d+) kB/m.exec(s)?.[1] ?? 0),
-  };
-}
-
 /**
  * Runs a command that starts no other process and measures it (see the
  * module doc). Its standard input and output are `/dev/null`; its standard
@@ -193,7 +184,7 @@ export async function measureLone(cmd: TreeCommand): Promise<TreeRun> {
   let peakPssKb = 0;
   let peakRssKb = 0;
   const sample = () => {
-    const m = smapsKb(pid);
+    const m = smapsRollupKb(pid);
     if (!m) return;
     peakPssKb = Math.max(peakPssKb, m.pss);
     peakRssKb = Math.max(peakRssKb, m.rss);
@@ -235,11 +226,7 @@ export async function measureLone(cmd: TreeCommand): Promise<TreeRun> {
       }`,
     );
   }
-  // struct rusage on 64-bit Linux starts with ru_utime and ru_stime, two
-  // timevals of two longs each.
-  const cpuUs = Number(
-    usage[0]! * 1_000_000n + usage[1]! + usage[2]! * 1_000_000n + usage[3]!,
-  );
+  const cpuUs = rusageCpuUs(usage);
   const s = status[0]!;
   const code = (s & 0x7f) === 0 ? (s >> 8) & 0xff : 128 + (s & 0x7f);
   return {

@@ -116,10 +116,42 @@ function cpuUs(who: typeof RUSAGE_SELF | typeof RUSAGE_CHILDREN): number {
   if (lib().symbols.getrusage(who, buf) !== 0) {
     throw new Error("Cannot read the CPU time: getrusage failed");
   }
+  return rusageCpuUs(buf);
+}
+
+/**
+ * User + sys time of a `struct rusage` (filled by `getrusage` or `wait4`),
+ * µs.
+ *
+ * @param usage The structure, as 18 longs.
+ * @returns `ru_utime + ru_stime` in microseconds.
+ */
+export function rusageCpuUs(usage: BigInt64Array): number {
   return Number(
-    buf[0]! * 1_000_000n + buf[1]! + buf[2]! * 1_000_000n +
-      buf[3]!,
+    usage[0]! * 1_000_000n + usage[1]! + usage[2]! * 1_000_000n +
+      usage[3]!,
   );
+}
+
+/**
+ * `Rss` and `Pss` of a process from `/proc/<pid>/smaps_rollup`, in kB.
+ *
+ * @param pid The process.
+ * @returns The figures, or `undefined` once the process has gone.
+ */
+export function smapsRollupKb(
+  pid: number,
+): { rss: number; pss: number } | undefined {
+  let s: string;
+  try {
+    s = Deno.readTextFileSync(`/proc/${pid}/smaps_rollup`);
+  } catch {
+    return undefined;
+  }
+  return {
+    rss: Number(/^Rss:\s+(\d+) kB/m.exec(s)?.[1] ?? 0),
+    pss: Number(/^Pss:\s+(\d+) kB/m.exec(s)?.[1] ?? 0),
+  };
 }
 
 /** Reaps one exited child of this process: its pid, 0 if none has exited, -1 if there is none. */
@@ -232,16 +264,7 @@ class MemoryProbe {
 
   /** `Rss` and `Pss` in kB (0 once the process has gone). */
   smapsKb(): { rss: number; pss: number } {
-    let s = "";
-    try {
-      s = Deno.readTextFileSync(`/proc/${this.#pid}/smaps_rollup`);
-    } catch {
-      // gone
-    }
-    return {
-      rss: Number(/^Rss:\s+(\d+) kB/m.exec(s)?.[1] ?? 0),
-      pss: Number(/^Pss:\s+(\d+) kB/m.exec(s)?.[1] ?? 0),
-    };
+    return smapsRollupKb(this.#pid) ?? { rss: 0, pss: 0 };
   }
 
   close(): void {
