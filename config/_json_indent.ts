@@ -10,8 +10,17 @@
  * @module
  */
 
-/** Bytes gathered before each call of the sink. */
+/** Bytes gathered before each call of the sink (more for a longer text). */
 const CHUNK = 1 << 16;
+
+/** How many distinct keys keep their bytes (a plan has a few hundred). */
+const KEY_CACHE = 4096;
+
+/** Objects with more keys than this do not use the cache. */
+const SMALL_OBJECT = 64;
+
+/** Keys longer than this (in UTF-16 units) are not kept. */
+const LONG_KEY = 64;
 
 /** Strings longer than this (in UTF-16 units) are encoded by TextEncoder. */
 const LONG_STRING = 256;
@@ -93,8 +102,14 @@ function toJson(value: unknown, key: string | number): unknown {
 /** The state of one {@linkcode writeJsonValue}. */
 class JsonWriter {
   readonly #sink: (bytes: Uint8Array) => void;
-  readonly #buf = new Uint8Array(CHUNK + 64);
+  #buf = new Uint8Array(CHUNK);
   #p = 0;
+  /**
+   * The bytes of `"key": ` for the keys written so far (up to
+   * {@linkcode KEY_CACHE} of them): a plan repeats the same few keys in
+   * every entry.
+   */
+  readonly #keys = new Map<string, Uint8Array>();
 
   constructor(sink: (bytes: Uint8Array) => void) {
     this.#sink = sink;
@@ -107,25 +122,34 @@ class JsonWriter {
     }
   }
 
-  /** Makes room for `n` more bytes (n ≤ 64), flushing the chunk. */
+  /**
+   * Makes room for `n` more bytes: flushes the chunk when they do not fit,
+   * and grows the buffer for more than a chunk.
+   */
   #room(n: number): void {
-    if (this.#p + n > CHUNK) {
-      this.#sink(this.#buf.subarray(0, this.#p));
+    if (this.#p + n > this.#buf.length) {
+      if (this.#p > 0) this.#sink(this.#buf.subarray(0, this.#p));
       this.#p = 0;
+      if (n > this.#buf.length) this.#buf = new Uint8Array(n);
     }
   }
 
-  /** A new line and the indentation of `depth`. */
-  #newline(depth: number): void {
+  /** `sep` (a byte, or 0 for none), a new line and the indentation of `depth`. */
+  #newline(sep: number, depth: number): void {
+    const n = 2 * depth;
+    this.#room(n + 2);
+    const buf = this.#buf;
+    let p = this.#p;
+    if (sep !== 0) buf[p++] = sep;
+    buf[p++] = 10;
+    for (let k = 0; k < n; k++) buf[p++] = 32;
+    this.#p = p;
+  }
+
+  /** One byte. */
+  #byte(b: number): void {
     this.#room(1);
-    this.#buf[this.#p++] = 10;
-    for (let k = 2 * depth; k > 0;) {
-      this.#room(1);
-      const m = Math.min(k, CHUNK - this.#p);
-      this.#buf.fill(32, this.#p, this.#p + m);
-      this.#p += m;
-      k -= m;
-    }
+    this.#buf[this.#p++] = b;
   }
 
   /** Writes one ASCII text (a number, `null`, `true`, `false`). */
@@ -160,70 +184,98 @@ class JsonWriter {
         return false;
       case "object":
         if (value === null) this.#ascii("null");
-        else if (Array.isArray(value) || value instanceof LazyJsonList) {
-          this.#array(value, depth);
-        } else this.#object(value as Record<string, unknown>, depth);
+        else if (Array.isArray(value)) this.#array(value, depth);
+        else if (value instanceof LazyJsonList) this.#lazy(value, depth);
+        else this.#object(value as Record<string, unknown>, depth);
         return true;
       default:
         return false;
     }
   }
 
-  #array(
-    list: readonly unknown[] | LazyJsonList<unknown>,
-    depth: number,
-  ): void {
-    const lazy = list instanceof LazyJsonList ? list : undefined;
-    this.#room(2);
+  #array(list: readonly unknown[], depth: number): void {
     const n = list.length;
     if (n === 0) {
+      this.#room(2);
       this.#buf[this.#p++] = 91;
       this.#buf[this.#p++] = 93;
       return;
     }
-    this.#buf[this.#p++] = 91;
+    this.#byte(91);
     for (let i = 0; i < n; i++) {
-      if (i > 0) {
-        this.#room(1);
-        this.#buf[this.#p++] = 44;
-      }
-      this.#newline(depth + 1);
-      const item = lazy ? lazy.at(i) : (list as readonly unknown[])[i];
-      if (!this.#value(toJson(item, i), depth + 1)) this.#ascii("null");
+      this.#newline(i > 0 ? 44 : 0, depth + 1);
+      if (!this.#value(toJson(list[i], i), depth + 1)) this.#ascii("null");
     }
-    this.#newline(depth);
-    this.#room(1);
-    this.#buf[this.#p++] = 93;
+    this.#newline(0, depth);
+    this.#byte(93);
+  }
+
+  #lazy(list: LazyJsonList<unknown>, depth: number): void {
+    const n = list.length;
+    if (n === 0) {
+      this.#room(2);
+      this.#buf[this.#p++] = 91;
+      this.#buf[this.#p++] = 93;
+      return;
+    }
+    this.#byte(91);
+    for (let i = 0; i < n; i++) {
+      this.#newline(i > 0 ? 44 : 0, depth + 1);
+      if (!this.#value(toJson(list.at(i), i), depth + 1)) this.#ascii("null");
+    }
+    this.#newline(0, depth);
+    this.#byte(93);
   }
 
   #object(obj: Record<string, unknown>, depth: number): void {
-    this.#room(1);
-    this.#buf[this.#p++] = 123;
-    let first = true;
-    for (const key of Object.keys(obj)) {
+    this.#byte(123);
+    const keys = Object.keys(obj);
+    // A map of many keys (an `env` of thousands) would only fill the cache.
+    const cached = keys.length <= SMALL_OBJECT;
+    let sep = 0;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
       const v = toJson(obj[key], key);
       const t = typeof v;
       if (t === "undefined" || t === "function" || t === "symbol") continue;
-      if (!first) {
-        this.#room(1);
-        this.#buf[this.#p++] = 44;
+      this.#newline(sep, depth + 1);
+      sep = 44;
+      if (cached) this.#key(key);
+      else {
+        this.#string(key);
+        this.#colon();
       }
-      first = false;
-      this.#newline(depth + 1);
-      this.#string(key);
-      this.#room(2);
-      this.#buf[this.#p++] = 58;
-      this.#buf[this.#p++] = 32;
       this.#value(v, depth + 1);
     }
-    if (first) {
-      this.#room(1);
-      this.#buf[this.#p++] = 125;
-      return;
+    if (sep !== 0) this.#newline(0, depth);
+    this.#byte(125);
+  }
+
+  /** `: ` after a key. */
+  #colon(): void {
+    this.#room(2);
+    this.#buf[this.#p++] = 58;
+    this.#buf[this.#p++] = 32;
+  }
+
+  /** A key of a small object, its colon and a space. */
+  #key(key: string): void {
+    let bytes = this.#keys.get(key);
+    if (bytes === undefined) {
+      if (this.#keys.size >= KEY_CACHE || key.length > LONG_KEY) {
+        this.#string(key);
+        this.#colon();
+        return;
+      }
+      bytes = ENCODER.encode(JSON.stringify(key) + ": ");
+      this.#keys.set(key, bytes);
     }
-    this.#newline(depth);
-    this.#room(1);
-    this.#buf[this.#p++] = 125;
+    const n = bytes.length;
+    this.#room(n);
+    const buf = this.#buf;
+    let p = this.#p;
+    for (let i = 0; i < n; i++) buf[p++] = bytes[i]!;
+    this.#p = p;
   }
 
   /** A quoted, escaped string, as JSON.stringify writes it. */
@@ -296,17 +348,15 @@ class JsonWriter {
     for (let from = 0; from < close;) {
       this.#room(64);
       // At most 3 bytes per UTF-16 unit; never split a surrogate pair.
-      let to = Math.min(close, from + Math.floor((CHUNK - this.#p) / 3) + 1);
+      let to = Math.min(
+        close,
+        from + Math.floor((this.#buf.length - this.#p) / 3),
+      );
       const last = text.charCodeAt(to - 1);
       if (to < close && last >= 0xd800 && last <= 0xdbff) to--;
-      if (to <= from) {
-        this.#sink(this.#buf.subarray(0, this.#p));
-        this.#p = 0;
-        continue;
-      }
       this.#p += ENCODER.encodeInto(
         text.slice(from, to),
-        this.#buf.subarray(this.#p, CHUNK + 64),
+        this.#buf.subarray(this.#p),
       ).written;
       from = to;
     }
