@@ -437,7 +437,11 @@ function boundsJson(b: ProfileBounds): JsonValue {
  * @returns Plain JSON data.
  */
 export function planToJson(plan: Plan): JsonValue {
-  return planJson(plan, (items, make) => items.map((item) => make(item)));
+  return planJson(
+    plan,
+    (items, make) => items.map((item) => make(item)),
+    toJsonValue,
+  );
 }
 
 /** Makes the JSON list of `items`: an array, or one made as it is written. */
@@ -450,8 +454,9 @@ type ListOf = <T>(
  * {@linkcode planToJson} for `writeJsonValue`: the providers, policies,
  * agents, profiles and hooks are {@linkcode LazyJsonList}s, each entry made
  * as it is written and dead right after, so a large plan's document never
- * lives whole (the same text through `JSON.stringify`, by `toJSON`). Not
- * part of the API.
+ * lives whole, and a provider's `config` is its decoded value itself, not a
+ * copy (its secrets write themselves as `"(sensitive)"` by `toJSON`): the
+ * same text through `JSON.stringify`. Not part of the API.
  *
  * @param plan The plan.
  * @returns The document, for `writeJsonValue` or `JSON.stringify`.
@@ -460,10 +465,16 @@ export function planToStreamedJson(plan: Plan): JsonValue {
   return planJson(
     plan,
     (items, make) => new LazyJsonList(items, make) as unknown as JsonValue,
+    // Not copied: a Secret writes itself as "(sensitive)" (its toJSON).
+    (config) => config as unknown as JsonValue,
   );
 }
 
-function planJson(plan: Plan, list: ListOf): JsonValue {
+function planJson(
+  plan: Plan,
+  list: ListOf,
+  config: (value: ObjectValue) => JsonValue,
+): JsonValue {
   const s = plan.settings;
   const o = s.observability;
   return {
@@ -495,7 +506,7 @@ function planJson(plan: Plan, list: ListOf): JsonValue {
           subscribe: [...(p.permissions.subscribe ?? [])],
           ...(p.permissions.inject ? { inject: true } : {}),
         },
-        config: toJsonValue(p.config),
+        config: config(p.config),
         tools: p.tools
           ? p.tools.map((t) => ({
             name: t.name,

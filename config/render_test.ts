@@ -7,6 +7,8 @@ import {
   writeJson,
 } from "./render.ts";
 import { LazyJsonList, writeJsonValue } from "./_json_indent.ts";
+import { Secret, toJsonValue, type Value } from "./hcl/mod.ts";
+import { defineKey } from "./hcl/value.ts";
 
 const at = (file: string, byte: number) => ({
   file,
@@ -171,6 +173,26 @@ Deno.test("writeJsonValue() writes a LazyJsonList as JSON.stringify writes its t
   made = 0;
   indented(doc);
   assert.equal(made, 6);
+});
+
+Deno.test("writeJsonValue() of a decoded value writes the text of its toJsonValue() copy", () => {
+  // The streamed plan writes a provider's config as it is, not copied.
+  const env: Record<string, Value> = {};
+  for (const k of ["b", "__proto__", "10", "a", "2"]) {
+    defineKey(env, k, k === "a" ? new Secret("sk-1") : k);
+  }
+  const big: Record<string, Value> = {};
+  for (let i = 0; i < 200; i++) big[`K_${i}`] = i % 2 ? `v${i}` : i;
+  const config: Value = {
+    env,
+    big,
+    list: [new Secret(["x"]), { token: new Secret("t") }, null, 1.5, true],
+    nested: { __proto__: null, key: new Secret({ a: 1 }) } as Value,
+  };
+  const text = indented(config).text;
+  assert.equal(text, JSON.stringify(toJsonValue(config), null, 2));
+  assert.ok(text.includes('"__proto__": "__proto__"'));
+  assert.ok(!text.includes("sk-1"));
 });
 
 Deno.test("writeJson() writes the bytes of renderJson()", () => {
