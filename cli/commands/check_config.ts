@@ -179,18 +179,25 @@ export async function run(
     values["require-env"] ? "--require-env" : "",
     values.explain ? "--explain" : "",
   ].filter(Boolean);
-  const { hostPlatform } = await import("../../config/checksum.ts");
-  const platform = io.platform ?? hostPlatform();
-  const globalPath = globalConfigPath(io.env);
   // Whether bubblewrap works here changes the output (which plugins run
   // sandboxed, a warning): probed once per process, part of the cache key.
   const { probeSandbox } = await import("../../kernel/process/sandbox.ts");
   // `bwrap` on the PATH the agent would give plugins (its environment's).
-  const probe = await probeSandbox(undefined, io.env.PATH);
+  // It runs while the rest loads.
+  const probing = probeSandbox(undefined, io.env.PATH);
   // --explain runs the context chain, whose inputs (AGENTS.md files, the
   // memory store) the cache key does not cover: never cached.
   // --connect asks a database, whose state the key does not cover either.
   const useCache = !values["no-cache"] && !values.explain && !values.connect;
+  // Without the cache, the compiler is certainly needed: it loads while
+  // the probe runs (otherwise only a miss loads it).
+  const compiler = useCache ? undefined : loadCompiler();
+  // A failed load is thrown where it is awaited, not as unhandled before.
+  compiler?.catch(() => {});
+  const { hostPlatform } = await import("../../config/checksum.ts");
+  const platform = io.platform ?? hostPlatform();
+  const globalPath = globalConfigPath(io.env);
+  const probe = await probing;
   let key: string | undefined;
   if (useCache) {
     key = await computeCacheKey({
@@ -215,8 +222,8 @@ export async function run(
     }
   }
 
-  const { checkConfig } = await import("../../config/check.ts");
-  const { renderHuman, writeJson } = await import("../../config/render.ts");
+  const { checkConfig, renderHuman, writeJson } = await (compiler ??
+    loadCompiler());
   const result = await checkConfig(dir, {
     builtins: BUILTINS,
     locked: values.locked ?? false,
@@ -377,6 +384,15 @@ export async function run(
     }, io.env);
   }
   return result.exitCode;
+}
+
+/** The compiler and the renderers, loaded. */
+async function loadCompiler() {
+  const [{ checkConfig }, { renderHuman, writeJson }] = await Promise.all([
+    import("../../config/check.ts"),
+    import("../../config/render.ts"),
+  ]);
+  return { checkConfig, renderHuman, writeJson };
 }
 
 /** The UTF-8 text of chunks written in order. */
