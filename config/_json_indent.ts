@@ -52,23 +52,48 @@ export function writeJsonValue(
 }
 
 /**
- * A JSON array whose elements are made one at a time as
- * {@linkcode writeJsonValue} writes them, each dead once written: a large
- * plan's document (tens of MB of small objects) then never lives whole, so
- * the garbage collector neither copies nor marks it. Anything else sees an
- * ordinary array through `toJSON` (`JSON.stringify` gives the same text).
+ * Where a {@linkcode LazyJsonList}'s elements are written, a part at a
+ * time, as `JSON.stringify` would write the data they stand for: one value
+ * per element, an object being `open()`, then `key()` and its value for
+ * each member, then `close()`.
+ */
+export interface JsonOut {
+  /** Opens an object (`{`). */
+  open(): void;
+  /** Opens an array (`[`). */
+  openList(): void;
+  /** Closes the innermost open object or array. */
+  close(): void;
+  /** The next member of the open object: its key; its value follows. */
+  key(name: string): void;
+  /**
+   * A whole value (plain JSON data, as `JSON.stringify` takes it; its
+   * `toJSON` called): the open array's next element or the last key's
+   * value. An `undefined` is written as `null`.
+   */
+  value(value: unknown): void;
+  /** `key(name)` and `value(value)`. */
+  field(name: string, value: unknown): void;
+}
+
+/**
+ * A JSON array whose elements are written one at a time by
+ * {@linkcode writeJsonValue}, straight from their source items: a large
+ * plan's document (tens of MB of small objects) then never exists as
+ * objects, neither made nor collected. Anything else sees an ordinary
+ * array through `toJSON` (`JSON.stringify` gives the same text).
  */
 export class LazyJsonList<T> {
   readonly #items: readonly T[];
-  readonly #make: (item: T) => unknown;
+  readonly #write: (item: T, out: JsonOut) => void;
 
   /**
    * @param items The source items.
-   * @param make Makes an item's JSON value (called again on each write).
+   * @param write Writes an item's JSON value: exactly one value.
    */
-  constructor(items: readonly T[], make: (item: T) => unknown) {
+  constructor(items: readonly T[], write: (item: T, out: JsonOut) => void) {
     this.#items = items;
-    this.#make = make;
+    this.#write = write;
   }
 
   /** How many elements there are. */
@@ -76,14 +101,87 @@ export class LazyJsonList<T> {
     return this.#items.length;
   }
 
-  /** The element at `i` (`0 <= i < length`), made now. */
-  at(i: number): unknown {
-    return this.#make(this.#items[i]!);
+  /** Writes the element at `i` (`0 <= i < length`) to `out`. */
+  writeAt(i: number, out: JsonOut): void {
+    this.#write(this.#items[i]!, out);
   }
 
-  /** The elements, as an array (for `JSON.stringify`). */
+  /** The elements, as an array of plain data (for `JSON.stringify`). */
   toJSON(): unknown[] {
-    return this.#items.map((item) => this.#make(item));
+    return this.#items.map((item) => buildJson(this.#write, item));
+  }
+}
+
+/**
+ * The plain data that `write` writes for `item`: objects, arrays and
+ * copies of the values given (`JSON.parse` of their `JSON.stringify`).
+ *
+ * @param write Writes exactly one value.
+ * @param item Its source.
+ * @returns The value as data.
+ */
+export function buildJson<T>(
+  write: (item: T, out: JsonOut) => void,
+  item: T,
+): unknown {
+  const builder = new JsonBuilder();
+  write(item, builder);
+  return builder.result;
+}
+
+/** A {@linkcode JsonOut} that makes the data instead of its text. */
+class JsonBuilder implements JsonOut {
+  result: unknown = undefined;
+  readonly #open: (Record<string, unknown> | unknown[])[] = [];
+  #key = "";
+
+  #put(v: unknown): void {
+    const top = this.#open.at(-1);
+    if (top === undefined) this.result = v;
+    else if (Array.isArray(top)) top.push(v);
+    else {
+      // As JSON.parse makes it: an own property even for `__proto__`.
+      Object.defineProperty(top, this.#key, {
+        value: v,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+  }
+
+  open(): void {
+    const o = {};
+    this.#put(o);
+    this.#open.push(o);
+  }
+
+  openList(): void {
+    const a: unknown[] = [];
+    this.#put(a);
+    this.#open.push(a);
+  }
+
+  close(): void {
+    this.#open.pop();
+  }
+
+  key(name: string): void {
+    this.#key = name;
+  }
+
+  value(value: unknown): void {
+    let v = value ?? null;
+    if (v !== null && typeof v === "object") {
+      const text = JSON.stringify(v);
+      v = text === undefined ? null : JSON.parse(text);
+    }
+    this.#put(v);
+  }
+
+  field(name: string, value: unknown): void {
+    this.key(name);
+    this.value(value);
   }
 }
 
@@ -100,7 +198,7 @@ function toJson(value: unknown, key: string | number): unknown {
 }
 
 /** The state of one {@linkcode writeJsonValue}. */
-class JsonWriter {
+class JsonWriter implements JsonOut {
   readonly #sink: (bytes: Uint8Array) => void;
   #buf = new Uint8Array(CHUNK);
   #p = 0;
@@ -219,12 +317,92 @@ class JsonWriter {
       return;
     }
     this.#byte(91);
+    // The JsonOut state of an enclosing list's element being written.
+    const outer = { depth: this.#depth, seps: this.#seps, here: this.#here };
+    this.#seps = [];
     for (let i = 0; i < n; i++) {
       this.#newline(i > 0 ? 44 : 0, depth + 1);
-      if (!this.#value(toJson(list.at(i), i), depth + 1)) this.#ascii("null");
+      this.#depth = depth + 1;
+      this.#here = true;
+      list.writeAt(i, this);
+      if (this.#here || this.#seps.length > 0) {
+        throw new Error(`element ${i} of a LazyJsonList is not one value`);
+      }
     }
+    this.#depth = outer.depth;
+    this.#seps = outer.seps;
+    this.#here = outer.here;
     this.#newline(0, depth);
     this.#byte(93);
+  }
+
+  // JsonOut, for a LazyJsonList's element: `#depth` is the depth of the
+  // next value, `#seps` holds for each open object (-1 - the separator) or
+  // array (the separator) the byte before its next member (0 for none),
+  // `#here` says the next value goes where the writing is (after a key,
+  // or as the element itself) rather than as an array's next element.
+  #depth = 0;
+  #seps: number[] = [];
+  #here = false;
+
+  /** Where the next value goes: an open array's next element needs its line. */
+  #place(): void {
+    if (this.#here) {
+      this.#here = false;
+      return;
+    }
+    const top = this.#seps.length - 1;
+    const sep = this.#seps[top]!;
+    if (top < 0 || sep < 0) {
+      throw new Error("a JsonOut value needs a key in an object");
+    }
+    this.#newline(sep, this.#depth);
+    this.#seps[top] = 44;
+  }
+
+  open(): void {
+    this.#place();
+    this.#byte(123);
+    this.#seps.push(-1);
+    this.#depth++;
+  }
+
+  openList(): void {
+    this.#place();
+    this.#byte(91);
+    this.#seps.push(0);
+    this.#depth++;
+  }
+
+  close(): void {
+    const sep = this.#seps.pop();
+    if (sep === undefined) throw new Error("JsonOut: nothing to close");
+    this.#depth--;
+    const list = sep >= 0;
+    if (sep !== 0 && sep !== -1) this.#newline(0, this.#depth);
+    this.#byte(list ? 93 : 125);
+  }
+
+  key(name: string): void {
+    const top = this.#seps.length - 1;
+    const sep = this.#seps[top]!;
+    if (top < 0 || sep >= 0 || this.#here) {
+      throw new Error("a JsonOut key needs an open object");
+    }
+    this.#newline(-1 - sep, this.#depth);
+    this.#seps[top] = -1 - 44;
+    this.#key(name);
+    this.#here = true;
+  }
+
+  value(value: unknown): void {
+    this.#place();
+    if (!this.#value(toJson(value, ""), this.#depth)) this.#ascii("null");
+  }
+
+  field(name: string, value: unknown): void {
+    this.key(name);
+    this.value(value);
   }
 
   #object(obj: Record<string, unknown>, depth: number): void {

@@ -35,7 +35,7 @@ import type {
 import type { ProfileBounds } from "./profile_bounds.ts";
 import type { ToolScopeEntry } from "./tool_scope.ts";
 import { type GlobalConfig, globalConfigToJson } from "./global_config.ts";
-import { LazyJsonList } from "./_json_indent.ts";
+import { buildJson, type JsonOut, LazyJsonList } from "./_json_indent.ts";
 
 /** How a provider's `source` is resolved. */
 export type SourceKind = "builtin" | "path" | "forge";
@@ -393,31 +393,33 @@ function where(range: SourceRange): string {
   return `${range.file}:${range.start.line}:${range.start.column}`;
 }
 
-function envelopeJson(e: CapabilityEnvelope): JsonValue {
-  return {
-    env: [...e.env],
-    run: [...e.run],
-    read: [...e.read],
-    write: [...e.write],
-    net: [...e.net],
-  };
+function writeEnvelope(o: JsonOut, e: CapabilityEnvelope): void {
+  o.open();
+  o.field("env", e.env);
+  o.field("run", e.run);
+  o.field("read", e.read);
+  o.field("write", e.write);
+  o.field("net", e.net);
+  o.close();
 }
 
-function modelRefJson(m: ModelRef): JsonValue {
-  return { provider: m.provider, id: m.id };
+function writeModelRef(o: JsonOut, m: ModelRef): void {
+  o.open();
+  o.field("provider", m.provider);
+  o.field("id", m.id);
+  o.close();
 }
 
-function boundsJson(b: ProfileBounds): JsonValue {
-  const n = (v: number | undefined) => (v === undefined ? null : v);
-  return {
-    max_turns: n(b.maxTurns),
-    max_cost_usd: n(b.maxCostUsd),
-    max_wall_clock_s: n(b.maxWallClockS),
-    max_depth: n(b.maxDepth),
-    max_concurrent_subagents: n(b.maxConcurrentSubagents),
-    doom_loop_threshold: n(b.doomLoopThreshold),
-    max_result_bytes: n(b.maxResultBytes),
-  };
+function writeBounds(o: JsonOut, b: ProfileBounds): void {
+  o.open();
+  o.field("max_turns", b.maxTurns ?? null);
+  o.field("max_cost_usd", b.maxCostUsd ?? null);
+  o.field("max_wall_clock_s", b.maxWallClockS ?? null);
+  o.field("max_depth", b.maxDepth ?? null);
+  o.field("max_concurrent_subagents", b.maxConcurrentSubagents ?? null);
+  o.field("doom_loop_threshold", b.doomLoopThreshold ?? null);
+  o.field("max_result_bytes", b.maxResultBytes ?? null);
+  o.close();
 }
 
 /**
@@ -439,24 +441,24 @@ function boundsJson(b: ProfileBounds): JsonValue {
 export function planToJson(plan: Plan): JsonValue {
   return planJson(
     plan,
-    (items, make) => items.map((item) => make(item)),
-    toJsonValue,
+    (items, write) =>
+      items.map((item) => buildJson(write, item)) as JsonValue[],
   );
 }
 
-/** Makes the JSON list of `items`: an array, or one made as it is written. */
+/** Makes the JSON list of `items`: an array, or one written as it goes. */
 type ListOf = <T>(
   items: readonly T[],
-  make: (item: T) => JsonValue,
+  write: (item: T, out: JsonOut) => void,
 ) => JsonValue;
 
 /**
  * {@linkcode planToJson} for `writeJsonValue`: the providers, policies,
- * agents, profiles and hooks are {@linkcode LazyJsonList}s, each entry made
- * as it is written and dead right after, so a large plan's document never
- * lives whole, and a provider's `config` is its decoded value itself, not a
- * copy (its secrets write themselves as `"(sensitive)"` by `toJSON`): the
- * same text through `JSON.stringify`. Not part of the API.
+ * agents, profiles and hooks are {@linkcode LazyJsonList}s, each entry
+ * written straight from the plan (a provider's config as it is: its secrets
+ * write themselves as `"(sensitive)"`), so that a large plan's document
+ * never exists as objects; the same text through `JSON.stringify`. Not part
+ * of the API.
  *
  * @param plan The plan.
  * @returns The document, for `writeJsonValue` or `JSON.stringify`.
@@ -464,149 +466,179 @@ type ListOf = <T>(
 export function planToStreamedJson(plan: Plan): JsonValue {
   return planJson(
     plan,
-    (items, make) => new LazyJsonList(items, make) as unknown as JsonValue,
-    // Not copied: a Secret writes itself as "(sensitive)" (its toJSON).
-    (config) => config as unknown as JsonValue,
+    (items, write) => new LazyJsonList(items, write) as unknown as JsonValue,
   );
 }
 
-function planJson(
-  plan: Plan,
-  list: ListOf,
-  config: (value: ObjectValue) => JsonValue,
-): JsonValue {
+function writeProvider(p: PlanProvider, o: JsonOut): void {
+  o.open();
+  o.field("name", p.name);
+  o.field("source", p.source);
+  o.field("source_kind", p.sourceKind);
+  o.field("constraint", p.constraint);
+  o.field("version", p.version ?? null);
+  o.field("dev_override", p.devOverride ?? null);
+  o.field("location", p.location ?? null);
+  o.field("category", p.category ?? null);
+  o.field("runtime", p.runtime ?? null);
+  o.field("checksum", p.checksum ?? null);
+  o.key("lock");
+  if (p.lock) {
+    o.open();
+    o.field("version", p.lock.version);
+    o.field("resolved_at", p.lock.resolvedAt);
+    o.field("checksums", p.lock.checksums);
+    o.close();
+  } else o.value(null);
+  o.key("permissions");
+  o.open();
+  o.key("declared");
+  writeEnvelope(o, p.permissions.declared);
+  o.key("granted");
+  writeEnvelope(o, p.permissions.granted);
+  o.key("effective");
+  writeEnvelope(o, p.permissions.effective);
+  o.field("subscribe", p.permissions.subscribe ?? []);
+  if (p.permissions.inject) o.field("inject", true);
+  o.close();
+  // As it is: its secrets write themselves as "(sensitive)" (toJSON).
+  o.field("config", p.config);
+  o.key("tools");
+  if (p.tools) {
+    o.openList();
+    for (const t of p.tools) {
+      o.open();
+      o.field("name", t.name);
+      o.field("kind", t.kind);
+      o.field("risk", t.risk);
+      if (t.subagents) o.field("subagents", true);
+      o.close();
+    }
+    o.close();
+  } else o.value(null);
+  o.field("token_budget", p.tokenBudget ?? null);
+  o.field("declared_at", where(p.range));
+  o.field("position", p.position);
+  o.close();
+}
+
+function writePolicy(r: PolicyRule, o: JsonOut): void {
+  o.open();
+  o.field("name", r.name);
+  o.key("match");
+  o.open();
+  const m = r.match;
+  if (m.command !== undefined) o.field("command", m.command);
+  if (m.toolName !== undefined) o.field("tool_name", m.toolName);
+  if (m.provider !== undefined) o.field("provider", m.provider);
+  if (m.risk !== undefined) o.field("risk", m.risk);
+  if (m.kind !== undefined) o.field("kind", m.kind);
+  o.close();
+  o.field("action", r.action);
+  o.field("specificity", specificity(m));
+  o.field("declared_at", r.range ? where(r.range) : null);
+  o.close();
+}
+
+function writeAgent(a: PlanAgent, o: JsonOut): void {
+  o.open();
+  o.field("name", a.name);
+  o.field("profile", a.profile);
+  o.field("description", a.description);
+  o.field("declared_at", where(a.range));
+  o.close();
+}
+
+function writeProfile(p: PlanProfile, o: JsonOut): void {
+  o.open();
+  o.field("name", p.name);
+  o.key("model");
+  if (p.model) {
+    o.open();
+    o.key("primary");
+    writeModelRef(o, p.model.primary);
+    o.key("fallbacks");
+    o.openList();
+    for (const m of p.model.fallbacks) writeModelRef(o, m);
+    o.close();
+    o.close();
+  } else o.value(null);
+  o.key("tools");
+  o.openList();
+  for (const t of p.tools) {
+    o.open();
+    o.field("pattern", t.text);
+    o.field("provider", t.provider);
+    o.field("tool", t.tool);
+    o.field("wildcard", t.wildcard);
+    o.close();
+  }
+  o.close();
+  o.field("slash_commands", p.slashCommands);
+  o.key("bounds");
+  writeBounds(o, p.bounds);
+  o.key("generation");
+  const g = p.generation;
+  if (g) {
+    o.open();
+    o.field("thinking_effort", g.thinkingEffort ?? null);
+    o.field("thinking_budget_tokens", g.thinkingBudgetTokens ?? null);
+    o.field("max_output_tokens", g.maxOutputTokens ?? null);
+    o.field("temperature", g.temperature ?? null);
+    o.field("stop_sequences", g.stopSequences ?? []);
+    o.close();
+  } else o.value(null);
+  if (p.kind === "judge") {
+    o.field("kind", "judge");
+    o.field("max_judge_rounds", p.maxJudgeRounds ?? DEFAULT_MAX_JUDGE_ROUNDS);
+  }
+  const cp = p.controlPlane;
+  if (cp) {
+    o.key("control_plane");
+    o.open();
+    o.field("disable", cp.disable);
+    o.field("topics", cp.topics);
+    o.key("timers");
+    o.openList();
+    for (const t of cp.timers) {
+      o.open();
+      o.field("name", t.name);
+      o.field("every_s", t.everyS);
+      o.field("text", t.text);
+      o.close();
+    }
+    o.close();
+    if (cp.turnSummaries) o.field("turn_summaries", true);
+    if (cp.watchFs) o.field("watch_fs", true);
+    if (cp.hooks?.length) o.field("hooks", cp.hooks);
+    o.close();
+  }
+  o.field("declared_at", where(p.range));
+  o.close();
+}
+
+function writeHook(h: PlanHook, o: JsonOut): void {
+  o.open();
+  o.field("point", h.point);
+  o.field("provider", h.provider);
+  o.field("mode", h.mode);
+  o.field("timeout_ms", h.timeoutMs ?? null);
+  o.field("position", h.position);
+  o.field("declared_at", where(h.range));
+  o.close();
+}
+
+function planJson(plan: Plan, list: ListOf): JsonValue {
   const s = plan.settings;
   const o = s.observability;
   return {
     source_file: plan.sourceFile,
     locked: plan.locked,
-    providers: list(plan.providers, (p) => {
-      const out: { [key: string]: JsonValue } = {
-        name: p.name,
-        source: p.source,
-        source_kind: p.sourceKind,
-        constraint: p.constraint,
-        version: p.version ?? null,
-        dev_override: p.devOverride ?? null,
-        location: p.location ?? null,
-        category: p.category ?? null,
-        runtime: p.runtime ?? null,
-        checksum: p.checksum ?? null,
-        lock: p.lock
-          ? {
-            version: p.lock.version,
-            resolved_at: p.lock.resolvedAt,
-            checksums: { ...p.lock.checksums },
-          }
-          : null,
-        permissions: {
-          declared: envelopeJson(p.permissions.declared),
-          granted: envelopeJson(p.permissions.granted),
-          effective: envelopeJson(p.permissions.effective),
-          subscribe: [...(p.permissions.subscribe ?? [])],
-          ...(p.permissions.inject ? { inject: true } : {}),
-        },
-        config: config(p.config),
-        tools: p.tools
-          ? p.tools.map((t) => ({
-            name: t.name,
-            kind: t.kind,
-            risk: t.risk,
-            ...(t.subagents ? { subagents: true } : {}),
-          }))
-          : null,
-        token_budget: p.tokenBudget ?? null,
-        declared_at: where(p.range),
-        position: p.position,
-      };
-      return out;
-    }),
-    policies: list(plan.policies, (r) => ({
-      name: r.name,
-      match: {
-        ...(r.match.command !== undefined ? { command: r.match.command } : {}),
-        ...(r.match.toolName !== undefined
-          ? { tool_name: r.match.toolName }
-          : {}),
-        ...(r.match.provider !== undefined
-          ? { provider: r.match.provider }
-          : {}),
-        ...(r.match.risk !== undefined ? { risk: r.match.risk } : {}),
-        ...(r.match.kind !== undefined ? { kind: r.match.kind } : {}),
-      },
-      action: r.action,
-      specificity: [...specificity(r.match)],
-      declared_at: r.range ? where(r.range) : null,
-    })),
-    ...(plan.agents?.length
-      ? {
-        agents: list(plan.agents, (a) => ({
-          name: a.name,
-          profile: a.profile,
-          description: a.description,
-          declared_at: where(a.range),
-        })),
-      }
-      : {}),
-    profiles: list(plan.profiles, (p) => ({
-      name: p.name,
-      model: p.model
-        ? {
-          primary: modelRefJson(p.model.primary),
-          fallbacks: p.model.fallbacks.map(modelRefJson),
-        }
-        : null,
-      tools: p.tools.map((t) => ({
-        pattern: t.text,
-        provider: t.provider,
-        tool: t.tool,
-        wildcard: t.wildcard,
-      })),
-      slash_commands: [...p.slashCommands],
-      bounds: boundsJson(p.bounds),
-      generation: p.generation
-        ? {
-          thinking_effort: p.generation.thinkingEffort ?? null,
-          thinking_budget_tokens: p.generation.thinkingBudgetTokens ?? null,
-          max_output_tokens: p.generation.maxOutputTokens ?? null,
-          temperature: p.generation.temperature ?? null,
-          stop_sequences: p.generation.stopSequences ?? [],
-        }
-        : null,
-      ...(p.kind === "judge"
-        ? {
-          kind: "judge",
-          max_judge_rounds: p.maxJudgeRounds ?? DEFAULT_MAX_JUDGE_ROUNDS,
-        }
-        : {}),
-      ...(p.controlPlane
-        ? {
-          control_plane: {
-            disable: [...p.controlPlane.disable],
-            topics: [...p.controlPlane.topics],
-            timers: p.controlPlane.timers.map((t) => ({
-              name: t.name,
-              every_s: t.everyS,
-              text: t.text,
-            })),
-            ...(p.controlPlane.turnSummaries ? { turn_summaries: true } : {}),
-            ...(p.controlPlane.watchFs ? { watch_fs: true } : {}),
-            ...(p.controlPlane.hooks?.length
-              ? { hooks: p.controlPlane.hooks.map((h) => ({ ...h })) }
-              : {}),
-          },
-        }
-        : {}),
-      declared_at: where(p.range),
-    })),
-    hooks: list(plan.hooks, (h) => ({
-      point: h.point,
-      provider: h.provider,
-      mode: h.mode,
-      timeout_ms: h.timeoutMs ?? null,
-      position: h.position,
-      declared_at: where(h.range),
-    })),
+    providers: list(plan.providers, writeProvider),
+    policies: list(plan.policies, writePolicy),
+    ...(plan.agents?.length ? { agents: list(plan.agents, writeAgent) } : {}),
+    profiles: list(plan.profiles, writeProfile),
+    hooks: list(plan.hooks, writeHook),
     settings: {
       default_frontend: s.defaultFrontend ?? null,
       log_level: s.logLevel,

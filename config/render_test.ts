@@ -6,7 +6,7 @@ import {
   sortDiagnostics,
   writeJson,
 } from "./render.ts";
-import { LazyJsonList, writeJsonValue } from "./_json_indent.ts";
+import { type JsonOut, LazyJsonList, writeJsonValue } from "./_json_indent.ts";
 import { Secret, toJsonValue, type Value } from "./hcl/mod.ts";
 import { defineKey } from "./hcl/value.ts";
 
@@ -159,20 +159,80 @@ Deno.test("writeJsonValue() writes the bytes of JSON.stringify(value, null, 2)",
 
 Deno.test("writeJsonValue() writes a LazyJsonList as JSON.stringify writes its toJSON()", () => {
   let made = 0;
-  const make = (n: number) => {
+  const write = (n: number, o: JsonOut) => {
     made++;
-    return n % 3 === 0 ? undefined : { n, list: [n, "é"], empty: [] };
+    if (n % 3 === 0) {
+      o.value(undefined);
+      return;
+    }
+    o.open();
+    o.field("n", n);
+    o.field("list", [n, "é", { k: n }]);
+    o.key("empty");
+    o.openList();
+    o.close();
+    o.key("none");
+    o.open();
+    o.close();
+    o.key("rows");
+    o.openList();
+    o.value(n);
+    o.open();
+    o.field("__proto__", [n]);
+    o.key("inner");
+    o.openList();
+    o.openList();
+    o.value("x");
+    o.close();
+    o.close();
+    o.close();
+    o.value(null);
+    o.close();
+    o.close();
   };
   const doc = {
-    empty: new LazyJsonList([], make),
-    items: new LazyJsonList([1, 2, 3, 4], make),
-    nested: [new LazyJsonList([5], (n) => new LazyJsonList([n, n], make))],
+    empty: new LazyJsonList([], write),
+    items: new LazyJsonList([1, 2, 3, 4], write),
+    nested: [
+      new LazyJsonList([5], (n, o) => {
+        o.open();
+        o.field("list", new LazyJsonList([n, n], write));
+        o.field("after", true);
+        o.close();
+      }),
+    ],
+    scalar: new LazyJsonList(["a", "b"], (s, o) => o.value(s)),
   };
-  assert.equal(indented(doc).text, JSON.stringify(doc, null, 2));
-  // Each element is made on each write, never kept.
+  const text = indented(doc).text;
+  assert.equal(text, JSON.stringify(doc, null, 2));
+  assert.ok(text.includes('"__proto__": ['));
+  // Each element is written on each write, never kept.
   made = 0;
   indented(doc);
   assert.equal(made, 6);
+});
+
+Deno.test("writeJsonValue() rejects a LazyJsonList element that is not one value", () => {
+  const bad: ((o: JsonOut) => void)[] = [
+    () => {},
+    (o) => {
+      o.value(1);
+      o.value(2);
+    },
+    (o) => o.open(),
+    (o) => {
+      o.open();
+      o.value(1);
+    },
+    (o) => o.close(),
+    (o) => o.key("k"),
+  ];
+  for (const write of bad) {
+    assert.throws(
+      () => writeJsonValue(new LazyJsonList([0], (_, o) => write(o)), () => {}),
+      Error,
+    );
+  }
 });
 
 Deno.test("writeJsonValue() of a decoded value writes the text of its toJsonValue() copy", () => {
