@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { Diagnostic } from "../contract/diagnostic.ts";
+import { type Diagnostic, formatDiagnostic } from "../contract/diagnostic.ts";
 import {
   renderHuman,
   renderJson,
@@ -253,6 +253,33 @@ Deno.test("writeJsonValue() of a decoded value writes the text of its toJsonValu
   assert.equal(text, JSON.stringify(toJsonValue(config), null, 2));
   assert.ok(text.includes('"__proto__": "__proto__"'));
   assert.ok(!text.includes("sk-1"));
+});
+
+Deno.test("formatDiagnostic() prints the line split() would give, or none past the end", () => {
+  const texts = ["", "a", "a\n", "one\ntwo\r\nthree", "x\n\n\ny\n", "é😀\nü\n"];
+  for (const text of texts) {
+    for (let line = 0; line <= 7; line++) {
+      const d: Diagnostic = {
+        severity: "error",
+        code: "E_X",
+        summary: "s",
+        range: {
+          file: "agent.hcl",
+          start: { line, column: 1, byte: 0 },
+          end: { line, column: 2, byte: 1 },
+        },
+      };
+      const out = formatDiagnostic(d, {
+        sources: new Map([["agent.hcl", text]]),
+      });
+      const expected = text.split("\n")[line - 1];
+      const printed = out.split("\n")[3];
+      if (expected === undefined) assert.equal(printed, undefined, `${line}`);
+      else {
+        assert.equal(printed, `${line} | ${expected.replace(/\r$/, "")}`);
+      }
+    }
+  }
 });
 
 Deno.test("writeJson() writes the bytes of renderJson()", () => {

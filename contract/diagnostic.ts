@@ -73,6 +73,23 @@ const BOLD = "\x1b[1m";
 const RESET = "\x1b[0m";
 
 /**
+ * Line `index` (from 0) of `text` as `text.split("\n")[index]` gives it,
+ * found without splitting: a report of 100 problems in a 5 MB file split
+ * the whole file for each of them.
+ */
+function sourceLine(text: string, index: number): string | undefined {
+  if (!(index >= 0) || !Number.isInteger(index)) return undefined;
+  let from = 0;
+  for (let i = 0; i < index; i++) {
+    const nl = text.indexOf("\n", from);
+    if (nl === -1) return undefined;
+    from = nl + 1;
+  }
+  const to = text.indexOf("\n", from);
+  return text.slice(from, to === -1 ? text.length : to);
+}
+
+/**
  * Renders one diagnostic for a terminal:
  *
  * ```text
@@ -104,7 +121,9 @@ export function formatDiagnostic(
     const { file, start, end } = d.range;
     lines.push(`${c(BLUE, "  -->")} ${file}:${start.line}:${start.column}`);
     const text = options.sources?.get(file);
-    const srcLine = text?.split("\n")[start.line - 1];
+    const srcLine = text === undefined
+      ? undefined
+      : sourceLine(text, start.line - 1);
     if (srcLine !== undefined) {
       const gutter = String(start.line).length;
       const pad = " ".repeat(gutter);
