@@ -139,8 +139,9 @@ class JsonBuilder implements JsonOut {
     const top = this.#open.at(-1);
     if (top === undefined) this.result = v;
     else if (Array.isArray(top)) top.push(v);
+    else if (this.#key !== "__proto__") top[this.#key] = v;
     else {
-      // As JSON.parse makes it: an own property even for `__proto__`.
+      // As JSON.parse makes it: an own property, not the prototype.
       Object.defineProperty(top, this.#key, {
         value: v,
         enumerable: true,
