@@ -737,7 +737,6 @@ class Parser {
       this.src,
       this.name(ident),
       ident.start,
-      Math.max(ident.start, ident.end),
       expr,
       endOf(expr, this.src),
     );
@@ -832,7 +831,7 @@ class Parser {
       }
       this.recoverAfterBodyItem();
       const prev = this.prev();
-      return new BlockNode(
+      return BlockNode.make(
         src,
         type,
         labels,
@@ -855,7 +854,7 @@ class Parser {
     if (this.bodyDepth >= MAX_NESTING) {
       this.#nestingError(oBrace);
       const close = this.recover(T.CBrace);
-      return new BlockNode(
+      return BlockNode.make(
         src,
         type,
         labels,
@@ -957,7 +956,7 @@ class Parser {
       bodyNode = body;
       moveRange(body as BodyNode, oBrace.start, closeEnd);
     }
-    return new BlockNode(
+    return BlockNode.make(
       src,
       type,
       exact(labels),
@@ -1173,7 +1172,7 @@ class Parser {
         const attrTok = this.peek();
         if (attrTok.type === T.Ident) {
           this.read();
-          ret = new GetAttrNode(
+          ret = GetAttrNode.make(
             this.src,
             ret,
             this.name(attrTok),
@@ -1537,10 +1536,9 @@ class Parser {
     this.popNewlines();
     return new CallNode(
       this.src,
-      this.textOf(name),
+      this.name(name),
       args,
       expandFinal,
-      Math.max(name.start, name.end),
       name.start,
       Math.max(close.start, close.end),
     );
@@ -1694,18 +1692,18 @@ class Parser {
         }
         const start = startOf(key, this.src);
         const end = endOf(value, this.src);
-        items.push(
-          keyName === undefined
-            ? new ObjectItemNode(this.src, key, value, start, end)
-            : new NamedObjectItemNode(
-              this.src,
-              key,
-              keyName,
-              value,
-              start,
-              end,
-            ),
-        );
+        if (keyName === undefined) {
+          items.push(new ObjectItemNode(this.src, key, value, start, end));
+        } else if (endOf(key, this.src) === start + keyName.length) {
+          // The key's node is made again from the name when read.
+          items.push(
+            new NamedObjectItemNode(this.src, keyName, value, start, end),
+          );
+        } else {
+          const item = new ObjectItemNode(this.src, key, value, start, end);
+          item.keyName = keyName;
+          items.push(item);
+        }
         const after = this.peek();
         if (after.type === T.CBrace) {
           close = this.read();
