@@ -294,16 +294,16 @@ export class BlockNode extends Ranged implements Block {
   declare kind: "block";
   /** The block type. */
   type: string;
+  /** The labels, in order. */
+  labels: BlockLabel[];
   /** The block's contents. */
   body: Body;
-  /** The labels, or `undefined` for the one made on each read. */
-  #labels: BlockLabel[] | undefined;
   #openStart: number;
 
   constructor(
     map: SourceMap,
     type: string,
-    labels: BlockLabel[] | undefined,
+    labels: BlockLabel[],
     body: Body,
     typeStart: number,
     end: number,
@@ -311,33 +311,9 @@ export class BlockNode extends Ranged implements Block {
   ) {
     super(map, typeStart, end);
     this.type = type;
-    this.#labels = labels;
+    this.labels = labels;
     this.body = body;
     this.#openStart = openStart;
-  }
-
-  /**
-   * The labels, in order. Most blocks have one quoted label with nothing
-   * to unescape, between blanks, after the type name and before the brace
-   * (`policy "p1" {`): it is read from the text, a new list on each read
-   * equal to the last, rather than held as a list, a node and a string per
-   * block.
-   */
-  get labels(): BlockLabel[] {
-    const labels = this.#labels;
-    if (labels !== undefined) return labels;
-    const map = Ranged.mapOf(this);
-    const text = map.text;
-    let open = Ranged.ownStart(this) + this.type.length;
-    while (text.charCodeAt(open) !== QUOTE) open++;
-    let close = this.#openStart - 1;
-    while (text.charCodeAt(close) !== QUOTE) close--;
-    return [
-      new BlockLabelNode(map, text.slice(open + 1, close), open, close + 1),
-    ];
-  }
-  set labels(labels: BlockLabel[]) {
-    this.#labels = labels;
   }
 
   /**
@@ -361,7 +337,7 @@ export class BlockNode extends Ranged implements Block {
       return new BlockNode(
         map,
         type,
-        readsLabel(map, labels, o.typeEnd, o.openStart) ? undefined : labels,
+        labels,
         body,
         typeStart,
         end,
@@ -402,40 +378,6 @@ export class BlockNode extends Ranged implements Block {
   set closeBraceRange(range: SourceRange) {
     Ranged.assign(this, "closeBraceRange", range);
   }
-}
-
-const QUOTE = 34; // "
-
-/** A blank between tokens on a line: a space or a tab. */
-function blank(text: string, start: number, end: number): boolean {
-  for (let i = start; i < end; i++) {
-    const c = text.charCodeAt(i);
-    if (c !== 32 && c !== 9) return false;
-  }
-  return true;
-}
-
-/**
- * Whether `labels` is the one label {@linkcode BlockNode.labels} reads from
- * the text between `typeEnd` and the brace at `openStart`: a quoted label
- * whose value is its text between the quotes, apart from both by blanks.
- */
-function readsLabel(
-  map: SourceMap,
-  labels: BlockLabel[],
-  typeEnd: number,
-  openStart: number,
-): boolean {
-  if (labels.length !== 1) return false;
-  const label = labels[0]!;
-  if (!(label instanceof BlockLabelNode)) return false;
-  const text = map.text;
-  const open = Ranged.startOf(label);
-  const close = Ranged.endOf(label) - 1;
-  return close > open && text.charCodeAt(open) === QUOTE &&
-    text.charCodeAt(close) === QUOTE && blank(text, typeEnd, open) &&
-    blank(text, close + 1, openStart) &&
-    label.value === text.slice(open + 1, close);
 }
 
 /** A {@linkcode BlockNode} that keeps each of its ranges' offsets. */

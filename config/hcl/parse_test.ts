@@ -525,31 +525,3 @@ Deno.test("parseHcl() nodes derive ranges from their offsets: named keys, names,
   assert.deepEqual(at(broken.openBraceRange), [[1, 1, 0], [1, 4, 3]]);
   assert.deepEqual(at(broken.closeBraceRange), [[1, 1, 0], [1, 4, 3]]);
 });
-
-Deno.test("parseHcl() block labels read the same whether kept or read from the text", () => {
-  const r = parseHcl(
-    'a "x" {}\nb\t"y"  {\n}\nc "q\\"r" {}\nd /* c */ "z" {}\ne f {}\ng "1" "2" {}\nh "${"{"}" {}\ni "é" {}\n',
-    "t.hcl",
-  );
-  assert.deepEqual(
-    r.body.blocks.map((b) => b.labels.map((l) => [l.value, at(l.range)])),
-    [
-      [["x", [[1, 3, 2], [1, 6, 5]]]],
-      [["y", [[2, 3, 11], [2, 6, 14]]]],
-      [['q"r', [[4, 3, 22], [4, 9, 28]]]],
-      [["z", [[5, 11, 42], [5, 14, 45]]]],
-      [["f", [[6, 3, 51], [6, 4, 52]]]],
-      [["1", [[7, 3, 58], [7, 6, 61]]], ["2", [[7, 7, 62], [7, 10, 65]]]],
-      [["${ ... }", [[8, 3, 71], [8, 11, 79]]]],
-      [["é", [[9, 3, 85], [9, 6, 89]]]],
-    ],
-  );
-  assert.deepEqual(r.diagnostics.map((d) => d.summary), [
-    "Invalid string literal",
-  ]);
-  // Labels assigned are kept as they are.
-  const block = r.body.blocks[0]!;
-  const labels = [{ value: "other", range: block.range }];
-  block.labels = labels;
-  assert.equal(block.labels, labels);
-});
