@@ -124,11 +124,6 @@ class Ranged {
     delete ASSIGNED.get(node)!.range;
   }
 
-  /** The node's file. */
-  static mapOf(node: Ranged): SourceMap {
-    return node.#map;
-  }
-
   /** The main range's offsets as made, whatever was assigned since. */
   static ownStart(node: Ranged): number {
     return node.#start;
@@ -575,48 +570,21 @@ export class ObjectItemNode extends Ranged implements ObjectItem {
   }
 }
 
-/**
- * An {@linkcode ObjectItem} whose key is a literal name: a bare identifier,
- * `true`, `false` or `null` where the item starts. The key's node is made
- * when read (most readers take `keyName`): a map of many entries held one
- * node per key that nothing but a walk looked at.
- */
-export class NamedObjectItemNode extends Ranged implements ObjectItem {
+/** An {@linkcode ObjectItem} whose key is a literal name. */
+export class NamedObjectItemNode extends ObjectItemNode {
   /** The key as a literal name. */
-  keyName: string;
-  /** The value. */
-  value: Expr;
+  override keyName: string;
 
   constructor(
     map: SourceMap,
+    key: Expr,
     keyName: string,
     value: Expr,
     start: number,
     end: number,
   ) {
-    super(map, start, end);
+    super(map, key, value, start, end);
     this.keyName = keyName;
-    this.value = value;
-  }
-
-  /** The key expression (a new node on each read, equal to the last). */
-  get key(): Expr {
-    const map = Ranged.mapOf(this);
-    const name = this.keyName;
-    const start = Ranged.ownStart(this);
-    const end = start + name.length;
-    if (name === "true") return new BoolNode(map, true, start, end);
-    if (name === "false") return new BoolNode(map, false, start, end);
-    if (name === "null") return new NullNode(map, start, end);
-    return new VariableNode(map, name, start, end);
-  }
-  set key(key: Expr) {
-    Object.defineProperty(this, "key", {
-      value: key,
-      writable: true,
-      enumerable: true,
-      configurable: true,
-    });
   }
 }
 
@@ -937,7 +905,6 @@ const DERIVES: ReadonlySet<object> = new Set([
   AttributeNode.prototype,
   BlockNode.prototype,
   IrregularBlockNode.prototype,
-  NamedObjectItemNode.prototype,
   GetAttrNode.prototype,
   SpacedGetAttrNode.prototype,
   CallNode.prototype,

@@ -1692,18 +1692,18 @@ class Parser {
         }
         const start = startOf(key, this.src);
         const end = endOf(value, this.src);
-        if (keyName === undefined) {
-          items.push(new ObjectItemNode(this.src, key, value, start, end));
-        } else if (endOf(key, this.src) === start + keyName.length) {
-          // The key's node is made again from the name when read.
-          items.push(
-            new NamedObjectItemNode(this.src, keyName, value, start, end),
-          );
-        } else {
-          const item = new ObjectItemNode(this.src, key, value, start, end);
-          item.keyName = keyName;
-          items.push(item);
-        }
+        items.push(
+          keyName === undefined
+            ? new ObjectItemNode(this.src, key, value, start, end)
+            : new NamedObjectItemNode(
+              this.src,
+              key,
+              keyName,
+              value,
+              start,
+              end,
+            ),
+        );
         const after = this.peek();
         if (after.type === T.CBrace) {
           close = this.read();
