@@ -124,6 +124,11 @@ class Ranged {
     delete ASSIGNED.get(node)!.range;
   }
 
+  /** The text of the main range as made, whatever was assigned since. */
+  static ownText(node: Ranged): string {
+    return node.#map.text.slice(node.#start, Ranged.ownEnd(node));
+  }
+
   /** The main range's offsets as made, whatever was assigned since. */
   static ownStart(node: Ranged): number {
     return node.#start;
@@ -469,19 +474,26 @@ export class NumberNode extends Ranged implements NumberExpr {
   declare kind: "number";
   /** The value. */
   value: number;
-  /** The literal as written. */
-  raw: string;
 
-  constructor(
-    map: SourceMap,
-    value: number,
-    raw: string,
-    start: number,
-    end: number,
-  ) {
+  constructor(map: SourceMap, value: number, start: number, end: number) {
     super(map, start, end);
     this.value = value;
-    this.raw = raw;
+  }
+
+  /**
+   * The literal as written: the node's text, read when read (only the
+   * differential test's printer does), not a string held per number.
+   */
+  get raw(): string {
+    return Ranged.ownText(this);
+  }
+  set raw(raw: string) {
+    Object.defineProperty(this, "raw", {
+      value: raw,
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
   }
 }
 
@@ -902,6 +914,7 @@ export class CallNode extends Ranged implements CallExpr {
  * that they stay where they were.
  */
 const DERIVES: ReadonlySet<object> = new Set([
+  NumberNode.prototype,
   AttributeNode.prototype,
   BlockNode.prototype,
   IrregularBlockNode.prototype,

@@ -1355,7 +1355,6 @@ class Parser {
     return new NumberNode(
       this.src,
       value,
-      raw,
       tok.start,
       Math.max(tok.start, tok.end),
     );

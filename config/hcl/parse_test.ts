@@ -525,3 +525,20 @@ Deno.test("parseHcl() nodes derive ranges from their offsets: named keys, names,
   assert.deepEqual(at(broken.openBraceRange), [[1, 1, 0], [1, 4, 3]]);
   assert.deepEqual(at(broken.closeBraceRange), [[1, 1, 0], [1, 4, 3]]);
 });
+
+Deno.test("parseHcl() a number's raw text is the literal as written; one assigned is kept", () => {
+  const body = ok("a = 1.50e3\nb = [7, 0.25]\n");
+  const a = body.attributes[0]!.expr;
+  assert.ok(a.kind === "number");
+  assert.deepEqual([a.value, a.raw], [1500, "1.50e3"]);
+  const b = body.attributes[1]!.expr;
+  assert.ok(b.kind === "tuple");
+  assert.deepEqual(
+    b.items.map((i) => i.kind === "number" ? i.raw : ""),
+    ["7", "0.25"],
+  );
+  a.raw = "1500";
+  assert.equal(a.raw, "1500");
+  a.range = b.range;
+  assert.equal(a.raw, "1500");
+});
