@@ -422,7 +422,9 @@ class Parser {
   }
 
   isKeyword(tok: Token, kw: string): boolean {
-    return tok.type === T.Ident && this.textOf(tok) === kw;
+    // Compared in place: a slice per object or tuple constructor otherwise.
+    return tok.type === T.Ident && tok.end - tok.start === kw.length &&
+      this.text.startsWith(kw, tok.start);
   }
 
   // --- recovery -----------------------------------------------------------
