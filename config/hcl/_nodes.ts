@@ -98,7 +98,8 @@ class Ranged {
   /** Assigns a range of `node`. */
   static assign(node: Ranged, field: string, range: SourceRange): void {
     if (
-      field === "range" && range instanceof Span &&
+      field === "range" && !DERIVES.has(Object.getPrototypeOf(node)) &&
+      range instanceof Span &&
       range.file === node.#map.file && !Number.isNaN(range.offset) &&
       range.toOffset(node.#map, range.endOffset) instanceof Span
     ) {
@@ -121,6 +122,11 @@ class Ranged {
     }
     node.#end = ~end;
     delete ASSIGNED.get(node)!.range;
+  }
+
+  /** The text of the main range as made, whatever was assigned since. */
+  static ownText(node: Ranged): string {
+    return node.#map.text.slice(node.#start, Ranged.ownEnd(node));
   }
 
   /** The main range's offsets as made, whatever was assigned since. */
@@ -223,7 +229,11 @@ export class BodyNode extends Ranged implements Body {
   }
 }
 
-/** {@linkcode Attribute}: `range` runs from the name to the value's end. */
+/**
+ * {@linkcode Attribute}: `range` runs from the name to the value's end, and
+ * `nameRange` is the name where the range starts (its length is the
+ * name's).
+ */
 export class AttributeNode extends Ranged implements Attribute {
   /** Discriminant. */
   declare kind: "attribute";
@@ -231,27 +241,28 @@ export class AttributeNode extends Ranged implements Attribute {
   name: string;
   /** The unevaluated value. */
   expr: Expr;
-  #nameStart: number;
-  #nameEnd: number;
 
   constructor(
     map: SourceMap,
     name: string,
     nameStart: number,
-    nameEnd: number,
     expr: Expr,
     end: number,
   ) {
     super(map, nameStart, end);
     this.name = name;
     this.expr = expr;
-    this.#nameStart = nameStart;
-    this.#nameEnd = nameEnd;
   }
 
   /** Where the name is. */
   get nameRange(): SourceRange {
-    return Ranged.secondary(this, "nameRange", this.#nameStart, this.#nameEnd);
+    const start = Ranged.ownStart(this);
+    return Ranged.secondary(
+      this,
+      "nameRange",
+      start,
+      start + this.name.length,
+    );
   }
   set nameRange(range: SourceRange) {
     Ranged.assign(this, "nameRange", range);
@@ -272,7 +283,12 @@ export interface BlockOffsets {
   closeEnd: number;
 }
 
-/** {@linkcode Block}: `range` runs from the type name. */
+/**
+ * {@linkcode Block}: `range` runs from the type name (whose length is the
+ * type's) to the closing brace, one character, and the opening brace is one
+ * character. A block that does not read so (after a syntax error) is an
+ * {@linkcode IrregularBlockNode}.
+ */
 export class BlockNode extends Ranged implements Block {
   /** Discriminant. */
   declare kind: "block";
@@ -282,7 +298,90 @@ export class BlockNode extends Ranged implements Block {
   labels: BlockLabel[];
   /** The block's contents. */
   body: Body;
-  #typeStart: number;
+  #openStart: number;
+
+  constructor(
+    map: SourceMap,
+    type: string,
+    labels: BlockLabel[],
+    body: Body,
+    typeStart: number,
+    end: number,
+    openStart: number,
+  ) {
+    super(map, typeStart, end);
+    this.type = type;
+    this.labels = labels;
+    this.body = body;
+    this.#openStart = openStart;
+  }
+
+  /**
+   * A block node, an {@linkcode IrregularBlockNode} when its ranges are not
+   * the ones a {@linkcode BlockNode} derives.
+   */
+  static make(
+    map: SourceMap,
+    type: string,
+    labels: BlockLabel[],
+    body: Body,
+    typeStart: number,
+    end: number,
+    o: BlockOffsets,
+  ): BlockNode {
+    if (
+      o.typeEnd === typeStart + type.length &&
+      o.openEnd === o.openStart + 1 && o.closeEnd === end &&
+      o.closeStart === end - 1
+    ) {
+      return new BlockNode(
+        map,
+        type,
+        labels,
+        body,
+        typeStart,
+        end,
+        o.openStart,
+      );
+    }
+    return new IrregularBlockNode(map, type, labels, body, typeStart, end, o);
+  }
+
+  /** Where the type name is. */
+  get typeRange(): SourceRange {
+    const start = Ranged.ownStart(this);
+    return Ranged.secondary(
+      this,
+      "typeRange",
+      start,
+      start + this.type.length,
+    );
+  }
+  set typeRange(range: SourceRange) {
+    Ranged.assign(this, "typeRange", range);
+  }
+
+  /** Where the opening brace is. */
+  get openBraceRange(): SourceRange {
+    const start = this.#openStart;
+    return Ranged.secondary(this, "openBraceRange", start, start + 1);
+  }
+  set openBraceRange(range: SourceRange) {
+    Ranged.assign(this, "openBraceRange", range);
+  }
+
+  /** Where the closing brace is. */
+  get closeBraceRange(): SourceRange {
+    const end = Ranged.ownEnd(this);
+    return Ranged.secondary(this, "closeBraceRange", end - 1, end);
+  }
+  set closeBraceRange(range: SourceRange) {
+    Ranged.assign(this, "closeBraceRange", range);
+  }
+}
+
+/** A {@linkcode BlockNode} that keeps each of its ranges' offsets. */
+class IrregularBlockNode extends BlockNode {
   #typeEnd: number;
   #openStart: number;
   #openEnd: number;
@@ -298,11 +397,7 @@ export class BlockNode extends Ranged implements Block {
     end: number,
     o: BlockOffsets,
   ) {
-    super(map, typeStart, end);
-    this.type = type;
-    this.labels = labels;
-    this.body = body;
-    this.#typeStart = typeStart;
+    super(map, type, labels, body, typeStart, end, o.openStart);
     this.#typeEnd = o.typeEnd;
     this.#openStart = o.openStart;
     this.#openEnd = o.openEnd;
@@ -310,16 +405,19 @@ export class BlockNode extends Ranged implements Block {
     this.#closeEnd = o.closeEnd;
   }
 
-  /** Where the type name is. */
-  get typeRange(): SourceRange {
-    return Ranged.secondary(this, "typeRange", this.#typeStart, this.#typeEnd);
+  override get typeRange(): SourceRange {
+    return Ranged.secondary(
+      this,
+      "typeRange",
+      Ranged.ownStart(this),
+      this.#typeEnd,
+    );
   }
-  set typeRange(range: SourceRange) {
+  override set typeRange(range: SourceRange) {
     Ranged.assign(this, "typeRange", range);
   }
 
-  /** Where the opening brace is. */
-  get openBraceRange(): SourceRange {
+  override get openBraceRange(): SourceRange {
     return Ranged.secondary(
       this,
       "openBraceRange",
@@ -327,12 +425,11 @@ export class BlockNode extends Ranged implements Block {
       this.#openEnd,
     );
   }
-  set openBraceRange(range: SourceRange) {
+  override set openBraceRange(range: SourceRange) {
     Ranged.assign(this, "openBraceRange", range);
   }
 
-  /** Where the closing brace is. */
-  get closeBraceRange(): SourceRange {
+  override get closeBraceRange(): SourceRange {
     return Ranged.secondary(
       this,
       "closeBraceRange",
@@ -340,7 +437,7 @@ export class BlockNode extends Ranged implements Block {
       this.#closeEnd,
     );
   }
-  set closeBraceRange(range: SourceRange) {
+  override set closeBraceRange(range: SourceRange) {
     Ranged.assign(this, "closeBraceRange", range);
   }
 }
@@ -377,19 +474,26 @@ export class NumberNode extends Ranged implements NumberExpr {
   declare kind: "number";
   /** The value. */
   value: number;
-  /** The literal as written. */
-  raw: string;
 
-  constructor(
-    map: SourceMap,
-    value: number,
-    raw: string,
-    start: number,
-    end: number,
-  ) {
+  constructor(map: SourceMap, value: number, start: number, end: number) {
     super(map, start, end);
     this.value = value;
-    this.raw = raw;
+  }
+
+  /**
+   * The literal as written: the node's text, read when read (only the
+   * differential test's printer does), not a string held per number.
+   */
+  get raw(): string {
+    return Ranged.ownText(this);
+  }
+  set raw(raw: string) {
+    Object.defineProperty(this, "raw", {
+      value: raw,
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
   }
 }
 
@@ -681,7 +785,11 @@ export class IndexNode extends Ranged implements IndexExpr {
   }
 }
 
-/** {@linkcode GetAttrExpr}: `nameRange` runs from the dot. */
+/**
+ * {@linkcode GetAttrExpr}: `nameRange` runs from the dot, which is just
+ * before the name, to the expression's end. A dot apart from its name is an
+ * {@linkcode SpacedGetAttrNode}.
+ */
 export class GetAttrNode extends Ranged implements GetAttrExpr {
   /** Discriminant. */
   declare kind: "getattr";
@@ -689,6 +797,55 @@ export class GetAttrNode extends Ranged implements GetAttrExpr {
   target: Expr;
   /** The attribute's name. */
   name: string;
+
+  constructor(
+    map: SourceMap,
+    target: Expr,
+    name: string,
+    start: number,
+    end: number,
+  ) {
+    super(map, start, end);
+    this.target = target;
+    this.name = name;
+  }
+
+  /** A node for `.name` with the dot at `dotStart`. */
+  static make(
+    map: SourceMap,
+    target: Expr,
+    name: string,
+    dotStart: number,
+    start: number,
+    end: number,
+  ): GetAttrNode {
+    return dotStart === end - name.length - 1
+      ? new GetAttrNode(map, target, name, start, end)
+      : new SpacedGetAttrNode(map, target, name, dotStart, start, end);
+  }
+
+  /** Where `.name` is (it ends where the expression ends). */
+  get nameRange(): SourceRange {
+    const end = Ranged.ownEnd(this);
+    return Ranged.secondary(
+      this,
+      "nameRange",
+      this.nameStart(end),
+      end,
+    );
+  }
+  set nameRange(range: SourceRange) {
+    Ranged.assign(this, "nameRange", range);
+  }
+
+  /** Where the dot is, given where the name ends. */
+  protected nameStart(end: number): number {
+    return end - this.name.length - 1;
+  }
+}
+
+/** A {@linkcode GetAttrNode} with space between its dot and its name. */
+class SpacedGetAttrNode extends GetAttrNode {
   #nameStart: number;
 
   constructor(
@@ -699,27 +856,19 @@ export class GetAttrNode extends Ranged implements GetAttrExpr {
     start: number,
     end: number,
   ) {
-    super(map, start, end);
-    this.target = target;
-    this.name = name;
+    super(map, target, name, start, end);
     this.#nameStart = nameStart;
   }
 
-  /** Where `.name` is (it ends where the expression ends). */
-  get nameRange(): SourceRange {
-    return Ranged.secondary(
-      this,
-      "nameRange",
-      this.#nameStart,
-      Ranged.ownEnd(this),
-    );
-  }
-  set nameRange(range: SourceRange) {
-    Ranged.assign(this, "nameRange", range);
+  protected override nameStart(): number {
+    return this.#nameStart;
   }
 }
 
-/** {@linkcode CallExpr}: `nameRange` runs from the expression's start. */
+/**
+ * {@linkcode CallExpr}: `nameRange` runs from the expression's start, for
+ * the name's length.
+ */
 export class CallNode extends Ranged implements CallExpr {
   /** Discriminant. */
   declare kind: "call";
@@ -729,14 +878,12 @@ export class CallNode extends Ranged implements CallExpr {
   args: Expr[];
   /** The last argument is expanded. */
   expandFinal: boolean;
-  #nameEnd: number;
 
   constructor(
     map: SourceMap,
     name: string,
     args: Expr[],
     expandFinal: boolean,
-    nameEnd: number,
     start: number,
     end: number,
   ) {
@@ -744,22 +891,37 @@ export class CallNode extends Ranged implements CallExpr {
     this.name = name;
     this.args = args;
     this.expandFinal = expandFinal;
-    this.#nameEnd = nameEnd;
   }
 
   /** Where the name is. */
   get nameRange(): SourceRange {
+    const start = Ranged.ownStart(this);
     return Ranged.secondary(
       this,
       "nameRange",
-      Ranged.ownStart(this),
-      this.#nameEnd,
+      start,
+      start + this.name.length,
     );
   }
   set nameRange(range: SourceRange) {
     Ranged.assign(this, "nameRange", range);
   }
 }
+
+/**
+ * The prototypes of the nodes whose secondary ranges derive from their
+ * main range's offsets: a main range assigned to one is kept beside it, so
+ * that they stay where they were.
+ */
+const DERIVES: ReadonlySet<object> = new Set([
+  NumberNode.prototype,
+  AttributeNode.prototype,
+  BlockNode.prototype,
+  IrregularBlockNode.prototype,
+  GetAttrNode.prototype,
+  SpacedGetAttrNode.prototype,
+  CallNode.prototype,
+]);
 
 /**
  * Puts each class's `kind` on its prototype: the same value for every node

@@ -19,11 +19,11 @@ export class SourceMap {
   /** The full text, including a leading byte order mark if there was one. */
   readonly text: string;
   /** UTF-16 offset where each line starts (line i is index i - 1). */
-  #lineStarts: number[];
+  #lineStarts: Uint32Array;
   /** UTF-8 byte offset where each line starts. */
-  #lineBytes: number[];
-  /** Whether each line (up to its newline) is pure ASCII. */
-  #lineAscii: boolean[];
+  #lineBytes: Uint32Array;
+  /** Whether each line (up to its newline) is pure ASCII (1) or not (0). */
+  #lineAscii: Uint8Array;
 
   /**
    * Builds the line table.
@@ -34,11 +34,21 @@ export class SourceMap {
   constructor(text: string, file: string) {
     this.file = file;
     this.text = text;
-    const starts = [0];
-    const bytes = [0];
-    const ascii: boolean[] = [];
+    // Typed arrays sized by a first count of the lines: a large file's
+    // table is three arrays off the heap, not three grown by push.
+    let lines = 1;
+    for (
+      let nl = text.indexOf("\n");
+      nl !== -1;
+      nl = text.indexOf("\n", nl + 1)
+    ) lines++;
+    const starts = new Uint32Array(lines);
+    const bytes = new Uint32Array(lines);
+    const ascii = new Uint8Array(lines);
+    this.#lineStarts = starts;
+    this.#lineBytes = bytes;
+    this.#lineAscii = ascii;
     let byte = 0;
-    let isAscii = true;
     let i = 0;
     // A UTF-8 byte order mark occupies 3 bytes but no column.
     if (text.charCodeAt(0) === 0xfeff) {
@@ -49,30 +59,31 @@ export class SourceMap {
     }
     if (!NON_ASCII_REGEXP.test(text)) {
       // Pure ASCII (the common case): a byte per unit, lines by indexOf.
+      ascii.fill(1);
+      let line = 1;
       for (
         let nl = text.indexOf("\n", i);
         nl !== -1;
         nl = text.indexOf("\n", nl + 1)
       ) {
-        ascii.push(true);
-        starts.push(nl + 1);
-        bytes.push(byte + nl + 1 - i);
+        starts[line] = nl + 1;
+        bytes[line] = byte + nl + 1 - i;
+        line++;
       }
-      ascii.push(true);
-      this.#lineStarts = starts;
-      this.#lineBytes = bytes;
-      this.#lineAscii = ascii;
       return;
     }
+    let line = 1;
+    let isAscii = true;
     for (; i < text.length; i++) {
       const c = text.charCodeAt(i);
       if (c < 0x80) {
         byte += 1;
         if (c === 10) {
-          ascii.push(isAscii);
+          ascii[line - 1] = isAscii ? 1 : 0;
           isAscii = true;
-          starts.push(i + 1);
-          bytes.push(byte);
+          starts[line] = i + 1;
+          bytes[line] = byte;
+          line++;
         }
       } else {
         isAscii = false;
@@ -86,10 +97,7 @@ export class SourceMap {
         } else byte += 3;
       }
     }
-    ascii.push(isAscii);
-    this.#lineStarts = starts;
-    this.#lineBytes = bytes;
-    this.#lineAscii = ascii;
+    ascii[line - 1] = isAscii ? 1 : 0;
   }
 
   /**
@@ -112,7 +120,7 @@ export class SourceMap {
       else hi = mid - 1;
     }
     const start = starts[lo]!;
-    if (this.#lineAscii[lo]) {
+    if (this.#lineAscii[lo] === 1) {
       return {
         line: lo + 1,
         column: offset - start + 1,
@@ -146,7 +154,7 @@ export class SourceMap {
   offset(pos: Pos): number {
     const line = Math.min(Math.max(pos.line, 1), this.#lineStarts.length);
     let i = this.#lineStarts[line - 1]!;
-    if (this.#lineAscii[line - 1]) return i + pos.column - 1;
+    if (this.#lineAscii[line - 1] === 1) return i + pos.column - 1;
     for (let c = 1; c < pos.column && i < this.text.length; c++) {
       const code = this.text.charCodeAt(i);
       i += code >= 0xd800 && code <= 0xdbff &&

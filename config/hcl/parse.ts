@@ -219,6 +219,18 @@ const BINARY_OPS: (BinaryOp | undefined)[] = (() => {
   return table;
 })();
 
+/**
+ * The lowest level of {@linkcode BINARY_LEVELS} at which each token type is
+ * an operator, or -1, by type.
+ */
+const BINARY_LEVEL_OF: Int8Array = (() => {
+  const table = new Int8Array(64).fill(-1);
+  for (let level = BINARY_LEVELS.length - 1; level >= 0; level--) {
+    for (const type of BINARY_LEVELS[level]!.keys()) table[type] = level;
+  }
+  return table;
+})();
+
 /** How many distinct identifier names a parse shares (see `Parser.name`). */
 const MAX_INTERNED_NAMES = 4096;
 
@@ -385,6 +397,11 @@ class Parser {
     return this.#token(this.#scan());
   }
 
+  /** The type of the token {@linkcode Parser.peek} returns, without it. */
+  peekType(): TokenType {
+    return this.tokens.types[this.#scan()] as TokenType;
+  }
+
   read(): Token {
     const i = this.#scan();
     this.next = i + 1;
@@ -405,7 +422,9 @@ class Parser {
   }
 
   isKeyword(tok: Token, kw: string): boolean {
-    return tok.type === T.Ident && this.textOf(tok) === kw;
+    // Compared in place: a slice per object or tuple constructor otherwise.
+    return tok.type === T.Ident && tok.end - tok.start === kw.length &&
+      this.text.startsWith(kw, tok.start);
   }
 
   // --- recovery -----------------------------------------------------------
@@ -669,9 +688,17 @@ class Parser {
 
   finishAttribute(ident: Token, singleLine: boolean): Attribute {
     this.read(); // "="
-    const [parsedExpr, err] = this.#parseExpr();
+    const first = this.next;
+    const parsedExpr = this.#parseExpr();
+    const err = this.exprErr;
     let expr = parsedExpr;
-    const deep = findTooDeep(expr, MAX_EXPR_DEPTH);
+    // Every node above a leaf consumes a token of its own (an operator, a
+    // dot, a bracket...) and a leaf at most one more level: an expression
+    // of n tokens is at most n + 1 levels deep, and only a longer one needs
+    // the walk.
+    const deep = this.next - first + 1 > MAX_EXPR_DEPTH
+      ? findTooDeep(expr, MAX_EXPR_DEPTH)
+      : undefined;
     if (deep !== undefined) {
       this.diags.push({
         severity: "error",
@@ -712,7 +739,6 @@ class Parser {
       this.src,
       this.name(ident),
       ident.start,
-      Math.max(ident.start, ident.end),
       expr,
       endOf(expr, this.src),
     );
@@ -807,7 +833,7 @@ class Parser {
       }
       this.recoverAfterBodyItem();
       const prev = this.prev();
-      return new BlockNode(
+      return BlockNode.make(
         src,
         type,
         labels,
@@ -830,7 +856,7 @@ class Parser {
     if (this.bodyDepth >= MAX_NESTING) {
       this.#nestingError(oBrace);
       const close = this.recover(T.CBrace);
-      return new BlockNode(
+      return BlockNode.make(
         src,
         type,
         labels,
@@ -932,7 +958,7 @@ class Parser {
       bodyNode = body;
       moveRange(body as BodyNode, oBrace.start, closeEnd);
     }
-    return new BlockNode(
+    return BlockNode.make(
       src,
       type,
       exact(labels),
@@ -1030,11 +1056,21 @@ class Parser {
 
   // --- expressions --------------------------------------------------------
 
-  /** Parses an expression; returns whether it added an error. */
-  #parseExpr(): [Expr, boolean] {
+  /**
+   * Whether the last {@linkcode Parser.#parseExpr} added an error (a field,
+   * not a returned pair: one less allocation per expression).
+   */
+  exprErr = false;
+
+  /**
+   * Parses an expression; {@linkcode Parser.exprErr} then tells whether it
+   * added an error (read it before parsing another).
+   */
+  #parseExpr(): Expr {
     const before = this.diags.length;
     const expr = this.#parseTernary();
-    return [expr, this.diags.length > before];
+    this.exprErr = this.diags.length > before;
+    return expr;
   }
 
   #parseTernary(): Expr {
@@ -1043,7 +1079,8 @@ class Parser {
     if (this.recovery && this.diags.length > before) return cond;
     if (this.peek().type !== T.Question) return cond;
     this.read();
-    const [thenExpr, thenErr] = this.#parseExpr();
+    const thenExpr = this.#parseExpr();
+    const thenErr = this.exprErr;
     if (this.recovery && thenErr) return cond;
     const colon = this.peek();
     if (colon.type !== T.Colon) {
@@ -1055,7 +1092,8 @@ class Parser {
       return cond;
     }
     this.read();
-    const [elseExpr, elseErr] = this.#parseExpr();
+    const elseExpr = this.#parseExpr();
+    const elseErr = this.exprErr;
     if (this.recovery && elseErr) return cond;
     return new ConditionalNode(
       this.src,
@@ -1067,17 +1105,33 @@ class Parser {
     );
   }
 
+  /**
+   * Parses a binary expression of operators at `level` or above (see
+   * {@linkcode BINARY_LEVELS}). Most operands are followed by no operator:
+   * the first one is parsed straight away, and the levels are climbed only
+   * when an operator follows it.
+   */
   #parseBinary(level: number): Expr {
-    if (level >= BINARY_LEVELS.length) return this.#parseWithTraversals();
-    const row = level * 64;
     const before = this.diags.length;
-    let lhs = this.#parseBinary(level + 1);
+    const first = this.#parseWithTraversals();
+    if (this.recovery && this.diags.length > before) return first;
+    if (BINARY_LEVEL_OF[this.peekType()]! < level) return first;
+    return this.#climb(level, first, before);
+  }
+
+  /**
+   * The rest of {@linkcode Parser.#parseBinary} at `level`, its leftmost
+   * operand `first` already parsed (`before`: the error count before it).
+   */
+  #climb(level: number, first: Expr, before: number): Expr {
+    if (level >= BINARY_LEVELS.length) return first;
+    const row = level * 64;
+    let lhs = this.#climb(level + 1, first, before);
     if (this.recovery && this.diags.length > before) return lhs;
     let op: BinaryOp | undefined;
     let rhs: Expr | undefined;
     for (;;) {
-      const next = this.peek();
-      const newOp = BINARY_OPS[row + next.type];
+      const newOp = BINARY_OPS[row + this.peekType()];
       if (newOp === undefined) break;
       if (op !== undefined && rhs !== undefined) {
         lhs = new BinaryNode(
@@ -1114,13 +1168,13 @@ class Parser {
   #parseTraversals(from: Expr): Expr {
     let ret = from;
     for (;;) {
-      const next = this.peek();
-      if (next.type === T.Dot) {
+      const type = this.peekType();
+      if (type === T.Dot) {
         const dot = this.read();
         const attrTok = this.peek();
         if (attrTok.type === T.Ident) {
           this.read();
-          ret = new GetAttrNode(
+          ret = GetAttrNode.make(
             this.src,
             ret,
             this.name(attrTok),
@@ -1228,7 +1282,7 @@ class Parser {
         }
         continue;
       }
-      if (next.type === T.OBrack) {
+      if (type === T.OBrack) {
         const open = this.read();
         if (this.peek().type === T.Star) {
           this.read();
@@ -1255,7 +1309,8 @@ class Parser {
           continue;
         }
         this.pushNewlines(false);
-        const [key, keyErr] = this.#parseExpr();
+        const key = this.#parseExpr();
+        const keyErr = this.exprErr;
         let close: Token;
         if (this.recovery && keyErr) {
           close = this.recover(T.CBrack);
@@ -1302,7 +1357,6 @@ class Parser {
     return new NumberNode(
       this.src,
       value,
-      raw,
       tok.start,
       Math.max(tok.start, tok.end),
     );
@@ -1314,12 +1368,11 @@ class Parser {
       this.#nestingError(start);
       return { kind: "invalid", range: this.rangeOf(start) };
     }
+    // No try/finally: an exception ends the parse (see parseHcl).
     this.depth++;
-    try {
-      return this.#parseTermInner(start);
-    } finally {
-      this.depth--;
-    }
+    const term = this.#parseTermInner(start);
+    this.depth--;
+    return term;
   }
 
   #parseTermInner(start: Token): Expr {
@@ -1327,7 +1380,8 @@ class Parser {
       case T.OParen: {
         const open = this.read();
         this.pushNewlines(false);
-        const [expr, err] = this.#parseExpr();
+        const expr = this.#parseExpr();
+        const err = this.exprErr;
         if (err) {
           this.recover(T.CParen);
           this.popNewlines();
@@ -1425,7 +1479,8 @@ class Parser {
         close = this.read();
         break;
       }
-      const [arg, err] = this.#parseExpr();
+      const arg = this.#parseExpr();
+      const err = this.exprErr;
       args.push(arg);
       if (this.recovery && err) {
         const r = this.recover(T.CParen);
@@ -1482,10 +1537,9 @@ class Parser {
     this.popNewlines();
     return new CallNode(
       this.src,
-      this.textOf(name),
+      this.name(name),
       args,
       expandFinal,
-      Math.max(name.start, name.end),
       name.start,
       Math.max(close.start, close.end),
     );
@@ -1523,7 +1577,8 @@ class Parser {
           close = this.read();
           break;
         }
-        const [expr, err] = this.#parseExpr();
+        const expr = this.#parseExpr();
+        const err = this.exprErr;
         items.push(expr);
         if (this.recovery && err) {
           close = this.recover(T.CBrack);
@@ -1585,7 +1640,8 @@ class Parser {
           break;
         }
         const forceNonLiteral = next.type === T.OParen;
-        const [key, keyErr] = this.#parseExpr();
+        const key = this.#parseExpr();
+        const keyErr = this.exprErr;
         if (this.recovery && keyErr) {
           close = this.recover(T.CBrace);
           break;
@@ -1623,7 +1679,8 @@ class Parser {
           break;
         }
         this.read(); // = or :
-        const [value, valueErr] = this.#parseExpr();
+        const value = this.#parseExpr();
+        const valueErr = this.exprErr;
         if (this.recovery && valueErr) {
           close = this.recover(T.CBrace);
           break;
@@ -1710,7 +1767,8 @@ class Parser {
         );
       }
       this.read();
-      const [collection, collErr] = this.#parseExpr();
+      const collection = this.#parseExpr();
+      const collErr = this.exprErr;
       if (this.recovery && collErr) {
         const close = this.recover(closeType);
         return { kind: "invalid", range: this.rangeOf(open, close) };
@@ -1722,13 +1780,15 @@ class Parser {
       }
       this.read();
       let key: Expr | undefined;
-      let [value, valErr] = this.#parseExpr();
+      let value = this.#parseExpr();
+      let valErr = this.exprErr;
       let keyErr = false;
       if (this.peek().type === T.FatArrow) {
         this.read();
         key = value;
         keyErr = valErr;
-        [value, valErr] = this.#parseExpr();
+        value = this.#parseExpr();
+        valErr = this.exprErr;
       }
       if (this.recovery && (keyErr || valErr)) {
         const close = this.recover(closeType);
@@ -1743,7 +1803,8 @@ class Parser {
       let condition: Expr | undefined;
       if (this.isKeyword(this.peek(), "if")) {
         this.read();
-        const [cond, condErr] = this.#parseExpr();
+        const cond = this.#parseExpr();
+        const condErr = this.exprErr;
         if (this.recovery && condErr) {
           const close = this.recover(closeType);
           return { kind: "invalid", range: this.rangeOf(open, close) };
@@ -1931,7 +1992,7 @@ class Parser {
         }
         this.pushNewlines(false);
         if (next.type === T.TemplateInterp) {
-          const [expr] = this.#parseExpr();
+          const expr = this.#parseExpr();
           const close = this.peek();
           let closeTok = close;
           if (close.type !== T.TemplateSeqEnd) {
@@ -1998,7 +2059,7 @@ class Parser {
         let bad = false;
         switch (word) {
           case "if": {
-            const [cond] = this.#parseExpr();
+            const cond = this.#parseExpr();
             parts.push({
               t: "if",
               cond,
@@ -2048,7 +2109,7 @@ class Parser {
               break;
             }
             this.read();
-            const [coll] = this.#parseExpr();
+            const coll = this.#parseExpr();
             const part: Part = {
               t: "for",
               valueVar,

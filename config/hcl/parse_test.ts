@@ -475,3 +475,70 @@ Deno.test("parseHcl() nodes read like plain objects: kind, fields and ranges rea
   assert.equal(attr.kind, "attribute");
   assert.equal(body.attributes[0]!.kind, "attribute");
 });
+
+Deno.test("parseHcl() nodes derive ranges from their offsets: named keys, names, braces, spaced dots, and a block without braces", () => {
+  const body = ok(
+    "m = { k = 1, null = 2, false = 3 }\nb {\n  g = x . y\n  c = fn(1)\n}\n",
+  );
+  const m = body.attributes[0]!.expr;
+  assert.ok(m.kind === "object");
+  const keys = m.items.map((i) => i.key);
+  assert.deepEqual(keys.map((k) => k.kind), ["variable", "null", "bool"]);
+  assert.deepEqual(keys.map((k) => at(k.range)), [
+    [[1, 7, 6], [1, 8, 7]],
+    [[1, 14, 13], [1, 18, 17]],
+    [[1, 24, 23], [1, 29, 28]],
+  ]);
+  const k = keys[0]!;
+  assert.ok(k.kind === "variable" && k.name === "k");
+  const b = keys[2]!;
+  assert.ok(b.kind === "bool" && b.value === false);
+  // A key assigned is kept as it is.
+  const other: Expr = { kind: "null", range: k.range };
+  m.items[0]!.key = other;
+  assert.equal(m.items[0]!.key, other);
+  assert.equal(m.items[0]!.keyName, "k");
+
+  const attr = body.attributes[0]!;
+  assert.deepEqual(at(attr.nameRange), [[1, 1, 0], [1, 2, 1]]);
+  const block = body.blocks[0]!;
+  assert.deepEqual(at(block.typeRange), [[2, 1, 35], [2, 2, 36]]);
+  assert.deepEqual(at(block.openBraceRange), [[2, 3, 37], [2, 4, 38]]);
+  assert.deepEqual(at(block.closeBraceRange), [[5, 1, 63], [5, 2, 64]]);
+  const get = block.body.attributes[0]!.expr;
+  assert.ok(get.kind === "getattr");
+  assert.deepEqual(at(get.nameRange), [[3, 9, 47], [3, 12, 50]]);
+  const call = block.body.attributes[1]!.expr;
+  assert.ok(call.kind === "call");
+  assert.deepEqual(at(call.nameRange), [[4, 7, 57], [4, 9, 59]]);
+
+  // A main range assigned leaves the ranges derived from it where they were.
+  attr.range = block.range;
+  assert.deepEqual(at(attr.range), at(block.range));
+  assert.deepEqual(at(attr.nameRange), [[1, 1, 0], [1, 2, 1]]);
+  call.range = attr.range;
+  assert.deepEqual(at(call.nameRange), [[4, 7, 57], [4, 9, 59]]);
+
+  // After a syntax error: a block with no brace keeps each range as made.
+  const broken = parseHcl('blk "l"\n', "t.hcl").body.blocks[0]!;
+  assert.deepEqual(at(broken.typeRange), [[1, 1, 0], [1, 4, 3]]);
+  assert.deepEqual(at(broken.openBraceRange), [[1, 1, 0], [1, 4, 3]]);
+  assert.deepEqual(at(broken.closeBraceRange), [[1, 1, 0], [1, 4, 3]]);
+});
+
+Deno.test("parseHcl() a number's raw text is the literal as written; one assigned is kept", () => {
+  const body = ok("a = 1.50e3\nb = [7, 0.25]\n");
+  const a = body.attributes[0]!.expr;
+  assert.ok(a.kind === "number");
+  assert.deepEqual([a.value, a.raw], [1500, "1.50e3"]);
+  const b = body.attributes[1]!.expr;
+  assert.ok(b.kind === "tuple");
+  assert.deepEqual(
+    b.items.map((i) => i.kind === "number" ? i.raw : ""),
+    ["7", "0.25"],
+  );
+  a.raw = "1500";
+  assert.equal(a.raw, "1500");
+  a.range = b.range;
+  assert.equal(a.raw, "1500");
+});
