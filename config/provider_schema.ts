@@ -694,9 +694,14 @@ function convert(
       if (value === null || typeof value !== "object" || Array.isArray(value)) {
         return fail(describeType(value));
       }
-      // Only strings (the common case, 124,000 of them in a large `env`):
-      // one native copy, in the same key order. A spread defines each key
-      // as its own property, `__proto__` included, as setKey does.
+      // An object constructor of string literals (the common case, 124,000
+      // of them in a large `env`): its value is a new object of strings
+      // that nothing else holds, so it is its own conversion. Enumerating a
+      // large object's values, or copying it, costs ~0.1 s per 100,000 keys.
+      if (isStringLiteralObject(expr)) return value;
+      // Only strings: one native copy, in the same key order. A spread
+      // defines each key as its own property, `__proto__` included, as
+      // setKey does.
       if (Object.values(value).every((v) => typeof v === "string")) {
         return { ...value };
       }
@@ -797,6 +802,21 @@ function convert(
       return good ? out : undefined;
     }
   }
+}
+
+/**
+ * Whether an expression is an object constructor (in parentheses or not)
+ * whose every value is a string literal: it evaluates to a new object
+ * whose every value is a string.
+ */
+function isStringLiteralObject(expr: Expr | undefined): boolean {
+  if (expr === undefined) return false;
+  const e = unparen(expr);
+  if (e.kind !== "object") return false;
+  for (const item of e.items) {
+    if (item.value.kind !== "string") return false;
+  }
+  return true;
 }
 
 function subExprKeyRange(
