@@ -47,6 +47,7 @@ import {
 } from "./provider_schema.ts";
 import { parseSubscribeGrant } from "../contract/subscribe_grant.ts";
 import {
+  type BodySchema,
   checkBody,
   describeType,
   diag,
@@ -563,24 +564,27 @@ function decodeGrant(block: Block, diagnostics: Diagnostic[]): ProviderBlock {
   };
 }
 
+const POLICY_SCHEMA: BodySchema = {
+  attributes: {
+    match: { type: "object", required: true },
+    action: { type: "string", required: true },
+  },
+  blocks: {},
+};
+
 function decodePolicy(
   block: Block,
   diagnostics: Diagnostic[],
 ): PolicyRule | undefined {
   const name = block.labels[0]!.value;
   const where = `policy "${name}"`;
+  const header = headerRange(block);
   const { attrs } = checkBody(
     block.body,
-    {
-      attributes: {
-        match: { type: "object", required: true },
-        action: { type: "string", required: true },
-      },
-      blocks: {},
-    },
+    POLICY_SCHEMA,
     where,
     diagnostics,
-    headerRange(block),
+    header,
   );
   const match = attrs.get("match");
   const action = attrs.get("action");
@@ -589,7 +593,7 @@ function decodePolicy(
   const a = evalExpr(action.expr, "any", "action", where, diagnostics);
   if (m === undefined || a === undefined) return undefined;
   const r = normalizePolicy(name, { match: m, action: a }, {
-    block: headerRange(block),
+    block: header,
     match: match.expr.range,
     action: action.expr.range,
     matchKeys: keyRanges(match.expr),

@@ -13,7 +13,7 @@ import {
   type PolicyMatch,
   type PolicyRule,
 } from "./policy.ts";
-import { isNarrowerMatch, specificity } from "./policy_specificity.ts";
+import { isNarrowerMatch } from "./policy_specificity.ts";
 import { policyDiagnostic as diag } from "./_policy_syntax.ts";
 
 /**
@@ -42,17 +42,36 @@ import { policyDiagnostic as diag } from "./_policy_syntax.ts";
  * @returns One error per rule whose match repeats an earlier rule's.
  */
 export function detectConflicts(rules: readonly PolicyRule[]): Diagnostic[] {
-  const firstByMatch = new Map<string, PolicyRule>();
+  // The first rule of each match, by the set of fields it sets (a bit
+  // each), then by their values: the value itself when one field is set
+  // (most rules: no new string to make and hash), else the length-prefixed
+  // values, unambiguous, and no escaping pass over a long value
+  // (JSON.stringify of a 5 MB tool_name cost a quarter second).
+  const firstByMatch = new Map<number, Map<string, PolicyRule>>();
   const diagnostics: Diagnostic[] = [];
   for (const rule of rules) {
     const m = rule.match;
-    // Length-prefixed fields: unambiguous, and no escaping pass over a
-    // long value (JSON.stringify of a 5 MB tool_name cost a quarter second).
-    const key = matchKey(m.command) + matchKey(m.toolName) +
-      matchKey(m.provider) + matchKey(m.risk) + matchKey(m.kind);
-    const first = firstByMatch.get(key);
+    let fields = 0;
+    let only = "";
+    let count = 0;
+    for (let f = 0; f < MATCH_FIELDS.length; f++) {
+      const v = m[MATCH_FIELDS[f]!];
+      if (v === undefined) continue;
+      fields |= 1 << f;
+      only = v;
+      count++;
+    }
+    const key = count === 1 ? only : matchKey(m.command) +
+      matchKey(m.toolName) + matchKey(m.provider) + matchKey(m.risk) +
+      matchKey(m.kind);
+    let byKey = firstByMatch.get(fields);
+    if (byKey === undefined) {
+      byKey = new Map();
+      firstByMatch.set(fields, byKey);
+    }
+    const first = byKey.get(key);
     if (first === undefined) {
-      firstByMatch.set(key, rule);
+      byKey.set(key, rule);
       continue;
     }
     const where = first.range
@@ -73,6 +92,14 @@ export function detectConflicts(rules: readonly PolicyRule[]): Diagnostic[] {
   }
   return diagnostics;
 }
+
+const MATCH_FIELDS = [
+  "command",
+  "toolName",
+  "provider",
+  "risk",
+  "kind",
+] as const;
 
 function matchKey(value: string | undefined): string {
   return value === undefined ? "-" : `${value.length}:${value}`;
@@ -95,8 +122,12 @@ function matchKey(value: string | undefined): string {
  * @returns One warning per rule with an empty match.
  */
 export function emptyMatchWarnings(rules: readonly PolicyRule[]): Diagnostic[] {
+  // Every field unset (the specificity tuple all false, without a tuple
+  // per rule).
   return rules.filter((r) =>
-    r.match.command === undefined && !specificity(r.match).includes(true)
+    r.match.command === undefined && r.match.toolName === undefined &&
+    r.match.provider === undefined && r.match.risk === undefined &&
+    r.match.kind === undefined
   ).map((r) =>
     diag(
       "warning",

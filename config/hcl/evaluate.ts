@@ -68,6 +68,12 @@ export interface EvalResult {
  * @returns The value (or `undefined`) and the diagnostics.
  */
 export function evaluate(expr: Expr, ctx: EvalContext): EvalResult {
+  // A literal string or bool is its own value, with nothing to report: no
+  // evaluator for each of the hundred thousand `action = "deny"` of a
+  // large file.
+  if (expr.kind === "string" || expr.kind === "bool") {
+    return { value: expr.value, diagnostics: [] };
+  }
   const ev = new Evaluator(ctx);
   let v: Value | typeof BAD;
   try {
