@@ -551,17 +551,18 @@ function decodeGrant(block: Block, diagnostics: Diagnostic[]): ProviderBlock {
     grantRanges[kind] = attr.range;
     grantItems[kind] = itemRanges(attr.expr);
   }
-  return {
+  const out: ProviderBlock = {
     name,
     block,
     grant,
     grantRanges,
     grantItems,
     subscribe,
-    ...(subscribeRange ? { subscribeRange } : {}),
-    ...(inject !== undefined ? { inject } : {}),
-    ...(injectRange ? { injectRange } : {}),
   };
+  if (subscribeRange) out.subscribeRange = subscribeRange;
+  if (inject !== undefined) out.inject = inject;
+  if (injectRange) out.injectRange = injectRange;
+  return out;
 }
 
 const POLICY_SCHEMA: BodySchema = {

@@ -315,7 +315,7 @@ export function decodeProviderBody(
   const diagnostics: Diagnostic[] = [];
   const reserved = options.reserved ?? GRANT_ATTRIBUTES;
   const where = `provider "${options.provider}"`;
-  const bySpec = new Map(schema.map((a) => [a.name, a]));
+  const bySpec = specsByName(schema);
   const present = new Map<string, Expr>();
   const presentRange = new Map<string, SourceRange>();
   for (const item of body?.items ?? []) {
@@ -417,6 +417,26 @@ export function decodeProviderBody(
     setKey(out, spec.name, value);
   }
   return { config: ok ? out : undefined, diagnostics };
+}
+
+const specIndex = new WeakMap<
+  readonly ConfigAttributeSpec[],
+  ReadonlyMap<string, ConfigAttributeSpec>
+>();
+
+/**
+ * A schema's attributes by name, made once per schema: thousands of
+ * providers share their plugin's.
+ */
+function specsByName(
+  schema: readonly ConfigAttributeSpec[],
+): ReadonlyMap<string, ConfigAttributeSpec> {
+  let index = specIndex.get(schema);
+  if (index === undefined) {
+    index = new Map(schema.map((a) => [a.name, a]));
+    specIndex.set(schema, index);
+  }
+  return index;
 }
 
 /** Sets an own property of a new plain object, even `__proto__`. */
