@@ -182,7 +182,11 @@ export interface ShadowedDenyOptions {
 
 const KEY_FIELDS = ["toolName", "provider", "risk", "kind"] as const;
 
+/** What {@linkcode keysOf} gives for a match that sets none of them. */
+const NO_KEYS = "-".repeat(KEY_FIELDS.length);
+
 function keysOf(match: PolicyMatch, fields: number): string {
+  if (fields === 0) return NO_KEYS; // most rules: no string to build
   let key = "";
   for (let f = 0; f < KEY_FIELDS.length; f++) {
     key += (fields & (1 << f)) !== 0 ? matchKey(match[KEY_FIELDS[f]!]) : "-";
@@ -203,18 +207,75 @@ interface DenyEntry {
 
 /** The command denies of one key bucket, indexed by literal anchor. */
 interface DenyBucket {
-  readonly byPrefix: Map<string, DenyEntry[]>;
-  readonly bySuffix: Map<string, DenyEntry[]>;
+  /**
+   * By anchor length, then by {@linkcode anchorHash} of the anchor: an
+   * allow looks up numbers, not a new slice of its own anchor per length
+   * (a hash shared by chance only adds candidates, which the prefix and
+   * suffix check sets aside).
+   */
+  readonly byPrefix: Map<number, Map<number, DenyEntry[]>>;
+  readonly bySuffix: Map<number, Map<number, DenyEntry[]>>;
   readonly floating: DenyEntry[];
   /** The lengths of the keys of `byPrefix` (`bySuffix`), ascending. */
   prefixLengths: number[];
   suffixLengths: number[];
 }
 
-function keyLengths(map: Map<string, unknown>): number[] {
-  return [...new Set([...map.keys()].map((k) => k.length))].sort((a, b) =>
-    a - b
-  );
+function keyLengths(map: Map<number, unknown>): number[] {
+  return [...map.keys()].sort((a, b) => a - b);
+}
+
+/**
+ * A hash of `text`'s first `n` code units (`fromEnd`: its last `n`, read
+ * backwards), continuing `h`, the hash of the ones before them from
+ * `from`: anchors of growing length hash one code unit at a time.
+ */
+function anchorHash(
+  text: string,
+  fromEnd: boolean,
+  h: number,
+  from: number,
+  n: number,
+): number {
+  for (let i = from; i < n; i++) {
+    const c = text.charCodeAt(fromEnd ? text.length - 1 - i : i);
+    h = (Math.imul(h, 31) + c) | 0;
+  }
+  return h;
+}
+
+function file(
+  map: Map<number, Map<number, DenyEntry[]>>,
+  anchor: string,
+  fromEnd: boolean,
+  entry: DenyEntry,
+): void {
+  const n = Math.min(anchor.length, ANCHOR_KEY);
+  let byHash = map.get(n);
+  if (byHash === undefined) {
+    byHash = new Map();
+    map.set(n, byHash);
+  }
+  push(byHash, anchorHash(anchor, fromEnd, 0, 0, n), entry);
+}
+
+/** Appends the denies filed under each leading (trailing) part of `anchor`. */
+function collect(
+  map: Map<number, Map<number, DenyEntry[]>>,
+  lengths: readonly number[],
+  anchor: string,
+  fromEnd: boolean,
+  candidates: DenyEntry[],
+): void {
+  let h = 0;
+  let done = 0;
+  for (const n of lengths) {
+    if (n > anchor.length) break;
+    h = anchorHash(anchor, fromEnd, h, done, n);
+    done = n;
+    const list = map.get(n)!.get(h);
+    if (list !== undefined) candidates.push(...list);
+  }
 }
 
 function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
@@ -307,8 +368,8 @@ export function shadowedDenyWarnings(
     const entry = { index, rule, prefix, suffix };
     if (prefix === "" && suffix === "") bucket.floating.push(entry);
     else if (prefix.length >= suffix.length) {
-      push(bucket.byPrefix, prefix.slice(0, ANCHOR_KEY), entry);
-    } else push(bucket.bySuffix, suffix.slice(-ANCHOR_KEY), entry);
+      file(bucket.byPrefix, prefix, false, entry);
+    } else file(bucket.bySuffix, suffix, true, entry);
   }
   for (const bucket of buckets.values()) {
     bucket.prefixLengths = keyLengths(bucket.byPrefix);
@@ -334,16 +395,20 @@ export function shadowedDenyWarnings(
     for (let fields = own;; fields = (fields - 1) & own) {
       const bucket = buckets.get(keysOf(allow.match, fields));
       if (bucket !== undefined) {
-        for (const n of bucket.prefixLengths) {
-          if (n > prefix.length) break;
-          const list = bucket.byPrefix.get(prefix.slice(0, n));
-          if (list !== undefined) candidates.push(...list);
-        }
-        for (const n of bucket.suffixLengths) {
-          if (n > suffix.length) break;
-          const list = bucket.bySuffix.get(suffix.slice(suffix.length - n));
-          if (list !== undefined) candidates.push(...list);
-        }
+        collect(
+          bucket.byPrefix,
+          bucket.prefixLengths,
+          prefix,
+          false,
+          candidates,
+        );
+        collect(
+          bucket.bySuffix,
+          bucket.suffixLengths,
+          suffix,
+          true,
+          candidates,
+        );
         candidates.push(...bucket.floating);
       }
       if (fields === 0) break;
