@@ -263,8 +263,9 @@ export function decodeAgentConfig(
   };
   const rp = top.blocks.get("required_providers")?.[0];
   if (rp !== undefined) decodeRequiredProviders(rp, config, diagnostics);
-  const declared = [...config.declaredNames];
   const unknownProvider = (name: string, what: string, range: SourceRange) => {
+    // The names as a list only for the message (40,000 providers).
+    const declared = [...config.declaredNames];
     const hint = didYouMean(name, declared);
     diagnostics.push(diag(
       "error",
