@@ -413,10 +413,7 @@ function checkGrants(
   fail: Fail,
 ): EffectivePermissions {
   const { declared, origin } = facts;
-  const { effective, denied } = resolvePermissions(declared, grant, {
-    cwd: ctx.inputs.dir,
-    env: ctx.env,
-  });
+  const { effective, denied } = resolveGrant(declared, grant, ctx);
   for (const d of denied) {
     fail(
       E_PERMISSION_NOT_GRANTED,
@@ -428,7 +425,9 @@ function checkGrants(
     );
   }
   for (const kind of PERMISSION_KINDS) {
-    for (const [i, g] of (grant[kind] ?? []).entries()) {
+    const list = grant[kind];
+    if (list === undefined) continue;
+    for (const [i, g] of list.entries()) {
       const single = resolvePermissions(declared, { [kind]: [g] }, {
         cwd: ctx.inputs.dir,
         env: ctx.env,
@@ -444,6 +443,40 @@ function checkGrants(
     }
   }
   return effective;
+}
+
+/** Each envelope's resolution against an empty grant, per compilation. */
+const ungranted = new WeakMap<
+  ResolveContext,
+  WeakMap<CapabilityEnvelope, ReturnType<typeof resolvePermissions>>
+>();
+
+/**
+ * {@linkcode resolvePermissions} of the plugin's envelope and the grant.
+ * Most providers grant nothing, and thousands share a plugin: the answer
+ * for an empty grant is worked out once per envelope (it is only read:
+ * the plan gets copies).
+ */
+function resolveGrant(
+  declared: CapabilityEnvelope,
+  grant: PermissionGrant,
+  ctx: ResolveContext,
+): ReturnType<typeof resolvePermissions> {
+  const options = { cwd: ctx.inputs.dir, env: ctx.env };
+  if (PERMISSION_KINDS.some((k) => grant[k] !== undefined)) {
+    return resolvePermissions(declared, grant, options);
+  }
+  let byEnvelope = ungranted.get(ctx);
+  if (byEnvelope === undefined) {
+    byEnvelope = new WeakMap();
+    ungranted.set(ctx, byEnvelope);
+  }
+  let r = byEnvelope.get(declared);
+  if (r === undefined) {
+    r = resolvePermissions(declared, {}, options);
+    byEnvelope.set(declared, r);
+  }
+  return r;
 }
 
 /** What the plugin's files add to its plan entry (checksum, category, tools...). */
@@ -485,15 +518,14 @@ function copyEnvelope(e: CapabilityEnvelope): CapabilityEnvelope {
 }
 
 function fullGrant(g: PermissionGrant): EffectivePermissions {
-  const out = {
-    env: [],
-    run: [],
-    read: [],
-    write: [],
-    net: [],
-  } as EffectivePermissions;
-  for (const k of PERMISSION_KINDS) out[k] = [...(g[k] ?? [])];
-  return out;
+  // The keys in PERMISSION_KINDS order, each list made once.
+  return {
+    env: g.env ? [...g.env] : [],
+    run: g.run ? [...g.run] : [],
+    read: g.read ? [...g.read] : [],
+    write: g.write ? [...g.write] : [],
+    net: g.net ? [...g.net] : [],
+  };
 }
 
 /** Shows absolute paths inside the project relative to it (`./x`, `.`). */
