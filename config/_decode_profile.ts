@@ -69,6 +69,8 @@ const BOUND_OF: Readonly<Record<string, keyof ProfileBounds>> = {
   max_result_bytes: "maxResultBytes",
 };
 
+const BOUND_OF_ENTRIES = Object.entries(BOUND_OF);
+
 /**
  * Decodes an `agent_profile "<name>"` block (config.md §2.5): its closed
  * schema, the `model {}` chain, the tool scope, `slash_commands`, the loop
@@ -320,7 +322,7 @@ function decodeBounds(
 ): ProfileBounds {
   const bounds: ProfileBounds = {};
   const boundRanges: { [K in keyof ProfileBounds]?: SourceRange } = {};
-  for (const [attrName, field] of Object.entries(BOUND_OF)) {
+  for (const [attrName, field] of BOUND_OF_ENTRIES) {
     const a = attrs.get(attrName);
     if (a === undefined) continue;
     const v = evalAttr(a, "number", where, diagnostics);

@@ -107,7 +107,10 @@ export function resolveProvider(
   const { diagnostics } = ctx;
   const name = rp.name;
   const block = ctx.config.providerBlocks.get(name);
-  const header = block ? headerRange(block.block) : rp.range;
+  // Made only when a message needs it (nearly never).
+  let headerMemo: SourceRange | undefined;
+  const header = (): SourceRange =>
+    headerMemo ??= block ? headerRange(block.block) : rp.range;
   const devPath = ctx.global.devOverrides[name];
   const entry = ctx.lock?.providers.get(name);
   let ok = true;
@@ -137,11 +140,7 @@ export function resolveProvider(
       checksum: artifact?.checksum,
     });
   }
-  const schemaProblems = validateConfigSchema(facts.schema, {
-    provider: name,
-    range: rp.range,
-    ...(facts.origin ? { origin: facts.origin } : {}),
-  });
+  const schemaProblems = checkConfigSchema(facts, rp, ctx.config);
   if (schemaProblems.length > 0) {
     ok = false;
     for (const each of schemaProblems) diagnostics.push(each);
@@ -153,7 +152,7 @@ export function resolveProvider(
       "E_INVALID_VALUE",
       `Provider "${name}" is granted allow_inject, but its plugin does not ask for it`,
       `The manifest of "${manifest.name}" does not declare "inject": true, so it cannot inject control-plane text; remove allow_inject.`,
-      block.injectRange ?? header,
+      block.injectRange ?? header(),
     );
   }
 
@@ -164,7 +163,8 @@ export function resolveProvider(
       provider: name,
       env: ctx.env,
       requireEnv: ctx.requireEnv,
-      header,
+      // Only a missing required attribute is reported at the header.
+      ...(facts.schema.some((a) => a.required) ? { header: header() } : {}),
     });
     for (const each of r.diagnostics) diagnostics.push(each);
     if (r.config === undefined) ok = false;
@@ -182,12 +182,12 @@ export function resolveProvider(
       granted: fullGrant(grant),
       effective: relativize(effective, ctx.inputs.dir),
       subscribe: [...(block?.subscribe ?? [])],
-      ...(block?.inject === true ? { inject: true } : {}),
     },
     config: decoded,
     position: block ? block.block.range.start.byte : rp.range.start.byte,
     range: rp.range,
   };
+  if (block?.inject === true) provider.permissions.inject = true;
   if (version !== undefined) provider.version = version;
   if (devPath !== undefined) provider.devOverride = devPath;
   if (lockEntry !== undefined) provider.lock = lockEntry;
@@ -283,6 +283,39 @@ function pluginFacts(
   };
 }
 
+const validSchemas = new WeakMap<
+  AgentConfig,
+  WeakSet<readonly ConfigAttributeSpec[]>
+>();
+
+/**
+ * {@linkcode validateConfigSchema} of the plugin's schema for this
+ * provider. Whether a schema is valid does not depend on the provider
+ * (only its messages do), and thousands of providers share a plugin: a
+ * schema found valid is not walked again in the same configuration.
+ */
+function checkConfigSchema(
+  facts: PluginFacts,
+  rp: RequiredProvider,
+  config: AgentConfig,
+): Diagnostic[] {
+  let valid = validSchemas.get(config);
+  if (valid?.has(facts.schema)) return [];
+  const problems = validateConfigSchema(facts.schema, {
+    provider: rp.name,
+    range: rp.range,
+    ...(facts.origin ? { origin: facts.origin } : {}),
+  });
+  if (problems.length === 0) {
+    if (valid === undefined) {
+      valid = new WeakSet();
+      validSchemas.set(config, valid);
+    }
+    valid.add(facts.schema);
+  }
+  return problems;
+}
+
 const localNameSets = new WeakMap<AgentConfig, Set<string>>();
 
 /**
@@ -330,8 +363,24 @@ function checkIdentity(
 }
 
 /** The plugin's version satisfies the constraint in `agent.hcl`. */
+/** Each constraint's answers by version: thousands of providers share both. */
+const satisfied = new WeakMap<
+  RequiredProvider["constraint"],
+  Map<string, boolean>
+>();
+
 function checkVersion(rp: RequiredProvider, version: string, fail: Fail): void {
-  if (satisfies(version, rp.constraint)) return;
+  let answers = satisfied.get(rp.constraint);
+  if (answers === undefined) {
+    answers = new Map();
+    satisfied.set(rp.constraint, answers);
+  }
+  let ok = answers.get(version);
+  if (ok === undefined) {
+    ok = satisfies(version, rp.constraint);
+    answers.set(version, ok);
+  }
+  if (ok) return;
   fail(
     E_VERSION_MISMATCH,
     `Provider "${rp.name}" version ${version} does not satisfy ${
@@ -359,15 +408,12 @@ function checkGrants(
   facts: PluginFacts,
   grant: PermissionGrant,
   block: ProviderBlock | undefined,
-  header: SourceRange,
+  header: () => SourceRange,
   ctx: ResolveContext,
   fail: Fail,
 ): EffectivePermissions {
   const { declared, origin } = facts;
-  const { effective, denied } = resolvePermissions(declared, grant, {
-    cwd: ctx.inputs.dir,
-    env: ctx.env,
-  });
+  const { effective, denied } = resolveGrant(declared, grant, ctx);
   for (const d of denied) {
     fail(
       E_PERMISSION_NOT_GRANTED,
@@ -375,11 +421,13 @@ function checkGrants(
       `Its plugin declares ${d.kind} permission "${d.value}"${
         origin ? ` (${origin})` : ""
       }, and the kernel refuses to launch a plugin whose declared permissions are not all granted. Review it, then add "${d.value}" to allow_${d.kind} in provider "${name}" { ... }.`,
-      block?.grantRanges[d.kind] ?? header,
+      block?.grantRanges[d.kind] ?? header(),
     );
   }
   for (const kind of PERMISSION_KINDS) {
-    for (const [i, g] of (grant[kind] ?? []).entries()) {
+    const list = grant[kind];
+    if (list === undefined) continue;
+    for (const [i, g] of list.entries()) {
       const single = resolvePermissions(declared, { [kind]: [g] }, {
         cwd: ctx.inputs.dir,
         env: ctx.env,
@@ -390,11 +438,45 @@ function checkGrants(
         W_GRANT_UNUSED,
         `Grant "${g}" in allow_${kind} of provider "${name}" is not used`,
         `The plugin does not declare any ${kind} permission that "${g}" covers, so it is not passed on. Remove it to keep the grant reviewable.`,
-        block?.grantItems[kind]?.[i] ?? block?.grantRanges[kind] ?? header,
+        block?.grantItems[kind]?.[i] ?? block?.grantRanges[kind] ?? header(),
       ));
     }
   }
   return effective;
+}
+
+/** Each envelope's resolution against an empty grant, per compilation. */
+const ungranted = new WeakMap<
+  ResolveContext,
+  WeakMap<CapabilityEnvelope, ReturnType<typeof resolvePermissions>>
+>();
+
+/**
+ * {@linkcode resolvePermissions} of the plugin's envelope and the grant.
+ * Most providers grant nothing, and thousands share a plugin: the answer
+ * for an empty grant is worked out once per envelope (it is only read:
+ * the plan gets copies).
+ */
+function resolveGrant(
+  declared: CapabilityEnvelope,
+  grant: PermissionGrant,
+  ctx: ResolveContext,
+): ReturnType<typeof resolvePermissions> {
+  const options = { cwd: ctx.inputs.dir, env: ctx.env };
+  if (PERMISSION_KINDS.some((k) => grant[k] !== undefined)) {
+    return resolvePermissions(declared, grant, options);
+  }
+  let byEnvelope = ungranted.get(ctx);
+  if (byEnvelope === undefined) {
+    byEnvelope = new WeakMap();
+    ungranted.set(ctx, byEnvelope);
+  }
+  let r = byEnvelope.get(declared);
+  if (r === undefined) {
+    r = resolvePermissions(declared, {}, options);
+    byEnvelope.set(declared, r);
+  }
+  return r;
 }
 
 /** What the plugin's files add to its plan entry (checksum, category, tools...). */
@@ -436,15 +518,14 @@ function copyEnvelope(e: CapabilityEnvelope): CapabilityEnvelope {
 }
 
 function fullGrant(g: PermissionGrant): EffectivePermissions {
-  const out = {
-    env: [],
-    run: [],
-    read: [],
-    write: [],
-    net: [],
-  } as EffectivePermissions;
-  for (const k of PERMISSION_KINDS) out[k] = [...(g[k] ?? [])];
-  return out;
+  // The keys in PERMISSION_KINDS order, each list made once.
+  return {
+    env: g.env ? [...g.env] : [],
+    run: g.run ? [...g.run] : [],
+    read: g.read ? [...g.read] : [],
+    write: g.write ? [...g.write] : [],
+    net: g.net ? [...g.net] : [],
+  };
 }
 
 /** Shows absolute paths inside the project relative to it (`./x`, `.`). */

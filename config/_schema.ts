@@ -129,8 +129,10 @@ export function checkBody(
 ): CheckedBody {
   const attrs = new Map<string, Attribute>();
   const blocks = new Map<string, Block[]>();
-  const firstByKey = new Map<string, Block>();
-  const inWhere = where === "" ? "here" : `in ${where}`;
+  // The first block of each unique type, or of each label of a type.
+  const firstOfType = new Map<string, Block>();
+  const firstByLabel = new Map<string, Map<string | undefined, Block>>();
+  const inWhere = () => where === "" ? "here" : `in ${where}`;
   for (const item of body.items) {
     if (item.kind === "attribute") {
       if (Object.hasOwn(schema.attributes, item.name)) {
@@ -146,7 +148,7 @@ export function checkBody(
         detail = hint
           ? `Did you mean "${hint}"?`
           : attrNames.length === 0
-          ? `No attributes are expected ${inWhere}.`
+          ? `No attributes are expected ${inWhere()}.`
           : `Expected one of ${quoteList(attrNames)}.`;
       }
       diagnostics.push(diag(
@@ -171,7 +173,7 @@ export function checkBody(
         detail = hint
           ? `Did you mean "${hint}"?`
           : blockNames.length === 0
-          ? `No blocks are expected ${inWhere}.`
+          ? `No blocks are expected ${inWhere()}.`
           : `Expected one of ${quoteList(blockNames)}.`;
       }
       diagnostics.push(diag(
@@ -209,13 +211,23 @@ export function checkBody(
     if (spec.unique !== undefined) {
       // The first block of this type (or of this type and label): a map
       // per type, not a scan of the blocks so far (quadratic on 60,000
-      // profiles).
-      const key = spec.unique === "type"
-        ? item.type
-        : `${item.type}\u0000${item.labels[0]?.value}`;
-      const first = firstByKey.get(key);
-      if (first === undefined) firstByKey.set(key, item);
-      else {
+      // profiles), keyed by the label itself (a key made of the type and
+      // the label was a string to make and hash per block).
+      let first: Block | undefined;
+      if (spec.unique === "type") {
+        first = firstOfType.get(item.type);
+        if (first === undefined) firstOfType.set(item.type, item);
+      } else {
+        let byLabel = firstByLabel.get(item.type);
+        if (byLabel === undefined) {
+          byLabel = new Map();
+          firstByLabel.set(item.type, byLabel);
+        }
+        const label = item.labels[0]?.value;
+        first = byLabel.get(label);
+        if (first === undefined) byLabel.set(label, item);
+      }
+      if (first !== undefined) {
         const s = first.range.start;
         diagnostics.push(diag(
           "error",
@@ -248,7 +260,7 @@ export function checkBody(
         "error",
         E_MISSING_ATTR,
         `Missing required argument "${name}"`,
-        `The argument "${name}" is required ${inWhere}.`,
+        `The argument "${name}" is required ${inWhere()}.`,
         header,
       ));
     }

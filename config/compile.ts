@@ -472,11 +472,13 @@ function resolveProviders(
   for (const rp of config.requiredProviders) {
     const before = diagnostics.length;
     const p = resolveProvider(rp, ctx);
-    const lockTrouble = diagnostics.slice(before).some((d) =>
-      isLockProblem(d, ctx.lockPath) || d.code === W_PROVIDER_NOT_LOCKED ||
-      d.code === W_LOCK_OUTDATED
-    );
-    if (lockTrouble) allLocked = false;
+    for (let i = before; i < diagnostics.length && allLocked; i++) {
+      const d = diagnostics[i]!;
+      if (
+        isLockProblem(d, ctx.lockPath) || d.code === W_PROVIDER_NOT_LOCKED ||
+        d.code === W_LOCK_OUTDATED
+      ) allLocked = false;
+    }
     if (p) providers.push(p);
   }
   return { providers, allLocked };
@@ -509,6 +511,8 @@ function crossCheckProviders(
   providers: readonly PlanProvider[],
   diagnostics: Diagnostic[],
 ): void {
+  // Every check below is about a profile, but for the default frontend.
+  if (config.profiles.length === 0 && !config.settings.defaultFrontend) return;
   const byName = new Map(providers.map((p) => [p.name, p]));
   for (const profile of config.profiles) {
     for (

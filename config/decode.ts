@@ -47,6 +47,7 @@ import {
 } from "./provider_schema.ts";
 import { parseSubscribeGrant } from "../contract/subscribe_grant.ts";
 import {
+  type BodySchema,
   checkBody,
   describeType,
   diag,
@@ -262,8 +263,9 @@ export function decodeAgentConfig(
   };
   const rp = top.blocks.get("required_providers")?.[0];
   if (rp !== undefined) decodeRequiredProviders(rp, config, diagnostics);
-  const declared = [...config.declaredNames];
   const unknownProvider = (name: string, what: string, range: SourceRange) => {
+    // The names as a list only for the message (40,000 providers).
+    const declared = [...config.declaredNames];
     const hint = didYouMean(name, declared);
     diagnostics.push(diag(
       "error",
@@ -550,18 +552,27 @@ function decodeGrant(block: Block, diagnostics: Diagnostic[]): ProviderBlock {
     grantRanges[kind] = attr.range;
     grantItems[kind] = itemRanges(attr.expr);
   }
-  return {
+  const out: ProviderBlock = {
     name,
     block,
     grant,
     grantRanges,
     grantItems,
     subscribe,
-    ...(subscribeRange ? { subscribeRange } : {}),
-    ...(inject !== undefined ? { inject } : {}),
-    ...(injectRange ? { injectRange } : {}),
   };
+  if (subscribeRange) out.subscribeRange = subscribeRange;
+  if (inject !== undefined) out.inject = inject;
+  if (injectRange) out.injectRange = injectRange;
+  return out;
 }
+
+const POLICY_SCHEMA: BodySchema = {
+  attributes: {
+    match: { type: "object", required: true },
+    action: { type: "string", required: true },
+  },
+  blocks: {},
+};
 
 function decodePolicy(
   block: Block,
@@ -569,18 +580,13 @@ function decodePolicy(
 ): PolicyRule | undefined {
   const name = block.labels[0]!.value;
   const where = `policy "${name}"`;
+  const header = headerRange(block);
   const { attrs } = checkBody(
     block.body,
-    {
-      attributes: {
-        match: { type: "object", required: true },
-        action: { type: "string", required: true },
-      },
-      blocks: {},
-    },
+    POLICY_SCHEMA,
     where,
     diagnostics,
-    headerRange(block),
+    header,
   );
   const match = attrs.get("match");
   const action = attrs.get("action");
@@ -589,7 +595,7 @@ function decodePolicy(
   const a = evalExpr(action.expr, "any", "action", where, diagnostics);
   if (m === undefined || a === undefined) return undefined;
   const r = normalizePolicy(name, { match: m, action: a }, {
-    block: headerRange(block),
+    block: header,
     match: match.expr.range,
     action: action.expr.range,
     matchKeys: keyRanges(match.expr),

@@ -90,6 +90,30 @@ Deno.test("decodeProviderBody() converts values as cty does", () => {
   });
 });
 
+Deno.test("decodeProviderBody() keeps a map(string) of string literals as written, in key order", () => {
+  const r = decode(
+    'm = ({ z = "1", "__proto__" = "p", a = "2" })\n' +
+      'o = { e = { k = "v" }, f = { k = 1 } }\n' +
+      'n = { a = "x", b = 2 }\n',
+    [
+      attr("m", "map(string)"),
+      attr("o", "object", {
+        objectAttributes: [attr("e", "map(string)"), attr("f", "map(string)")],
+      }),
+      attr("n", "map(string)"),
+    ],
+  );
+  assert.deepEqual(r.diagnostics, []);
+  const m = r.config!.m as Record<string, unknown>;
+  assert.deepEqual(Object.keys(m), ["z", "__proto__", "a"]);
+  assert.ok(Object.hasOwn(m, "__proto__"));
+  assert.equal(Object.getPrototypeOf(m), Object.prototype);
+  assert.equal(
+    JSON.stringify(r.config),
+    '{"m":{"z":"1","__proto__":"p","a":"2"},"o":{"e":{"k":"v"},"f":{"k":"1"}},"n":{"a":"x","b":"2"}}',
+  );
+});
+
 Deno.test("decodeProviderBody() applies defaults and zero values, in schema order", () => {
   const r = decode("", [
     attr("s", "string"),

@@ -13,7 +13,7 @@ import {
   type PolicyMatch,
   type PolicyRule,
 } from "./policy.ts";
-import { isNarrowerMatch, specificity } from "./policy_specificity.ts";
+import { isNarrowerMatch } from "./policy_specificity.ts";
 import { policyDiagnostic as diag } from "./_policy_syntax.ts";
 
 /**
@@ -42,17 +42,36 @@ import { policyDiagnostic as diag } from "./_policy_syntax.ts";
  * @returns One error per rule whose match repeats an earlier rule's.
  */
 export function detectConflicts(rules: readonly PolicyRule[]): Diagnostic[] {
-  const firstByMatch = new Map<string, PolicyRule>();
+  // The first rule of each match, by the set of fields it sets (a bit
+  // each), then by their values: the value itself when one field is set
+  // (most rules: no new string to make and hash), else the length-prefixed
+  // values, unambiguous, and no escaping pass over a long value
+  // (JSON.stringify of a 5 MB tool_name cost a quarter second).
+  const firstByMatch = new Map<number, Map<string, PolicyRule>>();
   const diagnostics: Diagnostic[] = [];
   for (const rule of rules) {
     const m = rule.match;
-    // Length-prefixed fields: unambiguous, and no escaping pass over a
-    // long value (JSON.stringify of a 5 MB tool_name cost a quarter second).
-    const key = matchKey(m.command) + matchKey(m.toolName) +
-      matchKey(m.provider) + matchKey(m.risk) + matchKey(m.kind);
-    const first = firstByMatch.get(key);
+    let fields = 0;
+    let only = "";
+    let count = 0;
+    for (let f = 0; f < MATCH_FIELDS.length; f++) {
+      const v = m[MATCH_FIELDS[f]!];
+      if (v === undefined) continue;
+      fields |= 1 << f;
+      only = v;
+      count++;
+    }
+    const key = count === 1 ? only : matchKey(m.command) +
+      matchKey(m.toolName) + matchKey(m.provider) + matchKey(m.risk) +
+      matchKey(m.kind);
+    let byKey = firstByMatch.get(fields);
+    if (byKey === undefined) {
+      byKey = new Map();
+      firstByMatch.set(fields, byKey);
+    }
+    const first = byKey.get(key);
     if (first === undefined) {
-      firstByMatch.set(key, rule);
+      byKey.set(key, rule);
       continue;
     }
     const where = first.range
@@ -73,6 +92,14 @@ export function detectConflicts(rules: readonly PolicyRule[]): Diagnostic[] {
   }
   return diagnostics;
 }
+
+const MATCH_FIELDS = [
+  "command",
+  "toolName",
+  "provider",
+  "risk",
+  "kind",
+] as const;
 
 function matchKey(value: string | undefined): string {
   return value === undefined ? "-" : `${value.length}:${value}`;
@@ -95,8 +122,12 @@ function matchKey(value: string | undefined): string {
  * @returns One warning per rule with an empty match.
  */
 export function emptyMatchWarnings(rules: readonly PolicyRule[]): Diagnostic[] {
+  // Every field unset (the specificity tuple all false, without a tuple
+  // per rule).
   return rules.filter((r) =>
-    r.match.command === undefined && !specificity(r.match).includes(true)
+    r.match.command === undefined && r.match.toolName === undefined &&
+    r.match.provider === undefined && r.match.risk === undefined &&
+    r.match.kind === undefined
   ).map((r) =>
     diag(
       "warning",
@@ -151,7 +182,11 @@ export interface ShadowedDenyOptions {
 
 const KEY_FIELDS = ["toolName", "provider", "risk", "kind"] as const;
 
+/** What {@linkcode keysOf} gives for a match that sets none of them. */
+const NO_KEYS = "-".repeat(KEY_FIELDS.length);
+
 function keysOf(match: PolicyMatch, fields: number): string {
+  if (fields === 0) return NO_KEYS; // most rules: no string to build
   let key = "";
   for (let f = 0; f < KEY_FIELDS.length; f++) {
     key += (fields & (1 << f)) !== 0 ? matchKey(match[KEY_FIELDS[f]!]) : "-";
@@ -172,18 +207,75 @@ interface DenyEntry {
 
 /** The command denies of one key bucket, indexed by literal anchor. */
 interface DenyBucket {
-  readonly byPrefix: Map<string, DenyEntry[]>;
-  readonly bySuffix: Map<string, DenyEntry[]>;
+  /**
+   * By anchor length, then by {@linkcode anchorHash} of the anchor: an
+   * allow looks up numbers, not a new slice of its own anchor per length
+   * (a hash shared by chance only adds candidates, which the prefix and
+   * suffix check sets aside).
+   */
+  readonly byPrefix: Map<number, Map<number, DenyEntry[]>>;
+  readonly bySuffix: Map<number, Map<number, DenyEntry[]>>;
   readonly floating: DenyEntry[];
   /** The lengths of the keys of `byPrefix` (`bySuffix`), ascending. */
   prefixLengths: number[];
   suffixLengths: number[];
 }
 
-function keyLengths(map: Map<string, unknown>): number[] {
-  return [...new Set([...map.keys()].map((k) => k.length))].sort((a, b) =>
-    a - b
-  );
+function keyLengths(map: Map<number, unknown>): number[] {
+  return [...map.keys()].sort((a, b) => a - b);
+}
+
+/**
+ * A hash of `text`'s first `n` code units (`fromEnd`: its last `n`, read
+ * backwards), continuing `h`, the hash of the ones before them from
+ * `from`: anchors of growing length hash one code unit at a time.
+ */
+function anchorHash(
+  text: string,
+  fromEnd: boolean,
+  h: number,
+  from: number,
+  n: number,
+): number {
+  for (let i = from; i < n; i++) {
+    const c = text.charCodeAt(fromEnd ? text.length - 1 - i : i);
+    h = (Math.imul(h, 31) + c) | 0;
+  }
+  return h;
+}
+
+function file(
+  map: Map<number, Map<number, DenyEntry[]>>,
+  anchor: string,
+  fromEnd: boolean,
+  entry: DenyEntry,
+): void {
+  const n = Math.min(anchor.length, ANCHOR_KEY);
+  let byHash = map.get(n);
+  if (byHash === undefined) {
+    byHash = new Map();
+    map.set(n, byHash);
+  }
+  push(byHash, anchorHash(anchor, fromEnd, 0, 0, n), entry);
+}
+
+/** Appends the denies filed under each leading (trailing) part of `anchor`. */
+function collect(
+  map: Map<number, Map<number, DenyEntry[]>>,
+  lengths: readonly number[],
+  anchor: string,
+  fromEnd: boolean,
+  candidates: DenyEntry[],
+): void {
+  let h = 0;
+  let done = 0;
+  for (const n of lengths) {
+    if (n > anchor.length) break;
+    h = anchorHash(anchor, fromEnd, h, done, n);
+    done = n;
+    const list = map.get(n)!.get(h);
+    if (list !== undefined) candidates.push(...list);
+  }
 }
 
 function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
@@ -276,8 +368,8 @@ export function shadowedDenyWarnings(
     const entry = { index, rule, prefix, suffix };
     if (prefix === "" && suffix === "") bucket.floating.push(entry);
     else if (prefix.length >= suffix.length) {
-      push(bucket.byPrefix, prefix.slice(0, ANCHOR_KEY), entry);
-    } else push(bucket.bySuffix, suffix.slice(-ANCHOR_KEY), entry);
+      file(bucket.byPrefix, prefix, false, entry);
+    } else file(bucket.bySuffix, suffix, true, entry);
   }
   for (const bucket of buckets.values()) {
     bucket.prefixLengths = keyLengths(bucket.byPrefix);
@@ -303,16 +395,20 @@ export function shadowedDenyWarnings(
     for (let fields = own;; fields = (fields - 1) & own) {
       const bucket = buckets.get(keysOf(allow.match, fields));
       if (bucket !== undefined) {
-        for (const n of bucket.prefixLengths) {
-          if (n > prefix.length) break;
-          const list = bucket.byPrefix.get(prefix.slice(0, n));
-          if (list !== undefined) candidates.push(...list);
-        }
-        for (const n of bucket.suffixLengths) {
-          if (n > suffix.length) break;
-          const list = bucket.bySuffix.get(suffix.slice(suffix.length - n));
-          if (list !== undefined) candidates.push(...list);
-        }
+        collect(
+          bucket.byPrefix,
+          bucket.prefixLengths,
+          prefix,
+          false,
+          candidates,
+        );
+        collect(
+          bucket.bySuffix,
+          bucket.suffixLengths,
+          suffix,
+          true,
+          candidates,
+        );
         candidates.push(...bucket.floating);
       }
       if (fields === 0) break;

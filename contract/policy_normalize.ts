@@ -252,11 +252,19 @@ function isOneOf<T extends string>(
   return (domain as readonly string[]).includes(value);
 }
 
+/** Each domain written as a list (`"a", "b"`), made once per domain. */
+const domainLists = new Map<readonly string[], string>();
+
 function domainDetail(value: string, domain: readonly string[]): string {
   const hint = didYouMean(value, domain);
-  return `${JSON.stringify(value)} is not one of ${
-    domain.map((d) => `"${d}"`).join(", ")
-  }.${hint ? ` Did you mean "${hint}"?` : ""}`;
+  let list = domainLists.get(domain);
+  if (list === undefined) {
+    list = domain.map((d) => `"${d}"`).join(", ");
+    if (domainLists.size < 16) domainLists.set(domain, list);
+  }
+  return `${JSON.stringify(value)} is not one of ${list}.${
+    hint ? ` Did you mean "${hint}"?` : ""
+  }`;
 }
 
 function typeName(value: unknown): string {

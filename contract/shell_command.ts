@@ -1265,3 +1265,76 @@ export function parseShellCommand(source: string): ShellParseResult {
   }
   return { ok: true, segments: parser.segments };
 }
+
+/**
+ * The commands {@linkcode parseShellCommand} runs through a wrapper's rules
+ * when they name a command (see `unwrap`): keep in step with its `switch`.
+ */
+const WRAPPER_NAMES = [
+  "env",
+  "sudo",
+  "xargs",
+  "nohup",
+  "builtin",
+  "time",
+  "command",
+  "exec",
+  "nice",
+  "stdbuf",
+  "timeout",
+  "sh",
+  "bash",
+  "dash",
+  "zsh",
+  "ksh",
+  "find",
+];
+
+/** Words with a meaning of their own as a command's first word. */
+const SPECIAL_NAMES = new Set([
+  ...SKIPPED_KEYWORDS,
+  ...Object.keys(REFUSED_KEYWORDS),
+  "for",
+  "[[",
+  "eval",
+  ...WRAPPER_NAMES,
+]);
+
+/** Bare words (no quoting, expansion, assignment or operator), one blank apart. */
+const PLAIN_LINE_REGEXP = /^[A-Za-z0-9_@%+:,./-]+(?: [A-Za-z0-9_@%+:,./-]+)*$/;
+
+/**
+ * The segment text of a line that is one plain simple command: bare words
+ * of `A-Za-z0-9_@%+:,./-` one blank apart (no quote, expansion, glob,
+ * assignment, redirection or operator), whose first word is not a keyword,
+ * `eval` or a wrapper (nor a path to one). Such a line is its own one
+ * top-level segment, exactly as {@linkcode parseShellCommand} gives it (it
+ * adds only the bare-name segment of a path, below the top level); for any
+ * other line the answer is `undefined` and the full parser must decide.
+ * A shortcut for checking thousands of simple `command` patterns.
+ *
+ * @example Usage
+ * ```ts
+ * import { plainCommandText } from "./shell_command.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(plainCommandText("git status --short"), "git status --short");
+ * assert.equal(plainCommandText("git  status"), undefined); // two blanks
+ * assert.equal(plainCommandText("sudo rm x"), undefined); // a wrapper
+ * ```
+ *
+ * @param line A command line.
+ * @returns The line itself when it is such a command, else `undefined`.
+ */
+export function plainCommandText(line: string): string | undefined {
+  if (!PLAIN_LINE_REGEXP.test(line)) return undefined;
+  const space = line.indexOf(" ");
+  const name = space < 0 ? line : line.slice(0, space);
+  const base = name.slice(name.lastIndexOf("/") + 1);
+  // `in`, as the parser looks keywords up: it also refuses the names
+  // Object.prototype has (`toString`, `constructor`, …).
+  for (const word of [name, base]) {
+    if (SPECIAL_NAMES.has(word) || word in REFUSED_KEYWORDS) return undefined;
+  }
+  return line;
+}

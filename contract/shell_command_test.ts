@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import {
   MAX_COMMAND_DEPTH,
   parseShellCommand,
+  plainCommandText,
   quoteShellWord,
 } from "./shell_command.ts";
 
@@ -403,4 +404,48 @@ Deno.test("shell parser: adversarial long lines parse in one pass (a quadratic s
   assert.match(refusal(`echo $((${"a".repeat(n)} b))`), /not arithmetic/);
   assert.equal(texts(`echo $((${"a".repeat(n)}))`).length, 1);
   assert.equal(texts(Array(20_000).fill("ls").join(" && ")).length, 20_000);
+});
+
+Deno.test("plainCommandText() answers only for lines that are their own one top-level segment", () => {
+  // Every name the parser may treat apart: the case labels of its source
+  // (the wrappers' switch among them, so a new wrapper is tried here), the
+  // keywords, and the names Object.prototype has.
+  const source = Deno.readTextFileSync(
+    new URL("./shell_command.ts", import.meta.url),
+  );
+  const names = new Set<string>([
+    ...[...source.matchAll(/case "([^"]+)":/g)].map((m) => m[1]!),
+    ...["if", "then", "elif", "else", "fi", "while", "until", "do", "done"],
+    ...["case", "esac", "select", "coproc", "function", "for", "in", "eval"],
+    ...Object.getOwnPropertyNames(Object.prototype),
+    ...["git", "rm", "ls", "x.y", "-c", "a,b", "@x", "%y", "+z", ":"],
+  ]);
+  const args = ["", "-Z", "x", "-exec", "-c", "5", "-u", "--", "-", "-n", "+"];
+  let plain = 0;
+  const check = (line: string) => {
+    const text = plainCommandText(line);
+    if (text === undefined) return;
+    plain++;
+    const r = parseShellCommand(line);
+    assert.ok(r.ok, `${JSON.stringify(line)}: ${r.ok ? "" : r.reason}`);
+    const top = r.segments.filter((s) => s.via.length === 0);
+    assert.deepEqual(top.map((s) => s.text), [text], JSON.stringify(line));
+    assert.ok(r.segments.every((s) => !s.via.includes("redirection")));
+  };
+  for (const name of names) {
+    for (const first of [name, `/usr/bin/${name}`, `./${name}`]) {
+      for (const a of args) {
+        for (const b of args) check([first, a, b].filter((w) => w).join(" "));
+      }
+    }
+  }
+  assert.ok(plain > 1000, `only ${plain} plain lines`);
+  for (const name of ["sudo", "env", "find", "bash", "toString", "if"]) {
+    assert.equal(plainCommandText(`${name} x`), undefined, name);
+    assert.equal(plainCommandText(`/bin/${name} x`), undefined, name);
+  }
+  assert.equal(plainCommandText("git  status"), undefined);
+  assert.equal(plainCommandText("FOO=1 git status"), undefined);
+  assert.equal(plainCommandText("git status > x"), undefined);
+  assert.equal(plainCommandText("git commit -m 'x y'"), undefined);
 });

@@ -20,7 +20,7 @@ import {
   didYouMean,
   type SourceRange,
 } from "../../contract/diagnostic.ts";
-import type { BinaryOp, Expr, TemplatePart } from "./ast.ts";
+import type { BinaryOp, Expr, ObjectItem, TemplatePart } from "./ast.ts";
 import { E_INVALID_VALUE, E_SYNTAX, E_VARIABLE_NOT_ALLOWED } from "./codes.ts";
 import type { EvalContext } from "./eval_context.ts";
 import { formatNumber } from "./format_number.ts";
@@ -36,7 +36,13 @@ import {
   unwrap,
 } from "./_eval_support.ts";
 import { applyBinary, applyUnary, chooseConditional } from "./_operators.ts";
-import { defineKey, type ObjectValue, typeName, type Value } from "./value.ts";
+import {
+  defineKey,
+  type ObjectValue,
+  Secret,
+  typeName,
+  type Value,
+} from "./value.ts";
 
 export type { EnvLookup, EvalContext } from "./eval_context.ts";
 export { formatNumber } from "./format_number.ts";
@@ -68,6 +74,12 @@ export interface EvalResult {
  * @returns The value (or `undefined`) and the diagnostics.
  */
 export function evaluate(expr: Expr, ctx: EvalContext): EvalResult {
+  // A literal string or bool is its own value, with nothing to report: no
+  // evaluator for each of the hundred thousand `action = "deny"` of a
+  // large file.
+  if (expr.kind === "string" || expr.kind === "bool") {
+    return { value: expr.value, diagnostics: [] };
+  }
   const ev = new Evaluator(ctx);
   let v: Value | typeof BAD;
   try {
@@ -201,7 +213,7 @@ class Evaluator implements FunctionHost {
       case "getattr": {
         const t = this.eval(e.target);
         if (t === BAD) return BAD;
-        return this.#getAttr(t, e.name, e.nameRange);
+        return this.#getAttr(t, e);
       }
       case "index": {
         const t = this.eval(e.target);
@@ -281,7 +293,10 @@ class Evaluator implements FunctionHost {
 
   #object(e: Extract<Expr, { kind: "object" }>): R {
     const out: ObjectValue = {};
-    const firstAt = new Map<string, SourceRange>();
+    // The keys set so far are `out`'s own keys; each one's item, for the
+    // message about a repeated key, is looked up only then (no map and no
+    // range made per object: a deeply nested value is thousands of them).
+    const firstAt = new Map<string, ObjectItem>();
     let bad = false;
     for (const item of e.items) {
       let key: string | typeof BAD;
@@ -302,8 +317,9 @@ class Evaluator implements FunctionHost {
         bad = true;
         continue;
       }
-      const prev = firstAt.get(key);
-      if (prev) {
+      const first = firstAt.get(key);
+      if (first !== undefined) {
+        const prev = first.key.range;
         this.fail(
           E_INVALID_VALUE,
           "Duplicate object key",
@@ -313,13 +329,21 @@ class Evaluator implements FunctionHost {
         bad = true;
         continue;
       }
-      firstAt.set(key, item.key.range);
+      firstAt.set(key, item);
       defineKey(out, key, v);
     }
     return bad ? BAD : out;
   }
 
-  #getAttr(t: Value, name: string, range: SourceRange): R {
+  #getAttr(t: Value, e: Extract<Expr, { kind: "getattr" }>): R {
+    const name = e.name;
+    if (
+      t !== null && typeof t === "object" && !(t instanceof Secret) &&
+      !Array.isArray(t) && Object.hasOwn(t, name)
+    ) {
+      return t[name]!; // a plain object's attribute: nothing to unwrap or mark
+    }
+    const range = e.nameRange;
     const [v, tainted] = unwrap(t);
     if (v === null) {
       return this.fail(

@@ -355,3 +355,22 @@ Deno.test("formatNumber() prints decimals without exponents", async (t) => {
     await t.step(want, () => assert.equal(formatNumber(n), want));
   }
 });
+
+Deno.test("evaluate() points a repeated object key at its first setting, and a missing attribute at its name", () => {
+  const dup = run("{ a = 1, b = 2, a = 3 }");
+  assert.equal(dup.value, undefined);
+  assert.deepEqual(dup.diagnostics.map((d) => [d.detail, d.range?.start]), [[
+    'The key "a" was already set at t.hcl:1:7. Each key may be set only once.',
+    { line: 1, column: 21, byte: 20 },
+  ]]);
+  const missing = run("{ a = { b = 2 } }.a.c");
+  assert.deepEqual(
+    missing.diagnostics.map((d) => [d.detail, d.range?.start, d.range?.end]),
+    [[
+      'This object has no attribute "c". Did you mean "b"?',
+      { line: 1, column: 24, byte: 23 },
+      { line: 1, column: 26, byte: 25 },
+    ]],
+  );
+  assert.equal(value("{ a = { b = 2 } }.a.b"), 2);
+});

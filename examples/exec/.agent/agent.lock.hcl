@@ -42,13 +42,13 @@ provider "scripted" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T04:04:55Z"
+  resolved_at = "2026-12-03T07:56:39Z"
   checksums = {
-    "darwin_amd64"  = "sha256:e472fb3b4baa2015cbba78e5a732b37f89cea2da9bca6be6738f9391a84b5f3d"
-    "darwin_arm64"  = "sha256:e472fb3b4baa2015cbba78e5a732b37f89cea2da9bca6be6738f9391a84b5f3d"
-    "linux_amd64"   = "sha256:e472fb3b4baa2015cbba78e5a732b37f89cea2da9bca6be6738f9391a84b5f3d"
-    "linux_arm64"   = "sha256:e472fb3b4baa2015cbba78e5a732b37f89cea2da9bca6be6738f9391a84b5f3d"
-    "windows_amd64" = "sha256:e472fb3b4baa2015cbba78e5a732b37f89cea2da9bca6be6738f9391a84b5f3d"
+    "darwin_amd64"  = "sha256:9b2e5f69d9e67364dd15eca7c3f2c02458dbf888fd2ce99cd96d85ae7e804da1"
+    "darwin_arm64"  = "sha256:9b2e5f69d9e67364dd15eca7c3f2c02458dbf888fd2ce99cd96d85ae7e804da1"
+    "linux_amd64"   = "sha256:9b2e5f69d9e67364dd15eca7c3f2c02458dbf888fd2ce99cd96d85ae7e804da1"
+    "linux_arm64"   = "sha256:9b2e5f69d9e67364dd15eca7c3f2c02458dbf888fd2ce99cd96d85ae7e804da1"
+    "windows_amd64" = "sha256:9b2e5f69d9e67364dd15eca7c3f2c02458dbf888fd2ce99cd96d85ae7e804da1"
   }
   envelope = {
     env   = []
