@@ -192,6 +192,11 @@ const SKIPPED_KEYWORDS = new Set([
   "}",
 ]);
 
+/**
+ * Keywords refused, with the reason. Read through {@linkcode refusalOf}: a
+ * command word is any text, and an inherited name (`toString`,
+ * `constructor`) is not a keyword.
+ */
 const REFUSED_KEYWORDS: Readonly<Record<string, string>> = {
   case: "case statements are not supported",
   esac: "case statements are not supported",
@@ -200,6 +205,13 @@ const REFUSED_KEYWORDS: Readonly<Record<string, string>> = {
   function: "function definitions are not supported",
   "((": "arithmetic commands (( )) are not supported",
 };
+
+/** Why a keyword is refused, or `undefined` when `word` is none. */
+function refusalOf(word: string): string | undefined {
+  return Object.hasOwn(REFUSED_KEYWORDS, word)
+    ? REFUSED_KEYWORDS[word]
+    : undefined;
+}
 
 class Parser {
   i = 0;
@@ -510,8 +522,8 @@ class Parser {
       if (words.length === 0 && !test) {
         if (assigns.length === 0 && redirs.length === 0) {
           if (SKIPPED_KEYWORDS.has(w.raw)) continue;
-          const refused = REFUSED_KEYWORDS[w.raw];
-          if (refused) this.fail(refused, wordStart);
+          const refused = refusalOf(w.raw);
+          if (refused !== undefined) this.fail(refused, wordStart);
           if (w.raw === "for") {
             this.skipForHeader();
             continue;
@@ -598,9 +610,8 @@ class Parser {
     if (name === "eval") {
       this.fail("eval runs a string built at run time as a command");
     }
-    if (name in REFUSED_KEYWORDS && w.raw === name) {
-      this.fail(REFUSED_KEYWORDS[name]!);
-    }
+    const refused = refusalOf(name);
+    if (refused !== undefined && w.raw === name) this.fail(refused);
   }
 
   push(
@@ -1331,10 +1342,10 @@ export function plainCommandText(line: string): string | undefined {
   const space = line.indexOf(" ");
   const name = space < 0 ? line : line.slice(0, space);
   const base = name.slice(name.lastIndexOf("/") + 1);
-  // `in`, as the parser looks keywords up: it also refuses the names
-  // Object.prototype has (`toString`, `constructor`, …).
   for (const word of [name, base]) {
-    if (SPECIAL_NAMES.has(word) || word in REFUSED_KEYWORDS) return undefined;
+    if (SPECIAL_NAMES.has(word) || refusalOf(word) !== undefined) {
+      return undefined;
+    }
   }
   return line;
 }

@@ -397,6 +397,17 @@ Deno.test("property: a line cut inside a quote or substitution is refused, never
   assert.ok(parseShellCommand(line).ok);
 });
 
+Deno.test("shell parser: a command named like an Object.prototype member is an ordinary command, not a keyword", () => {
+  for (const name of Object.getOwnPropertyNames(Object.prototype)) {
+    for (const line of [`${name} x`, `ls | ${name}`, `/bin/${name}`]) {
+      const r = parseShellCommand(line);
+      assert.ok(r.ok, `${line}: ${r.ok ? "" : r.reason}`);
+    }
+  }
+  assert.match(refusal("case x in"), /case statements/);
+  assert.match(refusal("ls | coproc x"), /coprocesses/);
+});
+
 Deno.test("shell parser: adversarial long lines parse in one pass (a quadratic scan would not finish)", () => {
   const n = 300_000;
   assert.equal(texts(`echo ${"[".repeat(n)}`)[0]!.length, n + 7); // quoted
@@ -440,10 +451,12 @@ Deno.test("plainCommandText() answers only for lines that are their own one top-
     }
   }
   assert.ok(plain > 1000, `only ${plain} plain lines`);
-  for (const name of ["sudo", "env", "find", "bash", "toString", "if"]) {
+  for (const name of ["sudo", "env", "find", "bash", "if"]) {
     assert.equal(plainCommandText(`${name} x`), undefined, name);
     assert.equal(plainCommandText(`/bin/${name} x`), undefined, name);
   }
+  // A name Object.prototype has is an ordinary command.
+  assert.equal(plainCommandText("toString x"), "toString x");
   assert.equal(plainCommandText("git  status"), undefined);
   assert.equal(plainCommandText("FOO=1 git status"), undefined);
   assert.equal(plainCommandText("git status > x"), undefined);

@@ -42,13 +42,13 @@ provider "scripted" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T07:56:39Z"
+  resolved_at = "2026-12-03T08:04:43Z"
   checksums = {
-    "darwin_amd64"  = "sha256:9b2e5f69d9e67364dd15eca7c3f2c02458dbf888fd2ce99cd96d85ae7e804da1"
-    "darwin_arm64"  = "sha256:9b2e5f69d9e67364dd15eca7c3f2c02458dbf888fd2ce99cd96d85ae7e804da1"
-    "linux_amd64"   = "sha256:9b2e5f69d9e67364dd15eca7c3f2c02458dbf888fd2ce99cd96d85ae7e804da1"
-    "linux_arm64"   = "sha256:9b2e5f69d9e67364dd15eca7c3f2c02458dbf888fd2ce99cd96d85ae7e804da1"
-    "windows_amd64" = "sha256:9b2e5f69d9e67364dd15eca7c3f2c02458dbf888fd2ce99cd96d85ae7e804da1"
+    "darwin_amd64"  = "sha256:1d5e94388fcdc5baef1b85b6a960b8502b11779899250049b94621a14ab96272"
+    "darwin_arm64"  = "sha256:1d5e94388fcdc5baef1b85b6a960b8502b11779899250049b94621a14ab96272"
+    "linux_amd64"   = "sha256:1d5e94388fcdc5baef1b85b6a960b8502b11779899250049b94621a14ab96272"
+    "linux_arm64"   = "sha256:1d5e94388fcdc5baef1b85b6a960b8502b11779899250049b94621a14ab96272"
+    "windows_amd64" = "sha256:1d5e94388fcdc5baef1b85b6a960b8502b11779899250049b94621a14ab96272"
   }
   envelope = {
     env   = []
