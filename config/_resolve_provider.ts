@@ -35,7 +35,11 @@ import {
 } from "./codes.ts";
 import type { CompileInputs, PluginArtifact } from "./compile.ts";
 import type { AgentConfig, ProviderBlock, RequiredProvider } from "./decode.ts";
-import type { GlobalConfig } from "./global_config.ts";
+import {
+  devOverrideOf,
+  devOverrideRangeOf,
+  type GlobalConfig,
+} from "./global_config.ts";
 import type { LockedProvider, LockFile } from "./lock_file.ts";
 import type { PlanProvider } from "./plan.ts";
 import { decodeProviderBody, validateConfigSchema } from "./provider_schema.ts";
@@ -111,7 +115,7 @@ export function resolveProvider(
   let headerMemo: SourceRange | undefined;
   const header = (): SourceRange =>
     headerMemo ??= block ? headerRange(block.block) : rp.range;
-  const devPath = ctx.global.devOverrides[name];
+  const devPath = devOverrideOf(ctx.global, name);
   const entry = ctx.lock?.providers.get(name);
   let ok = true;
   const fail: Fail = (code, summary, detail, range) => {
@@ -220,7 +224,7 @@ function locateArtifact(
       `The global config's dev_overrides runs "${devPath}" for "${name}" instead of ${
         JSON.stringify(rp.source)
       }: its version constraint and lock entry are not checked. Remove the override before relying on this configuration.`,
-      ctx.global.devOverrideRanges[name] ?? rp.range,
+      devOverrideRangeOf(ctx.global, name) ?? rp.range,
     ));
     const artifact = ctx.findArtifact("dev", devPath);
     if (artifact === undefined || artifact.error !== undefined) {
@@ -230,7 +234,7 @@ function locateArtifact(
         `${
           artifact?.error ?? `Nothing was loaded from "${devPath}"`
         }. A dev override names a plugin folder holding plugin.json (or a file inside it).`,
-        ctx.global.devOverrideRanges[name] ?? rp.range,
+        devOverrideRangeOf(ctx.global, name) ?? rp.range,
       );
       return undefined;
     }

@@ -36,7 +36,11 @@ import {
 } from "./codes.ts";
 import { hostPlatform } from "./checksum.ts";
 import { type AgentConfig, decodeAgentConfig } from "./decode.ts";
-import { decodeGlobalConfig, type GlobalConfig } from "./global_config.ts";
+import {
+  decodeGlobalConfig,
+  devOverrideOf,
+  type GlobalConfig,
+} from "./global_config.ts";
 import { type LockFile, parseLockFile } from "./lock_file.ts";
 import type { Plan, PlanProvider, ToolDeclaration } from "./plan.ts";
 import type { PlanState } from "./decode_state.ts";
@@ -443,7 +447,7 @@ function readLockFile(
     return l.lock;
   }
   const needsLock = ctx.config.requiredProviders.some((p) =>
-    ctx.global.devOverrides[p.name] === undefined
+    devOverrideOf(ctx.global, p.name) === undefined
   );
   if (needsLock) {
     diagnostics.push(diag(

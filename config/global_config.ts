@@ -80,6 +80,50 @@ export interface GlobalConfig {
   state?: PlanState;
 }
 
+/** Sets an own, enumerable property, whatever its name. */
+function ownSet<T>(record: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(record, key, {
+    value,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
+}
+
+/**
+ * The dev override of a provider, by its local name: an own entry only, so
+ * a provider named like an `Object.prototype` member (`toString`,
+ * `constructor`) has none.
+ *
+ * @param global The decoded global config.
+ * @param name The provider's local name.
+ * @returns The override's path, or `undefined`.
+ */
+export function devOverrideOf(
+  global: GlobalConfig,
+  name: string,
+): string | undefined {
+  return Object.hasOwn(global.devOverrides, name)
+    ? global.devOverrides[name]
+    : undefined;
+}
+
+/**
+ * Where a provider's dev override is written (see {@linkcode devOverrideOf}).
+ *
+ * @param global The decoded global config.
+ * @param name The provider's local name.
+ * @returns The range, or `undefined`.
+ */
+export function devOverrideRangeOf(
+  global: GlobalConfig,
+  name: string,
+): SourceRange | undefined {
+  return Object.hasOwn(global.devOverrideRanges, name)
+    ? global.devOverrideRanges[name]
+    : undefined;
+}
+
 /** What {@linkcode decodeGlobalConfig} returns. */
 export interface DecodeGlobalConfigResult {
   /** The config; `undefined` when it has errors. */
@@ -153,8 +197,10 @@ export function decodeGlobalConfig(
       }
       const v = evalAttr(item, "string", "dev_overrides", diagnostics);
       if (typeof v === "string") {
-        config.devOverrides[item.name] = v;
-        config.devOverrideRanges[item.name] = item.range;
+        // Defined, not assigned: a local name is any identifier, and
+        // assigning `__proto__` would be lost.
+        ownSet(config.devOverrides, item.name, v);
+        ownSet(config.devOverrideRanges, item.name, item.range);
       }
     }
   }

@@ -174,3 +174,36 @@ Deno.test("defect 12: creating a path plugin's missing entrypoint invalidates th
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a provider named like an Object.prototype member is an ordinary name, with or without a dev override", async () => {
+  const names = ["toString", "constructor", "__proto__"];
+  const dir = await tempProject({
+    "agent.hcl": `required_providers {\n${
+      names.map((n) =>
+        `  ${n} = { source = "builtin/echo", version = "~> 0.1" }\n`
+      ).join("")
+    }}\n`,
+    // A dev override for one of them only; the others must not inherit
+    // one from Object.prototype (this crashed with a stack trace).
+    "xdg/agent/config.hcl": `dev_overrides {\n  __proto__ = "./none"\n}\n`,
+  });
+  try {
+    const t = io(dir, { XDG_CONFIG_HOME: join(dir, "xdg") });
+    const code = await run([dir, "--json", "--no-cache"], t);
+    assert.equal(t.err(), "");
+    const doc = JSON.parse(t.out());
+    const byCode = (c: string) =>
+      doc.diagnostics.filter((d: JsonDiag) => d.code === c)
+        .map((d: JsonDiag) => d.summary);
+    // Only __proto__ has an override, and it is read (and missing).
+    assert.deepEqual(byCode("W_DEV_OVERRIDE"), [
+      'Provider "__proto__" uses a dev override',
+    ]);
+    assert.deepEqual(byCode("E_PLUGIN_UNAVAILABLE"), [
+      'Cannot read the dev override of provider "__proto__"',
+    ]);
+    assert.equal(code, 1);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
