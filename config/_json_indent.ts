@@ -292,12 +292,17 @@ class JsonWriter implements JsonOut {
     }
   }
 
+  /** `[]`. */
+  #emptyArray(): void {
+    this.#room(2);
+    this.#buf[this.#p++] = 91;
+    this.#buf[this.#p++] = 93;
+  }
+
   #array(list: readonly unknown[], depth: number): void {
     const n = list.length;
     if (n === 0) {
-      this.#room(2);
-      this.#buf[this.#p++] = 91;
-      this.#buf[this.#p++] = 93;
+      this.#emptyArray();
       return;
     }
     this.#byte(91);
@@ -312,9 +317,7 @@ class JsonWriter implements JsonOut {
   #lazy(list: LazyJsonList<unknown>, depth: number): void {
     const n = list.length;
     if (n === 0) {
-      this.#room(2);
-      this.#buf[this.#p++] = 91;
-      this.#buf[this.#p++] = 93;
+      this.#emptyArray();
       return;
     }
     this.#byte(91);
