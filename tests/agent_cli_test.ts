@@ -5,7 +5,7 @@ import { AGENT_HELP, run } from "../main.ts";
 import { LOCK_HELP } from "../cli/commands/lock.ts";
 import { WEB_HELP } from "../cli/commands/web.ts";
 import denoJson from "../deno.json" with { type: "json" };
-import { REPO } from "./_helpers.ts";
+import { DENO_ENV, REPO } from "./_helpers.ts";
 
 function io(cwd = REPO) {
   let out = "";
@@ -118,7 +118,7 @@ Deno.test("agent writing into a pipe its reader closed exits 141 quietly, with n
         "--no-cache",
         dir,
       ],
-      env: { HOME: "/nonexistent-home", NO_COLOR: "1" },
+      env: { ...DENO_ENV, HOME: "/nonexistent-home", NO_COLOR: "1" },
       stdin: "null",
       stdout: "piped",
       stderr: "piped",

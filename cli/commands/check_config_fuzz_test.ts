@@ -16,6 +16,7 @@ import {
 } from "../../config/hcl/_testing.ts";
 import { MAX_EXPR_DEPTH } from "../../config/hcl/mod.ts";
 import { largeConfigs } from "../../config/_large_configs.ts";
+import { DENO_ENV } from "../../tests/_helpers.ts";
 import { run } from "./check_config.ts";
 import type { CliIo } from "./io.ts";
 
@@ -191,7 +192,9 @@ async function checkSubprocess(
       ...flags,
     ],
     cwd: REPO,
-    env: { ...env, HOME: "/nonexistent-home", NO_COLOR: "1" },
+    // The HOME is temporary: Deno's cache stays this process's (a cache of
+    // its own would be filled, with download notes on stderr).
+    env: { ...DENO_ENV, ...env, HOME: "/nonexistent-home", NO_COLOR: "1" },
     stdout: "piped",
     stderr: "piped",
   }).output();
