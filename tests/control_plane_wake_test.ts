@@ -577,7 +577,8 @@ Deno.test("agent (interactive): Ctrl-C stops a running wake turn, not the sessio
   mark = all.length;
   await waitFor(/one/, mark);
   interrupt!();
-  await waitFor(/\ninterrupted\n/, mark);
+  await waitFor(/\n(interrupted|\(\/exit ends the session\))\n/, mark);
+  assert.match(all.slice(mark), /\ninterrupted\n/, "a wake turn was running");
   await write("again\n/exit\n");
   const code = await within(running, g.signal, "the session ended");
   assert.equal(code, 0, all);
