@@ -414,6 +414,17 @@ export interface KernelSession extends AsyncDisposable {
    * @returns When the session is idle.
    */
   idle(): Promise<void>;
+  /**
+   * Cancels the running turn, whether a prompt's (its `result` ends
+   * `cancelled`), a slash command's or a wake turn's, like a frontend's
+   * `Interrupt`: sub-agents spawned in it are cancelled with it, input
+   * queued behind it still runs, and the session stays open for the next
+   * prompt. What the turn had streamed is stored, as when a prompt's
+   * signal cancels it.
+   *
+   * @returns Whether a turn was running (nothing running: nothing happens).
+   */
+  interrupt(): boolean;
   /** Whether plan mode is on. */
   readonly planMode: boolean;
   /**

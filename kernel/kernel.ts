@@ -462,6 +462,11 @@ class KernelImpl implements Kernel {
           : { ok: false, error: o.error.message };
       },
       idle: () => session.idle(),
+      interrupt: () =>
+        hub.interrupt(
+          h,
+          new DOMException("Interrupted by the caller", "AbortError"),
+        ),
       get planMode() {
         return session.planMode;
       },

@@ -6,8 +6,10 @@
  * --keep-alive` keeps a headless session open for its background command's
  * exit, `agent trigger --due` fires the control_plane timers of a stored
  * session, an interactive session's timer wakes it, and nothing wakes a
- * session whose bounds are spent. Scripted model; every wait is on a
- * condition, bounded by the test's guard.
+ * session whose bounds are spent; a running wake turn stops on
+ * `KernelSession.interrupt()` and on the line UI's Ctrl-C, the session
+ * staying open. Scripted model; every wait is on a condition, bounded by
+ * the test's guard.
  *
  * @module
  */
@@ -22,6 +24,13 @@ import {
 import { DENO_ENV } from "./_helpers.ts";
 import { join } from "node:path";
 import { tryClaimSession } from "../kernel/control/session_claim.ts";
+import {
+  deliverToLiveSession,
+  RUN_DIR,
+} from "../kernel/control/control_endpoint.ts";
+import { openKernel } from "../kernel/kernel.ts";
+import { BUILTINS } from "../plugins/builtin.ts";
+import { type AgentIo, run } from "../main.ts";
 
 /** A spawned `agent` process with its output collected as it comes. */
 class AgentProcess implements AsyncDisposable {
@@ -431,4 +440,152 @@ Deno.test("agent --resume and agent run --resume refuse a session another proces
     await c.claim.release();
   }
   assert.equal(await hasAgentDir(p), false);
+});
+
+/** Resolves with the promise, or rejects when the guard fires first. */
+function within<T>(p: Promise<T>, signal: AbortSignal, what: string) {
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => {
+      if (signal.aborted) reject(new Error(`never: ${what}`));
+      signal.addEventListener(
+        "abort",
+        () => reject(new Error(`never: ${what}`)),
+        { once: true },
+      );
+    }),
+  ]);
+}
+
+/** A wake turn that streams its first word, then holds for a minute. */
+const SLOW_WAKE = {
+  expect: '<cp:external-trigger name="ci" target="',
+  text: "one two",
+  delay_ms: 60_000,
+};
+
+Deno.test("KernelSession.interrupt() stops a running wake turn: the session stays open and the next prompt runs; with nothing running it returns false", async () => {
+  using g = guard(120_000);
+  await using p = await makeProject({
+    turns: [
+      { expect: "hello", text: "Hi." },
+      SLOW_WAKE,
+      { expect: "again", text: "Still here." },
+    ],
+  });
+  await using kernel = await openKernel(p.dir, {
+    builtins: BUILTINS,
+    env: p.env,
+    controlEndpoint: true,
+  });
+  const woke = Promise.withResolvers<void>();
+  const session = await kernel.session({
+    onEvent: (e) => {
+      if (e.type === "text_delta" && e.text.startsWith("one")) woke.resolve();
+    },
+  });
+  assert.equal(session.interrupt(), false, "nothing runs before a prompt");
+  assert.equal((await session.send("hello").result).outcome, "done");
+  assert.equal(session.interrupt(), false, "nothing runs between prompts");
+  const delivered = await deliverToLiveSession(join(p.dir, RUN_DIR), {
+    session: session.sessionId,
+    text: "The nightly build failed",
+    name: "ci",
+  });
+  assert.equal(delivered?.outcome, "queued");
+  await within(woke.promise, g.signal, "the wake turn streamed");
+  assert.equal(session.interrupt(), true, "a wake turn was running");
+  await within(session.idle(), g.signal, "the wake turn ended");
+  assert.equal(session.ended, false, "the session stays open");
+  assert.equal(session.interrupt(), false);
+  const next = await session.send("again").result;
+  assert.equal(next.outcome, "done");
+  assert.equal(next.finalText, "Still here.");
+  const outcome = await session.close();
+  assert.equal(outcome.status, "completed");
+  // The wake turn's answer is stored as far as it had streamed.
+  const texts = await assistantTexts(p, outcome.sessionId);
+  assert.equal(texts.length, 3, JSON.stringify(texts));
+  assert.deepEqual([texts[0], texts[2]], ["Hi.", "Still here."]);
+  assert.match(texts[1]!, /^one\s*$/);
+});
+
+Deno.test("agent (interactive): Ctrl-C stops a running wake turn, not the session; with nothing running it only hints at /exit", async () => {
+  using g = guard(120_000);
+  await using p = await makeProject({
+    turns: [
+      { expect: "hello", text: "Hi." },
+      SLOW_WAKE,
+      { expect: "again", text: "Still here." },
+    ],
+  });
+  const input = new TransformStream<Uint8Array, Uint8Array>();
+  const writer = input.writable.getWriter();
+  const write = (t: string) => writer.write(new TextEncoder().encode(t));
+  let interrupt: ((signal?: "SIGINT" | "SIGTERM") => void) | undefined;
+  let out = "";
+  let err = "";
+  // Both streams in the order they were written.
+  let all = "";
+  let changed = Promise.withResolvers<void>();
+  const seen = (t: string) => {
+    all += t;
+    changed.resolve();
+    changed = Promise.withResolvers<void>();
+  };
+  const io: AgentIo = {
+    stdout: (t) => {
+      out += t;
+      seen(t);
+    },
+    stderr: (t) => {
+      err += t;
+      seen(t);
+    },
+    isTerminal: false,
+    env: p.env,
+    cwd: p.dir,
+    stdin: input.readable,
+    stdinIsTerminal: true,
+    onInterrupt: (h) => {
+      interrupt = h;
+      return () => {};
+    },
+  };
+  const running = run([], io);
+  /** Waits until the output from `from` on matches. */
+  const waitFor = async (re: RegExp, from = 0) => {
+    while (!re.test(all.slice(from))) {
+      await within(changed.promise, g.signal, `${re}:\n${all}`);
+    }
+  };
+  // The help is written just before Ctrl-C is listened for.
+  await waitFor(/Interactive session\./);
+  interrupt!();
+  await waitFor(/\n\(\/exit ends the session\)\n/);
+  await write("hello\n");
+  // The prompt's turn has ended once the next prompt is written.
+  let mark = all.length;
+  await waitFor(/Hi\.\n[^]*> /, mark);
+  const id = /session ([0-9A-Z]{26})/.exec(err)![1]!;
+  const delivered = await deliverToLiveSession(join(p.dir, RUN_DIR), {
+    session: id,
+    text: "The nightly build failed",
+    name: "ci",
+  });
+  assert.equal(delivered?.outcome, "queued");
+  mark = all.length;
+  await waitFor(/one/, mark);
+  interrupt!();
+  await waitFor(/\n(interrupted|\(\/exit ends the session\))\n/, mark);
+  assert.match(all.slice(mark), /\ninterrupted\n/, "a wake turn was running");
+  await write("again\n/exit\n");
+  const code = await within(running, g.signal, "the session ended");
+  assert.equal(code, 0, all);
+  assert.equal(all.match(/\/exit ends the session/g)?.length, 1, all);
+  assert.equal(all.match(/interrupted/g)?.length, 1, all);
+  assert.doesNotMatch(out, /two/);
+  // The session went on: the next prompt got an answer.
+  assert.match(out, /\n> again\nStill here\.\n$/);
+  assert.match(err, /completed · \$[\d.]+ · session /);
 });

@@ -456,6 +456,9 @@ export async function interactiveCommand(
     if (current) {
       current.abort(new Error("interrupted"));
       io.stderr(style.yellow("\ninterrupted\n"));
+    } else if (session.interrupt()) {
+      // A wake turn (or a slash command) runs: it stops, the session stays.
+      io.stderr(style.yellow("\ninterrupted\n"));
     } else {
       io.stderr(style.dim("\n(/exit ends the session)\n"));
       if (tty) io.stderr("> ");

@@ -188,6 +188,8 @@ export class AgentSession implements AsyncDisposable {
   #busy = false;
   /** A direct invocation (a slash command) is running. */
   #direct = false;
+  /** Cancels the running prompt's or wake turn's turn. */
+  #turn: AbortController | undefined;
   readonly #router: ModelRouter;
   #sink: EventQueue<SessionEvent> | undefined;
   #lastOutcome: SendResult["outcome"] | undefined;
@@ -550,6 +552,20 @@ export class AgentSession implements AsyncDisposable {
     while (this.#current || this.#compacting) {
       await (this.#current ?? this.#compacting)!.catch(() => {});
     }
+  }
+
+  /**
+   * Cancels the running prompt or wake turn as its signal would:
+   * sub-agents spawned in it are cancelled with it, and the session stays
+   * open for the next prompt.
+   *
+   * @param reason The abort reason.
+   * @returns Whether a prompt or wake turn was running.
+   */
+  interrupt(reason?: unknown): boolean {
+    const turn = this.#turn;
+    turn?.abort(reason);
+    return turn !== undefined;
   }
 
   /** True once the session has ended. */
@@ -925,6 +941,7 @@ export class AgentSession implements AsyncDisposable {
     const onAbort = () => ac.abort(outer!.reason);
     if (outer?.aborted) ac.abort(outer.reason);
     outer?.addEventListener("abort", onAbort, { once: true });
+    this.#turn = ac;
     const signal = ac.signal;
     if (this.#live) this.#live.turnSignal = signal; // sub-agents cancel with it
     const turnsBefore = this.#driver.turns;
@@ -1072,6 +1089,7 @@ export class AgentSession implements AsyncDisposable {
       return result("failed", err);
     } finally {
       outer?.removeEventListener("abort", onAbort);
+      if (this.#turn === ac) this.#turn = undefined;
     }
   }
 

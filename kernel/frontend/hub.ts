@@ -688,15 +688,26 @@ export class FrontendHub implements FrontendSurface {
   }
 
   /**
-   * Cancels the running turn (sub-agents spawned in it are cancelled with
-   * it). Input queued behind it still runs. No turn running: nothing to do.
+   * Cancels the running turn, a prompt's, a slash command's or a wake
+   * turn's (sub-agents spawned in it are cancelled with it). Input queued
+   * behind it still runs. No turn running: nothing to do.
    *
    * @param h The session.
+   * @param reason The abort reason.
+   * @returns Whether a turn was running.
    */
-  interrupt(h: HubSession): void {
-    h.running?.abort(
-      new DOMException("Interrupted by a frontend", "AbortError"),
-    );
+  interrupt(
+    h: HubSession,
+    reason: unknown = new DOMException(
+      "Interrupted by a frontend",
+      "AbortError",
+    ),
+  ): boolean {
+    const running = h.running;
+    running?.abort(reason);
+    // A wake turn runs in the agent session, not through the hub's queue.
+    const turn = h.agent?.interrupt(reason) ?? false;
+    return running !== undefined || turn;
   }
 
   /**
