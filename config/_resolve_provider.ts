@@ -366,13 +366,13 @@ function checkIdentity(
   );
 }
 
-/** The plugin's version satisfies the constraint in `agent.hcl`. */
 /** Each constraint's answers by version: thousands of providers share both. */
 const satisfied = new WeakMap<
   RequiredProvider["constraint"],
   Map<string, boolean>
 >();
 
+/** The plugin's version satisfies the constraint in `agent.hcl`. */
 function checkVersion(rp: RequiredProvider, version: string, fail: Fail): void {
   let answers = satisfied.get(rp.constraint);
   if (answers === undefined) {
