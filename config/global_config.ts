@@ -40,6 +40,7 @@ import {
   Secret,
   type Value,
 } from "./hcl/mod.ts";
+import { defineKey } from "./hcl/value.ts";
 import { checkBody, diag, evalAttr, headerRange } from "./_schema.ts";
 import { globalConfigPath } from "./_xdg.ts";
 import { decodeState, type PlanState } from "./decode_state.ts";
@@ -78,16 +79,6 @@ export interface GlobalConfig {
    * config has none. Holds the URL's variable name, never the URL.
    */
   state?: PlanState;
-}
-
-/** Sets an own, enumerable property, whatever its name. */
-function ownSet<T>(record: Record<string, T>, key: string, value: T): void {
-  Object.defineProperty(record, key, {
-    value,
-    enumerable: true,
-    writable: true,
-    configurable: true,
-  });
 }
 
 /**
@@ -199,8 +190,8 @@ export function decodeGlobalConfig(
       if (typeof v === "string") {
         // Defined, not assigned: a local name is any identifier, and
         // assigning `__proto__` would be lost.
-        ownSet(config.devOverrides, item.name, v);
-        ownSet(config.devOverrideRanges, item.name, item.range);
+        defineKey(config.devOverrides, item.name, v);
+        defineKey(config.devOverrideRanges, item.name, item.range);
       }
     }
   }
