@@ -10,6 +10,8 @@
  * @module
  */
 
+import { defineKey } from "./hcl/value.ts";
+
 /** Bytes gathered before each call of the sink (more for a longer text). */
 const CHUNK = 1 << 16;
 
@@ -139,16 +141,8 @@ class JsonBuilder implements JsonOut {
     const top = this.#open.at(-1);
     if (top === undefined) this.result = v;
     else if (Array.isArray(top)) top.push(v);
-    else if (this.#key !== "__proto__") top[this.#key] = v;
-    else {
-      // As JSON.parse makes it: an own property, not the prototype.
-      Object.defineProperty(top, this.#key, {
-        value: v,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    }
+    // As JSON.parse makes it: an own property (`__proto__` too).
+    else defineKey(top, this.#key, v);
   }
 
   open(): void {
