@@ -1342,10 +1342,6 @@ export function plainCommandText(line: string): string | undefined {
   const space = line.indexOf(" ");
   const name = space < 0 ? line : line.slice(0, space);
   const base = name.slice(name.lastIndexOf("/") + 1);
-  for (const word of [name, base]) {
-    if (SPECIAL_NAMES.has(word) || refusalOf(word) !== undefined) {
-      return undefined;
-    }
-  }
-  return line;
+  // SPECIAL_NAMES holds the refused keywords too.
+  return SPECIAL_NAMES.has(name) || SPECIAL_NAMES.has(base) ? undefined : line;
 }
