@@ -125,9 +125,7 @@ export function emptyMatchWarnings(rules: readonly PolicyRule[]): Diagnostic[] {
   // Every field unset (the specificity tuple all false, without a tuple
   // per rule).
   return rules.filter((r) =>
-    r.match.command === undefined && r.match.toolName === undefined &&
-    r.match.provider === undefined && r.match.risk === undefined &&
-    r.match.kind === undefined
+    MATCH_FIELDS.every((f) => r.match[f] === undefined)
   ).map((r) =>
     diag(
       "warning",
