@@ -293,9 +293,9 @@ class Evaluator implements FunctionHost {
 
   #object(e: Extract<Expr, { kind: "object" }>): R {
     const out: ObjectValue = {};
-    // The keys set so far are `out`'s own keys; each one's item, for the
-    // message about a repeated key, is looked up only then (no map and no
-    // range made per object: a deeply nested value is thousands of them).
+    // The item that first set each key, not its key's range: the range is
+    // made only for the message about a repeated key (not per key of a
+    // deeply nested value's thousands of objects).
     const firstAt = new Map<string, ObjectItem>();
     let bad = false;
     for (const item of e.items) {
