@@ -415,13 +415,13 @@ provider "search" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:04:42Z"
+  resolved_at = "2026-12-03T08:32:23Z"
   checksums = {
-    "darwin_amd64"  = "sha256:1d5e94388fcdc5baef1b85b6a960b8502b11779899250049b94621a14ab96272"
-    "darwin_arm64"  = "sha256:1d5e94388fcdc5baef1b85b6a960b8502b11779899250049b94621a14ab96272"
-    "linux_amd64"   = "sha256:1d5e94388fcdc5baef1b85b6a960b8502b11779899250049b94621a14ab96272"
-    "linux_arm64"   = "sha256:1d5e94388fcdc5baef1b85b6a960b8502b11779899250049b94621a14ab96272"
-    "windows_amd64" = "sha256:1d5e94388fcdc5baef1b85b6a960b8502b11779899250049b94621a14ab96272"
+    "darwin_amd64"  = "sha256:ee567db85999d73a717c4a7f7d8f22e850274ca45617a0dc66cee4a66169cee4"
+    "darwin_arm64"  = "sha256:ee567db85999d73a717c4a7f7d8f22e850274ca45617a0dc66cee4a66169cee4"
+    "linux_amd64"   = "sha256:ee567db85999d73a717c4a7f7d8f22e850274ca45617a0dc66cee4a66169cee4"
+    "linux_arm64"   = "sha256:ee567db85999d73a717c4a7f7d8f22e850274ca45617a0dc66cee4a66169cee4"
+    "windows_amd64" = "sha256:ee567db85999d73a717c4a7f7d8f22e850274ca45617a0dc66cee4a66169cee4"
   }
   envelope = {
     env   = []
