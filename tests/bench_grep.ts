@@ -41,6 +41,7 @@
 import { grepFiles, type SearchInput } from "../plugins/search/_search.ts";
 import { makeTree } from "../plugins/search/_bench_tree.ts";
 import { RG_WALK_FLAGS } from "../plugins/search/_ripgrep.ts";
+import { descendants, rusageCpuUs } from "./_bench_tree.ts";
 
 /** Options from the command line. */
 interface Options {
@@ -101,14 +102,11 @@ function cpuUs(): number {
   });
   let total = 0;
   for (const who of [RUSAGE_SELF, RUSAGE_CHILDREN]) {
-    // struct rusage starts with ru_utime, ru_stime: { long sec; long usec }.
     const buf = new BigInt64Array(18);
     if (libc.symbols.getrusage(who, buf) !== 0) {
       throw new Error("Cannot read the CPU time: getrusage failed");
     }
-    total += Number(
-      buf[0]! * 1_000_000n + buf[1]! + buf[2]! * 1_000_000n + buf[3]!,
-    );
+    total += rusageCpuUs(buf);
   }
   return total;
 }
@@ -128,36 +126,6 @@ async function measure(
   await fn();
   const wall = performance.now() - t0;
   return { wall, cpu: (cpuUs() + elsewhere() - c0) / 1000 };
-}
-
-/** The pids below `pid` (from `/proc/<pid>/task/<tid>/children`). */
-function descendants(pid: number): number[] {
-  const out: number[] = [];
-  const todo = [pid];
-  while (todo.length > 0) {
-    const p = todo.pop()!;
-    let tasks: string[] = [];
-    try {
-      tasks = [...Deno.readDirSync(`/proc/${p}/task`)].map((t) => t.name);
-    } catch {
-      continue; // gone
-    }
-    for (const t of tasks) {
-      let kids = "";
-      try {
-        kids = Deno.readTextFileSync(`/proc/${p}/task/${t}/children`);
-      } catch {
-        continue;
-      }
-      for (const k of kids.split(" ")) {
-        if (k.trim() !== "") {
-          out.push(Number(k));
-          todo.push(Number(k));
-        }
-      }
-    }
-  }
-  return out;
 }
 
 /**

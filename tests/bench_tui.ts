@@ -33,6 +33,7 @@
 import { parseArgs } from "node:util";
 import { join } from "node:path";
 import { REPO } from "./_helpers.ts";
+import { descendants } from "./_bench_tree.ts";
 
 const args = parseArgs({
   args: Deno.args,
@@ -171,23 +172,6 @@ function memoryOf(
   };
 }
 
-/** The parent of each running process. */
-function parents(): Map<number, number> {
-  const out = new Map<number, number>();
-  for (const e of Deno.readDirSync("/proc")) {
-    if (!/^\d+$/.test(e.name)) continue;
-    try {
-      const stat = Deno.readTextFileSync(`/proc/${e.name}/stat`);
-      // pid (comm) state ppid …: comm may hold spaces and parentheses.
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      out.set(Number(e.name), ppid);
-    } catch {
-      // gone
-    }
-  }
-  return out;
-}
-
 /**
  * The TUI plugin's process under this server's pane (other TUIs may run on
  * the machine: another engineer's benchmark, a test).
@@ -196,23 +180,16 @@ function tuiPid(socket: string): number {
   const pane = Number(
     tmux(socket, "list-panes", "-t", "b", "-F", "#{pane_pid}").trim(),
   );
-  const parent = parents();
-  const under = (pid: number): boolean => {
-    for (let p = pid, hops = 0; p > 1 && hops < 64; hops++) {
-      if (p === pane) return true;
-      p = parent.get(p) ?? 0;
-    }
-    return false;
-  };
-  for (const pid of parent.keys()) {
+  // Oldest first (pid order, as /proc lists them): the plugin, not a
+  // `deno bundle` of its entry module that a launch may start later.
+  for (const pid of descendants(pane).sort((a, b) => a - b)) {
     try {
       const cmd = Deno.readTextFileSync(`/proc/${pid}/cmdline`).split("\0");
       if (
         cmd[0]?.endsWith("deno") &&
         // its module graph, or its bundle in the Deno cache
         /(plugins\/tui\/main\.ts|agent-bundles\/v\d+\/tui\/[^/]+\/main\.js)$/
-          .test(cmd.at(-2) ?? "") &&
-        under(pid)
+          .test(cmd.at(-2) ?? "")
       ) {
         return pid;
       }

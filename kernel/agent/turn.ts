@@ -132,8 +132,6 @@ export class TurnDriver {
   #historyTokens = new HistoryTokenCounter();
   /** The models (`provider\0id`) whose overlapped history count has landed once. */
   #counted = new Set<string>();
-  /** The write of this turn's assistant message, when it was deferred. */
-  #stored: Promise<void> | undefined;
 
   /**
    * Creates the driver of a session.
@@ -318,15 +316,17 @@ export class TurnDriver {
       },
     });
     let response: ModelResponse;
+    // The write of the assistant message, when it was deferred.
+    let stored: Promise<void> | undefined;
     try {
-      response = await this.#callModel(
+      ({ response, stored } = await this.#callModel(
         request,
         model,
         turnId,
         signal,
         assembled.streaming,
         assembled.countOnSend,
-      );
+      ));
     } finally {
       // A count that overlapped the call reports the fill now, before the
       // response is acted on (a band crossing still reaches this round).
@@ -334,8 +334,6 @@ export class TurnDriver {
       await assembled.usage?.catch(() => {});
     }
     const message = response.message;
-    const stored = this.#stored;
-    this.#stored = undefined;
 
     // Step 5: post-model-response (after the message is persisted; it has
     // no subscriber when the write was deferred).
@@ -643,7 +641,10 @@ export class TurnDriver {
     return messages;
   }
 
-  /** Steps 3–4: the model call, then the message and its cost. */
+  /**
+   * Steps 3–4: the model call, then the message and its cost; `stored` is
+   * the message's write when it was deferred (see `#canDefer`).
+   */
   async #callModel(
     request: StreamCompletionRequest,
     model: TurnModel,
@@ -651,7 +652,7 @@ export class TurnDriver {
     signal: AbortSignal,
     onStreaming?: () => void,
     onSent = false,
-  ): Promise<ModelResponse> {
+  ): Promise<{ response: ModelResponse; stored?: Promise<void> }> {
     const core = this.#core;
     const { choice } = model;
     const b = core.spec.bounds;
@@ -717,9 +718,8 @@ export class TurnDriver {
       stopReasonText(response.stopReason),
       this.#canDefer(response.message),
     ).catch(fail);
-    this.#stored = stored;
     endModelSpan(modelSpan, response);
-    return response;
+    return stored ? { response, stored } : { response };
   }
 
   /**

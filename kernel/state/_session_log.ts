@@ -482,9 +482,7 @@ export class SessionCore<B extends SessionBackend = SessionBackend> {
   drain(): Promise<void> {
     if (!this.#scheduled) {
       if (this.#queue.length === this.#head) return Promise.resolve();
-      // Deferred emits only: commit them now.
-      this.#scheduled = true;
-      queueMicrotask(() => this.#flush());
+      this.#start(); // deferred emits only: commit them now
     }
     this.#idle ??= Promise.withResolvers<void>();
     return this.#idle.promise;
@@ -589,22 +587,23 @@ export class SessionCore<B extends SessionBackend = SessionBackend> {
       return promise;
     }
     this.#queue.push(pending);
-    if (!this.#scheduled) {
-      if (defer) {
-        // Committed with the next write that starts a commit, else by
-        // this timer; a commit that starts first clears it.
-        this.#deferred ??= setTimeout(() => {
-          this.#deferred = undefined;
-          if (this.#scheduled || this.#queue.length === this.#head) return;
-          this.#scheduled = true;
-          this.#flush();
-        }, 0);
-        return promise;
-      }
-      this.#scheduled = true;
-      queueMicrotask(() => this.#flush());
+    if (!defer) this.#start();
+    else if (!this.#scheduled) {
+      // Committed with the next write that starts a commit, else by this
+      // timer; a commit that starts first clears it.
+      this.#deferred ??= setTimeout(() => {
+        this.#deferred = undefined;
+        if (this.#queue.length > this.#head) this.#start();
+      }, 0);
     }
     return promise;
+  }
+
+  /** Schedules a commit of the queue, unless one is scheduled or running. */
+  #start(): void {
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    queueMicrotask(() => this.#flush());
   }
 
   /**

@@ -57,7 +57,7 @@ import {
   withText,
 } from "./editor.ts";
 import { appendHistory, historyPath, loadHistory } from "./history.ts";
-import { PLACEHOLDER, type TerminalKeys } from "./first_frame.ts";
+import { PLACEHOLDER, type TerminalKeys, writeStderr } from "./first_frame.ts";
 import { PLAN_APPROVED_PROMPT } from "../../contract/plan_mode.ts";
 
 const h = React.createElement;
@@ -1148,19 +1148,6 @@ function inkStdin(keys: TerminalKeys): InkKeys {
   return stream;
 }
 
-/** Writes to the terminal (stderr), whole; a terminal gone is ignored. */
-function writeTerminal(text: string): void {
-  try {
-    const bytes = new TextEncoder().encode(text);
-    let off = 0;
-    while (off < bytes.length) {
-      off += Deno.stderr.writeSync(bytes.subarray(off));
-    }
-  } catch {
-    // the terminal is gone
-  }
-}
-
 /**
  * The stream Ink takes as its output: the window's size and resizes of the
  * terminal (stderr), and nothing of what Ink writes reaches the terminal
@@ -1173,7 +1160,7 @@ function inkStdout(): { stream: Writable; close(): void } {
     write(chunk, _encoding, done) {
       const text = String(chunk);
       if (text === "\x1b[?2004h" || text === "\x1b[?2004l") {
-        writeTerminal(text);
+        writeStderr(text);
       }
       done();
     },
@@ -1232,8 +1219,8 @@ export async function runTui(
   const stdout = inkStdout();
   // The alternate screen (the entry module's first screen is there
   // already), the cursor hidden: what Ink's render did.
-  writeTerminal("\x1b[?1049h\x1b[?25l");
-  const screen = new Screen(writeTerminal);
+  writeStderr("\x1b[?1049h\x1b[?25l");
+  const screen = new Screen(writeStderr);
   let unmount = () => {};
   const exit = () => {
     unmount();
@@ -1257,7 +1244,7 @@ export async function runTui(
     screen.close();
     instance.unmount();
     stdout.close();
-    writeTerminal("\x1b[?1049l\x1b[?25h");
+    writeStderr("\x1b[?1049l\x1b[?25h");
   };
   // Drawn first, then the session opens: the prompt is on screen while
   // the kernel creates (or resumes, or re-attaches) it.

@@ -163,22 +163,31 @@ export interface TerminalDevice {
   size(): { columns: number; rows: number } | undefined;
 }
 
+const encoder = new TextEncoder();
+
+/**
+ * Writes text to this process's terminal (stderr), whole; a terminal gone
+ * is ignored.
+ *
+ * @param text The text (escape sequences and all).
+ */
+export function writeStderr(text: string): void {
+  try {
+    const bytes = encoder.encode(text);
+    let off = 0;
+    while (off < bytes.length) {
+      off += Deno.stderr.writeSync(bytes.subarray(off));
+    }
+  } catch {
+    // the terminal is gone
+  }
+}
+
 /** This process's terminal: stdin for keys, stderr for the screen. */
 function denoTerminal(): TerminalDevice {
-  const encoder = new TextEncoder();
   return {
     read: (buf) => Deno.stdin.read(buf),
-    write(text) {
-      try {
-        const bytes = encoder.encode(text);
-        let off = 0;
-        while (off < bytes.length) {
-          off += Deno.stderr.writeSync(bytes.subarray(off));
-        }
-      } catch {
-        // the terminal is gone
-      }
-    },
+    write: writeStderr,
     setRaw: (on) => Deno.stdin.setRaw(on, { cbreak: false }),
     size() {
       try {

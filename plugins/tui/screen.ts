@@ -337,10 +337,4 @@ export class Screen {
     this.#closed = true;
     this.#pending = undefined;
   }
-
-  /** Forgets what is on the screen: the next paint writes every row. */
-  reset(): void {
-    this.#size = "";
-    this.#rows = [];
-  }
 }
