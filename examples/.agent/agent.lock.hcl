@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "echo" {
   source      = "builtin/echo"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T04:04:48Z"
+  resolved_at = "2026-12-03T08:37:33Z"
   checksums = {
-    "darwin_amd64"  = "sha256:0eb2cf1ee82d554fc1a27d8962ea3b84621baad65f69bcaf37c04069faf89531"
-    "darwin_arm64"  = "sha256:0eb2cf1ee82d554fc1a27d8962ea3b84621baad65f69bcaf37c04069faf89531"
-    "linux_amd64"   = "sha256:0eb2cf1ee82d554fc1a27d8962ea3b84621baad65f69bcaf37c04069faf89531"
-    "linux_arm64"   = "sha256:0eb2cf1ee82d554fc1a27d8962ea3b84621baad65f69bcaf37c04069faf89531"
-    "windows_amd64" = "sha256:0eb2cf1ee82d554fc1a27d8962ea3b84621baad65f69bcaf37c04069faf89531"
+    "darwin_amd64"  = "sha256:5f4275cc800373c568d0f9e4c1f1348d1dabb9febea7ea005ef488e232af417f"
+    "darwin_arm64"  = "sha256:5f4275cc800373c568d0f9e4c1f1348d1dabb9febea7ea005ef488e232af417f"
+    "linux_amd64"   = "sha256:5f4275cc800373c568d0f9e4c1f1348d1dabb9febea7ea005ef488e232af417f"
+    "linux_arm64"   = "sha256:5f4275cc800373c568d0f9e4c1f1348d1dabb9febea7ea005ef488e232af417f"
+    "windows_amd64" = "sha256:5f4275cc800373c568d0f9e4c1f1348d1dabb9febea7ea005ef488e232af417f"
   }
   envelope = {
     env   = []
@@ -36,13 +36,13 @@ provider "echo" {
 provider "notes" {
   source      = "./plugins/notes"
   version     = "0.2.0"
-  resolved_at = "2026-12-03T04:04:48Z"
+  resolved_at = "2026-12-03T08:37:33Z"
   checksums = {
-    "darwin_amd64"  = "sha256:da05069c149ad0b790bf04a807b470f68db29fc5b2fd7dc715f97b7b2d8c6ea7"
-    "darwin_arm64"  = "sha256:da05069c149ad0b790bf04a807b470f68db29fc5b2fd7dc715f97b7b2d8c6ea7"
-    "linux_amd64"   = "sha256:da05069c149ad0b790bf04a807b470f68db29fc5b2fd7dc715f97b7b2d8c6ea7"
-    "linux_arm64"   = "sha256:da05069c149ad0b790bf04a807b470f68db29fc5b2fd7dc715f97b7b2d8c6ea7"
-    "windows_amd64" = "sha256:da05069c149ad0b790bf04a807b470f68db29fc5b2fd7dc715f97b7b2d8c6ea7"
+    "darwin_amd64"  = "sha256:69e63c3ecbaa683e06ea2aaae91185ba24d69b3ff04f05fd81a408b8db51b5ff"
+    "darwin_arm64"  = "sha256:69e63c3ecbaa683e06ea2aaae91185ba24d69b3ff04f05fd81a408b8db51b5ff"
+    "linux_amd64"   = "sha256:69e63c3ecbaa683e06ea2aaae91185ba24d69b3ff04f05fd81a408b8db51b5ff"
+    "linux_arm64"   = "sha256:69e63c3ecbaa683e06ea2aaae91185ba24d69b3ff04f05fd81a408b8db51b5ff"
+    "windows_amd64" = "sha256:69e63c3ecbaa683e06ea2aaae91185ba24d69b3ff04f05fd81a408b8db51b5ff"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "claude" {
   source      = "builtin/anthropic"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T04:04:49Z"
+  resolved_at = "2026-12-03T08:37:33Z"
   checksums = {
-    "darwin_amd64"  = "sha256:43a88645c8fc0683edba81a92fa642f5c566b5a1eb3e787f02f8d17076998ec1"
-    "darwin_arm64"  = "sha256:43a88645c8fc0683edba81a92fa642f5c566b5a1eb3e787f02f8d17076998ec1"
-    "linux_amd64"   = "sha256:43a88645c8fc0683edba81a92fa642f5c566b5a1eb3e787f02f8d17076998ec1"
-    "linux_arm64"   = "sha256:43a88645c8fc0683edba81a92fa642f5c566b5a1eb3e787f02f8d17076998ec1"
-    "windows_amd64" = "sha256:43a88645c8fc0683edba81a92fa642f5c566b5a1eb3e787f02f8d17076998ec1"
+    "darwin_amd64"  = "sha256:955684253ebb8c629b8e5b6de5f4e4ee1f79bbac48b22d712467e25d9ce04179"
+    "darwin_arm64"  = "sha256:955684253ebb8c629b8e5b6de5f4e4ee1f79bbac48b22d712467e25d9ce04179"
+    "linux_amd64"   = "sha256:955684253ebb8c629b8e5b6de5f4e4ee1f79bbac48b22d712467e25d9ce04179"
+    "linux_arm64"   = "sha256:955684253ebb8c629b8e5b6de5f4e4ee1f79bbac48b22d712467e25d9ce04179"
+    "windows_amd64" = "sha256:955684253ebb8c629b8e5b6de5f4e4ee1f79bbac48b22d712467e25d9ce04179"
   }
   envelope = {
     env   = []
@@ -59,13 +59,13 @@ provider "claude" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T05:26:56Z"
+  resolved_at = "2026-12-03T08:37:33Z"
   checksums = {
-    "darwin_amd64"  = "sha256:881eea0c8cd7e04d6a7dc1b57bc7c18889b86e1ae9a7af6b1bd0d026581da75b"
-    "darwin_arm64"  = "sha256:881eea0c8cd7e04d6a7dc1b57bc7c18889b86e1ae9a7af6b1bd0d026581da75b"
-    "linux_amd64"   = "sha256:881eea0c8cd7e04d6a7dc1b57bc7c18889b86e1ae9a7af6b1bd0d026581da75b"
-    "linux_arm64"   = "sha256:881eea0c8cd7e04d6a7dc1b57bc7c18889b86e1ae9a7af6b1bd0d026581da75b"
-    "windows_amd64" = "sha256:881eea0c8cd7e04d6a7dc1b57bc7c18889b86e1ae9a7af6b1bd0d026581da75b"
+    "darwin_amd64"  = "sha256:bb022844d65d8a2b585a8929adb47f8038fc342760c5af7fb43855d757584cee"
+    "darwin_arm64"  = "sha256:bb022844d65d8a2b585a8929adb47f8038fc342760c5af7fb43855d757584cee"
+    "linux_amd64"   = "sha256:bb022844d65d8a2b585a8929adb47f8038fc342760c5af7fb43855d757584cee"
+    "linux_arm64"   = "sha256:bb022844d65d8a2b585a8929adb47f8038fc342760c5af7fb43855d757584cee"
+    "windows_amd64" = "sha256:bb022844d65d8a2b585a8929adb47f8038fc342760c5af7fb43855d757584cee"
   }
   envelope = {
     env   = []

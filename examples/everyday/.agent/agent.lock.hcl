@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "ask" {
   source      = "builtin/user"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T04:04:50Z"
+  resolved_at = "2026-12-03T08:37:35Z"
   checksums = {
-    "darwin_amd64"  = "sha256:e21ea4072bc84d55a6f739a6ea111a9235fbb55c43d3bb13e66db8ebd6c28b8d"
-    "darwin_arm64"  = "sha256:e21ea4072bc84d55a6f739a6ea111a9235fbb55c43d3bb13e66db8ebd6c28b8d"
-    "linux_amd64"   = "sha256:e21ea4072bc84d55a6f739a6ea111a9235fbb55c43d3bb13e66db8ebd6c28b8d"
-    "linux_arm64"   = "sha256:e21ea4072bc84d55a6f739a6ea111a9235fbb55c43d3bb13e66db8ebd6c28b8d"
-    "windows_amd64" = "sha256:e21ea4072bc84d55a6f739a6ea111a9235fbb55c43d3bb13e66db8ebd6c28b8d"
+    "darwin_amd64"  = "sha256:4d74adc931a06da50d366aaace2fc1676eb24de95d6341d42edf690c41833286"
+    "darwin_arm64"  = "sha256:4d74adc931a06da50d366aaace2fc1676eb24de95d6341d42edf690c41833286"
+    "linux_amd64"   = "sha256:4d74adc931a06da50d366aaace2fc1676eb24de95d6341d42edf690c41833286"
+    "linux_arm64"   = "sha256:4d74adc931a06da50d366aaace2fc1676eb24de95d6341d42edf690c41833286"
+    "windows_amd64" = "sha256:4d74adc931a06da50d366aaace2fc1676eb24de95d6341d42edf690c41833286"
   }
   envelope = {
     env   = []
@@ -34,13 +34,13 @@ provider "ask" {
 provider "docs" {
   source      = "builtin/agents-md"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T04:04:50Z"
+  resolved_at = "2026-12-03T08:37:35Z"
   checksums = {
-    "darwin_amd64"  = "sha256:21e0b0bb91b7a0e12ea17234e271f9874332bcc1ee8520cad8c11ef3545c9c47"
-    "darwin_arm64"  = "sha256:21e0b0bb91b7a0e12ea17234e271f9874332bcc1ee8520cad8c11ef3545c9c47"
-    "linux_amd64"   = "sha256:21e0b0bb91b7a0e12ea17234e271f9874332bcc1ee8520cad8c11ef3545c9c47"
-    "linux_arm64"   = "sha256:21e0b0bb91b7a0e12ea17234e271f9874332bcc1ee8520cad8c11ef3545c9c47"
-    "windows_amd64" = "sha256:21e0b0bb91b7a0e12ea17234e271f9874332bcc1ee8520cad8c11ef3545c9c47"
+    "darwin_amd64"  = "sha256:21c14bc644127c6199dd31dcd70f301dbf0565f615e68067bcde701eb9cdd864"
+    "darwin_arm64"  = "sha256:21c14bc644127c6199dd31dcd70f301dbf0565f615e68067bcde701eb9cdd864"
+    "linux_amd64"   = "sha256:21c14bc644127c6199dd31dcd70f301dbf0565f615e68067bcde701eb9cdd864"
+    "linux_arm64"   = "sha256:21c14bc644127c6199dd31dcd70f301dbf0565f615e68067bcde701eb9cdd864"
+    "windows_amd64" = "sha256:21c14bc644127c6199dd31dcd70f301dbf0565f615e68067bcde701eb9cdd864"
   }
   envelope = {
     env   = []
@@ -79,13 +79,13 @@ provider "docs" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T05:26:56Z"
+  resolved_at = "2026-12-03T08:37:35Z"
   checksums = {
-    "darwin_amd64"  = "sha256:881eea0c8cd7e04d6a7dc1b57bc7c18889b86e1ae9a7af6b1bd0d026581da75b"
-    "darwin_arm64"  = "sha256:881eea0c8cd7e04d6a7dc1b57bc7c18889b86e1ae9a7af6b1bd0d026581da75b"
-    "linux_amd64"   = "sha256:881eea0c8cd7e04d6a7dc1b57bc7c18889b86e1ae9a7af6b1bd0d026581da75b"
-    "linux_arm64"   = "sha256:881eea0c8cd7e04d6a7dc1b57bc7c18889b86e1ae9a7af6b1bd0d026581da75b"
-    "windows_amd64" = "sha256:881eea0c8cd7e04d6a7dc1b57bc7c18889b86e1ae9a7af6b1bd0d026581da75b"
+    "darwin_amd64"  = "sha256:bb022844d65d8a2b585a8929adb47f8038fc342760c5af7fb43855d757584cee"
+    "darwin_arm64"  = "sha256:bb022844d65d8a2b585a8929adb47f8038fc342760c5af7fb43855d757584cee"
+    "linux_amd64"   = "sha256:bb022844d65d8a2b585a8929adb47f8038fc342760c5af7fb43855d757584cee"
+    "linux_arm64"   = "sha256:bb022844d65d8a2b585a8929adb47f8038fc342760c5af7fb43855d757584cee"
+    "windows_amd64" = "sha256:bb022844d65d8a2b585a8929adb47f8038fc342760c5af7fb43855d757584cee"
   }
   envelope = {
     env   = []
@@ -130,13 +130,13 @@ provider "fs" {
 provider "graph" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T04:04:50Z"
+  resolved_at = "2026-12-03T08:37:35Z"
   checksums = {
-    "darwin_amd64"  = "sha256:8120a1ed2540e01cfd4b3060e087cea6b83dd32f28d6ff0c906f0ca471e3c328"
-    "darwin_arm64"  = "sha256:8120a1ed2540e01cfd4b3060e087cea6b83dd32f28d6ff0c906f0ca471e3c328"
-    "linux_amd64"   = "sha256:8120a1ed2540e01cfd4b3060e087cea6b83dd32f28d6ff0c906f0ca471e3c328"
-    "linux_arm64"   = "sha256:8120a1ed2540e01cfd4b3060e087cea6b83dd32f28d6ff0c906f0ca471e3c328"
-    "windows_amd64" = "sha256:8120a1ed2540e01cfd4b3060e087cea6b83dd32f28d6ff0c906f0ca471e3c328"
+    "darwin_amd64"  = "sha256:0ef6416497f41793cab3127894d4975e27cff74f1e4940608684b47011d5e0a4"
+    "darwin_arm64"  = "sha256:0ef6416497f41793cab3127894d4975e27cff74f1e4940608684b47011d5e0a4"
+    "linux_amd64"   = "sha256:0ef6416497f41793cab3127894d4975e27cff74f1e4940608684b47011d5e0a4"
+    "linux_arm64"   = "sha256:0ef6416497f41793cab3127894d4975e27cff74f1e4940608684b47011d5e0a4"
+    "windows_amd64" = "sha256:0ef6416497f41793cab3127894d4975e27cff74f1e4940608684b47011d5e0a4"
   }
   envelope = {
     env   = []
@@ -259,13 +259,13 @@ provider "graph" {
 provider "memory" {
   source      = "builtin/memory"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T04:04:50Z"
+  resolved_at = "2026-12-03T08:37:35Z"
   checksums = {
-    "darwin_amd64"  = "sha256:2e12d79d407a0fecb9ea9f908b30bbbe7ca9544e99e4fd43f9c216e537ac143b"
-    "darwin_arm64"  = "sha256:2e12d79d407a0fecb9ea9f908b30bbbe7ca9544e99e4fd43f9c216e537ac143b"
-    "linux_amd64"   = "sha256:2e12d79d407a0fecb9ea9f908b30bbbe7ca9544e99e4fd43f9c216e537ac143b"
-    "linux_arm64"   = "sha256:2e12d79d407a0fecb9ea9f908b30bbbe7ca9544e99e4fd43f9c216e537ac143b"
-    "windows_amd64" = "sha256:2e12d79d407a0fecb9ea9f908b30bbbe7ca9544e99e4fd43f9c216e537ac143b"
+    "darwin_amd64"  = "sha256:3fa4ecadda607623d33af759cb0abcc76d66243fcd104146f4423fb23c439aba"
+    "darwin_arm64"  = "sha256:3fa4ecadda607623d33af759cb0abcc76d66243fcd104146f4423fb23c439aba"
+    "linux_amd64"   = "sha256:3fa4ecadda607623d33af759cb0abcc76d66243fcd104146f4423fb23c439aba"
+    "linux_arm64"   = "sha256:3fa4ecadda607623d33af759cb0abcc76d66243fcd104146f4423fb23c439aba"
+    "windows_amd64" = "sha256:3fa4ecadda607623d33af759cb0abcc76d66243fcd104146f4423fb23c439aba"
   }
   envelope = {
     env   = ["HOME", "XDG_DATA_HOME"]
@@ -338,13 +338,13 @@ provider "memory" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T04:04:50Z"
+  resolved_at = "2026-12-03T08:37:35Z"
   checksums = {
-    "darwin_amd64"  = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
-    "darwin_arm64"  = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
-    "linux_amd64"   = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
-    "linux_arm64"   = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
-    "windows_amd64" = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
+    "darwin_amd64"  = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
+    "darwin_arm64"  = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
+    "linux_amd64"   = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
+    "linux_arm64"   = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
+    "windows_amd64" = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
   }
   envelope = {
     env   = []
@@ -374,13 +374,13 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T05:26:56Z"
+  resolved_at = "2026-12-03T08:37:35Z"
   checksums = {
-    "darwin_amd64"  = "sha256:d79d5b788c732689452d924989254551493b00760ea0a7a1d74d0861c7e54548"
-    "darwin_arm64"  = "sha256:d79d5b788c732689452d924989254551493b00760ea0a7a1d74d0861c7e54548"
-    "linux_amd64"   = "sha256:d79d5b788c732689452d924989254551493b00760ea0a7a1d74d0861c7e54548"
-    "linux_arm64"   = "sha256:d79d5b788c732689452d924989254551493b00760ea0a7a1d74d0861c7e54548"
-    "windows_amd64" = "sha256:d79d5b788c732689452d924989254551493b00760ea0a7a1d74d0861c7e54548"
+    "darwin_amd64"  = "sha256:e8500df3c9aa35d479f8cad1fb4c5c86476087adcc176e1676de71dd1222aae1"
+    "darwin_arm64"  = "sha256:e8500df3c9aa35d479f8cad1fb4c5c86476087adcc176e1676de71dd1222aae1"
+    "linux_amd64"   = "sha256:e8500df3c9aa35d479f8cad1fb4c5c86476087adcc176e1676de71dd1222aae1"
+    "linux_arm64"   = "sha256:e8500df3c9aa35d479f8cad1fb4c5c86476087adcc176e1676de71dd1222aae1"
+    "windows_amd64" = "sha256:e8500df3c9aa35d479f8cad1fb4c5c86476087adcc176e1676de71dd1222aae1"
   }
   envelope = {
     env   = []
@@ -415,13 +415,13 @@ provider "search" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:04:42Z"
+  resolved_at = "2026-12-03T08:37:35Z"
   checksums = {
-    "darwin_amd64"  = "sha256:1d5e94388fcdc5baef1b85b6a960b8502b11779899250049b94621a14ab96272"
-    "darwin_arm64"  = "sha256:1d5e94388fcdc5baef1b85b6a960b8502b11779899250049b94621a14ab96272"
-    "linux_amd64"   = "sha256:1d5e94388fcdc5baef1b85b6a960b8502b11779899250049b94621a14ab96272"
-    "linux_arm64"   = "sha256:1d5e94388fcdc5baef1b85b6a960b8502b11779899250049b94621a14ab96272"
-    "windows_amd64" = "sha256:1d5e94388fcdc5baef1b85b6a960b8502b11779899250049b94621a14ab96272"
+    "darwin_amd64"  = "sha256:20dc5aa8520266656f8e40ed054a55b3ea6d41751e3b9fe0e9c62791211d7596"
+    "darwin_arm64"  = "sha256:20dc5aa8520266656f8e40ed054a55b3ea6d41751e3b9fe0e9c62791211d7596"
+    "linux_amd64"   = "sha256:20dc5aa8520266656f8e40ed054a55b3ea6d41751e3b9fe0e9c62791211d7596"
+    "linux_arm64"   = "sha256:20dc5aa8520266656f8e40ed054a55b3ea6d41751e3b9fe0e9c62791211d7596"
+    "windows_amd64" = "sha256:20dc5aa8520266656f8e40ed054a55b3ea6d41751e3b9fe0e9c62791211d7596"
   }
   envelope = {
     env   = []
@@ -493,13 +493,13 @@ provider "sh" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T04:04:50Z"
+  resolved_at = "2026-12-03T08:37:35Z"
   checksums = {
-    "darwin_amd64"  = "sha256:ee159aa705ebbf997ca0f623ffb9c2e5dc2fc88b2e2f418d7eb91133c7293cbf"
-    "darwin_arm64"  = "sha256:ee159aa705ebbf997ca0f623ffb9c2e5dc2fc88b2e2f418d7eb91133c7293cbf"
-    "linux_amd64"   = "sha256:ee159aa705ebbf997ca0f623ffb9c2e5dc2fc88b2e2f418d7eb91133c7293cbf"
-    "linux_arm64"   = "sha256:ee159aa705ebbf997ca0f623ffb9c2e5dc2fc88b2e2f418d7eb91133c7293cbf"
-    "windows_amd64" = "sha256:ee159aa705ebbf997ca0f623ffb9c2e5dc2fc88b2e2f418d7eb91133c7293cbf"
+    "darwin_amd64"  = "sha256:f4c5e2e9e199acdd6e5320a1060bcd857f82b7860b17a1cf38e771c102945be6"
+    "darwin_arm64"  = "sha256:f4c5e2e9e199acdd6e5320a1060bcd857f82b7860b17a1cf38e771c102945be6"
+    "linux_amd64"   = "sha256:f4c5e2e9e199acdd6e5320a1060bcd857f82b7860b17a1cf38e771c102945be6"
+    "linux_arm64"   = "sha256:f4c5e2e9e199acdd6e5320a1060bcd857f82b7860b17a1cf38e771c102945be6"
+    "windows_amd64" = "sha256:f4c5e2e9e199acdd6e5320a1060bcd857f82b7860b17a1cf38e771c102945be6"
   }
   envelope = {
     env   = []
@@ -531,13 +531,13 @@ provider "tasks" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T04:04:50Z"
+  resolved_at = "2026-12-03T08:37:35Z"
   checksums = {
-    "darwin_amd64"  = "sha256:17e9ba1f331edc71d3b860f9b67bd7a75330575c3ce73ace870860f77ca2f9a0"
-    "darwin_arm64"  = "sha256:17e9ba1f331edc71d3b860f9b67bd7a75330575c3ce73ace870860f77ca2f9a0"
-    "linux_amd64"   = "sha256:17e9ba1f331edc71d3b860f9b67bd7a75330575c3ce73ace870860f77ca2f9a0"
-    "linux_arm64"   = "sha256:17e9ba1f331edc71d3b860f9b67bd7a75330575c3ce73ace870860f77ca2f9a0"
-    "windows_amd64" = "sha256:17e9ba1f331edc71d3b860f9b67bd7a75330575c3ce73ace870860f77ca2f9a0"
+    "darwin_amd64"  = "sha256:75469bd670869cdb5f58abcb2aafb63c551418aa04704affc89d4b439099513d"
+    "darwin_arm64"  = "sha256:75469bd670869cdb5f58abcb2aafb63c551418aa04704affc89d4b439099513d"
+    "linux_amd64"   = "sha256:75469bd670869cdb5f58abcb2aafb63c551418aa04704affc89d4b439099513d"
+    "linux_arm64"   = "sha256:75469bd670869cdb5f58abcb2aafb63c551418aa04704affc89d4b439099513d"
+    "windows_amd64" = "sha256:75469bd670869cdb5f58abcb2aafb63c551418aa04704affc89d4b439099513d"
   }
   envelope = {
     env   = []

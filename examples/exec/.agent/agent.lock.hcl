@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T04:04:55Z"
+  resolved_at = "2026-12-03T08:37:40Z"
   checksums = {
-    "darwin_amd64"  = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
-    "darwin_arm64"  = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
-    "linux_amd64"   = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
-    "linux_arm64"   = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
-    "windows_amd64" = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
+    "darwin_amd64"  = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
+    "darwin_arm64"  = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
+    "linux_amd64"   = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
+    "linux_arm64"   = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
+    "windows_amd64" = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:04:43Z"
+  resolved_at = "2026-12-03T08:37:40Z"
   checksums = {
-    "darwin_amd64"  = "sha256:1d5e94388fcdc5baef1b85b6a960b8502b11779899250049b94621a14ab96272"
-    "darwin_arm64"  = "sha256:1d5e94388fcdc5baef1b85b6a960b8502b11779899250049b94621a14ab96272"
-    "linux_amd64"   = "sha256:1d5e94388fcdc5baef1b85b6a960b8502b11779899250049b94621a14ab96272"
-    "linux_arm64"   = "sha256:1d5e94388fcdc5baef1b85b6a960b8502b11779899250049b94621a14ab96272"
-    "windows_amd64" = "sha256:1d5e94388fcdc5baef1b85b6a960b8502b11779899250049b94621a14ab96272"
+    "darwin_amd64"  = "sha256:20dc5aa8520266656f8e40ed054a55b3ea6d41751e3b9fe0e9c62791211d7596"
+    "darwin_arm64"  = "sha256:20dc5aa8520266656f8e40ed054a55b3ea6d41751e3b9fe0e9c62791211d7596"
+    "linux_amd64"   = "sha256:20dc5aa8520266656f8e40ed054a55b3ea6d41751e3b9fe0e9c62791211d7596"
+    "linux_arm64"   = "sha256:20dc5aa8520266656f8e40ed054a55b3ea6d41751e3b9fe0e9c62791211d7596"
+    "windows_amd64" = "sha256:20dc5aa8520266656f8e40ed054a55b3ea6d41751e3b9fe0e9c62791211d7596"
   }
   envelope = {
     env   = []

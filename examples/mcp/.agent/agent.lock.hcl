@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "files" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T04:04:57Z"
+  resolved_at = "2026-12-03T08:37:40Z"
   checksums = {
-    "darwin_amd64"  = "sha256:8120a1ed2540e01cfd4b3060e087cea6b83dd32f28d6ff0c906f0ca471e3c328"
-    "darwin_arm64"  = "sha256:8120a1ed2540e01cfd4b3060e087cea6b83dd32f28d6ff0c906f0ca471e3c328"
-    "linux_amd64"   = "sha256:8120a1ed2540e01cfd4b3060e087cea6b83dd32f28d6ff0c906f0ca471e3c328"
-    "linux_arm64"   = "sha256:8120a1ed2540e01cfd4b3060e087cea6b83dd32f28d6ff0c906f0ca471e3c328"
-    "windows_amd64" = "sha256:8120a1ed2540e01cfd4b3060e087cea6b83dd32f28d6ff0c906f0ca471e3c328"
+    "darwin_amd64"  = "sha256:0ef6416497f41793cab3127894d4975e27cff74f1e4940608684b47011d5e0a4"
+    "darwin_arm64"  = "sha256:0ef6416497f41793cab3127894d4975e27cff74f1e4940608684b47011d5e0a4"
+    "linux_amd64"   = "sha256:0ef6416497f41793cab3127894d4975e27cff74f1e4940608684b47011d5e0a4"
+    "linux_arm64"   = "sha256:0ef6416497f41793cab3127894d4975e27cff74f1e4940608684b47011d5e0a4"
+    "windows_amd64" = "sha256:0ef6416497f41793cab3127894d4975e27cff74f1e4940608684b47011d5e0a4"
   }
   envelope = {
     env   = []
@@ -135,13 +135,13 @@ provider "files" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T04:04:57Z"
+  resolved_at = "2026-12-03T08:37:40Z"
   checksums = {
-    "darwin_amd64"  = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
-    "darwin_arm64"  = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
-    "linux_amd64"   = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
-    "linux_arm64"   = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
-    "windows_amd64" = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
+    "darwin_amd64"  = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
+    "darwin_arm64"  = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
+    "linux_amd64"   = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
+    "linux_arm64"   = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
+    "windows_amd64" = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T05:26:58Z"
+  resolved_at = "2026-12-03T08:37:42Z"
   checksums = {
-    "darwin_amd64"  = "sha256:881eea0c8cd7e04d6a7dc1b57bc7c18889b86e1ae9a7af6b1bd0d026581da75b"
-    "darwin_arm64"  = "sha256:881eea0c8cd7e04d6a7dc1b57bc7c18889b86e1ae9a7af6b1bd0d026581da75b"
-    "linux_amd64"   = "sha256:881eea0c8cd7e04d6a7dc1b57bc7c18889b86e1ae9a7af6b1bd0d026581da75b"
-    "linux_arm64"   = "sha256:881eea0c8cd7e04d6a7dc1b57bc7c18889b86e1ae9a7af6b1bd0d026581da75b"
-    "windows_amd64" = "sha256:881eea0c8cd7e04d6a7dc1b57bc7c18889b86e1ae9a7af6b1bd0d026581da75b"
+    "darwin_amd64"  = "sha256:bb022844d65d8a2b585a8929adb47f8038fc342760c5af7fb43855d757584cee"
+    "darwin_arm64"  = "sha256:bb022844d65d8a2b585a8929adb47f8038fc342760c5af7fb43855d757584cee"
+    "linux_amd64"   = "sha256:bb022844d65d8a2b585a8929adb47f8038fc342760c5af7fb43855d757584cee"
+    "linux_arm64"   = "sha256:bb022844d65d8a2b585a8929adb47f8038fc342760c5af7fb43855d757584cee"
+    "windows_amd64" = "sha256:bb022844d65d8a2b585a8929adb47f8038fc342760c5af7fb43855d757584cee"
   }
   envelope = {
     env   = []
@@ -57,13 +57,13 @@ provider "fs" {
 provider "local" {
   source      = "builtin/openai"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T04:04:59Z"
+  resolved_at = "2026-12-03T08:37:42Z"
   checksums = {
-    "darwin_amd64"  = "sha256:339c31035d383b4ee2b7276f595744e5d48e951647754b04b434e09f99543e0d"
-    "darwin_arm64"  = "sha256:339c31035d383b4ee2b7276f595744e5d48e951647754b04b434e09f99543e0d"
-    "linux_amd64"   = "sha256:339c31035d383b4ee2b7276f595744e5d48e951647754b04b434e09f99543e0d"
-    "linux_arm64"   = "sha256:339c31035d383b4ee2b7276f595744e5d48e951647754b04b434e09f99543e0d"
-    "windows_amd64" = "sha256:339c31035d383b4ee2b7276f595744e5d48e951647754b04b434e09f99543e0d"
+    "darwin_amd64"  = "sha256:f4be100b9206385d4b4058383fc0497eb29e73e78fee434d70b2b712d035fd34"
+    "darwin_arm64"  = "sha256:f4be100b9206385d4b4058383fc0497eb29e73e78fee434d70b2b712d035fd34"
+    "linux_amd64"   = "sha256:f4be100b9206385d4b4058383fc0497eb29e73e78fee434d70b2b712d035fd34"
+    "linux_arm64"   = "sha256:f4be100b9206385d4b4058383fc0497eb29e73e78fee434d70b2b712d035fd34"
+    "windows_amd64" = "sha256:f4be100b9206385d4b4058383fc0497eb29e73e78fee434d70b2b712d035fd34"
   }
   envelope = {
     env   = []

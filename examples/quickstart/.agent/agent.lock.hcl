@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T05:26:58Z"
+  resolved_at = "2026-12-03T08:37:43Z"
   checksums = {
-    "darwin_amd64"  = "sha256:881eea0c8cd7e04d6a7dc1b57bc7c18889b86e1ae9a7af6b1bd0d026581da75b"
-    "darwin_arm64"  = "sha256:881eea0c8cd7e04d6a7dc1b57bc7c18889b86e1ae9a7af6b1bd0d026581da75b"
-    "linux_amd64"   = "sha256:881eea0c8cd7e04d6a7dc1b57bc7c18889b86e1ae9a7af6b1bd0d026581da75b"
-    "linux_arm64"   = "sha256:881eea0c8cd7e04d6a7dc1b57bc7c18889b86e1ae9a7af6b1bd0d026581da75b"
-    "windows_amd64" = "sha256:881eea0c8cd7e04d6a7dc1b57bc7c18889b86e1ae9a7af6b1bd0d026581da75b"
+    "darwin_amd64"  = "sha256:bb022844d65d8a2b585a8929adb47f8038fc342760c5af7fb43855d757584cee"
+    "darwin_arm64"  = "sha256:bb022844d65d8a2b585a8929adb47f8038fc342760c5af7fb43855d757584cee"
+    "linux_amd64"   = "sha256:bb022844d65d8a2b585a8929adb47f8038fc342760c5af7fb43855d757584cee"
+    "linux_arm64"   = "sha256:bb022844d65d8a2b585a8929adb47f8038fc342760c5af7fb43855d757584cee"
+    "windows_amd64" = "sha256:bb022844d65d8a2b585a8929adb47f8038fc342760c5af7fb43855d757584cee"
   }
   envelope = {
     env   = []
@@ -57,13 +57,13 @@ provider "fs" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T04:05:00Z"
+  resolved_at = "2026-12-03T08:37:43Z"
   checksums = {
-    "darwin_amd64"  = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
-    "darwin_arm64"  = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
-    "linux_amd64"   = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
-    "linux_arm64"   = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
-    "windows_amd64" = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
+    "darwin_amd64"  = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
+    "darwin_arm64"  = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
+    "linux_amd64"   = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
+    "linux_arm64"   = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
+    "windows_amd64" = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
   }
   envelope = {
     env   = []

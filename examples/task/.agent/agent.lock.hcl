@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T04:05:03Z"
+  resolved_at = "2026-12-03T08:37:43Z"
   checksums = {
-    "darwin_amd64"  = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
-    "darwin_arm64"  = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
-    "linux_amd64"   = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
-    "linux_arm64"   = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
-    "windows_amd64" = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
+    "darwin_amd64"  = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
+    "darwin_arm64"  = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
+    "linux_amd64"   = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
+    "linux_arm64"   = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
+    "windows_amd64" = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T04:05:03Z"
+  resolved_at = "2026-12-03T08:37:43Z"
   checksums = {
-    "darwin_amd64"  = "sha256:ee159aa705ebbf997ca0f623ffb9c2e5dc2fc88b2e2f418d7eb91133c7293cbf"
-    "darwin_arm64"  = "sha256:ee159aa705ebbf997ca0f623ffb9c2e5dc2fc88b2e2f418d7eb91133c7293cbf"
-    "linux_amd64"   = "sha256:ee159aa705ebbf997ca0f623ffb9c2e5dc2fc88b2e2f418d7eb91133c7293cbf"
-    "linux_arm64"   = "sha256:ee159aa705ebbf997ca0f623ffb9c2e5dc2fc88b2e2f418d7eb91133c7293cbf"
-    "windows_amd64" = "sha256:ee159aa705ebbf997ca0f623ffb9c2e5dc2fc88b2e2f418d7eb91133c7293cbf"
+    "darwin_amd64"  = "sha256:f4c5e2e9e199acdd6e5320a1060bcd857f82b7860b17a1cf38e771c102945be6"
+    "darwin_arm64"  = "sha256:f4c5e2e9e199acdd6e5320a1060bcd857f82b7860b17a1cf38e771c102945be6"
+    "linux_amd64"   = "sha256:f4c5e2e9e199acdd6e5320a1060bcd857f82b7860b17a1cf38e771c102945be6"
+    "linux_arm64"   = "sha256:f4c5e2e9e199acdd6e5320a1060bcd857f82b7860b17a1cf38e771c102945be6"
+    "windows_amd64" = "sha256:f4c5e2e9e199acdd6e5320a1060bcd857f82b7860b17a1cf38e771c102945be6"
   }
   envelope = {
     env   = []

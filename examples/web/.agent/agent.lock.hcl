@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T04:05:05Z"
+  resolved_at = "2026-12-03T08:37:44Z"
   checksums = {
-    "darwin_amd64"  = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
-    "darwin_arm64"  = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
-    "linux_amd64"   = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
-    "linux_arm64"   = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
-    "windows_amd64" = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
+    "darwin_amd64"  = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
+    "darwin_arm64"  = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
+    "linux_amd64"   = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
+    "linux_arm64"   = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
+    "windows_amd64" = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T04:05:05Z"
+  resolved_at = "2026-12-03T08:37:44Z"
   checksums = {
-    "darwin_amd64"  = "sha256:17e9ba1f331edc71d3b860f9b67bd7a75330575c3ce73ace870860f77ca2f9a0"
-    "darwin_arm64"  = "sha256:17e9ba1f331edc71d3b860f9b67bd7a75330575c3ce73ace870860f77ca2f9a0"
-    "linux_amd64"   = "sha256:17e9ba1f331edc71d3b860f9b67bd7a75330575c3ce73ace870860f77ca2f9a0"
-    "linux_arm64"   = "sha256:17e9ba1f331edc71d3b860f9b67bd7a75330575c3ce73ace870860f77ca2f9a0"
-    "windows_amd64" = "sha256:17e9ba1f331edc71d3b860f9b67bd7a75330575c3ce73ace870860f77ca2f9a0"
+    "darwin_amd64"  = "sha256:75469bd670869cdb5f58abcb2aafb63c551418aa04704affc89d4b439099513d"
+    "darwin_arm64"  = "sha256:75469bd670869cdb5f58abcb2aafb63c551418aa04704affc89d4b439099513d"
+    "linux_amd64"   = "sha256:75469bd670869cdb5f58abcb2aafb63c551418aa04704affc89d4b439099513d"
+    "linux_arm64"   = "sha256:75469bd670869cdb5f58abcb2aafb63c551418aa04704affc89d4b439099513d"
+    "windows_amd64" = "sha256:75469bd670869cdb5f58abcb2aafb63c551418aa04704affc89d4b439099513d"
   }
   envelope = {
     env   = []
