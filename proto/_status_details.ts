@@ -6,7 +6,7 @@
  * @module
  */
 import { BinaryReader, BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
-import type { StatusDetail } from "./grpc_status.ts";
+import { Code, GrpcStatusError, type StatusDetail } from "./grpc_status.ts";
 
 /** The trailer key every gRPC implementation reads status details from. */
 export const STATUS_DETAILS_KEY = "grpc-status-details-bin";
@@ -85,4 +85,28 @@ function decodeAny(bytes: Uint8Array): StatusDetail {
     else any.skip(t);
   }
   return { typeUrl, value };
+}
+
+/**
+ * A thrown value as a status error: itself when it is one, a grpc-js
+ * style `{ code, details }` object with its code (`UNKNOWN` as
+ * `INTERNAL`), anything else as `INTERNAL` with its message. Both
+ * transports map a handler's failure through this.
+ *
+ * @param err The thrown value.
+ * @returns The status error.
+ */
+export function toStatusError(err: unknown): GrpcStatusError {
+  if (err instanceof GrpcStatusError) return err;
+  if (
+    err && typeof err === "object" && "code" in err &&
+    typeof err.code === "number" && "details" in err
+  ) {
+    const code = err.code === Code.UNKNOWN ? Code.INTERNAL : err.code;
+    return new GrpcStatusError(code as Code, String(err.details));
+  }
+  return new GrpcStatusError(
+    Code.INTERNAL,
+    err instanceof Error ? err.message : String(err),
+  );
 }

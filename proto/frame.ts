@@ -36,7 +36,11 @@ import {
   toBinary,
 } from "@bufbuild/protobuf";
 import { Code, GrpcStatusError } from "./grpc_status.ts";
-import { decodeStatus, encodeStatusDetails } from "./_status_details.ts";
+import {
+  decodeStatus,
+  encodeStatusDetails,
+  toStatusError,
+} from "./_status_details.ts";
 import {
   CALL_WINDOW_BYTES,
   FrameReader,
@@ -165,26 +169,14 @@ function metadataHeaders(md: CallMetadata | undefined): Record<string, string> {
   return out;
 }
 
-/** Maps a thrown value to a status (never `UNKNOWN`), as grpc_adapter does. */
+/** Maps a thrown value to a status, `UNKNOWN` as `INTERNAL`. */
 function statusOf(err: unknown): GrpcStatusError {
-  if (err instanceof GrpcStatusError) {
-    return err.code === Code.UNKNOWN
-      ? new GrpcStatusError(Code.INTERNAL, err.message, {
-        details: err.details,
-      })
-      : err;
-  }
-  if (
-    err && typeof err === "object" && "code" in err &&
-    typeof err.code === "number" && "details" in err
-  ) {
-    const code = err.code === Code.UNKNOWN ? Code.INTERNAL : err.code;
-    return new GrpcStatusError(code as Code, String(err.details));
-  }
-  return new GrpcStatusError(
-    Code.INTERNAL,
-    err instanceof Error ? err.message : String(err),
-  );
+  const status = toStatusError(err);
+  return status.code === Code.UNKNOWN
+    ? new GrpcStatusError(Code.INTERNAL, status.message, {
+      details: status.details,
+    })
+    : status;
 }
 
 /**

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "echo" {
   source      = "builtin/echo"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:37:33Z"
+  resolved_at = "2026-12-03T08:37:51Z"
   checksums = {
-    "darwin_amd64"  = "sha256:5f4275cc800373c568d0f9e4c1f1348d1dabb9febea7ea005ef488e232af417f"
-    "darwin_arm64"  = "sha256:5f4275cc800373c568d0f9e4c1f1348d1dabb9febea7ea005ef488e232af417f"
-    "linux_amd64"   = "sha256:5f4275cc800373c568d0f9e4c1f1348d1dabb9febea7ea005ef488e232af417f"
-    "linux_arm64"   = "sha256:5f4275cc800373c568d0f9e4c1f1348d1dabb9febea7ea005ef488e232af417f"
-    "windows_amd64" = "sha256:5f4275cc800373c568d0f9e4c1f1348d1dabb9febea7ea005ef488e232af417f"
+    "darwin_amd64"  = "sha256:04a4023355a29b21bf95195e0fb0c7dd672b055f29063060322bc45bbc59b49f"
+    "darwin_arm64"  = "sha256:04a4023355a29b21bf95195e0fb0c7dd672b055f29063060322bc45bbc59b49f"
+    "linux_amd64"   = "sha256:04a4023355a29b21bf95195e0fb0c7dd672b055f29063060322bc45bbc59b49f"
+    "linux_arm64"   = "sha256:04a4023355a29b21bf95195e0fb0c7dd672b055f29063060322bc45bbc59b49f"
+    "windows_amd64" = "sha256:04a4023355a29b21bf95195e0fb0c7dd672b055f29063060322bc45bbc59b49f"
   }
   envelope = {
     env   = []
@@ -36,13 +36,13 @@ provider "echo" {
 provider "notes" {
   source      = "./plugins/notes"
   version     = "0.2.0"
-  resolved_at = "2026-12-03T08:37:33Z"
+  resolved_at = "2026-12-03T08:37:51Z"
   checksums = {
-    "darwin_amd64"  = "sha256:69e63c3ecbaa683e06ea2aaae91185ba24d69b3ff04f05fd81a408b8db51b5ff"
-    "darwin_arm64"  = "sha256:69e63c3ecbaa683e06ea2aaae91185ba24d69b3ff04f05fd81a408b8db51b5ff"
-    "linux_amd64"   = "sha256:69e63c3ecbaa683e06ea2aaae91185ba24d69b3ff04f05fd81a408b8db51b5ff"
-    "linux_arm64"   = "sha256:69e63c3ecbaa683e06ea2aaae91185ba24d69b3ff04f05fd81a408b8db51b5ff"
-    "windows_amd64" = "sha256:69e63c3ecbaa683e06ea2aaae91185ba24d69b3ff04f05fd81a408b8db51b5ff"
+    "darwin_amd64"  = "sha256:0cb7da6d6b8ecbf3b564b18146810b9741a5189253c12a70630df23c9869c064"
+    "darwin_arm64"  = "sha256:0cb7da6d6b8ecbf3b564b18146810b9741a5189253c12a70630df23c9869c064"
+    "linux_amd64"   = "sha256:0cb7da6d6b8ecbf3b564b18146810b9741a5189253c12a70630df23c9869c064"
+    "linux_arm64"   = "sha256:0cb7da6d6b8ecbf3b564b18146810b9741a5189253c12a70630df23c9869c064"
+    "windows_amd64" = "sha256:0cb7da6d6b8ecbf3b564b18146810b9741a5189253c12a70630df23c9869c064"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "claude" {
   source      = "builtin/anthropic"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:37:33Z"
+  resolved_at = "2026-12-03T08:37:52Z"
   checksums = {
-    "darwin_amd64"  = "sha256:955684253ebb8c629b8e5b6de5f4e4ee1f79bbac48b22d712467e25d9ce04179"
-    "darwin_arm64"  = "sha256:955684253ebb8c629b8e5b6de5f4e4ee1f79bbac48b22d712467e25d9ce04179"
-    "linux_amd64"   = "sha256:955684253ebb8c629b8e5b6de5f4e4ee1f79bbac48b22d712467e25d9ce04179"
-    "linux_arm64"   = "sha256:955684253ebb8c629b8e5b6de5f4e4ee1f79bbac48b22d712467e25d9ce04179"
-    "windows_amd64" = "sha256:955684253ebb8c629b8e5b6de5f4e4ee1f79bbac48b22d712467e25d9ce04179"
+    "darwin_amd64"  = "sha256:2c5f8008077926faddb4c9fc2b1d5f7bcc9c08cfe961ab69e4aadc1bf4040051"
+    "darwin_arm64"  = "sha256:2c5f8008077926faddb4c9fc2b1d5f7bcc9c08cfe961ab69e4aadc1bf4040051"
+    "linux_amd64"   = "sha256:2c5f8008077926faddb4c9fc2b1d5f7bcc9c08cfe961ab69e4aadc1bf4040051"
+    "linux_arm64"   = "sha256:2c5f8008077926faddb4c9fc2b1d5f7bcc9c08cfe961ab69e4aadc1bf4040051"
+    "windows_amd64" = "sha256:2c5f8008077926faddb4c9fc2b1d5f7bcc9c08cfe961ab69e4aadc1bf4040051"
   }
   envelope = {
     env   = []
@@ -59,13 +59,13 @@ provider "claude" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:37:33Z"
+  resolved_at = "2026-12-03T08:37:52Z"
   checksums = {
-    "darwin_amd64"  = "sha256:bb022844d65d8a2b585a8929adb47f8038fc342760c5af7fb43855d757584cee"
-    "darwin_arm64"  = "sha256:bb022844d65d8a2b585a8929adb47f8038fc342760c5af7fb43855d757584cee"
-    "linux_amd64"   = "sha256:bb022844d65d8a2b585a8929adb47f8038fc342760c5af7fb43855d757584cee"
-    "linux_arm64"   = "sha256:bb022844d65d8a2b585a8929adb47f8038fc342760c5af7fb43855d757584cee"
-    "windows_amd64" = "sha256:bb022844d65d8a2b585a8929adb47f8038fc342760c5af7fb43855d757584cee"
+    "darwin_amd64"  = "sha256:835e53938112016f3ea1eccaee59612f184de45402092fe4413d5d9cd9377a11"
+    "darwin_arm64"  = "sha256:835e53938112016f3ea1eccaee59612f184de45402092fe4413d5d9cd9377a11"
+    "linux_amd64"   = "sha256:835e53938112016f3ea1eccaee59612f184de45402092fe4413d5d9cd9377a11"
+    "linux_arm64"   = "sha256:835e53938112016f3ea1eccaee59612f184de45402092fe4413d5d9cd9377a11"
+    "windows_amd64" = "sha256:835e53938112016f3ea1eccaee59612f184de45402092fe4413d5d9cd9377a11"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "ask" {
   source      = "builtin/user"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:37:35Z"
+  resolved_at = "2026-12-03T08:37:54Z"
   checksums = {
-    "darwin_amd64"  = "sha256:4d74adc931a06da50d366aaace2fc1676eb24de95d6341d42edf690c41833286"
-    "darwin_arm64"  = "sha256:4d74adc931a06da50d366aaace2fc1676eb24de95d6341d42edf690c41833286"
-    "linux_amd64"   = "sha256:4d74adc931a06da50d366aaace2fc1676eb24de95d6341d42edf690c41833286"
-    "linux_arm64"   = "sha256:4d74adc931a06da50d366aaace2fc1676eb24de95d6341d42edf690c41833286"
-    "windows_amd64" = "sha256:4d74adc931a06da50d366aaace2fc1676eb24de95d6341d42edf690c41833286"
+    "darwin_amd64"  = "sha256:2fa1aa60e4584707a611c16e28839f0c6fea3ec38b68e1c3eabaecbc4f83e6ce"
+    "darwin_arm64"  = "sha256:2fa1aa60e4584707a611c16e28839f0c6fea3ec38b68e1c3eabaecbc4f83e6ce"
+    "linux_amd64"   = "sha256:2fa1aa60e4584707a611c16e28839f0c6fea3ec38b68e1c3eabaecbc4f83e6ce"
+    "linux_arm64"   = "sha256:2fa1aa60e4584707a611c16e28839f0c6fea3ec38b68e1c3eabaecbc4f83e6ce"
+    "windows_amd64" = "sha256:2fa1aa60e4584707a611c16e28839f0c6fea3ec38b68e1c3eabaecbc4f83e6ce"
   }
   envelope = {
     env   = []
@@ -34,13 +34,13 @@ provider "ask" {
 provider "docs" {
   source      = "builtin/agents-md"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:37:35Z"
+  resolved_at = "2026-12-03T08:37:54Z"
   checksums = {
-    "darwin_amd64"  = "sha256:21c14bc644127c6199dd31dcd70f301dbf0565f615e68067bcde701eb9cdd864"
-    "darwin_arm64"  = "sha256:21c14bc644127c6199dd31dcd70f301dbf0565f615e68067bcde701eb9cdd864"
-    "linux_amd64"   = "sha256:21c14bc644127c6199dd31dcd70f301dbf0565f615e68067bcde701eb9cdd864"
-    "linux_arm64"   = "sha256:21c14bc644127c6199dd31dcd70f301dbf0565f615e68067bcde701eb9cdd864"
-    "windows_amd64" = "sha256:21c14bc644127c6199dd31dcd70f301dbf0565f615e68067bcde701eb9cdd864"
+    "darwin_amd64"  = "sha256:6a141d446abdc5b97dc15b69ff1388fd6d865e5326b9d083a9e79fd086ba9504"
+    "darwin_arm64"  = "sha256:6a141d446abdc5b97dc15b69ff1388fd6d865e5326b9d083a9e79fd086ba9504"
+    "linux_amd64"   = "sha256:6a141d446abdc5b97dc15b69ff1388fd6d865e5326b9d083a9e79fd086ba9504"
+    "linux_arm64"   = "sha256:6a141d446abdc5b97dc15b69ff1388fd6d865e5326b9d083a9e79fd086ba9504"
+    "windows_amd64" = "sha256:6a141d446abdc5b97dc15b69ff1388fd6d865e5326b9d083a9e79fd086ba9504"
   }
   envelope = {
     env   = []
@@ -79,13 +79,13 @@ provider "docs" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:37:35Z"
+  resolved_at = "2026-12-03T08:37:54Z"
   checksums = {
-    "darwin_amd64"  = "sha256:bb022844d65d8a2b585a8929adb47f8038fc342760c5af7fb43855d757584cee"
-    "darwin_arm64"  = "sha256:bb022844d65d8a2b585a8929adb47f8038fc342760c5af7fb43855d757584cee"
-    "linux_amd64"   = "sha256:bb022844d65d8a2b585a8929adb47f8038fc342760c5af7fb43855d757584cee"
-    "linux_arm64"   = "sha256:bb022844d65d8a2b585a8929adb47f8038fc342760c5af7fb43855d757584cee"
-    "windows_amd64" = "sha256:bb022844d65d8a2b585a8929adb47f8038fc342760c5af7fb43855d757584cee"
+    "darwin_amd64"  = "sha256:835e53938112016f3ea1eccaee59612f184de45402092fe4413d5d9cd9377a11"
+    "darwin_arm64"  = "sha256:835e53938112016f3ea1eccaee59612f184de45402092fe4413d5d9cd9377a11"
+    "linux_amd64"   = "sha256:835e53938112016f3ea1eccaee59612f184de45402092fe4413d5d9cd9377a11"
+    "linux_arm64"   = "sha256:835e53938112016f3ea1eccaee59612f184de45402092fe4413d5d9cd9377a11"
+    "windows_amd64" = "sha256:835e53938112016f3ea1eccaee59612f184de45402092fe4413d5d9cd9377a11"
   }
   envelope = {
     env   = []
@@ -130,13 +130,13 @@ provider "fs" {
 provider "graph" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:37:35Z"
+  resolved_at = "2026-12-03T08:37:54Z"
   checksums = {
-    "darwin_amd64"  = "sha256:0ef6416497f41793cab3127894d4975e27cff74f1e4940608684b47011d5e0a4"
-    "darwin_arm64"  = "sha256:0ef6416497f41793cab3127894d4975e27cff74f1e4940608684b47011d5e0a4"
-    "linux_amd64"   = "sha256:0ef6416497f41793cab3127894d4975e27cff74f1e4940608684b47011d5e0a4"
-    "linux_arm64"   = "sha256:0ef6416497f41793cab3127894d4975e27cff74f1e4940608684b47011d5e0a4"
-    "windows_amd64" = "sha256:0ef6416497f41793cab3127894d4975e27cff74f1e4940608684b47011d5e0a4"
+    "darwin_amd64"  = "sha256:939e54cfbd838ccd8ed8ef1ebf5247d560208d186d8393a83ee35f02005e5520"
+    "darwin_arm64"  = "sha256:939e54cfbd838ccd8ed8ef1ebf5247d560208d186d8393a83ee35f02005e5520"
+    "linux_amd64"   = "sha256:939e54cfbd838ccd8ed8ef1ebf5247d560208d186d8393a83ee35f02005e5520"
+    "linux_arm64"   = "sha256:939e54cfbd838ccd8ed8ef1ebf5247d560208d186d8393a83ee35f02005e5520"
+    "windows_amd64" = "sha256:939e54cfbd838ccd8ed8ef1ebf5247d560208d186d8393a83ee35f02005e5520"
   }
   envelope = {
     env   = []
@@ -259,13 +259,13 @@ provider "graph" {
 provider "memory" {
   source      = "builtin/memory"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:37:35Z"
+  resolved_at = "2026-12-03T08:37:54Z"
   checksums = {
-    "darwin_amd64"  = "sha256:3fa4ecadda607623d33af759cb0abcc76d66243fcd104146f4423fb23c439aba"
-    "darwin_arm64"  = "sha256:3fa4ecadda607623d33af759cb0abcc76d66243fcd104146f4423fb23c439aba"
-    "linux_amd64"   = "sha256:3fa4ecadda607623d33af759cb0abcc76d66243fcd104146f4423fb23c439aba"
-    "linux_arm64"   = "sha256:3fa4ecadda607623d33af759cb0abcc76d66243fcd104146f4423fb23c439aba"
-    "windows_amd64" = "sha256:3fa4ecadda607623d33af759cb0abcc76d66243fcd104146f4423fb23c439aba"
+    "darwin_amd64"  = "sha256:f9ffcd0c0f0fc88f8622e4e06e74cd0e86b037d329ea6846c4ffa37c6be27a46"
+    "darwin_arm64"  = "sha256:f9ffcd0c0f0fc88f8622e4e06e74cd0e86b037d329ea6846c4ffa37c6be27a46"
+    "linux_amd64"   = "sha256:f9ffcd0c0f0fc88f8622e4e06e74cd0e86b037d329ea6846c4ffa37c6be27a46"
+    "linux_arm64"   = "sha256:f9ffcd0c0f0fc88f8622e4e06e74cd0e86b037d329ea6846c4ffa37c6be27a46"
+    "windows_amd64" = "sha256:f9ffcd0c0f0fc88f8622e4e06e74cd0e86b037d329ea6846c4ffa37c6be27a46"
   }
   envelope = {
     env   = ["HOME", "XDG_DATA_HOME"]
@@ -338,13 +338,13 @@ provider "memory" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:37:35Z"
+  resolved_at = "2026-12-03T08:37:54Z"
   checksums = {
-    "darwin_amd64"  = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
-    "darwin_arm64"  = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
-    "linux_amd64"   = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
-    "linux_arm64"   = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
-    "windows_amd64" = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
+    "darwin_amd64"  = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
+    "darwin_arm64"  = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
+    "linux_amd64"   = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
+    "linux_arm64"   = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
+    "windows_amd64" = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
   }
   envelope = {
     env   = []
@@ -374,13 +374,13 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:37:35Z"
+  resolved_at = "2026-12-03T08:37:54Z"
   checksums = {
-    "darwin_amd64"  = "sha256:e8500df3c9aa35d479f8cad1fb4c5c86476087adcc176e1676de71dd1222aae1"
-    "darwin_arm64"  = "sha256:e8500df3c9aa35d479f8cad1fb4c5c86476087adcc176e1676de71dd1222aae1"
-    "linux_amd64"   = "sha256:e8500df3c9aa35d479f8cad1fb4c5c86476087adcc176e1676de71dd1222aae1"
-    "linux_arm64"   = "sha256:e8500df3c9aa35d479f8cad1fb4c5c86476087adcc176e1676de71dd1222aae1"
-    "windows_amd64" = "sha256:e8500df3c9aa35d479f8cad1fb4c5c86476087adcc176e1676de71dd1222aae1"
+    "darwin_amd64"  = "sha256:6c598f8c33079ac759b985b89c1cbf24db1aeb92ca73fee1767e09329251d0db"
+    "darwin_arm64"  = "sha256:6c598f8c33079ac759b985b89c1cbf24db1aeb92ca73fee1767e09329251d0db"
+    "linux_amd64"   = "sha256:6c598f8c33079ac759b985b89c1cbf24db1aeb92ca73fee1767e09329251d0db"
+    "linux_arm64"   = "sha256:6c598f8c33079ac759b985b89c1cbf24db1aeb92ca73fee1767e09329251d0db"
+    "windows_amd64" = "sha256:6c598f8c33079ac759b985b89c1cbf24db1aeb92ca73fee1767e09329251d0db"
   }
   envelope = {
     env   = []
@@ -415,13 +415,13 @@ provider "search" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:37:35Z"
+  resolved_at = "2026-12-03T08:37:54Z"
   checksums = {
-    "darwin_amd64"  = "sha256:20dc5aa8520266656f8e40ed054a55b3ea6d41751e3b9fe0e9c62791211d7596"
-    "darwin_arm64"  = "sha256:20dc5aa8520266656f8e40ed054a55b3ea6d41751e3b9fe0e9c62791211d7596"
-    "linux_amd64"   = "sha256:20dc5aa8520266656f8e40ed054a55b3ea6d41751e3b9fe0e9c62791211d7596"
-    "linux_arm64"   = "sha256:20dc5aa8520266656f8e40ed054a55b3ea6d41751e3b9fe0e9c62791211d7596"
-    "windows_amd64" = "sha256:20dc5aa8520266656f8e40ed054a55b3ea6d41751e3b9fe0e9c62791211d7596"
+    "darwin_amd64"  = "sha256:e70b4f7e4fe0d1a45edb00e1fc0ad0a4ce98f356c4c2d85c1881b6f0c795e49c"
+    "darwin_arm64"  = "sha256:e70b4f7e4fe0d1a45edb00e1fc0ad0a4ce98f356c4c2d85c1881b6f0c795e49c"
+    "linux_amd64"   = "sha256:e70b4f7e4fe0d1a45edb00e1fc0ad0a4ce98f356c4c2d85c1881b6f0c795e49c"
+    "linux_arm64"   = "sha256:e70b4f7e4fe0d1a45edb00e1fc0ad0a4ce98f356c4c2d85c1881b6f0c795e49c"
+    "windows_amd64" = "sha256:e70b4f7e4fe0d1a45edb00e1fc0ad0a4ce98f356c4c2d85c1881b6f0c795e49c"
   }
   envelope = {
     env   = []
@@ -493,13 +493,13 @@ provider "sh" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:37:35Z"
+  resolved_at = "2026-12-03T08:37:54Z"
   checksums = {
-    "darwin_amd64"  = "sha256:f4c5e2e9e199acdd6e5320a1060bcd857f82b7860b17a1cf38e771c102945be6"
-    "darwin_arm64"  = "sha256:f4c5e2e9e199acdd6e5320a1060bcd857f82b7860b17a1cf38e771c102945be6"
-    "linux_amd64"   = "sha256:f4c5e2e9e199acdd6e5320a1060bcd857f82b7860b17a1cf38e771c102945be6"
-    "linux_arm64"   = "sha256:f4c5e2e9e199acdd6e5320a1060bcd857f82b7860b17a1cf38e771c102945be6"
-    "windows_amd64" = "sha256:f4c5e2e9e199acdd6e5320a1060bcd857f82b7860b17a1cf38e771c102945be6"
+    "darwin_amd64"  = "sha256:a71030934fb8de51b9fb298dcc1c1086c038678fe2705d127ec9597060c4a82c"
+    "darwin_arm64"  = "sha256:a71030934fb8de51b9fb298dcc1c1086c038678fe2705d127ec9597060c4a82c"
+    "linux_amd64"   = "sha256:a71030934fb8de51b9fb298dcc1c1086c038678fe2705d127ec9597060c4a82c"
+    "linux_arm64"   = "sha256:a71030934fb8de51b9fb298dcc1c1086c038678fe2705d127ec9597060c4a82c"
+    "windows_amd64" = "sha256:a71030934fb8de51b9fb298dcc1c1086c038678fe2705d127ec9597060c4a82c"
   }
   envelope = {
     env   = []
@@ -531,13 +531,13 @@ provider "tasks" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:37:35Z"
+  resolved_at = "2026-12-03T08:37:54Z"
   checksums = {
-    "darwin_amd64"  = "sha256:75469bd670869cdb5f58abcb2aafb63c551418aa04704affc89d4b439099513d"
-    "darwin_arm64"  = "sha256:75469bd670869cdb5f58abcb2aafb63c551418aa04704affc89d4b439099513d"
-    "linux_amd64"   = "sha256:75469bd670869cdb5f58abcb2aafb63c551418aa04704affc89d4b439099513d"
-    "linux_arm64"   = "sha256:75469bd670869cdb5f58abcb2aafb63c551418aa04704affc89d4b439099513d"
-    "windows_amd64" = "sha256:75469bd670869cdb5f58abcb2aafb63c551418aa04704affc89d4b439099513d"
+    "darwin_amd64"  = "sha256:1c2ddfe4a4c83c40fe35e38d86803ed907258ba2919bd68e341a0ebaf6f2a452"
+    "darwin_arm64"  = "sha256:1c2ddfe4a4c83c40fe35e38d86803ed907258ba2919bd68e341a0ebaf6f2a452"
+    "linux_amd64"   = "sha256:1c2ddfe4a4c83c40fe35e38d86803ed907258ba2919bd68e341a0ebaf6f2a452"
+    "linux_arm64"   = "sha256:1c2ddfe4a4c83c40fe35e38d86803ed907258ba2919bd68e341a0ebaf6f2a452"
+    "windows_amd64" = "sha256:1c2ddfe4a4c83c40fe35e38d86803ed907258ba2919bd68e341a0ebaf6f2a452"
   }
   envelope = {
     env   = []

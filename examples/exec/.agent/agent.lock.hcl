@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:37:40Z"
+  resolved_at = "2026-12-03T08:37:59Z"
   checksums = {
-    "darwin_amd64"  = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
-    "darwin_arm64"  = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
-    "linux_amd64"   = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
-    "linux_arm64"   = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
-    "windows_amd64" = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
+    "darwin_amd64"  = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
+    "darwin_arm64"  = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
+    "linux_amd64"   = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
+    "linux_arm64"   = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
+    "windows_amd64" = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:37:40Z"
+  resolved_at = "2026-12-03T08:37:59Z"
   checksums = {
-    "darwin_amd64"  = "sha256:20dc5aa8520266656f8e40ed054a55b3ea6d41751e3b9fe0e9c62791211d7596"
-    "darwin_arm64"  = "sha256:20dc5aa8520266656f8e40ed054a55b3ea6d41751e3b9fe0e9c62791211d7596"
-    "linux_amd64"   = "sha256:20dc5aa8520266656f8e40ed054a55b3ea6d41751e3b9fe0e9c62791211d7596"
-    "linux_arm64"   = "sha256:20dc5aa8520266656f8e40ed054a55b3ea6d41751e3b9fe0e9c62791211d7596"
-    "windows_amd64" = "sha256:20dc5aa8520266656f8e40ed054a55b3ea6d41751e3b9fe0e9c62791211d7596"
+    "darwin_amd64"  = "sha256:e70b4f7e4fe0d1a45edb00e1fc0ad0a4ce98f356c4c2d85c1881b6f0c795e49c"
+    "darwin_arm64"  = "sha256:e70b4f7e4fe0d1a45edb00e1fc0ad0a4ce98f356c4c2d85c1881b6f0c795e49c"
+    "linux_amd64"   = "sha256:e70b4f7e4fe0d1a45edb00e1fc0ad0a4ce98f356c4c2d85c1881b6f0c795e49c"
+    "linux_arm64"   = "sha256:e70b4f7e4fe0d1a45edb00e1fc0ad0a4ce98f356c4c2d85c1881b6f0c795e49c"
+    "windows_amd64" = "sha256:e70b4f7e4fe0d1a45edb00e1fc0ad0a4ce98f356c4c2d85c1881b6f0c795e49c"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "files" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:37:40Z"
+  resolved_at = "2026-12-03T08:38:00Z"
   checksums = {
-    "darwin_amd64"  = "sha256:0ef6416497f41793cab3127894d4975e27cff74f1e4940608684b47011d5e0a4"
-    "darwin_arm64"  = "sha256:0ef6416497f41793cab3127894d4975e27cff74f1e4940608684b47011d5e0a4"
-    "linux_amd64"   = "sha256:0ef6416497f41793cab3127894d4975e27cff74f1e4940608684b47011d5e0a4"
-    "linux_arm64"   = "sha256:0ef6416497f41793cab3127894d4975e27cff74f1e4940608684b47011d5e0a4"
-    "windows_amd64" = "sha256:0ef6416497f41793cab3127894d4975e27cff74f1e4940608684b47011d5e0a4"
+    "darwin_amd64"  = "sha256:939e54cfbd838ccd8ed8ef1ebf5247d560208d186d8393a83ee35f02005e5520"
+    "darwin_arm64"  = "sha256:939e54cfbd838ccd8ed8ef1ebf5247d560208d186d8393a83ee35f02005e5520"
+    "linux_amd64"   = "sha256:939e54cfbd838ccd8ed8ef1ebf5247d560208d186d8393a83ee35f02005e5520"
+    "linux_arm64"   = "sha256:939e54cfbd838ccd8ed8ef1ebf5247d560208d186d8393a83ee35f02005e5520"
+    "windows_amd64" = "sha256:939e54cfbd838ccd8ed8ef1ebf5247d560208d186d8393a83ee35f02005e5520"
   }
   envelope = {
     env   = []
@@ -135,13 +135,13 @@ provider "files" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:37:40Z"
+  resolved_at = "2026-12-03T08:38:00Z"
   checksums = {
-    "darwin_amd64"  = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
-    "darwin_arm64"  = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
-    "linux_amd64"   = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
-    "linux_arm64"   = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
-    "windows_amd64" = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
+    "darwin_amd64"  = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
+    "darwin_arm64"  = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
+    "linux_amd64"   = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
+    "linux_arm64"   = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
+    "windows_amd64" = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
   }
   envelope = {
     env   = []

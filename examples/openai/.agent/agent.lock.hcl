@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:37:41Z"
+  resolved_at = "2026-12-03T08:38:00Z"
   checksums = {
-    "darwin_amd64"  = "sha256:bb022844d65d8a2b585a8929adb47f8038fc342760c5af7fb43855d757584cee"
-    "darwin_arm64"  = "sha256:bb022844d65d8a2b585a8929adb47f8038fc342760c5af7fb43855d757584cee"
-    "linux_amd64"   = "sha256:bb022844d65d8a2b585a8929adb47f8038fc342760c5af7fb43855d757584cee"
-    "linux_arm64"   = "sha256:bb022844d65d8a2b585a8929adb47f8038fc342760c5af7fb43855d757584cee"
-    "windows_amd64" = "sha256:bb022844d65d8a2b585a8929adb47f8038fc342760c5af7fb43855d757584cee"
+    "darwin_amd64"  = "sha256:835e53938112016f3ea1eccaee59612f184de45402092fe4413d5d9cd9377a11"
+    "darwin_arm64"  = "sha256:835e53938112016f3ea1eccaee59612f184de45402092fe4413d5d9cd9377a11"
+    "linux_amd64"   = "sha256:835e53938112016f3ea1eccaee59612f184de45402092fe4413d5d9cd9377a11"
+    "linux_arm64"   = "sha256:835e53938112016f3ea1eccaee59612f184de45402092fe4413d5d9cd9377a11"
+    "windows_amd64" = "sha256:835e53938112016f3ea1eccaee59612f184de45402092fe4413d5d9cd9377a11"
   }
   envelope = {
     env   = []
@@ -57,13 +57,13 @@ provider "fs" {
 provider "openai" {
   source      = "builtin/openai"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:37:41Z"
+  resolved_at = "2026-12-03T08:38:00Z"
   checksums = {
-    "darwin_amd64"  = "sha256:f4be100b9206385d4b4058383fc0497eb29e73e78fee434d70b2b712d035fd34"
-    "darwin_arm64"  = "sha256:f4be100b9206385d4b4058383fc0497eb29e73e78fee434d70b2b712d035fd34"
-    "linux_amd64"   = "sha256:f4be100b9206385d4b4058383fc0497eb29e73e78fee434d70b2b712d035fd34"
-    "linux_arm64"   = "sha256:f4be100b9206385d4b4058383fc0497eb29e73e78fee434d70b2b712d035fd34"
-    "windows_amd64" = "sha256:f4be100b9206385d4b4058383fc0497eb29e73e78fee434d70b2b712d035fd34"
+    "darwin_amd64"  = "sha256:73ac8bd5435c926f5ca43fa9e7947aae48e338d826d17c36c33c617d7b615707"
+    "darwin_arm64"  = "sha256:73ac8bd5435c926f5ca43fa9e7947aae48e338d826d17c36c33c617d7b615707"
+    "linux_amd64"   = "sha256:73ac8bd5435c926f5ca43fa9e7947aae48e338d826d17c36c33c617d7b615707"
+    "linux_arm64"   = "sha256:73ac8bd5435c926f5ca43fa9e7947aae48e338d826d17c36c33c617d7b615707"
+    "windows_amd64" = "sha256:73ac8bd5435c926f5ca43fa9e7947aae48e338d826d17c36c33c617d7b615707"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:37:43Z"
+  resolved_at = "2026-12-03T08:38:01Z"
   checksums = {
-    "darwin_amd64"  = "sha256:bb022844d65d8a2b585a8929adb47f8038fc342760c5af7fb43855d757584cee"
-    "darwin_arm64"  = "sha256:bb022844d65d8a2b585a8929adb47f8038fc342760c5af7fb43855d757584cee"
-    "linux_amd64"   = "sha256:bb022844d65d8a2b585a8929adb47f8038fc342760c5af7fb43855d757584cee"
-    "linux_arm64"   = "sha256:bb022844d65d8a2b585a8929adb47f8038fc342760c5af7fb43855d757584cee"
-    "windows_amd64" = "sha256:bb022844d65d8a2b585a8929adb47f8038fc342760c5af7fb43855d757584cee"
+    "darwin_amd64"  = "sha256:835e53938112016f3ea1eccaee59612f184de45402092fe4413d5d9cd9377a11"
+    "darwin_arm64"  = "sha256:835e53938112016f3ea1eccaee59612f184de45402092fe4413d5d9cd9377a11"
+    "linux_amd64"   = "sha256:835e53938112016f3ea1eccaee59612f184de45402092fe4413d5d9cd9377a11"
+    "linux_arm64"   = "sha256:835e53938112016f3ea1eccaee59612f184de45402092fe4413d5d9cd9377a11"
+    "windows_amd64" = "sha256:835e53938112016f3ea1eccaee59612f184de45402092fe4413d5d9cd9377a11"
   }
   envelope = {
     env   = []
@@ -57,13 +57,13 @@ provider "fs" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:37:43Z"
+  resolved_at = "2026-12-03T08:38:01Z"
   checksums = {
-    "darwin_amd64"  = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
-    "darwin_arm64"  = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
-    "linux_amd64"   = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
-    "linux_arm64"   = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
-    "windows_amd64" = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
+    "darwin_amd64"  = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
+    "darwin_arm64"  = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
+    "linux_amd64"   = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
+    "linux_arm64"   = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
+    "windows_amd64" = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
   }
   envelope = {
     env   = []
@@ -93,13 +93,13 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:37:43Z"
+  resolved_at = "2026-12-03T08:38:01Z"
   checksums = {
-    "darwin_amd64"  = "sha256:e8500df3c9aa35d479f8cad1fb4c5c86476087adcc176e1676de71dd1222aae1"
-    "darwin_arm64"  = "sha256:e8500df3c9aa35d479f8cad1fb4c5c86476087adcc176e1676de71dd1222aae1"
-    "linux_amd64"   = "sha256:e8500df3c9aa35d479f8cad1fb4c5c86476087adcc176e1676de71dd1222aae1"
-    "linux_arm64"   = "sha256:e8500df3c9aa35d479f8cad1fb4c5c86476087adcc176e1676de71dd1222aae1"
-    "windows_amd64" = "sha256:e8500df3c9aa35d479f8cad1fb4c5c86476087adcc176e1676de71dd1222aae1"
+    "darwin_amd64"  = "sha256:6c598f8c33079ac759b985b89c1cbf24db1aeb92ca73fee1767e09329251d0db"
+    "darwin_arm64"  = "sha256:6c598f8c33079ac759b985b89c1cbf24db1aeb92ca73fee1767e09329251d0db"
+    "linux_amd64"   = "sha256:6c598f8c33079ac759b985b89c1cbf24db1aeb92ca73fee1767e09329251d0db"
+    "linux_arm64"   = "sha256:6c598f8c33079ac759b985b89c1cbf24db1aeb92ca73fee1767e09329251d0db"
+    "windows_amd64" = "sha256:6c598f8c33079ac759b985b89c1cbf24db1aeb92ca73fee1767e09329251d0db"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:37:43Z"
+  resolved_at = "2026-12-03T08:38:02Z"
   checksums = {
-    "darwin_amd64"  = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
-    "darwin_arm64"  = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
-    "linux_amd64"   = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
-    "linux_arm64"   = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
-    "windows_amd64" = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
+    "darwin_amd64"  = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
+    "darwin_arm64"  = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
+    "linux_amd64"   = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
+    "linux_arm64"   = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
+    "windows_amd64" = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:37:43Z"
+  resolved_at = "2026-12-03T08:38:02Z"
   checksums = {
-    "darwin_amd64"  = "sha256:f4c5e2e9e199acdd6e5320a1060bcd857f82b7860b17a1cf38e771c102945be6"
-    "darwin_arm64"  = "sha256:f4c5e2e9e199acdd6e5320a1060bcd857f82b7860b17a1cf38e771c102945be6"
-    "linux_amd64"   = "sha256:f4c5e2e9e199acdd6e5320a1060bcd857f82b7860b17a1cf38e771c102945be6"
-    "linux_arm64"   = "sha256:f4c5e2e9e199acdd6e5320a1060bcd857f82b7860b17a1cf38e771c102945be6"
-    "windows_amd64" = "sha256:f4c5e2e9e199acdd6e5320a1060bcd857f82b7860b17a1cf38e771c102945be6"
+    "darwin_amd64"  = "sha256:a71030934fb8de51b9fb298dcc1c1086c038678fe2705d127ec9597060c4a82c"
+    "darwin_arm64"  = "sha256:a71030934fb8de51b9fb298dcc1c1086c038678fe2705d127ec9597060c4a82c"
+    "linux_amd64"   = "sha256:a71030934fb8de51b9fb298dcc1c1086c038678fe2705d127ec9597060c4a82c"
+    "linux_arm64"   = "sha256:a71030934fb8de51b9fb298dcc1c1086c038678fe2705d127ec9597060c4a82c"
+    "windows_amd64" = "sha256:a71030934fb8de51b9fb298dcc1c1086c038678fe2705d127ec9597060c4a82c"
   }
   envelope = {
     env   = []

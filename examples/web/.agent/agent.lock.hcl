@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:37:44Z"
+  resolved_at = "2026-12-03T08:38:02Z"
   checksums = {
-    "darwin_amd64"  = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
-    "darwin_arm64"  = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
-    "linux_amd64"   = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
-    "linux_arm64"   = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
-    "windows_amd64" = "sha256:c85f32d3efc569c5eaacf7196a520cc149cbadf90be66912c01566ab76481b87"
+    "darwin_amd64"  = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
+    "darwin_arm64"  = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
+    "linux_amd64"   = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
+    "linux_arm64"   = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
+    "windows_amd64" = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:37:44Z"
+  resolved_at = "2026-12-03T08:38:02Z"
   checksums = {
-    "darwin_amd64"  = "sha256:75469bd670869cdb5f58abcb2aafb63c551418aa04704affc89d4b439099513d"
-    "darwin_arm64"  = "sha256:75469bd670869cdb5f58abcb2aafb63c551418aa04704affc89d4b439099513d"
-    "linux_amd64"   = "sha256:75469bd670869cdb5f58abcb2aafb63c551418aa04704affc89d4b439099513d"
-    "linux_arm64"   = "sha256:75469bd670869cdb5f58abcb2aafb63c551418aa04704affc89d4b439099513d"
-    "windows_amd64" = "sha256:75469bd670869cdb5f58abcb2aafb63c551418aa04704affc89d4b439099513d"
+    "darwin_amd64"  = "sha256:1c2ddfe4a4c83c40fe35e38d86803ed907258ba2919bd68e341a0ebaf6f2a452"
+    "darwin_arm64"  = "sha256:1c2ddfe4a4c83c40fe35e38d86803ed907258ba2919bd68e341a0ebaf6f2a452"
+    "linux_amd64"   = "sha256:1c2ddfe4a4c83c40fe35e38d86803ed907258ba2919bd68e341a0ebaf6f2a452"
+    "linux_arm64"   = "sha256:1c2ddfe4a4c83c40fe35e38d86803ed907258ba2919bd68e341a0ebaf6f2a452"
+    "windows_amd64" = "sha256:1c2ddfe4a4c83c40fe35e38d86803ed907258ba2919bd68e341a0ebaf6f2a452"
   }
   envelope = {
     env   = []
