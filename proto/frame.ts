@@ -503,10 +503,6 @@ export class FrameConnection {
       },
       next: () => call.inbox.next(),
       cancel: onSignal,
-      finish: () => {
-        cleanup();
-        if (!call.done) giveUp(new GrpcStatusError(Code.CANCELLED, "finished"));
-      },
     };
     if (this.#closed) {
       call.onAbort(
@@ -659,31 +655,23 @@ interface ClientCall {
   send(bytes: Uint8Array): void;
   halfClose(): void;
   next(): Promise<Uint8Array | undefined>;
+  /** Gives the call up (nothing once it has ended). */
   cancel(): void;
-  /** The caller needs nothing more (a unary response arrived). */
-  finish(): void;
 }
 
 async function* readAll<T>(
   call: ClientCall,
   decode: (b: Uint8Array) => T,
 ): AsyncGenerator<T> {
-  let ended = false;
   try {
     while (true) {
       const b = await call.next();
-      if (b === undefined) {
-        ended = true;
-        return;
-      }
+      if (b === undefined) return;
       yield decode(b);
     }
-  } catch (err) {
-    ended = true;
-    throw err;
   } finally {
-    if (!ended) call.cancel();
-    else call.finish();
+    // A reader that stopped early gives the call up; an ended call ignores it.
+    call.cancel();
   }
 }
 

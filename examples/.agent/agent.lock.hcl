@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "echo" {
   source      = "builtin/echo"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:37:51Z"
+  resolved_at = "2026-12-03T08:38:08Z"
   checksums = {
-    "darwin_amd64"  = "sha256:04a4023355a29b21bf95195e0fb0c7dd672b055f29063060322bc45bbc59b49f"
-    "darwin_arm64"  = "sha256:04a4023355a29b21bf95195e0fb0c7dd672b055f29063060322bc45bbc59b49f"
-    "linux_amd64"   = "sha256:04a4023355a29b21bf95195e0fb0c7dd672b055f29063060322bc45bbc59b49f"
-    "linux_arm64"   = "sha256:04a4023355a29b21bf95195e0fb0c7dd672b055f29063060322bc45bbc59b49f"
-    "windows_amd64" = "sha256:04a4023355a29b21bf95195e0fb0c7dd672b055f29063060322bc45bbc59b49f"
+    "darwin_amd64"  = "sha256:74fc063870fa48e186b1efe24daf91110e8a8062123b7739c9966d4f3b4089f5"
+    "darwin_arm64"  = "sha256:74fc063870fa48e186b1efe24daf91110e8a8062123b7739c9966d4f3b4089f5"
+    "linux_amd64"   = "sha256:74fc063870fa48e186b1efe24daf91110e8a8062123b7739c9966d4f3b4089f5"
+    "linux_arm64"   = "sha256:74fc063870fa48e186b1efe24daf91110e8a8062123b7739c9966d4f3b4089f5"
+    "windows_amd64" = "sha256:74fc063870fa48e186b1efe24daf91110e8a8062123b7739c9966d4f3b4089f5"
   }
   envelope = {
     env   = []
@@ -36,13 +36,13 @@ provider "echo" {
 provider "notes" {
   source      = "./plugins/notes"
   version     = "0.2.0"
-  resolved_at = "2026-12-03T08:37:51Z"
+  resolved_at = "2026-12-03T08:38:08Z"
   checksums = {
-    "darwin_amd64"  = "sha256:0cb7da6d6b8ecbf3b564b18146810b9741a5189253c12a70630df23c9869c064"
-    "darwin_arm64"  = "sha256:0cb7da6d6b8ecbf3b564b18146810b9741a5189253c12a70630df23c9869c064"
-    "linux_amd64"   = "sha256:0cb7da6d6b8ecbf3b564b18146810b9741a5189253c12a70630df23c9869c064"
-    "linux_arm64"   = "sha256:0cb7da6d6b8ecbf3b564b18146810b9741a5189253c12a70630df23c9869c064"
-    "windows_amd64" = "sha256:0cb7da6d6b8ecbf3b564b18146810b9741a5189253c12a70630df23c9869c064"
+    "darwin_amd64"  = "sha256:1ad5de08c89c5f0dba2f19b5088970d864a7110c1d066ecaa4ac1b35e412fe28"
+    "darwin_arm64"  = "sha256:1ad5de08c89c5f0dba2f19b5088970d864a7110c1d066ecaa4ac1b35e412fe28"
+    "linux_amd64"   = "sha256:1ad5de08c89c5f0dba2f19b5088970d864a7110c1d066ecaa4ac1b35e412fe28"
+    "linux_arm64"   = "sha256:1ad5de08c89c5f0dba2f19b5088970d864a7110c1d066ecaa4ac1b35e412fe28"
+    "windows_amd64" = "sha256:1ad5de08c89c5f0dba2f19b5088970d864a7110c1d066ecaa4ac1b35e412fe28"
   }
   envelope = {
     env   = []

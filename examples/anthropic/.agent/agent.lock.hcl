@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "claude" {
   source      = "builtin/anthropic"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:37:52Z"
+  resolved_at = "2026-12-03T08:38:09Z"
   checksums = {
-    "darwin_amd64"  = "sha256:2c5f8008077926faddb4c9fc2b1d5f7bcc9c08cfe961ab69e4aadc1bf4040051"
-    "darwin_arm64"  = "sha256:2c5f8008077926faddb4c9fc2b1d5f7bcc9c08cfe961ab69e4aadc1bf4040051"
-    "linux_amd64"   = "sha256:2c5f8008077926faddb4c9fc2b1d5f7bcc9c08cfe961ab69e4aadc1bf4040051"
-    "linux_arm64"   = "sha256:2c5f8008077926faddb4c9fc2b1d5f7bcc9c08cfe961ab69e4aadc1bf4040051"
-    "windows_amd64" = "sha256:2c5f8008077926faddb4c9fc2b1d5f7bcc9c08cfe961ab69e4aadc1bf4040051"
+    "darwin_amd64"  = "sha256:ae071766469d0b32131a3d071dada25bf79ff41e2b519627a97f8e781f348acf"
+    "darwin_arm64"  = "sha256:ae071766469d0b32131a3d071dada25bf79ff41e2b519627a97f8e781f348acf"
+    "linux_amd64"   = "sha256:ae071766469d0b32131a3d071dada25bf79ff41e2b519627a97f8e781f348acf"
+    "linux_arm64"   = "sha256:ae071766469d0b32131a3d071dada25bf79ff41e2b519627a97f8e781f348acf"
+    "windows_amd64" = "sha256:ae071766469d0b32131a3d071dada25bf79ff41e2b519627a97f8e781f348acf"
   }
   envelope = {
     env   = []
@@ -59,13 +59,13 @@ provider "claude" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:37:52Z"
+  resolved_at = "2026-12-03T08:38:09Z"
   checksums = {
-    "darwin_amd64"  = "sha256:835e53938112016f3ea1eccaee59612f184de45402092fe4413d5d9cd9377a11"
-    "darwin_arm64"  = "sha256:835e53938112016f3ea1eccaee59612f184de45402092fe4413d5d9cd9377a11"
-    "linux_amd64"   = "sha256:835e53938112016f3ea1eccaee59612f184de45402092fe4413d5d9cd9377a11"
-    "linux_arm64"   = "sha256:835e53938112016f3ea1eccaee59612f184de45402092fe4413d5d9cd9377a11"
-    "windows_amd64" = "sha256:835e53938112016f3ea1eccaee59612f184de45402092fe4413d5d9cd9377a11"
+    "darwin_amd64"  = "sha256:6c4082f7c045ea179844f42678ab8fa7992d57e5c962a7d67ff7c72ee4bfe095"
+    "darwin_arm64"  = "sha256:6c4082f7c045ea179844f42678ab8fa7992d57e5c962a7d67ff7c72ee4bfe095"
+    "linux_amd64"   = "sha256:6c4082f7c045ea179844f42678ab8fa7992d57e5c962a7d67ff7c72ee4bfe095"
+    "linux_arm64"   = "sha256:6c4082f7c045ea179844f42678ab8fa7992d57e5c962a7d67ff7c72ee4bfe095"
+    "windows_amd64" = "sha256:6c4082f7c045ea179844f42678ab8fa7992d57e5c962a7d67ff7c72ee4bfe095"
   }
   envelope = {
     env   = []

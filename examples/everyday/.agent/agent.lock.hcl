@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "ask" {
   source      = "builtin/user"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:37:54Z"
+  resolved_at = "2026-12-03T08:38:10Z"
   checksums = {
-    "darwin_amd64"  = "sha256:2fa1aa60e4584707a611c16e28839f0c6fea3ec38b68e1c3eabaecbc4f83e6ce"
-    "darwin_arm64"  = "sha256:2fa1aa60e4584707a611c16e28839f0c6fea3ec38b68e1c3eabaecbc4f83e6ce"
-    "linux_amd64"   = "sha256:2fa1aa60e4584707a611c16e28839f0c6fea3ec38b68e1c3eabaecbc4f83e6ce"
-    "linux_arm64"   = "sha256:2fa1aa60e4584707a611c16e28839f0c6fea3ec38b68e1c3eabaecbc4f83e6ce"
-    "windows_amd64" = "sha256:2fa1aa60e4584707a611c16e28839f0c6fea3ec38b68e1c3eabaecbc4f83e6ce"
+    "darwin_amd64"  = "sha256:c9f015105f9216975e720c017c3d44d4d39c354efc009c00abd82a6fb32aa51a"
+    "darwin_arm64"  = "sha256:c9f015105f9216975e720c017c3d44d4d39c354efc009c00abd82a6fb32aa51a"
+    "linux_amd64"   = "sha256:c9f015105f9216975e720c017c3d44d4d39c354efc009c00abd82a6fb32aa51a"
+    "linux_arm64"   = "sha256:c9f015105f9216975e720c017c3d44d4d39c354efc009c00abd82a6fb32aa51a"
+    "windows_amd64" = "sha256:c9f015105f9216975e720c017c3d44d4d39c354efc009c00abd82a6fb32aa51a"
   }
   envelope = {
     env   = []
@@ -34,13 +34,13 @@ provider "ask" {
 provider "docs" {
   source      = "builtin/agents-md"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:37:54Z"
+  resolved_at = "2026-12-03T08:38:10Z"
   checksums = {
-    "darwin_amd64"  = "sha256:6a141d446abdc5b97dc15b69ff1388fd6d865e5326b9d083a9e79fd086ba9504"
-    "darwin_arm64"  = "sha256:6a141d446abdc5b97dc15b69ff1388fd6d865e5326b9d083a9e79fd086ba9504"
-    "linux_amd64"   = "sha256:6a141d446abdc5b97dc15b69ff1388fd6d865e5326b9d083a9e79fd086ba9504"
-    "linux_arm64"   = "sha256:6a141d446abdc5b97dc15b69ff1388fd6d865e5326b9d083a9e79fd086ba9504"
-    "windows_amd64" = "sha256:6a141d446abdc5b97dc15b69ff1388fd6d865e5326b9d083a9e79fd086ba9504"
+    "darwin_amd64"  = "sha256:c6b8670b144c1f23eb03185676ed2c3cce090237a4bc296c5622ed7b33fddcae"
+    "darwin_arm64"  = "sha256:c6b8670b144c1f23eb03185676ed2c3cce090237a4bc296c5622ed7b33fddcae"
+    "linux_amd64"   = "sha256:c6b8670b144c1f23eb03185676ed2c3cce090237a4bc296c5622ed7b33fddcae"
+    "linux_arm64"   = "sha256:c6b8670b144c1f23eb03185676ed2c3cce090237a4bc296c5622ed7b33fddcae"
+    "windows_amd64" = "sha256:c6b8670b144c1f23eb03185676ed2c3cce090237a4bc296c5622ed7b33fddcae"
   }
   envelope = {
     env   = []
@@ -79,13 +79,13 @@ provider "docs" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:37:54Z"
+  resolved_at = "2026-12-03T08:38:10Z"
   checksums = {
-    "darwin_amd64"  = "sha256:835e53938112016f3ea1eccaee59612f184de45402092fe4413d5d9cd9377a11"
-    "darwin_arm64"  = "sha256:835e53938112016f3ea1eccaee59612f184de45402092fe4413d5d9cd9377a11"
-    "linux_amd64"   = "sha256:835e53938112016f3ea1eccaee59612f184de45402092fe4413d5d9cd9377a11"
-    "linux_arm64"   = "sha256:835e53938112016f3ea1eccaee59612f184de45402092fe4413d5d9cd9377a11"
-    "windows_amd64" = "sha256:835e53938112016f3ea1eccaee59612f184de45402092fe4413d5d9cd9377a11"
+    "darwin_amd64"  = "sha256:6c4082f7c045ea179844f42678ab8fa7992d57e5c962a7d67ff7c72ee4bfe095"
+    "darwin_arm64"  = "sha256:6c4082f7c045ea179844f42678ab8fa7992d57e5c962a7d67ff7c72ee4bfe095"
+    "linux_amd64"   = "sha256:6c4082f7c045ea179844f42678ab8fa7992d57e5c962a7d67ff7c72ee4bfe095"
+    "linux_arm64"   = "sha256:6c4082f7c045ea179844f42678ab8fa7992d57e5c962a7d67ff7c72ee4bfe095"
+    "windows_amd64" = "sha256:6c4082f7c045ea179844f42678ab8fa7992d57e5c962a7d67ff7c72ee4bfe095"
   }
   envelope = {
     env   = []
@@ -130,13 +130,13 @@ provider "fs" {
 provider "graph" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:37:54Z"
+  resolved_at = "2026-12-03T08:38:10Z"
   checksums = {
-    "darwin_amd64"  = "sha256:939e54cfbd838ccd8ed8ef1ebf5247d560208d186d8393a83ee35f02005e5520"
-    "darwin_arm64"  = "sha256:939e54cfbd838ccd8ed8ef1ebf5247d560208d186d8393a83ee35f02005e5520"
-    "linux_amd64"   = "sha256:939e54cfbd838ccd8ed8ef1ebf5247d560208d186d8393a83ee35f02005e5520"
-    "linux_arm64"   = "sha256:939e54cfbd838ccd8ed8ef1ebf5247d560208d186d8393a83ee35f02005e5520"
-    "windows_amd64" = "sha256:939e54cfbd838ccd8ed8ef1ebf5247d560208d186d8393a83ee35f02005e5520"
+    "darwin_amd64"  = "sha256:051661c5a64dc9c24e102c2497ee34b99507165e3a58ff1e32eb390aca0b2a29"
+    "darwin_arm64"  = "sha256:051661c5a64dc9c24e102c2497ee34b99507165e3a58ff1e32eb390aca0b2a29"
+    "linux_amd64"   = "sha256:051661c5a64dc9c24e102c2497ee34b99507165e3a58ff1e32eb390aca0b2a29"
+    "linux_arm64"   = "sha256:051661c5a64dc9c24e102c2497ee34b99507165e3a58ff1e32eb390aca0b2a29"
+    "windows_amd64" = "sha256:051661c5a64dc9c24e102c2497ee34b99507165e3a58ff1e32eb390aca0b2a29"
   }
   envelope = {
     env   = []
@@ -259,13 +259,13 @@ provider "graph" {
 provider "memory" {
   source      = "builtin/memory"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:37:54Z"
+  resolved_at = "2026-12-03T08:38:10Z"
   checksums = {
-    "darwin_amd64"  = "sha256:f9ffcd0c0f0fc88f8622e4e06e74cd0e86b037d329ea6846c4ffa37c6be27a46"
-    "darwin_arm64"  = "sha256:f9ffcd0c0f0fc88f8622e4e06e74cd0e86b037d329ea6846c4ffa37c6be27a46"
-    "linux_amd64"   = "sha256:f9ffcd0c0f0fc88f8622e4e06e74cd0e86b037d329ea6846c4ffa37c6be27a46"
-    "linux_arm64"   = "sha256:f9ffcd0c0f0fc88f8622e4e06e74cd0e86b037d329ea6846c4ffa37c6be27a46"
-    "windows_amd64" = "sha256:f9ffcd0c0f0fc88f8622e4e06e74cd0e86b037d329ea6846c4ffa37c6be27a46"
+    "darwin_amd64"  = "sha256:a99612d4f944c931cb3613c4b3bc26c743e25f0bb8e42164e5a1a496262798cd"
+    "darwin_arm64"  = "sha256:a99612d4f944c931cb3613c4b3bc26c743e25f0bb8e42164e5a1a496262798cd"
+    "linux_amd64"   = "sha256:a99612d4f944c931cb3613c4b3bc26c743e25f0bb8e42164e5a1a496262798cd"
+    "linux_arm64"   = "sha256:a99612d4f944c931cb3613c4b3bc26c743e25f0bb8e42164e5a1a496262798cd"
+    "windows_amd64" = "sha256:a99612d4f944c931cb3613c4b3bc26c743e25f0bb8e42164e5a1a496262798cd"
   }
   envelope = {
     env   = ["HOME", "XDG_DATA_HOME"]
@@ -338,13 +338,13 @@ provider "memory" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:37:54Z"
+  resolved_at = "2026-12-03T08:38:10Z"
   checksums = {
-    "darwin_amd64"  = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
-    "darwin_arm64"  = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
-    "linux_amd64"   = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
-    "linux_arm64"   = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
-    "windows_amd64" = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
+    "darwin_amd64"  = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
+    "darwin_arm64"  = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
+    "linux_amd64"   = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
+    "linux_arm64"   = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
+    "windows_amd64" = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
   }
   envelope = {
     env   = []
@@ -374,13 +374,13 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:37:54Z"
+  resolved_at = "2026-12-03T08:38:10Z"
   checksums = {
-    "darwin_amd64"  = "sha256:6c598f8c33079ac759b985b89c1cbf24db1aeb92ca73fee1767e09329251d0db"
-    "darwin_arm64"  = "sha256:6c598f8c33079ac759b985b89c1cbf24db1aeb92ca73fee1767e09329251d0db"
-    "linux_amd64"   = "sha256:6c598f8c33079ac759b985b89c1cbf24db1aeb92ca73fee1767e09329251d0db"
-    "linux_arm64"   = "sha256:6c598f8c33079ac759b985b89c1cbf24db1aeb92ca73fee1767e09329251d0db"
-    "windows_amd64" = "sha256:6c598f8c33079ac759b985b89c1cbf24db1aeb92ca73fee1767e09329251d0db"
+    "darwin_amd64"  = "sha256:2133f17a7bc33a777341686acac9f0121b16df351a6a17beffbcc3355bd94943"
+    "darwin_arm64"  = "sha256:2133f17a7bc33a777341686acac9f0121b16df351a6a17beffbcc3355bd94943"
+    "linux_amd64"   = "sha256:2133f17a7bc33a777341686acac9f0121b16df351a6a17beffbcc3355bd94943"
+    "linux_arm64"   = "sha256:2133f17a7bc33a777341686acac9f0121b16df351a6a17beffbcc3355bd94943"
+    "windows_amd64" = "sha256:2133f17a7bc33a777341686acac9f0121b16df351a6a17beffbcc3355bd94943"
   }
   envelope = {
     env   = []
@@ -415,13 +415,13 @@ provider "search" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:37:54Z"
+  resolved_at = "2026-12-03T08:38:10Z"
   checksums = {
-    "darwin_amd64"  = "sha256:e70b4f7e4fe0d1a45edb00e1fc0ad0a4ce98f356c4c2d85c1881b6f0c795e49c"
-    "darwin_arm64"  = "sha256:e70b4f7e4fe0d1a45edb00e1fc0ad0a4ce98f356c4c2d85c1881b6f0c795e49c"
-    "linux_amd64"   = "sha256:e70b4f7e4fe0d1a45edb00e1fc0ad0a4ce98f356c4c2d85c1881b6f0c795e49c"
-    "linux_arm64"   = "sha256:e70b4f7e4fe0d1a45edb00e1fc0ad0a4ce98f356c4c2d85c1881b6f0c795e49c"
-    "windows_amd64" = "sha256:e70b4f7e4fe0d1a45edb00e1fc0ad0a4ce98f356c4c2d85c1881b6f0c795e49c"
+    "darwin_amd64"  = "sha256:1de19b7e2ebbee12060d0ce9901c779edff3e4eb5bf1ca1f37ebb494611e2490"
+    "darwin_arm64"  = "sha256:1de19b7e2ebbee12060d0ce9901c779edff3e4eb5bf1ca1f37ebb494611e2490"
+    "linux_amd64"   = "sha256:1de19b7e2ebbee12060d0ce9901c779edff3e4eb5bf1ca1f37ebb494611e2490"
+    "linux_arm64"   = "sha256:1de19b7e2ebbee12060d0ce9901c779edff3e4eb5bf1ca1f37ebb494611e2490"
+    "windows_amd64" = "sha256:1de19b7e2ebbee12060d0ce9901c779edff3e4eb5bf1ca1f37ebb494611e2490"
   }
   envelope = {
     env   = []
@@ -493,13 +493,13 @@ provider "sh" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:37:54Z"
+  resolved_at = "2026-12-03T08:38:10Z"
   checksums = {
-    "darwin_amd64"  = "sha256:a71030934fb8de51b9fb298dcc1c1086c038678fe2705d127ec9597060c4a82c"
-    "darwin_arm64"  = "sha256:a71030934fb8de51b9fb298dcc1c1086c038678fe2705d127ec9597060c4a82c"
-    "linux_amd64"   = "sha256:a71030934fb8de51b9fb298dcc1c1086c038678fe2705d127ec9597060c4a82c"
-    "linux_arm64"   = "sha256:a71030934fb8de51b9fb298dcc1c1086c038678fe2705d127ec9597060c4a82c"
-    "windows_amd64" = "sha256:a71030934fb8de51b9fb298dcc1c1086c038678fe2705d127ec9597060c4a82c"
+    "darwin_amd64"  = "sha256:ff895dbae01b08804912c62f9542531af2c5937aaa14ccc14aab7a3f3592fa57"
+    "darwin_arm64"  = "sha256:ff895dbae01b08804912c62f9542531af2c5937aaa14ccc14aab7a3f3592fa57"
+    "linux_amd64"   = "sha256:ff895dbae01b08804912c62f9542531af2c5937aaa14ccc14aab7a3f3592fa57"
+    "linux_arm64"   = "sha256:ff895dbae01b08804912c62f9542531af2c5937aaa14ccc14aab7a3f3592fa57"
+    "windows_amd64" = "sha256:ff895dbae01b08804912c62f9542531af2c5937aaa14ccc14aab7a3f3592fa57"
   }
   envelope = {
     env   = []
@@ -531,13 +531,13 @@ provider "tasks" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:37:54Z"
+  resolved_at = "2026-12-03T08:38:10Z"
   checksums = {
-    "darwin_amd64"  = "sha256:1c2ddfe4a4c83c40fe35e38d86803ed907258ba2919bd68e341a0ebaf6f2a452"
-    "darwin_arm64"  = "sha256:1c2ddfe4a4c83c40fe35e38d86803ed907258ba2919bd68e341a0ebaf6f2a452"
-    "linux_amd64"   = "sha256:1c2ddfe4a4c83c40fe35e38d86803ed907258ba2919bd68e341a0ebaf6f2a452"
-    "linux_arm64"   = "sha256:1c2ddfe4a4c83c40fe35e38d86803ed907258ba2919bd68e341a0ebaf6f2a452"
-    "windows_amd64" = "sha256:1c2ddfe4a4c83c40fe35e38d86803ed907258ba2919bd68e341a0ebaf6f2a452"
+    "darwin_amd64"  = "sha256:940140430d4c40649169b8580a89c11ccbff7b6fdac5157018955a9ea1ccb6a6"
+    "darwin_arm64"  = "sha256:940140430d4c40649169b8580a89c11ccbff7b6fdac5157018955a9ea1ccb6a6"
+    "linux_amd64"   = "sha256:940140430d4c40649169b8580a89c11ccbff7b6fdac5157018955a9ea1ccb6a6"
+    "linux_arm64"   = "sha256:940140430d4c40649169b8580a89c11ccbff7b6fdac5157018955a9ea1ccb6a6"
+    "windows_amd64" = "sha256:940140430d4c40649169b8580a89c11ccbff7b6fdac5157018955a9ea1ccb6a6"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:37:59Z"
+  resolved_at = "2026-12-03T08:38:15Z"
   checksums = {
-    "darwin_amd64"  = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
-    "darwin_arm64"  = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
-    "linux_amd64"   = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
-    "linux_arm64"   = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
-    "windows_amd64" = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
+    "darwin_amd64"  = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
+    "darwin_arm64"  = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
+    "linux_amd64"   = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
+    "linux_arm64"   = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
+    "windows_amd64" = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:37:59Z"
+  resolved_at = "2026-12-03T08:38:15Z"
   checksums = {
-    "darwin_amd64"  = "sha256:e70b4f7e4fe0d1a45edb00e1fc0ad0a4ce98f356c4c2d85c1881b6f0c795e49c"
-    "darwin_arm64"  = "sha256:e70b4f7e4fe0d1a45edb00e1fc0ad0a4ce98f356c4c2d85c1881b6f0c795e49c"
-    "linux_amd64"   = "sha256:e70b4f7e4fe0d1a45edb00e1fc0ad0a4ce98f356c4c2d85c1881b6f0c795e49c"
-    "linux_arm64"   = "sha256:e70b4f7e4fe0d1a45edb00e1fc0ad0a4ce98f356c4c2d85c1881b6f0c795e49c"
-    "windows_amd64" = "sha256:e70b4f7e4fe0d1a45edb00e1fc0ad0a4ce98f356c4c2d85c1881b6f0c795e49c"
+    "darwin_amd64"  = "sha256:1de19b7e2ebbee12060d0ce9901c779edff3e4eb5bf1ca1f37ebb494611e2490"
+    "darwin_arm64"  = "sha256:1de19b7e2ebbee12060d0ce9901c779edff3e4eb5bf1ca1f37ebb494611e2490"
+    "linux_amd64"   = "sha256:1de19b7e2ebbee12060d0ce9901c779edff3e4eb5bf1ca1f37ebb494611e2490"
+    "linux_arm64"   = "sha256:1de19b7e2ebbee12060d0ce9901c779edff3e4eb5bf1ca1f37ebb494611e2490"
+    "windows_amd64" = "sha256:1de19b7e2ebbee12060d0ce9901c779edff3e4eb5bf1ca1f37ebb494611e2490"
   }
   envelope = {
     env   = []

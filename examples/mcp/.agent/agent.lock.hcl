@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "files" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:38:00Z"
+  resolved_at = "2026-12-03T08:38:15Z"
   checksums = {
-    "darwin_amd64"  = "sha256:939e54cfbd838ccd8ed8ef1ebf5247d560208d186d8393a83ee35f02005e5520"
-    "darwin_arm64"  = "sha256:939e54cfbd838ccd8ed8ef1ebf5247d560208d186d8393a83ee35f02005e5520"
-    "linux_amd64"   = "sha256:939e54cfbd838ccd8ed8ef1ebf5247d560208d186d8393a83ee35f02005e5520"
-    "linux_arm64"   = "sha256:939e54cfbd838ccd8ed8ef1ebf5247d560208d186d8393a83ee35f02005e5520"
-    "windows_amd64" = "sha256:939e54cfbd838ccd8ed8ef1ebf5247d560208d186d8393a83ee35f02005e5520"
+    "darwin_amd64"  = "sha256:051661c5a64dc9c24e102c2497ee34b99507165e3a58ff1e32eb390aca0b2a29"
+    "darwin_arm64"  = "sha256:051661c5a64dc9c24e102c2497ee34b99507165e3a58ff1e32eb390aca0b2a29"
+    "linux_amd64"   = "sha256:051661c5a64dc9c24e102c2497ee34b99507165e3a58ff1e32eb390aca0b2a29"
+    "linux_arm64"   = "sha256:051661c5a64dc9c24e102c2497ee34b99507165e3a58ff1e32eb390aca0b2a29"
+    "windows_amd64" = "sha256:051661c5a64dc9c24e102c2497ee34b99507165e3a58ff1e32eb390aca0b2a29"
   }
   envelope = {
     env   = []
@@ -135,13 +135,13 @@ provider "files" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:38:00Z"
+  resolved_at = "2026-12-03T08:38:15Z"
   checksums = {
-    "darwin_amd64"  = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
-    "darwin_arm64"  = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
-    "linux_amd64"   = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
-    "linux_arm64"   = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
-    "windows_amd64" = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
+    "darwin_amd64"  = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
+    "darwin_arm64"  = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
+    "linux_amd64"   = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
+    "linux_arm64"   = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
+    "windows_amd64" = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
   }
   envelope = {
     env   = []

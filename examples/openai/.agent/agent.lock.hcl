@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:38:00Z"
+  resolved_at = "2026-12-03T08:38:15Z"
   checksums = {
-    "darwin_amd64"  = "sha256:835e53938112016f3ea1eccaee59612f184de45402092fe4413d5d9cd9377a11"
-    "darwin_arm64"  = "sha256:835e53938112016f3ea1eccaee59612f184de45402092fe4413d5d9cd9377a11"
-    "linux_amd64"   = "sha256:835e53938112016f3ea1eccaee59612f184de45402092fe4413d5d9cd9377a11"
-    "linux_arm64"   = "sha256:835e53938112016f3ea1eccaee59612f184de45402092fe4413d5d9cd9377a11"
-    "windows_amd64" = "sha256:835e53938112016f3ea1eccaee59612f184de45402092fe4413d5d9cd9377a11"
+    "darwin_amd64"  = "sha256:6c4082f7c045ea179844f42678ab8fa7992d57e5c962a7d67ff7c72ee4bfe095"
+    "darwin_arm64"  = "sha256:6c4082f7c045ea179844f42678ab8fa7992d57e5c962a7d67ff7c72ee4bfe095"
+    "linux_amd64"   = "sha256:6c4082f7c045ea179844f42678ab8fa7992d57e5c962a7d67ff7c72ee4bfe095"
+    "linux_arm64"   = "sha256:6c4082f7c045ea179844f42678ab8fa7992d57e5c962a7d67ff7c72ee4bfe095"
+    "windows_amd64" = "sha256:6c4082f7c045ea179844f42678ab8fa7992d57e5c962a7d67ff7c72ee4bfe095"
   }
   envelope = {
     env   = []
@@ -57,13 +57,13 @@ provider "fs" {
 provider "openai" {
   source      = "builtin/openai"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:38:00Z"
+  resolved_at = "2026-12-03T08:38:15Z"
   checksums = {
-    "darwin_amd64"  = "sha256:73ac8bd5435c926f5ca43fa9e7947aae48e338d826d17c36c33c617d7b615707"
-    "darwin_arm64"  = "sha256:73ac8bd5435c926f5ca43fa9e7947aae48e338d826d17c36c33c617d7b615707"
-    "linux_amd64"   = "sha256:73ac8bd5435c926f5ca43fa9e7947aae48e338d826d17c36c33c617d7b615707"
-    "linux_arm64"   = "sha256:73ac8bd5435c926f5ca43fa9e7947aae48e338d826d17c36c33c617d7b615707"
-    "windows_amd64" = "sha256:73ac8bd5435c926f5ca43fa9e7947aae48e338d826d17c36c33c617d7b615707"
+    "darwin_amd64"  = "sha256:96dcb519cb7d58d19df08ab7fffe71cafd3032ce3fee2507437052696a31c9d7"
+    "darwin_arm64"  = "sha256:96dcb519cb7d58d19df08ab7fffe71cafd3032ce3fee2507437052696a31c9d7"
+    "linux_amd64"   = "sha256:96dcb519cb7d58d19df08ab7fffe71cafd3032ce3fee2507437052696a31c9d7"
+    "linux_arm64"   = "sha256:96dcb519cb7d58d19df08ab7fffe71cafd3032ce3fee2507437052696a31c9d7"
+    "windows_amd64" = "sha256:96dcb519cb7d58d19df08ab7fffe71cafd3032ce3fee2507437052696a31c9d7"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:38:01Z"
+  resolved_at = "2026-12-03T08:38:17Z"
   checksums = {
-    "darwin_amd64"  = "sha256:835e53938112016f3ea1eccaee59612f184de45402092fe4413d5d9cd9377a11"
-    "darwin_arm64"  = "sha256:835e53938112016f3ea1eccaee59612f184de45402092fe4413d5d9cd9377a11"
-    "linux_amd64"   = "sha256:835e53938112016f3ea1eccaee59612f184de45402092fe4413d5d9cd9377a11"
-    "linux_arm64"   = "sha256:835e53938112016f3ea1eccaee59612f184de45402092fe4413d5d9cd9377a11"
-    "windows_amd64" = "sha256:835e53938112016f3ea1eccaee59612f184de45402092fe4413d5d9cd9377a11"
+    "darwin_amd64"  = "sha256:6c4082f7c045ea179844f42678ab8fa7992d57e5c962a7d67ff7c72ee4bfe095"
+    "darwin_arm64"  = "sha256:6c4082f7c045ea179844f42678ab8fa7992d57e5c962a7d67ff7c72ee4bfe095"
+    "linux_amd64"   = "sha256:6c4082f7c045ea179844f42678ab8fa7992d57e5c962a7d67ff7c72ee4bfe095"
+    "linux_arm64"   = "sha256:6c4082f7c045ea179844f42678ab8fa7992d57e5c962a7d67ff7c72ee4bfe095"
+    "windows_amd64" = "sha256:6c4082f7c045ea179844f42678ab8fa7992d57e5c962a7d67ff7c72ee4bfe095"
   }
   envelope = {
     env   = []
@@ -57,13 +57,13 @@ provider "fs" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:38:01Z"
+  resolved_at = "2026-12-03T08:38:17Z"
   checksums = {
-    "darwin_amd64"  = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
-    "darwin_arm64"  = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
-    "linux_amd64"   = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
-    "linux_arm64"   = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
-    "windows_amd64" = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
+    "darwin_amd64"  = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
+    "darwin_arm64"  = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
+    "linux_amd64"   = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
+    "linux_arm64"   = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
+    "windows_amd64" = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:38:02Z"
+  resolved_at = "2026-12-03T08:38:18Z"
   checksums = {
-    "darwin_amd64"  = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
-    "darwin_arm64"  = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
-    "linux_amd64"   = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
-    "linux_arm64"   = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
-    "windows_amd64" = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
+    "darwin_amd64"  = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
+    "darwin_arm64"  = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
+    "linux_amd64"   = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
+    "linux_arm64"   = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
+    "windows_amd64" = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:38:02Z"
+  resolved_at = "2026-12-03T08:38:18Z"
   checksums = {
-    "darwin_amd64"  = "sha256:a71030934fb8de51b9fb298dcc1c1086c038678fe2705d127ec9597060c4a82c"
-    "darwin_arm64"  = "sha256:a71030934fb8de51b9fb298dcc1c1086c038678fe2705d127ec9597060c4a82c"
-    "linux_amd64"   = "sha256:a71030934fb8de51b9fb298dcc1c1086c038678fe2705d127ec9597060c4a82c"
-    "linux_arm64"   = "sha256:a71030934fb8de51b9fb298dcc1c1086c038678fe2705d127ec9597060c4a82c"
-    "windows_amd64" = "sha256:a71030934fb8de51b9fb298dcc1c1086c038678fe2705d127ec9597060c4a82c"
+    "darwin_amd64"  = "sha256:ff895dbae01b08804912c62f9542531af2c5937aaa14ccc14aab7a3f3592fa57"
+    "darwin_arm64"  = "sha256:ff895dbae01b08804912c62f9542531af2c5937aaa14ccc14aab7a3f3592fa57"
+    "linux_amd64"   = "sha256:ff895dbae01b08804912c62f9542531af2c5937aaa14ccc14aab7a3f3592fa57"
+    "linux_arm64"   = "sha256:ff895dbae01b08804912c62f9542531af2c5937aaa14ccc14aab7a3f3592fa57"
+    "windows_amd64" = "sha256:ff895dbae01b08804912c62f9542531af2c5937aaa14ccc14aab7a3f3592fa57"
   }
   envelope = {
     env   = []

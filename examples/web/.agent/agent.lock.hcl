@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:38:02Z"
+  resolved_at = "2026-12-03T08:38:18Z"
   checksums = {
-    "darwin_amd64"  = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
-    "darwin_arm64"  = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
-    "linux_amd64"   = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
-    "linux_arm64"   = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
-    "windows_amd64" = "sha256:587aeffa21e8e5463401c9bf463cd659113e11c7e6114bebcd299263107787ed"
+    "darwin_amd64"  = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
+    "darwin_arm64"  = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
+    "linux_amd64"   = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
+    "linux_arm64"   = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
+    "windows_amd64" = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:38:02Z"
+  resolved_at = "2026-12-03T08:38:18Z"
   checksums = {
-    "darwin_amd64"  = "sha256:1c2ddfe4a4c83c40fe35e38d86803ed907258ba2919bd68e341a0ebaf6f2a452"
-    "darwin_arm64"  = "sha256:1c2ddfe4a4c83c40fe35e38d86803ed907258ba2919bd68e341a0ebaf6f2a452"
-    "linux_amd64"   = "sha256:1c2ddfe4a4c83c40fe35e38d86803ed907258ba2919bd68e341a0ebaf6f2a452"
-    "linux_arm64"   = "sha256:1c2ddfe4a4c83c40fe35e38d86803ed907258ba2919bd68e341a0ebaf6f2a452"
-    "windows_amd64" = "sha256:1c2ddfe4a4c83c40fe35e38d86803ed907258ba2919bd68e341a0ebaf6f2a452"
+    "darwin_amd64"  = "sha256:940140430d4c40649169b8580a89c11ccbff7b6fdac5157018955a9ea1ccb6a6"
+    "darwin_arm64"  = "sha256:940140430d4c40649169b8580a89c11ccbff7b6fdac5157018955a9ea1ccb6a6"
+    "linux_amd64"   = "sha256:940140430d4c40649169b8580a89c11ccbff7b6fdac5157018955a9ea1ccb6a6"
+    "linux_arm64"   = "sha256:940140430d4c40649169b8580a89c11ccbff7b6fdac5157018955a9ea1ccb6a6"
+    "windows_amd64" = "sha256:940140430d4c40649169b8580a89c11ccbff7b6fdac5157018955a9ea1ccb6a6"
   }
   envelope = {
     env   = []
