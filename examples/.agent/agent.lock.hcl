@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "echo" {
   source      = "builtin/echo"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:38:08Z"
+  resolved_at = "2026-12-03T08:38:24Z"
   checksums = {
-    "darwin_amd64"  = "sha256:74fc063870fa48e186b1efe24daf91110e8a8062123b7739c9966d4f3b4089f5"
-    "darwin_arm64"  = "sha256:74fc063870fa48e186b1efe24daf91110e8a8062123b7739c9966d4f3b4089f5"
-    "linux_amd64"   = "sha256:74fc063870fa48e186b1efe24daf91110e8a8062123b7739c9966d4f3b4089f5"
-    "linux_arm64"   = "sha256:74fc063870fa48e186b1efe24daf91110e8a8062123b7739c9966d4f3b4089f5"
-    "windows_amd64" = "sha256:74fc063870fa48e186b1efe24daf91110e8a8062123b7739c9966d4f3b4089f5"
+    "darwin_amd64"  = "sha256:53d5695b5e57baca1395f49b0ff154c149f0c6a72da609109db8b87ddf2c11d6"
+    "darwin_arm64"  = "sha256:53d5695b5e57baca1395f49b0ff154c149f0c6a72da609109db8b87ddf2c11d6"
+    "linux_amd64"   = "sha256:53d5695b5e57baca1395f49b0ff154c149f0c6a72da609109db8b87ddf2c11d6"
+    "linux_arm64"   = "sha256:53d5695b5e57baca1395f49b0ff154c149f0c6a72da609109db8b87ddf2c11d6"
+    "windows_amd64" = "sha256:53d5695b5e57baca1395f49b0ff154c149f0c6a72da609109db8b87ddf2c11d6"
   }
   envelope = {
     env   = []
@@ -36,13 +36,13 @@ provider "echo" {
 provider "notes" {
   source      = "./plugins/notes"
   version     = "0.2.0"
-  resolved_at = "2026-12-03T08:38:08Z"
+  resolved_at = "2026-12-03T08:38:24Z"
   checksums = {
-    "darwin_amd64"  = "sha256:1ad5de08c89c5f0dba2f19b5088970d864a7110c1d066ecaa4ac1b35e412fe28"
-    "darwin_arm64"  = "sha256:1ad5de08c89c5f0dba2f19b5088970d864a7110c1d066ecaa4ac1b35e412fe28"
-    "linux_amd64"   = "sha256:1ad5de08c89c5f0dba2f19b5088970d864a7110c1d066ecaa4ac1b35e412fe28"
-    "linux_arm64"   = "sha256:1ad5de08c89c5f0dba2f19b5088970d864a7110c1d066ecaa4ac1b35e412fe28"
-    "windows_amd64" = "sha256:1ad5de08c89c5f0dba2f19b5088970d864a7110c1d066ecaa4ac1b35e412fe28"
+    "darwin_amd64"  = "sha256:0dc1592e7edc56e96c92ea0bb3c615e34ab07d1469c91d41c9fe688bb32028a9"
+    "darwin_arm64"  = "sha256:0dc1592e7edc56e96c92ea0bb3c615e34ab07d1469c91d41c9fe688bb32028a9"
+    "linux_amd64"   = "sha256:0dc1592e7edc56e96c92ea0bb3c615e34ab07d1469c91d41c9fe688bb32028a9"
+    "linux_arm64"   = "sha256:0dc1592e7edc56e96c92ea0bb3c615e34ab07d1469c91d41c9fe688bb32028a9"
+    "windows_amd64" = "sha256:0dc1592e7edc56e96c92ea0bb3c615e34ab07d1469c91d41c9fe688bb32028a9"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "claude" {
   source      = "builtin/anthropic"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:38:09Z"
+  resolved_at = "2026-12-03T08:38:24Z"
   checksums = {
-    "darwin_amd64"  = "sha256:ae071766469d0b32131a3d071dada25bf79ff41e2b519627a97f8e781f348acf"
-    "darwin_arm64"  = "sha256:ae071766469d0b32131a3d071dada25bf79ff41e2b519627a97f8e781f348acf"
-    "linux_amd64"   = "sha256:ae071766469d0b32131a3d071dada25bf79ff41e2b519627a97f8e781f348acf"
-    "linux_arm64"   = "sha256:ae071766469d0b32131a3d071dada25bf79ff41e2b519627a97f8e781f348acf"
-    "windows_amd64" = "sha256:ae071766469d0b32131a3d071dada25bf79ff41e2b519627a97f8e781f348acf"
+    "darwin_amd64"  = "sha256:db4749b8720175bfb003065f77996d1d38ee03086276c706405d526e0d4df699"
+    "darwin_arm64"  = "sha256:db4749b8720175bfb003065f77996d1d38ee03086276c706405d526e0d4df699"
+    "linux_amd64"   = "sha256:db4749b8720175bfb003065f77996d1d38ee03086276c706405d526e0d4df699"
+    "linux_arm64"   = "sha256:db4749b8720175bfb003065f77996d1d38ee03086276c706405d526e0d4df699"
+    "windows_amd64" = "sha256:db4749b8720175bfb003065f77996d1d38ee03086276c706405d526e0d4df699"
   }
   envelope = {
     env   = []
@@ -59,13 +59,13 @@ provider "claude" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:38:09Z"
+  resolved_at = "2026-12-03T08:38:24Z"
   checksums = {
-    "darwin_amd64"  = "sha256:6c4082f7c045ea179844f42678ab8fa7992d57e5c962a7d67ff7c72ee4bfe095"
-    "darwin_arm64"  = "sha256:6c4082f7c045ea179844f42678ab8fa7992d57e5c962a7d67ff7c72ee4bfe095"
-    "linux_amd64"   = "sha256:6c4082f7c045ea179844f42678ab8fa7992d57e5c962a7d67ff7c72ee4bfe095"
-    "linux_arm64"   = "sha256:6c4082f7c045ea179844f42678ab8fa7992d57e5c962a7d67ff7c72ee4bfe095"
-    "windows_amd64" = "sha256:6c4082f7c045ea179844f42678ab8fa7992d57e5c962a7d67ff7c72ee4bfe095"
+    "darwin_amd64"  = "sha256:e425bfa2b004324103268b538164803224cc4346a0e5ce98fcf5e6036af24eae"
+    "darwin_arm64"  = "sha256:e425bfa2b004324103268b538164803224cc4346a0e5ce98fcf5e6036af24eae"
+    "linux_amd64"   = "sha256:e425bfa2b004324103268b538164803224cc4346a0e5ce98fcf5e6036af24eae"
+    "linux_arm64"   = "sha256:e425bfa2b004324103268b538164803224cc4346a0e5ce98fcf5e6036af24eae"
+    "windows_amd64" = "sha256:e425bfa2b004324103268b538164803224cc4346a0e5ce98fcf5e6036af24eae"
   }
   envelope = {
     env   = []

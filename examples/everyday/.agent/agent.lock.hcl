@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "ask" {
   source      = "builtin/user"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:38:10Z"
+  resolved_at = "2026-12-03T08:38:24Z"
   checksums = {
-    "darwin_amd64"  = "sha256:c9f015105f9216975e720c017c3d44d4d39c354efc009c00abd82a6fb32aa51a"
-    "darwin_arm64"  = "sha256:c9f015105f9216975e720c017c3d44d4d39c354efc009c00abd82a6fb32aa51a"
-    "linux_amd64"   = "sha256:c9f015105f9216975e720c017c3d44d4d39c354efc009c00abd82a6fb32aa51a"
-    "linux_arm64"   = "sha256:c9f015105f9216975e720c017c3d44d4d39c354efc009c00abd82a6fb32aa51a"
-    "windows_amd64" = "sha256:c9f015105f9216975e720c017c3d44d4d39c354efc009c00abd82a6fb32aa51a"
+    "darwin_amd64"  = "sha256:ac58025877eec4c51945b7b01ea8409e17f1771c4e5dbf7162dd23b7117f6e35"
+    "darwin_arm64"  = "sha256:ac58025877eec4c51945b7b01ea8409e17f1771c4e5dbf7162dd23b7117f6e35"
+    "linux_amd64"   = "sha256:ac58025877eec4c51945b7b01ea8409e17f1771c4e5dbf7162dd23b7117f6e35"
+    "linux_arm64"   = "sha256:ac58025877eec4c51945b7b01ea8409e17f1771c4e5dbf7162dd23b7117f6e35"
+    "windows_amd64" = "sha256:ac58025877eec4c51945b7b01ea8409e17f1771c4e5dbf7162dd23b7117f6e35"
   }
   envelope = {
     env   = []
@@ -34,13 +34,13 @@ provider "ask" {
 provider "docs" {
   source      = "builtin/agents-md"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:38:10Z"
+  resolved_at = "2026-12-03T08:38:24Z"
   checksums = {
-    "darwin_amd64"  = "sha256:c6b8670b144c1f23eb03185676ed2c3cce090237a4bc296c5622ed7b33fddcae"
-    "darwin_arm64"  = "sha256:c6b8670b144c1f23eb03185676ed2c3cce090237a4bc296c5622ed7b33fddcae"
-    "linux_amd64"   = "sha256:c6b8670b144c1f23eb03185676ed2c3cce090237a4bc296c5622ed7b33fddcae"
-    "linux_arm64"   = "sha256:c6b8670b144c1f23eb03185676ed2c3cce090237a4bc296c5622ed7b33fddcae"
-    "windows_amd64" = "sha256:c6b8670b144c1f23eb03185676ed2c3cce090237a4bc296c5622ed7b33fddcae"
+    "darwin_amd64"  = "sha256:427f09f838698493cf9b02aaec72e9e965098174a56a6812a502cff72bbda7c7"
+    "darwin_arm64"  = "sha256:427f09f838698493cf9b02aaec72e9e965098174a56a6812a502cff72bbda7c7"
+    "linux_amd64"   = "sha256:427f09f838698493cf9b02aaec72e9e965098174a56a6812a502cff72bbda7c7"
+    "linux_arm64"   = "sha256:427f09f838698493cf9b02aaec72e9e965098174a56a6812a502cff72bbda7c7"
+    "windows_amd64" = "sha256:427f09f838698493cf9b02aaec72e9e965098174a56a6812a502cff72bbda7c7"
   }
   envelope = {
     env   = []
@@ -79,13 +79,13 @@ provider "docs" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:38:10Z"
+  resolved_at = "2026-12-03T08:38:24Z"
   checksums = {
-    "darwin_amd64"  = "sha256:6c4082f7c045ea179844f42678ab8fa7992d57e5c962a7d67ff7c72ee4bfe095"
-    "darwin_arm64"  = "sha256:6c4082f7c045ea179844f42678ab8fa7992d57e5c962a7d67ff7c72ee4bfe095"
-    "linux_amd64"   = "sha256:6c4082f7c045ea179844f42678ab8fa7992d57e5c962a7d67ff7c72ee4bfe095"
-    "linux_arm64"   = "sha256:6c4082f7c045ea179844f42678ab8fa7992d57e5c962a7d67ff7c72ee4bfe095"
-    "windows_amd64" = "sha256:6c4082f7c045ea179844f42678ab8fa7992d57e5c962a7d67ff7c72ee4bfe095"
+    "darwin_amd64"  = "sha256:e425bfa2b004324103268b538164803224cc4346a0e5ce98fcf5e6036af24eae"
+    "darwin_arm64"  = "sha256:e425bfa2b004324103268b538164803224cc4346a0e5ce98fcf5e6036af24eae"
+    "linux_amd64"   = "sha256:e425bfa2b004324103268b538164803224cc4346a0e5ce98fcf5e6036af24eae"
+    "linux_arm64"   = "sha256:e425bfa2b004324103268b538164803224cc4346a0e5ce98fcf5e6036af24eae"
+    "windows_amd64" = "sha256:e425bfa2b004324103268b538164803224cc4346a0e5ce98fcf5e6036af24eae"
   }
   envelope = {
     env   = []
@@ -130,13 +130,13 @@ provider "fs" {
 provider "graph" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:38:10Z"
+  resolved_at = "2026-12-03T08:38:24Z"
   checksums = {
-    "darwin_amd64"  = "sha256:051661c5a64dc9c24e102c2497ee34b99507165e3a58ff1e32eb390aca0b2a29"
-    "darwin_arm64"  = "sha256:051661c5a64dc9c24e102c2497ee34b99507165e3a58ff1e32eb390aca0b2a29"
-    "linux_amd64"   = "sha256:051661c5a64dc9c24e102c2497ee34b99507165e3a58ff1e32eb390aca0b2a29"
-    "linux_arm64"   = "sha256:051661c5a64dc9c24e102c2497ee34b99507165e3a58ff1e32eb390aca0b2a29"
-    "windows_amd64" = "sha256:051661c5a64dc9c24e102c2497ee34b99507165e3a58ff1e32eb390aca0b2a29"
+    "darwin_amd64"  = "sha256:5ae94ee1c1ca574763807e4abdc5867911358f621c9a45d0c45879a2012f8403"
+    "darwin_arm64"  = "sha256:5ae94ee1c1ca574763807e4abdc5867911358f621c9a45d0c45879a2012f8403"
+    "linux_amd64"   = "sha256:5ae94ee1c1ca574763807e4abdc5867911358f621c9a45d0c45879a2012f8403"
+    "linux_arm64"   = "sha256:5ae94ee1c1ca574763807e4abdc5867911358f621c9a45d0c45879a2012f8403"
+    "windows_amd64" = "sha256:5ae94ee1c1ca574763807e4abdc5867911358f621c9a45d0c45879a2012f8403"
   }
   envelope = {
     env   = []
@@ -259,13 +259,13 @@ provider "graph" {
 provider "memory" {
   source      = "builtin/memory"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:38:10Z"
+  resolved_at = "2026-12-03T08:38:24Z"
   checksums = {
-    "darwin_amd64"  = "sha256:a99612d4f944c931cb3613c4b3bc26c743e25f0bb8e42164e5a1a496262798cd"
-    "darwin_arm64"  = "sha256:a99612d4f944c931cb3613c4b3bc26c743e25f0bb8e42164e5a1a496262798cd"
-    "linux_amd64"   = "sha256:a99612d4f944c931cb3613c4b3bc26c743e25f0bb8e42164e5a1a496262798cd"
-    "linux_arm64"   = "sha256:a99612d4f944c931cb3613c4b3bc26c743e25f0bb8e42164e5a1a496262798cd"
-    "windows_amd64" = "sha256:a99612d4f944c931cb3613c4b3bc26c743e25f0bb8e42164e5a1a496262798cd"
+    "darwin_amd64"  = "sha256:fd2b025f47133af6c1f41e6cdffc430d7a8c9832079cb80479280f7316a869a0"
+    "darwin_arm64"  = "sha256:fd2b025f47133af6c1f41e6cdffc430d7a8c9832079cb80479280f7316a869a0"
+    "linux_amd64"   = "sha256:fd2b025f47133af6c1f41e6cdffc430d7a8c9832079cb80479280f7316a869a0"
+    "linux_arm64"   = "sha256:fd2b025f47133af6c1f41e6cdffc430d7a8c9832079cb80479280f7316a869a0"
+    "windows_amd64" = "sha256:fd2b025f47133af6c1f41e6cdffc430d7a8c9832079cb80479280f7316a869a0"
   }
   envelope = {
     env   = ["HOME", "XDG_DATA_HOME"]
@@ -338,13 +338,13 @@ provider "memory" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:38:10Z"
+  resolved_at = "2026-12-03T08:38:24Z"
   checksums = {
-    "darwin_amd64"  = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
-    "darwin_arm64"  = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
-    "linux_amd64"   = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
-    "linux_arm64"   = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
-    "windows_amd64" = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
+    "darwin_amd64"  = "sha256:76117d01d51a265f410ad5c7ca50fd6430d8d2fe9740a50ea44d4875a170740d"
+    "darwin_arm64"  = "sha256:76117d01d51a265f410ad5c7ca50fd6430d8d2fe9740a50ea44d4875a170740d"
+    "linux_amd64"   = "sha256:76117d01d51a265f410ad5c7ca50fd6430d8d2fe9740a50ea44d4875a170740d"
+    "linux_arm64"   = "sha256:76117d01d51a265f410ad5c7ca50fd6430d8d2fe9740a50ea44d4875a170740d"
+    "windows_amd64" = "sha256:76117d01d51a265f410ad5c7ca50fd6430d8d2fe9740a50ea44d4875a170740d"
   }
   envelope = {
     env   = []
@@ -374,13 +374,13 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:38:10Z"
+  resolved_at = "2026-12-03T08:38:24Z"
   checksums = {
-    "darwin_amd64"  = "sha256:2133f17a7bc33a777341686acac9f0121b16df351a6a17beffbcc3355bd94943"
-    "darwin_arm64"  = "sha256:2133f17a7bc33a777341686acac9f0121b16df351a6a17beffbcc3355bd94943"
-    "linux_amd64"   = "sha256:2133f17a7bc33a777341686acac9f0121b16df351a6a17beffbcc3355bd94943"
-    "linux_arm64"   = "sha256:2133f17a7bc33a777341686acac9f0121b16df351a6a17beffbcc3355bd94943"
-    "windows_amd64" = "sha256:2133f17a7bc33a777341686acac9f0121b16df351a6a17beffbcc3355bd94943"
+    "darwin_amd64"  = "sha256:826372f037418c13d6fca9e1347dcdf02dbc03fb239dec1348e3c1adda92da6b"
+    "darwin_arm64"  = "sha256:826372f037418c13d6fca9e1347dcdf02dbc03fb239dec1348e3c1adda92da6b"
+    "linux_amd64"   = "sha256:826372f037418c13d6fca9e1347dcdf02dbc03fb239dec1348e3c1adda92da6b"
+    "linux_arm64"   = "sha256:826372f037418c13d6fca9e1347dcdf02dbc03fb239dec1348e3c1adda92da6b"
+    "windows_amd64" = "sha256:826372f037418c13d6fca9e1347dcdf02dbc03fb239dec1348e3c1adda92da6b"
   }
   envelope = {
     env   = []
@@ -415,13 +415,13 @@ provider "search" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:38:10Z"
+  resolved_at = "2026-12-03T08:38:24Z"
   checksums = {
-    "darwin_amd64"  = "sha256:1de19b7e2ebbee12060d0ce9901c779edff3e4eb5bf1ca1f37ebb494611e2490"
-    "darwin_arm64"  = "sha256:1de19b7e2ebbee12060d0ce9901c779edff3e4eb5bf1ca1f37ebb494611e2490"
-    "linux_amd64"   = "sha256:1de19b7e2ebbee12060d0ce9901c779edff3e4eb5bf1ca1f37ebb494611e2490"
-    "linux_arm64"   = "sha256:1de19b7e2ebbee12060d0ce9901c779edff3e4eb5bf1ca1f37ebb494611e2490"
-    "windows_amd64" = "sha256:1de19b7e2ebbee12060d0ce9901c779edff3e4eb5bf1ca1f37ebb494611e2490"
+    "darwin_amd64"  = "sha256:2571b07c668f5f2a0e8b67331f6f7580832c3a621dfa053173765e80941a4c84"
+    "darwin_arm64"  = "sha256:2571b07c668f5f2a0e8b67331f6f7580832c3a621dfa053173765e80941a4c84"
+    "linux_amd64"   = "sha256:2571b07c668f5f2a0e8b67331f6f7580832c3a621dfa053173765e80941a4c84"
+    "linux_arm64"   = "sha256:2571b07c668f5f2a0e8b67331f6f7580832c3a621dfa053173765e80941a4c84"
+    "windows_amd64" = "sha256:2571b07c668f5f2a0e8b67331f6f7580832c3a621dfa053173765e80941a4c84"
   }
   envelope = {
     env   = []
@@ -493,13 +493,13 @@ provider "sh" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:38:10Z"
+  resolved_at = "2026-12-03T08:38:24Z"
   checksums = {
-    "darwin_amd64"  = "sha256:ff895dbae01b08804912c62f9542531af2c5937aaa14ccc14aab7a3f3592fa57"
-    "darwin_arm64"  = "sha256:ff895dbae01b08804912c62f9542531af2c5937aaa14ccc14aab7a3f3592fa57"
-    "linux_amd64"   = "sha256:ff895dbae01b08804912c62f9542531af2c5937aaa14ccc14aab7a3f3592fa57"
-    "linux_arm64"   = "sha256:ff895dbae01b08804912c62f9542531af2c5937aaa14ccc14aab7a3f3592fa57"
-    "windows_amd64" = "sha256:ff895dbae01b08804912c62f9542531af2c5937aaa14ccc14aab7a3f3592fa57"
+    "darwin_amd64"  = "sha256:7fddd58521459dadc805a81f7f92176145010fb61a31b656abccf6062016f907"
+    "darwin_arm64"  = "sha256:7fddd58521459dadc805a81f7f92176145010fb61a31b656abccf6062016f907"
+    "linux_amd64"   = "sha256:7fddd58521459dadc805a81f7f92176145010fb61a31b656abccf6062016f907"
+    "linux_arm64"   = "sha256:7fddd58521459dadc805a81f7f92176145010fb61a31b656abccf6062016f907"
+    "windows_amd64" = "sha256:7fddd58521459dadc805a81f7f92176145010fb61a31b656abccf6062016f907"
   }
   envelope = {
     env   = []
@@ -531,13 +531,13 @@ provider "tasks" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:38:10Z"
+  resolved_at = "2026-12-03T08:38:24Z"
   checksums = {
-    "darwin_amd64"  = "sha256:940140430d4c40649169b8580a89c11ccbff7b6fdac5157018955a9ea1ccb6a6"
-    "darwin_arm64"  = "sha256:940140430d4c40649169b8580a89c11ccbff7b6fdac5157018955a9ea1ccb6a6"
-    "linux_amd64"   = "sha256:940140430d4c40649169b8580a89c11ccbff7b6fdac5157018955a9ea1ccb6a6"
-    "linux_arm64"   = "sha256:940140430d4c40649169b8580a89c11ccbff7b6fdac5157018955a9ea1ccb6a6"
-    "windows_amd64" = "sha256:940140430d4c40649169b8580a89c11ccbff7b6fdac5157018955a9ea1ccb6a6"
+    "darwin_amd64"  = "sha256:d82a63d3b0dc30bd266202aadb5a26c41b8195a473f4dc1366a647b37ba82153"
+    "darwin_arm64"  = "sha256:d82a63d3b0dc30bd266202aadb5a26c41b8195a473f4dc1366a647b37ba82153"
+    "linux_amd64"   = "sha256:d82a63d3b0dc30bd266202aadb5a26c41b8195a473f4dc1366a647b37ba82153"
+    "linux_arm64"   = "sha256:d82a63d3b0dc30bd266202aadb5a26c41b8195a473f4dc1366a647b37ba82153"
+    "windows_amd64" = "sha256:d82a63d3b0dc30bd266202aadb5a26c41b8195a473f4dc1366a647b37ba82153"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:38:15Z"
+  resolved_at = "2026-12-03T08:38:24Z"
   checksums = {
-    "darwin_amd64"  = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
-    "darwin_arm64"  = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
-    "linux_amd64"   = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
-    "linux_arm64"   = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
-    "windows_amd64" = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
+    "darwin_amd64"  = "sha256:76117d01d51a265f410ad5c7ca50fd6430d8d2fe9740a50ea44d4875a170740d"
+    "darwin_arm64"  = "sha256:76117d01d51a265f410ad5c7ca50fd6430d8d2fe9740a50ea44d4875a170740d"
+    "linux_amd64"   = "sha256:76117d01d51a265f410ad5c7ca50fd6430d8d2fe9740a50ea44d4875a170740d"
+    "linux_arm64"   = "sha256:76117d01d51a265f410ad5c7ca50fd6430d8d2fe9740a50ea44d4875a170740d"
+    "windows_amd64" = "sha256:76117d01d51a265f410ad5c7ca50fd6430d8d2fe9740a50ea44d4875a170740d"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:38:15Z"
+  resolved_at = "2026-12-03T08:38:24Z"
   checksums = {
-    "darwin_amd64"  = "sha256:1de19b7e2ebbee12060d0ce9901c779edff3e4eb5bf1ca1f37ebb494611e2490"
-    "darwin_arm64"  = "sha256:1de19b7e2ebbee12060d0ce9901c779edff3e4eb5bf1ca1f37ebb494611e2490"
-    "linux_amd64"   = "sha256:1de19b7e2ebbee12060d0ce9901c779edff3e4eb5bf1ca1f37ebb494611e2490"
-    "linux_arm64"   = "sha256:1de19b7e2ebbee12060d0ce9901c779edff3e4eb5bf1ca1f37ebb494611e2490"
-    "windows_amd64" = "sha256:1de19b7e2ebbee12060d0ce9901c779edff3e4eb5bf1ca1f37ebb494611e2490"
+    "darwin_amd64"  = "sha256:2571b07c668f5f2a0e8b67331f6f7580832c3a621dfa053173765e80941a4c84"
+    "darwin_arm64"  = "sha256:2571b07c668f5f2a0e8b67331f6f7580832c3a621dfa053173765e80941a4c84"
+    "linux_amd64"   = "sha256:2571b07c668f5f2a0e8b67331f6f7580832c3a621dfa053173765e80941a4c84"
+    "linux_arm64"   = "sha256:2571b07c668f5f2a0e8b67331f6f7580832c3a621dfa053173765e80941a4c84"
+    "windows_amd64" = "sha256:2571b07c668f5f2a0e8b67331f6f7580832c3a621dfa053173765e80941a4c84"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "files" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:38:15Z"
+  resolved_at = "2026-12-03T08:38:25Z"
   checksums = {
-    "darwin_amd64"  = "sha256:051661c5a64dc9c24e102c2497ee34b99507165e3a58ff1e32eb390aca0b2a29"
-    "darwin_arm64"  = "sha256:051661c5a64dc9c24e102c2497ee34b99507165e3a58ff1e32eb390aca0b2a29"
-    "linux_amd64"   = "sha256:051661c5a64dc9c24e102c2497ee34b99507165e3a58ff1e32eb390aca0b2a29"
-    "linux_arm64"   = "sha256:051661c5a64dc9c24e102c2497ee34b99507165e3a58ff1e32eb390aca0b2a29"
-    "windows_amd64" = "sha256:051661c5a64dc9c24e102c2497ee34b99507165e3a58ff1e32eb390aca0b2a29"
+    "darwin_amd64"  = "sha256:5ae94ee1c1ca574763807e4abdc5867911358f621c9a45d0c45879a2012f8403"
+    "darwin_arm64"  = "sha256:5ae94ee1c1ca574763807e4abdc5867911358f621c9a45d0c45879a2012f8403"
+    "linux_amd64"   = "sha256:5ae94ee1c1ca574763807e4abdc5867911358f621c9a45d0c45879a2012f8403"
+    "linux_arm64"   = "sha256:5ae94ee1c1ca574763807e4abdc5867911358f621c9a45d0c45879a2012f8403"
+    "windows_amd64" = "sha256:5ae94ee1c1ca574763807e4abdc5867911358f621c9a45d0c45879a2012f8403"
   }
   envelope = {
     env   = []
@@ -135,13 +135,13 @@ provider "files" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:38:15Z"
+  resolved_at = "2026-12-03T08:38:25Z"
   checksums = {
-    "darwin_amd64"  = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
-    "darwin_arm64"  = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
-    "linux_amd64"   = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
-    "linux_arm64"   = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
-    "windows_amd64" = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
+    "darwin_amd64"  = "sha256:76117d01d51a265f410ad5c7ca50fd6430d8d2fe9740a50ea44d4875a170740d"
+    "darwin_arm64"  = "sha256:76117d01d51a265f410ad5c7ca50fd6430d8d2fe9740a50ea44d4875a170740d"
+    "linux_amd64"   = "sha256:76117d01d51a265f410ad5c7ca50fd6430d8d2fe9740a50ea44d4875a170740d"
+    "linux_arm64"   = "sha256:76117d01d51a265f410ad5c7ca50fd6430d8d2fe9740a50ea44d4875a170740d"
+    "windows_amd64" = "sha256:76117d01d51a265f410ad5c7ca50fd6430d8d2fe9740a50ea44d4875a170740d"
   }
   envelope = {
     env   = []

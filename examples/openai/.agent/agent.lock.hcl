@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:38:15Z"
+  resolved_at = "2026-12-03T08:38:25Z"
   checksums = {
-    "darwin_amd64"  = "sha256:6c4082f7c045ea179844f42678ab8fa7992d57e5c962a7d67ff7c72ee4bfe095"
-    "darwin_arm64"  = "sha256:6c4082f7c045ea179844f42678ab8fa7992d57e5c962a7d67ff7c72ee4bfe095"
-    "linux_amd64"   = "sha256:6c4082f7c045ea179844f42678ab8fa7992d57e5c962a7d67ff7c72ee4bfe095"
-    "linux_arm64"   = "sha256:6c4082f7c045ea179844f42678ab8fa7992d57e5c962a7d67ff7c72ee4bfe095"
-    "windows_amd64" = "sha256:6c4082f7c045ea179844f42678ab8fa7992d57e5c962a7d67ff7c72ee4bfe095"
+    "darwin_amd64"  = "sha256:e425bfa2b004324103268b538164803224cc4346a0e5ce98fcf5e6036af24eae"
+    "darwin_arm64"  = "sha256:e425bfa2b004324103268b538164803224cc4346a0e5ce98fcf5e6036af24eae"
+    "linux_amd64"   = "sha256:e425bfa2b004324103268b538164803224cc4346a0e5ce98fcf5e6036af24eae"
+    "linux_arm64"   = "sha256:e425bfa2b004324103268b538164803224cc4346a0e5ce98fcf5e6036af24eae"
+    "windows_amd64" = "sha256:e425bfa2b004324103268b538164803224cc4346a0e5ce98fcf5e6036af24eae"
   }
   envelope = {
     env   = []
@@ -57,13 +57,13 @@ provider "fs" {
 provider "openai" {
   source      = "builtin/openai"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:38:15Z"
+  resolved_at = "2026-12-03T08:38:25Z"
   checksums = {
-    "darwin_amd64"  = "sha256:96dcb519cb7d58d19df08ab7fffe71cafd3032ce3fee2507437052696a31c9d7"
-    "darwin_arm64"  = "sha256:96dcb519cb7d58d19df08ab7fffe71cafd3032ce3fee2507437052696a31c9d7"
-    "linux_amd64"   = "sha256:96dcb519cb7d58d19df08ab7fffe71cafd3032ce3fee2507437052696a31c9d7"
-    "linux_arm64"   = "sha256:96dcb519cb7d58d19df08ab7fffe71cafd3032ce3fee2507437052696a31c9d7"
-    "windows_amd64" = "sha256:96dcb519cb7d58d19df08ab7fffe71cafd3032ce3fee2507437052696a31c9d7"
+    "darwin_amd64"  = "sha256:8877dfdd8c2b4da05cb4addd671843b7a90383bfe172bdd6ac7e1b55c5592b38"
+    "darwin_arm64"  = "sha256:8877dfdd8c2b4da05cb4addd671843b7a90383bfe172bdd6ac7e1b55c5592b38"
+    "linux_amd64"   = "sha256:8877dfdd8c2b4da05cb4addd671843b7a90383bfe172bdd6ac7e1b55c5592b38"
+    "linux_arm64"   = "sha256:8877dfdd8c2b4da05cb4addd671843b7a90383bfe172bdd6ac7e1b55c5592b38"
+    "windows_amd64" = "sha256:8877dfdd8c2b4da05cb4addd671843b7a90383bfe172bdd6ac7e1b55c5592b38"
   }
   envelope = {
     env   = []

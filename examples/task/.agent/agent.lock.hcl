@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:38:18Z"
+  resolved_at = "2026-12-03T08:38:25Z"
   checksums = {
-    "darwin_amd64"  = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
-    "darwin_arm64"  = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
-    "linux_amd64"   = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
-    "linux_arm64"   = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
-    "windows_amd64" = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
+    "darwin_amd64"  = "sha256:76117d01d51a265f410ad5c7ca50fd6430d8d2fe9740a50ea44d4875a170740d"
+    "darwin_arm64"  = "sha256:76117d01d51a265f410ad5c7ca50fd6430d8d2fe9740a50ea44d4875a170740d"
+    "linux_amd64"   = "sha256:76117d01d51a265f410ad5c7ca50fd6430d8d2fe9740a50ea44d4875a170740d"
+    "linux_arm64"   = "sha256:76117d01d51a265f410ad5c7ca50fd6430d8d2fe9740a50ea44d4875a170740d"
+    "windows_amd64" = "sha256:76117d01d51a265f410ad5c7ca50fd6430d8d2fe9740a50ea44d4875a170740d"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:38:18Z"
+  resolved_at = "2026-12-03T08:38:25Z"
   checksums = {
-    "darwin_amd64"  = "sha256:ff895dbae01b08804912c62f9542531af2c5937aaa14ccc14aab7a3f3592fa57"
-    "darwin_arm64"  = "sha256:ff895dbae01b08804912c62f9542531af2c5937aaa14ccc14aab7a3f3592fa57"
-    "linux_amd64"   = "sha256:ff895dbae01b08804912c62f9542531af2c5937aaa14ccc14aab7a3f3592fa57"
-    "linux_arm64"   = "sha256:ff895dbae01b08804912c62f9542531af2c5937aaa14ccc14aab7a3f3592fa57"
-    "windows_amd64" = "sha256:ff895dbae01b08804912c62f9542531af2c5937aaa14ccc14aab7a3f3592fa57"
+    "darwin_amd64"  = "sha256:7fddd58521459dadc805a81f7f92176145010fb61a31b656abccf6062016f907"
+    "darwin_arm64"  = "sha256:7fddd58521459dadc805a81f7f92176145010fb61a31b656abccf6062016f907"
+    "linux_amd64"   = "sha256:7fddd58521459dadc805a81f7f92176145010fb61a31b656abccf6062016f907"
+    "linux_arm64"   = "sha256:7fddd58521459dadc805a81f7f92176145010fb61a31b656abccf6062016f907"
+    "windows_amd64" = "sha256:7fddd58521459dadc805a81f7f92176145010fb61a31b656abccf6062016f907"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:38:18Z"
+  resolved_at = "2026-12-03T08:38:25Z"
   checksums = {
-    "darwin_amd64"  = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
-    "darwin_arm64"  = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
-    "linux_amd64"   = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
-    "linux_arm64"   = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
-    "windows_amd64" = "sha256:5408d1d8230fcbfa262261ef6277c9440f2972d9a8a1082ef20da6d25bc4d72d"
+    "darwin_amd64"  = "sha256:76117d01d51a265f410ad5c7ca50fd6430d8d2fe9740a50ea44d4875a170740d"
+    "darwin_arm64"  = "sha256:76117d01d51a265f410ad5c7ca50fd6430d8d2fe9740a50ea44d4875a170740d"
+    "linux_amd64"   = "sha256:76117d01d51a265f410ad5c7ca50fd6430d8d2fe9740a50ea44d4875a170740d"
+    "linux_arm64"   = "sha256:76117d01d51a265f410ad5c7ca50fd6430d8d2fe9740a50ea44d4875a170740d"
+    "windows_amd64" = "sha256:76117d01d51a265f410ad5c7ca50fd6430d8d2fe9740a50ea44d4875a170740d"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:38:18Z"
+  resolved_at = "2026-12-03T08:38:25Z"
   checksums = {
-    "darwin_amd64"  = "sha256:940140430d4c40649169b8580a89c11ccbff7b6fdac5157018955a9ea1ccb6a6"
-    "darwin_arm64"  = "sha256:940140430d4c40649169b8580a89c11ccbff7b6fdac5157018955a9ea1ccb6a6"
-    "linux_amd64"   = "sha256:940140430d4c40649169b8580a89c11ccbff7b6fdac5157018955a9ea1ccb6a6"
-    "linux_arm64"   = "sha256:940140430d4c40649169b8580a89c11ccbff7b6fdac5157018955a9ea1ccb6a6"
-    "windows_amd64" = "sha256:940140430d4c40649169b8580a89c11ccbff7b6fdac5157018955a9ea1ccb6a6"
+    "darwin_amd64"  = "sha256:d82a63d3b0dc30bd266202aadb5a26c41b8195a473f4dc1366a647b37ba82153"
+    "darwin_arm64"  = "sha256:d82a63d3b0dc30bd266202aadb5a26c41b8195a473f4dc1366a647b37ba82153"
+    "linux_amd64"   = "sha256:d82a63d3b0dc30bd266202aadb5a26c41b8195a473f4dc1366a647b37ba82153"
+    "linux_arm64"   = "sha256:d82a63d3b0dc30bd266202aadb5a26c41b8195a473f4dc1366a647b37ba82153"
+    "windows_amd64" = "sha256:d82a63d3b0dc30bd266202aadb5a26c41b8195a473f4dc1366a647b37ba82153"
   }
   envelope = {
     env   = []
