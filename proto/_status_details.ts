@@ -6,7 +6,7 @@
  * @module
  */
 import { BinaryReader, BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
-import type { StatusDetail } from "./grpc_status.ts";
+import { Code, GrpcStatusError, type StatusDetail } from "./grpc_status.ts";
 
 /** The trailer key every gRPC implementation reads status details from. */
 export const STATUS_DETAILS_KEY = "grpc-status-details-bin";
@@ -44,30 +44,11 @@ export function encodeStatusDetails(
  * @throws {Error} When the bytes are not a protobuf message.
  */
 export function decodeStatusDetails(bytes: Uint8Array): StatusDetail[] {
-  const r = new BinaryReader(bytes);
-  const out: StatusDetail[] = [];
-  while (r.pos < r.len) {
-    const [field, type] = r.tag();
-    if (field !== 3 || type !== WireType.LengthDelimited) {
-      r.skip(type);
-      continue;
-    }
-    const any = new BinaryReader(r.bytes());
-    let typeUrl = "";
-    let value: Uint8Array = new Uint8Array();
-    while (any.pos < any.len) {
-      const [f, t] = any.tag();
-      if (f === 1 && t === WireType.LengthDelimited) typeUrl = any.string();
-      else if (f === 2 && t === WireType.LengthDelimited) value = any.bytes();
-      else any.skip(t);
-    }
-    out.push({ typeUrl, value });
-  }
-  return out;
+  return decodeStatus(bytes).details;
 }
 
 /**
- * Decodes a whole `google.rpc.Status`.
+ * Decodes a whole `google.rpc.Status`, in one pass.
  *
  * @param bytes The binary message.
  * @returns Its code, message and details.
@@ -79,12 +60,53 @@ export function decodeStatus(
   const r = new BinaryReader(bytes);
   let code = 0;
   let message = "";
+  const details: StatusDetail[] = [];
   while (r.pos < r.len) {
     const [field, type] = r.tag();
     if (field === 1 && type === WireType.Varint) code = r.int32();
     else if (field === 2 && type === WireType.LengthDelimited) {
       message = r.string();
+    } else if (field === 3 && type === WireType.LengthDelimited) {
+      details.push(decodeAny(r.bytes()));
     } else r.skip(type);
   }
-  return { code, message, details: decodeStatusDetails(bytes) };
+  return { code, message, details };
+}
+
+/** Decodes one `google.protobuf.Any` as a detail. */
+function decodeAny(bytes: Uint8Array): StatusDetail {
+  const any = new BinaryReader(bytes);
+  let typeUrl = "";
+  let value: Uint8Array = new Uint8Array();
+  while (any.pos < any.len) {
+    const [f, t] = any.tag();
+    if (f === 1 && t === WireType.LengthDelimited) typeUrl = any.string();
+    else if (f === 2 && t === WireType.LengthDelimited) value = any.bytes();
+    else any.skip(t);
+  }
+  return { typeUrl, value };
+}
+
+/**
+ * A thrown value as a status error: itself when it is one, a grpc-js
+ * style `{ code, details }` object with its code (`UNKNOWN` as
+ * `INTERNAL`), anything else as `INTERNAL` with its message. Both
+ * transports map a handler's failure through this.
+ *
+ * @param err The thrown value.
+ * @returns The status error.
+ */
+export function toStatusError(err: unknown): GrpcStatusError {
+  if (err instanceof GrpcStatusError) return err;
+  if (
+    err && typeof err === "object" && "code" in err &&
+    typeof err.code === "number" && "details" in err
+  ) {
+    const code = err.code === Code.UNKNOWN ? Code.INTERNAL : err.code;
+    return new GrpcStatusError(code as Code, String(err.details));
+  }
+  return new GrpcStatusError(
+    Code.INTERNAL,
+    err instanceof Error ? err.message : String(err),
+  );
 }

@@ -36,7 +36,11 @@ import {
   toBinary,
 } from "@bufbuild/protobuf";
 import { Code, GrpcStatusError } from "./grpc_status.ts";
-import { decodeStatus, encodeStatusDetails } from "./_status_details.ts";
+import {
+  decodeStatus,
+  encodeStatusDetails,
+  toStatusError,
+} from "./_status_details.ts";
 import {
   CALL_WINDOW_BYTES,
   FrameReader,
@@ -165,26 +169,14 @@ function metadataHeaders(md: CallMetadata | undefined): Record<string, string> {
   return out;
 }
 
-/** Maps a thrown value to a status (never `UNKNOWN`), as grpc_adapter does. */
+/** Maps a thrown value to a status, `UNKNOWN` as `INTERNAL`. */
 function statusOf(err: unknown): GrpcStatusError {
-  if (err instanceof GrpcStatusError) {
-    return err.code === Code.UNKNOWN
-      ? new GrpcStatusError(Code.INTERNAL, err.message, {
-        details: err.details,
-      })
-      : err;
-  }
-  if (
-    err && typeof err === "object" && "code" in err &&
-    typeof err.code === "number" && "details" in err
-  ) {
-    const code = err.code === Code.UNKNOWN ? Code.INTERNAL : err.code;
-    return new GrpcStatusError(code as Code, String(err.details));
-  }
-  return new GrpcStatusError(
-    Code.INTERNAL,
-    err instanceof Error ? err.message : String(err),
-  );
+  const status = toStatusError(err);
+  return status.code === Code.UNKNOWN
+    ? new GrpcStatusError(Code.INTERNAL, status.message, {
+      details: status.details,
+    })
+    : status;
 }
 
 /**
@@ -511,10 +503,6 @@ export class FrameConnection {
       },
       next: () => call.inbox.next(),
       cancel: onSignal,
-      finish: () => {
-        cleanup();
-        if (!call.done) giveUp(new GrpcStatusError(Code.CANCELLED, "finished"));
-      },
     };
     if (this.#closed) {
       call.onAbort(
@@ -667,31 +655,23 @@ interface ClientCall {
   send(bytes: Uint8Array): void;
   halfClose(): void;
   next(): Promise<Uint8Array | undefined>;
+  /** Gives the call up (nothing once it has ended). */
   cancel(): void;
-  /** The caller needs nothing more (a unary response arrived). */
-  finish(): void;
 }
 
 async function* readAll<T>(
   call: ClientCall,
   decode: (b: Uint8Array) => T,
 ): AsyncGenerator<T> {
-  let ended = false;
   try {
     while (true) {
       const b = await call.next();
-      if (b === undefined) {
-        ended = true;
-        return;
-      }
+      if (b === undefined) return;
       yield decode(b);
     }
-  } catch (err) {
-    ended = true;
-    throw err;
   } finally {
-    if (!ended) call.cancel();
-    else call.finish();
+    // A reader that stopped early gives the call up; an ended call ignores it.
+    call.cancel();
   }
 }
 

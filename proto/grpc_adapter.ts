@@ -68,6 +68,7 @@ import {
   decodeStatusDetails,
   encodeStatusDetails,
   STATUS_DETAILS_KEY,
+  toStatusError,
 } from "./_status_details.ts";
 
 /** What a handler learns about the call it serves (grpc-js metadata). */
@@ -102,28 +103,18 @@ function deserializer<M extends DescMessage>(schema: M) {
 export function toStatusObject(
   err: unknown,
 ): Partial<grpc.StatusObject> & { code: grpc.status; details: string } {
-  if (err instanceof GrpcStatusError) {
-    if (err.details.length === 0) {
-      return { code: err.code, details: err.message };
-    }
-    const metadata = new grpc.Metadata();
-    metadata.set(
-      STATUS_DETAILS_KEY,
-      Buffer.from(encodeStatusDetails(err.code, err.message, err.details)),
-    );
-    return { code: err.code, details: err.message, metadata };
+  const status = toStatusError(err);
+  if (status.details.length === 0) {
+    return { code: status.code, details: status.message };
   }
-  if (
-    err && typeof err === "object" && "code" in err &&
-    typeof err.code === "number" && "details" in err
-  ) {
-    const code = err.code === grpc.status.UNKNOWN
-      ? grpc.status.INTERNAL
-      : err.code;
-    return { code, details: String(err.details) };
-  }
-  const message = err instanceof Error ? err.message : String(err);
-  return { code: grpc.status.INTERNAL, details: message };
+  const metadata = new grpc.Metadata();
+  metadata.set(
+    STATUS_DETAILS_KEY,
+    Buffer.from(
+      encodeStatusDetails(status.code, status.message, status.details),
+    ),
+  );
+  return { code: status.code, details: status.message, metadata };
 }
 
 function definitionFor(service: DescService): grpc.ServiceDefinition {

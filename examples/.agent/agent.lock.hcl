@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "echo" {
   source      = "builtin/echo"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T04:04:48Z"
+  resolved_at = "2026-12-03T08:38:24Z"
   checksums = {
-    "darwin_amd64"  = "sha256:0eb2cf1ee82d554fc1a27d8962ea3b84621baad65f69bcaf37c04069faf89531"
-    "darwin_arm64"  = "sha256:0eb2cf1ee82d554fc1a27d8962ea3b84621baad65f69bcaf37c04069faf89531"
-    "linux_amd64"   = "sha256:0eb2cf1ee82d554fc1a27d8962ea3b84621baad65f69bcaf37c04069faf89531"
-    "linux_arm64"   = "sha256:0eb2cf1ee82d554fc1a27d8962ea3b84621baad65f69bcaf37c04069faf89531"
-    "windows_amd64" = "sha256:0eb2cf1ee82d554fc1a27d8962ea3b84621baad65f69bcaf37c04069faf89531"
+    "darwin_amd64"  = "sha256:53d5695b5e57baca1395f49b0ff154c149f0c6a72da609109db8b87ddf2c11d6"
+    "darwin_arm64"  = "sha256:53d5695b5e57baca1395f49b0ff154c149f0c6a72da609109db8b87ddf2c11d6"
+    "linux_amd64"   = "sha256:53d5695b5e57baca1395f49b0ff154c149f0c6a72da609109db8b87ddf2c11d6"
+    "linux_arm64"   = "sha256:53d5695b5e57baca1395f49b0ff154c149f0c6a72da609109db8b87ddf2c11d6"
+    "windows_amd64" = "sha256:53d5695b5e57baca1395f49b0ff154c149f0c6a72da609109db8b87ddf2c11d6"
   }
   envelope = {
     env   = []
@@ -36,13 +36,13 @@ provider "echo" {
 provider "notes" {
   source      = "./plugins/notes"
   version     = "0.2.0"
-  resolved_at = "2026-12-03T04:04:48Z"
+  resolved_at = "2026-12-03T08:38:24Z"
   checksums = {
-    "darwin_amd64"  = "sha256:da05069c149ad0b790bf04a807b470f68db29fc5b2fd7dc715f97b7b2d8c6ea7"
-    "darwin_arm64"  = "sha256:da05069c149ad0b790bf04a807b470f68db29fc5b2fd7dc715f97b7b2d8c6ea7"
-    "linux_amd64"   = "sha256:da05069c149ad0b790bf04a807b470f68db29fc5b2fd7dc715f97b7b2d8c6ea7"
-    "linux_arm64"   = "sha256:da05069c149ad0b790bf04a807b470f68db29fc5b2fd7dc715f97b7b2d8c6ea7"
-    "windows_amd64" = "sha256:da05069c149ad0b790bf04a807b470f68db29fc5b2fd7dc715f97b7b2d8c6ea7"
+    "darwin_amd64"  = "sha256:0dc1592e7edc56e96c92ea0bb3c615e34ab07d1469c91d41c9fe688bb32028a9"
+    "darwin_arm64"  = "sha256:0dc1592e7edc56e96c92ea0bb3c615e34ab07d1469c91d41c9fe688bb32028a9"
+    "linux_amd64"   = "sha256:0dc1592e7edc56e96c92ea0bb3c615e34ab07d1469c91d41c9fe688bb32028a9"
+    "linux_arm64"   = "sha256:0dc1592e7edc56e96c92ea0bb3c615e34ab07d1469c91d41c9fe688bb32028a9"
+    "windows_amd64" = "sha256:0dc1592e7edc56e96c92ea0bb3c615e34ab07d1469c91d41c9fe688bb32028a9"
   }
   envelope = {
     env   = []

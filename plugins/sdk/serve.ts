@@ -263,17 +263,18 @@ export async function serve(options: ServeOptions): Promise<PluginServer> {
   };
 
   // Resolves once the plugin listens: with the host's framed connection
-  // when the host took the framed transport (the kernel serves the
-  // callback service on it), else with nothing (gRPC, broker ID 1).
+  // to come when the host took the framed transport (the kernel serves
+  // the callback service on it), else with none (gRPC, broker ID 1). In
+  // an object, so that the connection is awaited within the timeout.
   const listening = Promise.withResolvers<
-    Promise<FrameConnection> | undefined
+    { frame: Promise<FrameConnection> | undefined }
   >();
   const context: PluginContext = {
     kernel: () =>
       kernelClient ??= (async () => {
         let timer: ReturnType<typeof setTimeout> | undefined;
         try {
-          const frame = await listening.promise;
+          const { frame } = await listening.promise;
           if (!frame) void knock();
           const ready = await Promise.race([
             frame ?? callbackAnnounced.promise,
@@ -427,7 +428,7 @@ export async function serve(options: ServeOptions): Promise<PluginServer> {
   Deno.unrefTimer(watchdog);
 
   const { network, address, frame } = await listen(bindings);
-  listening.resolve(frame);
+  listening.resolve({ frame });
   if (network === "unix") socketPath = address;
   const line = new TextEncoder().encode(
     formatHandshakeLine({

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "claude" {
   source      = "builtin/anthropic"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T04:04:49Z"
+  resolved_at = "2026-12-03T08:38:24Z"
   checksums = {
-    "darwin_amd64"  = "sha256:43a88645c8fc0683edba81a92fa642f5c566b5a1eb3e787f02f8d17076998ec1"
-    "darwin_arm64"  = "sha256:43a88645c8fc0683edba81a92fa642f5c566b5a1eb3e787f02f8d17076998ec1"
-    "linux_amd64"   = "sha256:43a88645c8fc0683edba81a92fa642f5c566b5a1eb3e787f02f8d17076998ec1"
-    "linux_arm64"   = "sha256:43a88645c8fc0683edba81a92fa642f5c566b5a1eb3e787f02f8d17076998ec1"
-    "windows_amd64" = "sha256:43a88645c8fc0683edba81a92fa642f5c566b5a1eb3e787f02f8d17076998ec1"
+    "darwin_amd64"  = "sha256:db4749b8720175bfb003065f77996d1d38ee03086276c706405d526e0d4df699"
+    "darwin_arm64"  = "sha256:db4749b8720175bfb003065f77996d1d38ee03086276c706405d526e0d4df699"
+    "linux_amd64"   = "sha256:db4749b8720175bfb003065f77996d1d38ee03086276c706405d526e0d4df699"
+    "linux_arm64"   = "sha256:db4749b8720175bfb003065f77996d1d38ee03086276c706405d526e0d4df699"
+    "windows_amd64" = "sha256:db4749b8720175bfb003065f77996d1d38ee03086276c706405d526e0d4df699"
   }
   envelope = {
     env   = []
@@ -59,13 +59,13 @@ provider "claude" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T05:26:56Z"
+  resolved_at = "2026-12-03T08:38:24Z"
   checksums = {
-    "darwin_amd64"  = "sha256:881eea0c8cd7e04d6a7dc1b57bc7c18889b86e1ae9a7af6b1bd0d026581da75b"
-    "darwin_arm64"  = "sha256:881eea0c8cd7e04d6a7dc1b57bc7c18889b86e1ae9a7af6b1bd0d026581da75b"
-    "linux_amd64"   = "sha256:881eea0c8cd7e04d6a7dc1b57bc7c18889b86e1ae9a7af6b1bd0d026581da75b"
-    "linux_arm64"   = "sha256:881eea0c8cd7e04d6a7dc1b57bc7c18889b86e1ae9a7af6b1bd0d026581da75b"
-    "windows_amd64" = "sha256:881eea0c8cd7e04d6a7dc1b57bc7c18889b86e1ae9a7af6b1bd0d026581da75b"
+    "darwin_amd64"  = "sha256:e425bfa2b004324103268b538164803224cc4346a0e5ce98fcf5e6036af24eae"
+    "darwin_arm64"  = "sha256:e425bfa2b004324103268b538164803224cc4346a0e5ce98fcf5e6036af24eae"
+    "linux_amd64"   = "sha256:e425bfa2b004324103268b538164803224cc4346a0e5ce98fcf5e6036af24eae"
+    "linux_arm64"   = "sha256:e425bfa2b004324103268b538164803224cc4346a0e5ce98fcf5e6036af24eae"
+    "windows_amd64" = "sha256:e425bfa2b004324103268b538164803224cc4346a0e5ce98fcf5e6036af24eae"
   }
   envelope = {
     env   = []

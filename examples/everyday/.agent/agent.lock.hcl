@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "ask" {
   source      = "builtin/user"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T04:04:50Z"
+  resolved_at = "2026-12-03T08:51:01Z"
   checksums = {
-    "darwin_amd64"  = "sha256:e21ea4072bc84d55a6f739a6ea111a9235fbb55c43d3bb13e66db8ebd6c28b8d"
-    "darwin_arm64"  = "sha256:e21ea4072bc84d55a6f739a6ea111a9235fbb55c43d3bb13e66db8ebd6c28b8d"
-    "linux_amd64"   = "sha256:e21ea4072bc84d55a6f739a6ea111a9235fbb55c43d3bb13e66db8ebd6c28b8d"
-    "linux_arm64"   = "sha256:e21ea4072bc84d55a6f739a6ea111a9235fbb55c43d3bb13e66db8ebd6c28b8d"
-    "windows_amd64" = "sha256:e21ea4072bc84d55a6f739a6ea111a9235fbb55c43d3bb13e66db8ebd6c28b8d"
+    "darwin_amd64"  = "sha256:ac58025877eec4c51945b7b01ea8409e17f1771c4e5dbf7162dd23b7117f6e35"
+    "darwin_arm64"  = "sha256:ac58025877eec4c51945b7b01ea8409e17f1771c4e5dbf7162dd23b7117f6e35"
+    "linux_amd64"   = "sha256:ac58025877eec4c51945b7b01ea8409e17f1771c4e5dbf7162dd23b7117f6e35"
+    "linux_arm64"   = "sha256:ac58025877eec4c51945b7b01ea8409e17f1771c4e5dbf7162dd23b7117f6e35"
+    "windows_amd64" = "sha256:ac58025877eec4c51945b7b01ea8409e17f1771c4e5dbf7162dd23b7117f6e35"
   }
   envelope = {
     env   = []
@@ -34,13 +34,13 @@ provider "ask" {
 provider "docs" {
   source      = "builtin/agents-md"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T04:04:50Z"
+  resolved_at = "2026-12-03T08:51:01Z"
   checksums = {
-    "darwin_amd64"  = "sha256:21e0b0bb91b7a0e12ea17234e271f9874332bcc1ee8520cad8c11ef3545c9c47"
-    "darwin_arm64"  = "sha256:21e0b0bb91b7a0e12ea17234e271f9874332bcc1ee8520cad8c11ef3545c9c47"
-    "linux_amd64"   = "sha256:21e0b0bb91b7a0e12ea17234e271f9874332bcc1ee8520cad8c11ef3545c9c47"
-    "linux_arm64"   = "sha256:21e0b0bb91b7a0e12ea17234e271f9874332bcc1ee8520cad8c11ef3545c9c47"
-    "windows_amd64" = "sha256:21e0b0bb91b7a0e12ea17234e271f9874332bcc1ee8520cad8c11ef3545c9c47"
+    "darwin_amd64"  = "sha256:427f09f838698493cf9b02aaec72e9e965098174a56a6812a502cff72bbda7c7"
+    "darwin_arm64"  = "sha256:427f09f838698493cf9b02aaec72e9e965098174a56a6812a502cff72bbda7c7"
+    "linux_amd64"   = "sha256:427f09f838698493cf9b02aaec72e9e965098174a56a6812a502cff72bbda7c7"
+    "linux_arm64"   = "sha256:427f09f838698493cf9b02aaec72e9e965098174a56a6812a502cff72bbda7c7"
+    "windows_amd64" = "sha256:427f09f838698493cf9b02aaec72e9e965098174a56a6812a502cff72bbda7c7"
   }
   envelope = {
     env   = []
@@ -79,13 +79,13 @@ provider "docs" {
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T05:26:56Z"
+  resolved_at = "2026-12-03T08:51:01Z"
   checksums = {
-    "darwin_amd64"  = "sha256:881eea0c8cd7e04d6a7dc1b57bc7c18889b86e1ae9a7af6b1bd0d026581da75b"
-    "darwin_arm64"  = "sha256:881eea0c8cd7e04d6a7dc1b57bc7c18889b86e1ae9a7af6b1bd0d026581da75b"
-    "linux_amd64"   = "sha256:881eea0c8cd7e04d6a7dc1b57bc7c18889b86e1ae9a7af6b1bd0d026581da75b"
-    "linux_arm64"   = "sha256:881eea0c8cd7e04d6a7dc1b57bc7c18889b86e1ae9a7af6b1bd0d026581da75b"
-    "windows_amd64" = "sha256:881eea0c8cd7e04d6a7dc1b57bc7c18889b86e1ae9a7af6b1bd0d026581da75b"
+    "darwin_amd64"  = "sha256:e425bfa2b004324103268b538164803224cc4346a0e5ce98fcf5e6036af24eae"
+    "darwin_arm64"  = "sha256:e425bfa2b004324103268b538164803224cc4346a0e5ce98fcf5e6036af24eae"
+    "linux_amd64"   = "sha256:e425bfa2b004324103268b538164803224cc4346a0e5ce98fcf5e6036af24eae"
+    "linux_arm64"   = "sha256:e425bfa2b004324103268b538164803224cc4346a0e5ce98fcf5e6036af24eae"
+    "windows_amd64" = "sha256:e425bfa2b004324103268b538164803224cc4346a0e5ce98fcf5e6036af24eae"
   }
   envelope = {
     env   = []
@@ -130,13 +130,13 @@ provider "fs" {
 provider "graph" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T04:04:50Z"
+  resolved_at = "2026-12-03T08:51:01Z"
   checksums = {
-    "darwin_amd64"  = "sha256:8120a1ed2540e01cfd4b3060e087cea6b83dd32f28d6ff0c906f0ca471e3c328"
-    "darwin_arm64"  = "sha256:8120a1ed2540e01cfd4b3060e087cea6b83dd32f28d6ff0c906f0ca471e3c328"
-    "linux_amd64"   = "sha256:8120a1ed2540e01cfd4b3060e087cea6b83dd32f28d6ff0c906f0ca471e3c328"
-    "linux_arm64"   = "sha256:8120a1ed2540e01cfd4b3060e087cea6b83dd32f28d6ff0c906f0ca471e3c328"
-    "windows_amd64" = "sha256:8120a1ed2540e01cfd4b3060e087cea6b83dd32f28d6ff0c906f0ca471e3c328"
+    "darwin_amd64"  = "sha256:5ae94ee1c1ca574763807e4abdc5867911358f621c9a45d0c45879a2012f8403"
+    "darwin_arm64"  = "sha256:5ae94ee1c1ca574763807e4abdc5867911358f621c9a45d0c45879a2012f8403"
+    "linux_amd64"   = "sha256:5ae94ee1c1ca574763807e4abdc5867911358f621c9a45d0c45879a2012f8403"
+    "linux_arm64"   = "sha256:5ae94ee1c1ca574763807e4abdc5867911358f621c9a45d0c45879a2012f8403"
+    "windows_amd64" = "sha256:5ae94ee1c1ca574763807e4abdc5867911358f621c9a45d0c45879a2012f8403"
   }
   envelope = {
     env   = []
@@ -259,13 +259,13 @@ provider "graph" {
 provider "memory" {
   source      = "builtin/memory"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T04:04:50Z"
+  resolved_at = "2026-12-03T08:51:01Z"
   checksums = {
-    "darwin_amd64"  = "sha256:2e12d79d407a0fecb9ea9f908b30bbbe7ca9544e99e4fd43f9c216e537ac143b"
-    "darwin_arm64"  = "sha256:2e12d79d407a0fecb9ea9f908b30bbbe7ca9544e99e4fd43f9c216e537ac143b"
-    "linux_amd64"   = "sha256:2e12d79d407a0fecb9ea9f908b30bbbe7ca9544e99e4fd43f9c216e537ac143b"
-    "linux_arm64"   = "sha256:2e12d79d407a0fecb9ea9f908b30bbbe7ca9544e99e4fd43f9c216e537ac143b"
-    "windows_amd64" = "sha256:2e12d79d407a0fecb9ea9f908b30bbbe7ca9544e99e4fd43f9c216e537ac143b"
+    "darwin_amd64"  = "sha256:fd2b025f47133af6c1f41e6cdffc430d7a8c9832079cb80479280f7316a869a0"
+    "darwin_arm64"  = "sha256:fd2b025f47133af6c1f41e6cdffc430d7a8c9832079cb80479280f7316a869a0"
+    "linux_amd64"   = "sha256:fd2b025f47133af6c1f41e6cdffc430d7a8c9832079cb80479280f7316a869a0"
+    "linux_arm64"   = "sha256:fd2b025f47133af6c1f41e6cdffc430d7a8c9832079cb80479280f7316a869a0"
+    "windows_amd64" = "sha256:fd2b025f47133af6c1f41e6cdffc430d7a8c9832079cb80479280f7316a869a0"
   }
   envelope = {
     env   = ["HOME", "XDG_DATA_HOME"]
@@ -338,13 +338,13 @@ provider "memory" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T04:04:50Z"
+  resolved_at = "2026-12-03T08:51:01Z"
   checksums = {
-    "darwin_amd64"  = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
-    "darwin_arm64"  = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
-    "linux_amd64"   = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
-    "linux_arm64"   = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
-    "windows_amd64" = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
+    "darwin_amd64"  = "sha256:76117d01d51a265f410ad5c7ca50fd6430d8d2fe9740a50ea44d4875a170740d"
+    "darwin_arm64"  = "sha256:76117d01d51a265f410ad5c7ca50fd6430d8d2fe9740a50ea44d4875a170740d"
+    "linux_amd64"   = "sha256:76117d01d51a265f410ad5c7ca50fd6430d8d2fe9740a50ea44d4875a170740d"
+    "linux_arm64"   = "sha256:76117d01d51a265f410ad5c7ca50fd6430d8d2fe9740a50ea44d4875a170740d"
+    "windows_amd64" = "sha256:76117d01d51a265f410ad5c7ca50fd6430d8d2fe9740a50ea44d4875a170740d"
   }
   envelope = {
     env   = []
@@ -374,13 +374,13 @@ provider "scripted" {
 provider "search" {
   source      = "builtin/search"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T05:26:56Z"
+  resolved_at = "2026-12-03T08:51:01Z"
   checksums = {
-    "darwin_amd64"  = "sha256:d79d5b788c732689452d924989254551493b00760ea0a7a1d74d0861c7e54548"
-    "darwin_arm64"  = "sha256:d79d5b788c732689452d924989254551493b00760ea0a7a1d74d0861c7e54548"
-    "linux_amd64"   = "sha256:d79d5b788c732689452d924989254551493b00760ea0a7a1d74d0861c7e54548"
-    "linux_arm64"   = "sha256:d79d5b788c732689452d924989254551493b00760ea0a7a1d74d0861c7e54548"
-    "windows_amd64" = "sha256:d79d5b788c732689452d924989254551493b00760ea0a7a1d74d0861c7e54548"
+    "darwin_amd64"  = "sha256:826372f037418c13d6fca9e1347dcdf02dbc03fb239dec1348e3c1adda92da6b"
+    "darwin_arm64"  = "sha256:826372f037418c13d6fca9e1347dcdf02dbc03fb239dec1348e3c1adda92da6b"
+    "linux_amd64"   = "sha256:826372f037418c13d6fca9e1347dcdf02dbc03fb239dec1348e3c1adda92da6b"
+    "linux_arm64"   = "sha256:826372f037418c13d6fca9e1347dcdf02dbc03fb239dec1348e3c1adda92da6b"
+    "windows_amd64" = "sha256:826372f037418c13d6fca9e1347dcdf02dbc03fb239dec1348e3c1adda92da6b"
   }
   envelope = {
     env   = []
@@ -415,13 +415,13 @@ provider "search" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:32:23Z"
+  resolved_at = "2026-12-03T08:51:01Z"
   checksums = {
-    "darwin_amd64"  = "sha256:ee567db85999d73a717c4a7f7d8f22e850274ca45617a0dc66cee4a66169cee4"
-    "darwin_arm64"  = "sha256:ee567db85999d73a717c4a7f7d8f22e850274ca45617a0dc66cee4a66169cee4"
-    "linux_amd64"   = "sha256:ee567db85999d73a717c4a7f7d8f22e850274ca45617a0dc66cee4a66169cee4"
-    "linux_arm64"   = "sha256:ee567db85999d73a717c4a7f7d8f22e850274ca45617a0dc66cee4a66169cee4"
-    "windows_amd64" = "sha256:ee567db85999d73a717c4a7f7d8f22e850274ca45617a0dc66cee4a66169cee4"
+    "darwin_amd64"  = "sha256:da70748346c7806cc5d337eeb5e9119dca65321cb8f3e5e6b81cd0636b2d49ca"
+    "darwin_arm64"  = "sha256:da70748346c7806cc5d337eeb5e9119dca65321cb8f3e5e6b81cd0636b2d49ca"
+    "linux_amd64"   = "sha256:da70748346c7806cc5d337eeb5e9119dca65321cb8f3e5e6b81cd0636b2d49ca"
+    "linux_arm64"   = "sha256:da70748346c7806cc5d337eeb5e9119dca65321cb8f3e5e6b81cd0636b2d49ca"
+    "windows_amd64" = "sha256:da70748346c7806cc5d337eeb5e9119dca65321cb8f3e5e6b81cd0636b2d49ca"
   }
   envelope = {
     env   = []
@@ -493,13 +493,13 @@ provider "sh" {
 provider "tasks" {
   source      = "builtin/task"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T04:04:50Z"
+  resolved_at = "2026-12-03T08:51:01Z"
   checksums = {
-    "darwin_amd64"  = "sha256:ee159aa705ebbf997ca0f623ffb9c2e5dc2fc88b2e2f418d7eb91133c7293cbf"
-    "darwin_arm64"  = "sha256:ee159aa705ebbf997ca0f623ffb9c2e5dc2fc88b2e2f418d7eb91133c7293cbf"
-    "linux_amd64"   = "sha256:ee159aa705ebbf997ca0f623ffb9c2e5dc2fc88b2e2f418d7eb91133c7293cbf"
-    "linux_arm64"   = "sha256:ee159aa705ebbf997ca0f623ffb9c2e5dc2fc88b2e2f418d7eb91133c7293cbf"
-    "windows_amd64" = "sha256:ee159aa705ebbf997ca0f623ffb9c2e5dc2fc88b2e2f418d7eb91133c7293cbf"
+    "darwin_amd64"  = "sha256:7fddd58521459dadc805a81f7f92176145010fb61a31b656abccf6062016f907"
+    "darwin_arm64"  = "sha256:7fddd58521459dadc805a81f7f92176145010fb61a31b656abccf6062016f907"
+    "linux_amd64"   = "sha256:7fddd58521459dadc805a81f7f92176145010fb61a31b656abccf6062016f907"
+    "linux_arm64"   = "sha256:7fddd58521459dadc805a81f7f92176145010fb61a31b656abccf6062016f907"
+    "windows_amd64" = "sha256:7fddd58521459dadc805a81f7f92176145010fb61a31b656abccf6062016f907"
   }
   envelope = {
     env   = []
@@ -531,13 +531,13 @@ provider "tasks" {
 provider "web" {
   source      = "builtin/web"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T04:04:50Z"
+  resolved_at = "2026-12-03T08:51:01Z"
   checksums = {
-    "darwin_amd64"  = "sha256:17e9ba1f331edc71d3b860f9b67bd7a75330575c3ce73ace870860f77ca2f9a0"
-    "darwin_arm64"  = "sha256:17e9ba1f331edc71d3b860f9b67bd7a75330575c3ce73ace870860f77ca2f9a0"
-    "linux_amd64"   = "sha256:17e9ba1f331edc71d3b860f9b67bd7a75330575c3ce73ace870860f77ca2f9a0"
-    "linux_arm64"   = "sha256:17e9ba1f331edc71d3b860f9b67bd7a75330575c3ce73ace870860f77ca2f9a0"
-    "windows_amd64" = "sha256:17e9ba1f331edc71d3b860f9b67bd7a75330575c3ce73ace870860f77ca2f9a0"
+    "darwin_amd64"  = "sha256:d82a63d3b0dc30bd266202aadb5a26c41b8195a473f4dc1366a647b37ba82153"
+    "darwin_arm64"  = "sha256:d82a63d3b0dc30bd266202aadb5a26c41b8195a473f4dc1366a647b37ba82153"
+    "linux_amd64"   = "sha256:d82a63d3b0dc30bd266202aadb5a26c41b8195a473f4dc1366a647b37ba82153"
+    "linux_arm64"   = "sha256:d82a63d3b0dc30bd266202aadb5a26c41b8195a473f4dc1366a647b37ba82153"
+    "windows_amd64" = "sha256:d82a63d3b0dc30bd266202aadb5a26c41b8195a473f4dc1366a647b37ba82153"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T04:04:55Z"
+  resolved_at = "2026-12-03T08:51:02Z"
   checksums = {
-    "darwin_amd64"  = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
-    "darwin_arm64"  = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
-    "linux_amd64"   = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
-    "linux_arm64"   = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
-    "windows_amd64" = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
+    "darwin_amd64"  = "sha256:76117d01d51a265f410ad5c7ca50fd6430d8d2fe9740a50ea44d4875a170740d"
+    "darwin_arm64"  = "sha256:76117d01d51a265f410ad5c7ca50fd6430d8d2fe9740a50ea44d4875a170740d"
+    "linux_amd64"   = "sha256:76117d01d51a265f410ad5c7ca50fd6430d8d2fe9740a50ea44d4875a170740d"
+    "linux_arm64"   = "sha256:76117d01d51a265f410ad5c7ca50fd6430d8d2fe9740a50ea44d4875a170740d"
+    "windows_amd64" = "sha256:76117d01d51a265f410ad5c7ca50fd6430d8d2fe9740a50ea44d4875a170740d"
   }
   envelope = {
     env   = []
@@ -42,13 +42,13 @@ provider "scripted" {
 provider "sh" {
   source      = "builtin/exec"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T08:32:24Z"
+  resolved_at = "2026-12-03T08:51:02Z"
   checksums = {
-    "darwin_amd64"  = "sha256:ee567db85999d73a717c4a7f7d8f22e850274ca45617a0dc66cee4a66169cee4"
-    "darwin_arm64"  = "sha256:ee567db85999d73a717c4a7f7d8f22e850274ca45617a0dc66cee4a66169cee4"
-    "linux_amd64"   = "sha256:ee567db85999d73a717c4a7f7d8f22e850274ca45617a0dc66cee4a66169cee4"
-    "linux_arm64"   = "sha256:ee567db85999d73a717c4a7f7d8f22e850274ca45617a0dc66cee4a66169cee4"
-    "windows_amd64" = "sha256:ee567db85999d73a717c4a7f7d8f22e850274ca45617a0dc66cee4a66169cee4"
+    "darwin_amd64"  = "sha256:da70748346c7806cc5d337eeb5e9119dca65321cb8f3e5e6b81cd0636b2d49ca"
+    "darwin_arm64"  = "sha256:da70748346c7806cc5d337eeb5e9119dca65321cb8f3e5e6b81cd0636b2d49ca"
+    "linux_amd64"   = "sha256:da70748346c7806cc5d337eeb5e9119dca65321cb8f3e5e6b81cd0636b2d49ca"
+    "linux_arm64"   = "sha256:da70748346c7806cc5d337eeb5e9119dca65321cb8f3e5e6b81cd0636b2d49ca"
+    "windows_amd64" = "sha256:da70748346c7806cc5d337eeb5e9119dca65321cb8f3e5e6b81cd0636b2d49ca"
   }
   envelope = {
     env   = []

@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "files" {
   source      = "builtin/mcp"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T04:04:57Z"
+  resolved_at = "2026-12-03T08:38:25Z"
   checksums = {
-    "darwin_amd64"  = "sha256:8120a1ed2540e01cfd4b3060e087cea6b83dd32f28d6ff0c906f0ca471e3c328"
-    "darwin_arm64"  = "sha256:8120a1ed2540e01cfd4b3060e087cea6b83dd32f28d6ff0c906f0ca471e3c328"
-    "linux_amd64"   = "sha256:8120a1ed2540e01cfd4b3060e087cea6b83dd32f28d6ff0c906f0ca471e3c328"
-    "linux_arm64"   = "sha256:8120a1ed2540e01cfd4b3060e087cea6b83dd32f28d6ff0c906f0ca471e3c328"
-    "windows_amd64" = "sha256:8120a1ed2540e01cfd4b3060e087cea6b83dd32f28d6ff0c906f0ca471e3c328"
+    "darwin_amd64"  = "sha256:5ae94ee1c1ca574763807e4abdc5867911358f621c9a45d0c45879a2012f8403"
+    "darwin_arm64"  = "sha256:5ae94ee1c1ca574763807e4abdc5867911358f621c9a45d0c45879a2012f8403"
+    "linux_amd64"   = "sha256:5ae94ee1c1ca574763807e4abdc5867911358f621c9a45d0c45879a2012f8403"
+    "linux_arm64"   = "sha256:5ae94ee1c1ca574763807e4abdc5867911358f621c9a45d0c45879a2012f8403"
+    "windows_amd64" = "sha256:5ae94ee1c1ca574763807e4abdc5867911358f621c9a45d0c45879a2012f8403"
   }
   envelope = {
     env   = []
@@ -135,13 +135,13 @@ provider "files" {
 provider "scripted" {
   source      = "builtin/scripted"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T04:04:57Z"
+  resolved_at = "2026-12-03T08:38:25Z"
   checksums = {
-    "darwin_amd64"  = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
-    "darwin_arm64"  = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
-    "linux_amd64"   = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
-    "linux_arm64"   = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
-    "windows_amd64" = "sha256:af45e1ba54820720efaaec84a6b1f18d722f67dd61252a317f05ed26027ed295"
+    "darwin_amd64"  = "sha256:76117d01d51a265f410ad5c7ca50fd6430d8d2fe9740a50ea44d4875a170740d"
+    "darwin_arm64"  = "sha256:76117d01d51a265f410ad5c7ca50fd6430d8d2fe9740a50ea44d4875a170740d"
+    "linux_amd64"   = "sha256:76117d01d51a265f410ad5c7ca50fd6430d8d2fe9740a50ea44d4875a170740d"
+    "linux_arm64"   = "sha256:76117d01d51a265f410ad5c7ca50fd6430d8d2fe9740a50ea44d4875a170740d"
+    "windows_amd64" = "sha256:76117d01d51a265f410ad5c7ca50fd6430d8d2fe9740a50ea44d4875a170740d"
   }
   envelope = {
     env   = []

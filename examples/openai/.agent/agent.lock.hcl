@@ -6,13 +6,13 @@ lock_file_version = 1
 provider "fs" {
   source      = "builtin/filesystem"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T05:26:57Z"
+  resolved_at = "2026-12-03T08:38:25Z"
   checksums = {
-    "darwin_amd64"  = "sha256:881eea0c8cd7e04d6a7dc1b57bc7c18889b86e1ae9a7af6b1bd0d026581da75b"
-    "darwin_arm64"  = "sha256:881eea0c8cd7e04d6a7dc1b57bc7c18889b86e1ae9a7af6b1bd0d026581da75b"
-    "linux_amd64"   = "sha256:881eea0c8cd7e04d6a7dc1b57bc7c18889b86e1ae9a7af6b1bd0d026581da75b"
-    "linux_arm64"   = "sha256:881eea0c8cd7e04d6a7dc1b57bc7c18889b86e1ae9a7af6b1bd0d026581da75b"
-    "windows_amd64" = "sha256:881eea0c8cd7e04d6a7dc1b57bc7c18889b86e1ae9a7af6b1bd0d026581da75b"
+    "darwin_amd64"  = "sha256:e425bfa2b004324103268b538164803224cc4346a0e5ce98fcf5e6036af24eae"
+    "darwin_arm64"  = "sha256:e425bfa2b004324103268b538164803224cc4346a0e5ce98fcf5e6036af24eae"
+    "linux_amd64"   = "sha256:e425bfa2b004324103268b538164803224cc4346a0e5ce98fcf5e6036af24eae"
+    "linux_arm64"   = "sha256:e425bfa2b004324103268b538164803224cc4346a0e5ce98fcf5e6036af24eae"
+    "windows_amd64" = "sha256:e425bfa2b004324103268b538164803224cc4346a0e5ce98fcf5e6036af24eae"
   }
   envelope = {
     env   = []
@@ -57,13 +57,13 @@ provider "fs" {
 provider "openai" {
   source      = "builtin/openai"
   version     = "0.1.0"
-  resolved_at = "2026-12-03T04:04:58Z"
+  resolved_at = "2026-12-03T08:38:25Z"
   checksums = {
-    "darwin_amd64"  = "sha256:339c31035d383b4ee2b7276f595744e5d48e951647754b04b434e09f99543e0d"
-    "darwin_arm64"  = "sha256:339c31035d383b4ee2b7276f595744e5d48e951647754b04b434e09f99543e0d"
-    "linux_amd64"   = "sha256:339c31035d383b4ee2b7276f595744e5d48e951647754b04b434e09f99543e0d"
-    "linux_arm64"   = "sha256:339c31035d383b4ee2b7276f595744e5d48e951647754b04b434e09f99543e0d"
-    "windows_amd64" = "sha256:339c31035d383b4ee2b7276f595744e5d48e951647754b04b434e09f99543e0d"
+    "darwin_amd64"  = "sha256:8877dfdd8c2b4da05cb4addd671843b7a90383bfe172bdd6ac7e1b55c5592b38"
+    "darwin_arm64"  = "sha256:8877dfdd8c2b4da05cb4addd671843b7a90383bfe172bdd6ac7e1b55c5592b38"
+    "linux_amd64"   = "sha256:8877dfdd8c2b4da05cb4addd671843b7a90383bfe172bdd6ac7e1b55c5592b38"
+    "linux_arm64"   = "sha256:8877dfdd8c2b4da05cb4addd671843b7a90383bfe172bdd6ac7e1b55c5592b38"
+    "windows_amd64" = "sha256:8877dfdd8c2b4da05cb4addd671843b7a90383bfe172bdd6ac7e1b55c5592b38"
   }
   envelope = {
     env   = []
