@@ -12,7 +12,11 @@ import { parseHcl } from "./hcl/mod.ts";
 import { DENO_PLATFORMS, hostPlatform } from "./checksum.ts";
 import { artifactKey, compile, isLockProblem } from "./compile.ts";
 import { decodeAgentConfig } from "./decode.ts";
-import { decodeGlobalConfig, type RegistryMirror } from "./global_config.ts";
+import {
+  decodeGlobalConfig,
+  devOverrideOf,
+  type RegistryMirror,
+} from "./global_config.ts";
 import { loadConfigInputs, type LoadConfigInputsOptions } from "./files.ts";
 import {
   formatLockFile,
@@ -266,7 +270,6 @@ export async function lockConfig(
       { requireEnv: false },
     ).config
     : undefined;
-  const overrides = globalConfig?.devOverrides ?? {};
   let previous: LockFile | undefined;
   if (inputs.lock) {
     previous = parseLockFile(inputs.lock.text, inputs.lock.path).lock;
@@ -280,7 +283,10 @@ export async function lockConfig(
   const changes: LockChange[] = [];
   for (const rp of config.requiredProviders) {
     const old = previous?.providers.get(rp.name);
-    if (overrides[rp.name] !== undefined) {
+    if (
+      globalConfig !== undefined &&
+      devOverrideOf(globalConfig, rp.name) !== undefined
+    ) {
       if (old) next.providers.set(rp.name, old);
       changes.push({
         name: rp.name,

@@ -124,3 +124,29 @@ Deno.test("lockConfig() refuses an invalid configuration, but not an unset env()
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("lockConfig() locks a provider named like an Object.prototype member; only a real dev override is kept", async () => {
+  const dir = await tempProject({
+    "agent.hcl": `required_providers {\n${
+      ["toString", "constructor", "dev"].map((n) =>
+        `  ${n} = { source = "builtin/echo", version = "~> 0.1" }\n`
+      ).join("")
+    }}\n`,
+    "global.hcl": `dev_overrides {\n  dev = ${
+      JSON.stringify(new URL("../plugins/echo", import.meta.url).pathname)
+    }\n}\n`,
+  });
+  try {
+    const r = await lockConfig(dir, {
+      builtins: BUILTINS,
+      globalConfig: join(dir, "global.hcl"),
+    });
+    assert.ok(r.ok);
+    assert.deepEqual(
+      r.changes.map((c) => [c.name, c.status]).sort(),
+      [["constructor", "locked"], ["dev", "kept"], ["toString", "locked"]],
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
