@@ -27,8 +27,6 @@ export interface LaunchTarget {
   cwd: string;
   /** The environment granted variables are copied from. */
   kernelEnv: Record<string, string>;
-  /** The launch offers the framed transport (unix sockets only). */
-  frame: boolean;
   /** Milliseconds from spawn until the plugin is healthy. */
   startTimeoutMs: number;
 }

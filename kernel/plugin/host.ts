@@ -381,6 +381,9 @@ export class PluginHost implements AsyncDisposable {
    */
   async launch(spec: PluginSpec, options: LaunchOptions = {}): Promise<Plugin> {
     this.#preSpawn++;
+    if (!this.#offersFrame(options, this.#options.env ?? Deno.env.toObject())) {
+      this.#needsGrpc = true;
+    }
     let pending = true;
     const spawned = () => {
       if (!pending) return;
@@ -407,8 +410,6 @@ export class PluginHost implements AsyncDisposable {
     const bundled = await this.#bundled(spec);
     spec = bundled ?? spec;
     const target = this.#target(spec, options);
-    // Before its spawn, so that the last launch to spawn loads grpc-js.
-    if (!target.frame) this.#needsGrpc = true;
     // 1. Preflight, and whether the OS sandbox wraps the plugin.
     const effective = await preflight(spec.manifest, spec.grant ?? {}, target);
     const sandbox = this.#sandboxKnown(target);
@@ -439,6 +440,12 @@ export class PluginHost implements AsyncDisposable {
     }
     if (!bundled) this.#buildBundle(spec);
     return plugin;
+  }
+
+  /** Whether a launch offers the framed transport. */
+  #offersFrame(options: LaunchOptions, env: Record<string, string>): boolean {
+    return this.#options.frame !== false && !options.tcp &&
+      env.AGENT_PLUGIN_FRAME !== "off" && Deno.build.os !== "windows";
   }
 
   /** Prepares, spawns and connects one plugin, in or out of the sandbox. */
@@ -522,7 +529,6 @@ export class PluginHost implements AsyncDisposable {
     const cwd = this.#options.cwd ?? Deno.cwd();
     const remote = spec.manifest.runtime === "deno" &&
       isRemoteSpecifier(spec.entrypoint);
-    const kernelEnv = this.#options.env ?? Deno.env.toObject();
     return {
       name: spec.name ?? spec.manifest.name,
       path: remote || isAbsolute(spec.entrypoint)
@@ -530,9 +536,7 @@ export class PluginHost implements AsyncDisposable {
         : resolve(cwd, spec.entrypoint),
       remote,
       cwd,
-      kernelEnv,
-      frame: this.#options.frame !== false && !options.tcp &&
-        kernelEnv.AGENT_PLUGIN_FRAME !== "off" && Deno.build.os !== "windows",
+      kernelEnv: this.#options.env ?? Deno.env.toObject(),
       startTimeoutMs: options.startTimeoutMs ??
         this.#options.startTimeoutMs ??
         DEFAULT_START_TIMEOUT_MS,
@@ -669,7 +673,7 @@ export class PluginHost implements AsyncDisposable {
         port,
         dir,
         callbackAddress,
-        frame: target.frame,
+        frame: this.#offersFrame(options, target.kernelEnv),
       },
       hidden,
       ...this.#logLevel(),
@@ -840,7 +844,7 @@ export class PluginHost implements AsyncDisposable {
         timeoutMs: target.startTimeoutMs,
         exited,
         afterHandshake: (chunk) => output.stdout.push(chunk),
-        frame: target.frame,
+        frame: this.#offersFrame(options, target.kernelEnv),
         ...(options.signal ? { signal: options.signal } : {}),
       });
       // 5. Connect and check health within the remaining start time.
