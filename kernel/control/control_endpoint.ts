@@ -112,11 +112,43 @@ export async function ensureRunDir(
   if (info.mode !== null && (info.mode & 0o077) !== 0) {
     await Deno.chmod(runDir, 0o700);
   }
-  return async () => {
-    // Non-recursive: fails (and is ignored) while anything is left in it.
-    await Deno.remove(runDir).catch(() => {});
-    if (!parentExisted) await Deno.remove(parent).catch(() => {});
-  };
+  return () => leaveRunDir(runDir, !parentExisted);
+}
+
+/**
+ * Left in the run directory by a process that made `.agent` but left while
+ * others still used the directory: whoever leaves it empty removes `.agent`
+ * too (two racing processes each saw `.agent` exist but one of them).
+ */
+const MADE_PARENT = ".made-parent";
+
+/**
+ * Removes the run directory when nothing but a {@linkcode MADE_PARENT} note
+ * is left in it, and its parent when this process or one before it made
+ * the parent; hands that over in the note while others still use it.
+ */
+async function leaveRunDir(runDir: string, madeParent: boolean): Promise<void> {
+  const parent = dirname(runDir);
+  const note = join(runDir, MADE_PARENT);
+  let made = madeParent;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    if (await Deno.remove(note).then(() => true, () => false)) made = true;
+    try {
+      // Non-recursive: fails while anything is left in it.
+      await Deno.remove(runDir);
+    } catch (err) {
+      if (!(err instanceof Deno.errors.NotFound)) {
+        if (made) {
+          // Others remain: the last of them removes .agent.
+          await Deno.writeTextFile(note, "").catch(() => {});
+          if (await exists(runDir)) return;
+        } else if (!(await exists(note))) return;
+        else continue; // handed over meanwhile: take it
+      }
+    }
+    if (made) await Deno.remove(parent).catch(() => {});
+    return;
+  }
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import {
   deliverToLiveSession,
   type EndpointSession,
+  ensureRunDir,
   findLiveHolder,
   startControlEndpoint,
 } from "./control_endpoint.ts";
@@ -202,6 +203,50 @@ Deno.test("claimForResume() refuses a session a live kernel of the project holds
     assert.equal(again.claimed, false, "the resume holds the claim");
     await claim.release();
     assert.equal((await tryClaimSession(runDir, ID)).claimed, true);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("ensureRunDir: of two processes racing on a project without .agent/, the last to leave removes .agent/; a .agent/ of the user's stays", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const parent = join(dir, ".agent");
+    const runDir = join(parent, "run");
+    const exists = (p: string) => Deno.stat(p).then(() => true, () => false);
+    // A makes .agent/run; B comes after, so .agent exists for it; A leaves
+    // first while B's claim is still in the run directory.
+    const a = await ensureRunDir(runDir);
+    const b = await ensureRunDir(runDir);
+    const claim = join(runDir, "B.claim");
+    await Deno.writeTextFile(claim, "");
+    await a();
+    assert.equal(await exists(claim), true, "B's file is untouched");
+    await Deno.remove(claim);
+    await b();
+    assert.equal(await exists(parent), false, "B removed what A made");
+    // B leaving first leaves nothing either.
+    const c = await ensureRunDir(runDir);
+    const d = await ensureRunDir(runDir);
+    await d();
+    await c();
+    assert.equal(await exists(parent), false);
+    // The user's .agent/, empty or not, is left as it was.
+    for (const files of [[], ["agent.lock.hcl"]]) {
+      await Deno.mkdir(parent);
+      for (const f of files) await Deno.writeTextFile(join(parent, f), "");
+      const e = await ensureRunDir(runDir);
+      const f = await ensureRunDir(runDir);
+      await Deno.writeTextFile(claim, "");
+      await e();
+      await Deno.remove(claim);
+      await f();
+      assert.deepEqual(
+        (await Array.fromAsync(Deno.readDir(parent))).map((x) => x.name),
+        files,
+      );
+      await Deno.remove(parent, { recursive: true });
+    }
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
