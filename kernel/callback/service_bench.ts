@@ -24,8 +24,11 @@ const store = new SqliteSessionStore({
 });
 const sessions = new SessionRegistry();
 // The plugins' runtime directories under ours: the first launch's is p1.
+// gRPC, not the framed transport: a framed plugin's callbacks ride its own
+// connection and no gateway socket is opened, and the gateway is measured.
 const host = new PluginHost({
   env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" },
+  frame: false,
   services: { sessions, bus },
   runtimeDir: `${dir}/run`,
 });
