@@ -16,6 +16,7 @@ import { readManifest } from "../../plugins/sdk/mod.ts";
 import { CALLBACK_SOCKET_NAME } from "../callback/host.ts";
 import { EventBus } from "../bus/event_bus.ts";
 import { PluginHost } from "../plugin/host.ts";
+import { ToolService } from "../../proto/gen/pluggableharness/tool/v1/service_pb.ts";
 import { SessionRegistry } from "../state/session_registry.ts";
 import { SqliteSessionStore } from "../state/sqlite_session_store.ts";
 import { AgentSession } from "../agent/session.ts";
@@ -50,7 +51,10 @@ const hub = new FrontendHub({
     workingDirectory: dir,
   }),
 });
+// gRPC, not the framed transport: the bench dials the callback gateway's
+// socket, which a framed plugin does not get.
 const host = new PluginHost({
+  frame: false,
   env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" },
   services: { sessions: registry, bus, frontend: hub },
 });
@@ -66,6 +70,13 @@ const sessionId = h.sessionId;
 // The echo plugin reads the session as a plugin invoked in it would.
 registry.grant(echo.identity, sessionId);
 
+// Over gRPC the callback endpoint opens at the plugin's first callback:
+// its `tokens` tool asks the kernel's CountTokens.
+for await (
+  const _ of echo.client(ToolService).invoke({
+    call: { id: "warm", toolName: "tokens", arguments: { text: "warm" } },
+  })
+);
 // Dial the plugin's callback endpoint exactly as the plugin does.
 const cmdline = await Deno.readTextFile(`/proc/${echo.pid}/cmdline`);
 const socketDir = /--allow-read=([^\0,]+)/.exec(cmdline)![1]!;

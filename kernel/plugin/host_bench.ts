@@ -21,9 +21,14 @@ const manifest = await readManifest(
 );
 const env = { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" };
 
-// Hosts with their gateway warm, so launch figures are per plugin.
+// Hosts with their gateway warm, so launch figures are per plugin. The
+// launches go over the default (framed) transport; the calls below dial
+// the plugin's socket and the callback gateway's, which only a gRPC plugin
+// has, so that plugin is launched over gRPC.
 const host = new PluginHost({ env });
-const warm = await host.launch({ manifest, entrypoint: ECHO });
+await (await host.launch({ manifest, entrypoint: ECHO })).close();
+const grpcHost = new PluginHost({ env, frame: false });
+const warm = await grpcHost.launch({ manifest, entrypoint: ECHO });
 const tool = warm.client(ToolService);
 const health = createClient(
   Health,
@@ -104,6 +109,13 @@ Deno.bench(
 
 // Plugin → kernel: a gRPC client on the plugin's callback socket, exactly
 // as a plugin dials it (here from the bench process).
+// Over gRPC it opens at the plugin's first callback: its `tokens` tool
+// asks the kernel's CountTokens.
+for await (
+  const _ of tool.invoke({
+    call: { id: "warm", toolName: "tokens", arguments: { text: "warm" } },
+  })
+);
 const gatewaySocket = (await socketOf(warm.pid)).replace(
   "plugin.sock",
   CALLBACK_SOCKET_NAME,
